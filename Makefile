@@ -1,0 +1,83 @@
+# zcow: one plain GNU Makefile.
+#   make          build the library, the simulator, the zcow tool, the tests
+#   make test     run every Check suite (tests/)
+#   make asan     build and test with address + undefined sanitizers
+#   make bench    simulator benchmark (zcow bench-dev)
+#   make WERROR=1 treat warnings as errors (CI does)
+
+CC ?= gcc
+OPT ?= -O2 -g
+BUILD ?= build
+WARN := -Wall -Wextra -Wshadow -Wmissing-prototypes
+ifeq ($(WERROR),1)
+WARN += -Werror
+endif
+SAN ?=
+
+HAVE_LIBZBD := $(shell pkg-config --exists libzbd 2>/dev/null && echo 1)
+ZBD_CFLAGS := $(if $(HAVE_LIBZBD),-DHAVE_LIBZBD $(shell pkg-config --cflags libzbd))
+ZBD_LIBS := $(if $(HAVE_LIBZBD),$(shell pkg-config --libs libzbd))
+CHECK_CFLAGS := $(shell pkg-config --cflags check 2>/dev/null)
+CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null)
+ISAL_LIBS := -lisal
+
+CFLAGS_ALL := -std=gnu11 $(OPT) $(WARN) $(SAN) -D_GNU_SOURCE -pthread \
+	-Icore -Isim $(ZBD_CFLAGS) $(CFLAGS)
+LDLIBS_ALL := $(ZBD_LIBS) $(ISAL_LIBS) -pthread -lm $(LDLIBS)
+
+CORE_SRC := $(wildcard core/*.c)
+SIM_SRC := $(wildcard sim/*.c)
+TOOL_SRC := $(wildcard harness/*.c)
+TEST_SRC := $(wildcard tests/*.c)
+
+CORE_OBJ := $(CORE_SRC:%.c=$(BUILD)/%.o)
+SIM_OBJ := $(SIM_SRC:%.c=$(BUILD)/%.o)
+TOOL_OBJ := $(TOOL_SRC:%.c=$(BUILD)/%.o)
+TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/%.o)
+
+LIBZCOW := $(BUILD)/libzcow.a
+LIBZSIM := $(BUILD)/libzsim.a
+ZCOW := $(BUILD)/zcow
+TESTS := $(BUILD)/zcow-tests
+
+.PHONY: all test asan bench clean format
+all: $(ZCOW) $(TESTS)
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -MMD -MP -c $< -o $@
+
+$(BUILD)/tests/%.o: tests/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) $(CHECK_CFLAGS) -Itests -MMD -MP -c $< -o $@
+
+$(LIBZCOW): $(CORE_OBJ)
+	$(AR) rcs $@ $^
+
+$(LIBZSIM): $(SIM_OBJ)
+	$(AR) rcs $@ $^
+
+$(ZCOW): $(TOOL_OBJ) $(LIBZSIM) $(LIBZCOW)
+	$(CC) $(CFLAGS_ALL) -o $@ $(TOOL_OBJ) $(LIBZSIM) $(LIBZCOW) $(LDLIBS_ALL)
+
+$(TESTS): $(TEST_OBJ) $(LIBZSIM) $(LIBZCOW)
+	$(CC) $(CFLAGS_ALL) -o $@ $(TEST_OBJ) $(LIBZSIM) $(LIBZCOW) \
+		$(CHECK_LIBS) $(LDLIBS_ALL)
+
+test: $(ZCOW) $(TESTS)
+	ZCOW_BIN=$(abspath $(ZCOW)) $(TESTS)
+
+asan:
+	$(MAKE) BUILD=build-asan OPT="-O1 -g -fno-omit-frame-pointer" \
+		SAN="-fsanitize=address,undefined -fno-sanitize-recover=undefined" test
+
+bench: $(ZCOW)
+	$(ZCOW) bench-dev
+
+format:
+	clang-format -i core/*.[ch] sim/*.[ch] harness/*.[ch] tests/*.[ch]
+
+clean:
+	rm -rf build build-asan
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The zcow command-line tool: one function per sub-command, each in its own
+ * harness/cmd_*.c, all sharing the conventions below.  A command returns the
+ * process exit status (0 success, 1 failure, 2 usage error), prints errors
+ * to stderr, and answers --help.
+ */
+#ifndef ZCOW_CMDS_H
+#define ZCOW_CMDS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct zdev;
+
+struct zcow_cmd {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *summary;	/* one line for `zcow --help` */
+};
+
+#define ZCOW_COMMANDS                                                          \
+	CMD("zones", cmd_zones, "print the zones like blkzone report")        \
+	CMD("zone", cmd_zone, "reset|open|close|finish one zone (or all)")    \
+	CMD("mkfs", cmd_mkfs, "make a zcow file system")                      \
+	CMD("dump-super", cmd_dump_super, "print the superblock (log)")       \
+	CMD("mount", cmd_mount, "mount, report, and unmount (a new generation)") \
+	CMD("bench-dev", cmd_bench_dev, "simulator throughput benchmark")
+
+#define CMD(name, fn, summary) int fn(int argc, char **argv);
+ZCOW_COMMANDS
+#undef CMD
+
+/* True when @arg is -h or --help. */
+bool is_help(const char *arg);
+/* Open a device spec, printing the error; returns 0 or 1 (exit status). */
+int open_dev(const char *spec, struct zdev **dev_ret);
+/* Close a device, printing an error; returns the exit status @status or 1. */
+int close_dev(struct zdev *dev, int status);
+/* Parse a size/offset argument ("64M", "0x4000000"); prints on error. */
+int parse_size_arg(const char *what, const char *s, uint64_t *ret);
+
+#endif /* ZCOW_CMDS_H */

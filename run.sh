@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# zcow set-up and entry point.
+#   ./run.sh        install what is missing, build, run the default scenario
+#                   on the simulator, write results/ and a plot
+#   ./run.sh test   install what is missing, build, run every test
+set -euo pipefail
+cd "$(dirname "$0")"
+
+PACKAGES=(gcc make pkg-config check libzbd-dev libisal-dev gnuplot-nox python3)
+
+install_missing() {
+	local missing=() p
+	for p in "${PACKAGES[@]}"; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null |
+			grep -q 'install ok installed' || missing+=("$p")
+	done
+	[ ${#missing[@]} -eq 0 ] && return 0
+	echo "run.sh: installing ${missing[*]}" >&2
+	local sudo=""
+	[ "$(id -u)" -ne 0 ] && sudo="sudo"
+	export DEBIAN_FRONTEND=noninteractive
+	$sudo apt-get update -qq >/dev/null ||
+		echo "run.sh: apt-get update failed; trying the install anyway" >&2
+	$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+}
+
+build() {
+	make -s -j"$(nproc)" WERROR="${WERROR:-1}" all
+}
+
+run_default() {
+	local stamp out
+	stamp=$(date -u +%Y%m%dT%H%M%SZ)
+	out="results/${stamp}-default"
+	mkdir -p "$out"
+	echo "== zones of the default simulated device"
+	./build/zcow zones "sim:zones=16,zone_size=64M,zone_cap=48M,conv=2,max_open=14,max_active=14" |
+		tee "$out/zones.txt"
+	echo "== simulator benchmark"
+	./build/zcow bench-dev --csv "$out/bench-dev.csv" | tee "$out/bench-dev.txt"
+	python3 harness/plot_bench.py "$out/bench-dev.csv" "$out/bench-dev"
+	echo "results in $out (bench-dev.png, bench-dev.svg)"
+}
+
+run_tests() {
+	make -s -j"$(nproc)" WERROR="${WERROR:-1}" test
+}
+
+install_missing
+case "${1:-}" in
+"")
+	build
+	run_default
+	;;
+test)
+	build
+	run_tests
+	;;
+*)
+	echo "usage: ./run.sh [test]" >&2
+	exit 2
+	;;
+esac

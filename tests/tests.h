@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Shared test helpers and the list of suites (one per tests/test_<module>.c).
+ */
+#ifndef ZCOW_TESTS_H
+#define ZCOW_TESTS_H
+
+#include <check.h>
+
+#define ZCOW_TEST_SUITES        \
+	SUITE(zdev_suite)       \
+	SUITE(sim_suite)        \
+	SUITE(sim_power_suite)  \
+	SUITE(sim_image_suite)  \
+	SUITE(sim_model_suite)  \
+	SUITE(zdev_file_suite)  \
+	SUITE(zdev_zbd_suite)   \
+	SUITE(sb_suite)         \
+	SUITE(sb_crash_suite)   \
+	SUITE(ctree_suite)      \
+	SUITE(cli_suite)
+
+#define SUITE(name) Suite *name(void);
+ZCOW_TEST_SUITES
+#undef SUITE
+
+/* Directory of the test vectors (tests/data), relative to the repo root. */
+#define ZCOW_TESTDATA "tests/data"
+
+#endif /* ZCOW_TESTS_H */
