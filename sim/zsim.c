@@ -1,0 +1,1383 @@
+// SPDX-License-Identifier: MIT
+/*
+ * zsim: zone rules, volatile cache and power cuts, faults and trace.
+ *
+ * The rules are those measured on Linux 6.1 + QEMU 7.2 NVMe ZNS
+ * (docs/device-rules.md).  Every command runs under one mutex per device:
+ * check the rules, memcpy, update the zone, unlock.
+ *
+ * Zone state machine (sequential zones), as the code below decodes it:
+ *
+ *   from \ cmd | write/append   | open      | close     | finish | reset
+ *   -----------+----------------+-----------+-----------+--------+------
+ *   EMPTY      | IO  (act+open) | EO (a+o)  | error     | FULL   | EMPTY
+ *   IMP_OPEN   | IO             | EO        | CLOSED    | FULL   | EMPTY
+ *   EXP_OPEN   | EO             | EO        | CLOSED    | FULL   | EMPTY
+ *   CLOSED     | IO  (open)     | EO (open) | CLOSED    | FULL   | EMPTY
+ *   FULL       | error (FULL)   | error     | error     | FULL   | EMPTY
+ *   READONLY   | error (RO)     | error     | error     | error  | error
+ *   OFFLINE    | error (OFFL)   | error     | error     | error  | error
+ *
+ * "act" needs an active slot, "open" an open slot (see open_locked()).
+ * A write that brings the wp to the capacity makes the zone FULL.
+ */
+#include "zsim_int.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "zlog.h"
+
+static const struct zdev_ops zsim_ops;
+
+uint64_t zsim_rand(uint64_t *state)
+{
+	uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+static bool is_pow2(uint64_t v)
+{
+	return v && !(v & (v - 1));
+}
+
+int zsim_check_config(struct zsim_config *cfg)
+{
+	if (!cfg->nr_zones)
+		cfg->nr_zones = 64;
+	if (!cfg->zone_size)
+		cfg->zone_size = 64ull << 20;
+	if (!cfg->zone_capacity)
+		cfg->zone_capacity = cfg->zone_size;
+	if (!cfg->lba_size)
+		cfg->lba_size = 4096;
+	if (!cfg->max_append)
+		cfg->max_append = 512 * 1024;
+	if (cfg->lba_size < 512 || !is_pow2(cfg->lba_size)) {
+		zlog_err("sim", "lba=%u: the logical block size is not a power of two >= 512",
+			 cfg->lba_size);
+		return -EINVAL;
+	}
+	if (!is_pow2(cfg->zone_size) || cfg->zone_size < cfg->lba_size) {
+		zlog_err("sim", "zone_size=%llu: not a power of two >= lba",
+			 (unsigned long long)cfg->zone_size);
+		return -EINVAL;
+	}
+	if (cfg->zone_capacity > cfg->zone_size ||
+	    cfg->zone_capacity % cfg->lba_size) {
+		zlog_err("sim", "zone_cap=%llu: above zone_size or not lba-aligned",
+			 (unsigned long long)cfg->zone_capacity);
+		return -EINVAL;
+	}
+	if (cfg->max_append % cfg->lba_size) {
+		zlog_err("sim", "max_append=%llu: not lba-aligned",
+			 (unsigned long long)cfg->max_append);
+		return -EINVAL;
+	}
+	if (cfg->nr_conv > cfg->nr_zones) {
+		zlog_err("sim", "conv=%llu: more than zones=%llu",
+			 (unsigned long long)cfg->nr_conv,
+			 (unsigned long long)cfg->nr_zones);
+		return -EINVAL;
+	}
+	if (cfg->nr_zones > UINT64_MAX / cfg->zone_size ||
+	    cfg->nr_zones >= ZSIM_NO_ZONE / 2) {
+		zlog_err("sim", "zones x zone_size: device too large");
+		return -EINVAL;
+	}
+	if (cfg->max_active && cfg->max_open > cfg->max_active) {
+		zlog_err("sim", "max_open=%u: above max_active=%u",
+			 cfg->max_open, cfg->max_active);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int zsim_new(const struct zsim_config *cfg_in, struct zsim **sim_ret)
+{
+	struct zsim_config cfg = *cfg_in;
+	struct zsim *sim;
+	uint64_t i;
+	int ret;
+
+	*sim_ret = NULL;
+	ret = zsim_check_config(&cfg);
+	if (ret)
+		return ret;
+	sim = calloc(1, sizeof(*sim));
+	if (!sim)
+		return -ENOMEM;
+	sim->cfg = cfg;
+	sim->chunk_size = cfg.zone_size < ZSIM_CHUNK_MAX ? cfg.zone_size :
+							   ZSIM_CHUNK_MAX;
+	sim->chunks_per_zone = cfg.zone_size / sim->chunk_size;
+	sim->zones = calloc(cfg.nr_zones, sizeof(*sim->zones));
+	sim->dirty = calloc(cfg.nr_zones, sizeof(*sim->dirty));
+	if (!sim->zones || !sim->dirty) {
+		free(sim->zones);
+		free(sim->dirty);
+		free(sim);
+		return -ENOMEM;
+	}
+	for (i = 0; i < cfg.nr_zones; i++) {
+		struct zsim_zone *z = &sim->zones[i];
+
+		if (i < cfg.nr_conv) {
+			z->type = ZDEV_ZONE_CONV;
+			z->cond = ZDEV_COND_NOT_WP;
+		} else {
+			z->type = ZDEV_ZONE_SEQ_REQ;
+			z->cond = ZDEV_COND_EMPTY;
+		}
+		z->prev = z->next = ZSIM_NO_ZONE;
+	}
+	sim->imp_head = sim->imp_tail = ZSIM_NO_ZONE;
+	sim->rng = cfg.seed;
+	pthread_mutex_init(&sim->lock, NULL);
+	*sim_ret = sim;
+	return 0;
+}
+
+static void free_undo_locked(struct zsim *sim)
+{
+	uint64_t i;
+
+	for (i = 0; i < sim->nr_undo; i++) {
+		sim->mem_bytes -= 2 * sim->undo[i].len;
+		free(sim->undo[i].old_data);
+		free(sim->undo[i].new_data);
+	}
+	sim->nr_undo = 0;
+}
+
+void zsim_destroy(struct zsim *sim)
+{
+	uint64_t i, c;
+
+	if (!sim)
+		return;
+	for (i = 0; i < sim->cfg.nr_zones; i++) {
+		struct zsim_zone *z = &sim->zones[i];
+
+		if (!z->chunks)
+			continue;
+		for (c = 0; c < sim->chunks_per_zone; c++)
+			free(z->chunks[c]);
+		free(z->chunks);
+	}
+	for (i = 0; i < sim->nr_free_chunks; i++)
+		free(sim->free_chunks[i]);
+	free(sim->free_chunks);
+	free_undo_locked(sim);
+	free(sim->undo);
+	free(sim->zones);
+	free(sim->dirty);
+	free(sim->image_path);
+	pthread_mutex_destroy(&sim->lock);
+	free(sim);
+}
+
+/* ---- storage ---------------------------------------------------------- */
+
+/*
+ * A fresh chunk.  Chunks of the largest size are aligned to and advised as
+ * transparent huge pages: first writes then fault once per 2 MiB instead of
+ * once per 4 KiB, which keeps a long sequential run memcpy-bound.
+ */
+static uint8_t *new_chunk(struct zsim *sim)
+{
+	void *c;
+
+	if (sim->chunk_size != ZSIM_CHUNK_MAX)
+		return malloc(sim->chunk_size);
+	if (posix_memalign(&c, ZSIM_CHUNK_MAX, ZSIM_CHUNK_MAX))
+		return NULL;
+	madvise(c, ZSIM_CHUNK_MAX, MADV_HUGEPAGE);
+	return c;
+}
+
+static uint8_t *get_chunk(struct zsim *sim, bool is_conv)
+{
+	uint8_t *c;
+
+	if (sim->nr_free_chunks)
+		c = sim->free_chunks[--sim->nr_free_chunks];
+	else
+		c = new_chunk(sim);
+	if (c && is_conv)
+		memset(c, 0, sim->chunk_size);
+	if (c)
+		sim->mem_bytes += sim->chunk_size;
+	return c;
+}
+
+/*
+ * Recycle a chunk.  The free list is never longer than the peak number of
+ * chunks in use, so memory stays at the peak written volume; reusing warm
+ * chunks keeps appends memcpy-bound instead of page-fault-bound.
+ */
+static void put_chunk(struct zsim *sim, uint8_t *c)
+{
+	uint8_t **list;
+	size_t max;
+
+	sim->mem_bytes -= sim->chunk_size;
+	if (sim->nr_free_chunks == sim->max_free_chunks) {
+		max = sim->max_free_chunks ? 2 * sim->max_free_chunks : 64;
+		list = realloc(sim->free_chunks, max * sizeof(*list));
+		if (!list) {
+			free(c);
+			return;
+		}
+		sim->free_chunks = list;
+		sim->max_free_chunks = max;
+	}
+	sim->free_chunks[sim->nr_free_chunks++] = c;
+}
+
+/* Release the chunks of a sequential zone (reset). */
+static void drop_data_locked(struct zsim *sim, struct zsim_zone *z)
+{
+	uint64_t c;
+
+	if (!z->chunks)
+		return;
+	for (c = 0; c < sim->chunks_per_zone; c++) {
+		if (z->chunks[c]) {
+			put_chunk(sim, z->chunks[c]);
+			z->chunks[c] = NULL;
+		}
+	}
+}
+
+int zsim_store_locked(struct zsim *sim, uint64_t zno, uint64_t off,
+		      const void *buf, uint64_t len)
+{
+	struct zsim_zone *z = &sim->zones[zno];
+	bool is_conv = z->type == ZDEV_ZONE_CONV;
+	const uint8_t *src = buf;
+	uint64_t cs = sim->chunk_size;
+
+	if (!z->chunks) {
+		z->chunks = calloc(sim->chunks_per_zone, sizeof(*z->chunks));
+		if (!z->chunks)
+			return -ENOMEM;
+	}
+	while (len) {
+		uint64_t ci = off / cs, co = off % cs;
+		uint64_t n = cs - co < len ? cs - co : len;
+
+		if (!z->chunks[ci]) {
+			z->chunks[ci] = get_chunk(sim, is_conv);
+			if (!z->chunks[ci])
+				return -ENOMEM;
+		}
+		memcpy(z->chunks[ci] + co, src, n);
+		src += n;
+		off += n;
+		len -= n;
+	}
+	return 0;
+}
+
+void zsim_load_locked(struct zsim *sim, uint64_t zno, uint64_t off, void *buf,
+		      uint64_t len)
+{
+	struct zsim_zone *z = &sim->zones[zno];
+	uint64_t cs = sim->chunk_size;
+	uint8_t *dst = buf;
+
+	while (len) {
+		uint64_t ci = off / cs, co = off % cs;
+		uint64_t n = cs - co < len ? cs - co : len;
+
+		if (z->chunks && z->chunks[ci])
+			memcpy(dst, z->chunks[ci] + co, n);
+		else
+			memset(dst, 0, n);
+		dst += n;
+		off += n;
+		len -= n;
+	}
+}
+
+/* ---- rules and accounting --------------------------------------------- */
+
+static int violate(struct zsim *sim, enum zsim_rule rule, int err)
+{
+	sim->violations[rule]++;
+	sim->last_violation = rule;
+	return err;
+}
+
+static bool is_seq(const struct zsim_zone *z)
+{
+	return z->type != ZDEV_ZONE_CONV;
+}
+
+static bool is_open_cond(uint8_t cond)
+{
+	return cond == ZDEV_COND_IMP_OPEN || cond == ZDEV_COND_EXP_OPEN;
+}
+
+static bool is_active_cond(uint8_t cond)
+{
+	return is_open_cond(cond) || cond == ZDEV_COND_CLOSED;
+}
+
+static void imp_remove(struct zsim *sim, uint64_t zno)
+{
+	struct zsim_zone *z = &sim->zones[zno];
+
+	if (z->prev != ZSIM_NO_ZONE)
+		sim->zones[z->prev].next = z->next;
+	else
+		sim->imp_head = z->next;
+	if (z->next != ZSIM_NO_ZONE)
+		sim->zones[z->next].prev = z->prev;
+	else
+		sim->imp_tail = z->prev;
+	z->prev = z->next = ZSIM_NO_ZONE;
+}
+
+static void imp_append(struct zsim *sim, uint64_t zno)
+{
+	struct zsim_zone *z = &sim->zones[zno];
+
+	z->prev = sim->imp_tail;
+	z->next = ZSIM_NO_ZONE;
+	if (sim->imp_tail != ZSIM_NO_ZONE)
+		sim->zones[sim->imp_tail].next = zno;
+	else
+		sim->imp_head = zno;
+	sim->imp_tail = zno;
+}
+
+/*
+ * Move zone @zno to @cond, keeping the open/active counts and the FIFO of
+ * implicitly open zones (ordered by the time they became IO) right.
+ */
+static void set_cond(struct zsim *sim, uint64_t zno, uint8_t cond)
+{
+	struct zsim_zone *z = &sim->zones[zno];
+	uint8_t old = z->cond;
+
+	if (old == cond)
+		return;
+	if (old == ZDEV_COND_IMP_OPEN)
+		imp_remove(sim, zno);
+	if (is_open_cond(old))
+		sim->nr_open--;
+	if (is_active_cond(old))
+		sim->nr_active--;
+	z->cond = cond;
+	if (cond == ZDEV_COND_IMP_OPEN)
+		imp_append(sim, zno);
+	if (is_open_cond(cond))
+		sim->nr_open++;
+	if (is_active_cond(cond))
+		sim->nr_active++;
+}
+
+void zsim_recount_locked(struct zsim *sim)
+{
+	uint64_t i;
+
+	sim->nr_open = sim->nr_active = 0;
+	sim->imp_head = sim->imp_tail = ZSIM_NO_ZONE;
+	for (i = 0; i < sim->cfg.nr_zones; i++) {
+		struct zsim_zone *z = &sim->zones[i];
+
+		z->prev = z->next = ZSIM_NO_ZONE;
+		if (z->cond == ZDEV_COND_IMP_OPEN)
+			imp_append(sim, i);
+		if (is_open_cond(z->cond))
+			sim->nr_open++;
+		if (is_active_cond(z->cond))
+			sim->nr_active++;
+	}
+}
+
+/*
+ * Make zone @zno open (implicitly for a write or append, explicitly for an
+ * open command), as QEMU's nvme_zrm_open_flags() does:
+ *   - from EMPTY it needs an active slot and an open slot, from CLOSED only
+ *     an open slot;
+ *   - with auto-close on and the open count at the limit, the oldest
+ *     implicitly open zone is closed first, and that close stays even when
+ *     the command then fails;
+ *   - the active check comes first: EOVERFLOW wins over ETOOMANYREFS.
+ */
+static int open_locked(struct zsim *sim, uint64_t zno, bool is_explicit)
+{
+	struct zsim_zone *z = &sim->zones[zno];
+	uint32_t max_open = sim->cfg.max_open;
+	uint32_t max_active = sim->cfg.max_active;
+	bool needs_active = false;
+
+	switch (z->cond) {
+	case ZDEV_COND_EMPTY:
+		needs_active = true;
+		/* fall through */
+	case ZDEV_COND_CLOSED:
+		if (!sim->cfg.no_auto_close && max_open &&
+		    sim->nr_open >= max_open && sim->imp_head != ZSIM_NO_ZONE)
+			set_cond(sim, sim->imp_head, ZDEV_COND_CLOSED);
+		if (needs_active && max_active && sim->nr_active >= max_active)
+			return violate(sim, ZSIM_RULE_TOO_MANY_ACTIVE,
+				       -EOVERFLOW);
+		if (max_open && sim->nr_open >= max_open)
+			return violate(sim, ZSIM_RULE_TOO_MANY_OPEN,
+				       -ETOOMANYREFS);
+		set_cond(sim, zno, is_explicit ? ZDEV_COND_EXP_OPEN :
+						 ZDEV_COND_IMP_OPEN);
+		return 0;
+	case ZDEV_COND_IMP_OPEN:
+		if (is_explicit)
+			set_cond(sim, zno, ZDEV_COND_EXP_OPEN);
+		return 0;
+	case ZDEV_COND_EXP_OPEN:
+		return 0;
+	default:
+		return violate(sim, ZSIM_RULE_BAD_TRANSITION, -EIO);
+	}
+}
+
+static void mark_dirty(struct zsim *sim, uint64_t zno)
+{
+	struct zsim_zone *z = &sim->zones[zno];
+
+	if (!z->is_dirty) {
+		z->is_dirty = true;
+		sim->dirty[sim->nr_dirty++] = zno;
+	}
+}
+
+/* ORDER: everything written before the flush is durable after it. */
+static void flush_locked(struct zsim *sim)
+{
+	uint64_t i;
+
+	for (i = 0; i < sim->nr_dirty; i++) {
+		struct zsim_zone *z = &sim->zones[sim->dirty[i]];
+
+		z->durable = z->wp;
+		z->is_dirty = false;
+	}
+	sim->nr_dirty = 0;
+	free_undo_locked(sim);
+	sim->last.is_valid = false;
+}
+
+/* Make one sequential zone's data durable (finish, FUA). */
+static void persist_zone_locked(struct zsim *sim, uint64_t zno)
+{
+	struct zsim_zone *z = &sim->zones[zno];
+
+	z->durable = z->wp;
+	if (sim->last.is_valid && sim->last.zone == zno)
+		sim->last.is_valid = false;
+}
+
+/* ---- faults, cut points, trace ----------------------------------------- */
+
+static bool fault_hits(struct zsim *sim, enum zdev_op op)
+{
+	bool hit = false;
+	unsigned int i;
+
+	for (i = 0; i < sim->nr_faults; i++) {
+		struct zsim_fault_slot *f = &sim->faults[i];
+
+		if (f->fault.op != op)
+			continue;
+		f->seen++;
+		if (f->fault.ordinal) {
+			if (f->seen == f->fault.ordinal)
+				hit = true;
+		} else if (zsim_rand(&sim->rng) % 1000000 <
+			   f->fault.rate_ppm) {
+			hit = true;
+		}
+	}
+	return hit;
+}
+
+static bool cut_matches(struct zsim *sim, enum zdev_op op,
+			enum zdev_class cls)
+{
+	bool is_data = op == ZDEV_OP_WRITE || op == ZDEV_OP_APPEND;
+	bool is_zone = op == ZDEV_OP_RESET || op == ZDEV_OP_OPEN ||
+		       op == ZDEV_OP_CLOSE || op == ZDEV_OP_FINISH;
+	bool match = false;
+
+	if (!sim->is_armed)
+		return false;
+	switch (sim->cut.kind) {
+	case ZSIM_CUT_NONE:
+		break;
+	case ZSIM_CUT_PERSIST:
+		match = is_data || is_zone || op == ZDEV_OP_FLUSH;
+		break;
+	case ZSIM_CUT_CLASS:
+		match = is_data && cls == sim->cut.cls;
+		break;
+	case ZSIM_CUT_RESET:
+		match = op == ZDEV_OP_RESET;
+		break;
+	case ZSIM_CUT_FINISH:
+		match = op == ZDEV_OP_FINISH;
+		break;
+	case ZSIM_CUT_ZONE_OP:
+		match = is_zone;
+		break;
+	case ZSIM_CUT_FLUSH:
+		match = op == ZDEV_OP_FLUSH;
+		break;
+	}
+	if (!match)
+		return false;
+	return ++sim->cut_count == sim->cut.ordinal;
+}
+
+static void trace_locked(struct zsim *sim, enum zdev_class cls,
+			 enum zdev_op op, uint64_t off, uint64_t len, int ret,
+			 bool is_durable)
+{
+	const char *dur;
+
+	if (!sim->trace)
+		return;
+	if (op == ZDEV_OP_READ || op == ZDEV_OP_REPORT)
+		dur = "-";
+	else
+		dur = is_durable ? "durable" : "volatile";
+	fprintf(sim->trace, "%llu,%s,%s,%llu,%llu,%llu,%d,%s\n",
+		(unsigned long long)++sim->trace_seq, zdev_class_name(cls),
+		zdev_op_name(op),
+		(unsigned long long)(off - off % sim->cfg.zone_size),
+		(unsigned long long)off, (unsigned long long)len, ret, dur);
+}
+
+static void garbage(uint64_t *rng, uint8_t *p, uint64_t len)
+{
+	uint64_t i;
+
+	for (i = 0; i < len; i++)
+		p[i] = (uint8_t)(zsim_rand(rng) % 255 + 1);
+}
+
+/*
+ * Apply a loss policy to the volatile state and freeze the device.
+ * @torn, if set, is a write that must be torn whatever the policy (a named
+ * TORN crash point); with ZSIM_LOSS_TORN the last volatile write is torn.
+ * What survives becomes durable; conditions are fixed at the power cycle.
+ */
+static void cut_locked(struct zsim *sim, enum zsim_loss loss, uint64_t seed,
+		       const struct zsim_last *torn_in)
+{
+	uint64_t lba = sim->cfg.lba_size;
+	struct zsim_last torn = { .is_valid = false };
+	uint64_t rng = seed ^ 0x5a17c0de5a17c0deull;
+	uint64_t i;
+
+	if (sim->is_cut)
+		return;
+	if (torn_in && torn_in->is_valid)
+		torn = *torn_in;
+	else if (loss == ZSIM_LOSS_TORN && sim->last.is_valid)
+		torn = sim->last;
+
+	/* Sequential zones: keep a prefix of [durable, wp). */
+	for (i = 0; i < sim->nr_dirty; i++) {
+		uint64_t zno = sim->dirty[i];
+		struct zsim_zone *z = &sim->zones[zno];
+		uint64_t lo = z->durable, hi = z->wp, nw;
+
+		if (torn.is_valid && torn.zone == zno && is_seq(z) &&
+		    torn.off >= lo && torn.off + torn.len == hi) {
+			uint64_t nb = torn.len / lba;
+
+			hi = torn.off + (zsim_rand(&rng) % nb) * lba;
+		}
+		switch (loss) {
+		case ZSIM_LOSS_KEEP:
+		case ZSIM_LOSS_TORN:
+			nw = hi;
+			break;
+		case ZSIM_LOSS_DROP:
+			nw = lo;
+			break;
+		default:
+			nw = lo + zsim_rand(&rng) % ((hi - lo) / lba + 1) * lba;
+			break;
+		}
+		if (nw != z->wp && z->cond == ZDEV_COND_FULL)
+			z->cond = nw ? ZDEV_COND_CLOSED : ZDEV_COND_EMPTY;
+		z->wp = z->durable = nw;
+		z->is_dirty = false;
+	}
+	sim->nr_dirty = 0;
+
+	/*
+	 * Conventional zones: undo every unflushed write (newest first), then
+	 * redo the ones that survive (oldest first); FUA writes always do.
+	 */
+	for (i = sim->nr_undo; i-- > 0;) {
+		struct zsim_undo *u = &sim->undo[i];
+		uint64_t zno = u->off / sim->cfg.zone_size;
+
+		zsim_store_locked(sim, zno, u->off % sim->cfg.zone_size,
+				  u->old_data, u->len);
+	}
+	for (i = 0; i < sim->nr_undo; i++) {
+		struct zsim_undo *u = &sim->undo[i];
+		uint64_t zno = u->off / sim->cfg.zone_size;
+		bool is_torn = torn.is_valid && torn.undo_idx == i &&
+			       torn.zone == zno;
+		bool keep;
+
+		switch (loss) {
+		case ZSIM_LOSS_KEEP:
+		case ZSIM_LOSS_TORN:
+			keep = true;
+			break;
+		case ZSIM_LOSS_DROP:
+			keep = false;
+			break;
+		default:
+			keep = zsim_rand(&rng) & 1;
+			break;
+		}
+		if (u->is_durable)
+			keep = true;
+		if (!keep)
+			continue;
+		if (is_torn) {
+			uint64_t k = (zsim_rand(&rng) % (u->len / lba)) * lba;
+
+			garbage(&rng, u->new_data + k, u->len - k);
+		}
+		zsim_store_locked(sim, zno, u->off % sim->cfg.zone_size,
+				  u->new_data, u->len);
+	}
+	free_undo_locked(sim);
+	sim->last.is_valid = false;
+	sim->is_cut = true;
+	sim->is_armed = false;
+}
+
+/*
+ * A zone after a power cycle: open zones close (or go back to EMPTY when
+ * nothing of them survived); CLOSED with wp 0 is EMPTY; FULL stays.
+ */
+uint8_t zsim_cycled_cond(const struct zsim *sim, const struct zsim_zone *z)
+{
+	(void)sim;
+	if (is_active_cond(z->cond))
+		return z->wp ? ZDEV_COND_CLOSED : ZDEV_COND_EMPTY;
+	return z->cond;
+}
+
+/* ---- commands --------------------------------------------------------- */
+
+static struct zsim *to_sim(struct zdev *dev)
+{
+	return dev->priv;
+}
+
+/*
+ * Common entry of a command: power, then the armed crash point, then the
+ * injected faults.  Returns 1 to go on, 0 with *ret set to stop here; sets
+ * *when_ret to the crash point to apply after the command (or -1).
+ */
+static int enter_locked(struct zsim *sim, enum zdev_op op, enum zdev_class cls,
+			int *ret, int *when_ret)
+{
+	bool is_persist = op != ZDEV_OP_READ && op != ZDEV_OP_REPORT;
+
+	*when_ret = -1;
+	if (sim->is_cut) {
+		*ret = violate(sim, ZSIM_RULE_POWER_OFF, -EIO);
+		return 0;
+	}
+	if (is_persist)
+		sim->nr_persist++;
+	if (cut_matches(sim, op, cls)) {
+		if (sim->cut.when == ZSIM_CUT_BEFORE ||
+		    (sim->cut.when == ZSIM_CUT_TORN && op != ZDEV_OP_WRITE &&
+		     op != ZDEV_OP_APPEND)) {
+			/* Resets and finishes are atomic: torn = before. */
+			sim->nr_persist--;
+			cut_locked(sim, sim->cut.loss, sim->cut.seed, NULL);
+			*ret = violate(sim, ZSIM_RULE_POWER_OFF, -EIO);
+			return 0;
+		}
+		*when_ret = sim->cut.when;
+	}
+	if (fault_hits(sim, op)) {
+		*ret = violate(sim, ZSIM_RULE_INJECTED, -EIO);
+		return 0;
+	}
+	return 1;
+}
+
+/* Finish a command that hit an AFTER or TORN crash point. */
+static int leave_locked(struct zsim *sim, int when, int ret,
+			const struct zsim_last *torn)
+{
+	if (when < 0)
+		return ret;
+	if (when == ZSIM_CUT_TORN) {
+		cut_locked(sim, sim->cut.loss, sim->cut.seed, torn);
+		return violate(sim, ZSIM_RULE_POWER_OFF, -EIO);
+	}
+	cut_locked(sim, sim->cut.loss, sim->cut.seed, NULL);
+	return ret;
+}
+
+static int zsim_report(struct zdev *dev, uint64_t from, struct zdev_zone *zones,
+		       unsigned int *nr_ret)
+{
+	struct zsim *sim = to_sim(dev);
+	uint64_t zs = sim->cfg.zone_size;
+	uint64_t zno = from / zs;
+	unsigned int n = 0;
+	int ret = 0;
+
+	pthread_mutex_lock(&sim->lock);
+	if (sim->is_cut) {
+		ret = violate(sim, ZSIM_RULE_POWER_OFF, -EIO);
+		*nr_ret = 0;
+		goto out;
+	}
+	for (; n < *nr_ret && zno < sim->cfg.nr_zones; n++, zno++) {
+		const struct zsim_zone *z = &sim->zones[zno];
+		struct zdev_zone *r = &zones[n];
+
+		r->start = zno * zs;
+		r->len = zs;
+		r->type = z->type;
+		r->cond = z->cond;
+		if (!is_seq(z)) {
+			r->capacity = zs;
+			r->wp = r->start + zs;
+		} else {
+			r->capacity = sim->cfg.zone_capacity;
+			r->wp = z->cond == ZDEV_COND_FULL ? r->start + zs :
+							    r->start + z->wp;
+		}
+	}
+	*nr_ret = n;
+out:
+	pthread_mutex_unlock(&sim->lock);
+	return ret;
+}
+
+static int zsim_read(struct zdev *dev, void *buf, uint64_t len, uint64_t off,
+		     enum zdev_class cls)
+{
+	struct zsim *sim = to_sim(dev);
+	uint64_t zs = sim->cfg.zone_size;
+	uint64_t zno = off / zs, rel = off % zs;
+	struct zsim_zone *z = &sim->zones[zno];
+	int ret = 0, when;
+
+	pthread_mutex_lock(&sim->lock);
+	if (!enter_locked(sim, ZDEV_OP_READ, cls, &ret, &when))
+		goto out;
+	if (len > zs - rel) {
+		ret = violate(sim, ZSIM_RULE_READ_BOUNDARY, -EIO);
+		goto out;
+	}
+	if (z->cond == ZDEV_COND_OFFLINE) {
+		ret = violate(sim, ZSIM_RULE_ZONE_OFFLINE, -EIO);
+		goto out;
+	}
+	if (is_seq(z)) {
+		/* Above the wp (gap, empty, after reset): zeros. */
+		uint64_t n = rel < z->wp ? z->wp - rel : 0;
+
+		if (n > len)
+			n = len;
+		zsim_load_locked(sim, zno, rel, buf, n);
+		memset((uint8_t *)buf + n, 0, len - n);
+	} else {
+		zsim_load_locked(sim, zno, rel, buf, len);
+	}
+out:
+	trace_locked(sim, cls, ZDEV_OP_READ, off, len, ret, false);
+	pthread_mutex_unlock(&sim->lock);
+	return ret;
+}
+
+/* A conventional-zone write: record the undo entry unless all is durable. */
+static int write_conv_locked(struct zsim *sim, uint64_t zno, uint64_t rel,
+			     const void *buf, uint64_t len, bool is_fua)
+{
+	struct zsim_undo *u;
+	int ret;
+
+	if (is_fua && !sim->nr_undo)
+		return zsim_store_locked(sim, zno, rel, buf, len);
+	if (sim->nr_undo == sim->undo_cap) {
+		uint64_t cap = sim->undo_cap ? 2 * sim->undo_cap : 64;
+		struct zsim_undo *n = realloc(sim->undo, cap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		sim->undo = n;
+		sim->undo_cap = cap;
+	}
+	u = &sim->undo[sim->nr_undo];
+	u->off = zno * sim->cfg.zone_size + rel;
+	u->len = len;
+	u->is_durable = is_fua;
+	u->old_data = malloc(len);
+	u->new_data = malloc(len);
+	if (!u->old_data || !u->new_data) {
+		free(u->old_data);
+		free(u->new_data);
+		return -ENOMEM;
+	}
+	zsim_load_locked(sim, zno, rel, u->old_data, len);
+	memcpy(u->new_data, buf, len);
+	ret = zsim_store_locked(sim, zno, rel, buf, len);
+	if (ret) {
+		free(u->old_data);
+		free(u->new_data);
+		return ret;
+	}
+	sim->mem_bytes += 2 * len;
+	if (!is_fua) {
+		sim->last.is_valid = true;
+		sim->last.zone = zno;
+		sim->last.off = rel;
+		sim->last.len = len;
+		sim->last.undo_idx = sim->nr_undo;
+	}
+	sim->nr_undo++;
+	return 0;
+}
+
+/*
+ * Write (or append, when @is_append: @off is the zone start) under the
+ * lock.  Checks in the order QEMU makes them: zone state (offline, full,
+ * read-only), then the wp, then the capacity/zone end, then the open and
+ * active resources.
+ */
+static int write_locked(struct zsim *sim, const void *buf, uint64_t len,
+			uint64_t off, bool is_fua, bool is_append,
+			uint64_t *off_ret)
+{
+	uint64_t zs = sim->cfg.zone_size;
+	uint64_t zno = off / zs, rel = off % zs;
+	struct zsim_zone *z = &sim->zones[zno];
+	int ret;
+
+	if (is_append) {
+		if (!is_seq(z))
+			return violate(sim, ZSIM_RULE_APPEND_CONV, -EINVAL);
+		if (rel)
+			return violate(sim, ZSIM_RULE_APPEND_NOT_ZONE_START,
+				       -EINVAL);
+		if (len > sim->cfg.max_append)
+			return violate(sim, ZSIM_RULE_APPEND_TOO_LARGE,
+				       -EINVAL);
+	}
+	if (z->cond == ZDEV_COND_OFFLINE)
+		return violate(sim, ZSIM_RULE_ZONE_OFFLINE, -EIO);
+	if (z->cond == ZDEV_COND_READONLY)
+		return violate(sim, ZSIM_RULE_WRITE_READONLY, -EIO);
+	if (!is_seq(z)) {
+		if (len > zs - rel)
+			return violate(sim, ZSIM_RULE_WRITE_BOUNDARY, -EIO);
+		*off_ret = off;
+		return write_conv_locked(sim, zno, rel, buf, len, is_fua);
+	}
+	if (z->cond == ZDEV_COND_FULL)
+		return violate(sim, ZSIM_RULE_WRITE_FULL, -EIO);
+	if (is_append)
+		rel = z->wp;
+	else if (rel != z->wp)
+		return violate(sim, ZSIM_RULE_WRITE_NOT_AT_WP, -EIO);
+	if (len > sim->cfg.zone_capacity - rel)
+		return violate(sim, ZSIM_RULE_WRITE_BOUNDARY, -EIO);
+	ret = open_locked(sim, zno, false);
+	if (ret)
+		return ret;
+	ret = zsim_store_locked(sim, zno, rel, buf, len);
+	if (ret)
+		return ret;
+	z->wp = rel + len;
+	*off_ret = zno * zs + rel;
+	if (z->wp == sim->cfg.zone_capacity)
+		set_cond(sim, zno, ZDEV_COND_FULL);
+	if (is_fua) {
+		persist_zone_locked(sim, zno);
+	} else {
+		mark_dirty(sim, zno);
+		sim->last.is_valid = true;
+		sim->last.zone = zno;
+		sim->last.off = rel;
+		sim->last.len = len;
+	}
+	return 0;
+}
+
+static int do_write(struct zdev *dev, const void *buf, uint64_t len,
+		    uint64_t off, unsigned int flags, enum zdev_class cls,
+		    bool is_append, uint64_t *off_ret)
+{
+	enum zdev_op op = is_append ? ZDEV_OP_APPEND : ZDEV_OP_WRITE;
+	struct zsim *sim = to_sim(dev);
+	bool is_fua = flags & ZDEV_WRITE_FUA;
+	struct zsim_last torn = { .is_valid = false };
+	uint64_t where = off;
+	int ret = 0, when;
+
+	pthread_mutex_lock(&sim->lock);
+	if (!enter_locked(sim, op, cls, &ret, &when))
+		goto out;
+	/* A torn command never completes: it cannot be durable. */
+	if (when == ZSIM_CUT_TORN)
+		is_fua = false;
+	ret = write_locked(sim, buf, len, off, is_fua, is_append, &where);
+	if (!ret && when == ZSIM_CUT_TORN)
+		torn = sim->last;
+	ret = leave_locked(sim, when, ret, &torn);
+out:
+	if (off_ret)
+		*off_ret = where;
+	trace_locked(sim, cls, op, where, len, ret, is_fua);
+	pthread_mutex_unlock(&sim->lock);
+	return ret;
+}
+
+static int zsim_write(struct zdev *dev, const void *buf, uint64_t len,
+		      uint64_t off, unsigned int flags, enum zdev_class cls)
+{
+	return do_write(dev, buf, len, off, flags, cls, false, NULL);
+}
+
+static int zsim_append(struct zdev *dev, const void *buf, uint64_t len,
+		       uint64_t zone, unsigned int flags, enum zdev_class cls,
+		       uint64_t *off_ret)
+{
+	return do_write(dev, buf, len, zone, flags, cls, true, off_ret);
+}
+
+/* Reset: ORDER: atomic and durable on completion; drops volatile data. */
+static void reset_zone_locked(struct zsim *sim, uint64_t zno)
+{
+	struct zsim_zone *z = &sim->zones[zno];
+
+	set_cond(sim, zno, ZDEV_COND_EMPTY);
+	drop_data_locked(sim, z);
+	z->wp = z->durable = 0;
+	if (sim->last.is_valid && sim->last.zone == zno)
+		sim->last.is_valid = false;
+}
+
+/* One zone of a management command.  State table at the top of the file. */
+static int zone_action_locked(struct zsim *sim, enum zdev_zone_action action,
+			      uint64_t zno)
+{
+	struct zsim_zone *z = &sim->zones[zno];
+
+	if (z->cond == ZDEV_COND_OFFLINE)
+		return violate(sim, ZSIM_RULE_ZONE_OFFLINE, -EIO);
+	if (!is_seq(z) || z->cond == ZDEV_COND_READONLY)
+		return violate(sim, ZSIM_RULE_BAD_TRANSITION, -EIO);
+	switch (action) {
+	case ZDEV_ZONE_OPEN:
+		return open_locked(sim, zno, true);
+	case ZDEV_ZONE_CLOSE:
+		if (z->cond == ZDEV_COND_EMPTY || z->cond == ZDEV_COND_FULL)
+			return violate(sim, ZSIM_RULE_BAD_TRANSITION, -EIO);
+		set_cond(sim, zno, ZDEV_COND_CLOSED);
+		return 0;
+	case ZDEV_ZONE_FINISH:
+		/* ORDER: the zone's data is durable before it reads FULL. */
+		set_cond(sim, zno, ZDEV_COND_FULL);
+		persist_zone_locked(sim, zno);
+		return 0;
+	case ZDEV_ZONE_RESET:
+		reset_zone_locked(sim, zno);
+		return 0;
+	}
+	return -EINVAL;
+}
+
+/*
+ * For "all zones" (start = 0, len = 0) the zones an NVMe Select All
+ * command touches: open: CLOSED; close: open; finish: open or closed;
+ * reset: anything not empty.  Conventional, read-only and offline zones
+ * are skipped.
+ */
+static bool is_selected_all(const struct zsim_zone *z,
+			    enum zdev_zone_action action)
+{
+	if (!is_seq(z) || z->cond == ZDEV_COND_READONLY ||
+	    z->cond == ZDEV_COND_OFFLINE)
+		return false;
+	switch (action) {
+	case ZDEV_ZONE_OPEN:
+		return z->cond == ZDEV_COND_CLOSED;
+	case ZDEV_ZONE_CLOSE:
+		return is_open_cond(z->cond);
+	case ZDEV_ZONE_FINISH:
+		return is_active_cond(z->cond);
+	case ZDEV_ZONE_RESET:
+		return z->cond != ZDEV_COND_EMPTY;
+	}
+	return false;
+}
+
+static int zsim_zone_mgmt(struct zdev *dev, enum zdev_zone_action action,
+			  uint64_t start, uint64_t len, enum zdev_class cls)
+{
+	struct zsim *sim = to_sim(dev);
+	uint64_t zs = sim->cfg.zone_size;
+	bool is_all = start == 0 && len == 0;
+	uint64_t first = start / zs;
+	uint64_t end = is_all ? sim->cfg.nr_zones : (start + len) / zs;
+	uint64_t zno;
+	int ret = 0, err, when;
+
+	pthread_mutex_lock(&sim->lock);
+	if (!enter_locked(sim, (enum zdev_op)action, cls, &ret, &when))
+		goto out;
+	/* Zone by zone, not stopping at an error; the first error is kept. */
+	for (zno = first; zno < end; zno++) {
+		if (is_all && !is_selected_all(&sim->zones[zno], action))
+			continue;
+		err = zone_action_locked(sim, action, zno);
+		if (err && !ret)
+			ret = err;
+	}
+	ret = leave_locked(sim, when, ret, NULL);
+out:
+	trace_locked(sim, cls, (enum zdev_op)action, start, len, ret, true);
+	pthread_mutex_unlock(&sim->lock);
+	return ret;
+}
+
+static int zsim_flush(struct zdev *dev)
+{
+	struct zsim *sim = to_sim(dev);
+	int ret = 0, when;
+
+	pthread_mutex_lock(&sim->lock);
+	if (!enter_locked(sim, ZDEV_OP_FLUSH, ZDEV_CLASS_FLUSH, &ret, &when))
+		goto out;
+	flush_locked(sim);
+	ret = leave_locked(sim, when, 0, NULL);
+out:
+	trace_locked(sim, ZDEV_CLASS_FLUSH, ZDEV_OP_FLUSH, 0, 0, ret, true);
+	pthread_mutex_unlock(&sim->lock);
+	return ret;
+}
+
+static int zsim_close(struct zdev *dev)
+{
+	struct zsim *sim = to_sim(dev);
+	int ret = 0;
+
+	if (sim->image_path)
+		ret = zsim_save(sim, sim->image_path);
+	zsim_destroy(sim);
+	return ret;
+}
+
+static const struct zdev_ops zsim_ops = {
+	.report = zsim_report,
+	.read = zsim_read,
+	.write = zsim_write,
+	.append = zsim_append,
+	.zone_mgmt = zsim_zone_mgmt,
+	.flush = zsim_flush,
+	.close = zsim_close,
+};
+
+int zsim_attach(struct zsim *sim, struct zdev **dev_ret)
+{
+	struct zdev_info info = { 0 };
+	struct zdev *dev;
+
+	info.zone_size = sim->cfg.zone_size;
+	info.zone_capacity = sim->cfg.zone_capacity;
+	info.nr_zones = sim->cfg.nr_zones;
+	info.nr_conv = sim->cfg.nr_conv;
+	info.size = sim->cfg.nr_zones * sim->cfg.zone_size;
+	info.max_open = sim->cfg.max_open;
+	info.max_active = sim->cfg.max_active;
+	info.max_append = sim->cfg.max_append;
+	info.lba_size = sim->cfg.lba_size;
+	info.is_zoned = true;
+	snprintf(info.model, sizeof(info.model), "sim");
+	dev = zdev_alloc(&zsim_ops, &info, sim);
+	if (!dev)
+		return -ENOMEM;
+	sim->dev = dev;
+	*dev_ret = dev;
+	return 0;
+}
+
+int zsim_create(const struct zsim_config *cfg, struct zdev **dev_ret)
+{
+	struct zsim *sim;
+	int ret;
+
+	*dev_ret = NULL;
+	ret = zsim_new(cfg, &sim);
+	if (ret)
+		return ret;
+	ret = zsim_attach(sim, dev_ret);
+	if (ret)
+		zsim_destroy(sim);
+	return ret;
+}
+
+struct zsim *zsim_from_dev(struct zdev *dev)
+{
+	return dev && dev->ops == &zsim_ops ? dev->priv : NULL;
+}
+
+/* ---- public accessors --------------------------------------------------- */
+
+enum zsim_rule zsim_last_violation(const struct zsim *sim)
+{
+	return sim->last_violation;
+}
+
+uint64_t zsim_nr_violations(const struct zsim *sim, enum zsim_rule rule)
+{
+	return (unsigned int)rule < ZSIM_NR_RULES ? sim->violations[rule] : 0;
+}
+
+static const char *const rule_names[ZSIM_NR_RULES] = {
+	[ZSIM_RULE_NONE] = "none",
+	[ZSIM_RULE_WRITE_NOT_AT_WP] = "write-not-at-wp",
+	[ZSIM_RULE_WRITE_BOUNDARY] = "write-boundary",
+	[ZSIM_RULE_WRITE_FULL] = "write-full",
+	[ZSIM_RULE_WRITE_READONLY] = "write-readonly",
+	[ZSIM_RULE_ZONE_OFFLINE] = "zone-offline",
+	[ZSIM_RULE_TOO_MANY_OPEN] = "too-many-open",
+	[ZSIM_RULE_TOO_MANY_ACTIVE] = "too-many-active",
+	[ZSIM_RULE_APPEND_NOT_ZONE_START] = "append-not-zone-start",
+	[ZSIM_RULE_APPEND_TOO_LARGE] = "append-too-large",
+	[ZSIM_RULE_APPEND_CONV] = "append-conv",
+	[ZSIM_RULE_BAD_TRANSITION] = "bad-transition",
+	[ZSIM_RULE_READ_BOUNDARY] = "read-boundary",
+	[ZSIM_RULE_POWER_OFF] = "power-off",
+	[ZSIM_RULE_INJECTED] = "injected",
+};
+
+const char *zsim_rule_name(enum zsim_rule rule)
+{
+	return (unsigned int)rule < ZSIM_NR_RULES ? rule_names[rule] : "?";
+}
+
+int zsim_arm_cut(struct zsim *sim, const struct zsim_cut *cut)
+{
+	if (cut->kind == ZSIM_CUT_NONE) {
+		pthread_mutex_lock(&sim->lock);
+		sim->is_armed = false;
+		pthread_mutex_unlock(&sim->lock);
+		return 0;
+	}
+	if (!cut->ordinal || (unsigned int)cut->loss >= ZSIM_NR_LOSS ||
+	    (cut->kind == ZSIM_CUT_CLASS &&
+	     (unsigned int)cut->cls >= ZDEV_NR_CLASSES))
+		return -EINVAL;
+	pthread_mutex_lock(&sim->lock);
+	sim->cut = *cut;
+	sim->cut_count = 0;
+	sim->is_armed = true;
+	pthread_mutex_unlock(&sim->lock);
+	return 0;
+}
+
+int zsim_cut_now(struct zsim *sim, enum zsim_loss loss, uint64_t seed)
+{
+	pthread_mutex_lock(&sim->lock);
+	cut_locked(sim, loss, seed, NULL);
+	pthread_mutex_unlock(&sim->lock);
+	return 0;
+}
+
+bool zsim_is_cut(const struct zsim *sim)
+{
+	return sim->is_cut;
+}
+
+int zsim_power_cycle(struct zsim *sim)
+{
+	uint64_t i;
+
+	pthread_mutex_lock(&sim->lock);
+	if (!sim->is_cut)
+		cut_locked(sim, ZSIM_LOSS_KEEP, 0, NULL);
+	for (i = 0; i < sim->cfg.nr_zones; i++) {
+		struct zsim_zone *z = &sim->zones[i];
+
+		z->cond = zsim_cycled_cond(sim, z);
+	}
+	zsim_recount_locked(sim);
+	sim->is_cut = false;
+	pthread_mutex_unlock(&sim->lock);
+	return 0;
+}
+
+uint64_t zsim_nr_persist(const struct zsim *sim)
+{
+	return sim->nr_persist;
+}
+
+static const char *const loss_names[ZSIM_NR_LOSS] = {
+	[ZSIM_LOSS_KEEP] = "keep",	   [ZSIM_LOSS_DROP] = "drop",
+	[ZSIM_LOSS_PREFIX] = "prefix", [ZSIM_LOSS_TORN] = "torn",
+	[ZSIM_LOSS_SUBSET] = "subset",
+};
+
+const char *zsim_loss_name(enum zsim_loss loss)
+{
+	return (unsigned int)loss < ZSIM_NR_LOSS ? loss_names[loss] : "?";
+}
+
+int zsim_loss_parse(const char *name)
+{
+	int i;
+
+	for (i = 0; i < ZSIM_NR_LOSS; i++)
+		if (strcmp(name, loss_names[i]) == 0)
+			return i;
+	return -EINVAL;
+}
+
+int zsim_parse_cut(const char *s, struct zsim_cut *cut_ret)
+{
+	char kind[16], when[16];
+	const char *c1, *c2;
+	uint64_t n;
+	size_t klen;
+	char num[32];
+	int cls;
+
+	memset(cut_ret, 0, sizeof(*cut_ret));
+	if (strncmp(s, "persist=", 8) == 0) {
+		if (zdev_parse_u64(s + 8, &n) || !n)
+			return -EINVAL;
+		cut_ret->kind = ZSIM_CUT_PERSIST;
+		cut_ret->ordinal = n;
+		cut_ret->when = ZSIM_CUT_AFTER;
+		return 0;
+	}
+	c1 = strchr(s, ':');
+	c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+	if (!c1 || !c2 || strchr(c2 + 1, ':'))
+		return -EINVAL;
+	klen = c1 - s;
+	if (klen >= sizeof(kind) || (size_t)(c2 - c1 - 1) >= sizeof(num) ||
+	    strlen(c2 + 1) >= sizeof(when))
+		return -EINVAL;
+	memcpy(kind, s, klen);
+	kind[klen] = '\0';
+	memcpy(num, c1 + 1, c2 - c1 - 1);
+	num[c2 - c1 - 1] = '\0';
+	strcpy(when, c2 + 1);
+	if (zdev_parse_u64(num, &n) || !n)
+		return -EINVAL;
+	cut_ret->ordinal = n;
+	if (strcmp(when, "before") == 0)
+		cut_ret->when = ZSIM_CUT_BEFORE;
+	else if (strcmp(when, "after") == 0)
+		cut_ret->when = ZSIM_CUT_AFTER;
+	else if (strcmp(when, "torn") == 0)
+		cut_ret->when = ZSIM_CUT_TORN;
+	else
+		return -EINVAL;
+	if (strcmp(kind, "reset") == 0) {
+		cut_ret->kind = ZSIM_CUT_RESET;
+	} else if (strcmp(kind, "finish") == 0) {
+		cut_ret->kind = ZSIM_CUT_FINISH;
+	} else if (strcmp(kind, "zone") == 0) {
+		cut_ret->kind = ZSIM_CUT_ZONE_OP;
+	} else if (strcmp(kind, "flush") == 0) {
+		cut_ret->kind = ZSIM_CUT_FLUSH;
+	} else {
+		cls = zdev_class_parse(kind);
+		if (cls < 0 || cls == ZDEV_CLASS_ZONE ||
+		    cls == ZDEV_CLASS_FLUSH)
+			return -EINVAL;
+		cut_ret->kind = ZSIM_CUT_CLASS;
+		cut_ret->cls = cls;
+	}
+	return 0;
+}
+
+int zsim_add_fault(struct zsim *sim, const struct zsim_fault *fault)
+{
+	int ret = 0;
+
+	if ((unsigned int)fault->op >= ZDEV_NR_OPS ||
+	    (!fault->ordinal && !fault->rate_ppm))
+		return -EINVAL;
+	pthread_mutex_lock(&sim->lock);
+	if (sim->nr_faults == ZSIM_MAX_FAULTS) {
+		ret = -ENOSPC;
+		goto out;
+	}
+	sim->faults[sim->nr_faults].fault = *fault;
+	sim->faults[sim->nr_faults].seen = 0;
+	sim->nr_faults++;
+out:
+	pthread_mutex_unlock(&sim->lock);
+	return ret;
+}
+
+void zsim_clear_faults(struct zsim *sim)
+{
+	pthread_mutex_lock(&sim->lock);
+	sim->nr_faults = 0;
+	pthread_mutex_unlock(&sim->lock);
+}
+
+int zsim_set_zone_cond(struct zsim *sim, uint64_t zone_start,
+		       enum zdev_zone_cond cond)
+{
+	uint64_t zno = zone_start / sim->cfg.zone_size;
+	int ret = 0;
+
+	if (zone_start % sim->cfg.zone_size || zno >= sim->cfg.nr_zones ||
+	    (cond != ZDEV_COND_READONLY && cond != ZDEV_COND_OFFLINE))
+		return -EINVAL;
+	pthread_mutex_lock(&sim->lock);
+	/* The zone's data is what the media holds now: make it durable. */
+	if (is_seq(&sim->zones[zno]))
+		persist_zone_locked(sim, zno);
+	set_cond(sim, zno, cond);
+	pthread_mutex_unlock(&sim->lock);
+	return ret;
+}
+
+void zsim_trace_csv(struct zsim *sim, FILE *out)
+{
+	pthread_mutex_lock(&sim->lock);
+	sim->trace = out;
+	if (out)
+		fprintf(out,
+			"seq,class,op,zone,offset,length,result,durability\n");
+	pthread_mutex_unlock(&sim->lock);
+}
+
+uint64_t zsim_mem_bytes(const struct zsim *sim)
+{
+	return sim->mem_bytes;
+}

@@ -1,0 +1,191 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * zsim: the in-process zone simulator.
+ *
+ * A zdev backend with the zone semantics of an NVMe ZNS namespace as QEMU
+ * emulates it and a Linux kernel reports it (docs/device-rules.md; measured
+ * rules win over null_blk where they differ), plus what no real device
+ * offers a test: a volatile write cache with injectable power cuts and
+ * seeded loss policies, fault injection, a command trace, per-rule violation
+ * counters, and image files that carry the whole device state between
+ * processes.
+ *
+ * What it is not: a timing model (see sim/ztime.h), or a block-layer
+ * emulation (a command that crosses a zone boundary is refused whole, as the
+ * device does; the kernel's splitting is not modelled).
+ *
+ * Who may include this: sim/, harness/, tests/.  Never core/.
+ */
+#ifndef ZCOW_ZSIM_H
+#define ZCOW_ZSIM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "../core/zdev.h"
+
+/*
+ * Geometry and behaviour of a simulated device.  A zeroed config is valid:
+ * every 0 field takes the default given beside it.
+ */
+struct zsim_config {
+	uint64_t nr_zones;	/* 0 = 64 */
+	uint64_t zone_size;	/* bytes, power of two; 0 = 64 MiB */
+	uint64_t zone_capacity;	/* bytes <= zone_size; 0 = zone_size */
+	uint64_t nr_conv;	/* conventional zones at the start; 0 = none */
+	uint32_t max_open;	/* 0 = no limit */
+	uint32_t max_active;	/* 0 = no limit */
+	uint32_t lba_size;	/* bytes; 0 = 4096 */
+	uint64_t max_append;	/* bytes; 0 = 512 KiB */
+	uint64_t seed;		/* PRNG seed for loss policies and faults */
+	bool no_auto_close;	/* true: QEMU zoned.auto_transition=false */
+};
+
+/* Which zone rule a refused command broke (docs/device-rules.md). */
+enum zsim_rule {
+	ZSIM_RULE_NONE,
+	ZSIM_RULE_WRITE_NOT_AT_WP,	/* -EIO (Zone Invalid Write) */
+	ZSIM_RULE_WRITE_BOUNDARY,	/* -EIO past capacity or zone end */
+	ZSIM_RULE_WRITE_FULL,		/* -EIO (Zone Is Full) */
+	ZSIM_RULE_WRITE_READONLY,	/* -EIO */
+	ZSIM_RULE_ZONE_OFFLINE,		/* -EIO, any command on it */
+	ZSIM_RULE_TOO_MANY_OPEN,	/* -ETOOMANYREFS */
+	ZSIM_RULE_TOO_MANY_ACTIVE,	/* -EOVERFLOW */
+	ZSIM_RULE_APPEND_NOT_ZONE_START,/* -EINVAL */
+	ZSIM_RULE_APPEND_TOO_LARGE,	/* -EINVAL (above max_append) */
+	ZSIM_RULE_APPEND_CONV,		/* -EINVAL (append to a conventional zone) */
+	ZSIM_RULE_BAD_TRANSITION,	/* -EIO (Invalid Zone State Transition) */
+	ZSIM_RULE_READ_BOUNDARY,	/* -EIO read across a zone end */
+	ZSIM_RULE_POWER_OFF,		/* -EIO after a power cut */
+	ZSIM_RULE_INJECTED,		/* -EIO injected fault */
+	ZSIM_NR_RULES
+};
+
+/* What survives of the volatile (unflushed, non-FUA) writes at a cut. */
+enum zsim_loss {
+	ZSIM_LOSS_KEEP,		/* everything written survives */
+	ZSIM_LOSS_DROP,		/* every unflushed write is lost */
+	ZSIM_LOSS_PREFIX,	/* each sequential zone keeps a random
+				 * lba-granular prefix of its unflushed tail;
+				 * conventional zones as SUBSET */
+	ZSIM_LOSS_TORN,		/* all but the last write survive; the last
+				 * keeps a random strict prefix of its blocks
+				 * (seq: the wp ends after that prefix; conv:
+				 * the rest reads as nonzero garbage) */
+	ZSIM_LOSS_SUBSET,	/* conventional: any subset of the unflushed
+				 * writes; sequential zones as PREFIX */
+	ZSIM_NR_LOSS
+};
+
+/* Where a named crash point cuts relative to its command. */
+enum zsim_when {
+	ZSIM_CUT_BEFORE,	/* the command never reaches the device */
+	ZSIM_CUT_AFTER,		/* the command completes, then power fails */
+	ZSIM_CUT_TORN,		/* power fails during it: a prefix lands */
+};
+
+/*
+ * Which commands a named crash point counts.  A class kind counts the
+ * write and append commands of that class; the others count commands of
+ * that kind whatever their class.
+ */
+enum zsim_cut_kind {
+	ZSIM_CUT_NONE,
+	ZSIM_CUT_PERSIST,	/* every persist point: write, append, zone
+				 * op, flush (after=N: cut after the Nth) */
+	ZSIM_CUT_CLASS,		/* writes/appends of @cls */
+	ZSIM_CUT_RESET,
+	ZSIM_CUT_FINISH,
+	ZSIM_CUT_ZONE_OP,	/* any zone management command */
+	ZSIM_CUT_FLUSH,
+};
+
+struct zsim_cut {
+	enum zsim_cut_kind kind;
+	enum zdev_class cls;	/* for ZSIM_CUT_CLASS */
+	uint64_t ordinal;	/* 1-based: the Nth matching command */
+	enum zsim_when when;
+	enum zsim_loss loss;
+	uint64_t seed;		/* seeds the loss policy */
+};
+
+/* Fault injection. */
+struct zsim_fault {
+	enum zdev_op op;	/* ZDEV_OP_READ / WRITE / APPEND / ... */
+	uint64_t ordinal;	/* fail the Nth command of @op (1-based);
+				 * 0 = use @rate_ppm instead */
+	uint32_t rate_ppm;	/* fail this many per million, seeded */
+};
+
+struct zsim;
+
+/* The registered "sim:" backend (spec keys in docs/device-spec.md). */
+extern const struct zdev_backend zsim_backend;
+
+/*
+ * Create an in-memory simulated device.  Returns 0, or -EINVAL for a bad
+ * geometry (zone size not a power of two, capacity > size, lba size not a
+ * power of two >= 512, capacity or max_append not lba-aligned, nr_conv >
+ * nr_zones), or -ENOMEM.
+ */
+int zsim_create(const struct zsim_config *cfg, struct zdev **dev_ret);
+
+/* The simulator behind @dev, or NULL if @dev is not simulated. */
+struct zsim *zsim_from_dev(struct zdev *dev);
+
+/* Rule counters. */
+enum zsim_rule zsim_last_violation(const struct zsim *sim);
+uint64_t zsim_nr_violations(const struct zsim *sim, enum zsim_rule rule);
+const char *zsim_rule_name(enum zsim_rule rule);
+
+/* Power. */
+int zsim_arm_cut(struct zsim *sim, const struct zsim_cut *cut);
+/* Cut power now, applying @loss.  Returns 0. */
+int zsim_cut_now(struct zsim *sim, enum zsim_loss loss, uint64_t seed);
+bool zsim_is_cut(const struct zsim *sim);
+/* Bring a cut device back: commands work again, wps are what survived. */
+int zsim_power_cycle(struct zsim *sim);
+/* Persist points (write, append, zone op, flush) completed so far. */
+uint64_t zsim_nr_persist(const struct zsim *sim);
+/*
+ * Parse a crash point: "persist=N", "sb:3:before", "meta:10:after",
+ * "data:7:torn", "reset:1:before", "finish:2:after", "zone:4:after",
+ * "flush:5:after".  Classes: sb, meta, log, data, other.  Loss and seed are
+ * left for the caller.  Returns 0 or -EINVAL.
+ */
+int zsim_parse_cut(const char *s, struct zsim_cut *cut_ret);
+const char *zsim_loss_name(enum zsim_loss loss);
+/* Returns the policy or -EINVAL. */
+int zsim_loss_parse(const char *name);
+
+/* Faults. */
+int zsim_add_fault(struct zsim *sim, const struct zsim_fault *fault);
+void zsim_clear_faults(struct zsim *sim);
+/* Turn a zone read-only or offline (as a device may on its own). */
+int zsim_set_zone_cond(struct zsim *sim, uint64_t zone_start,
+		       enum zdev_zone_cond cond);
+
+/*
+ * Trace every command as CSV to @out (NULL stops):
+ * seq,class,op,zone,offset,length,result,durability
+ */
+void zsim_trace_csv(struct zsim *sim, FILE *out);
+
+/* Bytes of data held in memory (sparse storage). */
+uint64_t zsim_mem_bytes(const struct zsim *sim);
+
+/*
+ * Images: the whole device state (geometry, zones, data, what is durable).
+ * A cut device saves as the power-cycled device.  Returns 0 or -errno.
+ */
+int zsim_save(struct zsim *sim, const char *path);
+int zsim_load(const char *path, struct zdev **dev_ret);
+
+/*
+ * Import a real device's captured state: DIR/report.txt (`blkzone report`
+ * output) and DIR/zones/<n>.bin (zone n from its start to its wp).
+ */
+int zsim_import(const char *dir, struct zdev **dev_ret);
+
+#endif /* ZCOW_ZSIM_H */
