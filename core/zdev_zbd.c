@@ -1,0 +1,795 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The real-device backend: a Linux zoned block device (NVMe ZNS namespace,
+ * SMR disk, null_blk) through libzbd, spec "/dev/nvmeXnY".
+ *
+ * - report, reset/open/close/finish: libzbd (byte offsets; zone types and
+ *   conditions are the kernel's enum blk_zone_type/cond, as ours are).
+ * - read/write: pread/pwrite on the block device opened O_RDWR | O_DIRECT;
+ *   a caller buffer that is not lba-aligned is bounced through an aligned
+ *   one (in chunks of BOUNCE_MAX, so a large unaligned write is several
+ *   device commands, as the kernel splits large writes anyway).
+ * - append: NVMe Zone Append (opcode 0x7d) through NVME_IOCTL_IO64_CMD on
+ *   the namespace's generic char device /dev/ngXnY when it exists; otherwise
+ *   (SMR, no ng device, no permission) a write at a cached write pointer
+ *   under a per-zone lock, the pointer re-read from a zone report after any
+ *   error.
+ * - flush = fsync(); a FUA write = write + fdatasync().
+ *
+ * Only this file includes libzbd or the kernel's zoned/NVMe headers, and
+ * only here do sector and LBA shifts appear.  Built without libzbd
+ * (no -DHAVE_LIBZBD), zdev_zbd_open() still checks the path and then
+ * returns -EOPNOTSUPP; the pure helpers of zdev_zbd.h are always built.
+ */
+#include "zdev.h"
+#include "zdev_zbd.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "zlog.h"
+
+#define TAG "zbd"
+
+/* NVMe status codes (SCT << 8 | SC) that get their own errno. */
+#define NVME_SC_INVALID_OPCODE		0x001
+#define NVME_SC_INVALID_FIELD		0x002
+#define NVME_SC_LBA_RANGE		0x080
+#define NVME_SC_ZONE_BOUNDARY_ERROR	0x1b8
+#define NVME_SC_ZONE_FULL		0x1b9
+#define NVME_SC_ZONE_READ_ONLY		0x1ba
+#define NVME_SC_ZONE_OFFLINE		0x1bb
+#define NVME_SC_ZONE_INVALID_WRITE	0x1bc
+#define NVME_SC_ZONE_TOO_MANY_ACTIVE	0x1bd
+#define NVME_SC_ZONE_TOO_MANY_OPEN	0x1be
+#define NVME_SC_ZONE_INVALID_TRANSITION 0x1bf
+/* SCT (3 bits) and SC (8 bits); CRD, MORE and DNR above are dropped. */
+#define NVME_SC_MASK 0x7ff
+
+int zdev_zbd_nvme_status_errno(int status)
+{
+	if (status < 0)
+		return -EIO;
+	switch (status & NVME_SC_MASK) {
+	case 0:
+		return 0;
+	case NVME_SC_INVALID_FIELD:
+	case NVME_SC_LBA_RANGE:
+		return -EINVAL;
+	case NVME_SC_INVALID_OPCODE:
+		return -EOPNOTSUPP;
+	case NVME_SC_ZONE_TOO_MANY_ACTIVE:
+		return -EOVERFLOW;
+	case NVME_SC_ZONE_TOO_MANY_OPEN:
+		return -ETOOMANYREFS;
+	case NVME_SC_ZONE_BOUNDARY_ERROR:
+	case NVME_SC_ZONE_FULL:
+	case NVME_SC_ZONE_READ_ONLY:
+	case NVME_SC_ZONE_OFFLINE:
+	case NVME_SC_ZONE_INVALID_WRITE:
+	case NVME_SC_ZONE_INVALID_TRANSITION:
+	default:
+		return -EIO;
+	}
+}
+
+/* Skip a run of decimal digits; NULL when there is none. */
+static const char *skip_digits(const char *p)
+{
+	const char *s = p;
+
+	while (*p >= '0' && *p <= '9')
+		p++;
+	return p == s ? NULL : p;
+}
+
+int zdev_zbd_ng_path(const char *blk_path, char *buf, size_t buf_len)
+{
+	const char *name = strrchr(blk_path, '/');
+	size_t dir_len;
+	const char *p;
+	int n;
+
+	name = name ? name + 1 : blk_path;
+	dir_len = name - blk_path;
+	/* nvme<ctrl>n<ns>, nothing after (no partition suffix). */
+	if (strncmp(name, "nvme", 4) != 0)
+		return -EINVAL;
+	p = skip_digits(name + 4);
+	if (!p || *p != 'n')
+		return -EINVAL;
+	p = skip_digits(p + 1);
+	if (!p || *p)
+		return -EINVAL;
+	n = snprintf(buf, buf_len, "%.*sng%s", (int)dir_len, blk_path,
+		     name + 4);
+	if (n < 0 || (size_t)n >= buf_len)
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+/* What every open checks first, with or without libzbd. */
+static int check_path(const char *path)
+{
+	struct stat st;
+	int ret;
+
+	if (stat(path, &st)) {
+		ret = -errno;
+		zlog_err(TAG, "cannot open '%s': %s", path, strerror(errno));
+		return ret;
+	}
+	if (!S_ISBLK(st.st_mode)) {
+		zlog_err(TAG,
+			 "'%s' is not a block device (for emulated zones on a "
+			 "file use file:%s,zone_size=SIZE)",
+			 path, path);
+		return -ENOTBLK;
+	}
+	return 0;
+}
+
+#ifndef HAVE_LIBZBD
+
+int zdev_zbd_open(const char *path, struct zdev **dev_ret)
+{
+	int ret;
+
+	*dev_ret = NULL;
+	ret = check_path(path);
+	if (ret)
+		return ret;
+	zlog_err(TAG,
+		 "'%s': zcow was built without libzbd; real zoned devices are "
+		 "not supported",
+		 path);
+	return -EOPNOTSUPP;
+}
+
+#else /* HAVE_LIBZBD */
+
+#include <fcntl.h>
+#include <libgen.h>
+#include <pthread.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include <libzbd/zbd.h>
+#include <linux/nvme_ioctl.h>
+
+#define SECTOR_SHIFT	     9
+#define NVME_CMD_ZONE_APPEND 0x7d
+#define NVME_RW_FUA	     (1u << 30) /* cdw12 bit 30 */
+/* Largest bounce buffer for unaligned caller buffers. */
+#define BOUNCE_MAX	     (4u << 20)
+
+/* Per-zone state for appends emulated by writes. */
+struct zbd_zone_state {
+	pthread_mutex_t lock;
+	bool is_wp_valid; /* wp below is what the device has */
+	uint64_t wp;	  /* bytes, as reported (full: start + len) */
+	uint8_t cond;	  /* enum zdev_zone_cond, valid with wp */
+};
+
+struct zbd_dev {
+	int fd;	   /* block device, O_RDWR | O_DIRECT */
+	int ng_fd; /* /dev/ngXnY for Zone Append; -1: none */
+	uint32_t nsid;
+	unsigned int lba_shift;
+	struct zbd_zone_state *zones;
+};
+
+static struct zbd_dev *priv(struct zdev *dev)
+{
+	return dev->priv;
+}
+
+/* libzbd returns -1 with errno set (some paths return -errno). */
+static int lib_err(int ret)
+{
+	if (ret == -1)
+		return errno ? -errno : -EIO;
+	return ret < 0 ? ret : -EIO;
+}
+
+static bool is_aligned(const struct zdev *dev, const void *buf)
+{
+	return ((uintptr_t)buf & (dev->info.lba_size - 1)) == 0;
+}
+
+/* pread/pwrite the whole range, retrying short transfers and EINTR. */
+static int rw_full(int fd, void *buf, uint64_t len, uint64_t off, bool is_write)
+{
+	char *p = buf;
+	ssize_t n;
+
+	while (len) {
+		n = is_write ? pwrite(fd, p, len, off) : pread(fd, p, len, off);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (n == 0)
+			return -EIO;
+		p += n;
+		off += n;
+		len -= n;
+	}
+	return 0;
+}
+
+/* O_DIRECT I/O, bounced when the caller's buffer is not aligned. */
+static int rw_direct(struct zdev *dev, void *buf, uint64_t len, uint64_t off,
+		     bool is_write)
+{
+	uint64_t chunk = len < BOUNCE_MAX ? len : BOUNCE_MAX;
+	char *p = buf;
+	void *bounce = NULL;
+	uint64_t n;
+	int ret = 0;
+
+	if (is_aligned(dev, buf))
+		return rw_full(priv(dev)->fd, buf, len, off, is_write);
+	if (posix_memalign(&bounce, dev->info.lba_size, chunk))
+		return -ENOMEM;
+	while (len) {
+		n = len < chunk ? len : chunk;
+		if (is_write)
+			memcpy(bounce, p, n);
+		ret = rw_full(priv(dev)->fd, bounce, n, off, is_write);
+		if (ret)
+			goto out;
+		if (!is_write)
+			memcpy(p, bounce, n);
+		p += n;
+		off += n;
+		len -= n;
+	}
+out:
+	free(bounce);
+	return ret;
+}
+
+static void to_zdev_zone(const struct zbd_zone *in, struct zdev_zone *out)
+{
+	out->start = in->start;
+	out->len = in->len;
+	out->capacity = in->capacity ? in->capacity : in->len;
+	out->wp = in->wp;
+	out->type = in->type;
+	out->cond = in->cond;
+	/* As the kernel reports them: no write pointer inside these. */
+	if (in->type == ZBD_ZONE_TYPE_CNV || in->cond == ZBD_ZONE_COND_FULL)
+		out->wp = in->start + in->len;
+}
+
+static int zbd_report(struct zdev *dev, uint64_t from, struct zdev_zone *zones,
+		      unsigned int *nr_ret)
+{
+	uint64_t zs = dev->info.zone_size;
+	uint64_t start = from - from % zs;
+	uint64_t left = (dev->info.size - start) / zs;
+	unsigned int nr = *nr_ret, i;
+	struct zbd_zone *zz;
+	int ret = 0;
+
+	if (nr > left)
+		nr = left;
+	*nr_ret = 0;
+	if (!nr)
+		return 0;
+	zz = calloc(nr, sizeof(*zz));
+	if (!zz)
+		return -ENOMEM;
+	errno = 0;
+	ret = zbd_report_zones(priv(dev)->fd, start, (uint64_t)nr * zs,
+			       ZBD_RO_ALL, zz, &nr);
+	if (ret) {
+		ret = lib_err(ret);
+		goto out;
+	}
+	for (i = 0; i < nr; i++)
+		to_zdev_zone(&zz[i], &zones[i]);
+	*nr_ret = nr;
+out:
+	free(zz);
+	return ret;
+}
+
+static int zbd_read(struct zdev *dev, void *buf, uint64_t len, uint64_t off,
+		    enum zdev_class cls)
+{
+	(void)cls;
+	return rw_direct(dev, buf, len, off, false);
+}
+
+static int sync_data(struct zdev *dev)
+{
+	return fdatasync(priv(dev)->fd) ? -errno : 0;
+}
+
+/* Forget the cached write pointers of the zones in [off, off + len). */
+static void invalidate_wps(struct zdev *dev, uint64_t off, uint64_t len)
+{
+	uint64_t zs = dev->info.zone_size;
+	uint64_t no, last = (off + len - 1) / zs;
+	struct zbd_zone_state *z;
+
+	for (no = off / zs; no <= last && no < dev->info.nr_zones; no++) {
+		z = &priv(dev)->zones[no];
+		pthread_mutex_lock(&z->lock);
+		z->is_wp_valid = false;
+		pthread_mutex_unlock(&z->lock);
+	}
+}
+
+static int zbd_write(struct zdev *dev, const void *buf, uint64_t len,
+		     uint64_t off, unsigned int flags, enum zdev_class cls)
+{
+	uint64_t zs = dev->info.zone_size;
+	struct zbd_zone_state *z = &priv(dev)->zones[off / zs];
+	bool is_one_zone = off / zs == (off + len - 1) / zs;
+	int ret;
+
+	(void)cls;
+	if (!is_one_zone) {
+		/* The kernel splits it per zone; re-read all wps later. */
+		ret = rw_direct(dev, (void *)buf, len, off, true);
+		invalidate_wps(dev, off, len);
+		goto out;
+	}
+	/* Serialized with emulated appends to the same zone. */
+	pthread_mutex_lock(&z->lock);
+	ret = rw_direct(dev, (void *)buf, len, off, true);
+	if (!ret && z->is_wp_valid && z->wp == off)
+		z->wp += len;
+	else
+		z->is_wp_valid = false;
+	pthread_mutex_unlock(&z->lock);
+out:
+	if (!ret && (flags & ZDEV_WRITE_FUA))
+		ret = sync_data(dev);
+	return ret;
+}
+
+/* Zone Append through the NVMe generic char device. */
+static int append_passthru(struct zdev *dev, const void *buf, uint64_t len,
+			   uint64_t zone, unsigned int flags, uint64_t *off_ret)
+{
+	struct zbd_dev *zd = priv(dev);
+	struct nvme_passthru_cmd64 cmd;
+	void *bounce = NULL;
+	uint64_t slba = zone >> zd->lba_shift;
+	int ret;
+
+	if (!is_aligned(dev, buf)) {
+		if (posix_memalign(&bounce, dev->info.lba_size, len))
+			return -ENOMEM;
+		memcpy(bounce, buf, len);
+		buf = bounce;
+	}
+	memset(&cmd, 0, sizeof(cmd));
+	cmd.opcode = NVME_CMD_ZONE_APPEND;
+	cmd.nsid = zd->nsid;
+	cmd.addr = (uintptr_t)buf;
+	cmd.data_len = len;
+	cmd.cdw10 = slba & 0xffffffff;
+	cmd.cdw11 = slba >> 32;
+	cmd.cdw12 = (uint32_t)((len >> zd->lba_shift) - 1);
+	if (flags & ZDEV_WRITE_FUA)
+		cmd.cdw12 |= NVME_RW_FUA;
+	ret = ioctl(zd->ng_fd, NVME_IOCTL_IO64_CMD, &cmd);
+	if (ret < 0) {
+		ret = -errno;
+	} else if (ret > 0) {
+		zlog(ZLOG_DEBUG, TAG, "zone append at %llu: NVMe status 0x%x",
+		     (unsigned long long)zone, ret);
+		ret = zdev_zbd_nvme_status_errno(ret);
+	} else {
+		*off_ret = (uint64_t)cmd.result << zd->lba_shift;
+	}
+	free(bounce);
+	invalidate_wps(dev, zone, dev->info.zone_size);
+	return ret;
+}
+
+/* Re-read one zone's wp into the cache.  Zone lock held. */
+static int refresh_wp_locked(struct zdev *dev, uint64_t zone,
+			     struct zbd_zone_state *z, uint8_t *type_ret)
+{
+	struct zdev_zone rep;
+	unsigned int nr = 1;
+	int ret;
+
+	ret = zbd_report(dev, zone, &rep, &nr);
+	if (ret)
+		return ret;
+	if (nr != 1)
+		return -EIO;
+	z->wp = rep.wp;
+	z->cond = rep.cond;
+	z->is_wp_valid = true;
+	*type_ret = rep.type;
+	return 0;
+}
+
+/*
+ * Zone Append emulated by a write at the cached write pointer: the zone
+ * lock makes the read-wp/write/advance-wp sequence atomic against other
+ * appends and writes of this process.  Errors match a device append: a
+ * full, read-only or offline zone or one crossing the capacity gives -EIO.
+ */
+static int append_by_write(struct zdev *dev, const void *buf, uint64_t len,
+			   uint64_t zone, unsigned int flags, uint64_t *off_ret)
+{
+	struct zbd_zone_state *z =
+		&priv(dev)->zones[zone / dev->info.zone_size];
+	uint64_t cap_end = zone + dev->info.zone_capacity;
+	uint8_t type = ZDEV_ZONE_SEQ_REQ;
+	int ret = 0;
+
+	pthread_mutex_lock(&z->lock);
+	if (!z->is_wp_valid)
+		ret = refresh_wp_locked(dev, zone, z, &type);
+	if (ret)
+		goto out;
+	if (type == ZDEV_ZONE_CONV) {
+		ret = -EOPNOTSUPP; /* the kernel refuses it likewise */
+		goto out;
+	}
+	if (z->cond == ZDEV_COND_FULL || z->cond == ZDEV_COND_READONLY ||
+	    z->cond == ZDEV_COND_OFFLINE || z->wp + len > cap_end) {
+		ret = -EIO;
+		goto out;
+	}
+	ret = rw_direct(dev, (void *)buf, len, z->wp, true);
+	if (!ret && (flags & ZDEV_WRITE_FUA))
+		ret = sync_data(dev);
+	if (ret) {
+		z->is_wp_valid = false;
+		goto out;
+	}
+	*off_ret = z->wp;
+	z->wp += len;
+	z->cond = z->wp == cap_end ? ZDEV_COND_FULL : ZDEV_COND_IMP_OPEN;
+	if (z->cond == ZDEV_COND_FULL)
+		z->wp = zone + dev->info.zone_size;
+out:
+	pthread_mutex_unlock(&z->lock);
+	return ret;
+}
+
+static int zbd_append(struct zdev *dev, const void *buf, uint64_t len,
+		      uint64_t zone, unsigned int flags, enum zdev_class cls,
+		      uint64_t *off_ret)
+{
+	(void)cls;
+	if (!dev->info.max_append)
+		return -EOPNOTSUPP;
+	/* Invalid Field in Command on a device, as the simulator does. */
+	if (zone % dev->info.zone_size || len > dev->info.max_append)
+		return -EINVAL;
+	if (zone / dev->info.zone_size < dev->info.nr_conv)
+		return -EOPNOTSUPP;
+	if (priv(dev)->ng_fd >= 0)
+		return append_passthru(dev, buf, len, zone, flags, off_ret);
+	return append_by_write(dev, buf, len, zone, flags, off_ret);
+}
+
+static int zbd_zone_mgmt(struct zdev *dev, enum zdev_zone_action action,
+			 uint64_t start, uint64_t len, enum zdev_class cls)
+{
+	enum zbd_zone_op op;
+	int ret;
+
+	(void)cls;
+	switch (action) {
+	case ZDEV_ZONE_RESET:
+		op = ZBD_OP_RESET;
+		break;
+	case ZDEV_ZONE_OPEN:
+		op = ZBD_OP_OPEN;
+		break;
+	case ZDEV_ZONE_CLOSE:
+		op = ZBD_OP_CLOSE;
+		break;
+	case ZDEV_ZONE_FINISH:
+		op = ZBD_OP_FINISH;
+		break;
+	default:
+		return -EINVAL;
+	}
+	/* start = 0, len = 0 is "all zones" for libzbd as for us. */
+	errno = 0;
+	ret = zbd_zones_operation(priv(dev)->fd, op, start, len);
+	if (ret)
+		ret = lib_err(ret);
+	invalidate_wps(dev, start, len ? len : dev->info.size);
+	return ret;
+}
+
+static int zbd_flush(struct zdev *dev)
+{
+	return fsync(priv(dev)->fd) ? -errno : 0;
+}
+
+static void free_zbd_dev(struct zbd_dev *zd, uint64_t nr_zones)
+{
+	uint64_t i;
+
+	if (!zd)
+		return;
+	if (zd->zones) {
+		for (i = 0; i < nr_zones; i++)
+			pthread_mutex_destroy(&zd->zones[i].lock);
+		free(zd->zones);
+	}
+	if (zd->ng_fd >= 0)
+		close(zd->ng_fd);
+	if (zd->fd >= 0)
+		zbd_close(zd->fd);
+	free(zd);
+}
+
+static int zbd_dev_close(struct zdev *dev)
+{
+	free_zbd_dev(priv(dev), dev->info.nr_zones);
+	return 0;
+}
+
+static const struct zdev_ops zbd_ops = {
+	.report = zbd_report,
+	.read = zbd_read,
+	.write = zbd_write,
+	.append = zbd_append,
+	.zone_mgmt = zbd_zone_mgmt,
+	.flush = zbd_flush,
+	.close = zbd_dev_close,
+};
+
+/* Read /sys/block/NAME/queue/ATTR as a number; -errno if absent. */
+static int read_queue_attr(const char *name, const char *attr, uint64_t *ret)
+{
+	char path[PATH_MAX], line[64];
+	FILE *f;
+	int err = 0;
+
+	snprintf(path, sizeof(path), "/sys/block/%s/queue/%s", name, attr);
+	f = fopen(path, "r");
+	if (!f)
+		return -errno;
+	if (!fgets(line, sizeof(line), f))
+		err = -EIO;
+	fclose(f);
+	if (!err) {
+		line[strcspn(line, "\n")] = '\0';
+		err = zdev_parse_u64(line, ret);
+	}
+	return err;
+}
+
+/*
+ * False when sysfs says the disk is not zoned (queue/zoned "none"); true
+ * when it is zoned or sysfs does not say (a partition: libzbd decides).
+ */
+static bool is_zoned_queue(const char *name)
+{
+	char path[PATH_MAX], line[32] = "";
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/block/%s/queue/zoned", name);
+	f = fopen(path, "r");
+	if (!f)
+		return true;
+	if (!fgets(line, sizeof(line), f))
+		line[0] = '\0';
+	fclose(f);
+	return strncmp(line, "none", 4) != 0;
+}
+
+/* Open the generic char device for Zone Append; ng_fd stays -1 if none. */
+static void open_passthru(struct zbd_dev *zd, const char *real)
+{
+	char ng[PATH_MAX];
+	int fd, nsid;
+
+	if (zdev_zbd_ng_path(real, ng, sizeof(ng)))
+		return;
+	fd = open(ng, O_RDWR | O_CLOEXEC);
+	if (fd < 0) {
+		zlog_info(TAG, "%s: %s; zone append is emulated by writes", ng,
+			  strerror(errno));
+		return;
+	}
+	nsid = ioctl(fd, NVME_IOCTL_ID);
+	if (nsid <= 0) {
+		zlog_info(TAG,
+			  "%s: no namespace id; zone append is emulated by "
+			  "writes",
+			  ng);
+		close(fd);
+		return;
+	}
+	zd->ng_fd = fd;
+	zd->nsid = nsid;
+}
+
+/*
+ * Geometry from one full report: the conventional zones must come first
+ * and all sequential zones must have one capacity (struct zdev_info).
+ */
+static int scan_zones(int fd, struct zdev_info *info)
+{
+	struct zbd_zone *zz = NULL;
+	unsigned int nr = 0, i;
+	bool seen_seq = false;
+	int ret;
+
+	errno = 0;
+	ret = zbd_list_zones(fd, 0, 0, ZBD_RO_ALL, &zz, &nr);
+	if (ret) {
+		ret = lib_err(ret);
+		zlog_err(TAG, "zone report failed: %s", strerror(-ret));
+		goto out;
+	}
+	if (nr > info->nr_zones)
+		nr = info->nr_zones;
+	info->nr_conv = 0;
+	info->zone_capacity = info->zone_size;
+	for (i = 0; i < nr; i++) {
+		if (zz[i].type == ZBD_ZONE_TYPE_CNV) {
+			if (seen_seq) {
+				zlog_err(TAG,
+					 "zone %u is conventional after "
+					 "sequential zones: not supported",
+					 i);
+				ret = -EINVAL;
+				goto out;
+			}
+			info->nr_conv++;
+			continue;
+		}
+		if (!seen_seq) {
+			info->zone_capacity =
+				zz[i].capacity ? zz[i].capacity : zz[i].len;
+		} else if ((zz[i].capacity ? zz[i].capacity : zz[i].len) !=
+			   info->zone_capacity) {
+			zlog_err(TAG,
+				 "zone %u: capacity differs from the other "
+				 "zones: not supported",
+				 i);
+			ret = -EINVAL;
+			goto out;
+		}
+		seen_seq = true;
+	}
+out:
+	free(zz);
+	return ret;
+}
+
+static int open_zbd(const char *path, struct zdev **dev_ret)
+{
+	char real[PATH_MAX], name_buf[PATH_MAX];
+	struct zbd_dev *zd = NULL;
+	struct zdev_info info;
+	struct zbd_info zi;
+	uint64_t max_append = 0, i, nr_zones = 0;
+	const char *name;
+	int ret = 0;
+
+	if (!realpath(path, real))
+		return -errno;
+	snprintf(name_buf, sizeof(name_buf), "%s", real);
+	name = basename(name_buf);
+
+	if (!is_zoned_queue(name)) {
+		zlog_err(TAG,
+			 "'%s' is not a zoned block device (for emulated zones "
+			 "use file:%s,zone_size=SIZE)",
+			 path, path);
+		return -ENXIO;
+	}
+	zd = calloc(1, sizeof(*zd));
+	if (!zd)
+		return -ENOMEM;
+	zd->ng_fd = -1;
+	zbd_set_log_level(ZBD_LOG_NONE);
+	errno = 0;
+	zd->fd = zbd_open(real, O_RDWR | O_DIRECT | O_CLOEXEC, &zi);
+	if (zd->fd < 0) {
+		ret = lib_err(zd->fd);
+		zd->fd = -1;
+		zlog_err(TAG, "'%s': %s", path,
+			 ret == -ENXIO
+				 ? "not a zoned block device (for emulated "
+				   "zones use file:PATH,zone_size=SIZE)"
+				 : strerror(-ret));
+		goto out;
+	}
+	memset(&info, 0, sizeof(info));
+	info.zone_size = zi.zone_size;
+	info.lba_size = zi.lblock_size;
+	if (!info.zone_size || (info.zone_size & (info.zone_size - 1)) ||
+	    !info.lba_size || (info.lba_size & (info.lba_size - 1))) {
+		zlog_err(TAG,
+			 "'%s': zone size %llu or block size %u is not a power "
+			 "of two",
+			 path, (unsigned long long)info.zone_size,
+			 info.lba_size);
+		ret = -EINVAL;
+		goto out;
+	}
+	zd->lba_shift = __builtin_ctz(info.lba_size);
+	info.nr_zones = zi.nr_zones;
+	/* A smaller last ("runt") zone is left out: all zones are equal. */
+	if (info.nr_zones * info.zone_size > (zi.nr_sectors << SECTOR_SHIFT)) {
+		zlog_warn(TAG, "'%s': ignoring the smaller last zone", path);
+		info.nr_zones--;
+	}
+	info.size = info.nr_zones * info.zone_size;
+	info.max_open =
+		zi.max_nr_open_zones == UINT_MAX ? 0 : zi.max_nr_open_zones;
+	info.max_active =
+		zi.max_nr_active_zones == UINT_MAX ? 0 : zi.max_nr_active_zones;
+	info.is_zoned = true;
+	snprintf(info.model, sizeof(info.model), "%s", name);
+	ret = scan_zones(zd->fd, &info);
+	if (ret)
+		goto out;
+
+	open_passthru(zd, real);
+	if (read_queue_attr(name, "zone_append_max_bytes", &max_append) ||
+	    !max_append) {
+		/* Emulated appends are plain writes: bound by max_sectors. */
+		max_append = 0;
+		if (zd->ng_fd < 0 &&
+		    !read_queue_attr(name, "max_sectors_kb", &max_append))
+			max_append <<= 10;
+	}
+	info.max_append = max_append - max_append % info.lba_size;
+
+	zd->zones = calloc(info.nr_zones, sizeof(*zd->zones));
+	if (!zd->zones) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < info.nr_zones; i++)
+		pthread_mutex_init(&zd->zones[i].lock, NULL);
+	nr_zones = info.nr_zones;
+
+	*dev_ret = zdev_alloc(&zbd_ops, &info, zd);
+	if (!*dev_ret) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	zlog_info(TAG,
+		  "%s: %llu zones of %llu MiB (%llu conventional), append %s",
+		  name, (unsigned long long)info.nr_zones,
+		  (unsigned long long)(info.zone_size >> 20),
+		  (unsigned long long)info.nr_conv,
+		  zd->ng_fd >= 0 ? "by NVMe passthrough"
+				 : "emulated by writes");
+	zd = NULL;
+out:
+	free_zbd_dev(zd, nr_zones);
+	return ret;
+}
+
+int zdev_zbd_open(const char *path, struct zdev **dev_ret)
+{
+	int ret;
+
+	*dev_ret = NULL;
+	ret = check_path(path);
+	if (ret)
+		return ret;
+	return open_zbd(path, dev_ret);
+}
+
+#endif /* HAVE_LIBZBD */

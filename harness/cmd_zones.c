@@ -1,0 +1,243 @@
+// SPDX-License-Identifier: MIT
+/*
+ * zcow zones: print the zones as `blkzone report` prints them.
+ * zcow zone: reset, open, close or finish one zone or all of them.
+ *
+ * The sector mode reproduces util-linux blkzone's report line byte for byte
+ * (512-byte sectors in hex, wptr relative to the zone start, 0 for a
+ * conventional zone as blkzone prints it), so the output diffs against a
+ * report taken from the kernel.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmds.h"
+#include "zdev.h"
+
+/* blkzone prints 512-byte sectors whatever the logical block size. */
+#define BLKZONE_SECTOR 512
+/* Zones per report call. */
+#define REPORT_BATCH 4096
+
+static void zones_usage(FILE *out)
+{
+	fprintf(out, "usage: zcow zones DEV [--bytes]\n\n"
+		     "Print every zone of DEV like `blkzone report`: start, "
+		     "len, cap and\n"
+		     "wptr (relative to the zone start) in 512-byte sectors, "
+		     "condition and\n"
+		     "type.  --bytes prints the same fields in bytes (decimal) "
+		     "under a\n"
+		     "header line.\n");
+}
+
+static void print_zone_sectors(const struct zdev_zone *z)
+{
+	uint64_t wptr = z->type == ZDEV_ZONE_CONV ? 0 : z->wp - z->start;
+
+	printf("  start: 0x%09" PRIx64 ", len 0x%06" PRIx64 ", cap 0x%06" PRIx64
+	       ", wptr 0x%06" PRIx64
+	       " reset:%u non-seq:%u, zcond:%2u(%s) [type: %u(%s)]\n",
+	       z->start / BLKZONE_SECTOR, z->len / BLKZONE_SECTOR,
+	       z->capacity / BLKZONE_SECTOR, wptr / BLKZONE_SECTOR, 0u, 0u,
+	       (unsigned int)z->cond,
+	       zdev_cond_name((enum zdev_zone_cond)z->cond),
+	       (unsigned int)z->type,
+	       zdev_type_name((enum zdev_zone_type)z->type));
+}
+
+static void print_zone_bytes(const struct zdev_zone *z)
+{
+	uint64_t wptr = z->type == ZDEV_ZONE_CONV ? 0 : z->wp - z->start;
+
+	printf("%15" PRIu64 " %12" PRIu64 " %12" PRIu64 " %12" PRIu64
+	       " %3u(%s) %u(%s)\n",
+	       z->start, z->len, z->capacity, wptr, (unsigned int)z->cond,
+	       zdev_cond_name((enum zdev_zone_cond)z->cond),
+	       (unsigned int)z->type,
+	       zdev_type_name((enum zdev_zone_type)z->type));
+}
+
+int cmd_zones(int argc, char **argv)
+{
+	struct zdev_zone *zones = NULL;
+	const char *spec = NULL;
+	bool in_bytes = false;
+	struct zdev *dev;
+	unsigned int nr, i;
+	uint64_t from;
+	int ret, status = 0, a;
+
+	for (a = 1; a < argc; a++) {
+		if (is_help(argv[a])) {
+			zones_usage(stdout);
+			return 0;
+		} else if (strcmp(argv[a], "--bytes") == 0) {
+			in_bytes = true;
+		} else if (argv[a][0] == '-' && argv[a][1]) {
+			fprintf(stderr, "zcow zones: unknown option '%s'\n",
+				argv[a]);
+			zones_usage(stderr);
+			return 2;
+		} else if (!spec) {
+			spec = argv[a];
+		} else {
+			fprintf(stderr,
+				"zcow zones: unexpected argument '%s'\n",
+				argv[a]);
+			zones_usage(stderr);
+			return 2;
+		}
+	}
+	if (!spec) {
+		zones_usage(stderr);
+		return 2;
+	}
+	if (open_dev(spec, &dev))
+		return 1;
+	zones = calloc(REPORT_BATCH, sizeof(*zones));
+	if (!zones) {
+		fprintf(stderr, "zcow zones: out of memory\n");
+		status = 1;
+		goto out;
+	}
+	if (in_bytes)
+		printf("%15s %12s %12s %12s %7s %s\n", "start", "len", "cap",
+		       "wptr", "zcond", "type");
+	for (from = 0; from < dev->info.size;) {
+		nr = REPORT_BATCH;
+		ret = zdev_report(dev, from, zones, &nr);
+		if (ret) {
+			fprintf(stderr,
+				"zcow zones: report at %" PRIu64
+				" failed: %s\n",
+				from, strerror(-ret));
+			status = 1;
+			goto out;
+		}
+		if (!nr)
+			break;
+		for (i = 0; i < nr; i++) {
+			if (in_bytes)
+				print_zone_bytes(&zones[i]);
+			else
+				print_zone_sectors(&zones[i]);
+		}
+		from = zones[nr - 1].start + zones[nr - 1].len;
+	}
+out:
+	free(zones);
+	if (fflush(stdout) && !status) {
+		fprintf(stderr, "zcow zones: writing the output failed\n");
+		status = 1;
+	}
+	return close_dev(dev, status);
+}
+
+static void zone_usage(FILE *out)
+{
+	fprintf(out,
+		"usage: zcow zone DEV reset|open|close|finish OFFSET|all\n\n"
+		"Run one zone management command on the zone starting at "
+		"OFFSET\n"
+		"(bytes, suffixes k/M/G/T, or 0x hex; must be a zone start), "
+		"or on\n"
+		"every zone with 'all'.  Exit status 1 with the device's error "
+		"on\n"
+		"stderr when the device refuses it.\n");
+}
+
+static const struct {
+	const char *name;
+	enum zdev_zone_action action;
+} zone_actions[] = {
+	{ "reset", ZDEV_ZONE_RESET },
+	{ "open", ZDEV_ZONE_OPEN },
+	{ "close", ZDEV_ZONE_CLOSE },
+	{ "finish", ZDEV_ZONE_FINISH },
+};
+
+/* A short explanation of a refused zone command, or "". */
+static const char *hint(struct zdev *dev, uint64_t off, int err)
+{
+	struct zdev_zone z;
+
+	if (err == -EINVAL && off % dev->info.zone_size)
+		return " (not a zone start)";
+	if (err == -EINVAL && off >= dev->info.size)
+		return " (past the end of the device)";
+	if (err == -EIO && !zdev_report_zone(dev, off, &z) &&
+	    z.type == ZDEV_ZONE_CONV)
+		return " (a conventional zone has no write pointer)";
+	return "";
+}
+
+int cmd_zone(int argc, char **argv)
+{
+	const char *args[3];
+	unsigned int nr_args = 0, i;
+	enum zdev_zone_action action = ZDEV_ZONE_RESET;
+	bool is_all, found = false;
+	uint64_t off = 0, len = 0;
+	struct zdev *dev;
+	int ret, a;
+
+	for (a = 1; a < argc; a++) {
+		if (is_help(argv[a])) {
+			zone_usage(stdout);
+			return 0;
+		}
+		if (nr_args == 3) {
+			fprintf(stderr, "zcow zone: unexpected argument '%s'\n",
+				argv[a]);
+			zone_usage(stderr);
+			return 2;
+		}
+		args[nr_args++] = argv[a];
+	}
+	if (nr_args != 3) {
+		zone_usage(stderr);
+		return 2;
+	}
+	for (i = 0; i < sizeof(zone_actions) / sizeof(zone_actions[0]); i++) {
+		if (strcmp(args[1], zone_actions[i].name) == 0) {
+			action = zone_actions[i].action;
+			found = true;
+		}
+	}
+	if (!found) {
+		fprintf(stderr,
+			"zcow zone: unknown action '%s' (reset, open, close, "
+			"finish)\n",
+			args[1]);
+		return 2;
+	}
+	is_all = strcmp(args[2], "all") == 0;
+	if (!is_all) {
+		ret = parse_size_arg("offset", args[2], &off);
+		if (ret)
+			return ret;
+	}
+	if (open_dev(args[0], &dev))
+		return 1;
+	if (!is_all)
+		len = dev->info.zone_size;
+	ret = zdev_zone_mgmt(dev, action, off, len, ZDEV_CLASS_ZONE);
+	if (ret) {
+		if (is_all)
+			fprintf(stderr,
+				"zcow zone: %s of all zones failed: %s\n",
+				args[1], strerror(-ret));
+		else
+			fprintf(stderr,
+				"zcow zone: %s of the zone at %" PRIu64
+				" failed: %s%s\n",
+				args[1], off, strerror(-ret),
+				hint(dev, off, ret));
+		return close_dev(dev, 1);
+	}
+	return close_dev(dev, 0);
+}

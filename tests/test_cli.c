@@ -1,0 +1,241 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The zcow tool as a user runs it: the binary from $ZCOW_BIN (set by
+ * `make test`), run in a child process on file: devices, with its exit
+ * status, stdout and stderr checked.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "tests.h"
+
+#define MAX_OUT 65536
+#define ZS	(1u << 20)
+
+struct run {
+	int status; /* exit status, or -1 if it did not exit */
+	char out[MAX_OUT];
+	char err[MAX_OUT];
+};
+
+static struct run res;
+static char dev_path[64];
+static char dev_spec[160];
+
+static const char *zcow_bin(void)
+{
+	const char *bin = getenv("ZCOW_BIN");
+
+	ck_assert_msg(bin && *bin, "ZCOW_BIN is not set: run through `make "
+				   "test` or set it to the zcow binary");
+	ck_assert_msg(access(bin, X_OK) == 0, "ZCOW_BIN=%s is not executable",
+		      bin);
+	return bin;
+}
+
+static void slurp(int fd, char *buf)
+{
+	ssize_t n, len = 0;
+
+	lseek(fd, 0, SEEK_SET);
+	while ((n = read(fd, buf + len, MAX_OUT - 1 - len)) > 0)
+		len += n;
+	buf[len] = '\0';
+	close(fd);
+}
+
+/* Run zcow with the NULL-terminated arguments; fills res. */
+static void run_zcow(const char *arg, ...)
+{
+	const char *argv[16];
+	char out_tmp[] = "/tmp/zcow-cli-out-XXXXXX";
+	char err_tmp[] = "/tmp/zcow-cli-err-XXXXXX";
+	int out_fd, err_fd, st, argc = 0;
+	va_list ap;
+	pid_t pid;
+
+	argv[argc++] = zcow_bin();
+	va_start(ap, arg);
+	for (; arg && argc < 15; arg = va_arg(ap, const char *))
+		argv[argc++] = arg;
+	va_end(ap);
+	argv[argc] = NULL;
+
+	out_fd = mkstemp(out_tmp);
+	err_fd = mkstemp(err_tmp);
+	ck_assert_int_ge(out_fd, 0);
+	ck_assert_int_ge(err_fd, 0);
+	unlink(out_tmp);
+	unlink(err_tmp);
+	fflush(NULL);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		dup2(out_fd, 1);
+		dup2(err_fd, 2);
+		execv(argv[0], (char *const *)argv);
+		_exit(127);
+	}
+	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+	res.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+	slurp(out_fd, res.out);
+	slurp(err_fd, res.err);
+}
+
+/* A 4-zone (1 MiB zones) file device. */
+static void setup(void)
+{
+	int fd;
+
+	snprintf(dev_path, sizeof(dev_path), "/tmp/zcow-cli-dev-XXXXXX");
+	fd = mkstemp(dev_path);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(ftruncate(fd, 4 * ZS), 0);
+	close(fd);
+	snprintf(dev_spec, sizeof(dev_spec), "file:%s,zone_size=1M", dev_path);
+}
+
+static void teardown(void)
+{
+	unlink(dev_path);
+}
+
+static int nr_lines(const char *s)
+{
+	int n = 0;
+
+	for (; *s; s++)
+		n += *s == '\n';
+	return n;
+}
+
+START_TEST(test_cli_zones_prints_blkzone_report_lines)
+{
+	run_zcow("zones", dev_spec, NULL);
+	ck_assert_msg(res.status == 0, "exit %d, stderr: %s", res.status,
+		      res.err);
+	ck_assert_int_eq(nr_lines(res.out), 4);
+	/* 1 MiB = 0x800 sectors; conventional: wptr 0 as blkzone prints. */
+	ck_assert_msg(
+		strncmp(res.out,
+			"  start: 0x000000000, len 0x000800, cap 0x000800, "
+			"wptr 0x000000 reset:0 non-seq:0, zcond: 0(nw) [type: "
+			"1(CONVENTIONAL)]\n",
+			strlen("  start: 0x000000000, len 0x000800, cap "
+			       "0x000800, wptr 0x000000 reset:0 non-seq:0, "
+			       "zcond: 0(nw) [type: 1(CONVENTIONAL)]\n")) == 0,
+		"got:\n%s", res.out);
+	ck_assert_ptr_nonnull(
+		strstr(res.out, "\n  start: 0x000001800, len 0x000800, cap "
+				"0x000800, wptr 0x000000 reset:0 non-seq:0, "
+				"zcond: 0(nw) [type: 1(CONVENTIONAL)]\n"));
+}
+END_TEST
+
+START_TEST(test_cli_zones_bytes_mode_has_header_and_decimal_bytes)
+{
+	run_zcow("zones", dev_spec, "--bytes", NULL);
+	ck_assert_msg(res.status == 0, "exit %d, stderr: %s", res.status,
+		      res.err);
+	ck_assert_int_eq(nr_lines(res.out), 5);
+	ck_assert_ptr_nonnull(strstr(res.out, "start"));
+	ck_assert_ptr_nonnull(strstr(res.out, "wptr"));
+	ck_assert_ptr_nonnull(
+		strstr(res.out, "        3145728      1048576      1048576     "
+				"       0   0(nw) 1(CONVENTIONAL)\n"));
+}
+END_TEST
+
+START_TEST(test_cli_zone_reset_of_conventional_zone_fails_with_message)
+{
+	run_zcow("zone", dev_spec, "reset", "1M", NULL);
+	ck_assert_int_eq(res.status, 1);
+	ck_assert_msg(strstr(res.err, strerror(EIO)) != NULL, "stderr: %s",
+		      res.err);
+	ck_assert_ptr_nonnull(strstr(res.err, "reset"));
+	ck_assert_str_eq(res.out, "");
+	run_zcow("zone", dev_spec, "finish", "all", NULL);
+	ck_assert_int_eq(res.status, 1);
+	ck_assert_ptr_nonnull(strstr(res.err, strerror(EIO)));
+}
+END_TEST
+
+START_TEST(test_cli_zone_bad_offset_or_action_is_usage_error)
+{
+	run_zcow("zone", dev_spec, "reset", "12q", NULL);
+	ck_assert_int_eq(res.status, 2);
+	ck_assert_ptr_nonnull(strstr(res.err, "12q"));
+	run_zcow("zone", dev_spec, "explode", "0", NULL);
+	ck_assert_int_eq(res.status, 2);
+	run_zcow("zone", dev_spec, "reset", NULL);
+	ck_assert_int_eq(res.status, 2);
+	/* Not a zone start: the device layer's -EINVAL. */
+	run_zcow("zone", dev_spec, "open", "4k", NULL);
+	ck_assert_int_eq(res.status, 1);
+	ck_assert_ptr_nonnull(strstr(res.err, strerror(EINVAL)));
+}
+END_TEST
+
+START_TEST(test_cli_bad_device_spec_fails_naming_it)
+{
+	run_zcow("zones", "file:/nonexistent-zcow/x,zone_size=1M", NULL);
+	ck_assert_int_eq(res.status, 1);
+	ck_assert_ptr_nonnull(strstr(res.err, "nonexistent-zcow"));
+	run_zcow("zones", "file:/tmp/x,zone_size=1M,colour=red", NULL);
+	ck_assert_int_eq(res.status, 1);
+	ck_assert_ptr_nonnull(strstr(res.err, "colour"));
+}
+END_TEST
+
+START_TEST(test_cli_help_exits_zero)
+{
+	run_zcow("--help", NULL);
+	ck_assert_int_eq(res.status, 0);
+	ck_assert_ptr_nonnull(strstr(res.out, "zones"));
+	run_zcow("zones", "--help", NULL);
+	ck_assert_int_eq(res.status, 0);
+	ck_assert_ptr_nonnull(strstr(res.out, "usage: zcow zones"));
+	run_zcow("zone", "--help", NULL);
+	ck_assert_int_eq(res.status, 0);
+	ck_assert_ptr_nonnull(strstr(res.out, "usage: zcow zone "));
+	run_zcow("zones", NULL);
+	ck_assert_int_eq(res.status, 2);
+}
+END_TEST
+
+START_TEST(test_cli_unknown_command_exits_two)
+{
+	run_zcow("frobnicate", NULL);
+	ck_assert_int_eq(res.status, 2);
+	ck_assert_ptr_nonnull(strstr(res.err, "frobnicate"));
+	run_zcow(NULL);
+	ck_assert_int_eq(res.status, 2);
+}
+END_TEST
+
+Suite *cli_suite(void)
+{
+	Suite *s = suite_create("cli_suite");
+	TCase *tc = tcase_create("zones");
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_set_timeout(tc, 30);
+	tcase_add_test(tc, test_cli_zones_prints_blkzone_report_lines);
+	tcase_add_test(tc,
+		       test_cli_zones_bytes_mode_has_header_and_decimal_bytes);
+	tcase_add_test(
+		tc,
+		test_cli_zone_reset_of_conventional_zone_fails_with_message);
+	tcase_add_test(tc, test_cli_zone_bad_offset_or_action_is_usage_error);
+	tcase_add_test(tc, test_cli_bad_device_spec_fails_naming_it);
+	tcase_add_test(tc, test_cli_help_exits_zero);
+	tcase_add_test(tc, test_cli_unknown_command_exits_two);
+	suite_add_tcase(s, tc);
+	return s;
+}
