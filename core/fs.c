@@ -1,0 +1,333 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The file-system skeleton: mkfs, mount, commit of a superblock
+ * generation, unmount.  Later issues hang the trees off zcow_fs.
+ */
+#include "zcow.h"
+
+#include <endian.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "zlog.h"
+
+#define TAG "fs"
+
+/* Superblock flags zcow knows (btrfs's and its own placement bit). */
+#define KNOWN_SUPER_FLAGS                                                    \
+	(ZCOW_SUPER_FLAG_WRITTEN | ZCOW_SUPER_FLAG_RELOC |                   \
+	 ZCOW_SUPER_FLAG_ERROR | ZCOW_SUPER_FLAG_SEEDING |                   \
+	 ZCOW_SUPER_FLAG_METADUMP | ZCOW_SUPER_FLAG_METADUMP_V2 |            \
+	 ZCOW_SUPER_FLAG_CHANGING_FSID | ZCOW_SUPER_FLAG_CHANGING_FSID_V2 |  \
+	 ZCOW_SUPER_FLAG_CHANGING_BG_TREE |                                  \
+	 ZCOW_SUPER_FLAG_CHANGING_DATA_CSUM |                                \
+	 ZCOW_SUPER_FLAG_CHANGING_META_CSUM | ZCOW_SUPER_FLAG_SEED_PLACEMENT)
+/* States of an unfinished btrfs-progs operation or an image: refused. */
+#define REFUSED_SUPER_FLAGS                                                  \
+	(ZCOW_SUPER_FLAG_SEEDING | ZCOW_SUPER_FLAG_METADUMP |                \
+	 ZCOW_SUPER_FLAG_METADUMP_V2 | ZCOW_SUPER_FLAG_CHANGING_FSID |       \
+	 ZCOW_SUPER_FLAG_CHANGING_FSID_V2 | ZCOW_SUPER_FLAG_CHANGING_BG_TREE | \
+	 ZCOW_SUPER_FLAG_CHANGING_DATA_CSUM |                                \
+	 ZCOW_SUPER_FLAG_CHANGING_META_CSUM)
+/* Every incompat bit btrfs defines (bit 15 is unused). */
+#define KNOWN_INCOMPAT (((1ULL << 15) - 1) | ZCOW_INCOMPAT_SIMPLE_QUOTA)
+
+static bool is_pow2(uint64_t v)
+{
+	return v && !(v & (v - 1));
+}
+
+/* splitmix64: the one PRNG of mkfs, seeded by the options. */
+static uint64_t next_rand(uint64_t *state)
+{
+	uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+/* A version-4 (random) UUID, as uuid_generate() makes. */
+static void make_uuid(uint64_t *state, uint8_t uuid[16])
+{
+	uint64_t a = next_rand(state), b = next_rand(state);
+
+	memcpy(uuid, &a, 8);
+	memcpy(uuid + 8, &b, 8);
+	uuid[6] = (uuid[6] & 0x0f) | 0x40;
+	uuid[8] = (uuid[8] & 0x3f) | 0x80;
+}
+
+static int check_geometry(const struct zdev *dev, uint32_t nodesize)
+{
+	const struct zdev_info *info = &dev->info;
+	uint64_t zs = info->zone_size;
+
+	if (!is_pow2(zs)) {
+		zlog_err(TAG, "zone size %llu is not a power of two",
+			 (unsigned long long)zs);
+		return -EINVAL;
+	}
+	if (zs < ZCOW_MIN_ZONE_SIZE || zs > ZCOW_MAX_ZONE_SIZE) {
+		zlog_err(TAG, "zone size %llu MiB outside 4 MiB..8 GiB",
+			 (unsigned long long)(zs >> 20));
+		return -EINVAL;
+	}
+	if (info->size / zs < ZCOW_MIN_ZONES) {
+		zlog_err(TAG, "device too small: %llu zones of %llu MiB, need at least %d zones (%llu MiB)",
+			 (unsigned long long)(info->size / zs),
+			 (unsigned long long)(zs >> 20), ZCOW_MIN_ZONES,
+			 (unsigned long long)(ZCOW_MIN_ZONES * (zs >> 20)));
+		return -EINVAL;
+	}
+	if (info->lba_size > ZCOW_SB_SIZE) {
+		zlog_err(TAG, "logical block size %u above the superblock size %u",
+			 info->lba_size, ZCOW_SB_SIZE);
+		return -EINVAL;
+	}
+	if (info->is_zoned && info->nr_conv < info->nr_zones &&
+	    info->zone_capacity < ZCOW_SB_SIZE) {
+		zlog_err(TAG, "zone capacity %llu below one superblock",
+			 (unsigned long long)info->zone_capacity);
+		return -EINVAL;
+	}
+	if (!is_pow2(nodesize) || nodesize < ZCOW_SECTORSIZE ||
+	    nodesize > 65536) {
+		zlog_err(TAG, "node size %u: need a power of two, 4 KiB..64 KiB",
+			 nodesize);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Reset every sequential zone that is not empty (as btrfs-progs mkfs). */
+static int reset_zones(struct zdev *dev)
+{
+	struct zdev_zone zones[64];
+	uint64_t pos = 0;
+	unsigned int nr, i;
+	int ret;
+
+	while (pos < dev->info.size) {
+		nr = 64;
+		ret = zdev_report(dev, pos, zones, &nr);
+		if (ret)
+			return ret;
+		if (nr == 0)
+			return -EIO;
+		for (i = 0; i < nr; i++) {
+			if (zdev_zone_is_seq(&zones[i]) &&
+			    zones[i].cond != ZDEV_COND_EMPTY) {
+				ret = zdev_reset_zone(dev, zones[i].start,
+						      ZDEV_CLASS_ZONE);
+				if (ret)
+					return ret;
+			}
+		}
+		pos = zones[nr - 1].start + zones[nr - 1].len;
+	}
+	return 0;
+}
+
+int zcow_mkfs(struct zdev *dev, const struct zcow_mkfs_opts *opts)
+{
+	static const struct zcow_mkfs_opts defaults;
+	struct zcow_super_block *sb = NULL;
+	uint32_t nodesize;
+	uint64_t rng;
+	size_t label_len;
+	int ret;
+
+	if (!opts)
+		opts = &defaults;
+	nodesize = opts->nodesize ? opts->nodesize : ZCOW_DEFAULT_NODESIZE;
+	label_len = opts->label ? strlen(opts->label) : 0;
+	if (label_len >= ZCOW_SB_LABEL_SIZE) {
+		zlog_err(TAG, "label longer than %d bytes",
+			 ZCOW_SB_LABEL_SIZE - 1);
+		return -EINVAL;
+	}
+	if (opts->placement != ZCOW_SB_PLACE_SEED &&
+	    opts->placement != ZCOW_SB_PLACE_KERNEL) {
+		zlog_err(TAG, "unknown superblock placement %d",
+			 (int)opts->placement);
+		return -EINVAL;
+	}
+	ret = check_geometry(dev, nodesize);
+	if (ret)
+		return ret;
+
+	sb = calloc(1, sizeof(*sb));
+	if (!sb)
+		return -ENOMEM;
+	rng = opts->seed;
+	make_uuid(&rng, sb->fsid);
+	make_uuid(&rng, sb->dev_item.uuid);
+	memcpy(sb->dev_item.fsid, sb->fsid, sizeof(sb->fsid));
+	sb->flags = htole64(ZCOW_SUPER_FLAG_WRITTEN |
+			    (opts->placement == ZCOW_SB_PLACE_SEED ?
+				     ZCOW_SUPER_FLAG_SEED_PLACEMENT :
+				     0));
+	sb->magic = htole64(ZCOW_SB_MAGIC);
+	sb->generation = htole64(1);
+	sb->total_bytes = htole64(dev->info.size);
+	sb->root_dir_objectid = htole64(ZCOW_ROOT_TREE_DIR_OBJECTID);
+	sb->num_devices = htole64(1);
+	sb->sectorsize = htole32(ZCOW_SECTORSIZE);
+	sb->nodesize = htole32(nodesize);
+	sb->leafsize = htole32(nodesize);
+	sb->stripesize = htole32(ZCOW_SECTORSIZE);
+	sb->incompat_flags = htole64(ZCOW_INCOMPAT_ZONED);
+	sb->csum_type = htole16(ZCOW_CSUM_TYPE_CRC32C);
+	sb->dev_item.devid = htole64(1);
+	sb->dev_item.total_bytes = htole64(dev->info.size);
+	sb->dev_item.io_align = htole32(ZCOW_SECTORSIZE);
+	sb->dev_item.io_width = htole32(ZCOW_SECTORSIZE);
+	sb->dev_item.sector_size = htole32(ZCOW_SECTORSIZE);
+	if (label_len)
+		memcpy(sb->label, opts->label, label_len);
+
+	ret = reset_zones(dev);
+	if (ret) {
+		zlog_err(TAG, "resetting the zones failed: %d", ret);
+		goto out;
+	}
+	/*
+	 * ORDER: the resets (atomic, durable on completion) of the old logs
+	 * before the first superblock, so no stale copy can be newer.
+	 */
+	ret = zcow_sb_write_all(dev, opts->placement, sb);
+out:
+	free(sb);
+	return ret;
+}
+
+/* The checks of a located superblock beyond its own (magic, csum). */
+static int check_super(const struct zcow_super_block *sb,
+		       const struct zdev *dev)
+{
+	uint64_t flags = le64toh(sb->flags);
+	uint64_t incompat = le64toh(sb->incompat_flags);
+	uint32_t sectorsize = le32toh(sb->sectorsize);
+	uint32_t nodesize = le32toh(sb->nodesize);
+
+	if (flags & ~KNOWN_SUPER_FLAGS) {
+		zlog_err(TAG, "superblock has unknown flags 0x%llx",
+			 (unsigned long long)(flags & ~KNOWN_SUPER_FLAGS));
+		return -EUCLEAN;
+	}
+	if (flags & REFUSED_SUPER_FLAGS) {
+		zlog_err(TAG, "superblock flags 0x%llx: unfinished operation or image, not mountable",
+			 (unsigned long long)(flags & REFUSED_SUPER_FLAGS));
+		return -EOPNOTSUPP;
+	}
+	if (!(incompat & ZCOW_INCOMPAT_ZONED)) {
+		zlog_err(TAG, "not a zoned file system (incompat 0x%llx)",
+			 (unsigned long long)incompat);
+		return -EOPNOTSUPP;
+	}
+	if (incompat & ~KNOWN_INCOMPAT) {
+		zlog_err(TAG, "unknown incompat features 0x%llx",
+			 (unsigned long long)(incompat & ~KNOWN_INCOMPAT));
+		return -EOPNOTSUPP;
+	}
+	if (!is_pow2(sectorsize) || sectorsize < 4096 || sectorsize > 65536 ||
+	    !is_pow2(nodesize) || nodesize < sectorsize || nodesize > 65536) {
+		zlog_err(TAG, "superblock: bad sector size %u or node size %u",
+			 sectorsize, nodesize);
+		return -EUCLEAN;
+	}
+	if (le64toh(sb->num_devices) != 1) {
+		zlog_err(TAG, "%llu devices: only single-device file systems are supported",
+			 (unsigned long long)le64toh(sb->num_devices));
+		return -EOPNOTSUPP;
+	}
+	if (le64toh(sb->total_bytes) > dev->info.size) {
+		zlog_err(TAG, "superblock: total_bytes %llu larger than the device (%llu)",
+			 (unsigned long long)le64toh(sb->total_bytes),
+			 (unsigned long long)dev->info.size);
+		return -EUCLEAN;
+	}
+	return 0;
+}
+
+int zcow_mount(struct zdev *dev, const struct zcow_mount_opts *opts,
+	       struct zcow_fs **fs_ret)
+{
+	struct zcow_fs *fs;
+	const char *name;
+	int ret;
+
+	*fs_ret = NULL;
+	fs = calloc(1, sizeof(*fs));
+	if (!fs)
+		return -ENOMEM;
+	fs->dev = dev;
+	fs->read_only = opts && opts->read_only;
+	name = dev->spec[0] ? dev->spec : "the device";
+	ret = zcow_sb_read_latest(dev, &fs->sb, &fs->found);
+	if (ret == -ENOENT) {
+		zlog_err(TAG, "no zcow/btrfs superblock on %s", name);
+		goto out;
+	}
+	if (ret == -EUCLEAN) {
+		zlog_err(TAG, "no valid superblock on %s: corrupt", name);
+		goto out;
+	}
+	if (ret)
+		goto out;
+	ret = check_super(&fs->sb, dev);
+	if (ret)
+		goto out;
+	fs->generation = le64toh(fs->sb.generation);
+	fs->placement = zcow_sb_placement_of(&fs->sb);
+	*fs_ret = fs;
+	fs = NULL;
+out:
+	free(fs);
+	return ret;
+}
+
+int zcow_commit_super(struct zcow_fs *fs)
+{
+	struct zcow_super_block *sb;
+	int ret;
+
+	if (fs->read_only)
+		return -EROFS;
+	if (fs->error)
+		return -EROFS;
+	sb = malloc(sizeof(*sb));
+	if (!sb)
+		return -ENOMEM;
+	*sb = fs->sb;
+	sb->generation = htole64(fs->generation + 1);
+	sb->flags |= htole64(ZCOW_SUPER_FLAG_WRITTEN);
+	ret = zcow_sb_write_all(fs->dev, fs->placement, sb);
+	if (ret) {
+		zlog_err(TAG, "commit of generation %llu failed: %d",
+			 (unsigned long long)(fs->generation + 1), ret);
+		fs->error = ret;
+		goto out;
+	}
+	fs->sb = *sb;
+	fs->generation++;
+out:
+	free(sb);
+	return ret;
+}
+
+int zcow_unmount(struct zcow_fs *fs)
+{
+	int ret = 0;
+
+	if (!fs)
+		return 0;
+	if (fs->error)
+		ret = fs->error;
+	else if (!fs->read_only)
+		ret = zcow_commit_super(fs);
+	free(fs);
+	return ret;
+}

@@ -1,0 +1,880 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The superblock and its log (core/sb.c, core/fs.c): the on-disk layout
+ * against kernel-written bytes, every row of the log state table,
+ * wrap-around, conventional first zones, emulated mode, both placements,
+ * the mkfs refusals, corruption and the fall back to an older valid copy,
+ * and every captured kernel vector in tests/data/kernel-sblog/.
+ */
+#include <dirent.h>
+#include <endian.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "csum.h"
+#include "sb.h"
+#include "tests.h"
+#include "zcow.h"
+#include "zdev.h"
+#include "zlog.h"
+#include "zsim.h"
+
+#define MiB (1ULL << 20)
+#define GiB (1ULL << 30)
+#define ZS (4 * MiB)		/* zone size of most tests */
+#define CAP (16 * 1024ULL)	/* 4 superblocks per zone */
+#define SBS ZCOW_SB_SIZE
+#define VECTORS ZCOW_TESTDATA "/kernel-sblog"
+
+static struct zdev *new_sim(uint64_t nr_zones, uint64_t zone_size,
+			    uint64_t cap, uint64_t nr_conv)
+{
+	struct zsim_config cfg = {
+		.nr_zones = nr_zones,
+		.zone_size = zone_size,
+		.zone_capacity = cap,
+		.nr_conv = nr_conv,
+	};
+	struct zdev *dev = NULL;
+
+	ck_assert_int_eq(zsim_create(&cfg, &dev), 0);
+	return dev;
+}
+
+static void do_mkfs(struct zdev *dev, enum zcow_sb_placement p)
+{
+	struct zcow_mkfs_opts opts = { .placement = p, .seed = 7 };
+
+	ck_assert_int_eq(zcow_mkfs(dev, &opts), 0);
+}
+
+/* Mount, check the generation, unmount without writing. */
+static uint64_t mounted_gen(struct zdev *dev)
+{
+	struct zcow_mount_opts ro = { .read_only = true };
+	struct zcow_fs *fs = NULL;
+	uint64_t gen;
+
+	ck_assert_int_eq(zcow_mount(dev, &ro, &fs), 0);
+	gen = fs->generation;
+	ck_assert_int_eq(zcow_unmount(fs), 0);
+	return gen;
+}
+
+/* mount + n commits + unmount (one more commit). */
+static void commit_n(struct zdev *dev, int n)
+{
+	struct zcow_fs *fs = NULL;
+	int i;
+
+	ck_assert_int_eq(zcow_mount(dev, NULL, &fs), 0);
+	for (i = 0; i < n; i++)
+		ck_assert_int_eq(zcow_commit_super(fs), 0);
+	ck_assert_int_eq(zcow_unmount(fs), 0);
+}
+
+static void primary_pos(struct zdev *dev, struct zcow_sb_log_pos *pos,
+			int expect_ret)
+{
+	struct zcow_sb_loc loc;
+
+	ck_assert_int_eq(zcow_sb_locate_mirror(dev, ZCOW_SB_PLACE_SEED, 0,
+					       &loc), 0);
+	ck_assert_int_eq(loc.kind, ZCOW_SB_LOC_LOG);
+	ck_assert_int_eq(zcow_sb_log_position(dev, &loc, pos), expect_ret);
+}
+
+/* Write a valid copy of generation @gen for @mirror at @off by hand. */
+static void put_copy(struct zdev *dev, uint64_t off, int mirror, uint64_t gen,
+		     uint64_t flags, uint64_t incompat)
+{
+	struct zcow_super_block sb;
+
+	memset(&sb, 0, sizeof(sb));
+	sb.magic = htole64(ZCOW_SB_MAGIC);
+	sb.bytenr = htole64(zcow_sb_offset(mirror));
+	sb.generation = htole64(gen);
+	sb.flags = htole64(flags);
+	sb.incompat_flags = htole64(incompat);
+	sb.total_bytes = htole64(dev->info.size);
+	sb.num_devices = htole64(1);
+	sb.sectorsize = htole32(4096);
+	sb.nodesize = htole32(16384);
+	memset(sb.fsid, 0xab, sizeof(sb.fsid));
+	zcow_sb_seal(&sb);
+	ck_assert_int_eq(zdev_write(dev, &sb, SBS, off, ZDEV_WRITE_FUA,
+				    ZDEV_CLASS_SB), 0);
+}
+
+#define GOOD_FLAGS (ZCOW_SUPER_FLAG_WRITTEN | ZCOW_SUPER_FLAG_SEED_PLACEMENT)
+
+static void put_good(struct zdev *dev, uint64_t off, uint64_t gen)
+{
+	put_copy(dev, off, 0, gen, GOOD_FLAGS, ZCOW_INCOMPAT_ZONED);
+}
+
+static void put_garbage(struct zdev *dev, uint64_t off)
+{
+	uint8_t buf[SBS];
+
+	memset(buf, 0x5a, sizeof(buf));
+	ck_assert_int_eq(zdev_write(dev, buf, SBS, off, ZDEV_WRITE_FUA,
+				    ZDEV_CLASS_OTHER), 0);
+}
+
+/* ---- layout ---------------------------------------------------------- */
+
+START_TEST(test_sb_crc32c_is_btrfs_crc32c)
+{
+	ck_assert_uint_eq(zcow_crc32c("123456789", 9), 0xe3069283u);
+}
+END_TEST
+
+/* The last superblock of the kernel's v3 log, read as raw bytes. */
+START_TEST(test_sb_layout_reads_kernel_written_fields)
+{
+	struct zcow_super_block sb;
+	FILE *f = fopen(VECTORS "/v3-zone-switch/zones/1.bin", "rb");
+
+	ck_assert_ptr_nonnull(f);
+	/* zone 1 holds 151 copies; the last is generation 1180 */
+	ck_assert_int_eq(fseek(f, 150 * SBS, SEEK_SET), 0);
+	ck_assert_uint_eq(fread(&sb, 1, sizeof(sb), f), sizeof(sb));
+	fclose(f);
+	ck_assert_ptr_null(zcow_sb_check(&sb, 0));
+	ck_assert_uint_eq(sb.csum[0], 0x0f);
+	ck_assert_uint_eq(sb.csum[3], 0x75);
+	ck_assert_uint_eq(le64toh(sb.generation), 1180);
+	ck_assert_uint_eq(le64toh(sb.bytenr), 65536);
+	ck_assert_uint_eq(le64toh(sb.total_bytes), 1073741824ULL);
+	ck_assert_uint_eq(le64toh(sb.bytes_used), 589824);
+	ck_assert_uint_eq(le64toh(sb.root), 192823296ULL);
+	ck_assert_uint_eq(le64toh(sb.chunk_root), 9256960);
+	ck_assert_uint_eq(le64toh(sb.chunk_root_generation), 1152);
+	ck_assert_uint_eq(le32toh(sb.sectorsize), 4096);
+	ck_assert_uint_eq(le32toh(sb.nodesize), 16384);
+	ck_assert_uint_eq(le32toh(sb.leafsize), 16384);
+	ck_assert_uint_eq(le32toh(sb.stripesize), 4096);
+	ck_assert_uint_eq(le32toh(sb.sys_chunk_array_size), 97);
+	ck_assert_uint_eq(le64toh(sb.root_dir_objectid), 6);
+	ck_assert_uint_eq(le64toh(sb.num_devices), 1);
+	ck_assert_uint_eq(le64toh(sb.compat_ro_flags), 0x3);
+	ck_assert_uint_eq(le64toh(sb.incompat_flags), 0x1361);
+	ck_assert(le64toh(sb.incompat_flags) & ZCOW_INCOMPAT_ZONED);
+	ck_assert_uint_eq(le64toh(sb.uuid_tree_generation), 1180);
+	ck_assert_uint_eq(le64toh(sb.dev_item.devid), 1);
+	ck_assert_uint_eq(le64toh(sb.dev_item.total_bytes), 1073741824ULL);
+	ck_assert_uint_eq(le64toh(sb.dev_item.bytes_used), 184549376ULL);
+	ck_assert_uint_eq(le32toh(sb.dev_item.io_align), 4096);
+	ck_assert_uint_eq(sb.fsid[0], 0x5b);
+	ck_assert_uint_eq(sb.dev_item.uuid[0], 0x14);
+	ck_assert_mem_eq(sb.dev_item.fsid, sb.fsid, 16);
+	ck_assert_uint_eq(zcow_sb_placement_of(&sb), ZCOW_SB_PLACE_KERNEL);
+}
+END_TEST
+
+START_TEST(test_sb_offsets_are_btrfs_mirror_offsets)
+{
+	ck_assert_uint_eq(zcow_sb_offset(0), 64 * 1024);
+	ck_assert_uint_eq(zcow_sb_offset(1), 64 * MiB);
+	ck_assert_uint_eq(zcow_sb_offset(2), 256 * GiB);
+}
+END_TEST
+
+/* ---- kernel vectors -------------------------------------------------- */
+
+static uint64_t read_expected(const char *dir)
+{
+	char path[700];
+	unsigned long long v = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/expected-generation", dir);
+	f = fopen(path, "r");
+	ck_assert_msg(f != NULL, "cannot open %s", path);
+	ck_assert_int_eq(fscanf(f, "%llu", &v), 1);
+	fclose(f);
+	return v;
+}
+
+START_TEST(test_sb_kernel_vectors_mount_at_expected_generation)
+{
+	char dir[512], spec[600];
+	struct dirent *de;
+	struct zdev *dev;
+	unsigned int nr = 0;
+	uint64_t want;
+	DIR *d = opendir(VECTORS);
+
+	ck_assert_msg(d != NULL, "run the tests from the repo root");
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(dir, sizeof(dir), "%s/%s", VECTORS, de->d_name);
+		if (access(dir, R_OK) || strstr(de->d_name, "README"))
+			continue;
+		want = read_expected(dir);
+		snprintf(spec, sizeof(spec), "sim:import=%s", dir);
+		ck_assert_int_eq(zdev_open(spec, &dev), 0);
+		ck_assert_msg(mounted_gen(dev) == want,
+			      "vector %s: want generation %llu", de->d_name,
+			      (unsigned long long)want);
+		/* zcow keeps appending to the kernel's log. */
+		commit_n(dev, 2);
+		ck_assert_uint_eq(mounted_gen(dev), want + 3);
+		zdev_close(dev);
+		nr++;
+	}
+	closedir(d);
+	ck_assert_uint_ge(nr, 3);
+}
+END_TEST
+
+/* ---- the state table, row by row --------------------------------------- */
+
+START_TEST(test_sb_log_both_empty_is_no_superblock)
+{
+	struct zdev *dev = new_sim(10, ZS, CAP, 0);
+	struct zcow_sb_log_pos pos;
+	struct zcow_fs *fs = NULL;
+
+	primary_pos(dev, &pos, -ENOENT);
+	ck_assert_uint_eq(pos.write_off, 0);
+	ck_assert_int_eq(zcow_mount(dev, NULL, &fs), -ENOENT);
+	ck_assert_ptr_null(fs);
+	zdev_close(dev);
+}
+END_TEST
+
+START_TEST(test_sb_log_in_use_empty_reads_below_wp)
+{
+	struct zdev *dev = new_sim(10, ZS, CAP, 0);
+	struct zcow_sb_log_pos pos;
+
+	do_mkfs(dev, ZCOW_SB_PLACE_SEED);
+	commit_n(dev, 0);	/* generation 2 */
+	primary_pos(dev, &pos, 0);
+	ck_assert_int_eq(pos.state[0], 'I');
+	ck_assert_int_eq(pos.state[1], 'E');
+	ck_assert_uint_eq(pos.read_off, SBS);
+	ck_assert_uint_eq(pos.write_off, 2 * SBS);
+	ck_assert_uint_eq(mounted_gen(dev), 2);
+	zdev_close(dev);
+}
+END_TEST
+
+START_TEST(test_sb_log_full_empty_reads_last_of_zone0)
+{
+	struct zdev *dev = new_sim(10, ZS, CAP, 0);
+	struct zcow_sb_log_pos pos;
+
+	do_mkfs(dev, ZCOW_SB_PLACE_SEED);
+	commit_n(dev, 2);	/* generations 1..4 fill zone 0 */
+	primary_pos(dev, &pos, 0);
+	ck_assert_int_eq(pos.state[0], 'F');
+	ck_assert_int_eq(pos.state[1], 'E');
+	/* full zone: wp = start + len, last copy at capacity - 4096 */
+	ck_assert_uint_eq(pos.zones[0].wp, ZS);
+	ck_assert_uint_eq(pos.read_off, CAP - SBS);
+	ck_assert_uint_eq(pos.write_off, ZS);
+	ck_assert_int_eq(pos.reset, -1);
+	ck_assert_uint_eq(mounted_gen(dev), 4);
+	zdev_close(dev);
+}
+END_TEST
+
+START_TEST(test_sb_log_full_in_use_reads_zone1)
+{
+	struct zdev *dev = new_sim(10, ZS, CAP, 0);
+	struct zcow_sb_log_pos pos;
+
+	do_mkfs(dev, ZCOW_SB_PLACE_SEED);
+	commit_n(dev, 3);	/* 1..4 in zone 0, 5 in zone 1 */
+	primary_pos(dev, &pos, 0);
+	ck_assert_int_eq(pos.state[0], 'F');
+	ck_assert_int_eq(pos.state[1], 'I');
+	ck_assert_uint_eq(pos.read_off, ZS);
+	ck_assert_uint_eq(pos.write_off, ZS + SBS);
+	ck_assert_uint_eq(mounted_gen(dev), 5);
+	zdev_close(dev);
+}
+END_TEST
+
+START_TEST(test_sb_log_both_full_picks_newer_generation)
+{
+	struct zdev *dev = new_sim(10, ZS, CAP, 0);
+	struct zcow_sb_log_pos pos;
+
+	do_mkfs(dev, ZCOW_SB_PLACE_SEED);
+	commit_n(dev, 6);	/* 1..4 zone 0, 5..8 zone 1 */
+	primary_pos(dev, &pos, 0);
+	ck_assert_int_eq(pos.state[0], 'F');
+	ck_assert_int_eq(pos.state[1], 'F');
+	ck_assert_uint_eq(pos.read_off, ZS + CAP - SBS);
+	ck_assert_uint_eq(pos.write_off, 0);
+	ck_assert_int_eq(pos.reset, 0);
+	ck_assert_uint_eq(mounted_gen(dev), 8);
+	zdev_close(dev);
+}
+END_TEST
+
+START_TEST(test_sb_log_both_full_zone0_newer_resets_zone1)
+{
+	struct zdev *dev = new_sim(10, ZS, CAP, 0);
+	struct zcow_sb_log_pos pos;
+	int i;
+
+	for (i = 0; i < 4; i++)
+		put_good(dev, ZS + i * SBS, 1 + i);
+	for (i = 0; i < 4; i++)
+		put_good(dev, i * SBS, 5 + i);
+	primary_pos(dev, &pos, 0);
+	ck_assert_uint_eq(pos.read_off, CAP - SBS);
+	ck_assert_int_eq(pos.reset, 1);
+	ck_assert_uint_eq(pos.write_off, ZS);
+	ck_assert_uint_eq(mounted_gen(dev), 8);
+	zdev_close(dev);
+}
+END_TEST
+
+START_TEST(test_sb_log_empty_full_reads_last_of_zone1)
+{
+	struct zdev *dev = new_sim(10, ZS, CAP, 0);
+	struct zcow_sb_log_pos pos;
+
+	do_mkfs(dev, ZCOW_SB_PLACE_SEED);
+	commit_n(dev, 6);
+	/* the state a cut between the reset and the write leaves */
+	ck_assert_int_eq(zdev_reset_zone(dev, 0, ZDEV_CLASS_SB), 0);
+	primary_pos(dev, &pos, 0);
+	ck_assert_int_eq(pos.state[0], 'E');
+	ck_assert_int_eq(pos.state[1], 'F');
+	ck_assert_uint_eq(pos.read_off, ZS + CAP - SBS);
+	ck_assert_uint_eq(pos.write_off, 0);
+	ck_assert_uint_eq(mounted_gen(dev), 8);
+	commit_n(dev, 0);
+	ck_assert_uint_eq(mounted_gen(dev), 9);
+	zdev_close(dev);
+}
+END_TEST
+
+START_TEST(test_sb_log_in_use_full_reads_zone0)
+{
+	struct zdev *dev = new_sim(10, ZS, CAP, 0);
+	struct zcow_sb_log_pos pos;
+
+	do_mkfs(dev, ZCOW_SB_PLACE_SEED);
+	commit_n(dev, 7);	/* 9 wraps into zone 0 */
+	primary_pos(dev, &pos, 0);
+	ck_assert_int_eq(pos.state[0], 'I');
+	ck_assert_int_eq(pos.state[1], 'F');
+	ck_assert_uint_eq(pos.read_off, 0);
+	ck_assert_uint_eq(pos.write_off, SBS);
+	ck_assert_uint_eq(mounted_gen(dev), 9);
+	zdev_close(dev);
+}
+END_TEST
+
+START_TEST(test_sb_log_empty_in_use_is_corrupt)
+{
+	struct zdev *dev = new_sim(10, ZS, CAP, 0);
+	struct zcow_sb_log_pos pos;
+	struct zcow_fs *fs = NULL;
+
+	put_good(dev, ZS, 1);
+	primary_pos(dev, &pos, -EUCLEAN);
+	ck_assert_int_eq(zcow_mount(dev, NULL, &fs), -EUCLEAN);
+	zdev_close(dev);
+}
+END_TEST
+
+START_TEST(test_sb_log_both_in_use_is_corrupt)
+{
+	struct zdev *dev = new_sim(10, ZS, CAP, 0);
+	struct zcow_sb_log_pos pos;
+	struct zcow_fs *fs = NULL;
+
+	put_good(dev, 0, 1);
+	put_good(dev, ZS, 2);
+	primary_pos(dev, &pos, -EUCLEAN);
+	ck_assert_int_eq(zcow_mount(dev, NULL, &fs), -EUCLEAN);
+	zdev_close(dev);
+}
+END_TEST
+
+/* ---- wrap-around --------------------------------------------------------- */
+
+START_TEST(test_sb_log_wraps_and_resets_only_the_older_zone)
+{
+	struct zdev *dev = new_sim(10, ZS, CAP, 0);
+	struct zcow_sb_log_pos pos;
+	struct zdev_stats st;
+	struct zcow_fs *fs = NULL;
+	int i;
+
+	do_mkfs(dev, ZCOW_SB_PLACE_SEED);
+	ck_assert_int_eq(zcow_mount(dev, NULL, &fs), 0);
+	for (i = 2; i <= 40; i++) {
+		ck_assert_int_eq(zcow_commit_super(fs), 0);
+		primary_pos(dev, &pos, 0);
+		/* never both in use, never the newest zone reset */
+		ck_assert(!(pos.state[0] == 'I' && pos.state[1] == 'I'));
+		ck_assert_uint_eq(mounted_gen(dev), (uint64_t)i);
+		/* generation g lives in slot (g - 1) % 8 of the pair */
+		ck_assert_uint_eq(pos.read_off,
+				  ((i - 1) % 8 / 4) * ZS + ((i - 1) % 4) * SBS);
+	}
+	ck_assert_int_eq(zcow_unmount(fs), 0);
+	zdev_get_stats(dev, &st);
+	/* 41 copies in rings of 8: a zone is reset before generations
+	 * 9, 13, 17, ..., 41 */
+	ck_assert_uint_eq(st.cmds[ZDEV_CLASS_SB][ZDEV_OP_RESET], 9);
+	ck_assert_uint_eq(mounted_gen(dev), 41);
+	zdev_close(dev);
+}
+END_TEST
+
+/* ---- conventional zones, emulated mode, placements ----------------------- */
+
+START_TEST(test_sb_conventional_first_zone_keeps_fixed_copy)
+{
+	struct zdev *dev = new_sim(20, ZS, CAP, 2);
+	struct zcow_super_block sb;
+	struct zcow_sb_loc loc;
+	struct zcow_sb_log_pos pos;
+
+	ck_assert_int_eq(zcow_sb_locate_mirror(dev, ZCOW_SB_PLACE_SEED, 0,
+					       &loc), 0);
+	ck_assert_int_eq(loc.kind, ZCOW_SB_LOC_FIXED);
+	ck_assert_uint_eq(loc.fixed, 0);
+	do_mkfs(dev, ZCOW_SB_PLACE_SEED);
+	commit_n(dev, 9);	/* generation 11 */
+	ck_assert_uint_eq(mounted_gen(dev), 11);
+	/* written in place at the zone start, bytenr still 64 KiB */
+	ck_assert_int_eq(zdev_read(dev, &sb, SBS, 0, ZDEV_CLASS_SB), 0);
+	ck_assert_ptr_null(zcow_sb_check(&sb, 0));
+	ck_assert_uint_eq(le64toh(sb.generation), 11);
+	ck_assert_int_eq(zdev_read(dev, &sb, SBS, SBS, ZDEV_CLASS_SB), 0);
+	ck_assert_uint_ne(le64toh(sb.magic), ZCOW_SB_MAGIC);
+	/* mirror 1 is a log in zones 16, 17 */
+	ck_assert_int_eq(zcow_sb_locate_mirror(dev, ZCOW_SB_PLACE_SEED, 1,
+					       &loc), 0);
+	ck_assert_int_eq(loc.kind, ZCOW_SB_LOC_LOG);
+	ck_assert_uint_eq(loc.zone[0], 16 * ZS);
+	ck_assert_int_eq(zcow_sb_log_position(dev, &loc, &pos), 0);
+	/* 1..4 zone 16, 5..8 zone 17, 9..11 zone 16 again */
+	ck_assert_uint_eq(pos.read_off, 16 * ZS + 2 * SBS);
+	zdev_close(dev);
+}
+END_TEST
+
+START_TEST(test_sb_emulated_mode_uses_fixed_btrfs_offsets)
+{
+	char path[] = "/tmp/zcow-sb-emu-XXXXXX", spec[128];
+	struct zcow_super_block sb;
+	struct zcow_sb_loc loc;
+	struct zdev *dev = NULL;
+	uint64_t zones[8];
+	unsigned int nr;
+	int fd = mkstemp(path);
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(ftruncate(fd, 128 * MiB), 0);
+	close(fd);
+	snprintf(spec, sizeof(spec), "file:%s,zone_size=4M", path);
+	ck_assert_int_eq(zdev_open(spec, &dev), 0);
+	unlink(path);
+	ck_assert(!dev->info.is_zoned);
+	do_mkfs(dev, ZCOW_SB_PLACE_SEED);
+	commit_n(dev, 3);
+	ck_assert_uint_eq(mounted_gen(dev), 5);
+	ck_assert_int_eq(zdev_read(dev, &sb, SBS, 64 * 1024, ZDEV_CLASS_SB),
+			 0);
+	ck_assert_uint_eq(le64toh(sb.generation), 5);
+	ck_assert_int_eq(zdev_read(dev, &sb, SBS, 64 * MiB, ZDEV_CLASS_SB), 0);
+	ck_assert_ptr_null(zcow_sb_check(&sb, 1));
+	ck_assert_uint_eq(le64toh(sb.generation), 5);
+	ck_assert_int_eq(zcow_sb_locate_mirror(dev, ZCOW_SB_PLACE_SEED, 2,
+					       &loc), 0);
+	ck_assert_int_eq(loc.kind, ZCOW_SB_LOC_NONE);
+	ck_assert_int_eq(zcow_sb_reserved_zones(dev, ZCOW_SB_PLACE_SEED, zones,
+						8, &nr), 0);
+	ck_assert_uint_eq(nr, 2);
+	ck_assert_uint_eq(zones[0], 0);
+	ck_assert_uint_eq(zones[1], 64 * MiB);
+	zdev_close(dev);
+}
+END_TEST
+
+START_TEST(test_sb_seed_placement_third_mirror_at_zone_1024_or_256g)
+{
+	struct zdev *dev = new_sim(1100, ZS, CAP, 0);
+	struct zcow_sb_loc loc;
+	uint64_t zones[8];
+	unsigned int nr;
+
+	ck_assert_int_eq(zcow_sb_locate_mirror(dev, ZCOW_SB_PLACE_SEED, 2,
+					       &loc), 0);
+	ck_assert_int_eq(loc.kind, ZCOW_SB_LOC_LOG);
+	/* 256 GiB / 4 MiB = 65536 > 1024 */
+	ck_assert_uint_eq(loc.zone[0], 1024 * ZS);
+	ck_assert_int_eq(zcow_sb_reserved_zones(dev, ZCOW_SB_PLACE_SEED, zones,
+						8, &nr), 0);
+	ck_assert_uint_eq(nr, 6);
+	ck_assert_uint_eq(zones[2], 16 * ZS);
+	ck_assert_uint_eq(zones[5], 1025 * ZS);
+	ck_assert(zcow_sb_is_reserved_zone(dev, ZCOW_SB_PLACE_SEED, 17 * ZS));
+	ck_assert(!zcow_sb_is_reserved_zone(dev, ZCOW_SB_PLACE_SEED, 2 * ZS));
+	/* a mirror that does not fit is skipped: 1025 zones */
+	zdev_close(dev);
+	dev = new_sim(1025, ZS, CAP, 0);
+	ck_assert_int_eq(zcow_sb_locate_mirror(dev, ZCOW_SB_PLACE_SEED, 2,
+					       &loc), 0);
+	ck_assert_int_eq(loc.kind, ZCOW_SB_LOC_NONE);
+	zdev_close(dev);
+}
+END_TEST
+
+/* 8 GiB zones: seed mirrors at zones 16, 32; kernel at 64, 512. */
+START_TEST(test_sb_both_placements_write_and_read_their_mirrors)
+{
+	static const uint64_t want[2][3] = { { 0, 16, 32 }, { 0, 64, 512 } };
+	const uint64_t zs = 8 * GiB;
+	struct zcow_sb_log_pos pos;
+	struct zcow_sb_loc loc;
+	struct zcow_fs *fs = NULL;
+	struct zdev *dev;
+	int p, m;
+
+	for (p = 0; p < 2; p++) {
+		dev = new_sim(520, zs, 64 * 1024, 0);
+		do_mkfs(dev, (enum zcow_sb_placement)p);
+		commit_n(dev, 1);
+		for (m = 0; m < 3; m++) {
+			zcow_sb_locate_mirror(dev, (enum zcow_sb_placement)p,
+					      m, &loc);
+			ck_assert_int_eq(loc.kind, ZCOW_SB_LOC_LOG);
+			ck_assert_uint_eq(loc.zone[0], want[p][m] * zs);
+			ck_assert_int_eq(zcow_sb_log_position(dev, &loc, &pos),
+					 0);
+			ck_assert_uint_eq(pos.read_off, loc.zone[0] + 2 * SBS);
+		}
+		/* the other placement's mirrors stay empty */
+		zcow_sb_locate_mirror(dev, (enum zcow_sb_placement)!p, 1, &loc);
+		ck_assert_int_eq(zcow_sb_log_position(dev, &loc, &pos),
+				 -ENOENT);
+		ck_assert_int_eq(zcow_mount(dev, NULL, &fs), 0);
+		ck_assert_int_eq(fs->placement, p);
+		ck_assert_uint_eq(fs->generation, 3);
+		zcow_unmount(fs);
+		/* lose the primary: the recorded placement's mirrors serve */
+		ck_assert_int_eq(zdev_reset_zone(dev, 0, ZDEV_CLASS_OTHER), 0);
+		ck_assert_uint_eq(mounted_gen(dev), 4);
+		zdev_close(dev);
+	}
+}
+END_TEST
+
+/* ---- mkfs refusals (geometry checked before any I/O) --------------------- */
+
+static int no_io_report(struct zdev *dev, uint64_t from,
+			struct zdev_zone *zones, unsigned int *nr_ret)
+{
+	(void)dev, (void)from, (void)zones, (void)nr_ret;
+	return -EIO;
+}
+
+static const struct zdev_ops no_io_ops = { .report = no_io_report };
+
+static char last_err[512];
+
+static void keep_err(void *arg, enum zlog_level level, const char *tag,
+		     const char *msg)
+{
+	(void)arg, (void)tag;
+	if (level >= ZLOG_ERR)
+		snprintf(last_err, sizeof(last_err), "%s", msg);
+}
+
+static int mkfs_geometry(uint64_t zone_size, uint64_t nr_zones,
+			 uint32_t nodesize)
+{
+	struct zdev_info info = {
+		.zone_size = zone_size,
+		.zone_capacity = zone_size,
+		.nr_zones = nr_zones,
+		.size = zone_size * nr_zones,
+		.lba_size = 4096,
+		.is_zoned = true,
+	};
+	struct zcow_mkfs_opts opts = { .nodesize = nodesize };
+	struct zdev *dev = zdev_alloc(&no_io_ops, &info, NULL);
+	int ret;
+
+	ck_assert_ptr_nonnull(dev);
+	last_err[0] = '\0';
+	zlog_set_sink(keep_err, NULL);
+	ret = zcow_mkfs(dev, &opts);
+	zlog_set_sink(NULL, NULL);
+	zdev_free(dev);
+	return ret;
+}
+
+START_TEST(test_sb_mkfs_refuses_too_few_zones)
+{
+	ck_assert_int_eq(mkfs_geometry(ZS, 6, 0), -EINVAL);
+	ck_assert_msg(strstr(last_err, "at least 7 zones"), "message: %s",
+		      last_err);
+}
+END_TEST
+
+START_TEST(test_sb_mkfs_refuses_zone_size_not_power_of_two)
+{
+	ck_assert_int_eq(mkfs_geometry(6 * MiB, 64, 0), -EINVAL);
+	ck_assert_msg(strstr(last_err, "power of two"), "message: %s",
+		      last_err);
+}
+END_TEST
+
+START_TEST(test_sb_mkfs_refuses_zone_size_outside_4m_8g)
+{
+	ck_assert_int_eq(mkfs_geometry(2 * MiB, 64, 0), -EINVAL);
+	ck_assert_msg(strstr(last_err, "4 MiB..8 GiB"), "message: %s",
+		      last_err);
+	ck_assert_int_eq(mkfs_geometry(16 * GiB, 64, 0), -EINVAL);
+	ck_assert_msg(strstr(last_err, "4 MiB..8 GiB"), "message: %s",
+		      last_err);
+}
+END_TEST
+
+START_TEST(test_sb_mkfs_refuses_bad_nodesize_and_label)
+{
+	struct zdev *dev = new_sim(10, ZS, CAP, 0);
+	struct zcow_mkfs_opts opts = { 0 };
+	char label[300];
+
+	ck_assert_int_eq(mkfs_geometry(ZS, 64, 3000), -EINVAL);
+	ck_assert_int_eq(mkfs_geometry(ZS, 64, 128 * 1024), -EINVAL);
+	ck_assert_int_eq(mkfs_geometry(ZS, 64, 2048), -EINVAL);
+	memset(label, 'x', sizeof(label) - 1);
+	label[sizeof(label) - 1] = '\0';
+	opts.label = label;
+	ck_assert_int_eq(zcow_mkfs(dev, &opts), -EINVAL);
+	zdev_close(dev);
+}
+END_TEST
+
+START_TEST(test_sb_mkfs_is_deterministic_with_a_seed)
+{
+	struct zcow_mkfs_opts opts = { .seed = 42, .label = "zcow-test",
+				       .nodesize = 65536 };
+	struct zcow_super_block a, b;
+	struct zcow_sb_copy copy;
+	struct zdev *d1 = new_sim(10, ZS, CAP, 0), *d2 = new_sim(10, ZS, CAP, 0);
+
+	ck_assert_int_eq(zcow_mkfs(d1, &opts), 0);
+	ck_assert_int_eq(zcow_mkfs(d2, &opts), 0);
+	ck_assert_int_eq(zcow_sb_read_latest(d1, &a, &copy), 0);
+	ck_assert_int_eq(zcow_sb_read_latest(d2, &b, &copy), 0);
+	ck_assert_mem_eq(&a, &b, sizeof(a));
+	ck_assert_str_eq(a.label, "zcow-test");
+	ck_assert_uint_eq(le32toh(a.nodesize), 65536);
+	ck_assert_uint_eq(le64toh(a.generation), 1);
+	ck_assert(le64toh(a.incompat_flags) & ZCOW_INCOMPAT_ZONED);
+	opts.seed = 43;
+	ck_assert_int_eq(zcow_mkfs(d2, &opts), 0);
+	ck_assert_int_eq(zcow_sb_read_latest(d2, &b, &copy), 0);
+	ck_assert_mem_ne(a.fsid, b.fsid, 16);
+	/* mkfs again starts a new log at generation 1 */
+	ck_assert_uint_eq(le64toh(b.generation), 1);
+	ck_assert_uint_eq(copy.off, 0);
+	zdev_close(d1);
+	zdev_close(d2);
+}
+END_TEST
+
+/* ---- corruption and fall back ------------------------------------------- */
+
+START_TEST(test_sb_corrupt_only_copy_is_euclean)
+{
+	struct zdev *dev = new_sim(10, ZS, CAP, 0);
+	struct zcow_fs *fs = NULL;
+
+	put_garbage(dev, 0);
+	ck_assert_int_eq(zcow_mount(dev, NULL, &fs), -EUCLEAN);
+	ck_assert_ptr_null(fs);
+	zdev_close(dev);
+}
+END_TEST
+
+START_TEST(test_sb_corrupt_fixed_copy_is_euclean)
+{
+	struct zdev *dev = new_sim(10, ZS, CAP, 2);
+	struct zcow_super_block sb;
+	struct zcow_fs *fs = NULL;
+
+	do_mkfs(dev, ZCOW_SB_PLACE_SEED);
+	ck_assert_int_eq(zdev_read(dev, &sb, SBS, 0, ZDEV_CLASS_SB), 0);
+	sb.root ^= 1;	/* one bit: the checksum no longer matches */
+	ck_assert_int_eq(zdev_write(dev, &sb, SBS, 0, ZDEV_WRITE_FUA,
+				    ZDEV_CLASS_OTHER), 0);
+	ck_assert_int_eq(zcow_mount(dev, NULL, &fs), -EUCLEAN);
+	zdev_close(dev);
+}
+END_TEST
+
+START_TEST(test_sb_torn_newest_falls_back_to_older_valid_copy)
+{
+	struct zdev *dev = new_sim(10, ZS, CAP, 0);
+	struct zcow_fs *fs = NULL;
+	unsigned long warns;
+
+	do_mkfs(dev, ZCOW_SB_PLACE_SEED);
+	commit_n(dev, 1);		/* generations 1..3 */
+	put_garbage(dev, 3 * SBS);	/* a torn 4th copy fills zone 0 */
+	warns = zlog_nr_warnings();
+	ck_assert_int_eq(zcow_mount(dev, NULL, &fs), 0);
+	ck_assert_uint_eq(fs->generation, 3);
+	ck_assert(fs->found.is_fallback);
+	ck_assert_uint_eq(fs->found.off, 2 * SBS);
+	ck_assert_uint_gt(zlog_nr_warnings(), warns);
+	/* the log goes on past the torn copy, into zone 1 */
+	ck_assert_int_eq(zcow_unmount(fs), 0);
+	ck_assert_uint_eq(mounted_gen(dev), 4);
+	commit_n(dev, 6);	/* 5..11: wraps, resets zone 0 */
+	ck_assert_uint_eq(mounted_gen(dev), 11);
+	zdev_close(dev);
+}
+END_TEST
+
+START_TEST(test_sb_both_full_torn_tail_keeps_newest_valid_zone)
+{
+	struct zdev *dev = new_sim(10, ZS, CAP, 0);
+	struct zcow_sb_log_pos pos;
+	int i;
+
+	for (i = 0; i < 4; i++)
+		put_good(dev, i * SBS, 1 + i);
+	for (i = 0; i < 3; i++)
+		put_good(dev, ZS + i * SBS, 5 + i);
+	put_garbage(dev, ZS + 3 * SBS);
+	primary_pos(dev, &pos, 0);
+	/* zone 1's torn tail must not make zone 0 look newer */
+	ck_assert_int_eq(pos.reset, 0);
+	ck_assert_uint_eq(pos.read_off, ZS + 2 * SBS);
+	ck_assert_uint_eq(mounted_gen(dev), 7);
+	commit_n(dev, 0);
+	ck_assert_uint_eq(mounted_gen(dev), 8);
+	zdev_close(dev);
+}
+END_TEST
+
+START_TEST(test_sb_mirrors_compared_highest_valid_generation_wins)
+{
+	struct zdev *dev = new_sim(20, ZS, CAP, 0);
+	struct zcow_super_block sb;
+	struct zcow_sb_copy copy;
+	struct zcow_fs *fs = NULL;
+
+	do_mkfs(dev, ZCOW_SB_PLACE_SEED);
+	/* mirror 1 got generation 2, the primary's write was lost */
+	ck_assert_int_eq(zcow_sb_read_latest(dev, &sb, &copy), 0);
+	sb.generation = htole64(2);
+	sb.bytenr = htole64(zcow_sb_offset(1));
+	zcow_sb_seal(&sb);
+	ck_assert_int_eq(zdev_write(dev, &sb, SBS, 16 * ZS + SBS,
+				    ZDEV_WRITE_FUA, ZDEV_CLASS_SB), 0);
+	ck_assert_int_eq(zcow_mount(dev, NULL, &fs), 0);
+	ck_assert_uint_eq(fs->generation, 2);
+	ck_assert_int_eq(fs->found.mirror, 1);
+	zcow_unmount(fs);
+	ck_assert_uint_eq(mounted_gen(dev), 3);
+	/* primary unreadable: the mirror alone mounts */
+	ck_assert_int_eq(zdev_reset_zone(dev, 0, ZDEV_CLASS_OTHER), 0);
+	put_garbage(dev, 0);
+	ck_assert_uint_eq(mounted_gen(dev), 3);
+
+	zdev_close(dev);
+}
+END_TEST
+
+START_TEST(test_sb_mount_checks_flags_and_features)
+{
+	struct zdev *dev = new_sim(10, ZS, CAP, 0);
+	struct zcow_fs *fs = NULL;
+
+	put_copy(dev, 0, 0, 1, GOOD_FLAGS | (1ULL << 60), ZCOW_INCOMPAT_ZONED);
+	ck_assert_int_eq(zcow_mount(dev, NULL, &fs), -EUCLEAN);
+	put_copy(dev, SBS, 0, 2, GOOD_FLAGS, 0);
+	ck_assert_int_eq(zcow_mount(dev, NULL, &fs), -EOPNOTSUPP);
+	put_copy(dev, 2 * SBS, 0, 3, GOOD_FLAGS | ZCOW_SUPER_FLAG_METADUMP,
+		 ZCOW_INCOMPAT_ZONED);
+	ck_assert_int_eq(zcow_mount(dev, NULL, &fs), -EOPNOTSUPP);
+	/* a copy whose bytenr is not the mirror's is not a superblock here */
+	put_copy(dev, 3 * SBS, 1, 4, GOOD_FLAGS, ZCOW_INCOMPAT_ZONED);
+	ck_assert_int_eq(zcow_mount(dev, NULL, &fs), -EOPNOTSUPP);
+	ck_assert_ptr_null(fs);
+	zdev_close(dev);
+}
+END_TEST
+
+START_TEST(test_sb_read_only_mount_writes_nothing)
+{
+	struct zdev *dev = new_sim(10, ZS, CAP, 0);
+	struct zcow_mount_opts ro = { .read_only = true };
+	struct zcow_fs *fs = NULL;
+
+	do_mkfs(dev, ZCOW_SB_PLACE_SEED);
+	ck_assert_int_eq(zcow_mount(dev, &ro, &fs), 0);
+	ck_assert_int_eq(zcow_commit_super(fs), -EROFS);
+	ck_assert_int_eq(zcow_unmount(fs), 0);
+	ck_assert_uint_eq(mounted_gen(dev), 1);
+	zdev_close(dev);
+}
+END_TEST
+
+Suite *sb_suite(void)
+{
+	Suite *s = suite_create("sb");
+	TCase *tc = tcase_create("core");
+
+	tcase_set_timeout(tc, 30);
+	tcase_add_test(tc, test_sb_crc32c_is_btrfs_crc32c);
+	tcase_add_test(tc, test_sb_layout_reads_kernel_written_fields);
+	tcase_add_test(tc, test_sb_offsets_are_btrfs_mirror_offsets);
+	tcase_add_test(tc, test_sb_kernel_vectors_mount_at_expected_generation);
+	tcase_add_test(tc, test_sb_log_both_empty_is_no_superblock);
+	tcase_add_test(tc, test_sb_log_in_use_empty_reads_below_wp);
+	tcase_add_test(tc, test_sb_log_full_empty_reads_last_of_zone0);
+	tcase_add_test(tc, test_sb_log_full_in_use_reads_zone1);
+	tcase_add_test(tc, test_sb_log_both_full_picks_newer_generation);
+	tcase_add_test(tc, test_sb_log_both_full_zone0_newer_resets_zone1);
+	tcase_add_test(tc, test_sb_log_empty_full_reads_last_of_zone1);
+	tcase_add_test(tc, test_sb_log_in_use_full_reads_zone0);
+	tcase_add_test(tc, test_sb_log_empty_in_use_is_corrupt);
+	tcase_add_test(tc, test_sb_log_both_in_use_is_corrupt);
+	tcase_add_test(tc, test_sb_log_wraps_and_resets_only_the_older_zone);
+	tcase_add_test(tc, test_sb_conventional_first_zone_keeps_fixed_copy);
+	tcase_add_test(tc, test_sb_emulated_mode_uses_fixed_btrfs_offsets);
+	tcase_add_test(tc,
+		       test_sb_seed_placement_third_mirror_at_zone_1024_or_256g);
+	tcase_add_test(tc, test_sb_both_placements_write_and_read_their_mirrors);
+	tcase_add_test(tc, test_sb_mkfs_refuses_too_few_zones);
+	tcase_add_test(tc, test_sb_mkfs_refuses_zone_size_not_power_of_two);
+	tcase_add_test(tc, test_sb_mkfs_refuses_zone_size_outside_4m_8g);
+	tcase_add_test(tc, test_sb_mkfs_refuses_bad_nodesize_and_label);
+	tcase_add_test(tc, test_sb_mkfs_is_deterministic_with_a_seed);
+	tcase_add_test(tc, test_sb_corrupt_only_copy_is_euclean);
+	tcase_add_test(tc, test_sb_corrupt_fixed_copy_is_euclean);
+	tcase_add_test(tc, test_sb_torn_newest_falls_back_to_older_valid_copy);
+	tcase_add_test(tc, test_sb_both_full_torn_tail_keeps_newest_valid_zone);
+	tcase_add_test(tc,
+		       test_sb_mirrors_compared_highest_valid_generation_wins);
+	tcase_add_test(tc, test_sb_mount_checks_flags_and_features);
+	tcase_add_test(tc, test_sb_read_only_mount_writes_nothing);
+	suite_add_tcase(s, tc);
+	return s;
+}
