@@ -4,6 +4,7 @@
  * `make test`), run in a child process on file: devices, with its exit
  * status, stdout and stderr checked.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -219,6 +220,101 @@ START_TEST(test_cli_unknown_command_exits_two)
 }
 END_TEST
 
+/* ---- superblock commands ------------------------------------------------ */
+
+/* The value printed on the "generation" line of dump-super, or -1. */
+static long long printed_generation(const char *out)
+{
+	const char *p = strstr(out, "\ngeneration\t");
+
+	if (!p)
+		return -1;
+	return strtoll(p + strlen("\ngeneration\t"), NULL, 10);
+}
+
+START_TEST(test_cli_dump_super_of_kernel_vectors_prints_their_generation)
+{
+	char dir[512], spec[600], path[600], buf[32];
+	struct dirent *de;
+	int nr_vectors = 0;
+	DIR *d;
+	FILE *f;
+
+	d = opendir(ZCOW_TESTDATA "/kernel-sblog");
+	ck_assert_ptr_nonnull(d);
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(dir, sizeof(dir), ZCOW_TESTDATA "/kernel-sblog/%s",
+			 de->d_name);
+		snprintf(path, sizeof(path), "%s/expected-generation", dir);
+		f = fopen(path, "r");
+		ck_assert_msg(f, "%s is missing", path);
+		ck_assert_ptr_nonnull(fgets(buf, sizeof(buf), f));
+		fclose(f);
+		snprintf(spec, sizeof(spec), "sim:import=%s", dir);
+		run_zcow("dump-super", spec, NULL);
+		ck_assert_msg(res.status == 0, "%s: exit %d: %s", dir,
+			      res.status, res.err);
+		ck_assert_msg(printed_generation(res.out) == atoll(buf),
+			      "%s: printed generation %lld, kernel's %lld", dir,
+			      printed_generation(res.out), atoll(buf));
+		nr_vectors++;
+	}
+	closedir(d);
+	ck_assert_int_ge(nr_vectors, 3);
+}
+END_TEST
+
+START_TEST(test_cli_mkfs_mount_dump_super_share_an_image_across_processes)
+{
+	char img[] = "/tmp/zcow-cli-img-XXXXXX";
+	char spec[128];
+	int fd;
+
+	fd = mkstemp(img);
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	unlink(img);
+	snprintf(spec, sizeof(spec),
+		 "sim:image=%s,zones=32,zone_size=4M,zone_cap=16K", img);
+	run_zcow("mkfs", spec, "--seed", "7", NULL);
+	ck_assert_msg(res.status == 0, "mkfs: %s", res.err);
+	run_zcow("dump-super", spec, NULL);
+	ck_assert_int_eq(res.status, 0);
+	ck_assert_int_eq(printed_generation(res.out), 1);
+	/* Each mount commits once at unmount; 16 KiB zones wrap quickly. */
+	run_zcow("mount", spec, NULL);
+	ck_assert_msg(res.status == 0, "mount: %s", res.err);
+	run_zcow("mount", spec, NULL);
+	run_zcow("mount", spec, NULL);
+	run_zcow("mount", spec, NULL);
+	run_zcow("mount", spec, NULL);
+	ck_assert_int_eq(res.status, 0);
+	run_zcow("dump-super", spec, "--all", NULL);
+	ck_assert_int_eq(res.status, 0);
+	ck_assert_int_eq(printed_generation(res.out), 6);
+	unlink(img);
+}
+END_TEST
+
+START_TEST(test_cli_mkfs_refuses_too_few_zones_stating_the_minimum)
+{
+	run_zcow("mkfs", "sim:zones=6,zone_size=4M", NULL);
+	ck_assert_int_ne(res.status, 0);
+	ck_assert_msg(strstr(res.err, "7 zones"), "stderr: %s", res.err);
+}
+END_TEST
+
+START_TEST(test_cli_dump_super_of_blank_device_fails_cleanly)
+{
+	run_zcow("dump-super", "sim:zones=8,zone_size=4M", NULL);
+	ck_assert_int_ne(res.status, 0);
+	ck_assert_int_ne(res.status, -1);
+	ck_assert_msg(res.err[0], "no message on stderr");
+}
+END_TEST
+
 Suite *cli_suite(void)
 {
 	Suite *s = suite_create("cli_suite");
@@ -236,6 +332,17 @@ Suite *cli_suite(void)
 	tcase_add_test(tc, test_cli_bad_device_spec_fails_naming_it);
 	tcase_add_test(tc, test_cli_help_exits_zero);
 	tcase_add_test(tc, test_cli_unknown_command_exits_two);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("super");
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(
+		tc, test_cli_dump_super_of_kernel_vectors_prints_their_generation);
+	tcase_add_test(
+		tc, test_cli_mkfs_mount_dump_super_share_an_image_across_processes);
+	tcase_add_test(tc,
+		       test_cli_mkfs_refuses_too_few_zones_stating_the_minimum);
+	tcase_add_test(tc, test_cli_dump_super_of_blank_device_fails_cleanly);
 	suite_add_tcase(s, tc);
 	return s;
 }
