@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "zlog.h"
 
@@ -376,6 +377,27 @@ const char *zdev_type_name(enum zdev_zone_type type)
 		return "SEQ_WRITE_PREFERRED";
 	}
 	return "?";
+}
+
+int zdev_fd_io(int fd, void *buf, uint64_t len, uint64_t off, bool is_write)
+{
+	char *p = buf;
+	ssize_t n;
+
+	while (len) {
+		n = is_write ? pwrite(fd, p, len, off) : pread(fd, p, len, off);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (n == 0)
+			return -EIO;
+		p += n;
+		off += n;
+		len -= n;
+	}
+	return 0;
 }
 
 int zdev_spec_next(const char **pos, char *key, size_t key_len, char *val,

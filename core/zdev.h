@@ -269,6 +269,13 @@ int zdev_spec_next(const char **pos, char *key, size_t key_len, char *val,
 int zdev_parse_size(const char *s, uint64_t *ret);
 int zdev_parse_u64(const char *s, uint64_t *ret);
 
+/*
+ * Backends on file descriptors: pread (@is_write false) or pwrite all of
+ * @len bytes at @off, retrying short transfers and EINTR.  Returns 0,
+ * -EIO when the file ends first, or -errno.
+ */
+int zdev_fd_io(int fd, void *buf, uint64_t len, uint64_t off, bool is_write);
+
 /* Built-in backends (core/zdev_file.c, core/zdev_zbd.c). */
 int zdev_file_open(const char *params, struct zdev **dev_ret);
 int zdev_zbd_open(const char *path, struct zdev **dev_ret);

@@ -81,28 +81,15 @@ static int file_report(struct zdev *dev, uint64_t from, struct zdev_zone *zones,
 static int file_read(struct zdev *dev, void *buf, uint64_t len, uint64_t off,
 		     enum zdev_class cls)
 {
-	char *p = buf;
-	ssize_t n;
+	int ret;
 
 	(void)cls;
-	while (len) {
-		n = pread(priv(dev)->fd, p, len, off);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		if (n == 0) {
-			/* The file shrank under us. */
-			zlog_err(TAG, "short read at %llu: file truncated?",
-				 (unsigned long long)off);
-			return -EIO;
-		}
-		p += n;
-		off += n;
-		len -= n;
-	}
-	return 0;
+	ret = zdev_fd_io(priv(dev)->fd, buf, len, off, false);
+	if (ret == -EIO)
+		/* The file ended before the device did: it shrank under us. */
+		zlog_err(TAG, "short read at %llu: file truncated?",
+			 (unsigned long long)off);
+	return ret;
 }
 
 static int sync_data(struct zdev *dev)
@@ -115,26 +102,13 @@ static int sync_data(struct zdev *dev)
 static int file_write(struct zdev *dev, const void *buf, uint64_t len,
 		      uint64_t off, unsigned int flags, enum zdev_class cls)
 {
-	const char *p = buf;
-	ssize_t n;
+	int ret;
 
 	(void)cls;
-	while (len) {
-		n = pwrite(priv(dev)->fd, p, len, off);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		if (n == 0)
-			return -EIO;
-		p += n;
-		off += n;
-		len -= n;
-	}
-	if (flags & ZDEV_WRITE_FUA)
-		return sync_data(dev);
-	return 0;
+	ret = zdev_fd_io(priv(dev)->fd, (void *)buf, len, off, true);
+	if (!ret && (flags & ZDEV_WRITE_FUA))
+		ret = sync_data(dev);
+	return ret;
 }
 
 /*

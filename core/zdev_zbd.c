@@ -201,28 +201,6 @@ static bool is_aligned(const struct zdev *dev, const void *buf)
 	return ((uintptr_t)buf & (dev->info.lba_size - 1)) == 0;
 }
 
-/* pread/pwrite the whole range, retrying short transfers and EINTR. */
-static int rw_full(int fd, void *buf, uint64_t len, uint64_t off, bool is_write)
-{
-	char *p = buf;
-	ssize_t n;
-
-	while (len) {
-		n = is_write ? pwrite(fd, p, len, off) : pread(fd, p, len, off);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		if (n == 0)
-			return -EIO;
-		p += n;
-		off += n;
-		len -= n;
-	}
-	return 0;
-}
-
 /* O_DIRECT I/O, bounced when the caller's buffer is not aligned. */
 static int rw_direct(struct zdev *dev, void *buf, uint64_t len, uint64_t off,
 		     bool is_write)
@@ -234,14 +212,14 @@ static int rw_direct(struct zdev *dev, void *buf, uint64_t len, uint64_t off,
 	int ret = 0;
 
 	if (is_aligned(dev, buf))
-		return rw_full(priv(dev)->fd, buf, len, off, is_write);
+		return zdev_fd_io(priv(dev)->fd, buf, len, off, is_write);
 	if (posix_memalign(&bounce, dev->info.lba_size, chunk))
 		return -ENOMEM;
 	while (len) {
 		n = len < chunk ? len : chunk;
 		if (is_write)
 			memcpy(bounce, p, n);
-		ret = rw_full(priv(dev)->fd, bounce, n, off, is_write);
+		ret = zdev_fd_io(priv(dev)->fd, bounce, n, off, is_write);
 		if (ret)
 			goto out;
 		if (!is_write)
