@@ -2,8 +2,12 @@
 #   make          build the library, the simulator, the zcow tool, the tests
 #   make test     run every Check suite (tests/)
 #   make asan     build and test with address + undefined sanitizers
+#   make valgrind run every Check suite under valgrind (memcheck, no fork)
 #   make bench    simulator benchmark (zcow bench-dev)
 #   make WERROR=1 treat warnings as errors (CI does)
+#   make static   a fully static build-static/zcow for the VM runner
+#                 (harness/qemu/): libzbd.a, glibc's libc.a, and a portable
+#                 crc32c in place of ISA-L (Debian ships no libisal.a)
 
 CC ?= gcc
 OPT ?= -O2 -g
@@ -20,6 +24,11 @@ ZBD_LIBS := $(if $(HAVE_LIBZBD),$(shell pkg-config --libs libzbd))
 CHECK_CFLAGS := $(shell pkg-config --cflags check 2>/dev/null)
 CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null)
 ISAL_LIBS := -lisal
+STATIC_LDFLAGS :=
+ifeq ($(STATIC),1)
+ISAL_LIBS :=
+STATIC_LDFLAGS := -static
+endif
 
 CFLAGS_ALL := -std=gnu11 $(OPT) $(WARN) $(SAN) -D_GNU_SOURCE -pthread \
 	-Icore -Isim $(ZBD_CFLAGS) $(CFLAGS)
@@ -33,6 +42,9 @@ TEST_SRC := $(wildcard tests/*.c)
 CORE_OBJ := $(CORE_SRC:%.c=$(BUILD)/%.o)
 SIM_OBJ := $(SIM_SRC:%.c=$(BUILD)/%.o)
 TOOL_OBJ := $(TOOL_SRC:%.c=$(BUILD)/%.o)
+ifeq ($(STATIC),1)
+TOOL_OBJ += $(BUILD)/harness/qemu/crc32_iscsi_sw.o
+endif
 TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/%.o)
 
 LIBZCOW := $(BUILD)/libzcow.a
@@ -40,7 +52,7 @@ LIBZSIM := $(BUILD)/libzsim.a
 ZCOW := $(BUILD)/zcow
 TESTS := $(BUILD)/zcow-tests
 
-.PHONY: all test asan bench clean format
+.PHONY: all test asan valgrind bench clean format static
 all: $(ZCOW) $(TESTS)
 
 $(BUILD)/%.o: %.c
@@ -58,7 +70,8 @@ $(LIBZSIM): $(SIM_OBJ)
 	$(AR) rcs $@ $^
 
 $(ZCOW): $(TOOL_OBJ) $(LIBZSIM) $(LIBZCOW)
-	$(CC) $(CFLAGS_ALL) -o $@ $(TOOL_OBJ) $(LIBZSIM) $(LIBZCOW) $(LDLIBS_ALL)
+	$(CC) $(CFLAGS_ALL) $(STATIC_LDFLAGS) -o $@ $(TOOL_OBJ) $(LIBZSIM) \
+		$(LIBZCOW) $(LDLIBS_ALL)
 
 $(TESTS): $(TEST_OBJ) $(LIBZSIM) $(LIBZCOW)
 	$(CC) $(CFLAGS_ALL) -o $@ $(TEST_OBJ) $(LIBZSIM) $(LIBZCOW) \
@@ -71,6 +84,13 @@ asan:
 	$(MAKE) BUILD=build-asan OPT="-O1 -g -fno-omit-frame-pointer" \
 		SAN="-fsanitize=address,undefined -fno-sanitize-recover=undefined" test
 
+static:
+	$(MAKE) BUILD=build-static STATIC=1 build-static/zcow
+
+valgrind: $(ZCOW) $(TESTS)
+	CK_FORK=no ZCOW_BIN=$(abspath $(ZCOW)) valgrind -q --error-exitcode=9 \
+		--leak-check=full --errors-for-leak-kinds=definite $(TESTS)
+
 bench: $(ZCOW)
 	$(ZCOW) bench-dev
 
@@ -78,6 +98,6 @@ format:
 	clang-format -i core/*.[ch] sim/*.[ch] harness/*.[ch] tests/*.[ch]
 
 clean:
-	rm -rf build build-asan
+	rm -rf build build-asan build-static
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
