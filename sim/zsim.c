@@ -113,8 +113,14 @@ int zsim_new(const struct zsim_config *cfg_in, struct zsim **sim_ret)
 	if (!sim)
 		return -ENOMEM;
 	sim->cfg = cfg;
-	sim->chunk_size = cfg.zone_size < ZSIM_CHUNK_MAX ? cfg.zone_size :
-							   ZSIM_CHUNK_MAX;
+	/*
+	 * Storage chunk: the largest power of two <= min(capacity, 2 MiB),
+	 * so a small-capacity zone (crash tests) costs a small chunk.
+	 */
+	sim->chunk_size = ZSIM_CHUNK_MAX;
+	while (sim->chunk_size > cfg.lba_size &&
+	       sim->chunk_size > cfg.zone_capacity)
+		sim->chunk_size >>= 1;
 	sim->chunks_per_zone = cfg.zone_size / sim->chunk_size;
 	sim->zones = calloc(cfg.nr_zones, sizeof(*sim->zones));
 	sim->dirty = calloc(cfg.nr_zones, sizeof(*sim->dirty));

@@ -12,7 +12,8 @@
  *            FIFO, 0 = not IO) nr_data
  *            sequential: nr_data = wp, then wp bytes (the zone's data);
  *            conventional: nr_data = chunks present, each u64 index +
- *            chunk_size bytes (chunk_size = min(zone_size, 2 MiB))
+ *            chunk_size bytes (chunk_size = the largest power of two <=
+ *            min(zone capacity, 2 MiB))
  *   undo     u64 nr; each u64 off len u8 is_durable u8[7] 0, len bytes old
  *            data, len bytes new data (unflushed conventional writes)
  *   trailer  u64 FNV-1a 64 of every byte before it

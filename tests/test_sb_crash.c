@@ -11,6 +11,9 @@
  *     last commit that completed (its FUA writes done);
  *   - the log keeps working: 10 more commits and an unmount wrap it again,
  *     and a remount finds exactly g + 11.
+ * A second sweep cuts power twice: once in the sequence and again at every
+ * persist point of the commits that follow the recovery; the newest
+ * durable generation must survive both.
  * A failing case prints its `repro:` line first.
  */
 #include <errno.h>
@@ -247,6 +250,107 @@ static unsigned int sweep(enum zsim_loss loss, uint64_t seed)
 	return nr;
 }
 
+/*
+ * The commits after a recovery, cut again at persist point @k2.  Returns
+ * the newest generation that must survive: the recovered one, or the last
+ * commit that completed after it.
+ */
+static uint64_t run_after_recovery(struct zdev *dev, uint64_t recovered)
+{
+	struct zcow_fs *fs = NULL;
+	uint64_t durable = recovered;
+	int i;
+
+	if (zcow_mount(dev, NULL, &fs))
+		return durable;
+	for (i = 0; i < NR_AFTER; i++) {
+		if (zcow_commit_super(fs))
+			break;
+		durable = fs->generation;
+	}
+	zcow_unmount(fs);
+	return durable;
+}
+
+/* Cut at persist point @k1 of the sequence, then at @k2 after recovery. */
+static const char *run_double_case(enum zsim_loss loss, uint64_t seed,
+				   uint64_t k1, uint64_t k2, char *why,
+				   size_t len)
+{
+	struct zsim_cut cut = { .kind = ZSIM_CUT_PERSIST, .when = ZSIM_CUT_AFTER,
+				.loss = loss, .seed = seed };
+	struct zdev *dev = fresh_fs(seed);
+	uint64_t durable, gen;
+	const char *res = NULL;
+	struct zsim *sim;
+	int ret;
+
+	if (!dev)
+		return "mkfs failed";
+	sim = zsim_from_dev(dev);
+	cut.ordinal = k1;
+	zsim_arm_cut(sim, &cut);
+	run_sequence(dev);
+	zsim_power_cycle(sim);
+	gen = mount_gen(dev, &ret);
+	if (ret) {
+		res = "mount after the first cut failed";
+		goto out;
+	}
+	cut.ordinal = k2;
+	cut.seed = seed + k2;
+	zsim_arm_cut(sim, &cut);
+	durable = run_after_recovery(dev, gen);
+	if (!zsim_is_cut(sim)) {
+		res = NULL;	/* k2 lies past the end: nothing to check */
+		goto out;
+	}
+	zsim_power_cycle(sim);
+	gen = mount_gen(dev, &ret);
+	if (ret || gen < durable || gen > durable + 1) {
+		snprintf(why, len, "second recovery: ret %d, generation %llu, durable %llu",
+			 ret, (unsigned long long)gen,
+			 (unsigned long long)durable);
+		res = why;
+	}
+out:
+	zdev_close(dev);
+	return res;
+}
+
+START_TEST(test_sb_crash_second_cut_after_recovery_keeps_newest_durable)
+{
+	enum zsim_loss loss = (enum zsim_loss)_i;
+	struct seq_counts c;
+	uint64_t k1, k2, nr = 0;
+	const char *res;
+	char why[256];
+
+	zlog_set_level(ZLOG_SILENT);
+	ck_assert_int_eq(count_sequence(&c), 0);
+	for (k1 = 1; k1 <= c.persist; k1++) {
+		/* NR_AFTER commits take fewer persist points than this. */
+		for (k2 = 1; k2 <= 4 * NR_AFTER; k2++) {
+			res = run_double_case(loss, 5, k1, k2, why,
+					      sizeof(why));
+			if (res) {
+				fprintf(stderr, "repro: sb-crash policy=%s seed=5 persist=%llu then persist=%llu\n",
+					zsim_loss_name(loss),
+					(unsigned long long)k1,
+					(unsigned long long)k2);
+				ck_abort_msg("%llu then %llu: %s",
+					     (unsigned long long)k1,
+					     (unsigned long long)k2, res);
+			}
+			nr++;
+		}
+	}
+	printf("sb-crash: policy=%s: %llu double-cut cases passed\n",
+	       zsim_loss_name(loss), (unsigned long long)nr);
+	fflush(stdout);
+}
+END_TEST
+
 START_TEST(test_sb_crash_every_cut_finds_newest_durable_superblock)
 {
 	enum zsim_loss loss = (enum zsim_loss)(_i % ZSIM_NR_LOSS);
@@ -270,6 +374,9 @@ Suite *sb_crash_suite(void)
 	tcase_add_loop_test(tc,
 			    test_sb_crash_every_cut_finds_newest_durable_superblock,
 			    0, ZSIM_NR_LOSS * NR_SEEDS);
+	tcase_add_loop_test(
+		tc, test_sb_crash_second_cut_after_recovery_keeps_newest_durable,
+		0, ZSIM_NR_LOSS);
 	suite_add_tcase(s, tc);
 	return s;
 }
