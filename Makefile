@@ -36,12 +36,15 @@ LDLIBS_ALL := $(ZBD_LIBS) $(ISAL_LIBS) -pthread -lm $(LDLIBS)
 
 CORE_SRC := $(wildcard core/*.c)
 SIM_SRC := $(wildcard sim/*.c)
-TOOL_SRC := $(wildcard harness/*.c)
+# The workload runner (zcow run) is a library so the tests link it too.
+RUN_SRC := harness/fio.c harness/run.c harness/run_raw.c harness/run_fs.c
+TOOL_SRC := $(filter-out $(RUN_SRC),$(wildcard harness/*.c))
 TEST_SRC := $(wildcard tests/*.c)
 
 CORE_OBJ := $(CORE_SRC:%.c=$(BUILD)/%.o)
 SIM_OBJ := $(SIM_SRC:%.c=$(BUILD)/%.o)
 TOOL_OBJ := $(TOOL_SRC:%.c=$(BUILD)/%.o)
+RUN_OBJ := $(RUN_SRC:%.c=$(BUILD)/%.o)
 ifeq ($(STATIC),1)
 TOOL_OBJ += $(BUILD)/harness/qemu/crc32_iscsi_sw.o
 endif
@@ -49,6 +52,7 @@ TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/%.o)
 
 LIBZCOW := $(BUILD)/libzcow.a
 LIBZSIM := $(BUILD)/libzsim.a
+LIBZRUN := $(BUILD)/libzrun.a
 ZCOW := $(BUILD)/zcow
 TESTS := $(BUILD)/zcow-tests
 
@@ -61,7 +65,7 @@ $(BUILD)/%.o: %.c
 
 $(BUILD)/tests/%.o: tests/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) $(CHECK_CFLAGS) -Itests -MMD -MP -c $< -o $@
+	$(CC) $(CFLAGS_ALL) $(CHECK_CFLAGS) -Itests -Iharness -MMD -MP -c $< -o $@
 
 $(LIBZCOW): $(CORE_OBJ)
 	$(AR) rcs $@ $^
@@ -69,12 +73,21 @@ $(LIBZCOW): $(CORE_OBJ)
 $(LIBZSIM): $(SIM_OBJ)
 	$(AR) rcs $@ $^
 
-$(ZCOW): $(TOOL_OBJ) $(LIBZSIM) $(LIBZCOW)
-	$(CC) $(CFLAGS_ALL) $(STATIC_LDFLAGS) -o $@ $(TOOL_OBJ) $(LIBZSIM) \
-		$(LIBZCOW) $(LDLIBS_ALL)
+$(LIBZRUN): $(RUN_OBJ)
+	$(AR) rcs $@ $^
 
-$(TESTS): $(TEST_OBJ) $(LIBZSIM) $(LIBZCOW)
-	$(CC) $(CFLAGS_ALL) -o $@ $(TEST_OBJ) $(LIBZSIM) $(LIBZCOW) \
+# Version and git commit recorded in every summary.json.
+ZCOW_VERSION := 0.1
+GIT_DESC := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
+$(BUILD)/harness/run.o: CFLAGS_ALL += -DZCOW_VERSION='"$(ZCOW_VERSION)"' \
+	-DZCOW_GIT='"$(GIT_DESC)"'
+
+$(ZCOW): $(TOOL_OBJ) $(LIBZRUN) $(LIBZSIM) $(LIBZCOW)
+	$(CC) $(CFLAGS_ALL) $(STATIC_LDFLAGS) -o $@ $(TOOL_OBJ) $(LIBZRUN) \
+		$(LIBZSIM) $(LIBZCOW) $(LDLIBS_ALL)
+
+$(TESTS): $(TEST_OBJ) $(LIBZRUN) $(LIBZSIM) $(LIBZCOW)
+	$(CC) $(CFLAGS_ALL) -o $@ $(TEST_OBJ) $(LIBZRUN) $(LIBZSIM) $(LIBZCOW) \
 		$(CHECK_LIBS) $(LDLIBS_ALL)
 
 test: $(ZCOW) $(TESTS)

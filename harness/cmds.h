@@ -25,7 +25,12 @@ struct zcow_cmd {
 	CMD("mkfs", cmd_mkfs, "make a zcow file system")                      \
 	CMD("dump-super", cmd_dump_super, "print the superblock (log)")       \
 	CMD("mount", cmd_mount, "mount, report, and unmount (a new generation)") \
-	CMD("bench-dev", cmd_bench_dev, "simulator throughput benchmark")
+	CMD("bench-dev", cmd_bench_dev, "simulator throughput benchmark")     \
+	CMD("df", cmd_df, "space per type, like btrfs filesystem df")       \
+	CMD("check", cmd_check, "check the trees, extents and block groups") \
+	CMD("bench-meta", cmd_bench_meta, "metadata commit benchmark (sim)")    \
+	CMD("run", cmd_run, "run a scenario (fio jobs + [zcow]), write results") \
+	CMD("conform", cmd_conform, "check the device rules on DEV (destroys data)")
 
 #define CMD(name, fn, summary) int fn(int argc, char **argv);
 ZCOW_COMMANDS

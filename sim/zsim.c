@@ -269,6 +269,8 @@ int zsim_store_locked(struct zsim *sim, uint64_t zno, uint64_t off,
 	const uint8_t *src = buf;
 	uint64_t cs = sim->chunk_size;
 
+	if (sim->cfg.no_data)	/* data=off: wps move, nothing is kept */
+		return 0;
 	if (!z->chunks) {
 		z->chunks = calloc(sim->chunks_per_zone, sizeof(*z->chunks));
 		if (!z->chunks)
@@ -557,6 +559,9 @@ static void trace_locked(struct zsim *sim, enum zdev_class cls,
 {
 	const char *dur;
 
+	/* Timing hook (sim/ztime.c): one charge per completed command. */
+	if (sim->timing && ret == 0)
+		ztime_charge(sim->timing, op, off, len);
 	if (!sim->trace)
 		return;
 	if (op == ZDEV_OP_READ || op == ZDEV_OP_REPORT)

@@ -40,6 +40,8 @@ struct zsim_config {
 	uint64_t max_append;	/* bytes; 0 = 512 KiB */
 	uint64_t seed;		/* PRNG seed for loss policies and faults */
 	bool no_auto_close;	/* true: QEMU zoned.auto_transition=false */
+	bool no_data;		/* true: keep no data (reads return zeros);
+				 * for performance runs (spec data=off) */
 };
 
 /* Which zone rule a refused command broke (docs/device-rules.md). */

@@ -831,6 +831,7 @@ static int apply_keys(struct zsim *sim, const struct zsim_config *cfg,
 		c.seed = cfg->seed;
 	if (keys & KEY_AUTO_CLOSE)
 		c.no_auto_close = cfg->no_auto_close;
+	c.no_data = cfg->no_data;	/* data=off applies to images too */
 	ret = zsim_check_config(&c);
 	if (ret)
 		return ret;
@@ -906,6 +907,13 @@ static int parse_spec(const char *params, struct zsim_config *cfg,
 			else
 				ret = -EINVAL;
 			*keys_ret |= KEY_AUTO_CLOSE;
+		} else if (strcmp(key, "data") == 0) {
+			if (strcmp(val, "on") == 0)
+				cfg->no_data = false;
+			else if (strcmp(val, "off") == 0)
+				cfg->no_data = true;
+			else
+				ret = -EINVAL;
 		} else {
 			zlog_err("sim", "unknown spec key '%s'", key);
 			return -EINVAL;

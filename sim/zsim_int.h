@@ -19,6 +19,7 @@
 #include <stdio.h>
 
 #include "zsim.h"
+#include "ztime.h"
 
 #define ZSIM_CHUNK_MAX	(2u << 20)	/* bytes per chunk, at most: one
 					 * transparent huge page */
@@ -102,6 +103,9 @@ struct zsim {
 	/* Trace. */
 	FILE *trace;
 	uint64_t trace_seq;
+
+	/* Timing model (sim/ztime.c): charged per completed command. */
+	struct ztime *timing;		/* NULL: none */
 
 	/* Memory. */
 	uint64_t mem_bytes;

@@ -18,7 +18,14 @@
 	SUITE(sb_suite)         \
 	SUITE(sb_crash_suite)   \
 	SUITE(ctree_suite)      \
-	SUITE(cli_suite)
+	SUITE(alloc_suite)      \
+	SUITE(txn_suite)        \
+	SUITE(cli_suite)        \
+	SUITE(conform_suite)    \
+	SUITE(fio_suite)        \
+	SUITE(ztime_suite)      \
+	SUITE(run_suite)        \
+	SUITE(vm_suite)		/* keep last: the VM smoke run (ZCOW_VM=1) */
 
 #define SUITE(name) Suite *name(void);
 ZCOW_TEST_SUITES

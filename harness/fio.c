@@ -1,0 +1,1071 @@
+// SPDX-License-Identifier: MIT
+/*
+ * zfio: the fio job-file parser (see fio.h).
+ *
+ * Two steps.  Reading collects every section as a list of raw key=value
+ * records with their file and line (includes expanded in place); a job
+ * section remembers how much of the [global] list existed when it began
+ * (fio: a [global] only affects the jobs below it).  Resolving applies, in
+ * order, the globals seen so far, the section's own options and the --set
+ * overrides to a job of fio's defaults; every value error names the record
+ * that carried it.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fio.h"
+
+#define MAX_INCLUDE_DEPTH	8
+#define MAX_LINE		4096
+
+enum sect_kind { SECT_GLOBAL, SECT_JOB, SECT_ZCOW };
+
+struct zfio_sect {
+	enum sect_kind kind;
+	char name[ZFIO_NAME_LEN];
+	char file[ZFIO_PATH_LEN];
+	int line;
+	unsigned int *kv;	/* indices into spec->kvs */
+	unsigned int nr_kv, kv_cap;
+	unsigned int nr_globals;	/* job: globals (kv indices) in force */
+	unsigned int *globals;
+};
+
+/* Options fio knows that have no meaning for zcow: accepted, listed. */
+static const char *const ignored_opts[] = {
+	"ioengine", "direct", "buffered", "group_reporting", "thread",
+	"lat_percentiles", "clat_percentiles", "slat_percentiles",
+	"percentile_list", "sqthread_poll", "hipri", "fixedbufs",
+	"registerfiles", "norandommap", "randrepeat", "invalidate",
+	"allow_mounted_write", "verify", "do_verify", "verify_fatal",
+	"refill_buffers", "scramble_buffers", "zero_buffers",
+	"buffer_compress_percentage", "buffer_compress_chunk", "ioscheduler",
+	"cpus_allowed", "cpumask", "numa_cpu_nodes", "log_avg_msec",
+	"write_bw_log", "write_lat_log", "write_iops_log", "write_hist_log",
+	"per_job_logs", "disable_lat", "disable_clat", "disable_slat",
+	"disable_bw_measurement", "gtod_reduce", "exitall",
+	"exitall_on_error", "continue_on_error", "random_generator",
+	"iodepth_batch", "iodepth_batch_submit", "iodepth_batch_complete",
+	"iodepth_batch_complete_min", "iodepth_batch_complete_max",
+	"iodepth_low", "file_service_type", "openfiles", "fallocate",
+	"lockfile", "flow", "stonewall", "new_group", "output-format",
+	"recover_zbd_write_error", "overwrite", "nice", "prio", "prioclass",
+	"userspace_reap", "fadvise_hint", "bwavgtime", "iopsavgtime",
+	"clocksource", "unified_rw_reporting", "description", "invalidate",
+	"pre_read", "sync", "end_fsync_on_close", "nowait", "atomic",
+};
+
+static int fail(char *err, size_t len, const struct zfio_kv *kv,
+		const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+static int fail(char *err, size_t len, const struct zfio_kv *kv,
+		const char *fmt, ...)
+{
+	char msg[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (err && len)
+		snprintf(err, len, "%s:%d: option '%s': %s", kv->file,
+			 kv->line, kv->key, msg);
+	return -EINVAL;
+}
+
+static int fail_at(char *err, size_t len, const char *file, int line,
+		   const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+static int fail_at(char *err, size_t len, const char *file, int line,
+		   const char *fmt, ...)
+{
+	char msg[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (err && len)
+		snprintf(err, len, "%s:%d: %s", file, line, msg);
+	return -EINVAL;
+}
+
+/* ---- value parsers ---------------------------------------------------- */
+
+int zfio_parse_bool(const char *s, bool *ret)
+{
+	if (!strcmp(s, "1") || !strcasecmp(s, "true") || !strcasecmp(s, "yes") ||
+	    !strcasecmp(s, "on")) {
+		*ret = true;
+		return 0;
+	}
+	if (!strcmp(s, "0") || !strcasecmp(s, "false") || !strcasecmp(s, "no") ||
+	    !strcasecmp(s, "off")) {
+		*ret = false;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+/*
+ * fio's size suffixes: k m g t p, case-insensitive, optional trailing b.
+ * With kb_base=1024 (fio's default "compatibility mode") "k"/"kb" are
+ * powers of 2 and the IEC spellings ("kib") powers of 10; with
+ * kb_base=1000 it is the other way round (fio HOWTO, "kb_base").
+ */
+int zfio_parse_size(const char *s, uint32_t kb_base, struct zfio_size *ret)
+{
+	unsigned long long v;
+	char *end;
+	uint64_t mult = 1, base;
+	int shift = 0;
+	bool is_iec = false;
+	char suf[8];
+	size_t n, i;
+
+	memset(ret, 0, sizeof(*ret));
+	while (isspace((unsigned char)*s))
+		s++;
+	if (!isdigit((unsigned char)*s))
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno)
+		return -EINVAL;
+	n = strlen(end);
+	while (n && isspace((unsigned char)end[n - 1]))
+		n--;
+	if (n >= sizeof(suf))
+		return -EINVAL;
+	for (i = 0; i < n; i++)
+		suf[i] = tolower((unsigned char)end[i]);
+	suf[n] = '\0';
+	ret->is_set = true;
+	if (!strcmp(suf, "%")) {
+		if (v > 100)
+			return -EINVAL;
+		ret->unit = ZFIO_PERCENT;
+		ret->val = v;
+		return 0;
+	}
+	if (!strcmp(suf, "z")) {
+		ret->unit = ZFIO_ZONES;
+		ret->val = v;
+		return 0;
+	}
+	if (n) {
+		switch (suf[0]) {
+		case 'k': shift = 1; break;
+		case 'm': shift = 2; break;
+		case 'g': shift = 3; break;
+		case 't': shift = 4; break;
+		case 'p': shift = 5; break;
+		case 'b': shift = 0; break;
+		default: return -EINVAL;
+		}
+		if (suf[0] == 'b') {
+			if (n != 1)
+				return -EINVAL;
+		} else if (!strcmp(suf + 1, "") || !strcmp(suf + 1, "b")) {
+			is_iec = false;
+		} else if (!strcmp(suf + 1, "i") || !strcmp(suf + 1, "ib")) {
+			is_iec = true;
+		} else {
+			return -EINVAL;
+		}
+	}
+	if (kb_base == 1000)
+		base = is_iec ? 1024 : 1000;
+	else
+		base = is_iec ? 1000 : 1024;
+	while (shift--)
+		mult *= base;
+	if (mult > 1 && v > UINT64_MAX / mult)
+		return -EINVAL;
+	ret->unit = ZFIO_BYTES;
+	ret->val = v * mult;
+	return 0;
+}
+
+/* fio time: a number with us/usec, ms/msec, s/sec, m/min, h, d; s if none. */
+int zfio_parse_time(const char *s, uint64_t *ns_ret)
+{
+	static const struct { const char *suf; uint64_t ns; } units[] = {
+		{ "", 1000000000ull }, { "s", 1000000000ull },
+		{ "sec", 1000000000ull }, { "us", 1000ull },
+		{ "usec", 1000ull }, { "ms", 1000000ull },
+		{ "msec", 1000000ull }, { "m", 60000000000ull },
+		{ "min", 60000000000ull }, { "h", 3600000000000ull },
+		{ "d", 86400000000000ull },
+	};
+	unsigned long long v;
+	char *end;
+	size_t i;
+
+	if (!isdigit((unsigned char)*s))
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno)
+		return -EINVAL;
+	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		if (strcasecmp(end, units[i].suf))
+			continue;
+		if (v > UINT64_MAX / units[i].ns)
+			return -EINVAL;
+		*ns_ret = v * units[i].ns;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+uint64_t zfio_size_bytes(const struct zfio_size *sz, uint64_t total,
+			 uint64_t zone_size, uint64_t align)
+{
+	uint64_t v;
+
+	if (!sz->is_set)
+		return 0;
+	switch (sz->unit) {
+	case ZFIO_PERCENT:
+		v = (uint64_t)((unsigned __int128)total * sz->val / 100);
+		return align ? v - v % align : v;
+	case ZFIO_ZONES:
+		return sz->val * zone_size;
+	default:
+		return sz->val;
+	}
+}
+
+static const char *const rw_names[] = {
+	[ZFIO_READ] = "read", [ZFIO_WRITE] = "write",
+	[ZFIO_RANDREAD] = "randread", [ZFIO_RANDWRITE] = "randwrite",
+	[ZFIO_RW] = "rw", [ZFIO_RANDRW] = "randrw",
+	[ZFIO_TRIM] = "trim", [ZFIO_RANDTRIM] = "randtrim",
+};
+
+const char *zfio_rw_name(enum zfio_rw rw)
+{
+	return rw_names[rw];
+}
+
+bool zfio_rw_is_random(enum zfio_rw rw)
+{
+	return rw == ZFIO_RANDREAD || rw == ZFIO_RANDWRITE ||
+	       rw == ZFIO_RANDRW || rw == ZFIO_RANDTRIM;
+}
+
+bool zfio_rw_has_write(enum zfio_rw rw)
+{
+	return rw == ZFIO_WRITE || rw == ZFIO_RANDWRITE || rw == ZFIO_RW ||
+	       rw == ZFIO_RANDRW;
+}
+
+bool zfio_rw_has_read(enum zfio_rw rw)
+{
+	return rw == ZFIO_READ || rw == ZFIO_RANDREAD || rw == ZFIO_RW ||
+	       rw == ZFIO_RANDRW;
+}
+
+/* ---- reading ---------------------------------------------------------- */
+
+static int add_kv(struct zfio_spec *spec, const struct zfio_kv *kv,
+		  unsigned int *idx_ret)
+{
+	if (spec->nr_kvs == spec->kvs_cap) {
+		unsigned int cap = spec->kvs_cap ? spec->kvs_cap * 2 : 64;
+		struct zfio_kv *n = realloc(spec->kvs, cap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		spec->kvs = n;
+		spec->kvs_cap = cap;
+	}
+	spec->kvs[spec->nr_kvs] = *kv;
+	*idx_ret = spec->nr_kvs++;
+	return 0;
+}
+
+static int sect_add(struct zfio_sect *s, unsigned int idx)
+{
+	if (s->nr_kv == s->kv_cap) {
+		unsigned int cap = s->kv_cap ? s->kv_cap * 2 : 16;
+		unsigned int *n = realloc(s->kv, cap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		s->kv = n;
+		s->kv_cap = cap;
+	}
+	s->kv[s->nr_kv++] = idx;
+	return 0;
+}
+
+static struct zfio_sect *new_sect(struct zfio_spec *spec)
+{
+	struct zfio_sect *s;
+
+	if (spec->nr_sects == spec->sects_cap) {
+		unsigned int cap = spec->sects_cap ? spec->sects_cap * 2 : 8;
+		struct zfio_sect *n = realloc(spec->sects, cap * sizeof(*n));
+
+		if (!n)
+			return NULL;
+		spec->sects = n;
+		spec->sects_cap = cap;
+	}
+	s = &spec->sects[spec->nr_sects++];
+	memset(s, 0, sizeof(*s));
+	return s;
+}
+
+/* Reader state across includes. */
+struct reader {
+	struct zfio_spec *spec;
+	int cur;		/* current section index, -1: none yet */
+	char *err;
+	size_t err_len;
+	int depth;
+};
+
+static char *trim(char *s)
+{
+	char *e;
+
+	while (isspace((unsigned char)*s))
+		s++;
+	e = s + strlen(s);
+	while (e > s && isspace((unsigned char)e[-1]))
+		*--e = '\0';
+	return s;
+}
+
+static int read_text(struct reader *r, const char *name, const char *text);
+
+static int read_include(struct reader *r, const char *from, int line,
+			const char *arg)
+{
+	char path[ZFIO_PATH_LEN];
+	const char *slash;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+	int ret;
+
+	if (r->depth >= MAX_INCLUDE_DEPTH)
+		return fail_at(r->err, r->err_len, from, line,
+			       "include '%s': nested too deep", arg);
+	slash = strrchr(from, '/');
+	if (arg[0] != '/' && slash)
+		snprintf(path, sizeof(path), "%.*s/%s", (int)(slash - from),
+			 from, arg);
+	else
+		snprintf(path, sizeof(path), "%s", arg);
+	f = fopen(path, "r");
+	if (!f)	/* a config error at the include line */
+		return fail_at(r->err, r->err_len, from, line,
+			       "include '%s': %s", path, strerror(errno));
+	{
+		FILE *m = open_memstream(&buf, &len);
+		char chunk[4096];
+		size_t n;
+
+		if (!m) {
+			fclose(f);
+			return -ENOMEM;
+		}
+		while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
+			fwrite(chunk, 1, n, m);
+		fclose(m);
+	}
+	fclose(f);
+	r->depth++;
+	ret = read_text(r, path, buf ? buf : "");
+	r->depth--;
+	free(buf);
+	return ret;
+}
+
+static int read_line(struct reader *r, const char *name, int lineno,
+		     char *line)
+{
+	struct zfio_spec *spec = r->spec;
+	struct zfio_kv kv;
+	char *p, *eq;
+	unsigned int idx;
+	int ret;
+
+	/* fio strips everything from ';' or '#' on. */
+	p = strpbrk(line, ";#");
+	if (p)
+		*p = '\0';
+	p = trim(line);
+	if (!*p)
+		return 0;
+	if (*p == '[') {
+		struct zfio_sect *s;
+		char *e = strchr(p, ']');
+
+		if (!e || e[1] != '\0' || e == p + 1)
+			return fail_at(r->err, r->err_len, name, lineno,
+				       "bad section header '%s'", p);
+		*e = '\0';
+		p = trim(p + 1);
+		if (strlen(p) >= ZFIO_NAME_LEN)
+			return fail_at(r->err, r->err_len, name, lineno,
+				       "section name too long");
+		s = new_sect(spec);
+		if (!s)
+			return -ENOMEM;
+		snprintf(s->name, sizeof(s->name), "%s", p);
+		snprintf(s->file, sizeof(s->file), "%s", name);
+		s->line = lineno;
+		s->kind = !strcmp(p, "global") ? SECT_GLOBAL :
+			  !strcmp(p, "zcow") ? SECT_ZCOW : SECT_JOB;
+		r->cur = spec->nr_sects - 1;
+		return 0;
+	}
+	if (!strncmp(p, "include", 7) && isspace((unsigned char)p[7]))
+		return read_include(r, name, lineno, trim(p + 7));
+	if (r->cur < 0)
+		return fail_at(r->err, r->err_len, name, lineno,
+			       "option outside of a section: '%s'", p);
+	memset(&kv, 0, sizeof(kv));
+	eq = strchr(p, '=');
+	if (eq) {
+		*eq = '\0';
+		snprintf(kv.val, sizeof(kv.val), "%s", trim(eq + 1));
+		if (strlen(trim(eq + 1)) >= sizeof(kv.val))
+			return fail_at(r->err, r->err_len, name, lineno,
+				       "value too long");
+		kv.has_val = true;
+	}
+	p = trim(p);
+	if (!*p || strlen(p) >= sizeof(kv.key))
+		return fail_at(r->err, r->err_len, name, lineno,
+			       "bad option name '%s'", p);
+	snprintf(kv.key, sizeof(kv.key), "%s", p);
+	snprintf(kv.file, sizeof(kv.file), "%s", name);
+	kv.line = lineno;
+	ret = add_kv(spec, &kv, &idx);
+	return ret ?: sect_add(&spec->sects[r->cur], idx);
+}
+
+static int read_text(struct reader *r, const char *name, const char *text)
+{
+	char line[MAX_LINE];
+	int lineno = 0, ret;
+
+	while (*text) {
+		const char *nl = strchr(text, '\n');
+		size_t n = nl ? (size_t)(nl - text) : strlen(text);
+
+		lineno++;
+		if (n >= sizeof(line))
+			return fail_at(r->err, r->err_len, name, lineno,
+				       "line too long");
+		memcpy(line, text, n);
+		line[n] = '\0';
+		if (n && line[n - 1] == '\r')
+			line[n - 1] = '\0';
+		ret = read_line(r, name, lineno, line);
+		if (ret)
+			return ret;
+		text += n + (nl ? 1 : 0);
+	}
+	return 0;
+}
+
+/* ---- resolving -------------------------------------------------------- */
+
+static void job_defaults(struct zfio_job *j)
+{
+	memset(j, 0, sizeof(*j));
+	j->rw = ZFIO_READ;	/* fio's default */
+	j->rwmixread = 50;
+	j->bs = 4096;
+	j->nrfiles = 1;
+	j->numjobs = 1;
+	j->iodepth = 1;
+	j->loops = 1;
+	j->kb_base = 1024;
+	j->zone_reset_threshold = 0;
+	j->zone_reset_frequency = 0;
+	j->create_on_open = false;
+}
+
+static int get_u32(const struct zfio_kv *kv, uint32_t kb_base, uint32_t min,
+		   uint32_t *ret, char *err, size_t len)
+{
+	struct zfio_size sz;
+
+	if (!kv->has_val)
+		return fail(err, len, kv, "needs a value");
+	if (zfio_parse_size(kv->val, kb_base, &sz) || sz.unit != ZFIO_BYTES ||
+	    sz.val > UINT32_MAX || sz.val < min)
+		return fail(err, len, kv, "'%s' is not an integer >= %u",
+			    kv->val, min);
+	*ret = (uint32_t)sz.val;
+	return 0;
+}
+
+static int get_bool(const struct zfio_kv *kv, bool *ret, char *err,
+		    size_t len)
+{
+	if (!kv->has_val) {
+		*ret = true;
+		return 0;
+	}
+	if (zfio_parse_bool(kv->val, ret))
+		return fail(err, len, kv, "'%s' is not a boolean", kv->val);
+	return 0;
+}
+
+static int get_size(const struct zfio_kv *kv, uint32_t kb_base,
+		    bool allow_rel, struct zfio_size *ret, char *err,
+		    size_t len)
+{
+	if (!kv->has_val)
+		return fail(err, len, kv, "needs a value");
+	if (zfio_parse_size(kv->val, kb_base, ret))
+		return fail(err, len, kv, "'%s' is not a size", kv->val);
+	if (!allow_rel && ret->unit != ZFIO_BYTES)
+		return fail(err, len, kv, "'%s': %% and z are not allowed here",
+			    kv->val);
+	return 0;
+}
+
+static int get_bytes(const struct zfio_kv *kv, uint32_t kb_base,
+		     uint64_t *ret, char *err, size_t len)
+{
+	struct zfio_size sz;
+	int r = get_size(kv, kb_base, false, &sz, err, len);
+
+	if (!r)
+		*ret = sz.val;
+	return r;
+}
+
+static int get_ratio(const struct zfio_kv *kv, double *ret, char *err,
+		     size_t len)
+{
+	char *end;
+	double v;
+
+	if (!kv->has_val)
+		return fail(err, len, kv, "needs a value");
+	errno = 0;
+	v = strtod(kv->val, &end);
+	if (errno || *end || end == kv->val || !(v >= 0.0 && v <= 1.0))
+		return fail(err, len, kv, "'%s' is not a number in 0..1",
+			    kv->val);
+	*ret = v;
+	return 0;
+}
+
+static int get_str(const struct zfio_kv *kv, char *dst, size_t dst_len,
+		   char *err, size_t len)
+{
+	if (!kv->has_val || !kv->val[0])
+		return fail(err, len, kv, "needs a value");
+	if (strlen(kv->val) >= dst_len)
+		return fail(err, len, kv, "value too long");
+	snprintf(dst, dst_len, "%s", kv->val);
+	return 0;
+}
+
+static bool is_ignored(const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(ignored_opts) / sizeof(ignored_opts[0]); i++)
+		if (!strcmp(key, ignored_opts[i]))
+			return true;
+	return false;
+}
+
+static int note_ignored(struct zfio_spec *spec, const char *key)
+{
+	unsigned int i;
+	char (*n)[ZFIO_NAME_LEN];
+
+	for (i = 0; i < spec->nr_ignored; i++)
+		if (!strcmp(spec->ignored[i], key))
+			return 0;
+	n = realloc(spec->ignored, (spec->nr_ignored + 1) * sizeof(*n));
+	if (!n)
+		return -ENOMEM;
+	spec->ignored = n;
+	snprintf(n[spec->nr_ignored++], ZFIO_NAME_LEN, "%s", key);
+	return 0;
+}
+
+static int apply(struct zfio_spec *spec, struct zfio_job *j,
+		 const struct zfio_kv *kv, char *err, size_t len)
+{
+	const char *k = kv->key;
+	uint32_t kb = j->kb_base;
+	uint32_t u;
+
+	if (!strcmp(k, "rw") || !strcmp(k, "readwrite")) {
+		static const struct { const char *n; enum zfio_rw rw; } m[] = {
+			{ "read", ZFIO_READ }, { "write", ZFIO_WRITE },
+			{ "randread", ZFIO_RANDREAD },
+			{ "randwrite", ZFIO_RANDWRITE }, { "rw", ZFIO_RW },
+			{ "readwrite", ZFIO_RW }, { "randrw", ZFIO_RANDRW },
+			{ "trim", ZFIO_TRIM }, { "randtrim", ZFIO_RANDTRIM },
+		};
+		size_t i;
+
+		if (!kv->has_val)
+			return fail(err, len, kv, "needs a value");
+		for (i = 0; i < sizeof(m) / sizeof(m[0]); i++) {
+			if (!strcmp(kv->val, m[i].n)) {
+				j->rw = m[i].rw;
+				return 0;
+			}
+		}
+		return fail(err, len, kv, "unknown pattern '%s'", kv->val);
+	}
+	if (!strcmp(k, "rwmixread") || !strcmp(k, "rwmixwrite")) {
+		int r = get_u32(kv, kb, 0, &u, err, len);
+
+		if (r)
+			return r;
+		if (u > 100)
+			return fail(err, len, kv, "%u is not a percentage", u);
+		j->rwmixread = k[5] == 'r' ? u : 100 - u;
+		return 0;
+	}
+	if (!strcmp(k, "bs") || !strcmp(k, "blocksize")) {
+		int r = get_bytes(kv, kb, &j->bs, err, len);
+
+		if (!r && !j->bs)
+			return fail(err, len, kv, "block size 0");
+		return r;
+	}
+	if (!strcmp(k, "size"))
+		return get_size(kv, kb, true, &j->size, err, len);
+	if (!strcmp(k, "filesize"))
+		return get_size(kv, kb, true, &j->filesize, err, len);
+	if (!strcmp(k, "offset"))
+		return get_size(kv, kb, true, &j->offset, err, len);
+	if (!strcmp(k, "offset_increment"))
+		return get_size(kv, kb, true, &j->offset_increment, err, len);
+	if (!strcmp(k, "nrfiles"))
+		return get_u32(kv, kb, 1, &j->nrfiles, err, len);
+	if (!strcmp(k, "filename"))
+		return get_str(kv, j->filename, sizeof(j->filename), err, len);
+	if (!strcmp(k, "directory"))
+		return get_str(kv, j->directory, sizeof(j->directory), err,
+			       len);
+	if (!strcmp(k, "name"))
+		return get_str(kv, j->name, sizeof(j->name), err, len);
+	if (!strcmp(k, "wait_for"))
+		return get_str(kv, j->wait_for, sizeof(j->wait_for), err, len);
+	if (!strcmp(k, "numjobs"))
+		return get_u32(kv, kb, 1, &j->numjobs, err, len);
+	if (!strcmp(k, "iodepth"))
+		return get_u32(kv, kb, 1, &j->iodepth, err, len);
+	if (!strcmp(k, "loops"))
+		return get_u32(kv, kb, 1, &j->loops, err, len);
+	if (!strcmp(k, "fsync"))
+		return get_u32(kv, kb, 0, &j->fsync, err, len);
+	if (!strcmp(k, "fdatasync"))
+		return get_u32(kv, kb, 0, &j->fdatasync, err, len);
+	if (!strcmp(k, "runtime") || !strcmp(k, "ramp_time")) {
+		uint64_t *dst = k[0] == 'r' && k[1] == 'u' ? &j->runtime_ns :
+							     &j->ramp_time_ns;
+
+		if (!kv->has_val || zfio_parse_time(kv->val, dst))
+			return fail(err, len, kv, "'%s' is not a time",
+				    kv->has_val ? kv->val : "");
+		return 0;
+	}
+	if (!strcmp(k, "time_based"))
+		return get_bool(kv, &j->time_based, err, len);
+	if (!strcmp(k, "end_fsync"))
+		return get_bool(kv, &j->end_fsync, err, len);
+	if (!strcmp(k, "create_on_open"))
+		return get_bool(kv, &j->create_on_open, err, len);
+	if (!strcmp(k, "unlink"))
+		return get_bool(kv, &j->unlink, err, len);
+	if (!strcmp(k, "read_beyond_wp"))
+		return get_bool(kv, &j->read_beyond_wp, err, len);
+	if (!strcmp(k, "ignore_zone_limits"))
+		return get_bool(kv, &j->ignore_zone_limits, err, len);
+	if (!strcmp(k, "randseed")) {
+		char *end;
+
+		if (!kv->has_val || !isdigit((unsigned char)kv->val[0]))
+			return fail(err, len, kv, "needs a number");
+		errno = 0;
+		j->randseed = strtoull(kv->val, &end, 0);
+		if (errno || *end)
+			return fail(err, len, kv, "'%s' is not a number",
+				    kv->val);
+		j->has_randseed = true;
+		return 0;
+	}
+	if (!strcmp(k, "zonemode")) {
+		if (!kv->has_val)
+			return fail(err, len, kv, "needs a value");
+		if (!strcmp(kv->val, "none"))
+			j->zonemode = ZFIO_ZONEMODE_NONE;
+		else if (!strcmp(kv->val, "strided"))
+			j->zonemode = ZFIO_ZONEMODE_STRIDED;
+		else if (!strcmp(kv->val, "zbd"))
+			j->zonemode = ZFIO_ZONEMODE_ZBD;
+		else
+			return fail(err, len, kv,
+				    "'%s' is not none, strided or zbd",
+				    kv->val);
+		return 0;
+	}
+	if (!strcmp(k, "max_open_zones"))
+		return get_u32(kv, kb, 0, &j->max_open_zones, err, len);
+	if (!strcmp(k, "job_max_open_zones"))
+		return get_u32(kv, kb, 0, &j->job_max_open_zones, err, len);
+	if (!strcmp(k, "zone_reset_threshold"))
+		return get_ratio(kv, &j->zone_reset_threshold, err, len);
+	if (!strcmp(k, "zone_reset_frequency"))
+		return get_ratio(kv, &j->zone_reset_frequency, err, len);
+	if (!strcmp(k, "zonesize"))
+		return get_bytes(kv, kb, &j->zonesize, err, len);
+	if (!strcmp(k, "zonerange"))
+		return get_bytes(kv, kb, &j->zonerange, err, len);
+	if (!strcmp(k, "zonecapacity"))
+		return get_bytes(kv, kb, &j->zonecapacity, err, len);
+	if (!strcmp(k, "zoneskip"))
+		return get_bytes(kv, kb, &j->zoneskip, err, len);
+	if (!strcmp(k, "write_mode")) {
+		if (!kv->has_val)
+			return fail(err, len, kv, "needs a value");
+		if (!strcmp(kv->val, "write"))
+			j->zone_append = false;
+		else if (!strcmp(kv->val, "zone_append"))
+			j->zone_append = true;
+		else
+			return fail(err, len, kv,
+				    "'%s': only write and zone_append are "
+				    "modelled", kv->val);
+		return 0;
+	}
+	if (!strcmp(k, "kb_base")) {
+		int r = get_u32(kv, 1024, 0, &u, err, len);
+
+		if (r)
+			return r;
+		if (u != 1000 && u != 1024)
+			return fail(err, len, kv, "%u is not 1000 or 1024", u);
+		j->kb_base = u;
+		return 0;
+	}
+	if (is_ignored(k))
+		return note_ignored(spec, k);
+	return fail(err, len, kv, "unknown option");
+}
+
+/* Options that only make sense in zonemode=zbd, and 'z' sizes. */
+static int check_job(struct zfio_job *j, const struct zfio_kv *const *src,
+		     unsigned int nr, char *err, size_t len)
+{
+	unsigned int i;
+
+	for (i = 0; i < nr; i++) {
+		const struct zfio_kv *kv = src[i];
+		struct zfio_size sz;
+
+		if (j->zonemode != ZFIO_ZONEMODE_ZBD &&
+		    (!strcmp(kv->key, "size") || !strcmp(kv->key, "offset") ||
+		     !strcmp(kv->key, "offset_increment") ||
+		     !strcmp(kv->key, "filesize")) &&
+		    !zfio_parse_size(kv->val, j->kb_base, &sz) &&
+		    sz.unit == ZFIO_ZONES)
+			return fail(err, len, kv,
+				    "the 'z' (zones) suffix needs zonemode=zbd");
+		if (j->zonemode != ZFIO_ZONEMODE_ZBD &&
+		    !strcmp(kv->key, "write_mode") && j->zone_append)
+			return fail(err, len, kv,
+				    "zone_append needs zonemode=zbd");
+	}
+	if (j->zonesize && j->zonerange && j->zonerange != j->zonesize &&
+	    j->zonemode == ZFIO_ZONEMODE_ZBD)
+		return fail_at(err, len, j->file, j->line,
+			       "job '%s': zonerange must equal zonesize with "
+			       "zonemode=zbd", j->name);
+	if (j->zonecapacity && j->zonesize && j->zonecapacity > j->zonesize)
+		return fail_at(err, len, j->file, j->line,
+			       "job '%s': zonecapacity above zonesize",
+			       j->name);
+	return 0;
+}
+
+static int resolve(struct zfio_spec *spec, const char *const *sets,
+		   unsigned int nr_sets, char *err, size_t len)
+{
+	struct zfio_kv *setkv = NULL;
+	const struct zfio_kv **src = NULL;
+	unsigned int i, g, nr_globals = 0, *globals = NULL, nr_jobs = 0;
+	int ret = 0;
+
+	if (nr_sets) {
+		setkv = calloc(nr_sets, sizeof(*setkv));
+		if (!setkv)
+			return -ENOMEM;
+	}
+	for (i = 0; i < nr_sets; i++) {
+		const char *eq = strchr(sets[i], '=');
+		struct zfio_kv *kv = &setkv[i];
+
+		snprintf(kv->file, sizeof(kv->file), "--set");
+		kv->line = (int)i + 1;
+		if (!eq || eq == sets[i] ||
+		    (size_t)(eq - sets[i]) >= sizeof(kv->key) ||
+		    strlen(eq + 1) >= sizeof(kv->val)) {
+			snprintf(kv->key, sizeof(kv->key), "%.*s",
+				 (int)sizeof(kv->key) - 1, sets[i]);
+			ret = fail(err, len, kv, "not key=value");
+			goto out;
+		}
+		snprintf(kv->key, sizeof(kv->key), "%.*s",
+			 (int)(eq - sets[i]), sets[i]);
+		snprintf(kv->val, sizeof(kv->val), "%s", eq + 1);
+		kv->has_val = true;
+	}
+
+	/* Snapshot the globals in force at each job section. */
+	globals = calloc(spec->nr_kvs + 1, sizeof(*globals));
+	src = calloc(spec->nr_kvs + nr_sets + 1, sizeof(*src));
+	spec->jobs = calloc(spec->nr_sects + 1, sizeof(*spec->jobs));
+	if (!globals || !src || !spec->jobs) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < spec->nr_sects; i++) {
+		struct zfio_sect *s = &spec->sects[i];
+		struct zfio_job *j;
+		unsigned int nr = 0, k;
+
+		if (s->kind == SECT_GLOBAL) {
+			for (k = 0; k < s->nr_kv; k++)
+				globals[nr_globals++] = s->kv[k];
+			continue;
+		}
+		if (s->kind == SECT_ZCOW)
+			continue;
+		for (g = 0; g < nr_globals; g++)
+			src[nr++] = &spec->kvs[globals[g]];
+		for (k = 0; k < s->nr_kv; k++)
+			src[nr++] = &spec->kvs[s->kv[k]];
+		for (k = 0; k < nr_sets; k++)
+			src[nr++] = &setkv[k];
+		j = &spec->jobs[nr_jobs];
+		job_defaults(j);
+		snprintf(j->section, sizeof(j->section), "%s", s->name);
+		snprintf(j->name, sizeof(j->name), "%s", s->name);
+		snprintf(j->file, sizeof(j->file), "%s", s->file);
+		j->line = s->line;
+		/* kb_base first: it changes how every size parses. */
+		for (k = 0; k < nr; k++) {
+			if (strcmp(src[k]->key, "kb_base"))
+				continue;
+			ret = apply(spec, j, src[k], err, len);
+			if (ret)
+				goto out;
+		}
+		for (k = 0; k < nr; k++) {
+			ret = apply(spec, j, src[k], err, len);
+			if (ret)
+				goto out;
+		}
+		ret = check_job(j, src, nr, err, len);
+		if (ret)
+			goto out;
+		nr_jobs++;
+	}
+	spec->nr_jobs = nr_jobs;
+
+	/* The [zcow] sections, kept raw, in order. */
+	for (i = 0; i < spec->nr_sects; i++) {
+		struct zfio_sect *s = &spec->sects[i];
+		unsigned int k;
+
+		if (s->kind != SECT_ZCOW)
+			continue;
+		for (k = 0; k < s->nr_kv; k++) {
+			struct zfio_kv *n = realloc(spec->zcow,
+				(spec->nr_zcow + 1) * sizeof(*n));
+
+			if (!n) {
+				ret = -ENOMEM;
+				goto out;
+			}
+			spec->zcow = n;
+			n[spec->nr_zcow++] = spec->kvs[s->kv[k]];
+		}
+	}
+	if (!nr_jobs && !nr_sets) {
+		ret = fail_at(err, len, spec->nr_sects ? spec->sects[0].file :
+			      "(input)", 1, "no job section");
+		goto out;
+	}
+	if (!nr_jobs)
+		ret = fail_at(err, len, "(input)", 1, "no job section");
+out:
+	free(setkv);
+	free(src);
+	free(globals);
+	return ret;
+}
+
+int zfio_parse_text(const char *name, const char *text,
+		    const char *const *sets, unsigned int nr_sets,
+		    struct zfio_spec **spec_ret, char *err, size_t err_len)
+{
+	struct zfio_spec *spec = calloc(1, sizeof(*spec));
+	struct reader r = { .spec = spec, .cur = -1, .err = err,
+			    .err_len = err_len };
+	int ret;
+
+	if (err && err_len)
+		err[0] = '\0';
+	if (!spec)
+		return -ENOMEM;
+	ret = read_text(&r, name, text);
+	ret = ret ?: resolve(spec, sets, nr_sets, err, err_len);
+	if (ret) {
+		zfio_free(spec);
+		return ret;
+	}
+	*spec_ret = spec;
+	return 0;
+}
+
+int zfio_parse_file(const char *path, const char *const *sets,
+		    unsigned int nr_sets, struct zfio_spec **spec_ret,
+		    char *err, size_t err_len)
+{
+	struct zfio_spec *spec = calloc(1, sizeof(*spec));
+	struct reader r = { .spec = spec, .cur = -1, .err = err,
+			    .err_len = err_len };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f, *m;
+	char chunk[4096];
+	size_t n;
+	int ret;
+
+	if (err && err_len)
+		err[0] = '\0';
+	if (!spec)
+		return -ENOMEM;
+	f = fopen(path, "r");
+	if (!f) {
+		ret = -errno;
+		if (err && err_len)
+			snprintf(err, err_len, "%s: %s", path, strerror(errno));
+		free(spec);
+		return ret;
+	}
+	m = open_memstream(&buf, &len);
+	if (!m) {
+		fclose(f);
+		free(spec);
+		return -ENOMEM;
+	}
+	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
+		fwrite(chunk, 1, n, m);
+	fclose(m);
+	fclose(f);
+	ret = read_text(&r, path, buf ? buf : "");
+	free(buf);
+	ret = ret ?: resolve(spec, sets, nr_sets, err, err_len);
+	if (ret) {
+		zfio_free(spec);
+		return ret;
+	}
+	*spec_ret = spec;
+	return 0;
+}
+
+void zfio_free(struct zfio_spec *spec)
+{
+	unsigned int i;
+
+	if (!spec)
+		return;
+	for (i = 0; i < spec->nr_sects; i++) {
+		free(spec->sects[i].kv);
+		free(spec->sects[i].globals);
+	}
+	free(spec->sects);
+	free(spec->kvs);
+	free(spec->jobs);
+	free(spec->zcow);
+	free(spec->ignored);
+	free(spec);
+}
+
+static void print_size(FILE *out, const char *key, const struct zfio_size *s)
+{
+	if (!s->is_set)
+		return;
+	fprintf(out, "%s=%llu%s\n", key, (unsigned long long)s->val,
+		s->unit == ZFIO_PERCENT ? "%" : s->unit == ZFIO_ZONES ? "z" :
+									"");
+}
+
+void zfio_print_job(FILE *out, const struct zfio_job *j)
+{
+	static const char *const zm[] = { "none", "strided", "zbd" };
+
+	fprintf(out, "[%s]\n", j->section);
+	fprintf(out, "name=%s\nrw=%s\nrwmixread=%u\nbs=%llu\n", j->name,
+		zfio_rw_name(j->rw), j->rwmixread, (unsigned long long)j->bs);
+	print_size(out, "size", &j->size);
+	print_size(out, "filesize", &j->filesize);
+	print_size(out, "offset", &j->offset);
+	print_size(out, "offset_increment", &j->offset_increment);
+	fprintf(out, "nrfiles=%u\n", j->nrfiles);
+	if (j->filename[0])
+		fprintf(out, "filename=%s\n", j->filename);
+	if (j->directory[0])
+		fprintf(out, "directory=%s\n", j->directory);
+	fprintf(out, "numjobs=%u\niodepth=%u\nruntime=%lluus\ntime_based=%d\n"
+		     "ramp_time=%lluus\nloops=%u\nfsync=%u\nfdatasync=%u\n"
+		     "end_fsync=%d\ncreate_on_open=%d\nunlink=%d\n",
+		j->numjobs, j->iodepth,
+		(unsigned long long)(j->runtime_ns / 1000), j->time_based,
+		(unsigned long long)(j->ramp_time_ns / 1000), j->loops,
+		j->fsync, j->fdatasync, j->end_fsync, j->create_on_open,
+		j->unlink);
+	if (j->has_randseed)
+		fprintf(out, "randseed=%llu\n",
+			(unsigned long long)j->randseed);
+	fprintf(out, "zonemode=%s\n", zm[j->zonemode]);
+	if (j->zonemode == ZFIO_ZONEMODE_ZBD) {
+		fprintf(out, "max_open_zones=%u\njob_max_open_zones=%u\n"
+			     "zone_reset_threshold=%.6g\n"
+			     "zone_reset_frequency=%.6g\nread_beyond_wp=%d\n"
+			     "ignore_zone_limits=%d\nwrite_mode=%s\n",
+			j->max_open_zones, j->job_max_open_zones,
+			j->zone_reset_threshold, j->zone_reset_frequency,
+			j->read_beyond_wp, j->ignore_zone_limits,
+			j->zone_append ? "zone_append" : "write");
+	}
+	if (j->zonesize)
+		fprintf(out, "zonesize=%llu\n", (unsigned long long)j->zonesize);
+	if (j->zonecapacity)
+		fprintf(out, "zonecapacity=%llu\n",
+			(unsigned long long)j->zonecapacity);
+	if (j->wait_for[0])
+		fprintf(out, "wait_for=%s\n", j->wait_for);
+	fprintf(out, "kb_base=%u\n\n", j->kb_base);
+}

@@ -1,0 +1,164 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * zfio: fio job files in fio's own syntax (configs/README.md).
+ *
+ * An INI file of [global] and job sections.  A [global] section sets
+ * defaults for the job sections below it (several are allowed, as in fio);
+ * options are key=value or bare boolean keys; ';' and '#' start comments;
+ * `include FILE` pulls in another file (relative to the including file).
+ * Sizes take fio's suffixes (k, m, g, t, p; binary unless kb_base=1000 or
+ * a "KiB"-style suffix in fio's compatibility mode says otherwise), '%' of
+ * the target, and 'z' (zones) with zonemode=zbd.  A [zcow] section is not
+ * fio's: it is kept raw for the runner (harness/run.c) to interpret.
+ *
+ * Options fio has that mean nothing here (ioengine, direct, ...) are
+ * accepted and listed once in zfio_spec.ignored.  An unknown option or a
+ * bad value is -EINVAL with the message "FILE:LINE: option 'x': reason".
+ *
+ * What it is not: a runner (harness/run.c) or fio's command-line parser.
+ * Who may include this: harness/ and tests/.
+ */
+#ifndef ZCOW_FIO_H
+#define ZCOW_FIO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define ZFIO_NAME_LEN	64
+#define ZFIO_VAL_LEN	256
+#define ZFIO_PATH_LEN	512
+#define ZFIO_ERR_LEN	768
+
+enum zfio_rw {
+	ZFIO_READ,
+	ZFIO_WRITE,
+	ZFIO_RANDREAD,
+	ZFIO_RANDWRITE,
+	ZFIO_RW,		/* rw, readwrite: sequential mix */
+	ZFIO_RANDRW,
+	ZFIO_TRIM,		/* zonemode=zbd: zone resets */
+	ZFIO_RANDTRIM,
+};
+
+enum zfio_unit {
+	ZFIO_BYTES,
+	ZFIO_PERCENT,		/* of the target (device or file) size */
+	ZFIO_ZONES,		/* 'z' suffix: zones (zonemode=zbd only) */
+};
+
+enum zfio_zonemode {
+	ZFIO_ZONEMODE_NONE,
+	ZFIO_ZONEMODE_STRIDED,
+	ZFIO_ZONEMODE_ZBD,
+};
+
+/* A size option as written: resolved against the target by the runner. */
+struct zfio_size {
+	uint64_t val;		/* bytes, percent or zones per @unit */
+	enum zfio_unit unit;
+	bool is_set;
+};
+
+/* One raw key=value as read, with where it came from. */
+struct zfio_kv {
+	char key[ZFIO_NAME_LEN];
+	char val[ZFIO_VAL_LEN];
+	bool has_val;		/* false: a bare key */
+	char file[ZFIO_PATH_LEN];	/* "--set" for command-line overrides */
+	int line;
+};
+
+/* One job section, resolved (global defaults + section + overrides). */
+struct zfio_job {
+	char name[ZFIO_NAME_LEN];	/* name= or the section name */
+	char section[ZFIO_NAME_LEN];
+	enum zfio_rw rw;
+	uint32_t rwmixread;		/* percent reads in rw/randrw; 50 */
+	uint64_t bs;			/* bytes; 4096 */
+	struct zfio_size size;		/* not set: the whole target */
+	struct zfio_size filesize;	/* per file; not set: size / nrfiles */
+	struct zfio_size offset;
+	struct zfio_size offset_increment;	/* per numjobs clone */
+	uint32_t nrfiles;		/* 1 */
+	char filename[ZFIO_VAL_LEN];	/* "" = none given */
+	char directory[ZFIO_VAL_LEN];
+	uint32_t numjobs;		/* 1 */
+	uint32_t iodepth;		/* 1 */
+	uint64_t runtime_ns;		/* 0 = until size is done */
+	bool time_based;
+	uint64_t ramp_time_ns;
+	uint32_t loops;			/* 1 */
+	uint32_t fsync;			/* fsync every N writes; 0 = never */
+	uint32_t fdatasync;		/* fdatasync every N writes; 0 */
+	bool end_fsync;
+	bool create_on_open;
+	bool unlink;
+	uint64_t randseed;
+	bool has_randseed;
+	enum zfio_zonemode zonemode;
+	uint32_t max_open_zones;	/* 0 = the device's limit */
+	uint32_t job_max_open_zones;	/* 0 = none */
+	bool ignore_zone_limits;
+	double zone_reset_threshold;	/* 0..1 */
+	double zone_reset_frequency;	/* 0..1; 0 = no resets */
+	uint64_t zonesize;		/* bytes; 0 = the device's */
+	uint64_t zonerange;		/* bytes; 0 = zonesize */
+	uint64_t zonecapacity;		/* bytes; 0 = the device's */
+	uint64_t zoneskip;		/* strided only */
+	bool read_beyond_wp;
+	bool zone_append;		/* write_mode=zone_append */
+	uint32_t kb_base;		/* 1024 or 1000 */
+	char wait_for[ZFIO_NAME_LEN];	/* start after this job ends */
+	char file[ZFIO_PATH_LEN];	/* where the section starts */
+	int line;
+};
+
+struct zfio_spec {
+	struct zfio_job *jobs;		/* sections, in order (not cloned) */
+	unsigned int nr_jobs;
+	struct zfio_kv *zcow;		/* the raw [zcow] section(s) */
+	unsigned int nr_zcow;
+	char (*ignored)[ZFIO_NAME_LEN];	/* ignored option names, once each */
+	unsigned int nr_ignored;
+	/* Private: raw storage. */
+	struct zfio_kv *kvs;
+	unsigned int nr_kvs, kvs_cap;
+	struct zfio_sect *sects;
+	unsigned int nr_sects, sects_cap;
+};
+
+/*
+ * Parse @path (or @text named @name) and resolve every job, applying the
+ * @nr_sets overrides ("key=value" strings) to every job last.  Returns 0,
+ * -EINVAL with the message in @err, -ENOENT/-errno when a file cannot be
+ * read (message in @err), or -ENOMEM.  Free with zfio_free().
+ */
+int zfio_parse_file(const char *path, const char *const *sets,
+		    unsigned int nr_sets, struct zfio_spec **spec_ret,
+		    char *err, size_t err_len);
+int zfio_parse_text(const char *name, const char *text,
+		    const char *const *sets, unsigned int nr_sets,
+		    struct zfio_spec **spec_ret, char *err, size_t err_len);
+void zfio_free(struct zfio_spec *spec);
+
+/* Value parsers (fio's rules).  Return 0 or -EINVAL. */
+int zfio_parse_size(const char *s, uint32_t kb_base, struct zfio_size *ret);
+int zfio_parse_time(const char *s, uint64_t *ns_ret);	/* default unit s */
+int zfio_parse_bool(const char *s, bool *ret);
+
+/* Resolve a size against a target of @total bytes with @zone_size zones.
+ * Percent rounds down to @align.  Returns bytes. */
+uint64_t zfio_size_bytes(const struct zfio_size *sz, uint64_t total,
+			 uint64_t zone_size, uint64_t align);
+
+const char *zfio_rw_name(enum zfio_rw rw);
+bool zfio_rw_is_random(enum zfio_rw rw);
+bool zfio_rw_has_write(enum zfio_rw rw);
+bool zfio_rw_has_read(enum zfio_rw rw);
+
+/* Print one job's resolved options in fio syntax (for the results). */
+void zfio_print_job(FILE *out, const struct zfio_job *job);
+
+#endif /* ZCOW_FIO_H */

@@ -1,0 +1,161 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""Turn zcow result folders into gnuplot plots (PNG and SVG) and tables.
+
+usage: plot.py [--out DIR] [--x KEY] [--series KEY] [--metric M] FOLDER...
+
+A FOLDER is a result folder (with summary.json and config.fio) or a folder
+of them (a sweep).  KEY names a [zcow] or job option as written in the
+resolved config.fio (numjobs, zone_append, bs, ...).  Metrics: iops,
+bw_mib_per_s, lat_mean_us, lat_p99_us.  Writes DIR/<metric>.png,
+DIR/<metric>.svg, DIR/table.md, DIR/table.csv.  Python 3 standard library
+only; gnuplot must be on PATH for the plots.
+"""
+import argparse
+import csv
+import json
+import os
+import subprocess
+import sys
+
+LABELS = {
+    "iops": "throughput (IOPS, simulated time)",
+    "bw_mib_per_s": "bandwidth (MiB/s, simulated time)",
+    "lat_mean_us": "mean latency (us, simulated time)",
+    "lat_p99_us": "p99 latency (us, simulated time)",
+}
+
+
+def config_of(folder):
+    """The resolved options: the [zcow] keys and the first job's."""
+    opts, section = {}, None
+    with open(os.path.join(folder, "config.fio")) as f:
+        for line in f:
+            line = line.strip()
+            if not line or line.startswith(";"):
+                continue
+            if line.startswith("["):
+                if section is not None and section != "zcow":
+                    break
+                section = line[1:-1]
+                continue
+            k, _, v = line.partition("=")
+            opts.setdefault(k, v)
+    return opts
+
+
+def row_of(folder):
+    with open(os.path.join(folder, "summary.json")) as f:
+        s = json.load(f)
+    t = s["total"]
+    c = config_of(folder)
+    r = dict(c)
+    r.update({
+        "folder": folder, "scenario": s["scenario"], "target": s["target"],
+        "iops": t["iops"], "bw_mib_per_s": t["bw_mib_per_s"],
+        "lat_mean_us": t["lat_ns"]["mean"] / 1000.0,
+        "lat_p99_us": t["lat_ns"]["p99"] / 1000.0,
+        "write_amplification": s["write_amplification"],
+        "zone_resets": s["zone_resets"],
+    })
+    return r
+
+
+def folders(args):
+    out = []
+    for a in args:
+        if os.path.exists(os.path.join(a, "summary.json")):
+            out.append(a)
+            continue
+        for d in sorted(os.listdir(a)):
+            p = os.path.join(a, d)
+            if os.path.exists(os.path.join(p, "summary.json")):
+                out.append(p)
+    return out
+
+
+def num(v):
+    try:
+        return float(v)
+    except ValueError:
+        return v
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawTextHelpFormatter)
+    ap.add_argument("folders", nargs="+")
+    ap.add_argument("--out", default="results/plot")
+    ap.add_argument("--x", default="numjobs")
+    ap.add_argument("--series", default="zone_append")
+    ap.add_argument("--metric", default="iops", choices=sorted(LABELS))
+    ap.add_argument("--title", default=None)
+    a = ap.parse_args()
+
+    rows = [row_of(f) for f in folders(a.folders)]
+    if not rows:
+        sys.stderr.write("plot: no result folders\n")
+        return 1
+    os.makedirs(a.out, exist_ok=True)
+    rows.sort(key=lambda r: (str(r.get(a.series, "")), num(r.get(a.x, 0))))
+    cols = [a.x, a.series, "scenario", "target", "iops", "bw_mib_per_s",
+            "lat_mean_us", "lat_p99_us", "write_amplification", "zone_resets"]
+    with open(os.path.join(a.out, "table.csv"), "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(cols)
+        for r in rows:
+            w.writerow([r.get(c, "") for c in cols])
+    with open(os.path.join(a.out, "table.md"), "w") as f:
+        f.write("| " + " | ".join(cols) + " |\n")
+        f.write("|" + "---|" * len(cols) + "\n")
+        for r in rows:
+            cells = []
+            for c in cols:
+                v = r.get(c, "")
+                cells.append("%.1f" % v if isinstance(v, float) else str(v))
+            f.write("| " + " | ".join(cells) + " |\n")
+
+    series = {}
+    for r in rows:
+        series.setdefault(str(r.get(a.series, "")), []).append(
+            (num(r.get(a.x, 0)), r[a.metric]))
+    data = os.path.join(a.out, "%s.dat" % a.metric)
+    with open(data, "w") as f:
+        for name, pts in sorted(series.items()):
+            f.write("# %s=%s\n" % (a.series, name))
+            for x, y in sorted(pts, key=lambda p: p[0]):
+                f.write("%s %s\n" % (x, y))
+            f.write("\n\n")
+    title = a.title or "%s: %s by %s" % (rows[0]["scenario"], a.metric, a.x)
+    plots = ", ".join(
+        "'%s' index %d using 1:2 with linespoints title '%s=%s'"
+        % (data, i, a.series, name)
+        for i, name in enumerate(sorted(series)))
+    for term, ext in (("pngcairo size 800,500", "png"),
+                      ("svg size 800,500", "svg")):
+        script = "\n".join([
+            "set terminal %s" % term,
+            "set output '%s'" % os.path.join(a.out, "%s.%s" % (a.metric, ext)),
+            "set title '%s' noenhanced" % title.replace("'", ""),
+            "set xlabel '%s (count)' noenhanced" % a.x,
+            "set ylabel '%s' noenhanced" % LABELS[a.metric],
+            "set grid", "set key left top noenhanced", "set yrange [0:*]",
+            "set logscale x 2" if a.x == "numjobs" else "",
+            "plot " + plots, ""])
+        p = subprocess.run(["gnuplot"], input=script, universal_newlines=True,
+                           stderr=subprocess.PIPE)
+        if p.returncode != 0 and ext == "png":
+            # No cairo: fall back to the plain png terminal.
+            script = script.replace("pngcairo", "png")
+            p = subprocess.run(["gnuplot"], input=script,
+                               universal_newlines=True, stderr=subprocess.PIPE)
+        if p.returncode != 0:
+            sys.stderr.write("plot: gnuplot failed: %s\n" % p.stderr)
+            return 1
+    with open(os.path.join(a.out, "table.md")) as f:
+        sys.stdout.write(f.read())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1151 @@
+// SPDX-License-Identifier: MIT
+/*
+ * zrun: settings, the discrete-event scheduler and the results folder
+ * (see run.h, configs/README.md, docs/timing.md).
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "run.h"
+#include "zdev.h"
+#include "zsim.h"
+#include "ztime.h"
+
+#ifndef ZCOW_VERSION
+#define ZCOW_VERSION "0.1"
+#endif
+#ifndef ZCOW_GIT
+#define ZCOW_GIT "unknown"
+#endif
+
+#define NS	1000000000ull
+#define PROGRESS_AFTER_NS	(3 * NS)	/* wall clock */
+
+/* Device a profile runs on when the scenario names none (scaled down). */
+static const struct {
+	const char *profile, *device;
+} default_devices[] = {
+	{ "zn540", "sim:zones=256,zone_size=64M,zone_cap=34M,max_open=14,"
+		   "max_active=14,data=off" },
+	{ "smr", "sim:zones=256,zone_size=256M,data=off" },
+	{ "instant", "sim:zones=64,zone_size=64M,data=off" },
+};
+
+void zrun_settings_default(struct zrun_settings *set)
+{
+	memset(set, 0, sizeof(*set));
+	snprintf(set->profile, sizeof(set->profile), "zn540");
+	snprintf(set->target, sizeof(set->target), "auto");
+	set->nodesize = 16384;
+	set->treelog = true;
+	set->repetitions = 1;
+	set->seed = 1;
+	snprintf(set->results, sizeof(set->results), "results");
+	set->interval_ns = 10000000ull;
+}
+
+static const char *const zcow_keys[] = {
+	"device", "profile", "target", "zone_append", "nodesize", "treelog",
+	"repetitions", "seed", "crash", "results", "trace", "interval",
+	"prefill", "scenario",
+};
+
+bool zrun_is_zcow_key(const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(zcow_keys) / sizeof(zcow_keys[0]); i++)
+		if (!strcmp(key, zcow_keys[i]))
+			return true;
+	return false;
+}
+
+static int bad(char *err, size_t len, const struct zfio_kv *kv,
+	       const char *why)
+{
+	snprintf(err, len, "%s:%d: option '%s': %s", kv->file, kv->line,
+		 kv->key, why);
+	return -EINVAL;
+}
+
+int zrun_settings_apply(struct zrun_settings *set, const struct zfio_kv *kv,
+			char *err, size_t len)
+{
+	const char *k = kv->key, *v = kv->val;
+	struct zfio_size sz;
+	bool b;
+
+	if (!zrun_is_zcow_key(k))
+		return -ENOENT;
+	if (!kv->has_val && strcmp(k, "zone_append") && strcmp(k, "treelog") &&
+	    strcmp(k, "trace") && strcmp(k, "prefill"))
+		return bad(err, len, kv, "needs a value");
+	if (!strcmp(k, "device")) {
+		if (strlen(v) >= sizeof(set->device))
+			return bad(err, len, kv, "too long");
+		snprintf(set->device, sizeof(set->device), "%s", v);
+	} else if (!strcmp(k, "profile")) {
+		struct ztime_profile p;
+
+		if (ztime_profile_get(v, &p))
+			return bad(err, len, kv,
+				   "unknown profile (zn540, smr, instant)");
+		snprintf(set->profile, sizeof(set->profile), "%.15s", v);
+	} else if (!strcmp(k, "target")) {
+		if (strcmp(v, "auto") && strcmp(v, "raw") && strcmp(v, "fs"))
+			return bad(err, len, kv, "not auto, raw or fs");
+		snprintf(set->target, sizeof(set->target), "%.7s", v);
+	} else if (!strcmp(k, "zone_append") || !strcmp(k, "treelog") ||
+		   !strcmp(k, "trace") || !strcmp(k, "prefill")) {
+		if (!kv->has_val)
+			b = true;
+		else if (zfio_parse_bool(v, &b))
+			return bad(err, len, kv, "not a boolean (on/off)");
+		if (k[0] == 'z')
+			set->zone_append = b;
+		else if (!strcmp(k, "treelog"))
+			set->treelog = b;
+		else if (!strcmp(k, "trace"))
+			set->trace = b;
+		else
+			set->prefill = b;
+	} else if (!strcmp(k, "nodesize")) {
+		if (zfio_parse_size(v, 1024, &sz) || sz.unit != ZFIO_BYTES ||
+		    sz.val < 4096 || sz.val > 65536 || (sz.val & (sz.val - 1)))
+			return bad(err, len, kv,
+				   "not a power of two in 4K..64K");
+		set->nodesize = (uint32_t)sz.val;
+	} else if (!strcmp(k, "repetitions")) {
+		if (zfio_parse_size(v, 1024, &sz) || sz.unit != ZFIO_BYTES ||
+		    sz.val < 1 || sz.val > 1000)
+			return bad(err, len, kv, "not a number in 1..1000");
+		set->repetitions = (uint32_t)sz.val;
+	} else if (!strcmp(k, "seed")) {
+		char *end;
+
+		errno = 0;
+		set->seed = strtoull(v, &end, 0);
+		if (errno || *end || !*v)
+			return bad(err, len, kv, "not a number");
+	} else if (!strcmp(k, "crash")) {
+		struct zsim_cut cut;
+
+		if (zsim_parse_cut(v, &cut))
+			return bad(err, len, kv,
+				   "not a crash point (docs: zsim_parse_cut)");
+		if (set->nr_crash >= ZRUN_MAX_CRASH ||
+		    strlen(v) >= sizeof(set->crash[0]))
+			return bad(err, len, kv, "too many or too long");
+		snprintf(set->crash[set->nr_crash++], sizeof(set->crash[0]),
+			 "%.63s", v);
+	} else if (!strcmp(k, "results")) {
+		snprintf(set->results, sizeof(set->results), "%s", v);
+	} else if (!strcmp(k, "interval")) {
+		if (zfio_parse_time(v, &set->interval_ns) ||
+		    set->interval_ns < 1000)
+			return bad(err, len, kv, "not a time >= 1us");
+	} else if (!strcmp(k, "scenario")) {
+		if (strlen(v) >= sizeof(set->name))
+			return bad(err, len, kv, "too long");
+		snprintf(set->name, sizeof(set->name), "%.63s", v);
+	}
+	return 0;
+}
+
+void zrun_errf(struct zrun *run, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (run->err[0])
+		return;
+	va_start(ap, fmt);
+	vsnprintf(run->err, sizeof(run->err), fmt, ap);
+	va_end(ap);
+}
+
+uint64_t zrun_rand(struct zrun_job *job)
+{
+	uint64_t z = (job->rng += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+/* ---- the schedule ---------------------------------------------------- */
+
+static uint64_t wall_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * NS + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t max_slot(const struct zrun_job *j)
+{
+	uint64_t m = 0;
+	uint32_t i;
+
+	for (i = 0; i < j->fio->iodepth; i++)
+		if (j->slots[i] > m)
+			m = j->slots[i];
+	return m;
+}
+
+static uint32_t min_slot(const struct zrun_job *j)
+{
+	uint32_t i, best = 0;
+
+	for (i = 1; i < j->fio->iodepth; i++)
+		if (j->slots[i] < j->slots[best])
+			best = i;
+	return best;
+}
+
+static int add_sample(struct zrun_job *j, uint64_t done, uint64_t lat,
+		      uint64_t bytes, enum zrun_op op)
+{
+	struct zrun_sample *s;
+
+	if (j->nr_samples == j->samples_cap) {
+		uint64_t cap = j->samples_cap ? j->samples_cap * 2 : 4096;
+
+		s = realloc(j->samples, cap * sizeof(*s));
+		if (!s)
+			return -ENOMEM;
+		j->samples = s;
+		j->samples_cap = cap;
+	}
+	s = &j->samples[j->nr_samples++];
+	s->done = done;
+	s->lat = lat > UINT32_MAX ? UINT32_MAX : (uint32_t)lat;
+	s->bytes = bytes > UINT32_MAX ? UINT32_MAX : (uint32_t)bytes;
+	s->op = (uint8_t)op;
+	j->stat_bytes[op] += bytes;
+	j->stat_ios[op]++;
+	return 0;
+}
+
+static int job_fsync(struct zrun *run, struct zrun_job *j, bool is_data)
+{
+	uint64_t t = max_slot(j), done = t;
+	uint32_t i;
+	int ret;
+
+	ret = run->ops->fsync(run, j, is_data, t, &done);
+	if (ret)
+		return ret;
+	for (i = 0; i < j->fio->iodepth; i++)
+		j->slots[i] = done;
+	return 0;
+}
+
+static int finish_job(struct zrun *run, struct zrun_job *j)
+{
+	int ret = 0;
+
+	if (j->fio->end_fsync && j->nr_writes)
+		ret = job_fsync(run, j, false);
+	j->is_done = true;
+	j->last_done = max_slot(j);
+	if (j->last_done > run->now_max)
+		run->now_max = j->last_done;
+	return ret;
+}
+
+/* Start jobs whose wait_for jobs have all finished. */
+static void release_waiters(struct zrun *run)
+{
+	unsigned int i, k;
+
+	for (i = 0; i < run->nr_jobs; i++) {
+		struct zrun_job *w = &run->jobs[i];
+		uint64_t start = 0;
+		bool is_ready = true;
+		uint32_t s;
+
+		if (!w->is_waiting)
+			continue;
+		for (k = 0; k < run->nr_jobs; k++) {
+			const struct zrun_job *o = &run->jobs[k];
+
+			if (strcmp(o->fio->name, w->fio->wait_for) &&
+			    strcmp(o->fio->section, w->fio->wait_for))
+				continue;
+			if (!o->is_done)
+				is_ready = false;
+			else if (o->last_done > start)
+				start = o->last_done;
+		}
+		if (!is_ready)
+			continue;
+		w->is_waiting = false;
+		w->start = start;
+		for (s = 0; s < w->fio->iodepth; s++)
+			w->slots[s] = start;
+		if (w->end_limit)
+			w->end_limit += start;
+	}
+}
+
+static enum zrun_op pick_op(struct zrun_job *j)
+{
+	switch (j->fio->rw) {
+	case ZFIO_READ:
+	case ZFIO_RANDREAD:
+		return ZRUN_OP_READ;
+	case ZFIO_WRITE:
+	case ZFIO_RANDWRITE:
+		return ZRUN_OP_WRITE;
+	case ZFIO_TRIM:
+	case ZFIO_RANDTRIM:
+		return ZRUN_OP_TRIM;
+	default:
+		return zrun_rand(j) % 100 < j->fio->rwmixread ? ZRUN_OP_READ :
+								ZRUN_OP_WRITE;
+	}
+}
+
+static void progress(struct zrun *run, uint64_t t, uint64_t w0, uint64_t *last)
+{
+	uint64_t w = wall_ns();
+
+	if (run->is_quiet || !isatty(2) || w - w0 < PROGRESS_AFTER_NS ||
+	    w - *last < NS / 2)
+		return;
+	*last = w;
+	fprintf(stderr, "\rzcow run: %.3f s simulated, %.1f s wall   ",
+		(double)t / NS, (double)(w - w0) / NS);
+}
+
+static int schedule(struct zrun *run)
+{
+	uint64_t w0 = wall_ns(), wlast = 0, steps = 0;
+	int ret = 0;
+
+	release_waiters(run);
+	for (;;) {
+		struct zrun_job *j = NULL;
+		uint64_t best = UINT64_MAX, t, len = 0, done = 0, off, cand;
+		unsigned int i;
+		uint32_t s;
+		enum zrun_op op;
+		bool is_waiting = false;
+
+		for (i = 0; i < run->nr_jobs; i++) {
+			struct zrun_job *c = &run->jobs[i];
+			uint64_t n;
+
+			if (c->is_done)
+				continue;
+			if (c->is_waiting) {
+				is_waiting = true;
+				continue;
+			}
+			n = c->slots[min_slot(c)];
+			if (n < best) {
+				best = n;
+				j = c;
+			}
+		}
+		if (!j) {
+			if (!is_waiting)
+				break;
+			zrun_errf(run, "wait_for names a job that never ends "
+				       "or does not exist");
+			return -EINVAL;
+		}
+		s = min_slot(j);
+		t = j->slots[s];
+		if ((j->end_limit && t >= j->end_limit) ||
+		    (j->bytes_goal && j->bytes_done >= j->bytes_goal)) {
+			ret = finish_job(run, j);
+			if (ret)
+				return ret;
+			release_waiters(run);
+			continue;
+		}
+		op = pick_op(j);
+		if (zfio_rw_is_random(j->fio->rw)) {
+			uint64_t nblk = j->range_len / j->fio->bs;
+
+			cand = nblk ? (zrun_rand(j) % nblk) * j->fio->bs : 0;
+		} else {
+			cand = j->seq_pos;
+		}
+		off = j->range_start + cand;
+		ret = run->ops->do_io(run, j, op, off, j->fio->bs, t, &len,
+				      &done);
+		if (ret)
+			return ret;
+		if (!len) {
+			ret = finish_job(run, j);
+			if (ret)
+				return ret;
+			release_waiters(run);
+			continue;
+		}
+		if (done < t)
+			done = t;
+		if (!j->seq_by_target && j->range_len)
+			j->seq_pos = (cand + len) % j->range_len;
+		j->slots[s] = done;
+		j->nr_ios++;
+		j->bytes_done += len;
+		if (t >= j->start + j->fio->ramp_time_ns) {
+			ret = add_sample(j, done, done - t, len, op);
+			if (ret)
+				return ret;
+		}
+		if (op == ZRUN_OP_WRITE) {
+			j->nr_writes++;
+			if (j->fio->fsync && j->nr_writes % j->fio->fsync == 0)
+				ret = job_fsync(run, j, false);
+			else if (j->fio->fdatasync &&
+				 j->nr_writes % j->fio->fdatasync == 0)
+				ret = job_fsync(run, j, true);
+			if (ret)
+				return ret;
+		}
+		if ((++steps & 4095) == 0)
+			progress(run, t, w0, &wlast);
+	}
+	if (wlast)
+		fprintf(stderr, "\r%60s\r", "");
+	return 0;
+}
+
+/* ---- set-up ---------------------------------------------------------- */
+
+static const char *default_device(const char *profile)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(default_devices) / sizeof(default_devices[0]);
+	     i++)
+		if (!strcmp(default_devices[i].profile, profile))
+			return default_devices[i].device;
+	return default_devices[0].device;
+}
+
+static int pick_target(struct zrun *run)
+{
+	unsigned int i;
+	bool all_zbd = true;
+
+	for (i = 0; i < run->spec->nr_jobs; i++)
+		if (run->spec->jobs[i].zonemode != ZFIO_ZONEMODE_ZBD)
+			all_zbd = false;
+	if (!strcmp(run->set.target, "raw") ||
+	    (!strcmp(run->set.target, "auto") && all_zbd)) {
+		if (!all_zbd) {
+			zrun_errf(run, "target=raw needs zonemode=zbd in every "
+				       "job");
+			return -EINVAL;
+		}
+		run->ops = &zrun_raw_target;
+	} else {
+		run->ops = &zrun_fs_target;
+	}
+	return 0;
+}
+
+static int open_device(struct zrun *run)
+{
+	const char *spec = run->set.device[0] ? run->set.device :
+						default_device(run->set.profile);
+	struct ztime_profile prof;
+	int ret;
+
+	if (!strcmp(spec, "filename"))
+		spec = run->spec->jobs[0].filename;
+	ret = zdev_open(spec, &run->dev);
+	if (ret) {
+		zrun_errf(run, "cannot open device '%s': %s", spec,
+			  strerror(-ret));
+		return ret;
+	}
+	if (!zsim_from_dev(run->dev))
+		return 0;	/* a real device: wall clock only */
+	ret = ztime_profile_get(run->set.profile, &prof);
+	ret = ret ?: ztime_create(&prof, &run->dev->info, &run->time);
+	ret = ret ?: ztime_attach(run->dev, run->time);
+	if (ret)
+		zrun_errf(run, "timing model: %s", strerror(-ret));
+	return ret;
+}
+
+static uint64_t seed_mix(uint64_t a, uint64_t b)
+{
+	struct zrun_job tmp = { .rng = a ^ (b * 0x9e3779b97f4a7c15ull) };
+
+	return zrun_rand(&tmp);
+}
+
+static int setup_jobs(struct zrun *run)
+{
+	unsigned int i, c, n = 0;
+	int ret;
+
+	for (i = 0; i < run->spec->nr_jobs; i++)
+		n += run->spec->jobs[i].numjobs;
+	run->jobs = calloc(n, sizeof(*run->jobs));
+	if (!run->jobs)
+		return -ENOMEM;
+	for (i = 0; i < run->spec->nr_jobs; i++) {
+		const struct zfio_job *f = &run->spec->jobs[i];
+
+		for (c = 0; c < f->numjobs; c++) {
+			struct zrun_job *j = &run->jobs[run->nr_jobs];
+
+			j->fio = f;
+			j->idx = run->nr_jobs++;
+			j->clone = c;
+			j->rng = seed_mix(f->has_randseed ? f->randseed :
+							    run->seed,
+					  j->idx + 1);
+			j->slots = calloc(f->iodepth, sizeof(*j->slots));
+			if (!j->slots)
+				return -ENOMEM;
+			j->is_waiting = f->wait_for[0] != '\0';
+			if (f->runtime_ns)
+				j->end_limit = f->ramp_time_ns + f->runtime_ns;
+			ret = run->ops->job_init(run, j);
+			if (ret)
+				return ret;
+			if (!f->time_based && !j->bytes_goal)
+				j->bytes_goal = j->range_len * f->loops;
+			if (f->time_based)
+				j->bytes_goal = 0;
+			if (f->time_based && !f->runtime_ns) {
+				zrun_errf(run, "%s:%d: job '%s': time_based "
+					       "needs runtime", f->file,
+					  f->line, f->name);
+				return -EINVAL;
+			}
+		}
+	}
+	return 0;
+}
+
+static void teardown(struct zrun *run)
+{
+	unsigned int i;
+
+	if (run->ops && run->tpriv)
+		run->ops->close(run);
+	for (i = 0; i < run->nr_jobs; i++) {
+		free(run->jobs[i].slots);
+		free(run->jobs[i].samples);
+	}
+	free(run->jobs);
+	run->jobs = NULL;
+	run->nr_jobs = 0;
+	free(run->base);
+	run->base = NULL;
+	run->tpriv = NULL;
+	if (run->dev) {
+		if (run->time)
+			ztime_attach(run->dev, NULL);
+		zdev_close(run->dev);
+	}
+	run->dev = NULL;
+	ztime_destroy(run->time);
+	run->time = NULL;
+}
+
+/* ---- statistics and output ------------------------------------------ */
+
+struct stats {
+	uint64_t ios, bytes, rd_ios, rd_bytes, wr_ios, wr_bytes, tr_ios;
+	uint64_t t0, t1;		/* measured window, simulated ns */
+	double lat_mean;
+	uint64_t p50, p99, p999, lat_max;
+};
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static uint64_t pct(const uint32_t *v, uint64_t n, double p)
+{
+	uint64_t k;
+
+	if (!n)
+		return 0;
+	k = (uint64_t)ceil(p * (double)n);
+	if (k < 1)
+		k = 1;
+	return v[k - 1];
+}
+
+/* Stats over jobs [a, b). */
+static int stats_of(const struct zrun *run, unsigned int a, unsigned int b,
+		    struct stats *st)
+{
+	uint64_t n = 0, k, i;
+	uint32_t *lat;
+	double sum = 0;
+	unsigned int j;
+
+	memset(st, 0, sizeof(*st));
+	st->t0 = UINT64_MAX;
+	for (j = a; j < b; j++)
+		n += run->jobs[j].nr_samples;
+	lat = malloc((n + 1) * sizeof(*lat));
+	if (!lat)
+		return -ENOMEM;
+	k = 0;
+	for (j = a; j < b; j++) {
+		const struct zrun_job *jb = &run->jobs[j];
+		uint64_t m0 = jb->start + jb->fio->ramp_time_ns;
+
+		if (m0 < st->t0)
+			st->t0 = m0;
+		if (jb->last_done > st->t1)
+			st->t1 = jb->last_done;
+		for (i = 0; i < jb->nr_samples; i++) {
+			const struct zrun_sample *s = &jb->samples[i];
+
+			lat[k++] = s->lat;
+			sum += s->lat;
+			st->ios++;
+			if (s->op != ZRUN_OP_TRIM)	/* resets move no data */
+				st->bytes += s->bytes;
+			if (s->op == ZRUN_OP_READ) {
+				st->rd_ios++;
+				st->rd_bytes += s->bytes;
+			} else if (s->op == ZRUN_OP_WRITE) {
+				st->wr_ios++;
+				st->wr_bytes += s->bytes;
+			} else {
+				st->tr_ios++;
+			}
+		}
+	}
+	if (st->t0 == UINT64_MAX || st->t0 > st->t1)
+		st->t0 = st->t1;
+	qsort(lat, n, sizeof(*lat), cmp_u32);
+	st->lat_mean = n ? sum / (double)n : 0;
+	st->p50 = pct(lat, n, 0.50);
+	st->p99 = pct(lat, n, 0.99);
+	st->p999 = pct(lat, n, 0.999);
+	st->lat_max = n ? lat[n - 1] : 0;
+	free(lat);
+	return 0;
+}
+
+static void put_stats(FILE *f, const struct stats *st, const char *ind)
+{
+	double secs = (double)(st->t1 - st->t0) / NS;
+	double iops = secs > 0 ? (double)st->ios / secs : 0;
+	double bw = secs > 0 ? (double)st->bytes / secs : 0;
+
+	fprintf(f, "%s\"ios\": %llu,\n", ind, (unsigned long long)st->ios);
+	fprintf(f, "%s\"bytes\": %llu,\n", ind, (unsigned long long)st->bytes);
+	fprintf(f, "%s\"read_ios\": %llu,\n", ind,
+		(unsigned long long)st->rd_ios);
+	fprintf(f, "%s\"write_ios\": %llu,\n", ind,
+		(unsigned long long)st->wr_ios);
+	fprintf(f, "%s\"trim_ios\": %llu,\n", ind,
+		(unsigned long long)st->tr_ios);
+	fprintf(f, "%s\"write_bytes\": %llu,\n", ind,
+		(unsigned long long)st->wr_bytes);
+	fprintf(f, "%s\"sim_time_s\": %.9f,\n", ind, secs);
+	fprintf(f, "%s\"iops\": %.3f,\n", ind, iops);
+	fprintf(f, "%s\"bw_bytes_per_s\": %.3f,\n", ind, bw);
+	fprintf(f, "%s\"bw_mib_per_s\": %.3f,\n", ind, bw / 1048576.0);
+	fprintf(f, "%s\"lat_ns\": {\"mean\": %.3f, \"p50\": %llu, "
+		   "\"p99\": %llu, \"p99.9\": %llu, \"max\": %llu}\n",
+		ind, st->lat_mean, (unsigned long long)st->p50,
+		(unsigned long long)st->p99, (unsigned long long)st->p999,
+		(unsigned long long)st->lat_max);
+}
+
+static void json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			fprintf(f, "\\%c", *s);
+		else if ((unsigned char)*s < 0x20)
+			fprintf(f, "\\u%04x", *s);
+		else
+			fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+struct rep_result {
+	struct stats total;
+	struct zdev_stats dev;
+	uint64_t resets, finishes, user_writes;
+	double wall_s;
+	uint64_t nr_jobs;
+};
+
+static int write_summary(struct zrun *run, const char *dir,
+			 const char *scenario, const struct rep_result *reps,
+			 unsigned int nr_reps)
+{
+	const struct rep_result *r0 = &reps[0];
+	char path[ZFIO_PATH_LEN + 64];
+	uint64_t dev_written = 0, cls_written[ZDEV_NR_CLASSES] = { 0 };
+	unsigned int i, c;
+	FILE *f;
+	int ret = 0;
+
+	snprintf(path, sizeof(path), "%s/summary.json", dir);
+	f = fopen(path, "w");
+	if (!f)
+		return -errno;
+	for (c = 0; c < ZDEV_NR_CLASSES; c++) {
+		cls_written[c] = r0->dev.bytes[c][ZDEV_OP_WRITE] +
+				 r0->dev.bytes[c][ZDEV_OP_APPEND];
+		dev_written += cls_written[c];
+	}
+	fprintf(f, "{\n  \"zcow_version\": ");
+	json_str(f, ZCOW_VERSION);
+	fprintf(f, ",\n  \"git_commit\": ");
+	json_str(f, ZCOW_GIT);
+	fprintf(f, ",\n  \"scenario\": ");
+	json_str(f, scenario);
+	fprintf(f, ",\n  \"target\": ");
+	json_str(f, run->ops->name);
+	fprintf(f, ",\n  \"device\": ");
+	json_str(f, run->set.device[0] ? run->set.device :
+					 default_device(run->set.profile));
+	fprintf(f, ",\n  \"profile\": ");
+	json_str(f, run->time ? run->set.profile : "none (wall clock)");
+	fprintf(f, ",\n  \"zone_append\": %s,\n", run->set.zone_append ?
+						      "true" : "false");
+	fprintf(f, "  \"seed\": %llu,\n  \"repetitions\": %u,\n",
+		(unsigned long long)run->set.seed, nr_reps);
+	fprintf(f, "  \"simulated\": %s,\n", run->time ? "true" : "false");
+	fprintf(f, "  \"wall_time_s\": %.3f,\n", r0->wall_s);
+	fprintf(f, "  \"total\": {\n");
+	put_stats(f, &r0->total, "    ");
+	fprintf(f, "  },\n  \"jobs\": [\n");
+	for (i = 0; i < run->nr_jobs; i++) {
+		struct stats st;
+		const struct zrun_job *j = &run->jobs[i];
+
+		ret = stats_of(run, i, i + 1, &st);
+		if (ret)
+			goto out;
+		fprintf(f, "    {\n      \"name\": ");
+		json_str(f, j->fio->name);
+		fprintf(f, ",\n      \"clone\": %u,\n      \"rw\": \"%s\",\n"
+			   "      \"bs\": %llu,\n      \"iodepth\": %u,\n",
+			j->clone, zfio_rw_name(j->fio->rw),
+			(unsigned long long)j->fio->bs, j->fio->iodepth);
+		put_stats(f, &st, "      ");
+		fprintf(f, "    }%s\n", i + 1 < run->nr_jobs ? "," : "");
+	}
+	fprintf(f, "  ],\n  \"device_bytes_written\": {");
+	for (c = 0; c < ZDEV_NR_CLASSES; c++)
+		fprintf(f, "%s\"%s\": %llu", c ? ", " : "",
+			zdev_class_name(c),
+			(unsigned long long)cls_written[c]);
+	fprintf(f, "},\n  \"device_bytes_read\": %llu,\n",
+		(unsigned long long)({
+			uint64_t s = 0;
+			for (c = 0; c < ZDEV_NR_CLASSES; c++)
+				s += r0->dev.bytes[c][ZDEV_OP_READ];
+			s;
+		}));
+	fprintf(f, "  \"device_commands\": {");
+	for (c = 0; c < ZDEV_NR_OPS; c++) {
+		uint64_t s = 0;
+		unsigned int k;
+
+		for (k = 0; k < ZDEV_NR_CLASSES; k++)
+			s += r0->dev.cmds[k][c];
+		fprintf(f, "%s\"%s\": %llu", c ? ", " : "", zdev_op_name(c),
+			(unsigned long long)s);
+	}
+	fprintf(f, "},\n  \"write_amplification\": %.6f,\n",
+		r0->total.wr_bytes ? (double)dev_written /
+					     (double)r0->total.wr_bytes : 0.0);
+	fprintf(f, "  \"zone_resets\": %llu,\n  \"zone_finishes\": %llu,\n",
+		(unsigned long long)r0->resets,
+		(unsigned long long)r0->finishes);
+	fprintf(f, "  \"zone_unusable\": 0,\n  \"block_groups\": 0,\n"
+		   "  \"commits\": 0,\n");
+	fprintf(f, "  \"crash_points\": [");
+	for (i = 0; i < run->set.nr_crash; i++) {
+		fprintf(f, "%s", i ? ", " : "");
+		json_str(f, run->set.crash[i]);
+	}
+	fprintf(f, "],\n  \"ignored_options\": [");
+	for (i = 0; i < run->spec->nr_ignored; i++) {
+		fprintf(f, "%s", i ? ", " : "");
+		json_str(f, run->spec->ignored[i]);
+	}
+	fprintf(f, "],\n  \"runs\": [\n");
+	for (i = 0; i < nr_reps; i++) {
+		fprintf(f, "    {\"seed\": %llu, \"iops\": %.3f, "
+			   "\"bw_mib_per_s\": %.3f, \"lat_mean_ns\": %.3f, "
+			   "\"sim_time_s\": %.9f, \"wall_time_s\": %.3f}%s\n",
+			(unsigned long long)(run->set.seed + i),
+			reps[i].total.t1 > reps[i].total.t0 ?
+				(double)reps[i].total.ios * NS /
+					(double)(reps[i].total.t1 -
+						 reps[i].total.t0) : 0.0,
+			reps[i].total.t1 > reps[i].total.t0 ?
+				(double)reps[i].total.bytes * NS /
+					(double)(reps[i].total.t1 -
+						 reps[i].total.t0) /
+					1048576.0 : 0.0,
+			reps[i].total.lat_mean,
+			(double)(reps[i].total.t1 - reps[i].total.t0) / NS,
+			reps[i].wall_s, i + 1 < nr_reps ? "," : "");
+	}
+	fprintf(f, "  ]\n}\n");
+out:
+	if (fclose(f) && !ret)
+		ret = -EIO;
+	return ret;
+}
+
+static int write_intervals(struct zrun *run, const char *dir)
+{
+	char path[ZFIO_PATH_LEN + 64];
+	uint64_t iv = run->set.interval_ns, nb, b, i;
+	unsigned int j;
+	uint64_t *ios, *bytes;
+	double *lsum;
+	uint32_t *lmax;
+	FILE *f;
+
+	nb = run->now_max / iv + 1;
+	if (nb > 1000000)
+		nb = 1000000;
+	ios = calloc(nb, sizeof(*ios));
+	bytes = calloc(nb, sizeof(*bytes));
+	lsum = calloc(nb, sizeof(*lsum));
+	lmax = calloc(nb, sizeof(*lmax));
+	snprintf(path, sizeof(path), "%s/intervals.csv", dir);
+	f = fopen(path, "w");
+	if (!ios || !bytes || !lsum || !lmax || !f) {
+		free(ios);
+		free(bytes);
+		free(lsum);
+		free(lmax);
+		if (f)
+			fclose(f);
+		return -ENOMEM;
+	}
+	for (j = 0; j < run->nr_jobs; j++) {
+		const struct zrun_job *jb = &run->jobs[j];
+
+		for (i = 0; i < jb->nr_samples; i++) {
+			const struct zrun_sample *s = &jb->samples[i];
+
+			b = s->done / iv;
+			if (b >= nb)
+				b = nb - 1;
+			ios[b]++;
+			bytes[b] += s->bytes;
+			lsum[b] += s->lat;
+			if (s->lat > lmax[b])
+				lmax[b] = s->lat;
+		}
+	}
+	fprintf(f, "t_start_s,t_end_s,ios,bytes,iops,mib_per_s,"
+		   "lat_mean_us,lat_max_us\n");
+	for (b = 0; b < nb; b++) {
+		double secs = (double)iv / NS;
+
+		fprintf(f, "%.6f,%.6f,%llu,%llu,%.3f,%.3f,%.3f,%.3f\n",
+			(double)(b * iv) / NS, (double)((b + 1) * iv) / NS,
+			(unsigned long long)ios[b],
+			(unsigned long long)bytes[b], (double)ios[b] / secs,
+			(double)bytes[b] / secs / 1048576.0,
+			ios[b] ? lsum[b] / (double)ios[b] / 1000.0 : 0.0,
+			(double)lmax[b] / 1000.0);
+	}
+	free(ios);
+	free(bytes);
+	free(lsum);
+	free(lmax);
+	return fclose(f) ? -EIO : 0;
+}
+
+static int write_config(struct zrun *run, const char *dir, const char *src,
+			const char *const *sets, unsigned int nr_sets)
+{
+	char path[ZFIO_PATH_LEN + 64];
+	unsigned int i;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/config.fio", dir);
+	f = fopen(path, "w");
+	if (!f)
+		return -errno;
+	fprintf(f, "; resolved from %s", src);
+	for (i = 0; i < nr_sets; i++)
+		fprintf(f, " --set %s", sets[i]);
+	fprintf(f, "\n; every job with all of its options after [global]\n"
+		   "; inheritance and --set; the [zcow] section as applied\n\n");
+	fprintf(f, "[zcow]\ndevice=%s\nprofile=%s\ntarget=%s\n"
+		   "zone_append=%s\nnodesize=%u\ntreelog=%s\n"
+		   "repetitions=%u\nseed=%llu\ntrace=%s\ninterval=%lluus\n"
+		   "prefill=%s\n",
+		run->set.device[0] ? run->set.device :
+				     default_device(run->set.profile),
+		run->set.profile, run->ops->name,
+		run->set.zone_append ? "on" : "off", run->set.nodesize,
+		run->set.treelog ? "on" : "off", run->set.repetitions,
+		(unsigned long long)run->set.seed,
+		run->set.trace ? "on" : "off",
+		(unsigned long long)(run->set.interval_ns / 1000),
+		run->set.prefill ? "on" : "off");
+	for (i = 0; i < run->set.nr_crash; i++)
+		fprintf(f, "crash=%s\n", run->set.crash[i]);
+	fprintf(f, "\n");
+	for (i = 0; i < run->spec->nr_jobs; i++)
+		zfio_print_job(f, &run->spec->jobs[i]);
+	return fclose(f) ? -EIO : 0;
+}
+
+static int make_dir(const char *parent, const char *scenario, char **dir_ret)
+{
+	char stamp[32], *dir;
+	time_t now = time(NULL);
+	struct tm tm;
+	size_t len = strlen(parent) + strlen(scenario) + 64;
+	int n;
+
+	gmtime_r(&now, &tm);
+	strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ", &tm);
+	if (mkdir(parent, 0777) && errno != EEXIST)
+		return -errno;
+	dir = malloc(len);
+	if (!dir)
+		return -ENOMEM;
+	for (n = 1; n < 10000; n++) {
+		if (n == 1)
+			snprintf(dir, len, "%s/%s-%s", parent, stamp, scenario);
+		else
+			snprintf(dir, len, "%s/%s-%s-%d", parent, stamp,
+				 scenario, n);
+		if (!mkdir(dir, 0777)) {
+			*dir_ret = dir;
+			return 0;
+		}
+		if (errno != EEXIST)
+			break;
+	}
+	n = -errno;
+	free(dir);
+	return n ? n : -EEXIST;
+}
+
+static void scenario_name(const char *path, char *name, size_t len)
+{
+	const char *b = strrchr(path, '/');
+	const char *dot;
+
+	b = b ? b + 1 : path;
+	dot = strrchr(b, '.');
+	snprintf(name, len, "%.*s", (int)(dot && dot != b ? dot - b :
+					   (long)strlen(b)), b);
+}
+
+static int one_rep(struct zrun *run, const char *dir, struct rep_result *r)
+{
+	uint64_t w0 = wall_ns();
+	FILE *trace = NULL;
+	int ret;
+
+	ret = open_device(run);
+	if (ret)
+		return ret;
+	if (run->set.trace && dir && zsim_from_dev(run->dev)) {
+		char path[ZFIO_PATH_LEN + 64];
+
+		snprintf(path, sizeof(path), "%s/trace.csv", dir);
+		trace = fopen(path, "w");
+		if (!trace)
+			return -errno;
+		fprintf(trace, "seq,class,op,zone,offset,length,result,"
+			       "durability\n");
+		zsim_trace_csv(zsim_from_dev(run->dev), trace);
+	}
+	ret = run->ops->open(run);
+	ret = ret ?: setup_jobs(run);
+	if (!ret) {
+		/* Prefill and set-up are not part of the measurement. */
+		run->base = calloc(1, sizeof(*run->base));
+		if (!run->base)
+			ret = -ENOMEM;
+		else
+			zdev_get_stats(run->dev, run->base);
+		run->zone_resets = 0;
+		run->zone_finishes = 0;
+	}
+	ret = ret ?: schedule(run);
+	if (!ret) {
+		unsigned int i;
+
+		for (i = 0; i < run->nr_jobs; i++)
+			if (!run->jobs[i].is_done)
+				finish_job(run, &run->jobs[i]);
+		ret = stats_of(run, 0, run->nr_jobs, &r->total);
+		zdev_get_stats(run->dev, &r->dev);
+		for (i = 0; i < ZDEV_NR_CLASSES * ZDEV_NR_OPS; i++) {
+			(&r->dev.cmds[0][0])[i] -= (&run->base->cmds[0][0])[i];
+			(&r->dev.bytes[0][0])[i] -=
+				(&run->base->bytes[0][0])[i];
+		}
+		r->resets = run->zone_resets;
+		r->finishes = run->zone_finishes;
+		r->nr_jobs = run->nr_jobs;
+	}
+	if (trace) {
+		zsim_trace_csv(zsim_from_dev(run->dev), NULL);
+		fclose(trace);
+	}
+	r->wall_s = (double)(wall_ns() - w0) / NS;
+	return ret;
+}
+
+int zrun_scenario(const char *path, const char *const *sets,
+		  unsigned int nr_sets, const char *results_parent,
+		  bool is_quiet, char **dir_ret)
+{
+	struct zrun *run = calloc(1, sizeof(*run));
+	const char **fio_sets = calloc(nr_sets + 1, sizeof(*fio_sets));
+	struct rep_result *reps = NULL;
+	unsigned int i, nr_fio = 0;
+	char name[64], *dir = NULL;
+	int ret;
+
+	if (!run || !fio_sets) {
+		free(run);
+		free(fio_sets);
+		return -ENOMEM;
+	}
+	run->is_quiet = is_quiet;
+	zrun_settings_default(&run->set);
+	/* --set: zcow keys here, the rest go to every job. */
+	for (i = 0; i < nr_sets; i++) {
+		const char *eq = strchr(sets[i], '=');
+		char key[ZFIO_NAME_LEN];
+
+		snprintf(key, sizeof(key), "%.*s",
+			 eq ? (int)(eq - sets[i]) : (int)strlen(sets[i]),
+			 sets[i]);
+		if (!zrun_is_zcow_key(key))
+			fio_sets[nr_fio++] = sets[i];
+	}
+	ret = zfio_parse_file(path, fio_sets, nr_fio, &run->spec, run->err,
+			      sizeof(run->err));
+	if (ret)
+		goto out;
+	for (i = 0; i < run->spec->nr_zcow; i++) {
+		ret = zrun_settings_apply(&run->set, &run->spec->zcow[i],
+					  run->err, sizeof(run->err));
+		if (ret == -ENOENT) {
+			const struct zfio_kv *kv = &run->spec->zcow[i];
+
+			snprintf(run->err, sizeof(run->err),
+				 "%s:%d: option '%s': unknown zcow option",
+				 kv->file, kv->line, kv->key);
+			ret = -EINVAL;
+		}
+		if (ret)
+			goto out;
+	}
+	for (i = 0; i < nr_sets; i++) {
+		struct zfio_kv kv = { .has_val = true, .line = (int)i + 1 };
+		const char *eq = strchr(sets[i], '=');
+
+		if (!eq)
+			continue;	/* the fio parser reported it */
+		snprintf(kv.key, sizeof(kv.key), "%.*s", (int)(eq - sets[i]),
+			 sets[i]);
+		snprintf(kv.val, sizeof(kv.val), "%s", eq + 1);
+		snprintf(kv.file, sizeof(kv.file), "--set");
+		ret = zrun_settings_apply(&run->set, &kv, run->err,
+					  sizeof(run->err));
+		if (ret == -ENOENT)
+			ret = 0;
+		if (ret)
+			goto out;
+	}
+	ret = pick_target(run);
+	if (ret)
+		goto out;
+	if (run->set.name[0])
+		snprintf(name, sizeof(name), "%s", run->set.name);
+	else
+		scenario_name(path, name, sizeof(name));
+	reps = calloc(run->set.repetitions, sizeof(*reps));
+	if (!reps) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	ret = make_dir(results_parent ? results_parent : run->set.results,
+		       name, &dir);
+	if (ret) {
+		zrun_errf(run, "cannot create the results folder under '%s': "
+			       "%s", results_parent ? results_parent :
+			  run->set.results, strerror(-ret));
+		goto out;
+	}
+	for (i = 0; i < run->set.repetitions; i++) {
+		run->seed = run->set.seed + i;
+		if (i)
+			teardown(run);
+		ret = one_rep(run, i == 0 ? dir : NULL, &reps[i]);
+		if (ret)
+			goto out;
+		if (i == 0) {
+			ret = write_intervals(run, dir);
+			if (ret)
+				goto out;
+		}
+		if (i + 1 < run->set.repetitions)
+			continue;
+	}
+	/* The per-job figures are the last repetition's; re-run rep 0
+	 * when there were several so jobs[] matches total (rep 0). */
+	if (run->set.repetitions > 1) {
+		teardown(run);
+		run->seed = run->set.seed;
+		ret = one_rep(run, NULL, &reps[0]);
+		if (ret)
+			goto out;
+	}
+	ret = write_config(run, dir, path, sets, nr_sets);
+	ret = ret ?: write_summary(run, dir, name, reps,
+				   run->set.repetitions);
+out:
+	if (ret && !run->err[0])
+		zrun_errf(run, "%s", strerror(-ret));
+	if (ret)
+		fprintf(stderr, "zcow run: %s\n", run->err);
+	teardown(run);
+	if (!ret && dir_ret)
+		*dir_ret = dir;
+	else
+		free(dir);
+	zfio_free(run->spec);
+	free(reps);
+	free(fio_sets);
+	free(run);
+	return ret;
+}

@@ -1,0 +1,167 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * zrun: the workload runner.  A scenario (configs/README.md) is fio jobs
+ * (harness/fio.h) plus zcow settings; zrun runs the jobs against a target
+ * in simulated time and writes the results folder.
+ *
+ * Simulated time is a deterministic discrete-event schedule: every job
+ * (every numjobs clone) has iodepth slots, each free at some simulated
+ * time; the scheduler always lets the job whose earliest slot frees first
+ * (ties: lowest job index) submit one operation at that time, and the
+ * timing model (sim/ztime.h), attached to the simulator, says when the
+ * device commands it caused complete.  The same scenario and seed give
+ * the same numbers on any machine.  On a device that is not simulated,
+ * only wall-clock time applies.
+ *
+ * Targets plug in through struct zrun_target_ops: the raw device (fio's
+ * zonemode=zbd) is built (run_raw.c); the file-system target (run_fs.c)
+ * waits for the file layer and returns -EOPNOTSUPP.
+ *
+ * Who may include this: harness/ and tests/.
+ */
+#ifndef ZCOW_RUN_H
+#define ZCOW_RUN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "fio.h"
+
+struct zdev;
+struct ztime;
+
+#define ZRUN_MAX_CRASH	16
+#define ZRUN_SPEC_LEN	512
+
+/* The [zcow] settings of a scenario; a zeroed struct is not valid, use
+ * zrun_settings_default(). */
+struct zrun_settings {
+	char device[ZRUN_SPEC_LEN];	/* device spec; "" = profile default;
+					 * "filename" = the jobs' filename */
+	char profile[16];		/* timing profile: zn540, smr, instant */
+	char target[8];			/* auto, raw, fs */
+	bool zone_append;		/* fs: data by Zone Append; raw: appends */
+	uint32_t nodesize;		/* fs: tree node size, bytes (16K) */
+	bool treelog;			/* fs: tree-log for fsync (on) */
+	uint32_t repetitions;		/* runs, seeds seed .. seed+N-1 (1) */
+	uint64_t seed;			/* the one PRNG seed (1) */
+	char crash[ZRUN_MAX_CRASH][64];	/* crash points (crash issue) */
+	unsigned int nr_crash;
+	char results[ZRUN_SPEC_LEN];	/* parent of result folders */
+	bool trace;			/* write trace.csv (device commands) */
+	uint64_t interval_ns;		/* intervals.csv bucket; 10 ms */
+	bool prefill;			/* fill read ranges before the run */
+	char name[64];			/* scenario name ("" = file name) */
+};
+
+/* Operations a job asks of a target. */
+enum zrun_op {
+	ZRUN_OP_READ,
+	ZRUN_OP_WRITE,
+	ZRUN_OP_TRIM,
+	ZRUN_NR_OPS
+};
+
+struct zrun;
+struct zrun_job;
+
+/*
+ * The target interface.  Every function returns 0 or -errno and reports
+ * its errors itself (zrun_errf()).  Times are simulated ns: @now is when
+ * the job submits, *done_ret when the operation completes.
+ */
+struct zrun_target_ops {
+	const char *name;
+	/* Prepare the target (the device is open): mkfs/mount, zone state. */
+	int (*open)(struct zrun *run);
+	/* Per job (clone): files, ranges. */
+	int (*job_init)(struct zrun *run, struct zrun_job *job);
+	/* One operation at the job's candidate offset; *len_ret = bytes done
+	 * (0 with return 0: the job has nothing left to do). */
+	int (*do_io)(struct zrun *run, struct zrun_job *job, enum zrun_op op,
+		     uint64_t off, uint64_t len, uint64_t now,
+		     uint64_t *len_ret, uint64_t *done_ret);
+	/* fsync (is_data_only: fdatasync) of the job's files / the device. */
+	int (*fsync)(struct zrun *run, struct zrun_job *job, bool is_data_only,
+		     uint64_t now, uint64_t *done_ret);
+	/* Tear down (unmount). */
+	void (*close)(struct zrun *run);
+};
+
+extern const struct zrun_target_ops zrun_raw_target;
+extern const struct zrun_target_ops zrun_fs_target;
+
+/* Per-operation latency sample. */
+struct zrun_sample {
+	uint64_t done;		/* completion, simulated ns */
+	uint32_t lat;		/* ns (saturates) */
+	uint32_t bytes;
+	uint8_t op;		/* enum zrun_op */
+};
+
+/* One job clone at run time. */
+struct zrun_job {
+	const struct zfio_job *fio;
+	unsigned int idx;		/* global clone index */
+	unsigned int clone;		/* 0 .. numjobs-1 */
+	uint64_t rng;			/* splitmix64 state */
+	uint64_t *slots;		/* iodepth completion times */
+	uint64_t start, end_limit;	/* simulated ns; end_limit 0 = none */
+	uint64_t range_start, range_len;	/* target byte range */
+	uint64_t seq_pos;		/* next sequential offset (relative) */
+	uint64_t bytes_goal;		/* 0 = time only */
+	uint64_t bytes_done, nr_ios, nr_writes;
+	uint64_t stat_bytes[ZRUN_NR_OPS], stat_ios[ZRUN_NR_OPS];
+	uint64_t first_stat, last_done;
+	bool is_done, is_waiting;
+	bool seq_by_target;		/* the target moves seq_pos itself */
+	struct zrun_sample *samples;
+	uint64_t nr_samples, samples_cap;
+	void *tpriv;			/* the target's per-job state */
+};
+
+struct zrun {
+	struct zrun_settings set;
+	struct zfio_spec *spec;
+	const struct zrun_target_ops *ops;
+	struct zdev *dev;
+	struct ztime *time;		/* NULL: not simulated (wall clock) */
+	struct zrun_job *jobs;
+	unsigned int nr_jobs;
+	uint64_t seed;			/* this repetition's seed */
+	uint64_t now_max;		/* simulated end */
+	uint64_t zone_resets, zone_finishes;
+	struct zdev_stats *base;	/* device counters before the jobs */
+	void *tpriv;			/* the target's state */
+	char err[ZFIO_ERR_LEN];
+	bool is_quiet;
+};
+
+void zrun_settings_default(struct zrun_settings *set);
+/* Apply one zcow key (from the [zcow] section or --set).  Returns 0,
+ * -ENOENT when @key is not a zcow key, or -EINVAL with "FILE:LINE: option
+ * 'x': reason" in @err. */
+int zrun_settings_apply(struct zrun_settings *set, const struct zfio_kv *kv,
+			char *err, size_t err_len);
+bool zrun_is_zcow_key(const char *key);
+
+/* Record an error message for the run (first one wins). */
+void zrun_errf(struct zrun *run, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* The per-clone PRNG (splitmix64). */
+uint64_t zrun_rand(struct zrun_job *job);
+
+/*
+ * Run a scenario file: parse, run every repetition, write the results
+ * folder under the results setting (or @results_parent when not NULL).
+ * @sets are "key=value" overrides.  On success *dir_ret (if not NULL)
+ * receives the folder (malloc'd).  Returns 0 or -errno, printing errors to
+ * stderr.
+ */
+int zrun_scenario(const char *path, const char *const *sets,
+		  unsigned int nr_sets, const char *results_parent,
+		  bool is_quiet, char **dir_ret);
+
+#endif /* ZCOW_RUN_H */

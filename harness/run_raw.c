@@ -1,0 +1,496 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The raw-device target: fio's zonemode=zbd on the device itself.
+ *
+ * As fio does it (fio HOWTO "zonemode=zbd"; zbd.c): every write goes to
+ * the write pointer of a sequential zone, also for rw=randwrite, where the
+ * random offset only picks the zone.  A set of open zones shared by all
+ * jobs is capped at max_open_zones (default: the device's max_open); when
+ * the set is full a write goes to one of the open zones instead (picked
+ * with the job's PRNG).  A zone without room for the next block is
+ * finished (its remainder is not written) and leaves the set; a full zone
+ * picked again is reset first (the job wraps).  With zone_reset_frequency
+ * f > 0, once the valid data in the range reaches zone_reset_threshold of
+ * it, each write resets its target zone first with probability f (fio's
+ * "simulate garbage collection").  Reads (read_beyond_wp=0) read only
+ * below the write pointer; trims reset zones.  zone_append (zcow setting)
+ * or write_mode=zone_append sends Zone Appends instead of writes.
+ *
+ * All device commands go through the zdev wrappers (class "other"); their
+ * time comes from the timing model attached to the simulator.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "run.h"
+#include "zdev.h"
+#include "ztime.h"
+
+struct raw_zone {
+	uint64_t wp;		/* bytes from the zone start */
+	bool is_open;		/* in the open set */
+};
+
+struct raw {
+	struct raw_zone *zones;
+	uint64_t *open;		/* the open set (zone numbers) */
+	uint32_t nr_open, max_open;
+	uint64_t valid;		/* bytes below the wps (sequential zones) */
+	void *buf;
+	uint64_t buf_len;
+};
+
+static struct raw *to_raw(struct zrun *run)
+{
+	return run->tpriv;
+}
+
+static uint64_t wall(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Command timing: simulated via the attached model, else wall clock. */
+struct tick {
+	uint64_t now, w0;
+};
+
+static void tick_start(struct zrun *run, struct tick *tk, uint64_t now)
+{
+	tk->now = now;
+	tk->w0 = run->time ? 0 : wall();
+	if (run->time)
+		ztime_set_now(run->time, now);
+}
+
+static uint64_t tick_done(struct zrun *run, const struct tick *tk)
+{
+	if (run->time)
+		return ztime_max_done(run->time);
+	return tk->now + (wall() - tk->w0);
+}
+
+static int raw_open(struct zrun *run)
+{
+	const struct zdev_info *info = &run->dev->info;
+	struct zdev_zone *zz = NULL;
+	struct raw *raw;
+	uint64_t z, from = 0;
+	unsigned int i, n;
+	int ret = 0;
+
+	if (!info->is_zoned) {
+		zrun_errf(run, "zonemode=zbd needs a zoned device ('%s' is "
+			       "not)", run->dev->spec);
+		return -EINVAL;
+	}
+	raw = calloc(1, sizeof(*raw));
+	if (!raw)
+		return -ENOMEM;
+	run->tpriv = raw;
+	raw->zones = calloc(info->nr_zones, sizeof(*raw->zones));
+	raw->open = calloc(info->nr_zones, sizeof(*raw->open));
+	zz = calloc(256, sizeof(*zz));
+	if (!raw->zones || !raw->open || !zz) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	/* The device may hold data (an image): start from its wps. */
+	for (z = 0; z < info->nr_zones;) {
+		n = 256;
+		ret = zdev_report(run->dev, from, zz, &n);
+		if (ret || !n) {
+			zrun_errf(run, "report zones: %s",
+				  strerror(ret ? -ret : EIO));
+			ret = ret ? ret : -EIO;
+			goto out;
+		}
+		for (i = 0; i < n && z < info->nr_zones; i++, z++) {
+			uint64_t wp = 0;
+
+			if (z < info->nr_conv)
+				continue;
+			if (zz[i].cond == ZDEV_COND_FULL)
+				wp = info->zone_capacity;
+			else
+				wp = zz[i].wp - zz[i].start;
+			raw->zones[z].wp = wp;
+			raw->valid += wp;
+		}
+		from = z * info->zone_size;
+	}
+	raw->max_open = info->max_open ? info->max_open :
+					 (uint32_t)info->nr_zones;
+out:
+	free(zz);
+	return ret;
+}
+
+static int raw_job_init(struct zrun *run, struct zrun_job *job)
+{
+	const struct zfio_job *f = job->fio;
+	const struct zdev_info *info = &run->dev->info;
+	struct raw *raw = to_raw(run);
+	uint64_t zs = info->zone_size, off, size, inc;
+
+	if (f->zonesize && f->zonesize != zs) {
+		zrun_errf(run, "%s:%d: job '%s': zonesize=%llu differs from "
+			       "the device's zone size %llu", f->file, f->line,
+			  f->name, (unsigned long long)f->zonesize,
+			  (unsigned long long)zs);
+		return -EINVAL;
+	}
+	if (f->max_open_zones && !f->ignore_zone_limits &&
+	    info->max_open && f->max_open_zones > info->max_open) {
+		zrun_errf(run, "%s:%d: job '%s': max_open_zones=%u exceeds "
+			       "the device's limit %u", f->file, f->line,
+			  f->name, f->max_open_zones, info->max_open);
+		return -EINVAL;
+	}
+	if (f->max_open_zones && f->max_open_zones < raw->max_open)
+		raw->max_open = f->max_open_zones;
+	if (f->bs % info->lba_size || f->bs > info->zone_capacity) {
+		zrun_errf(run, "%s:%d: job '%s': bs=%llu must be a multiple of "
+			       "the %u-byte block and fit a zone", f->file,
+			  f->line, f->name, (unsigned long long)f->bs,
+			  info->lba_size);
+		return -EINVAL;
+	}
+	off = zfio_size_bytes(&f->offset, info->size, zs, zs);
+	inc = zfio_size_bytes(&f->offset_increment, info->size, zs, zs);
+	off += inc * job->clone;
+	off = (off + zs - 1) / zs * zs;		/* fio aligns up in zbd */
+	if (off >= info->size) {
+		zrun_errf(run, "%s:%d: job '%s': offset %llu is beyond the "
+			       "device (%llu bytes)", f->file, f->line,
+			  f->name, (unsigned long long)off,
+			  (unsigned long long)info->size);
+		return -EINVAL;
+	}
+	size = f->size.is_set ? zfio_size_bytes(&f->size, info->size, zs, zs) :
+				info->size - off;
+	if (size > info->size - off)
+		size = info->size - off;
+	size -= size % zs;
+	if (!size) {
+		zrun_errf(run, "%s:%d: job '%s': the range holds no whole zone",
+			  f->file, f->line, f->name);
+		return -EINVAL;
+	}
+	job->range_start = off;
+	job->range_len = size;
+	job->seq_by_target = true;
+	/* Not time based: write the capacity of the range, loops times. */
+	job->bytes_goal = size / zs * info->zone_capacity * f->loops;
+	if (f->bs > raw->buf_len) {
+		void *b = realloc(raw->buf, f->bs);
+
+		if (!b)
+			return -ENOMEM;
+		memset(b, 0, f->bs);
+		raw->buf = b;
+		raw->buf_len = f->bs;
+	}
+	if (run->set.prefill && !zfio_rw_has_write(f->rw)) {
+		/* Fill the range untimed so reads find data. */
+		uint64_t z;
+		int ret = 0;
+
+		if (run->time)
+			ztime_attach(run->dev, NULL);
+		for (z = off / zs; z < (off + size) / zs && !ret; z++) {
+			struct raw_zone *rz = &raw->zones[z];
+
+			if (z < info->nr_conv)
+				continue;
+			while (!ret && rz->wp + f->bs <= info->zone_capacity) {
+				ret = zdev_write(run->dev, raw->buf, f->bs,
+						 z * zs + rz->wp, 0,
+						 ZDEV_CLASS_OTHER);
+				rz->wp += f->bs;
+				raw->valid += f->bs;
+			}
+		}
+		if (run->time)
+			ztime_attach(run->dev, run->time);
+		if (ret) {
+			zrun_errf(run, "prefill: %s", strerror(-ret));
+			return ret;
+		}
+	}
+	return 0;
+}
+
+static void open_remove(struct raw *raw, uint64_t z)
+{
+	uint32_t i;
+
+	for (i = 0; i < raw->nr_open; i++) {
+		if (raw->open[i] == z) {
+			raw->open[i] = raw->open[--raw->nr_open];
+			break;
+		}
+	}
+	raw->zones[z].is_open = false;
+}
+
+static int zone_cmd(struct zrun *run, uint64_t z, enum zdev_zone_action act)
+{
+	const struct zdev_info *info = &run->dev->info;
+	struct raw *raw = to_raw(run);
+	int ret;
+
+	ret = zdev_zone_mgmt(run->dev, act, z * info->zone_size,
+			     info->zone_size, ZDEV_CLASS_ZONE);
+	if (ret) {
+		zrun_errf(run, "zone %s at %llu: %s",
+			  act == ZDEV_ZONE_RESET ? "reset" : "finish",
+			  (unsigned long long)(z * info->zone_size),
+			  strerror(-ret));
+		return ret;
+	}
+	if (act == ZDEV_ZONE_RESET) {
+		raw->valid -= raw->zones[z].wp;
+		raw->zones[z].wp = 0;
+		run->zone_resets++;
+	} else {
+		raw->zones[z].wp = info->zone_capacity;
+		run->zone_finishes++;
+	}
+	return 0;
+}
+
+/* Write or append @len at the wp of zone @z; the caller checked room. */
+static int zone_write(struct zrun *run, struct zrun_job *job, uint64_t z,
+		      uint64_t len)
+{
+	const struct zdev_info *info = &run->dev->info;
+	struct raw *raw = to_raw(run);
+	uint64_t start = z * info->zone_size, done = 0, chunk, landed;
+	bool is_append = run->set.zone_append || job->fio->zone_append;
+	int ret = 0;
+
+	while (done < len) {
+		chunk = len - done;
+		if (is_append) {
+			if (!info->max_append) {
+				zrun_errf(run, "the device has no Zone Append");
+				return -EOPNOTSUPP;
+			}
+			if (chunk > info->max_append)
+				chunk = info->max_append;
+			ret = zdev_append(run->dev, raw->buf, chunk, start, 0,
+					  ZDEV_CLASS_OTHER, &landed);
+		} else {
+			ret = zdev_write(run->dev, raw->buf, chunk,
+					 start + raw->zones[z].wp, 0,
+					 ZDEV_CLASS_OTHER);
+		}
+		if (ret) {
+			zrun_errf(run, "%s of %llu at zone %llu (wp +%llu): %s",
+				  is_append ? "append" : "write",
+				  (unsigned long long)chunk,
+				  (unsigned long long)start,
+				  (unsigned long long)raw->zones[z].wp,
+				  strerror(-ret));
+			return ret;
+		}
+		raw->zones[z].wp += chunk;
+		raw->valid += chunk;
+		done += chunk;
+	}
+	return 0;
+}
+
+static int raw_write(struct zrun *run, struct zrun_job *job, uint64_t off,
+		     uint64_t len)
+{
+	const struct zdev_info *info = &run->dev->info;
+	const struct zfio_job *f = job->fio;
+	struct raw *raw = to_raw(run);
+	uint64_t zs = info->zone_size, cap = info->zone_capacity;
+	uint64_t z0 = job->range_start / zs;
+	uint64_t nz = job->range_len / zs;
+	uint64_t z = off / zs, tries;
+	int ret;
+
+	if (z < info->nr_conv) {	/* conventional: write in place */
+		ret = zdev_write(run->dev, raw->buf, len, off, 0,
+				 ZDEV_CLASS_OTHER);
+		if (ret)
+			zrun_errf(run, "write at %llu: %s",
+				  (unsigned long long)off, strerror(-ret));
+		return ret;
+	}
+	for (tries = 0; tries < 2 * nz + 2; tries++) {
+		struct raw_zone *rz = &raw->zones[z];
+
+		if (!rz->is_open) {
+			if (raw->nr_open >= raw->max_open) {
+				z = raw->open[zrun_rand(job) % raw->nr_open];
+				continue;
+			}
+			if (rz->wp + len > cap) {
+				ret = zone_cmd(run, z, ZDEV_ZONE_RESET);
+				if (ret)
+					return ret;
+			}
+			rz->is_open = true;
+			raw->open[raw->nr_open++] = z;
+		}
+		if (rz->wp + len > cap) {
+			if (rz->wp < cap) {
+				ret = zone_cmd(run, z, ZDEV_ZONE_FINISH);
+				if (ret)
+					return ret;
+			}
+			open_remove(raw, z);
+			z = z0 + (z - z0 + 1) % nz;
+			continue;
+		}
+		if (f->zone_reset_frequency > 0 && rz->wp &&
+		    (double)raw->valid >=
+			    f->zone_reset_threshold * (double)job->range_len &&
+		    (double)(zrun_rand(job) >> 11) * 0x1.0p-53 <
+			    f->zone_reset_frequency) {
+			ret = zone_cmd(run, z, ZDEV_ZONE_RESET);
+			if (ret)
+				return ret;
+		}
+		ret = zone_write(run, job, z, len);
+		if (ret)
+			return ret;
+		if (rz->wp + f->bs > cap) {
+			if (rz->wp < cap)
+				ret = zone_cmd(run, z, ZDEV_ZONE_FINISH);
+			open_remove(raw, z);
+			if (ret)
+				return ret;
+		}
+		/* Sequential jobs continue where this write ended. */
+		job->seq_pos = z * zs + rz->wp - job->range_start;
+		if (rz->wp + f->bs > cap)
+			job->seq_pos = ((z - z0 + 1) % nz) * zs;
+		return 0;
+	}
+	zrun_errf(run, "job '%s': no zone to write in [%llu, +%llu)", f->name,
+		  (unsigned long long)job->range_start,
+		  (unsigned long long)job->range_len);
+	return -ENOSPC;
+}
+
+/* Read below the wp; *len_ret = 0 when the range holds no data. */
+static int raw_read(struct zrun *run, struct zrun_job *job, uint64_t off,
+		    uint64_t len, uint64_t *len_ret)
+{
+	const struct zdev_info *info = &run->dev->info;
+	const struct zfio_job *f = job->fio;
+	struct raw *raw = to_raw(run);
+	uint64_t zs = info->zone_size, z0 = job->range_start / zs;
+	uint64_t nz = job->range_len / zs, z = off / zs, i, rel, lim;
+	int ret;
+
+	*len_ret = 0;
+	for (i = 0; i <= nz; i++) {
+		lim = z < info->nr_conv || f->read_beyond_wp ? zs :
+							       raw->zones[z].wp;
+		rel = off - z * zs;
+		if (lim >= len && rel + len <= lim)
+			break;
+		if (lim >= len && zfio_rw_is_random(f->rw)) {
+			rel = (zrun_rand(job) % (lim / len)) * len;
+			off = z * zs + rel;
+			break;
+		}
+		z = z0 + (z - z0 + 1) % nz;
+		off = z * zs;
+	}
+	if (i > nz)
+		return 0;	/* nothing written to read */
+	ret = zdev_read(run->dev, raw->buf, len, off, ZDEV_CLASS_OTHER);
+	if (ret) {
+		zrun_errf(run, "read at %llu: %s", (unsigned long long)off,
+			  strerror(-ret));
+		return ret;
+	}
+	job->seq_pos = off + len - job->range_start;
+	if (job->seq_pos >= job->range_len)
+		job->seq_pos = 0;
+	*len_ret = len;
+	return 0;
+}
+
+static int raw_do_io(struct zrun *run, struct zrun_job *job, enum zrun_op op,
+		     uint64_t off, uint64_t len, uint64_t now,
+		     uint64_t *len_ret, uint64_t *done_ret)
+{
+	const struct zdev_info *info = &run->dev->info;
+	struct tick tk;
+	int ret = 0;
+
+	tick_start(run, &tk, now);
+	*len_ret = len;
+	switch (op) {
+	case ZRUN_OP_WRITE:
+		ret = raw_write(run, job, off, len);
+		break;
+	case ZRUN_OP_READ:
+		ret = raw_read(run, job, off, len, len_ret);
+		break;
+	default: {
+		uint64_t z = off / info->zone_size;
+
+		if (z >= info->nr_conv)
+			ret = zone_cmd(run, z, ZDEV_ZONE_RESET);
+		job->seq_pos = (z + 1) * info->zone_size - job->range_start;
+		if (job->seq_pos >= job->range_len)
+			job->seq_pos = 0;
+		break;
+	}
+	}
+	*done_ret = tick_done(run, &tk);
+	return ret;
+}
+
+static int raw_fsync(struct zrun *run, struct zrun_job *job, bool is_data,
+		     uint64_t now, uint64_t *done_ret)
+{
+	struct tick tk;
+	int ret;
+
+	(void)job;
+	(void)is_data;
+	tick_start(run, &tk, now);
+	ret = zdev_flush(run->dev);
+	if (ret)
+		zrun_errf(run, "flush: %s", strerror(-ret));
+	*done_ret = tick_done(run, &tk);
+	return ret;
+}
+
+static void raw_close(struct zrun *run)
+{
+	struct raw *raw = to_raw(run);
+
+	if (!raw)
+		return;
+	free(raw->zones);
+	free(raw->open);
+	free(raw->buf);
+	free(raw);
+	run->tpriv = NULL;
+}
+
+const struct zrun_target_ops zrun_raw_target = {
+	.name = "raw",
+	.open = raw_open,
+	.job_init = raw_job_init,
+	.do_io = raw_do_io,
+	.fsync = raw_fsync,
+	.close = raw_close,
+};

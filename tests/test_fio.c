@@ -1,0 +1,407 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The fio job-file parser: every option, suffix, inheritance rule and
+ * error path (with its file and line), and fio's shipped zbd examples.
+ */
+#include <check.h>
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fio.h"
+#include "tests.h"
+
+static struct zfio_spec *parse_ok(const char *text)
+{
+	struct zfio_spec *spec = NULL;
+	char err[ZFIO_ERR_LEN];
+	int ret = zfio_parse_text("t.fio", text, NULL, 0, &spec, err,
+				  sizeof(err));
+
+	ck_assert_msg(ret == 0, "parse failed: %s", err);
+	return spec;
+}
+
+/* Parse must fail with exactly @want as the message. */
+static void parse_err(const char *text, const char *want)
+{
+	struct zfio_spec *spec = NULL;
+	char err[ZFIO_ERR_LEN];
+	int ret = zfio_parse_text("t.fio", text, NULL, 0, &spec, err,
+				  sizeof(err));
+
+	ck_assert_int_eq(ret, -EINVAL);
+	ck_assert_msg(strstr(err, want), "error '%s' lacks '%s'", err, want);
+}
+
+START_TEST(test_fio_every_option_parses)
+{
+	struct zfio_spec *s = parse_ok(
+		"[global]\nrw=randrw\nrwmixwrite=30\nbs=8k\nsize=1g\n"
+		"filesize=64m\nnrfiles=4\nfilename=f0\ndirectory=/d\n"
+		"numjobs=3\niodepth=8\nruntime=2m\ntime_based\n"
+		"ramp_time=500ms\nloops=2\nfsync=16\nfdatasync=8\n"
+		"end_fsync=1\ncreate_on_open=1\nunlink=1\nrandseed=42\n"
+		"zonemode=zbd\nmax_open_zones=12\njob_max_open_zones=2\n"
+		"zone_reset_threshold=0.7\nzone_reset_frequency=0.125\n"
+		"offset=2z\noffset_increment=4z\nzonesize=256M\n"
+		"zonerange=256M\nzonecapacity=128M\nread_beyond_wp=1\n"
+		"ignore_zone_limits=0\nwrite_mode=zone_append\n"
+		"wait_for=other\nname=renamed\n[j]\n");
+	const struct zfio_job *j = &s->jobs[0];
+
+	ck_assert_uint_eq(s->nr_jobs, 1);
+	ck_assert_int_eq(j->rw, ZFIO_RANDRW);
+	ck_assert_uint_eq(j->rwmixread, 70);
+	ck_assert_uint_eq(j->bs, 8192);
+	ck_assert_uint_eq(j->size.val, 1ull << 30);
+	ck_assert_uint_eq(j->filesize.val, 64ull << 20);
+	ck_assert_uint_eq(j->nrfiles, 4);
+	ck_assert_str_eq(j->filename, "f0");
+	ck_assert_str_eq(j->directory, "/d");
+	ck_assert_uint_eq(j->numjobs, 3);
+	ck_assert_uint_eq(j->iodepth, 8);
+	ck_assert_uint_eq(j->runtime_ns, 120000000000ull);
+	ck_assert(j->time_based);
+	ck_assert_uint_eq(j->ramp_time_ns, 500000000ull);
+	ck_assert_uint_eq(j->loops, 2);
+	ck_assert_uint_eq(j->fsync, 16);
+	ck_assert_uint_eq(j->fdatasync, 8);
+	ck_assert(j->end_fsync && j->create_on_open && j->unlink);
+	ck_assert(j->has_randseed);
+	ck_assert_uint_eq(j->randseed, 42);
+	ck_assert_int_eq(j->zonemode, ZFIO_ZONEMODE_ZBD);
+	ck_assert_uint_eq(j->max_open_zones, 12);
+	ck_assert_uint_eq(j->job_max_open_zones, 2);
+	ck_assert(j->zone_reset_threshold == 0.7);
+	ck_assert(j->zone_reset_frequency == 0.125);
+	ck_assert_int_eq(j->offset.unit, ZFIO_ZONES);
+	ck_assert_uint_eq(j->offset.val, 2);
+	ck_assert_uint_eq(j->offset_increment.val, 4);
+	ck_assert_uint_eq(j->zonesize, 256ull << 20);
+	ck_assert_uint_eq(j->zonerange, 256ull << 20);
+	ck_assert_uint_eq(j->zonecapacity, 128ull << 20);
+	ck_assert(j->read_beyond_wp && !j->ignore_zone_limits);
+	ck_assert(j->zone_append);
+	ck_assert_str_eq(j->wait_for, "other");
+	ck_assert_str_eq(j->name, "renamed");
+	ck_assert_str_eq(j->section, "j");
+	zfio_free(s);
+}
+END_TEST
+
+START_TEST(test_fio_rw_patterns_and_aliases)
+{
+	static const struct { const char *v; enum zfio_rw rw; } m[] = {
+		{ "read", ZFIO_READ }, { "write", ZFIO_WRITE },
+		{ "randread", ZFIO_RANDREAD }, { "randwrite", ZFIO_RANDWRITE },
+		{ "rw", ZFIO_RW }, { "readwrite", ZFIO_RW },
+		{ "randrw", ZFIO_RANDRW }, { "trim", ZFIO_TRIM },
+		{ "randtrim", ZFIO_RANDTRIM },
+	};
+	char text[128];
+	size_t i;
+
+	for (i = 0; i < sizeof(m) / sizeof(m[0]); i++) {
+		struct zfio_spec *s;
+
+		snprintf(text, sizeof(text), "[j]\nreadwrite=%s\n", m[i].v);
+		s = parse_ok(text);
+		ck_assert_int_eq(s->jobs[0].rw, m[i].rw);
+		zfio_free(s);
+	}
+}
+END_TEST
+
+START_TEST(test_fio_defaults_are_fios)
+{
+	struct zfio_spec *s = parse_ok("[j]\n");
+	const struct zfio_job *j = &s->jobs[0];
+
+	ck_assert_int_eq(j->rw, ZFIO_READ);
+	ck_assert_uint_eq(j->bs, 4096);
+	ck_assert_uint_eq(j->numjobs, 1);
+	ck_assert_uint_eq(j->iodepth, 1);
+	ck_assert_uint_eq(j->loops, 1);
+	ck_assert_uint_eq(j->rwmixread, 50);
+	ck_assert_uint_eq(j->kb_base, 1024);
+	zfio_free(s);
+}
+END_TEST
+
+START_TEST(test_fio_size_suffixes_kb_base)
+{
+	struct zfio_size z;
+
+	ck_assert_int_eq(zfio_parse_size("4k", 1024, &z), 0);
+	ck_assert_uint_eq(z.val, 4096);
+	ck_assert_int_eq(zfio_parse_size("4KB", 1024, &z), 0);
+	ck_assert_uint_eq(z.val, 4096);
+	/* fio's compatibility mode: IEC spellings are powers of 10 */
+	ck_assert_int_eq(zfio_parse_size("4KiB", 1024, &z), 0);
+	ck_assert_uint_eq(z.val, 4000);
+	ck_assert_int_eq(zfio_parse_size("4k", 1000, &z), 0);
+	ck_assert_uint_eq(z.val, 4000);
+	ck_assert_int_eq(zfio_parse_size("4kib", 1000, &z), 0);
+	ck_assert_uint_eq(z.val, 4096);
+	ck_assert_int_eq(zfio_parse_size("2m", 1024, &z), 0);
+	ck_assert_uint_eq(z.val, 2ull << 20);
+	ck_assert_int_eq(zfio_parse_size("3G", 1024, &z), 0);
+	ck_assert_uint_eq(z.val, 3ull << 30);
+	ck_assert_int_eq(zfio_parse_size("1t", 1024, &z), 0);
+	ck_assert_uint_eq(z.val, 1ull << 40);
+	ck_assert_int_eq(zfio_parse_size("1p", 1024, &z), 0);
+	ck_assert_uint_eq(z.val, 1ull << 50);
+	ck_assert_int_eq(zfio_parse_size("512", 1024, &z), 0);
+	ck_assert_uint_eq(z.val, 512);
+	ck_assert_int_eq(zfio_parse_size("0x1000", 1024, &z), 0);
+	ck_assert_uint_eq(z.val, 4096);
+	ck_assert_int_eq(zfio_parse_size("50%", 1024, &z), 0);
+	ck_assert_int_eq(z.unit, ZFIO_PERCENT);
+	ck_assert_int_eq(zfio_parse_size("8z", 1024, &z), 0);
+	ck_assert_int_eq(z.unit, ZFIO_ZONES);
+	ck_assert_uint_eq(zfio_size_bytes(&z, 0, 1 << 20, 0), 8 << 20);
+	ck_assert_int_eq(zfio_parse_size("4q", 1024, &z), -EINVAL);
+	ck_assert_int_eq(zfio_parse_size("k", 1024, &z), -EINVAL);
+	ck_assert_int_eq(zfio_parse_size("101%", 1024, &z), -EINVAL);
+}
+END_TEST
+
+START_TEST(test_fio_kb_base_option_applies_to_earlier_sizes)
+{
+	struct zfio_spec *s = parse_ok("[j]\nbs=4k\nkb_base=1000\n");
+
+	ck_assert_uint_eq(s->jobs[0].bs, 4000);
+	zfio_free(s);
+}
+END_TEST
+
+START_TEST(test_fio_time_suffixes)
+{
+	uint64_t ns;
+
+	ck_assert_int_eq(zfio_parse_time("10", &ns), 0);
+	ck_assert_uint_eq(ns, 10000000000ull);
+	ck_assert_int_eq(zfio_parse_time("10us", &ns), 0);
+	ck_assert_uint_eq(ns, 10000);
+	ck_assert_int_eq(zfio_parse_time("10ms", &ns), 0);
+	ck_assert_uint_eq(ns, 10000000);
+	ck_assert_int_eq(zfio_parse_time("2m", &ns), 0);
+	ck_assert_uint_eq(ns, 120000000000ull);
+	ck_assert_int_eq(zfio_parse_time("1h", &ns), 0);
+	ck_assert_uint_eq(ns, 3600000000000ull);
+	ck_assert_int_eq(zfio_parse_time("1d", &ns), 0);
+	ck_assert_int_eq(zfio_parse_time("1w", &ns), -EINVAL);
+}
+END_TEST
+
+START_TEST(test_fio_global_inherited_only_below)
+{
+	struct zfio_spec *s = parse_ok(
+		"[global]\nbs=8k\n[a]\n[global]\niodepth=4\n[b]\nbs=16k\n");
+
+	ck_assert_uint_eq(s->nr_jobs, 2);
+	ck_assert_uint_eq(s->jobs[0].bs, 8192);
+	ck_assert_uint_eq(s->jobs[0].iodepth, 1);	/* set below a */
+	ck_assert_uint_eq(s->jobs[1].bs, 16384);	/* job overrides */
+	ck_assert_uint_eq(s->jobs[1].iodepth, 4);
+	zfio_free(s);
+}
+END_TEST
+
+START_TEST(test_fio_comments_bare_bools_blank_lines)
+{
+	struct zfio_spec *s = parse_ok(
+		"; a comment\n# another\n\n[j] \n  time_based  \n"
+		"runtime=1 ; trailing\nend_fsync=0 # trailing\n");
+
+	ck_assert(s->jobs[0].time_based);
+	ck_assert(!s->jobs[0].end_fsync);
+	ck_assert_uint_eq(s->jobs[0].runtime_ns, 1000000000ull);
+	zfio_free(s);
+}
+END_TEST
+
+START_TEST(test_fio_ignored_options_listed_once)
+{
+	struct zfio_spec *s = parse_ok(
+		"[global]\nioengine=psync\ndirect=1\ngroup_reporting\n"
+		"[a]\nioengine=libaio\n[b]\nthread\n");
+
+	ck_assert_uint_eq(s->nr_ignored, 4);
+	ck_assert_str_eq(s->ignored[0], "ioengine");
+	ck_assert_str_eq(s->ignored[1], "direct");
+	ck_assert_str_eq(s->ignored[2], "group_reporting");
+	ck_assert_str_eq(s->ignored[3], "thread");
+	zfio_free(s);
+}
+END_TEST
+
+START_TEST(test_fio_set_overrides_every_job)
+{
+	const char *sets[] = { "numjobs=8", "bs=64k" };
+	struct zfio_spec *s = NULL;
+	char err[ZFIO_ERR_LEN];
+
+	ck_assert_int_eq(zfio_parse_text("t.fio",
+					 "[global]\nnumjobs=2\n[a]\nbs=4k\n[b]\n",
+					 sets, 2, &s, err, sizeof(err)), 0);
+	ck_assert_uint_eq(s->jobs[0].numjobs, 8);
+	ck_assert_uint_eq(s->jobs[0].bs, 65536);
+	ck_assert_uint_eq(s->jobs[1].numjobs, 8);
+	zfio_free(s);
+}
+END_TEST
+
+START_TEST(test_fio_zcow_section_kept_raw)
+{
+	struct zfio_spec *s = parse_ok("[j]\n[zcow]\nprofile=smr\nseed=3\n");
+
+	ck_assert_uint_eq(s->nr_jobs, 1);
+	ck_assert_uint_eq(s->nr_zcow, 2);
+	ck_assert_str_eq(s->zcow[0].key, "profile");
+	ck_assert_int_eq(s->zcow[1].line, 4);
+	zfio_free(s);
+}
+END_TEST
+
+START_TEST(test_fio_errors_name_file_line_option)
+{
+	parse_err("[j]\nbs=4k\nfrobnicate=1\n",
+		  "t.fio:3: option 'frobnicate': unknown option");
+	parse_err("[j]\nbs=4q\n", "t.fio:2: option 'bs': '4q' is not a size");
+	parse_err("[j]\nbs=0\n", "t.fio:2: option 'bs': block size 0");
+	parse_err("[j]\nrw=sideways\n",
+		  "t.fio:2: option 'rw': unknown pattern 'sideways'");
+	parse_err("[j]\nrwmixread=120\n",
+		  "t.fio:2: option 'rwmixread': 120 is not a percentage");
+	parse_err("[j]\nnumjobs=0\n", "t.fio:2: option 'numjobs': '0' is "
+				      "not an integer >= 1");
+	parse_err("[j]\niodepth=x\n", "t.fio:2: option 'iodepth'");
+	parse_err("[j]\nruntime=5x\n",
+		  "t.fio:2: option 'runtime': '5x' is not a time");
+	parse_err("[j]\ntime_based=maybe\n",
+		  "t.fio:2: option 'time_based': 'maybe' is not a boolean");
+	parse_err("[j]\nzonemode=weird\n", "t.fio:2: option 'zonemode'");
+	parse_err("[j]\nzone_reset_threshold=1.5\n",
+		  "t.fio:2: option 'zone_reset_threshold': '1.5' is not a "
+		  "number in 0..1");
+	parse_err("[j]\nsize=8z\n", "t.fio:2: option 'size': the 'z' "
+				    "(zones) suffix needs zonemode=zbd");
+	parse_err("[j]\nwrite_mode=zone_append\n",
+		  "t.fio:2: option 'write_mode': zone_append needs "
+		  "zonemode=zbd");
+	parse_err("[j]\nwrite_mode=uncor\n", "t.fio:2: option 'write_mode'");
+	parse_err("[j]\nkb_base=1001\n", "t.fio:2: option 'kb_base'");
+	parse_err("[j]\nfilename\n", "t.fio:2: option 'filename': needs a "
+				     "value");
+	parse_err("[j]\nrandseed=abc\n", "t.fio:2: option 'randseed'");
+	parse_err("[j]\nzonesize=50%\n", "t.fio:2: option 'zonesize'");
+	parse_err("bs=4k\n[j]\n", "t.fio:1: option outside of a section");
+	parse_err("[j\n", "t.fio:1: bad section header");
+	parse_err("[]\n", "t.fio:1: bad section header");
+	parse_err("[global]\nbs=4k\n", "no job section");
+	parse_err("[j]\ninclude nonexistent.fio\n",
+		  "t.fio:2: include 'nonexistent.fio'");
+	parse_err("[j]\nzonemode=zbd\nzonesize=64M\nzonerange=128M\n",
+		  "t.fio:1: job 'j': zonerange must equal zonesize");
+}
+END_TEST
+
+START_TEST(test_fio_set_errors_name_set)
+{
+	const char *sets[] = { "bs=4k", "nope=1" };
+	struct zfio_spec *s = NULL;
+	char err[ZFIO_ERR_LEN];
+
+	ck_assert_int_eq(zfio_parse_text("t.fio", "[a]\n", sets, 2, &s, err,
+					 sizeof(err)), -EINVAL);
+	ck_assert_str_eq(err, "--set:2: option 'nope': unknown option");
+}
+END_TEST
+
+START_TEST(test_fio_include_relative_and_errors_in_included_file)
+{
+	struct zfio_spec *s = NULL;
+	char err[ZFIO_ERR_LEN];
+	FILE *f;
+
+	f = fopen("/tmp/zcow-test-inc.fio", "w");
+	ck_assert_ptr_nonnull(f);
+	fprintf(f, "[global]\nbs=16k\n\n[inc]\nbogus=1\n");
+	fclose(f);
+	ck_assert_int_eq(zfio_parse_text("/tmp/top.fio",
+					 "include zcow-test-inc.fio\n", NULL,
+					 0, &s, err, sizeof(err)), -EINVAL);
+	ck_assert_str_eq(err, "/tmp/zcow-test-inc.fio:5: option 'bogus': "
+			      "unknown option");
+	f = fopen("/tmp/zcow-test-inc.fio", "w");
+	fprintf(f, "[global]\nbs=16k\n");
+	fclose(f);
+	ck_assert_int_eq(zfio_parse_text("/tmp/top.fio",
+					 "include zcow-test-inc.fio\n[j]\n",
+					 NULL, 0, &s, err, sizeof(err)), 0);
+	ck_assert_uint_eq(s->jobs[0].bs, 16384);
+	zfio_free(s);
+	unlink("/tmp/zcow-test-inc.fio");
+}
+END_TEST
+
+START_TEST(test_fio_shipped_zbd_examples_parse)
+{
+	static const char *const files[] = {
+		"configs/fio-examples/zbd-rand-write.fio",
+		"configs/fio-examples/zbd-seq-read.fio",
+		"configs/fio-examples/zbd-rand-write-zone-reset-gc.fio",
+		"configs/fio-examples/zbd-rand-write-trim-gc.fio",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		struct zfio_spec *s = NULL;
+		char err[ZFIO_ERR_LEN];
+
+		ck_assert_msg(zfio_parse_file(files[i], NULL, 0, &s, err,
+					      sizeof(err)) == 0, "%s", err);
+		ck_assert_uint_ge(s->nr_jobs, 1);
+		ck_assert_int_eq(s->jobs[0].zonemode, ZFIO_ZONEMODE_ZBD);
+		zfio_free(s);
+	}
+}
+END_TEST
+
+START_TEST(test_fio_missing_file_is_enoent)
+{
+	struct zfio_spec *s = NULL;
+	char err[ZFIO_ERR_LEN];
+
+	ck_assert_int_eq(zfio_parse_file("/nonexistent/x.fio", NULL, 0, &s,
+					 err, sizeof(err)), -ENOENT);
+	ck_assert(strstr(err, "/nonexistent/x.fio"));
+}
+END_TEST
+
+Suite *fio_suite(void)
+{
+	Suite *s = suite_create("fio_suite");
+	TCase *tc = tcase_create("parse");
+
+	tcase_add_test(tc, test_fio_every_option_parses);
+	tcase_add_test(tc, test_fio_rw_patterns_and_aliases);
+	tcase_add_test(tc, test_fio_defaults_are_fios);
+	tcase_add_test(tc, test_fio_size_suffixes_kb_base);
+	tcase_add_test(tc, test_fio_kb_base_option_applies_to_earlier_sizes);
+	tcase_add_test(tc, test_fio_time_suffixes);
+	tcase_add_test(tc, test_fio_global_inherited_only_below);
+	tcase_add_test(tc, test_fio_comments_bare_bools_blank_lines);
+	tcase_add_test(tc, test_fio_ignored_options_listed_once);
+	tcase_add_test(tc, test_fio_set_overrides_every_job);
+	tcase_add_test(tc, test_fio_zcow_section_kept_raw);
+	tcase_add_test(tc, test_fio_errors_name_file_line_option);
+	tcase_add_test(tc, test_fio_set_errors_name_set);
+	tcase_add_test(tc, test_fio_include_relative_and_errors_in_included_file);
+	tcase_add_test(tc, test_fio_shipped_zbd_examples_parse);
+	tcase_add_test(tc, test_fio_missing_file_is_enoent);
+	suite_add_tcase(s, tc);
+	return s;
+}
