@@ -81,6 +81,12 @@ ZCOW_VERSION := 0.1
 GIT_DESC := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
 $(BUILD)/harness/run.o: CFLAGS_ALL += -DZCOW_VERSION='"$(ZCOW_VERSION)"' \
 	-DZCOW_GIT='"$(GIT_DESC)"'
+# run.o is rebuilt whenever the commit changes, not only when run.c does.
+$(BUILD)/version.stamp: FORCE
+	@mkdir -p $(BUILD)
+	@echo '$(GIT_DESC)' | cmp -s - $@ || echo '$(GIT_DESC)' > $@
+$(BUILD)/harness/run.o: $(BUILD)/version.stamp
+.PHONY: FORCE
 
 $(ZCOW): $(TOOL_OBJ) $(LIBZRUN) $(LIBZSIM) $(LIBZCOW)
 	$(CC) $(CFLAGS_ALL) $(STATIC_LDFLAGS) -o $@ $(TOOL_OBJ) $(LIBZRUN) \
