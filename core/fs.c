@@ -98,6 +98,11 @@ static int check_geometry(const struct zdev *dev, uint32_t nodesize)
 			 nodesize);
 		return -EINVAL;
 	}
+	if (info->nr_conv < info->nr_zones && info->zone_capacity < nodesize) {
+		zlog_err(TAG, "zone capacity %llu below one %u-byte tree node",
+			 (unsigned long long)info->zone_capacity, nodesize);
+		return -EINVAL;
+	}
 	return 0;
 }
 
@@ -134,6 +139,7 @@ int zcow_mkfs(struct zdev *dev, const struct zcow_mkfs_opts *opts)
 {
 	static const struct zcow_mkfs_opts defaults;
 	struct zcow_super_block *sb = NULL;
+	struct zcow_fs *fs = NULL;
 	uint32_t nodesize;
 	uint64_t rng;
 	size_t label_len;
@@ -188,17 +194,35 @@ int zcow_mkfs(struct zdev *dev, const struct zcow_mkfs_opts *opts)
 	if (label_len)
 		memcpy(sb->label, opts->label, label_len);
 
+	sb->incompat_flags |= htole64(ZCOW_INCOMPAT_MIXED_BACKREF |
+				      ZCOW_INCOMPAT_SKINNY_METADATA);
 	ret = reset_zones(dev);
 	if (ret) {
 		zlog_err(TAG, "resetting the zones failed: %d", ret);
 		goto out;
 	}
+	fs = calloc(1, sizeof(*fs));
+	if (!fs) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	fs->dev = dev;
+	fs->sb = *sb;
+	fs->placement = opts->placement;
+	fs->generation = 0;
+	ret = zcow_fs_create_trees(fs);
+	if (ret)
+		goto out;
 	/*
 	 * ORDER: the resets (atomic, durable on completion) of the old logs
-	 * before the first superblock, so no stale copy can be newer.
+	 * before the first superblock, so no stale copy can be newer; the
+	 * commit writes the trees, then generation 1.
 	 */
-	ret = zcow_sb_write_all(dev, opts->placement, sb);
+	ret = zcow_commit(fs);
 out:
+	if (fs)
+		zcow_fs_free_trees(fs);
+	free(fs);
 	free(sb);
 	return ret;
 }
@@ -282,40 +306,40 @@ int zcow_mount(struct zdev *dev, const struct zcow_mount_opts *opts,
 		goto out;
 	fs->generation = le64toh(fs->sb.generation);
 	fs->placement = zcow_sb_placement_of(&fs->sb);
+	ret = zcow_fs_load_trees(fs);
+	if (ret == -EUCLEAN) {
+		/*
+		 * The superblock is still served (dump-super, captured kernel
+		 * logs without their tree zones): commits write superblocks
+		 * that keep the tree pointers as they are; zcow_check fails.
+		 */
+		zlog_warn(TAG, "trees of generation %llu unreadable: superblock-only mount",
+			  (unsigned long long)fs->generation);
+		zcow_fs_free_trees(fs);
+		ret = 0;
+	}
+	if (ret) {
+		zlog_err(TAG, "loading the trees of generation %llu failed: %d",
+			 (unsigned long long)fs->generation, ret);
+		goto out;
+	}
+	if (fs->has_trees) {	/* files: the file layer (issue 5) */
+		ret = zcow_files_mount(fs, opts);
+		if (ret)
+			goto out;
+	}
 	*fs_ret = fs;
 	fs = NULL;
 out:
+	if (fs)
+		zcow_fs_free_trees(fs);
 	free(fs);
 	return ret;
 }
 
 int zcow_commit_super(struct zcow_fs *fs)
 {
-	struct zcow_super_block *sb;
-	int ret;
-
-	if (fs->read_only)
-		return -EROFS;
-	if (fs->error)
-		return -EROFS;
-	sb = malloc(sizeof(*sb));
-	if (!sb)
-		return -ENOMEM;
-	*sb = fs->sb;
-	sb->generation = htole64(fs->generation + 1);
-	sb->flags |= htole64(ZCOW_SUPER_FLAG_WRITTEN);
-	ret = zcow_sb_write_all(fs->dev, fs->placement, sb);
-	if (ret) {
-		zlog_err(TAG, "commit of generation %llu failed: %d",
-			 (unsigned long long)(fs->generation + 1), ret);
-		fs->error = ret;
-		goto out;
-	}
-	fs->sb = *sb;
-	fs->generation++;
-out:
-	free(sb);
-	return ret;
+	return zcow_commit(fs);
 }
 
 int zcow_unmount(struct zcow_fs *fs)
@@ -324,10 +348,12 @@ int zcow_unmount(struct zcow_fs *fs)
 
 	if (!fs)
 		return 0;
+	zcow_files_unmount(fs);	/* files: waits for writes (issue 5) */
 	if (fs->error)
 		ret = fs->error;
 	else if (!fs->read_only)
 		ret = zcow_commit_super(fs);
+	zcow_fs_free_trees(fs);
 	free(fs);
 	return ret;
 }

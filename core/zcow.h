@@ -14,7 +14,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "ctree.h"
 #include "sb.h"
+#include "volumes.h"
 #include "zdev.h"
 
 /* btrfs-progs' minimum for -m single -d single (mkfs/common.c): 2 zones
@@ -38,6 +40,31 @@ struct zcow_mkfs_opts {
 /* mount options; a zeroed struct is valid. */
 struct zcow_mount_opts {
 	bool read_only;		/* true: never write (unmount commits nothing) */
+	/* files (issue 5): true = zone_append=off (plain writes at the wp,
+	 * serialized per block group); false (0) = zone append (seed 006) */
+	bool no_zone_append;
+	/* files: commit after this many bytes of data writes; 0 = 256 MiB */
+	uint64_t commit_bytes;
+};
+
+/* A delayed reference change of one tree block (applied at commit). */
+struct zcow_delayed_ref {
+	uint64_t bytenr;
+	uint64_t owner;		/* tree objectid; 0 when freed (unknown) */
+	int level;		/* -1 when freed (unknown) */
+	int delta;		/* +1 allocated, -1 freed */
+	bool is_same_trans;	/* freed block was allocated in this
+				 * transaction (never written) */
+};
+
+/* Commit statistics (zcow bench-meta). */
+struct zcow_commit_stats {
+	uint64_t nr_commits;
+	uint64_t nodes_written;		/* all commits, redirtied included */
+	uint64_t nodes_redirtied;	/* freed before writeback, written zeroed */
+	uint64_t last_nodes_written;	/* by the last commit */
+	uint64_t write_cmds;		/* metadata write commands */
+	uint64_t max_rounds;		/* most fixpoint rounds of one commit */
 };
 
 /* A mounted file system. */
@@ -49,7 +76,73 @@ struct zcow_fs {
 	uint64_t generation;		/* last committed generation */
 	bool read_only;
 	int error;			/* != 0: a commit failed; no more writes */
+
+	/* The trees (has_trees false: a bare superblock, no trees yet). */
+	bool has_trees;
+	uint32_t nodesize;
+	uint64_t transid;		/* running transaction = generation + 1 */
+	struct zcow_node_store store;
+	struct zcow_tree root_tree;	/* rooted from sb.root */
+	struct zcow_tree chunk_tree;	/* rooted from sb.chunk_root */
+	struct zcow_tree extent_tree;	/* ROOT_ITEMs in the root tree */
+	struct zcow_tree dev_tree;
+	struct zcow_tree fs_tree;
+	struct zcow_tree csum_tree;
+
+	/* Block groups, sorted by start. */
+	struct zcow_bg **bgs;
+	uint64_t nr_bgs;
+	uint64_t bgs_cap;
+	uint64_t writable_bytes;	/* device bytes outside sb zones */
+
+	/* The running transaction's in-memory state. */
+	struct zcow_delayed_ref *refs;
+	uint64_t nr_refs, refs_cap;
+	uint64_t *redirty;		/* freed before writeback: write zeroed */
+	uint64_t nr_redirty, redirty_cap;
+	uint8_t *wb_arena;		/* commit: node images, kept for reuse */
+	uint64_t wb_arena_size;		/* bytes */
+	struct zcow_commit_stats cstats;
+
+	/* The file layer (core/files.h); NULL without trees. */
+	struct zcow_files *files;
 };
+
+/* The trees of a file system, in a fixed order (root tree first). */
+#define ZCOW_NR_TREES 6
+struct zcow_tree *zcow_fs_tree_nr(struct zcow_fs *fs, int i);
+/* The tree with objectid @objectid, or NULL. */
+struct zcow_tree *zcow_fs_tree(struct zcow_fs *fs, uint64_t objectid);
+
+/*
+ * Commit the running transaction (seed 007 order, see transaction.c):
+ * apply the delayed changes until no tree changes, write every dirty node
+ * in allocation order behind each block group's meta write pointer, flush,
+ * superblock log (FUA), flush; then unpin and reset removed block groups.
+ * Returns 0, -EROFS, -ENOSPC, or a device errno (the fs enters the error
+ * state).  zcow_commit_super() is the same call.
+ */
+int zcow_commit(struct zcow_fs *fs);
+
+/* Internal to core/: set up / load / free the trees of @fs. */
+int zcow_fs_create_trees(struct zcow_fs *fs);
+int zcow_fs_load_trees(struct zcow_fs *fs);
+void zcow_fs_free_trees(struct zcow_fs *fs);
+
+/*
+ * The checker: walks every tree of the last committed state from the
+ * device, verifies node checksums and headers, key order across nodes,
+ * generations (<= the superblock's, == the parent pointer's), that every
+ * node lies in a block group below its allocation offset and below its
+ * zone's write pointer, that every chunk has a block group item and a
+ * device extent, that block-group used bytes equal the sum of their
+ * extent items, and that every tree block has exactly one extent item with
+ * refs == 1 and owner == its tree (and no extent item is left dangling).
+ * Each problem is passed to @report (may be NULL).  Returns the number of
+ * problems (0 = clean) or -ENOMEM / -EINVAL (no trees).
+ */
+int zcow_check(struct zcow_fs *fs,
+	       void (*report)(void *arg, const char *msg), void *arg);
 
 /*
  * Make a file system on @dev: check the geometry, reset every non-empty
@@ -79,5 +172,113 @@ int zcow_commit_super(struct zcow_fs *fs);
  * error (@fs is freed either way).
  */
 int zcow_unmount(struct zcow_fs *fs);
+
+/* ==== files (issue 5): inodes, directories, data; core/inode.c, file.c ====
+ *
+ * Paths are '/'-separated, relative to the root directory (a leading '/'
+ * is optional); each component is 1..255 bytes (-ENAMETOOLONG), "." and
+ * ".." are refused (-EINVAL).  "/.snapshots/NAME/..." reaches the
+ * read-only snapshot NAME (writes: -EROFS).  Every call returns 0 (or a
+ * byte count where stated) or -errno as POSIX would: -ENOENT, -EEXIST,
+ * -ENOTDIR, -EISDIR, -ENOTEMPTY, -ENAMETOOLONG, -ENOSPC, -EROFS, -EIO
+ * (checksum mismatch or device error), -EINVAL, -ENOMEM, -EBADF (write on
+ * a read-only handle).  Thread-safe: any number of threads may call these
+ * on one fs at once.
+ *
+ * Data: every write is copy-on-write into new data extents (one extent per
+ * device write command, at most the device's max append size), with a
+ * crc32c per 4 KiB block in the checksum tree, verified on every read.
+ * With zone append (default) the file extent and checksum items take the
+ * address the device returned.  Overwritten extents become zone_unusable.
+ */
+struct zcow_file;
+
+/* zcow_open flags (O_ACCMODE, O_CREAT, O_EXCL, O_TRUNC of <fcntl.h>). */
+
+struct zcow_stat {
+	uint64_t ino;
+	uint32_t mode;		/* S_IFREG | 0644, S_IFDIR | 0755 */
+	uint32_t nlink;
+	uint64_t size;		/* bytes */
+	uint64_t nbytes;	/* bytes of data extents referenced */
+	uint64_t generation;	/* transaction that created it */
+	uint64_t transid;	/* last transaction that changed it */
+};
+
+struct zcow_statfs {
+	uint64_t bsize;		/* 4096 */
+	uint64_t total;		/* bytes outside the superblock zones */
+	uint64_t data_used;	/* bytes referenced by data extents */
+	uint64_t meta_used;	/* metadata + system bytes used */
+	uint64_t zone_unusable;	/* freed below the write pointers */
+	uint64_t free;		/* allocatable bytes, data or metadata */
+	uint64_t nr_inodes;	/* next free inode number - 256 */
+	uint64_t nr_appends;	/* data zone appends since mount */
+	uint64_t nr_appends_moved; /* of which landed elsewhere than the
+				    * reservation (device reordered them) */
+	uint64_t nr_data_writes; /* plain data writes since mount */
+};
+
+struct zcow_dirent {
+	uint64_t ino;
+	uint8_t type;		/* 1 regular file, 2 directory (btrfs FT_*) */
+	char name[256];
+};
+
+/* Parse "ro,zone_append=off,commit_bytes=64M" into @opts (adds to it).
+ * nodatacow/nodatasum are refused: -EINVAL with a message. */
+int zcow_mount_opts_parse(const char *s, struct zcow_mount_opts *opts);
+
+/* Create a regular file (O_CREAT|O_EXCL|O_RDWR).  Errors as above. */
+int zcow_create(struct zcow_fs *fs, const char *path,
+		struct zcow_file **file_ret);
+/* Open a file or directory (directories: O_RDONLY only, else -EISDIR). */
+int zcow_open(struct zcow_fs *fs, const char *path, int flags,
+	      struct zcow_file **file_ret);
+int zcow_close(struct zcow_file *file);
+/* Returns bytes read (short at end of file) or -errno. */
+int64_t zcow_pread(struct zcow_file *file, void *buf, uint64_t len,
+		   uint64_t off);
+/* Returns @len or -errno (a failed write may leave a prefix of whole
+ * extents written). */
+int64_t zcow_pwrite(struct zcow_file *file, const void *buf, uint64_t len,
+		    uint64_t off);
+int zcow_truncate(struct zcow_file *file, uint64_t size);
+/* Wait for the file's outstanding appends, then commit. */
+int zcow_fsync(struct zcow_file *file);
+int zcow_fdatasync(struct zcow_file *file);
+/* No preallocation on zoned storage: -EOPNOTSUPP, with a message. */
+int zcow_fallocate(struct zcow_file *file, uint64_t off, uint64_t len);
+/* nodatacow (chattr +C) is refused: -EOPNOTSUPP, with a message. */
+int zcow_set_nodatacow(struct zcow_file *file);
+int zcow_fstat(struct zcow_file *file, struct zcow_stat *st);
+
+int zcow_unlink(struct zcow_fs *fs, const char *path);
+int zcow_mkdir(struct zcow_fs *fs, const char *path);
+int zcow_rmdir(struct zcow_fs *fs, const char *path);
+/* Atomic within the transaction; replaces an existing target (file over
+ * file, empty dir over dir). */
+int zcow_rename(struct zcow_fs *fs, const char *from, const char *to);
+/* The entries of a directory, sorted by name, in *ents_ret (free()). */
+int zcow_readdir(struct zcow_fs *fs, const char *path,
+		 struct zcow_dirent **ents_ret, uint64_t *nr_ret);
+int zcow_stat(struct zcow_fs *fs, const char *path, struct zcow_stat *st);
+int zcow_statfs(struct zcow_fs *fs, struct zcow_statfs *st);
+/* Wait for every outstanding write, then commit. */
+int zcow_sync(struct zcow_fs *fs);
+/*
+ * A read-only snapshot NAME of the fs tree (new root objectid >= 256,
+ * *id_ret may be NULL), sharing every data extent by reference count.
+ * Committed at once.  -EEXIST if NAME exists.
+ */
+int zcow_snapshot(struct zcow_fs *fs, const char *name, uint64_t *id_ret);
+
+/* Internal hooks of the file layer, called by fs.c. */
+int zcow_files_mount(struct zcow_fs *fs, const struct zcow_mount_opts *opts);
+void zcow_files_unmount(struct zcow_fs *fs);
+/* Trees of the file layer beyond the fixed six (snapshots): the commit
+ * writes their dirty nodes too.  0 / NULL without a file layer. */
+uint64_t zcow_files_nr_trees(struct zcow_fs *fs);
+struct zcow_tree *zcow_files_tree_nr(struct zcow_fs *fs, uint64_t i);
 
 #endif /* ZCOW_ZCOW_H */

@@ -29,6 +29,14 @@ struct zcow_cmd {
 	CMD("df", cmd_df, "space per type, like btrfs filesystem df")       \
 	CMD("check", cmd_check, "check the trees, extents and block groups") \
 	CMD("bench-meta", cmd_bench_meta, "metadata commit benchmark (sim)")    \
+	CMD("ls", cmd_ls, "list a directory of a zcow file system")        \
+	CMD("cat", cmd_cat, "print files of a zcow file system")            \
+	CMD("put", cmd_put, "copy a local file (or stdin) into the fs")     \
+	CMD("get", cmd_get, "copy a file out of the fs")                    \
+	CMD("rm", cmd_rm, "remove files or empty directories")              \
+	CMD("mkdir", cmd_mkdir, "make directories")                         \
+	CMD("stat", cmd_stat, "print a file's inode")                       \
+	CMD("bench-fs", cmd_bench_fs, "file-layer write benchmark (sim)")    \
 	CMD("run", cmd_run, "run a scenario (fio jobs + [zcow]), write results") \
 	CMD("conform", cmd_conform, "check the device rules on DEV (destroys data)")
 

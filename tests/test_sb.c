@@ -673,7 +673,9 @@ START_TEST(test_sb_mkfs_is_deterministic_with_a_seed)
 				       .nodesize = 65536 };
 	struct zcow_super_block a, b;
 	struct zcow_sb_copy copy;
-	struct zdev *d1 = new_sim(10, ZS, CAP, 0), *d2 = new_sim(10, ZS, CAP, 0);
+	/* 64 KiB nodes need zones of at least that capacity (issue 4) */
+	struct zdev *d1 = new_sim(10, ZS, 4 * CAP, 0),
+		    *d2 = new_sim(10, ZS, 4 * CAP, 0);
 
 	ck_assert_int_eq(zcow_mkfs(d1, &opts), 0);
 	ck_assert_int_eq(zcow_mkfs(d2, &opts), 0);

@@ -20,6 +20,9 @@
 	SUITE(ctree_suite)      \
 	SUITE(alloc_suite)      \
 	SUITE(txn_suite)        \
+	SUITE(files_suite)      \
+	SUITE(files_model_suite) \
+	SUITE(data_suite)       \
 	SUITE(cli_suite)        \
 	SUITE(conform_suite)    \
 	SUITE(fio_suite)        \

@@ -1,0 +1,477 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The checker (zcow check): reads the last committed state from the device,
+ * node by node, without the trees' caches, and cross-checks the trees.
+ */
+#include <endian.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "files.h"
+#include "zcow.h"
+#include "zlog.h"
+
+#define HDR 101u
+#define TREE_BLOCK_REF_KEY 176
+
+struct ck_node {
+	uint64_t bytenr;
+	uint64_t owner;
+	int level;
+};
+
+struct ck_ext {
+	uint64_t bytenr;
+	uint64_t len;
+	uint64_t owner;		/* metadata: the tree block ref's root */
+	uint64_t refs;
+	int level;		/* -1: data extent */
+};
+
+struct ck_range {
+	uint64_t start;
+	uint64_t len;
+	uint64_t val;		/* bg item: used; chunk: physical */
+};
+
+#define ARR(type, name) \
+	type *name;     \
+	uint64_t nr_##name, cap_##name
+
+struct ck {
+	struct zcow_fs *fs;
+	void (*report)(void *arg, const char *msg);
+	void *arg;
+	int nr_errors;
+	bool is_nomem;
+	ARR(struct ck_node, nodes);
+	ARR(struct ck_ext, exts);
+	ARR(struct ck_range, bgis);
+	ARR(struct ck_range, chunks);
+	ARR(struct ck_range, devexts);
+	ARR(struct ck_range, roots);	/* start = objectid, len = bytenr,
+					 * val = gen << 8 | level */
+	uint64_t *zone_wp;		/* per in-memory bg */
+};
+
+static void problem(struct ck *ck, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void problem(struct ck *ck, const char *fmt, ...)
+{
+	char msg[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	ck->nr_errors++;
+	if (ck->report)
+		ck->report(ck->arg, msg);
+}
+
+static void *grow(struct ck *ck, void **arr, uint64_t *nr, uint64_t *cap,
+		  size_t size)
+{
+	if (*nr == *cap) {
+		uint64_t ncap = *cap ? *cap * 2 : 64;
+		void *p = realloc(*arr, ncap * size);
+
+		if (!p) {
+			ck->is_nomem = true;
+			return NULL;
+		}
+		*arr = p;
+		*cap = ncap;
+	}
+	return (char *)*arr + (*nr)++ * size;
+}
+
+#define PUSH(ck, name)                                                        \
+	((__typeof__((ck)->name))grow(ck, (void **)&(ck)->name,              \
+				      &(ck)->nr_##name, &(ck)->cap_##name,   \
+				      sizeof(*(ck)->name)))
+
+static uint64_t get64(const uint8_t *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, 8);
+	return le64toh(v);
+}
+
+static uint32_t get32(const uint8_t *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, 4);
+	return le32toh(v);
+}
+
+static void get_key(struct zcow_key *k, const uint8_t *p)
+{
+	k->objectid = get64(p);
+	k->type = p[8];
+	k->offset = get64(p + 9);
+}
+
+static int bg_index(struct zcow_fs *fs, const struct zcow_bg *bg)
+{
+	uint64_t i;
+
+	for (i = 0; i < fs->nr_bgs; i++)
+		if (fs->bgs[i] == bg)
+			return (int)i;
+	return -1;
+}
+
+static void leaf_item(struct ck *ck, uint64_t owner, const struct zcow_key *k,
+		      const uint8_t *d, uint32_t size)
+{
+	struct ck_range *r;
+	struct ck_ext *e;
+
+	switch (owner) {
+	case ZCOW_CHUNK_TREE_OBJECTID:
+		if (k->type == ZCOW_CHUNK_ITEM_KEY) {
+			struct zcow_bg bg;
+
+			if (zcow_chunk_decode(d, size, k->offset, &bg)) {
+				problem(ck, "chunk %" PRIu64 ": bad chunk item",
+					k->offset);
+				return;
+			}
+			r = PUSH(ck, chunks);
+			if (r)
+				*r = (struct ck_range){ bg.start, bg.length,
+							bg.physical };
+		}
+		break;
+	case ZCOW_DEV_TREE_OBJECTID:
+		if (k->type == ZCOW_DEV_EXTENT_KEY && size >= 32) {
+			r = PUSH(ck, devexts);
+			if (r)
+				*r = (struct ck_range){ get64(d + 16),
+							get64(d + 24),
+							k->offset };
+		}
+		break;
+	case ZCOW_ROOT_TREE_OBJECTID:
+		if (k->type == ZCOW_ROOT_ITEM_KEY && size >= 247) {
+			r = PUSH(ck, roots);
+			if (r)
+				*r = (struct ck_range){
+					k->objectid, get64(d + 176),
+					get64(d + 160) << 8 | d[238] };
+		}
+		break;
+	case ZCOW_EXTENT_TREE_OBJECTID:
+		if (k->type == ZCOW_BLOCK_GROUP_ITEM_KEY && size >= 24) {
+			r = PUSH(ck, bgis);
+			if (r)
+				*r = (struct ck_range){ k->objectid, k->offset,
+							get64(d) };
+		} else if (k->type == ZCOW_METADATA_ITEM_KEY ||
+			   k->type == ZCOW_EXTENT_ITEM_KEY) {
+			if (size < 24) {
+				problem(ck, "extent item %" PRIu64 " too short",
+					k->objectid);
+				return;
+			}
+			e = PUSH(ck, exts);
+			if (!e)
+				return;
+			e->bytenr = k->objectid;
+			e->refs = get64(d);
+			e->owner = 0;
+			if (k->type == ZCOW_METADATA_ITEM_KEY) {
+				e->len = ck->fs->nodesize;
+				e->level = (int)k->offset;
+				if (size >= 33 && d[24] == TREE_BLOCK_REF_KEY)
+					e->owner = get64(d + 25);
+			} else {
+				e->len = k->offset;
+				e->level = -1;
+			}
+		}
+		break;
+	default:
+		break;
+	}
+}
+
+/*
+ * Walk the subtree at @bytenr.  @lo: the key the parent points with (the
+ * node's first key must equal it), @hi: the parent's next key (every key
+ * must sort below it), NULL when unbounded.
+ */
+static void walk(struct ck *ck, uint64_t owner, uint64_t bytenr, int level,
+		 uint64_t gen, const struct zcow_key *lo,
+		 const struct zcow_key *hi)
+{
+	struct zcow_fs *fs = ck->fs;
+	uint32_t ns = fs->nodesize, nr, i;
+	struct zcow_bg *bg = zcow_bg_lookup(fs, bytenr);
+	struct zcow_key key, next;
+	struct ck_node *n;
+	uint64_t hgen;
+	uint8_t *buf;
+	int idx;
+
+	if (!bg || bytenr + ns > bg->start + bg->length) {
+		problem(ck, "tree %" PRIu64 ": node %" PRIu64 " lies in no block group",
+			owner, bytenr);
+		return;
+	}
+	if (bytenr + ns > bg->start + bg->alloc_offset)
+		problem(ck, "tree %" PRIu64 ": node %" PRIu64 " beyond block group %" PRIu64 "'s allocation offset %" PRIu64,
+			owner, bytenr, bg->start, bg->alloc_offset);
+	idx = bg_index(fs, bg);
+	if (bg->is_seq && idx >= 0 &&
+	    bg->physical + (bytenr - bg->start) + ns > ck->zone_wp[idx])
+		problem(ck, "tree %" PRIu64 ": node %" PRIu64 " beyond its zone's write pointer",
+			owner, bytenr);
+	buf = malloc(ns);
+	if (!buf) {
+		ck->is_nomem = true;
+		return;
+	}
+	if (fs->store.read(fs, bytenr, buf)) {
+		problem(ck, "tree %" PRIu64 ": node %" PRIu64 " unreadable",
+			owner, bytenr);
+		goto out;
+	}
+	if (zcow_node_verify(&fs->store, buf, bytenr, owner, level, 0)) {
+		problem(ck, "tree %" PRIu64 ": node %" PRIu64 " (level %d) fails verification (checksum, header or key order)",
+			owner, bytenr, level);
+		goto out;
+	}
+	hgen = get64(buf + 0x50);
+	if (hgen > fs->generation)
+		problem(ck, "tree %" PRIu64 ": node %" PRIu64 " generation %" PRIu64 " newer than the superblock's %" PRIu64,
+			owner, bytenr, hgen, fs->generation);
+	if (gen && hgen != gen)
+		problem(ck, "tree %" PRIu64 ": node %" PRIu64 " generation %" PRIu64 ", parent expects %" PRIu64,
+			owner, bytenr, hgen, gen);
+	n = PUSH(ck, nodes);
+	if (n)
+		*n = (struct ck_node){ bytenr, owner, level };
+	nr = get32(buf + 0x60);
+	if (level == 0 && nr == 0 && lo)
+		problem(ck, "tree %" PRIu64 ": empty non-root leaf %" PRIu64,
+			owner, bytenr);
+	for (i = 0; i < nr; i++) {
+		const uint8_t *p = buf + HDR + i * (level ? 33u : 25u);
+
+		get_key(&key, p);
+		if (i == 0 && lo && zcow_key_cmp(&key, lo))
+			problem(ck, "tree %" PRIu64 ": node %" PRIu64 " first key differs from its parent's",
+				owner, bytenr);
+		if (hi && zcow_key_cmp(&key, hi) >= 0)
+			problem(ck, "tree %" PRIu64 ": node %" PRIu64 " key (%" PRIu64 " %u %" PRIu64 ") not below the parent's next key",
+				owner, bytenr, key.objectid, key.type,
+				key.offset);
+		if (level) {
+			const struct zcow_key *nhi = hi;
+
+			if (i + 1 < nr) {
+				get_key(&next, p + 33);
+				nhi = &next;
+			}
+			walk(ck, owner, get64(p + 17), level - 1,
+			     get64(p + 25), &key, nhi);
+		} else {
+			leaf_item(ck, owner, &key, buf + HDR + get32(p + 17),
+				  get32(p + 21));
+		}
+	}
+out:
+	free(buf);
+}
+
+static int cmp_node(const void *a, const void *b)
+{
+	const struct ck_node *x = a, *y = b;
+
+	return x->bytenr < y->bytenr ? -1 : x->bytenr > y->bytenr;
+}
+
+static int cmp_ext(const void *a, const void *b)
+{
+	const struct ck_ext *x = a, *y = b;
+
+	return x->bytenr < y->bytenr ? -1 : x->bytenr > y->bytenr;
+}
+
+static const struct ck_range *find_range(const struct ck_range *v, uint64_t n,
+					 uint64_t start)
+{
+	uint64_t i;
+
+	for (i = 0; i < n; i++)
+		if (v[i].start == start)
+			return &v[i];
+	return NULL;
+}
+
+static void cross_check(struct ck *ck)
+{
+	struct zcow_fs *fs = ck->fs;
+	uint64_t i, j;
+
+	qsort(ck->nodes, ck->nr_nodes, sizeof(*ck->nodes), cmp_node);
+	qsort(ck->exts, ck->nr_exts, sizeof(*ck->exts), cmp_ext);
+	/* Every tree block: exactly one extent item, refs 1, its owner. */
+	for (i = 0, j = 0; i < ck->nr_nodes || j < ck->nr_exts;) {
+		const struct ck_node *n = i < ck->nr_nodes ? &ck->nodes[i] :
+							     NULL;
+		const struct ck_ext *e = j < ck->nr_exts ? &ck->exts[j] : NULL;
+
+		if (e && e->level < 0) {
+			j++;	/* data extents: counted below */
+			continue;
+		}
+		if (n && i > 0 && ck->nodes[i - 1].bytenr == n->bytenr) {
+			problem(ck, "tree block %" PRIu64 " referenced twice",
+				n->bytenr);
+			i++;
+			continue;
+		}
+		if (n && (!e || n->bytenr < e->bytenr)) {
+			problem(ck, "tree block %" PRIu64 " (tree %" PRIu64 ") has no extent item",
+				n->bytenr, n->owner);
+			i++;
+			continue;
+		}
+		if (!n || e->bytenr < n->bytenr) {
+			problem(ck, "extent item %" PRIu64 " references no tree block",
+				e->bytenr);
+			j++;
+			continue;
+		}
+		if (e->refs != 1)
+			problem(ck, "tree block %" PRIu64 ": extent refs %" PRIu64 ", 1 reference found",
+				n->bytenr, e->refs);
+		if (e->owner != n->owner)
+			problem(ck, "tree block %" PRIu64 ": extent owner %" PRIu64 ", found in tree %" PRIu64,
+				n->bytenr, e->owner, n->owner);
+		if (e->level != n->level)
+			problem(ck, "tree block %" PRIu64 ": extent level %d, node level %d",
+				n->bytenr, e->level, n->level);
+		i++;
+		j++;
+	}
+	/* Chunks, device extents and block group items agree. */
+	for (i = 0; i < ck->nr_chunks; i++) {
+		const struct ck_range *c = &ck->chunks[i];
+		const struct ck_range *bgi = find_range(ck->bgis, ck->nr_bgis,
+							c->start);
+		bool has_de = false;
+
+		for (j = 0; j < ck->nr_devexts; j++)
+			if (ck->devexts[j].start == c->start &&
+			    ck->devexts[j].len == c->len &&
+			    ck->devexts[j].val == c->val)
+				has_de = true;
+		if (!has_de)
+			problem(ck, "chunk %" PRIu64 " has no matching device extent",
+				c->start);
+		if (!bgi || bgi->len != c->len)
+			problem(ck, "chunk %" PRIu64 " has no matching block group item",
+				c->start);
+	}
+	if (ck->nr_devexts != ck->nr_chunks)
+		problem(ck, "%" PRIu64 " device extents for %" PRIu64 " chunks",
+			ck->nr_devexts, ck->nr_chunks);
+	/* Block group used == the sum of its extents. */
+	for (i = 0; i < ck->nr_bgis; i++) {
+		const struct ck_range *b = &ck->bgis[i];
+		uint64_t sum = 0;
+
+		if (!find_range(ck->chunks, ck->nr_chunks, b->start))
+			problem(ck, "block group item %" PRIu64 " has no chunk",
+				b->start);
+		for (j = 0; j < ck->nr_exts; j++)
+			if (ck->exts[j].bytenr >= b->start &&
+			    ck->exts[j].bytenr < b->start + b->len)
+				sum += ck->exts[j].len;
+		if (sum != b->val)
+			problem(ck, "block group %" PRIu64 ": used %" PRIu64 ", extents sum to %" PRIu64,
+				b->start, b->val, sum);
+	}
+	(void)fs;
+}
+
+int zcow_check(struct zcow_fs *fs, void (*report)(void *arg, const char *msg),
+	       void *arg)
+{
+	struct ck ck = { .fs = fs, .report = report, .arg = arg };
+	uint64_t i;
+	int ret;
+
+	if (!fs->has_trees) {
+		if (report)
+			report(arg, "no trees: the superblock's trees could not be loaded");
+		return -EINVAL;
+	}
+	ck.zone_wp = calloc(fs->nr_bgs ? fs->nr_bgs : 1, sizeof(*ck.zone_wp));
+	if (!ck.zone_wp)
+		return -ENOMEM;
+	for (i = 0; i < fs->nr_bgs; i++) {
+		struct zdev_zone z;
+
+		if (zdev_report_zone(fs->dev, fs->bgs[i]->physical, &z)) {
+			problem(&ck, "zone of block group %" PRIu64 " unreportable",
+				fs->bgs[i]->start);
+			continue;
+		}
+		ck.zone_wp[i] = z.cond == ZDEV_COND_FULL ? z.start + z.capacity :
+							  z.wp;
+	}
+	walk(&ck, ZCOW_CHUNK_TREE_OBJECTID, le64toh(fs->sb.chunk_root),
+	     fs->sb.chunk_root_level, le64toh(fs->sb.chunk_root_generation),
+	     NULL, NULL);
+	walk(&ck, ZCOW_ROOT_TREE_OBJECTID, le64toh(fs->sb.root),
+	     fs->sb.root_level, 0, NULL, NULL);
+	for (i = 0; i < ck.nr_roots; i++) {
+		const struct ck_range *r = &ck.roots[i];
+
+		walk(&ck, r->start, r->len, (int)(r->val & 0xff), r->val >> 8,
+		     NULL, NULL);
+	}
+	for (i = ZCOW_EXTENT_TREE_OBJECTID; i <= ZCOW_CSUM_TREE_OBJECTID; i++)
+		if (i != ZCOW_CHUNK_TREE_OBJECTID && i != 6 &&
+		    !find_range(ck.roots, ck.nr_roots, i))
+			problem(&ck, "root item of tree %" PRIu64 " missing",
+				i);
+	cross_check(&ck);
+	ret = zcow_files_check(fs, report, arg);	/* files (issue 5) */
+	if (ret < 0)
+		ck.is_nomem = true;
+	else
+		ck.nr_errors += ret;
+	/* The in-memory accounting invariant of every group (volumes.h). */
+	for (i = 0; i < fs->nr_bgs; i++) {
+		const struct zcow_bg *bg = fs->bgs[i];
+
+		if (bg->used + bg->reserved + bg->pinned + bg->zone_unusable !=
+			    bg->alloc_offset + (bg->length - bg->capacity) ||
+		    bg->alloc_offset > bg->capacity)
+			problem(&ck, "block group %" PRIu64 ": used %" PRIu64 " + reserved %" PRIu64 " + pinned %" PRIu64 " + unusable %" PRIu64 " do not add up to offset %" PRIu64,
+				bg->start, bg->used, bg->reserved, bg->pinned,
+				bg->zone_unusable, bg->alloc_offset);
+	}
+	ret = ck.is_nomem ? -ENOMEM : ck.nr_errors;
+	free(ck.nodes);
+	free(ck.exts);
+	free(ck.bgis);
+	free(ck.chunks);
+	free(ck.devexts);
+	free(ck.roots);
+	free(ck.zone_wp);
+	return ret;
+}

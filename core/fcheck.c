@@ -1,0 +1,448 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The fs-tree part of zcow check (issue 5), run by zcow_check() on the
+ * last committed state, read from the device through temporary trees:
+ *   - every INODE_REF has its DIR_ITEM and DIR_INDEX in a directory that
+ *     exists, and every DIR_INDEX points at an inode that refers back;
+ *   - link counts equal the references found; a directory's size is
+ *     2 x the sum of its entries' name lengths (btrfs); no orphan inodes;
+ *   - file extents are regular, do not overlap, end within the size
+ *     (rounded up to a block), lie in a data block group below its
+ *     allocation offset and below its zone's write pointer;
+ *   - every data extent has checksums for every block;
+ *   - every data EXTENT_ITEM's refs equals the file extent items pointing
+ *     at it, in the fs tree and all snapshots.
+ */
+#include <endian.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "files.h"
+
+struct fref {
+	uint64_t bytenr;
+	uint64_t len;
+	uint64_t count;
+};
+
+struct fck {
+	struct zcow_fs *fs;
+	void (*report)(void *arg, const char *msg);
+	void *arg;
+	int nr;
+	bool is_nomem;
+	struct fref *refs;
+	uint64_t nr_refs, cap_refs;
+	uint64_t *zone_wp;
+	struct zcow_tree *extent, *csum;
+};
+
+static void problem(struct fck *ck, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void problem(struct fck *ck, const char *fmt, ...)
+{
+	char msg[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	ck->nr++;
+	if (ck->report)
+		ck->report(ck->arg, msg);
+}
+
+static int open_tree(struct zcow_fs *fs, struct zcow_tree *root,
+		     uint64_t id, struct zcow_tree *t)
+{
+	struct zcow_key k = { id, ZCOW_ROOT_ITEM_KEY, 0 };
+	uint8_t item[ZCOW_ROOT_ITEM_SIZE];
+	uint32_t size;
+	int err;
+
+	err = zcow_tree_search(root, &k, item, sizeof(item), &size);
+	if (err)
+		return err;
+	if (size < ZCOW_ROOT_ITEM_SIZE)
+		return -EUCLEAN;
+	return zcow_tree_init(t, &fs->store, id, zf_get64(item + 176),
+			      item[238], zf_get64(item + 160));
+}
+
+static void add_ref(struct fck *ck, uint64_t bytenr, uint64_t len)
+{
+	if (ck->nr_refs == ck->cap_refs) {
+		uint64_t cap = ck->cap_refs ? ck->cap_refs * 2 : 256;
+		void *p = realloc(ck->refs, cap * sizeof(*ck->refs));
+
+		if (!p) {
+			ck->is_nomem = true;
+			return;
+		}
+		ck->refs = p;
+		ck->cap_refs = cap;
+	}
+	ck->refs[ck->nr_refs++] = (struct fref){ bytenr, len, 1 };
+}
+
+/* Does DIR_ITEM (dir, hash(name)) hold name -> ino? */
+static bool has_dir_item(struct zcow_tree *t, uint64_t dir, const char *name,
+			 uint16_t nlen, uint64_t ino)
+{
+	struct zcow_key k = { dir, ZCOW_DIR_ITEM_KEY,
+			      zcow_name_hash(name, nlen) };
+	uint8_t buf[4096];
+	uint32_t size, off = 0;
+
+	if (zcow_tree_search(t, &k, buf, sizeof(buf), &size) ||
+	    size > sizeof(buf))
+		return false;
+	while (off + ZCOW_DIR_ITEM_HDR <= size) {
+		uint16_t l = zf_get16(buf + off + 27);
+
+		if (l == nlen && !memcmp(buf + off + ZCOW_DIR_ITEM_HDR, name, l))
+			return zf_get64(buf + off) == ino;
+		off += ZCOW_DIR_ITEM_HDR + l + zf_get16(buf + off + 25);
+	}
+	return false;
+}
+
+static void check_fext(struct fck *ck, uint64_t root, uint64_t ino,
+		       const struct zcow_fext *fe)
+{
+	struct zcow_fs *fs = ck->fs;
+	struct zcow_bg *bg = zcow_bg_lookup(fs, fe->disk_bytenr);
+	struct zcow_key k;
+	uint64_t end = fe->disk_bytenr + fe->disk_num_bytes, i;
+	uint32_t size;
+
+	if (fe->disk_bytenr % ZCOW_SECTORSIZE ||
+	    fe->disk_num_bytes % ZCOW_SECTORSIZE || !fe->disk_num_bytes ||
+	    fe->offset + fe->num_bytes > fe->disk_num_bytes || !fe->num_bytes) {
+		problem(ck, "root %" PRIu64 " inode %" PRIu64 " extent at %" PRIu64 ": bad geometry",
+			root, ino, fe->file_off);
+		return;
+	}
+	if (!bg || end > bg->start + bg->length ||
+	    !(bg->flags & ZCOW_BG_DATA)) {
+		problem(ck, "root %" PRIu64 " inode %" PRIu64 " extent %" PRIu64 ": not in a data block group",
+			root, ino, fe->disk_bytenr);
+		return;
+	}
+	if (end > bg->start + bg->alloc_offset)
+		problem(ck, "root %" PRIu64 " inode %" PRIu64 " extent %" PRIu64 ": beyond the allocation offset",
+			root, ino, fe->disk_bytenr);
+	for (i = 0; i < fs->nr_bgs; i++)
+		if (fs->bgs[i] == bg && bg->is_seq &&
+		    bg->physical + (end - bg->start) > ck->zone_wp[i])
+			problem(ck, "root %" PRIu64 " inode %" PRIu64 " extent %" PRIu64 ": beyond its zone's write pointer",
+				root, ino, fe->disk_bytenr);
+	k.objectid = ZCOW_CSUM_OBJECTID;
+	k.type = ZCOW_EXTENT_CSUM_KEY;
+	k.offset = fe->disk_bytenr;
+	if (zcow_tree_search(ck->csum, &k, NULL, 0, &size) ||
+	    size != fe->disk_num_bytes / ZCOW_SECTORSIZE * 4)
+		problem(ck, "data extent %" PRIu64 ": checksums missing", fe->disk_bytenr);
+	add_ref(ck, fe->disk_bytenr, fe->disk_num_bytes);
+}
+
+/* Check one fs tree (the fs tree or a snapshot). */
+static void check_root(struct fck *ck, struct zcow_tree *t, uint64_t root)
+{
+	struct zcow_key start = { 0, 0, 0 }, k;
+	struct zcow_tree_iter it;
+	struct zcow_inode cur;
+	bool have = false, have_ref = false;
+	uint64_t nrefs = 0, dir_bytes = 0, ext_end = 0;
+	const void *data;
+	uint32_t len;
+	int err;
+
+	memset(&cur, 0, sizeof(cur));
+	zcow_tree_iter_init(&it, t, &start);
+	for (;;) {
+		const uint8_t *d;
+
+		err = zcow_tree_iter_next(&it, &k, &data, &len);
+		if (err || k.objectid != cur.ino) {
+			/* Finish the previous inode. */
+			if (have) {
+				if (cur.ino != ZCOW_ROOT_DIR_INO &&
+				    !have_ref)
+					problem(ck, "root %" PRIu64 " inode %" PRIu64 ": orphan (no reference)",
+						root, cur.ino);
+				if (!S_ISDIR(cur.mode) && cur.nlink != nrefs)
+					problem(ck, "root %" PRIu64 " inode %" PRIu64 ": nlink %u, %" PRIu64 " references",
+						root, cur.ino, cur.nlink, nrefs);
+				if (S_ISDIR(cur.mode) && cur.size != dir_bytes)
+					problem(ck, "root %" PRIu64 " dir %" PRIu64 ": size %" PRIu64 ", entries sum to %" PRIu64,
+						root, cur.ino, cur.size,
+						dir_bytes);
+				if (ext_end > (cur.size + ZCOW_SECTORSIZE - 1) /
+						      ZCOW_SECTORSIZE *
+						      ZCOW_SECTORSIZE)
+					problem(ck, "root %" PRIu64 " inode %" PRIu64 ": extents end at %" PRIu64 " beyond size %" PRIu64,
+						root, cur.ino, ext_end,
+						cur.size);
+			}
+			if (err)
+				break;
+			have = have_ref = false;
+			nrefs = dir_bytes = ext_end = 0;
+			memset(&cur, 0, sizeof(cur));
+			cur.ino = k.objectid;
+		}
+		d = data;
+		switch (k.type) {
+		case ZCOW_INODE_ITEM_KEY:
+			if (len != ZCOW_INODE_ITEM_SIZE) {
+				problem(ck, "root %" PRIu64 " inode %" PRIu64 ": bad inode item", root, k.objectid);
+				break;
+			}
+			zcow_inode_decode(d, k.objectid, &cur);
+			have = true;
+			break;
+		case ZCOW_INODE_REF_KEY: {
+			uint32_t off = 0;
+
+			if (!have)
+				problem(ck, "root %" PRIu64 " inode %" PRIu64 ": reference without inode item", root, k.objectid);
+			while (off + ZCOW_INODE_REF_HDR <= len) {
+				uint64_t index = zf_get64(d + off);
+				uint16_t nlen = zf_get16(d + off + 8);
+				const char *name = (const char *)d + off +
+						   ZCOW_INODE_REF_HDR;
+				struct zcow_key ik = { k.offset,
+						       ZCOW_DIR_INDEX_KEY,
+						       index };
+				uint8_t buf[ZCOW_DIR_ITEM_HDR + 256];
+				uint32_t sz;
+
+				if (off + ZCOW_INODE_REF_HDR + nlen > len)
+					break;
+				off += ZCOW_INODE_REF_HDR + nlen;
+				if (k.objectid == ZCOW_ROOT_DIR_INO &&
+				    k.offset == ZCOW_ROOT_DIR_INO)
+					continue;	/* ".." of the root */
+				have_ref = true;
+				nrefs++;
+				if (!has_dir_item(t, k.offset, name, nlen,
+						  k.objectid))
+					problem(ck, "root %" PRIu64 " inode %" PRIu64 ": no dir item in dir %" PRIu64 " for '%.*s'",
+						root, k.objectid, k.offset,
+						(int)nlen, name);
+				if (zcow_tree_search(t, &ik, buf, sizeof(buf),
+						     &sz) ||
+				    sz < ZCOW_DIR_ITEM_HDR ||
+				    zf_get64(buf) != k.objectid)
+					problem(ck, "root %" PRIu64 " inode %" PRIu64 ": no dir index %" PRIu64 " in dir %" PRIu64,
+						root, k.objectid, index,
+						k.offset);
+			}
+			break;
+		}
+		case ZCOW_DIR_INDEX_KEY: {
+			struct zcow_key rk;
+			struct zcow_inode target;
+			uint16_t nlen;
+
+			if (len < ZCOW_DIR_ITEM_HDR)
+				break;
+			nlen = zf_get16(d + 27);
+			dir_bytes += 2ULL * nlen;
+			if (!have || !S_ISDIR(cur.mode))
+				problem(ck, "root %" PRIu64 " entry in %" PRIu64 ", not a directory",
+					root, k.objectid);
+			rk.objectid = zf_get64(d);
+			rk.type = ZCOW_INODE_REF_KEY;
+			rk.offset = k.objectid;
+			if (zcow_inode_get(t, rk.objectid, &target))
+				problem(ck, "root %" PRIu64 " dir %" PRIu64 ": entry '%.*s' -> missing inode %" PRIu64,
+					root, k.objectid, (int)nlen,
+					(const char *)d + ZCOW_DIR_ITEM_HDR,
+					rk.objectid);
+			else if ((d[29] == ZCOW_FT_DIR) != S_ISDIR(target.mode))
+				problem(ck, "root %" PRIu64 " dir %" PRIu64 ": entry type of %" PRIu64 " wrong",
+					root, k.objectid, rk.objectid);
+			else if (zcow_tree_search(t, &rk, NULL, 0, NULL))
+				problem(ck, "root %" PRIu64 " inode %" PRIu64 ": entry in dir %" PRIu64 " without inode ref",
+					root, rk.objectid, k.objectid);
+			break;
+		}
+		case ZCOW_EXTENT_DATA_KEY: {
+			struct zcow_fext fe;
+
+			if (len != ZCOW_FILE_EXTENT_SIZE || d[20] != 1) {
+				problem(ck, "root %" PRIu64 " inode %" PRIu64 ": file extent at %" PRIu64 " not regular",
+					root, k.objectid, k.offset);
+				break;
+			}
+			zcow_fext_decode(d, k.offset, &fe);
+			if (k.offset < ext_end)
+				problem(ck, "root %" PRIu64 " inode %" PRIu64 ": extents overlap at %" PRIu64,
+					root, k.objectid, k.offset);
+			ext_end = k.offset + fe.num_bytes;
+			check_fext(ck, root, k.objectid, &fe);
+			break;
+		}
+		default:
+			break;
+		}
+	}
+	if (err != -ENOENT)
+		problem(ck, "root %" PRIu64 ": unreadable (%d)", root, err);
+}
+
+static int cmp_ref(const void *a, const void *b)
+{
+	const struct fref *x = a, *y = b;
+
+	return x->bytenr < y->bytenr ? -1 : x->bytenr > y->bytenr;
+}
+
+static void check_extent_refs(struct fck *ck)
+{
+	struct zcow_key start = { 0, 0, 0 }, k;
+	struct zcow_tree_iter it;
+	const void *data;
+	uint64_t i, j = 0, n = 0;
+	uint32_t len;
+	int err;
+
+	if (ck->nr_refs)
+		qsort(ck->refs, ck->nr_refs, sizeof(*ck->refs), cmp_ref);
+	for (i = 0; i < ck->nr_refs; i++) {	/* merge duplicates */
+		if (n && ck->refs[n - 1].bytenr == ck->refs[i].bytenr)
+			ck->refs[n - 1].count++;
+		else
+			ck->refs[n++] = ck->refs[i];
+	}
+	zcow_tree_iter_init(&it, ck->extent, &start);
+	while (!(err = zcow_tree_iter_next(&it, &k, &data, &len))) {
+		const uint8_t *d = data;
+		uint64_t refs;
+
+		if (k.type != ZCOW_EXTENT_ITEM_KEY || len < 24 ||
+		    !(zf_get64(d + 16) & ZCOW_EXTENT_FLAG_DATA))
+			continue;
+		refs = zf_get64(d);
+		while (j < n && ck->refs[j].bytenr < k.objectid) {
+			problem(ck, "data extent %" PRIu64 ": referenced, no extent item", ck->refs[j].bytenr);
+			j++;
+		}
+		if (j < n && ck->refs[j].bytenr == k.objectid) {
+			if (ck->refs[j].count != refs)
+				problem(ck, "data extent %" PRIu64 ": refs %" PRIu64 ", %" PRIu64 " file extents",
+					k.objectid, refs, ck->refs[j].count);
+			if (ck->refs[j].len != k.offset)
+				problem(ck, "data extent %" PRIu64 ": length %" PRIu64 ", file extents say %" PRIu64,
+					k.objectid, k.offset, ck->refs[j].len);
+			j++;
+		} else {
+			problem(ck, "data extent %" PRIu64 ": refs %" PRIu64 ", no file extent", k.objectid, refs);
+		}
+	}
+	for (; j < n; j++)
+		problem(ck, "data extent %" PRIu64 ": referenced, no extent item", ck->refs[j].bytenr);
+	if (err != -ENOENT)
+		problem(ck, "extent tree unreadable (%d)", err);
+}
+
+int zcow_files_check(struct zcow_fs *fs,
+		     void (*report)(void *arg, const char *msg), void *arg)
+{
+	struct fck ck = { .fs = fs, .report = report, .arg = arg };
+	struct zcow_tree root, extent, csum, t;
+	struct zcow_key start = { 256, ZCOW_ROOT_ITEM_KEY, 0 }, k;
+	struct zcow_tree_iter it;
+	uint64_t *ids = NULL, nr_ids = 0, i;
+	int err;
+
+	memset(&root, 0, sizeof(root));
+	memset(&extent, 0, sizeof(extent));
+	memset(&csum, 0, sizeof(csum));
+	ck.zone_wp = calloc(fs->nr_bgs ? fs->nr_bgs : 1, sizeof(*ck.zone_wp));
+	if (!ck.zone_wp)
+		return -ENOMEM;
+	for (i = 0; i < fs->nr_bgs; i++) {
+		struct zdev_zone z;
+
+		if (!zdev_report_zone(fs->dev, fs->bgs[i]->physical, &z))
+			ck.zone_wp[i] = z.cond == ZDEV_COND_FULL ?
+						z.start + z.capacity :
+						z.wp;
+	}
+	err = zcow_tree_init(&root, &fs->store, ZCOW_ROOT_TREE_OBJECTID,
+			     le64toh(fs->sb.root), fs->sb.root_level, 0);
+	if (!err)
+		err = open_tree(fs, &root, ZCOW_EXTENT_TREE_OBJECTID, &extent);
+	if (!err)
+		err = open_tree(fs, &root, ZCOW_CSUM_TREE_OBJECTID, &csum);
+	if (err) {
+		problem(&ck, "file layer: trees unreadable (%d)", err);
+		goto out;
+	}
+	ck.extent = &extent;
+	ck.csum = &csum;
+	memset(&t, 0, sizeof(t));
+	if (open_tree(fs, &root, ZCOW_FS_TREE_OBJECTID, &t)) {
+		problem(&ck, "fs tree root item missing");
+	} else {
+		struct zcow_inode rd;
+
+		/* No root directory (or no inode item at 256): no file was
+		 * ever written (mkfs leaves the fs tree empty; the metadata
+		 * tests use it as a plain tree).  No namespace to check. */
+		err = zcow_inode_get(&t, ZCOW_ROOT_DIR_INO, &rd);
+		if (!err && !S_ISDIR(rd.mode))
+			problem(&ck, "root directory 256 is not a directory");
+		else if (!err)
+			check_root(&ck, &t, ZCOW_FS_TREE_OBJECTID);
+		zcow_tree_release(&t);
+	}
+	/* Snapshots: every ROOT_ITEM with objectid in [256, -256). */
+	zcow_tree_iter_init(&it, &root, &start);
+	while (!(err = zcow_tree_iter_next(&it, &k, NULL, NULL))) {
+		void *p;
+
+		if (k.objectid >= (uint64_t)-256)
+			break;
+		if (k.type != ZCOW_ROOT_ITEM_KEY)
+			continue;
+		p = realloc(ids, (nr_ids + 1) * sizeof(*ids));
+		if (!p) {
+			ck.is_nomem = true;
+			break;
+		}
+		ids = p;
+		ids[nr_ids++] = k.objectid;
+	}
+	for (i = 0; i < nr_ids; i++) {
+		memset(&t, 0, sizeof(t));
+		if (open_tree(fs, &root, ids[i], &t)) {
+			problem(&ck, "snapshot %" PRIu64 " unreadable", ids[i]);
+			continue;
+		}
+		if (!zcow_tree_search(&t, &(struct zcow_key){
+					     ZCOW_ROOT_DIR_INO,
+					     ZCOW_INODE_ITEM_KEY, 0 },
+				      NULL, 0, NULL))
+			check_root(&ck, &t, ids[i]);
+		zcow_tree_release(&t);
+	}
+	check_extent_refs(&ck);
+out:
+	zcow_tree_release(&root);
+	zcow_tree_release(&extent);
+	zcow_tree_release(&csum);
+	free(ids);
+	free(ck.refs);
+	free(ck.zone_wp);
+	return ck.is_nomem ? -ENOMEM : ck.nr;
+}

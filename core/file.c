@@ -1,0 +1,1113 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The data path of the file layer (seed 006), and snapshots.
+ *
+ * A write of [off, off + len):
+ *   1. widen to 4 KiB blocks; partial head/tail blocks are read first
+ *      (read-modify-write: the new block is a copy, never an overwrite);
+ *   2. split into write commands of at most max_extent bytes (the device's
+ *      max append size with zone append): one command = one data extent;
+ *   3. per command, under the fs lock: reserve len bytes in a data block
+ *      group (strictly sequential accounting at its allocation offset) and
+ *      count the write in flight for the inode; unlock;
+ *   4. outside the lock: crc32c per block, then
+ *        zone_append=on, sequential zone: Zone Append to the zone start;
+ *          the device says where it landed (any order among threads);
+ *        zone_append=off, sequential zone: a plain write at the reserved
+ *          offset = the write pointer, reservation and write both under
+ *          plain_lock so submissions reach the zone in allocation order;
+ *        conventional zone (emulated zones): a plain write at the
+ *          reserved offset;
+ *   5. under the lock: the data EXTENT_ITEM, the EXTENT_CSUM item and the
+ *      file extent item are inserted at the address where the data
+ *      landed, old extents in the range are dropped (their references go
+ *      down; a data extent with no reference left is pinned and becomes
+ *      zone_unusable after the commit), the inode's size grows.
+ *      ORDER: items are created only after the device completed the write,
+ *      so a commit never references data that has not landed.
+ *
+ * Data extent references are applied to the extent tree at once (under
+ * the lock), not delayed: an EXTENT_ITEM's refs = the number of file
+ * extent items (in the fs tree and every snapshot) that point at it.
+ */
+#include <endian.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "csum.h"
+#include "files.h"
+#include "zlog.h"
+
+#define TAG "files"
+#define BS ZCOW_SECTORSIZE
+#define META_RESERVE_ZONES 2	/* free zones data may not take */
+#define MAX_EXTENTS_PER_OP 4096
+
+#define LOCK(fs) pthread_mutex_lock(&(fs)->files->lock)
+#define UNLOCK(fs) pthread_mutex_unlock(&(fs)->files->lock)
+
+static uint64_t round_up(uint64_t v)
+{
+	return (v + BS - 1) / BS * BS;
+}
+
+static uint64_t round_down(uint64_t v)
+{
+	return v / BS * BS;
+}
+
+/* struct btrfs_file_extent_item, regular extent. */
+void zcow_fext_decode(const uint8_t *buf, uint64_t file_off,
+		      struct zcow_fext *ret)
+{
+	ret->file_off = file_off;
+	ret->generation = zf_get64(buf + 0);
+	ret->disk_bytenr = zf_get64(buf + 21);
+	ret->disk_num_bytes = zf_get64(buf + 29);
+	ret->offset = zf_get64(buf + 37);
+	ret->num_bytes = zf_get64(buf + 45);
+}
+
+void zcow_fext_encode(const struct zcow_fext *fe, uint8_t *buf)
+{
+	memset(buf, 0, ZCOW_FILE_EXTENT_SIZE);
+	zf_put64(buf + 0, fe->generation);
+	zf_put64(buf + 8, fe->disk_num_bytes);	/* ram_bytes */
+	buf[16] = 0;				/* compression */
+	buf[20] = 1;				/* BTRFS_FILE_EXTENT_REG */
+	zf_put64(buf + 21, fe->disk_bytenr);
+	zf_put64(buf + 29, fe->disk_num_bytes);
+	zf_put64(buf + 37, fe->offset);
+	zf_put64(buf + 45, fe->num_bytes);
+}
+
+/* ---- in-flight writes ----------------------------------------------- */
+
+static struct zcow_inflight *inflight_find(struct zcow_files *fl,
+					   uint64_t root, uint64_t ino)
+{
+	uint64_t i;
+
+	for (i = 0; i < fl->nr_inflight; i++)
+		if (fl->inflight[i].root == root && fl->inflight[i].ino == ino)
+			return &fl->inflight[i];
+	return NULL;
+}
+
+static int inflight_add_locked(struct zcow_files *fl, uint64_t root,
+			       uint64_t ino)
+{
+	struct zcow_inflight *in = inflight_find(fl, root, ino);
+
+	if (!in) {
+		if (fl->nr_inflight == fl->cap_inflight) {
+			uint64_t cap = fl->cap_inflight ? fl->cap_inflight * 2 :
+							  16;
+			void *p = realloc(fl->inflight, cap * sizeof(*in));
+
+			if (!p)
+				return -ENOMEM;
+			fl->inflight = p;
+			fl->cap_inflight = cap;
+		}
+		in = &fl->inflight[fl->nr_inflight++];
+		in->root = root;
+		in->ino = ino;
+		in->nr = 0;
+	}
+	in->nr++;
+	return 0;
+}
+
+static void inflight_done_locked(struct zcow_files *fl, uint64_t root,
+				 uint64_t ino)
+{
+	struct zcow_inflight *in = inflight_find(fl, root, ino);
+
+	if (!in)
+		return;
+	if (--in->nr == 0)
+		*in = fl->inflight[--fl->nr_inflight];
+	pthread_cond_broadcast(&fl->cond);
+}
+
+/* ---- data extent references ------------------------------------------ */
+
+static void csum_key(struct zcow_key *k, uint64_t bytenr)
+{
+	k->objectid = ZCOW_CSUM_OBJECTID;
+	k->type = ZCOW_EXTENT_CSUM_KEY;
+	k->offset = bytenr;
+}
+
+/* A new data extent that landed at @bytenr: extent item + checksums. */
+static int extent_create_locked(struct zcow_fs *fs, uint64_t bytenr,
+				uint64_t len, const uint32_t *csums,
+				uint64_t root, uint64_t ino, uint64_t offset)
+{
+	struct zcow_key k = { bytenr, ZCOW_EXTENT_ITEM_KEY, len };
+	uint8_t item[ZCOW_DATA_EXTENT_ITEM_SIZE];
+	int err;
+
+	memset(item, 0, sizeof(item));
+	zf_put64(item, 1);				/* refs */
+	zf_put64(item + 8, fs->transid);		/* generation */
+	zf_put64(item + 16, ZCOW_EXTENT_FLAG_DATA);	/* flags */
+	item[24] = ZCOW_EXTENT_DATA_REF_KEY;		/* inline ref */
+	zf_put64(item + 25, root);
+	zf_put64(item + 33, ino);
+	zf_put64(item + 41, offset);
+	zf_put32(item + 49, 1);				/* count */
+	err = zcow_tree_insert(&fs->extent_tree, &k, item, sizeof(item));
+	if (err)
+		return err;
+	zcow_bg_use_reserved(fs, bytenr, len);
+	csum_key(&k, bytenr);
+	return zcow_tree_insert(&fs->csum_tree, &k, csums,
+				(uint32_t)(len / BS * 4));
+}
+
+int zcow_data_ref_locked(struct zcow_fs *fs, uint64_t bytenr, uint64_t len,
+			 int delta, uint64_t root, uint64_t ino,
+			 uint64_t offset)
+{
+	struct zcow_key k = { bytenr, ZCOW_EXTENT_ITEM_KEY, len };
+	uint8_t item[ZCOW_DATA_EXTENT_ITEM_SIZE];
+	uint32_t size;
+	uint64_t refs;
+	int err;
+
+	(void)root;
+	(void)ino;
+	(void)offset;
+	err = zcow_tree_search(&fs->extent_tree, &k, item, sizeof(item),
+			       &size);
+	if (err || size != sizeof(item)) {
+		zlog_err(TAG, "data extent %" PRIu64 "+%" PRIu64 ": no extent item (%d)",
+			 bytenr, len, err);
+		return err && err != -ENOENT ? err : -EUCLEAN;
+	}
+	refs = zf_get64(item);
+	if (delta < 0 && refs < (uint64_t)-delta)
+		return -EUCLEAN;
+	refs += (uint64_t)(int64_t)delta;
+	if (refs == 0) {
+		err = zcow_tree_delete(&fs->extent_tree, &k);
+		if (err)
+			return err;
+		csum_key(&k, bytenr);
+		err = zcow_tree_delete(&fs->csum_tree, &k);
+		if (err && err != -ENOENT)
+			return err;
+		/* Zoned: freed space stays below the write pointer. */
+		zcow_bg_pin(fs, bytenr, len);
+		return 0;
+	}
+	zf_put64(item, refs);
+	zf_put32(item + 49, (uint32_t)refs);
+	return zcow_tree_update(&fs->extent_tree, &k, item, sizeof(item));
+}
+
+/* Collect the file extents of @ino overlapping [from, to). */
+static int collect_extents_locked(struct zcow_tree *tree, uint64_t ino,
+				  uint64_t from, uint64_t to,
+				  struct zcow_fext **v_ret, uint64_t *nr_ret)
+{
+	struct zcow_key start = { ino, ZCOW_EXTENT_DATA_KEY, from }, k;
+	struct zcow_fext *v = NULL, fe;
+	uint64_t nr = 0, cap = 0;
+	struct zcow_tree_iter it;
+	const void *data;
+	uint32_t len;
+	int err;
+
+	zcow_tree_iter_init(&it, tree, &start);
+	err = zcow_tree_iter_prev(&it, &k, &data, &len);
+	if (!err && !(k.objectid == ino && k.type == ZCOW_EXTENT_DATA_KEY))
+		zcow_tree_iter_init(&it, tree, &start);
+	else if (err == -ENOENT)
+		zcow_tree_iter_init(&it, tree, &start);
+	else if (err)
+		return err;
+	else
+		goto have;
+	for (;;) {
+		err = zcow_tree_iter_next(&it, &k, &data, &len);
+		if (err == -ENOENT)
+			break;
+		if (err)
+			goto fail;
+have:
+		if (k.objectid != ino || k.type != ZCOW_EXTENT_DATA_KEY ||
+		    k.offset >= to)
+			break;
+		if (len < ZCOW_FILE_EXTENT_SIZE) {
+			err = -EUCLEAN;
+			goto fail;
+		}
+		zcow_fext_decode(data, k.offset, &fe);
+		if (fe.file_off + fe.num_bytes <= from)
+			continue;
+		if (nr == cap) {
+			void *p;
+
+			cap = cap ? cap * 2 : 8;
+			p = realloc(v, cap * sizeof(*v));
+			if (!p) {
+				err = -ENOMEM;
+				goto fail;
+			}
+			v = p;
+		}
+		v[nr++] = fe;
+	}
+	*v_ret = v;
+	*nr_ret = nr;
+	return 0;
+fail:
+	free(v);
+	return err;
+}
+
+static int put_fext_locked(struct zcow_tree *tree, uint64_t ino,
+			   const struct zcow_fext *fe, bool is_new)
+{
+	struct zcow_key k = { ino, ZCOW_EXTENT_DATA_KEY, fe->file_off };
+	uint8_t buf[ZCOW_FILE_EXTENT_SIZE];
+
+	zcow_fext_encode(fe, buf);
+	if (is_new)
+		return zcow_tree_insert(tree, &k, buf, sizeof(buf));
+	return zcow_tree_update(tree, &k, buf, sizeof(buf));
+}
+
+int zcow_drop_extents_locked(struct zcow_fs *fs, struct zcow_tree *tree,
+			     uint64_t root, uint64_t ino, uint64_t from,
+			     uint64_t to, uint64_t *dropped_ret)
+{
+	struct zcow_fext *v = NULL;
+	uint64_t nr = 0, i, dropped = 0;
+	int err;
+
+	err = collect_extents_locked(tree, ino, from, to, &v, &nr);
+	if (err)
+		return err;
+	for (i = 0; i < nr; i++) {
+		struct zcow_fext fe = v[i], tail;
+		uint64_t s = fe.file_off, e = s + fe.num_bytes;
+		struct zcow_key k = { ino, ZCOW_EXTENT_DATA_KEY, s };
+		bool has_tail = e > to;
+
+		tail = fe;
+		if (has_tail) {
+			tail.file_off = to;
+			tail.offset = fe.offset + (to - s);
+			tail.num_bytes = e - to;
+		}
+		if (s < from) {
+			/* Keep the head [s, from). */
+			fe.num_bytes = from - s;
+			err = put_fext_locked(tree, ino, &fe, false);
+			if (!err && has_tail) {
+				err = put_fext_locked(tree, ino, &tail, true);
+				if (!err)
+					err = zcow_data_ref_locked(
+						fs, fe.disk_bytenr,
+						fe.disk_num_bytes, +1, root,
+						ino, s - fe.offset);
+			}
+			dropped += (has_tail ? to : e) - from;
+		} else {
+			err = zcow_tree_delete(tree, &k);
+			if (!err && has_tail)
+				err = put_fext_locked(tree, ino, &tail, true);
+			else if (!err)
+				err = zcow_data_ref_locked(
+					fs, fe.disk_bytenr, fe.disk_num_bytes,
+					-1, root, ino, s - fe.offset);
+			dropped += (has_tail ? to : e) - s;
+		}
+		if (err)
+			break;
+	}
+	free(v);
+	if (dropped_ret)
+		*dropped_ret = dropped;
+	return err;
+}
+
+/* ---- commits ------------------------------------------------------ */
+
+int zcow_files_commit_locked(struct zcow_fs *fs)
+{
+	uint64_t i;
+	int err, round;
+
+	/* Two rounds when the first leaves whole unusable block groups: the
+	 * second deletes their items and resets their zones. */
+	for (round = 0; round < 2; round++) {
+		bool removing = false;
+
+		err = zcow_commit(fs);
+		if (err)
+			return err;
+		fs->files->dirty_bytes = 0;
+		for (i = 0; i < fs->nr_bgs; i++)
+			if (fs->bgs[i]->is_removing && !fs->bgs[i]->is_deleted)
+				removing = true;
+		if (!removing)
+			break;
+	}
+	return 0;
+}
+
+/* ---- space ---------------------------------------------------------- */
+
+static uint64_t free_zones(struct zcow_fs *fs)
+{
+	uint64_t nz = fs->writable_bytes / fs->dev->info.zone_size;
+
+	return nz > fs->nr_bgs ? nz - fs->nr_bgs : 0;
+}
+
+static bool has_data_room(struct zcow_fs *fs, uint64_t len)
+{
+	uint64_t i;
+
+	for (i = 0; i < fs->nr_bgs; i++) {
+		struct zcow_bg *b = fs->bgs[i];
+
+		if ((b->flags & ZCOW_BG_TYPE_MASK) == ZCOW_BG_DATA &&
+		    !b->is_ro && !b->is_removing && !b->is_deleted &&
+		    b->alloc_offset + len <= b->capacity)
+			return true;
+	}
+	return false;
+}
+
+static bool has_reclaimable(struct zcow_fs *fs)
+{
+	uint64_t i;
+
+	for (i = 0; i < fs->nr_bgs; i++)
+		if (fs->bgs[i]->pinned ||
+		    (fs->bgs[i]->is_removing && !fs->bgs[i]->is_deleted))
+			return true;
+	return false;
+}
+
+/*
+ * Reserve @len bytes of data space.  A new data chunk may not take the
+ * last META_RESERVE_ZONES free zones (the commit needs them for
+ * metadata).  When nothing is free, commit (pinned space becomes
+ * unusable, whole unusable groups are removed and reset) and retry.
+ */
+static int reserve_data_locked(struct zcow_fs *fs, uint64_t len,
+			       uint64_t *logical_ret)
+{
+	int attempt, err;
+
+	for (attempt = 0;; attempt++) {
+		if (has_data_room(fs, len) ||
+		    free_zones(fs) > META_RESERVE_ZONES) {
+			err = zcow_bg_reserve(fs, ZCOW_BG_DATA, len,
+					      logical_ret);
+			if (err != -ENOSPC)
+				return err;
+		}
+		if (attempt >= 2 || !has_reclaimable(fs))
+			return -ENOSPC;
+		err = zcow_files_commit_locked(fs);
+		if (err)
+			return err;
+	}
+}
+
+/* ---- reads --------------------------------------------------------- */
+
+/*
+ * Read [off, off + len) of the file as stored (no size clamp; holes and
+ * the space beyond the last extent read as zeros), verifying every block.
+ */
+static int read_raw_locked(struct zcow_file *f, uint8_t *buf, uint64_t off,
+			   uint64_t len)
+{
+	struct zcow_fs *fs = f->fs;
+	struct zcow_fext *v = NULL;
+	uint64_t nr = 0, i, end = off + len;
+	uint8_t *tmp = NULL;
+	uint32_t *csums = NULL;
+	int err;
+
+	memset(buf, 0, len);
+	err = collect_extents_locked(f->tree, f->ino, off, end, &v, &nr);
+	if (err)
+		return err;
+	for (i = 0; i < nr && !err; i++) {
+		const struct zcow_fext *fe = &v[i];
+		uint64_t s = fe->file_off > off ? fe->file_off : off;
+		uint64_t e = fe->file_off + fe->num_bytes < end ?
+				     fe->file_off + fe->num_bytes :
+				     end;
+		/* Block range inside the disk extent. */
+		uint64_t x0 = round_down(fe->offset + (s - fe->file_off));
+		uint64_t x1 = round_up(fe->offset + (e - fe->file_off));
+		uint64_t n = x1 - x0, phys, b;
+		struct zcow_key k;
+		uint32_t size;
+
+		if (x1 > fe->disk_num_bytes) {
+			err = -EUCLEAN;
+			break;
+		}
+		tmp = realloc(tmp, n);
+		csums = realloc(csums, fe->disk_num_bytes / BS * 4);
+		if (!tmp || !csums) {
+			err = -ENOMEM;
+			break;
+		}
+		csum_key(&k, fe->disk_bytenr);
+		err = zcow_tree_search(&fs->csum_tree, &k, csums,
+				       (uint32_t)(fe->disk_num_bytes / BS * 4),
+				       &size);
+		if (err || size != fe->disk_num_bytes / BS * 4) {
+			zlog_err(TAG, "inode %" PRIu64 " offset %" PRIu64 ": no checksums for data at logical %" PRIu64,
+				 f->ino, s, fe->disk_bytenr);
+			err = -EIO;
+			break;
+		}
+		err = zcow_map_logical(fs, fe->disk_bytenr + x0, n, &phys);
+		if (!err)
+			err = zdev_read(fs->dev, tmp, n, phys, ZDEV_CLASS_DATA);
+		if (err) {
+			zlog_err(TAG, "inode %" PRIu64 " offset %" PRIu64 ": read of logical %" PRIu64 " failed: %d",
+				 f->ino, s, fe->disk_bytenr + x0, err);
+			err = -EIO;
+			break;
+		}
+		for (b = 0; b < n; b += BS) {
+			uint32_t want = le32toh(csums[(x0 + b) / BS]);
+
+			if (zcow_crc32c(tmp + b, BS) != want) {
+				zlog_err(TAG, "checksum mismatch: root %" PRIu64 " inode %" PRIu64 " file offset %" PRIu64 " logical %" PRIu64,
+					 f->root, f->ino,
+					 fe->file_off + x0 + b - fe->offset,
+					 fe->disk_bytenr + x0 + b);
+				err = -EIO;
+				break;
+			}
+		}
+		if (!err)
+			memcpy(buf + (s - off),
+			       tmp + (fe->offset + (s - fe->file_off) - x0),
+			       e - s);
+	}
+	free(v);
+	free(tmp);
+	free(csums);
+	return err;
+}
+
+int64_t zcow_pread(struct zcow_file *f, void *buf, uint64_t len, uint64_t off)
+{
+	struct zcow_inode in;
+	int err;
+
+	if (f->is_dir)
+		return -EISDIR;
+	LOCK(f->fs);
+	err = zcow_inode_get(f->tree, f->ino, &in);
+	if (err)
+		goto out;
+	if (off >= in.size) {
+		len = 0;
+		goto out;
+	}
+	if (len > in.size - off)
+		len = in.size - off;
+	err = read_raw_locked(f, buf, off, len);
+out:
+	UNLOCK(f->fs);
+	return err ? err : (int64_t)len;
+}
+
+/* ---- writes -------------------------------------------------------- */
+
+/*
+ * The common overwrite (the same block range written again): update the
+ * file extent item in place instead of delete + insert; the old extent
+ * loses its reference.  -ENOENT when the range is not exactly one item.
+ */
+static int replace_same_range_locked(struct zcow_fs *fs, struct zcow_file *f,
+				     const struct zcow_fext *fe,
+				     uint64_t *dropped_ret)
+{
+	struct zcow_key k = { f->ino, ZCOW_EXTENT_DATA_KEY, fe->file_off };
+	uint8_t buf[ZCOW_FILE_EXTENT_SIZE];
+	struct zcow_fext old;
+	uint32_t size;
+	int err;
+
+	err = zcow_tree_search(f->tree, &k, buf, sizeof(buf), &size);
+	if (err)
+		return err;
+	if (size != ZCOW_FILE_EXTENT_SIZE)
+		return -EUCLEAN;
+	zcow_fext_decode(buf, fe->file_off, &old);
+	if (old.num_bytes != fe->num_bytes)
+		return -ENOENT;
+	err = put_fext_locked(f->tree, f->ino, fe, false);
+	if (err)
+		return err;
+	*dropped_ret = old.num_bytes;
+	return zcow_data_ref_locked(fs, old.disk_bytenr, old.disk_num_bytes, -1,
+				    f->root, f->ino,
+				    old.file_off - old.offset);
+}
+
+/*
+ * Write the block-aligned @buf at the block-aligned file offset @off as
+ * one data extent; the inode's size becomes at least @min_size.
+ */
+static int write_extent(struct zcow_file *f, const uint8_t *buf,
+			uint64_t len, uint64_t off, uint64_t min_size)
+{
+	struct zcow_fs *fs = f->fs;
+	struct zcow_files *fl = fs->files;
+	uint32_t *csums;
+	uint64_t logical, landed, b, dropped = 0;
+	struct zcow_inode in;
+	struct zcow_fext fe;
+	struct zcow_bg *bg;
+	bool plain = !fl->zone_append;
+	int err;
+
+	csums = malloc(len / BS * 4);
+	if (!csums)
+		return -ENOMEM;
+	for (b = 0; b < len; b += BS)
+		csums[b / BS] = htole32(zcow_crc32c(buf + b, BS));
+	if (plain)
+		pthread_mutex_lock(&fl->plain_lock);
+	LOCK(fs);
+	err = fs->error ? -EIO : 0;
+	if (!err)
+		err = reserve_data_locked(fs, len, &logical);
+	if (!err) {
+		err = inflight_add_locked(fl, f->root, f->ino);
+		if (err)	/* nothing written: the offset may rewind */
+			zcow_bg_release(fs, logical, len, false);
+	}
+	bg = err ? NULL : zcow_bg_lookup(fs, logical);
+	UNLOCK(fs);
+	if (err) {
+		if (plain)
+			pthread_mutex_unlock(&fl->plain_lock);
+		free(csums);
+		return err;
+	}
+	/*
+	 * The device write, outside the fs lock.  @bg stays valid: it holds
+	 * our reservation, so it cannot be removed.
+	 */
+	if (bg->is_seq && !plain) {
+		uint64_t where;
+
+		err = zdev_append(fs->dev, buf, len, bg->physical, 0,
+				  ZDEV_CLASS_DATA, &where);
+		landed = bg->start + (where - bg->physical);
+	} else {
+		err = zdev_write(fs->dev, buf, len,
+				 bg->physical + (logical - bg->start), 0,
+				 ZDEV_CLASS_DATA);
+		landed = logical;
+	}
+	if (plain)
+		pthread_mutex_unlock(&fl->plain_lock);
+	LOCK(fs);
+	if (!err && (landed < bg->start ||
+		     landed + len > bg->start + bg->alloc_offset)) {
+		zlog_err(TAG, "append landed at %" PRIu64 ", outside the reservations of block group %" PRIu64,
+			 landed, bg->start);
+		err = -EIO;
+	}
+	if (err) {
+		zlog_err(TAG, "data write of %" PRIu64 " bytes for inode %" PRIu64 " failed: %d",
+			 len, f->ino, err);
+		zcow_bg_release(fs, logical, len, true);
+		goto out;
+	}
+	if (bg->is_seq && !plain) {
+		fl->nr_appends++;
+		fl->nr_appends_moved += landed != logical;
+	} else {
+		fl->nr_data_writes++;
+	}
+	/* ORDER: the data is on the device (completion) before any item
+	 * references its address; the commit makes both durable. */
+	err = zcow_inode_get(f->tree, f->ino, &in);
+	if (err) {
+		zcow_bg_release(fs, logical, len, true);
+		goto out;
+	}
+	err = extent_create_locked(fs, landed, len, csums, f->root, f->ino,
+				   off);
+	fe.file_off = off;
+	fe.generation = fs->transid;
+	fe.disk_bytenr = landed;
+	fe.disk_num_bytes = len;
+	fe.offset = 0;
+	fe.num_bytes = len;
+	if (!err)
+		err = replace_same_range_locked(fs, f, &fe, &dropped);
+	if (err == -ENOENT) {
+		err = zcow_drop_extents_locked(fs, f->tree, f->root, f->ino,
+					       off, off + len, &dropped);
+		if (!err)
+			err = put_fext_locked(f->tree, f->ino, &fe, true);
+	}
+	if (!err && (min_size > in.size || len != dropped ||
+		     in.transid != fs->transid)) {
+		/* (A same-size overwrite in the same transaction changes
+		 * nothing of the inode item: it is not rewritten.) */
+		if (min_size > in.size)
+			in.size = min_size;
+		in.nbytes = in.nbytes + len - dropped;
+		in.transid = fs->transid;
+		in.sequence++;
+		err = zcow_inode_put(f->tree, &in);
+	}
+	if (err) {
+		/* Half-applied metadata: stop writing, keep the last commit. */
+		zlog_err(TAG, "inode %" PRIu64 ": metadata update after the data write failed: %d",
+			 f->ino, err);
+		if (!fs->error)
+			fs->error = err;
+		goto out;
+	}
+	fl->dirty_bytes += len;
+	if (fl->commit_bytes && fl->dirty_bytes >= fl->commit_bytes)
+		err = zcow_files_commit_locked(fs);
+out:
+	inflight_done_locked(fl, f->root, f->ino);
+	UNLOCK(fs);
+	free(csums);
+	return err;
+}
+
+int64_t zcow_pwrite(struct zcow_file *f, const void *ubuf, uint64_t len,
+		    uint64_t off)
+{
+	struct zcow_fs *fs = f->fs;
+	uint64_t a = round_down(off), e = off + len, b = round_up(e), pos;
+	uint64_t max = fs->files->max_extent;
+	uint8_t *buf;
+	int err = 0;
+
+	if (f->is_dir)
+		return -EISDIR;
+	if (f->is_ro)
+		return f->root != ZCOW_FS_TREE_OBJECTID ? -EROFS : -EBADF;
+	if (fs->read_only)
+		return -EROFS;
+	if (len == 0)
+		return 0;
+	if (e < off)
+		return -EFBIG;
+	buf = malloc(b - a > max ? max : b - a);
+	if (!buf)
+		return -ENOMEM;
+	for (pos = a; pos < b; pos += max) {
+		uint64_t n = b - pos < max ? b - pos : max;
+		uint64_t lo = pos > off ? pos : off;
+		uint64_t hi = pos + n < e ? pos + n : e;
+
+		/* Read-modify-write of partial first and last blocks. */
+		if (lo > pos || hi < pos + n) {
+			LOCK(fs);
+			memset(buf, 0, n);
+			if (lo > pos)
+				err = read_raw_locked(f, buf, pos, BS);
+			/* the tail block, unless it is the head block */
+			if (!err && hi < pos + n && !(lo > pos && n == BS))
+				err = read_raw_locked(f, buf + n - BS,
+						      pos + n - BS, BS);
+			UNLOCK(fs);
+			if (err)
+				break;
+		}
+		memcpy(buf + (lo - pos), (const uint8_t *)ubuf + (lo - off),
+		       hi - lo);
+		err = write_extent(f, buf, n, pos, hi);
+		if (err)
+			break;
+	}
+	free(buf);
+	return err ? err : (int64_t)len;
+}
+
+int zcow_truncate(struct zcow_file *f, uint64_t size)
+{
+	struct zcow_fs *fs = f->fs;
+	struct zcow_inode in;
+	uint64_t dropped = 0;
+	int err;
+
+	if (f->is_dir)
+		return -EISDIR;
+	if (f->is_ro)
+		return f->root != ZCOW_FS_TREE_OBJECTID ? -EROFS : -EBADF;
+	if (fs->read_only)
+		return -EROFS;
+	LOCK(fs);
+	err = zcow_inode_get(f->tree, f->ino, &in);
+	UNLOCK(fs);
+	if (err)
+		return err;
+	if (size < in.size && size % BS) {
+		/* The block holding the new end: a copy with a zero tail, so
+		 * bytes beyond EOF always read as zeros later. */
+		uint8_t blk[BS];
+
+		LOCK(fs);
+		err = read_raw_locked(f, blk, round_down(size), BS);
+		UNLOCK(fs);
+		if (err)
+			return err;
+		memset(blk + size % BS, 0, BS - size % BS);
+		err = write_extent(f, blk, BS, round_down(size), 0);
+		if (err)
+			return err;
+	}
+	LOCK(fs);
+	err = fs->error ? -EIO : 0;
+	if (!err && size < in.size)
+		err = zcow_drop_extents_locked(fs, f->tree, f->root, f->ino,
+					       round_up(size), UINT64_MAX,
+					       &dropped);
+	if (!err)
+		err = zcow_inode_get(f->tree, f->ino, &in);
+	if (!err) {
+		in.size = size;
+		in.nbytes -= dropped < in.nbytes ? dropped : in.nbytes;
+		in.transid = fs->transid;
+		in.sequence++;
+		err = zcow_inode_put(f->tree, &in);
+	}
+	UNLOCK(fs);
+	return err;
+}
+
+int zcow_fsync(struct zcow_file *f)
+{
+	struct zcow_fs *fs = f->fs;
+	struct zcow_files *fl = fs->files;
+	int err;
+
+	if (fs->read_only || f->root != ZCOW_FS_TREE_OBJECTID)
+		return 0;
+	LOCK(fs);
+	/* The file's appends must have their final addresses. */
+	while (inflight_find(fl, f->root, f->ino))
+		pthread_cond_wait(&fl->cond, &fl->lock);
+	err = fs->error ? -EIO : zcow_files_commit_locked(fs);
+	UNLOCK(fs);
+	return err;
+}
+
+int zcow_fdatasync(struct zcow_file *f)
+{
+	/* Until the tree-log exists, the same full commit. */
+	return zcow_fsync(f);
+}
+
+int zcow_sync(struct zcow_fs *fs)
+{
+	struct zcow_files *fl;
+	int err;
+
+	if (!fs || !fs->files)
+		return -EINVAL;
+	if (fs->read_only)
+		return 0;
+	fl = fs->files;
+	LOCK(fs);
+	while (fl->nr_inflight)
+		pthread_cond_wait(&fl->cond, &fl->lock);
+	err = fs->error ? -EIO : zcow_files_commit_locked(fs);
+	UNLOCK(fs);
+	return err;
+}
+
+int zcow_fallocate(struct zcow_file *f, uint64_t off, uint64_t len)
+{
+	(void)off;
+	(void)len;
+	zlog_err(TAG, "inode %" PRIu64 ": fallocate refused: no preallocation on a zoned file system (the space could only be written once)",
+		 f->ino);
+	return -EOPNOTSUPP;
+}
+
+int zcow_set_nodatacow(struct zcow_file *f)
+{
+	zlog_err(TAG, "inode %" PRIu64 ": nodatacow refused: zoned file systems never overwrite data in place",
+		 f->ino);
+	return -EOPNOTSUPP;
+}
+
+/* ---- snapshots ----------------------------------------------------- */
+
+uint64_t zcow_files_nr_trees(struct zcow_fs *fs)
+{
+	return fs->files ? fs->files->nr_snaps : 0;
+}
+
+struct zcow_tree *zcow_files_tree_nr(struct zcow_fs *fs, uint64_t i)
+{
+	if (!fs->files || i >= fs->files->nr_snaps)
+		return NULL;
+	return fs->files->snaps[i].tree;
+}
+
+struct zcow_tree *zcow_root_tree_locked(struct zcow_fs *fs, uint64_t root)
+{
+	struct zcow_key k = { root, ZCOW_ROOT_ITEM_KEY, 0 };
+	uint8_t item[ZCOW_ROOT_ITEM_SIZE];
+	struct zcow_snap *s = NULL;
+	struct zcow_tree *t;
+	uint32_t size;
+	uint64_t i;
+
+	if (root == ZCOW_FS_TREE_OBJECTID)
+		return &fs->fs_tree;
+	for (i = 0; i < fs->files->nr_snaps; i++)
+		if (fs->files->snaps[i].id == root)
+			s = &fs->files->snaps[i];
+	if (!s)
+		return NULL;
+	if (s->tree)
+		return s->tree;
+	if (zcow_tree_search(&fs->root_tree, &k, item, sizeof(item), &size) ||
+	    size < ZCOW_ROOT_ITEM_SIZE)
+		return NULL;
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return NULL;
+	if (zcow_tree_init(t, &fs->store, root, zf_get64(item + 176),
+			   item[238], zf_get64(item + 160)) ||
+	    zcow_tree_set_transid(t, fs->transid)) {
+		free(t);
+		return NULL;
+	}
+	s->tree = t;
+	return t;
+}
+
+static int add_snap(struct zcow_files *fl, uint64_t id, const char *name,
+		    size_t len)
+{
+	struct zcow_snap *p = realloc(fl->snaps,
+				      (fl->nr_snaps + 1) * sizeof(*p));
+
+	if (!p)
+		return -ENOMEM;
+	fl->snaps = p;
+	p = &fl->snaps[fl->nr_snaps++];
+	memset(p, 0, sizeof(*p));
+	p->id = id;
+	if (len > 255)
+		len = 255;
+	memcpy(p->name, name, len);
+	p->name[len] = '\0';
+	return 0;
+}
+
+int zcow_snaps_load(struct zcow_fs *fs)
+{
+	struct zcow_key start = { ZCOW_FS_TREE_OBJECTID, ZCOW_ROOT_REF_KEY, 0 };
+	struct zcow_key k;
+	struct zcow_tree_iter it;
+	const void *data;
+	uint32_t len;
+	int err;
+
+	/* ROOT_REF (5, ROOT_REF, id): struct btrfs_root_ref + name. */
+	zcow_tree_iter_init(&it, &fs->root_tree, &start);
+	while (!(err = zcow_tree_iter_next(&it, &k, &data, &len))) {
+		const uint8_t *d = data;
+		uint16_t nlen;
+
+		if (k.objectid != ZCOW_FS_TREE_OBJECTID ||
+		    k.type != ZCOW_ROOT_REF_KEY)
+			break;
+		if (len < ZCOW_ROOT_REF_HDR)
+			return -EUCLEAN;
+		nlen = zf_get16(d + 16);
+		if (ZCOW_ROOT_REF_HDR + nlen > len)
+			return -EUCLEAN;
+		err = add_snap(fs->files, k.offset,
+			       (const char *)d + ZCOW_ROOT_REF_HDR, nlen);
+		if (err)
+			return err;
+	}
+	return err == -ENOENT ? 0 : err;
+}
+
+void zcow_snaps_free(struct zcow_fs *fs)
+{
+	uint64_t i;
+
+	for (i = 0; i < fs->files->nr_snaps; i++) {
+		if (fs->files->snaps[i].tree) {
+			zcow_tree_release(fs->files->snaps[i].tree);
+			free(fs->files->snaps[i].tree);
+		}
+	}
+	free(fs->files->snaps);
+	fs->files->snaps = NULL;
+	fs->files->nr_snaps = 0;
+}
+
+static void encode_snap_root_item(struct zcow_fs *fs, struct zcow_tree *t,
+				  uint8_t *buf)
+{
+	uint64_t bytenr, gen;
+	int level;
+
+	zcow_tree_root(t, &bytenr, &level, &gen);
+	memset(buf, 0, ZCOW_ROOT_ITEM_SIZE);
+	zf_put64(buf + 0, 1);			/* inode.generation */
+	zf_put32(buf + 40, 1);			/* inode.nlink */
+	zf_put32(buf + 52, S_IFDIR | 0755);	/* inode.mode */
+	zf_put64(buf + 160, gen);		/* generation */
+	zf_put64(buf + 168, ZCOW_ROOT_DIR_INO);	/* root_dirid */
+	zf_put64(buf + 176, bytenr);
+	zf_put64(buf + 192, fs->nodesize);	/* bytes_used (approx.) */
+	zf_put64(buf + 200, fs->transid);	/* last_snapshot */
+	zf_put64(buf + 208, ZCOW_ROOT_SUBVOL_RDONLY); /* flags */
+	zf_put32(buf + 216, 1);			/* refs */
+	buf[238] = (uint8_t)level;
+	zf_put64(buf + 239, gen);		/* generation_v2 */
+	zf_put64(buf + 303, fs->transid);	/* otransid */
+}
+
+int zcow_snapshot(struct zcow_fs *fs, const char *name, uint64_t *id_ret)
+{
+	struct zcow_files *fl;
+	struct zcow_key start = { 0, 0, 0 }, k;
+	struct zcow_tree_iter it;
+	struct zcow_tree *t = NULL;
+	uint8_t item[ZCOW_ROOT_ITEM_SIZE], ref[ZCOW_ROOT_REF_HDR + 256];
+	uint64_t id = 256, i;
+	size_t nlen;
+	const void *data;
+	uint32_t len;
+	int err;
+
+	if (!fs || !fs->files || !name)
+		return -EINVAL;
+	fl = fs->files;
+	nlen = strlen(name);
+	if (nlen > 255)
+		return -ENAMETOOLONG;
+	if (!nlen || strchr(name, '/') || !strcmp(name, ".") ||
+	    !strcmp(name, ".."))
+		return -EINVAL;
+	if (fs->read_only)
+		return -EROFS;
+	LOCK(fs);
+	while (fl->nr_inflight)
+		pthread_cond_wait(&fl->cond, &fl->lock);
+	err = fs->error ? -EIO : 0;
+	for (i = 0; !err && i < fl->nr_snaps; i++) {
+		if (!strcmp(fl->snaps[i].name, name))
+			err = -EEXIST;
+		if (fl->snaps[i].id >= id)
+			id = fl->snaps[i].id + 1;
+	}
+	if (err)
+		goto out;
+	t = calloc(1, sizeof(*t));
+	if (!t) {
+		err = -ENOMEM;
+		goto out;
+	}
+	err = zcow_tree_init(t, &fs->store, id, ZCOW_NO_ROOT, 0,
+			     fs->generation);
+	if (!err)
+		err = zcow_tree_set_transid(t, fs->transid);
+	if (!err)
+		err = zcow_tree_create_root(t);
+	if (err)
+		goto fail;
+	/* Copy every item; every file extent takes a data reference. */
+	zcow_tree_iter_init(&it, &fs->fs_tree, &start);
+	while (!(err = zcow_tree_iter_next(&it, &k, &data, &len))) {
+		struct zcow_fext fe;
+
+		if (k.type == ZCOW_EXTENT_DATA_KEY &&
+		    len >= ZCOW_FILE_EXTENT_SIZE) {
+			zcow_fext_decode(data, k.offset, &fe);
+			err = zcow_data_ref_locked(fs, fe.disk_bytenr,
+						   fe.disk_num_bytes, +1, id,
+						   k.objectid,
+						   k.offset - fe.offset);
+			if (err)
+				goto fail;
+		}
+		err = zcow_tree_insert(t, &k, data, len);
+		if (err)
+			goto fail;
+	}
+	if (err != -ENOENT)
+		goto fail;
+	err = add_snap(fl, id, name, nlen);
+	if (err)
+		goto fail;
+	fl->snaps[fl->nr_snaps - 1].tree = t;
+	encode_snap_root_item(fs, t, item);
+	k.objectid = id;
+	k.type = ZCOW_ROOT_ITEM_KEY;
+	k.offset = 0;
+	err = zcow_tree_insert(&fs->root_tree, &k, item, sizeof(item));
+	zf_put64(ref, ZCOW_ROOT_DIR_INO);	/* dirid */
+	zf_put64(ref + 8, id);			/* sequence */
+	zf_put16(ref + 16, (uint16_t)nlen);
+	memcpy(ref + ZCOW_ROOT_REF_HDR, name, nlen);
+	k.objectid = ZCOW_FS_TREE_OBJECTID;
+	k.type = ZCOW_ROOT_REF_KEY;
+	k.offset = id;
+	if (!err)
+		err = zcow_tree_insert(&fs->root_tree, &k, ref,
+				       ZCOW_ROOT_REF_HDR + (uint32_t)nlen);
+	k.objectid = id;
+	k.type = ZCOW_ROOT_BACKREF_KEY;
+	k.offset = ZCOW_FS_TREE_OBJECTID;
+	if (!err)
+		err = zcow_tree_insert(&fs->root_tree, &k, ref,
+				       ZCOW_ROOT_REF_HDR + (uint32_t)nlen);
+	if (!err)
+		err = zcow_files_commit_locked(fs);
+	if (err) {
+		zlog_err(TAG, "snapshot %s: %d", name, err);
+		if (!fs->error)
+			fs->error = err;
+	}
+	if (!err && id_ret)
+		*id_ret = id;
+	goto out;
+fail:
+	/* Nothing referenced the new tree yet; its nodes are dropped with
+	 * the transaction (the fs enters the error state). */
+	zlog_err(TAG, "snapshot %s failed: %d", name, err);
+	if (!fs->error)
+		fs->error = err;
+	zcow_tree_release(t);
+	free(t);
+out:
+	UNLOCK(fs);
+	return err;
+}

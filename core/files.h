@@ -1,0 +1,171 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * files: the file layer of zcow (inodes, directories, file extents,
+ * checksums, data extent references, snapshots) -- internal header.
+ *
+ * What it is: the state and helpers shared by core/inode.c (namespace:
+ * paths, inodes, directory entries), core/file.c (the data path of seed
+ * 006: zone append, checksums, copy-on-write extents, truncate, snapshots)
+ * and core/fcheck.c (the fs-tree part of zcow check).  The public API is
+ * the "files" section of core/zcow.h.
+ *
+ * Locking: one mutex per file system (files->lock) serializes every tree
+ * operation and every change of block-group accounting.  Device writes of
+ * file data run outside it (zone append lets them complete in any order);
+ * files->plain_lock serializes reservation + plain write per sequential
+ * data block group when zone_append=off.
+ *
+ * Who may include it: core/ only.
+ */
+#ifndef ZCOW_FILES_H
+#define ZCOW_FILES_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "zcow.h"
+
+#define ZCOW_FIRST_FREE_OBJECTID	256ULL
+#define ZCOW_ROOT_DIR_INO		256ULL
+#define ZCOW_CSUM_OBJECTID		((uint64_t)-10)
+#define ZCOW_EXTENT_DATA_REF_KEY	178
+#define ZCOW_EXTENT_FLAG_DATA		1ULL
+#define ZCOW_ROOT_BACKREF_KEY		144
+#define ZCOW_ROOT_SUBVOL_RDONLY		(1ULL << 0)
+
+/* btrfs item sizes. */
+#define ZCOW_INODE_ITEM_SIZE		160u
+#define ZCOW_DIR_ITEM_HDR		30u	/* struct btrfs_dir_item */
+#define ZCOW_INODE_REF_HDR		10u	/* struct btrfs_inode_ref */
+#define ZCOW_FILE_EXTENT_SIZE		53u	/* regular extent */
+#define ZCOW_DATA_EXTENT_ITEM_SIZE	53u	/* extent item + data ref */
+#define ZCOW_ROOT_ITEM_SIZE		439u
+#define ZCOW_ROOT_REF_HDR		18u	/* struct btrfs_root_ref */
+
+/* btrfs dir entry types. */
+#define ZCOW_FT_REG_FILE		1
+#define ZCOW_FT_DIR			2
+
+/* Largest data extent (one write command) when the device has no append
+ * limit (conventional zones, zone_append=off). */
+#define ZCOW_MAX_EXTENT			(1ULL << 20)
+
+/* Decoded struct btrfs_inode_item (the fields zcow uses). */
+struct zcow_inode {
+	uint64_t ino;
+	uint64_t generation;
+	uint64_t transid;
+	uint64_t size;
+	uint64_t nbytes;
+	uint32_t nlink;
+	uint32_t mode;
+	uint64_t flags;
+	uint64_t sequence;
+	uint64_t mtime_sec;
+	uint64_t ctime_sec;
+};
+
+/* Decoded struct btrfs_file_extent_item (regular extents only). */
+struct zcow_fext {
+	uint64_t file_off;	/* key offset */
+	uint64_t generation;
+	uint64_t disk_bytenr;
+	uint64_t disk_num_bytes;
+	uint64_t offset;	/* into the disk extent */
+	uint64_t num_bytes;
+};
+
+/* In-flight data writes of one inode (fsync waits for them). */
+struct zcow_inflight {
+	uint64_t root;
+	uint64_t ino;
+	uint64_t nr;
+};
+
+/* A read-only snapshot: its own tree, loaded on demand. */
+struct zcow_snap {
+	uint64_t id;		/* root objectid >= 256 */
+	char name[256];
+	struct zcow_tree *tree;	/* NULL until first used */
+};
+
+struct zcow_files {
+	pthread_mutex_t lock;		/* metadata: trees, accounting */
+	pthread_cond_t cond;		/* an in-flight write finished */
+	pthread_mutex_t plain_lock;	/* zone_append=off: per-bg order */
+	bool zone_append;
+	uint64_t next_ino;
+	uint64_t max_extent;		/* bytes per data write command */
+	struct zcow_inflight *inflight;
+	uint64_t nr_inflight, cap_inflight;
+	struct zcow_snap *snaps;
+	uint64_t nr_snaps;
+	uint64_t dirty_bytes;		/* data written since the last commit */
+	uint64_t commit_bytes;		/* commit after this many (0 = never) */
+	uint64_t nr_appends;		/* zone appends of data */
+	uint64_t nr_appends_moved;	/* landed elsewhere than reserved */
+	uint64_t nr_data_writes;	/* plain data writes */
+	bool has_root_dir;		/* inode 256 exists */
+};
+
+struct zcow_file {
+	struct zcow_fs *fs;
+	struct zcow_tree *tree;		/* fs tree or a snapshot's */
+	uint64_t root;
+	uint64_t ino;
+	bool is_ro;
+	bool is_dir;
+};
+
+/* Little-endian helpers. */
+void zf_put64(uint8_t *p, uint64_t v);
+void zf_put32(uint8_t *p, uint32_t v);
+void zf_put16(uint8_t *p, uint16_t v);
+uint64_t zf_get64(const uint8_t *p);
+uint32_t zf_get32(const uint8_t *p);
+uint16_t zf_get16(const uint8_t *p);
+
+/* btrfs_name_hash: crc32c(~1, name) without the final inversion. */
+uint32_t zcow_name_hash(const char *name, size_t len);
+
+void zcow_inode_encode(const struct zcow_inode *ino, uint8_t *buf);
+void zcow_inode_decode(const uint8_t *buf, uint64_t ino,
+		       struct zcow_inode *ret);
+void zcow_fext_decode(const uint8_t *buf, uint64_t file_off,
+		      struct zcow_fext *ret);
+void zcow_fext_encode(const struct zcow_fext *fe, uint8_t *buf);
+
+/* Inode items of @tree: 0, -ENOENT, or a tree errno. */
+int zcow_inode_get(struct zcow_tree *tree, uint64_t ino,
+		   struct zcow_inode *ret);
+int zcow_inode_put(struct zcow_tree *tree, const struct zcow_inode *ino);
+
+/* The tree of root @root (5 or a snapshot), or NULL. _locked. */
+struct zcow_tree *zcow_root_tree_locked(struct zcow_fs *fs, uint64_t root);
+
+/* Data-extent references (file.c); _locked: under files->lock. */
+int zcow_data_ref_locked(struct zcow_fs *fs, uint64_t bytenr, uint64_t len,
+			 int delta, uint64_t root, uint64_t ino,
+			 uint64_t offset);
+/* Drop every file extent of @ino in [@from, end of file); the block
+ * holding @from must be block-aligned. */
+int zcow_drop_extents_locked(struct zcow_fs *fs, struct zcow_tree *tree,
+			     uint64_t root, uint64_t ino, uint64_t from,
+			     uint64_t to, uint64_t *dropped_ret);
+/* Commit from the file layer (fs->files->lock held). */
+int zcow_files_commit_locked(struct zcow_fs *fs);
+
+/* Create the root directory (inode 256) if it does not exist yet: the
+ * first write of a file system does (mkfs leaves the fs tree empty). */
+int zcow_root_dir_locked(struct zcow_fs *fs);
+
+/* Snapshot loading at mount (file.c). */
+int zcow_snaps_load(struct zcow_fs *fs);
+void zcow_snaps_free(struct zcow_fs *fs);
+
+/* The fs-tree checker (fcheck.c), called from zcow_check(). */
+int zcow_files_check(struct zcow_fs *fs,
+		     void (*report)(void *arg, const char *msg), void *arg);
+
+#endif /* ZCOW_FILES_H */

@@ -1,0 +1,571 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Chunks, block groups and the zoned allocator (seeds 003, 004, 005).
+ */
+#include "volumes.h"
+
+#include <endian.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "zcow.h"
+#include "zlog.h"
+
+#define TAG "alloc"
+
+static void put64(uint8_t *p, uint64_t v)
+{
+	v = htole64(v);
+	memcpy(p, &v, 8);
+}
+
+static void put32(uint8_t *p, uint32_t v)
+{
+	v = htole32(v);
+	memcpy(p, &v, 4);
+}
+
+static void put16(uint8_t *p, uint16_t v)
+{
+	v = htole16(v);
+	memcpy(p, &v, 2);
+}
+
+static uint64_t get64(const uint8_t *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, 8);
+	return le64toh(v);
+}
+
+static uint16_t get16(const uint8_t *p)
+{
+	uint16_t v;
+
+	memcpy(&v, p, 2);
+	return le16toh(v);
+}
+
+uint64_t zcow_space_flags(enum zcow_space_type type)
+{
+	switch (type) {
+	case ZCOW_SPACE_DATA:
+		return ZCOW_BG_DATA;
+	case ZCOW_SPACE_SYSTEM:
+		return ZCOW_BG_SYSTEM;
+	case ZCOW_SPACE_METADATA:
+		return ZCOW_BG_METADATA;
+	default:
+		return 0;
+	}
+}
+
+int zcow_space_of_flags(uint64_t flags)
+{
+	switch (flags & ZCOW_BG_TYPE_MASK) {
+	case ZCOW_BG_DATA:
+		return ZCOW_SPACE_DATA;
+	case ZCOW_BG_SYSTEM:
+		return ZCOW_SPACE_SYSTEM;
+	case ZCOW_BG_METADATA:
+		return ZCOW_SPACE_METADATA;
+	default:
+		return -1;
+	}
+}
+
+const char *zcow_space_name(enum zcow_space_type type)
+{
+	static const char *const names[] = { "Data", "System", "Metadata" };
+
+	return type < ZCOW_NR_SPACE ? names[type] : "?";
+}
+
+int zcow_check_profile(uint64_t flags)
+{
+	if (flags & ZCOW_BG_PROFILE_MASK) {
+		zlog_err(TAG, "chunk profile 0x%llx: only the single profile is supported",
+			 (unsigned long long)(flags & ZCOW_BG_PROFILE_MASK));
+		return -EINVAL;
+	}
+	if (zcow_space_of_flags(flags) < 0) {
+		zlog_err(TAG, "chunk type 0x%llx: need exactly one of data, system, metadata",
+			 (unsigned long long)flags);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/*
+ * The seed's zoned chunk sizing: the stripe is one zone; metadata chunks
+ * are capped at one zone per device, system chunks at 2 zones (btrfs caps
+ * system chunks at 32 MiB, at least one zone), data chunks at 10% of the
+ * writable space rounded down to zones, at least one zone.  With one device
+ * and one stripe every chunk is one zone; the caps are what the size is
+ * checked against.
+ */
+uint64_t zcow_chunk_max_size(const struct zcow_fs *fs, uint64_t type)
+{
+	uint64_t zs = fs->dev->info.zone_size;
+	uint64_t limit;
+
+	if (type & ZCOW_BG_DATA) {
+		limit = fs->writable_bytes / 10;
+		limit -= limit % zs;
+		return limit < zs ? zs : limit;
+	}
+	if (type & ZCOW_BG_SYSTEM)
+		return 2 * zs;
+	return zs;
+}
+
+void zcow_chunk_encode(const struct zcow_fs *fs, const struct zcow_bg *bg,
+		       uint8_t *buf)
+{
+	memset(buf, 0, ZCOW_CHUNK_ITEM_SIZE);
+	put64(buf + 0, bg->length);			/* length */
+	put64(buf + 8, ZCOW_EXTENT_TREE_OBJECTID);	/* owner */
+	put64(buf + 16, ZCOW_STRIPE_LEN);		/* stripe_len */
+	put64(buf + 24, bg->flags);			/* type */
+	put32(buf + 32, ZCOW_SECTORSIZE);		/* io_align */
+	put32(buf + 36, ZCOW_SECTORSIZE);		/* io_width */
+	put32(buf + 40, ZCOW_SECTORSIZE);		/* sector_size */
+	put16(buf + 44, 1);				/* num_stripes */
+	put16(buf + 46, 0);				/* sub_stripes */
+	put64(buf + 48, 1);				/* stripe.devid */
+	put64(buf + 56, bg->physical);			/* stripe.offset */
+	memcpy(buf + 64, fs->sb.dev_item.uuid, 16);	/* stripe.dev_uuid */
+}
+
+int zcow_chunk_decode(const uint8_t *buf, uint32_t len, uint64_t logical,
+		      struct zcow_bg *bg)
+{
+	uint16_t nr_stripes;
+	int ret;
+
+	if (len < 48)
+		return -EUCLEAN;
+	nr_stripes = get16(buf + 44);
+	if (len != 48 + 32u * nr_stripes || nr_stripes == 0) {
+		zlog_err(TAG, "chunk %" PRIu64 ": malformed (%u bytes, %u stripes)",
+			 logical, len, nr_stripes);
+		return -EUCLEAN;
+	}
+	memset(bg, 0, sizeof(*bg));
+	bg->start = logical;
+	bg->length = get64(buf);
+	bg->flags = get64(buf + 24);
+	ret = zcow_check_profile(bg->flags);
+	if (ret)
+		return ret;
+	if (nr_stripes != 1) {
+		zlog_err(TAG, "chunk %" PRIu64 ": %u stripes: only the single profile is supported",
+			 logical, nr_stripes);
+		return -EINVAL;
+	}
+	if (get64(buf + 48) != 1) {
+		zlog_err(TAG, "chunk %" PRIu64 ": on device %" PRIu64 ", only device 1 exists",
+			 logical, get64(buf + 48));
+		return -EUCLEAN;
+	}
+	bg->physical = get64(buf + 56);
+	return 0;
+}
+
+struct zcow_bg *zcow_bg_lookup(struct zcow_fs *fs, uint64_t logical)
+{
+	uint64_t lo = 0, hi = fs->nr_bgs;
+
+	while (lo < hi) {
+		uint64_t mid = (lo + hi) / 2;
+		struct zcow_bg *bg = fs->bgs[mid];
+
+		if (logical < bg->start)
+			hi = mid;
+		else if (logical >= bg->start + bg->length)
+			lo = mid + 1;
+		else
+			return bg;
+	}
+	return NULL;
+}
+
+int zcow_map_logical(struct zcow_fs *fs, uint64_t logical, uint64_t len,
+		     uint64_t *phys_ret)
+{
+	struct zcow_bg *bg = zcow_bg_lookup(fs, logical);
+
+	if (!bg || logical + len > bg->start + bg->length) {
+		zlog_err(TAG, "logical %" PRIu64 "+%" PRIu64 " is not mapped by a chunk",
+			 logical, len);
+		return -EUCLEAN;
+	}
+	*phys_ret = bg->physical + (logical - bg->start);
+	return 0;
+}
+
+int zcow_bg_add(struct zcow_fs *fs, const struct zcow_bg *tmpl,
+		struct zcow_bg **bg_ret)
+{
+	struct zcow_bg *bg, **arr;
+	uint64_t i;
+
+	if (fs->nr_bgs == fs->bgs_cap) {
+		uint64_t cap = fs->bgs_cap ? fs->bgs_cap * 2 : 16;
+
+		arr = realloc(fs->bgs, cap * sizeof(*arr));
+		if (!arr)
+			return -ENOMEM;
+		fs->bgs = arr;
+		fs->bgs_cap = cap;
+	}
+	bg = malloc(sizeof(*bg));
+	if (!bg)
+		return -ENOMEM;
+	*bg = *tmpl;
+	for (i = fs->nr_bgs; i > 0 && fs->bgs[i - 1]->start > bg->start; i--)
+		fs->bgs[i] = fs->bgs[i - 1];
+	fs->bgs[i] = bg;
+	fs->nr_bgs++;
+	if (bg_ret)
+		*bg_ret = bg;
+	return 0;
+}
+
+void zcow_bg_remove(struct zcow_fs *fs, struct zcow_bg *bg)
+{
+	uint64_t i;
+
+	for (i = 0; i < fs->nr_bgs; i++)
+		if (fs->bgs[i] == bg)
+			break;
+	if (i == fs->nr_bgs)
+		return;
+	memmove(&fs->bgs[i], &fs->bgs[i + 1],
+		(fs->nr_bgs - i - 1) * sizeof(fs->bgs[0]));
+	fs->nr_bgs--;
+	free(bg);
+}
+
+/* Does any block group own the zone at device offset @zone? */
+static bool is_zone_allocated(struct zcow_fs *fs, uint64_t zone)
+{
+	uint64_t i;
+
+	for (i = 0; i < fs->nr_bgs; i++) {
+		struct zcow_bg *bg = fs->bgs[i];
+
+		if (zone >= bg->physical && zone < bg->physical + bg->length)
+			return true;
+	}
+	return false;
+}
+
+/* Superblock-log zones and zones holding a fixed superblock copy. */
+static bool is_sb_zone(struct zcow_fs *fs, uint64_t zone)
+{
+	uint64_t zs = fs->dev->info.zone_size;
+	int m;
+
+	if (zcow_sb_is_reserved_zone(fs->dev, fs->placement, zone))
+		return true;
+	for (m = 0; m < ZCOW_SB_MIRROR_MAX; m++) {
+		uint64_t off = zcow_sb_offset(m);
+
+		if (off + ZCOW_SB_SIZE > zone && off < zone + zs)
+			return true;
+	}
+	return false;
+}
+
+static int append_sys_chunk(struct zcow_fs *fs, const struct zcow_bg *bg)
+{
+	uint32_t size = le32toh(fs->sb.sys_chunk_array_size);
+	uint8_t *p = fs->sb.sys_chunk_array + size;
+	struct zcow_disk_key key;
+
+	if (size + sizeof(key) + ZCOW_CHUNK_ITEM_SIZE > ZCOW_SB_SYS_ARRAY_SIZE) {
+		zlog_err(TAG, "superblock sys_chunk_array full");
+		return -ENOSPC;
+	}
+	key.objectid = htole64(ZCOW_FIRST_CHUNK_TREE_OBJECTID);
+	key.type = ZCOW_CHUNK_ITEM_KEY;
+	key.offset = htole64(bg->start);
+	memcpy(p, &key, sizeof(key));
+	zcow_chunk_encode(fs, bg, p + sizeof(key));
+	size += sizeof(key) + ZCOW_CHUNK_ITEM_SIZE;
+	fs->sb.sys_chunk_array_size = htole32(size);
+	return 0;
+}
+
+int zcow_chunk_alloc(struct zcow_fs *fs, uint64_t flags,
+		     struct zcow_bg **bg_ret)
+{
+	const struct zdev_info *info = &fs->dev->info;
+	uint64_t zs = info->zone_size;
+	struct zcow_bg tmpl, *bg;
+	struct zdev_zone z;
+	uint64_t zone, logical = zs, i;
+	int ret;
+
+	ret = zcow_check_profile(flags);
+	if (ret)
+		return ret;
+	if (fs->read_only)
+		return -EROFS;
+	/* One zone per chunk (one device, one stripe); see the header. */
+	if (zcow_chunk_max_size(fs, flags) < zs)
+		return -EINVAL;
+	for (zone = 0; zone + zs <= info->size; zone += zs) {
+		if (is_sb_zone(fs, zone) || is_zone_allocated(fs, zone))
+			continue;
+		ret = zdev_report_zone(fs->dev, zone, &z);
+		if (ret)
+			return ret;
+		if (!zdev_zone_is_seq(&z))
+			break;
+		if (z.cond == ZDEV_COND_READONLY || z.cond == ZDEV_COND_OFFLINE)
+			continue;
+		if (z.cond == ZDEV_COND_EMPTY)
+			break;
+		/*
+		 * A free zone that is not empty: left by a block group
+		 * removed before a crash, or by an uncommitted chunk.  Its
+		 * contents are unreferenced; reset it, as the seed does.
+		 */
+		zlog_warn(TAG, "resetting zone %" PRIu64 " (wp %" PRIu64 ") for allocation",
+			  zone / zs, z.wp - z.start);
+		ret = zdev_reset_zone(fs->dev, zone, ZDEV_CLASS_ZONE);
+		if (ret)
+			return ret;
+		ret = zdev_report_zone(fs->dev, zone, &z);
+		if (ret)
+			return ret;
+		break;
+	}
+	if (zone + zs > info->size)
+		return -ENOSPC;
+	for (i = 0; i < fs->nr_bgs; i++)
+		if (fs->bgs[i]->start + fs->bgs[i]->length > logical)
+			logical = fs->bgs[i]->start + fs->bgs[i]->length;
+	memset(&tmpl, 0, sizeof(tmpl));
+	tmpl.start = logical;
+	tmpl.length = zs;
+	tmpl.physical = zone;
+	tmpl.flags = flags;
+	tmpl.is_seq = zdev_zone_is_seq(&z);
+	tmpl.capacity = tmpl.is_seq ? z.capacity : zs;
+	tmpl.zone_unusable = zs - tmpl.capacity;
+	tmpl.is_new = true;
+	ret = zcow_bg_add(fs, &tmpl, &bg);
+	if (ret)
+		return ret;
+	if (flags & ZCOW_BG_SYSTEM) {
+		ret = append_sys_chunk(fs, bg);
+		if (ret) {
+			zcow_bg_remove(fs, bg);
+			return ret;
+		}
+	}
+	zlog(ZLOG_DEBUG, TAG, "chunk %s at logical %" PRIu64 ": zone %" PRIu64 " (%s)",
+		  zcow_space_name(zcow_space_of_flags(flags)), logical,
+		  zone / zs, tmpl.is_seq ? "seq" : "conv");
+	if (bg_ret)
+		*bg_ret = bg;
+	return 0;
+}
+
+int zcow_bg_reserve(struct zcow_fs *fs, uint64_t flags, uint64_t len,
+		    uint64_t *logical_ret)
+{
+	struct zcow_bg *bg = NULL;
+	uint64_t i;
+	int ret;
+
+	if (fs->read_only)
+		return -EROFS;
+	for (i = 0; i < fs->nr_bgs; i++) {
+		struct zcow_bg *b = fs->bgs[i];
+
+		if ((b->flags & ZCOW_BG_TYPE_MASK) != flags || b->is_ro ||
+		    b->is_removing || b->is_deleted)
+			continue;
+		if (b->alloc_offset + len <= b->capacity) {
+			bg = b;
+			break;
+		}
+	}
+	if (!bg) {
+		ret = zcow_chunk_alloc(fs, flags, &bg);
+		if (ret)
+			return ret;
+		if (len > bg->capacity)
+			return -ENOSPC;
+	}
+	/* Strictly sequential: the only place space is handed out. */
+	*logical_ret = bg->start + bg->alloc_offset;
+	bg->alloc_offset += len;
+	bg->reserved += len;
+	return 0;
+}
+
+void zcow_bg_release(struct zcow_fs *fs, uint64_t logical, uint64_t len,
+		     bool is_written)
+{
+	struct zcow_bg *bg = zcow_bg_lookup(fs, logical);
+
+	if (!bg)
+		return;
+	bg->reserved -= len;
+	if (!is_written && logical + len == bg->start + bg->alloc_offset)
+		bg->alloc_offset -= len;	/* nothing landed: rewind */
+	else
+		bg->zone_unusable += len;
+}
+
+void zcow_bg_use_reserved(struct zcow_fs *fs, uint64_t logical, uint64_t len)
+{
+	struct zcow_bg *bg = zcow_bg_lookup(fs, logical);
+
+	if (!bg)
+		return;
+	bg->reserved -= len;
+	bg->used += len;
+}
+
+void zcow_bg_drop_used(struct zcow_fs *fs, uint64_t logical, uint64_t len)
+{
+	struct zcow_bg *bg = zcow_bg_lookup(fs, logical);
+
+	if (!bg)
+		return;
+	bg->used -= len;
+	bg->zone_unusable += len;
+}
+
+void zcow_bg_pin(struct zcow_fs *fs, uint64_t logical, uint64_t len)
+{
+	struct zcow_bg *bg = zcow_bg_lookup(fs, logical);
+
+	if (!bg)
+		return;
+	bg->used -= len;
+	bg->pinned += len;
+}
+
+bool zcow_bg_is_all_unusable(const struct zcow_bg *bg)
+{
+	return bg->zone_unusable == bg->length && !bg->used && !bg->reserved &&
+	       !bg->pinned;
+}
+
+void zcow_bg_unpin_all(struct zcow_fs *fs)
+{
+	uint64_t i;
+
+	for (i = 0; i < fs->nr_bgs; i++) {
+		struct zcow_bg *bg = fs->bgs[i];
+
+		/* Zoned: unpinned space is below the offset: unusable. */
+		bg->zone_unusable += bg->pinned;
+		bg->pinned = 0;
+		/* System groups stay: the bootstrap array would need a
+		 * rewrite (not done yet). */
+		if (zcow_bg_is_all_unusable(bg) && !bg->is_ro &&
+		    !(bg->flags & ZCOW_BG_SYSTEM) && !bg->is_deleted)
+			bg->is_removing = true;
+	}
+}
+
+/*
+ * The allocation offset of a block group at mount (seed 004):
+ *
+ *   zone type / condition        alloc_offset            group
+ *   conventional                 end of last extent      rw
+ *   seq EMPTY                    0                       rw
+ *   seq IMP/EXP OPEN, CLOSED     wp - start (sector up)  rw
+ *   seq FULL                     capacity                rw
+ *   seq READONLY                 capacity                ro (warned)
+ *   seq OFFLINE                  capacity                ro (warned)
+ */
+int zcow_bg_load_alloc_offset(struct zcow_fs *fs, struct zcow_bg *bg,
+			      uint64_t last_extent_end)
+{
+	struct zdev_zone z;
+	uint64_t off;
+	int ret;
+
+	ret = zdev_report_zone(fs->dev, bg->physical, &z);
+	if (ret)
+		return ret;
+	bg->is_seq = zdev_zone_is_seq(&z);
+	bg->capacity = bg->is_seq ? z.capacity : bg->length;
+	if (!bg->is_seq) {
+		off = last_extent_end;
+	} else {
+		switch (z.cond) {
+		case ZDEV_COND_EMPTY:
+			off = 0;
+			break;
+		case ZDEV_COND_FULL:
+			off = z.capacity;
+			break;
+		case ZDEV_COND_READONLY:
+		case ZDEV_COND_OFFLINE:
+			zlog_warn(TAG, "block group %" PRIu64 " is read-only: zone %" PRIu64 " is %s",
+				  bg->start,
+				  bg->physical / fs->dev->info.zone_size,
+				  z.cond == ZDEV_COND_OFFLINE ? "offline" :
+								"read-only");
+			bg->is_ro = true;
+			off = z.capacity;
+			break;
+		default:
+			off = z.wp - z.start;
+			break;
+		}
+	}
+	off = (off + ZCOW_SECTORSIZE - 1) / ZCOW_SECTORSIZE * ZCOW_SECTORSIZE;
+	if (off > bg->capacity)
+		off = bg->capacity;
+	if (off < bg->used) {
+		zlog_err(TAG, "block group %" PRIu64 ": %" PRIu64 " bytes used beyond its write pointer (offset %" PRIu64 ")",
+			 bg->start, bg->used, off);
+		return -EUCLEAN;
+	}
+	bg->alloc_offset = off;
+	/* A partial tail written below a rounded-up offset is padded on the
+	 * first commit: the meta write pointer stays at the device's. */
+	bg->meta_wp = bg->is_seq && z.cond != ZDEV_COND_FULL &&
+				      z.cond != ZDEV_COND_READONLY &&
+				      z.cond != ZDEV_COND_OFFLINE ?
+			      z.wp - z.start :
+			      off;
+	bg->zone_unusable = (off - bg->used) + (bg->length - bg->capacity);
+	return 0;
+}
+
+void zcow_space_info(struct zcow_fs *fs, enum zcow_space_type type,
+		     struct zcow_space_info *info)
+{
+	uint64_t flags = zcow_space_flags(type), i;
+
+	memset(info, 0, sizeof(*info));
+	for (i = 0; i < fs->nr_bgs; i++) {
+		struct zcow_bg *bg = fs->bgs[i];
+
+		if ((bg->flags & ZCOW_BG_TYPE_MASK) != flags)
+			continue;
+		info->nr_groups++;
+		info->total += bg->length;
+		info->used += bg->used;
+		info->reserved += bg->reserved;
+		info->pinned += bg->pinned;
+		info->zone_unusable += bg->zone_unusable;
+		if (bg->is_ro)
+			info->readonly += bg->length - bg->used;
+	}
+}

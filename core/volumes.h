@@ -1,0 +1,203 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * volumes: chunks, block groups and the zoned allocator of zcow.
+ *
+ * What it is: the logical address space of one file system, mapped by chunks
+ * onto device extents of whole zones (seed 003), the block groups that hand
+ * out space strictly sequentially at their allocation offset (seeds 004,
+ * 005), and the space accounting per block group and per space type
+ * (data, metadata, system): total, used, reserved, pinned, read-only and
+ * zone_unusable.
+ *
+ * Single device, single profile only (seed 004): any RAID/DUP profile bit is
+ * refused with -EINVAL.  With one device the seed's zoned policy makes every
+ * chunk exactly one zone (stripe size = zone size, one stripe); the per-type
+ * size limits (metadata 1 zone, system <= 2 zones, data <= 10% of the
+ * writable space, at least one zone) are computed by zcow_chunk_max_size()
+ * and only bind with more devices.  See docs/format.md.
+ *
+ * What it is not: the trees.  New chunks and removed block groups are kept in
+ * memory (is_new / is_removing) and put into the chunk, device and extent
+ * trees by the transaction commit (core/transaction.c), which is what lets
+ * the node allocator allocate a chunk in the middle of a tree operation.
+ *
+ * Who may include it: core/, harness/, tests/.
+ */
+#ifndef ZCOW_VOLUMES_H
+#define ZCOW_VOLUMES_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* btrfs block group / chunk type flags (btrfs_tree.h). */
+#define ZCOW_BG_DATA		(1ULL << 0)
+#define ZCOW_BG_SYSTEM		(1ULL << 1)
+#define ZCOW_BG_METADATA	(1ULL << 2)
+#define ZCOW_BG_TYPE_MASK	(ZCOW_BG_DATA | ZCOW_BG_SYSTEM | ZCOW_BG_METADATA)
+#define ZCOW_BG_RAID0		(1ULL << 3)
+#define ZCOW_BG_RAID1		(1ULL << 4)
+#define ZCOW_BG_DUP		(1ULL << 5)
+#define ZCOW_BG_RAID10		(1ULL << 6)
+#define ZCOW_BG_RAID5		(1ULL << 7)
+#define ZCOW_BG_RAID6		(1ULL << 8)
+#define ZCOW_BG_RAID1C3		(1ULL << 9)
+#define ZCOW_BG_RAID1C4		(1ULL << 10)
+#define ZCOW_BG_PROFILE_MASK	(0x7ffULL << 3)
+
+#define ZCOW_FIRST_CHUNK_TREE_OBJECTID	256ULL
+#define ZCOW_DEV_ITEMS_OBJECTID		1ULL
+#define ZCOW_STRIPE_LEN			65536ULL	/* BTRFS_STRIPE_LEN */
+
+/* Space types, the rows of `zcow df`. */
+enum zcow_space_type {
+	ZCOW_SPACE_DATA,
+	ZCOW_SPACE_SYSTEM,
+	ZCOW_SPACE_METADATA,
+	ZCOW_NR_SPACE
+};
+
+/*
+ * One block group = one chunk = one device extent of whole zones.
+ *
+ * Invariant (all in bytes from @start):
+ *   used + reserved + pinned + (zone_unusable - (length - capacity))
+ *        == alloc_offset
+ * i.e. everything below the allocation offset is live, reserved, pinned
+ * (freed in the running transaction) or unusable until the zone is reset;
+ * the capacity gap of a zone (capacity < size) counts as unusable too, as
+ * in btrfs.
+ */
+struct zcow_bg {
+	uint64_t start;		/* logical address */
+	uint64_t length;	/* logical bytes = zones x zone size */
+	uint64_t physical;	/* device offset of its first zone */
+	uint64_t flags;		/* ZCOW_BG_* type bits (no profile bit) */
+	uint64_t capacity;	/* writable bytes (zone capacity) */
+	uint64_t alloc_offset;	/* next allocation, bytes from @start */
+	uint64_t meta_wp;	/* metadata written up to, bytes from @start */
+	uint64_t used;
+	uint64_t reserved;	/* allocated, not yet accounted as used */
+	uint64_t pinned;	/* freed in the running transaction */
+	uint64_t zone_unusable;	/* below alloc_offset and freed, + cap gap */
+	uint64_t item_used;	/* @used as the block group item records it */
+	bool is_seq;		/* its zones are sequential-write-required */
+	bool is_ro;		/* read-only (zone read-only/offline) */
+	bool is_new;		/* created in this transaction: no items yet */
+	bool is_removing;	/* all unusable: items go at the next commit */
+	bool is_deleted;	/* items deleted: zones reset after the commit */
+};
+
+/* Sums over the block groups of one type (`zcow df`). */
+struct zcow_space_info {
+	uint64_t total;
+	uint64_t used;
+	uint64_t reserved;
+	uint64_t pinned;
+	uint64_t readonly;	/* bytes of read-only groups not in use */
+	uint64_t zone_unusable;
+	uint64_t nr_groups;
+};
+
+struct zcow_fs;
+
+/* The type bits of a space type, and back (-1 for no/mixed type). */
+uint64_t zcow_space_flags(enum zcow_space_type type);
+int zcow_space_of_flags(uint64_t flags);
+const char *zcow_space_name(enum zcow_space_type type);
+
+/*
+ * Refuse anything but the single profile: returns 0, or -EINVAL with the
+ * message "only the single profile is supported".
+ */
+int zcow_check_profile(uint64_t flags);
+
+/* Largest chunk of @type flags for this device (see the header comment). */
+uint64_t zcow_chunk_max_size(const struct zcow_fs *fs, uint64_t type);
+
+/*
+ * Allocate a chunk of @flags (one type bit, optionally a profile bit, which
+ * is refused): the lowest free zone that is not a superblock zone and holds
+ * no fixed superblock copy, conventional or empty (a non-empty sequential
+ * zone is reset, with a warning).  The block group is created in memory
+ * (is_new); a system chunk is added to the superblock's sys_chunk_array at
+ * once.  Returns 0 and *bg_ret, -EINVAL, -ENOSPC, -EROFS, or a device errno.
+ */
+int zcow_chunk_alloc(struct zcow_fs *fs, uint64_t flags,
+		     struct zcow_bg **bg_ret);
+
+/* The block group holding logical @logical, or NULL. */
+struct zcow_bg *zcow_bg_lookup(struct zcow_fs *fs, uint64_t logical);
+
+/*
+ * Map [@logical, +@len) to a device offset; the range must lie in one
+ * block group.  Returns 0 or -EUCLEAN (unmapped).
+ */
+int zcow_map_logical(struct zcow_fs *fs, uint64_t logical, uint64_t len,
+		     uint64_t *phys_ret);
+
+/*
+ * Reserve @len bytes of type @flags strictly sequentially at a block
+ * group's allocation offset (allocating a chunk when none has room).
+ * Returns 0 and *logical_ret, -ENOSPC, -EROFS, or the chunk errors.
+ */
+int zcow_bg_reserve(struct zcow_fs *fs, uint64_t flags, uint64_t len,
+		    uint64_t *logical_ret);
+
+/*
+ * Give a reservation back.  Unwritten (@is_written false) and the last
+ * allocation of its group: the allocation offset rewinds.  Otherwise the
+ * bytes stay below the offset and become zone_unusable.
+ */
+void zcow_bg_release(struct zcow_fs *fs, uint64_t logical, uint64_t len,
+		     bool is_written);
+
+/* A reservation became a referenced extent: reserved -> used. */
+void zcow_bg_use_reserved(struct zcow_fs *fs, uint64_t logical, uint64_t len);
+
+/* A referenced extent never written was freed: used -> zone_unusable. */
+void zcow_bg_drop_used(struct zcow_fs *fs, uint64_t logical, uint64_t len);
+
+/* A referenced extent was freed in this transaction: used -> pinned. */
+void zcow_bg_pin(struct zcow_fs *fs, uint64_t logical, uint64_t len);
+
+/*
+ * After a commit is durable: pinned -> zone_unusable in every group, and
+ * groups now entirely unusable are marked is_removing.
+ */
+void zcow_bg_unpin_all(struct zcow_fs *fs);
+
+/* True when nothing in @bg can ever be allocated again or is referenced. */
+bool zcow_bg_is_all_unusable(const struct zcow_bg *bg);
+
+/*
+ * Set @bg's allocation offset from its zone (seed 004 table in volumes.c).
+ * @last_extent_end: for conventional zones, the end (bytes from start) of
+ * the last allocated extent.  Returns 0 or a device errno.
+ */
+int zcow_bg_load_alloc_offset(struct zcow_fs *fs, struct zcow_bg *bg,
+			      uint64_t last_extent_end);
+
+/* Add a block group record (mount, chunk allocation).  0 or -ENOMEM. */
+int zcow_bg_add(struct zcow_fs *fs, const struct zcow_bg *bg,
+		struct zcow_bg **bg_ret);
+/* Drop a block group record (after its zones were reset). */
+void zcow_bg_remove(struct zcow_fs *fs, struct zcow_bg *bg);
+
+/* struct btrfs_chunk with one struct btrfs_stripe: 48 + 32 bytes. */
+#define ZCOW_CHUNK_ITEM_SIZE	80u
+/* Encode @bg's chunk item (devid 1) into @buf (ZCOW_CHUNK_ITEM_SIZE). */
+void zcow_chunk_encode(const struct zcow_fs *fs, const struct zcow_bg *bg,
+		       uint8_t *buf);
+/*
+ * Decode a chunk item at logical @logical of @len bytes into @bg (start,
+ * length, physical, flags).  Returns 0, -EINVAL (not the single profile,
+ * more than one stripe) or -EUCLEAN (malformed).
+ */
+int zcow_chunk_decode(const uint8_t *buf, uint32_t len, uint64_t logical,
+		      struct zcow_bg *bg);
+
+/* Fill @info for space type @type.  */
+void zcow_space_info(struct zcow_fs *fs, enum zcow_space_type type,
+		     struct zcow_space_info *info);
+
+#endif /* ZCOW_VOLUMES_H */

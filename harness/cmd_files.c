@@ -1,0 +1,526 @@
+// SPDX-License-Identifier: MIT
+/*
+ * zcow ls, cat, put, get, rm, mkdir, stat: moving data in and out of a
+ * zcow image; zcow bench-fs: the file-layer benchmark on the simulator.
+ *
+ * Every file command takes [-o MOUNT_OPTS] DEV PATH...; it mounts (read-only
+ * for ls/cat/get/stat), acts, and unmounts (a new generation for writers).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cmds.h"
+#include "zcow.h"
+#include "zdev.h"
+#include "zlog.h"
+#include "zsim.h"
+
+struct fargs {
+	const char *cmd;
+	const char *opts;
+	const char *dev;
+	const char *args[4];
+	int nr_args;
+};
+
+/* Parse [-o OPTS] DEV ARGS...: returns 0, -1 (help printed), or 2. */
+static int parse(const char *cmd, const char *usage, int min, int max,
+		 int argc, char **argv, struct fargs *fa)
+{
+	int i;
+
+	memset(fa, 0, sizeof(*fa));
+	fa->cmd = cmd;
+	for (i = 1; i < argc; i++) {
+		if (is_help(argv[i])) {
+			printf("usage: zcow %s [-o MOUNT_OPTS] DEV %s\n", cmd,
+			       usage);
+			return -1;
+		} else if (!strcmp(argv[i], "-o") && i + 1 < argc) {
+			fa->opts = argv[++i];
+		} else if (!fa->dev) {
+			fa->dev = argv[i];
+		} else if (fa->nr_args < max) {
+			fa->args[fa->nr_args++] = argv[i];
+		} else {
+			fprintf(stderr, "zcow %s: unexpected argument '%s'\n",
+				cmd, argv[i]);
+			return 2;
+		}
+	}
+	if (!fa->dev || fa->nr_args < min) {
+		fprintf(stderr, "usage: zcow %s [-o MOUNT_OPTS] DEV %s\n", cmd,
+			usage);
+		return 2;
+	}
+	return 0;
+}
+
+static int do_mount(struct fargs *fa, bool read_only, struct zdev **dev_ret,
+		    struct zcow_fs **fs_ret)
+{
+	struct zcow_mount_opts mo = { .read_only = read_only };
+	int ret;
+
+	if (fa->opts && zcow_mount_opts_parse(fa->opts, &mo)) {
+		fprintf(stderr, "zcow %s: bad mount options '%s'\n", fa->cmd,
+			fa->opts);
+		return 2;
+	}
+	if (open_dev(fa->dev, dev_ret))
+		return 1;
+	ret = zcow_mount(*dev_ret, &mo, fs_ret);
+	if (!ret && !(*fs_ret)->files) {
+		zcow_unmount(*fs_ret);
+		ret = -EUCLEAN;
+	}
+	if (ret) {
+		fprintf(stderr, "zcow %s: mount %s: %s\n", fa->cmd, fa->dev,
+			strerror(-ret));
+		return close_dev(*dev_ret, 1);
+	}
+	return 0;
+}
+
+static int do_unmount(struct fargs *fa, struct zdev *dev, struct zcow_fs *fs,
+		      int status)
+{
+	int ret = zcow_unmount(fs);
+
+	if (ret) {
+		fprintf(stderr, "zcow %s: unmount: %s\n", fa->cmd,
+			strerror(-ret));
+		status = 1;
+	}
+	return close_dev(dev, status);
+}
+
+static int fail(struct fargs *fa, const char *path, int err)
+{
+	fprintf(stderr, "zcow %s: %s: %s\n", fa->cmd, path, strerror(-err));
+	return 1;
+}
+
+int cmd_ls(int argc, char **argv)
+{
+	struct fargs fa;
+	struct zcow_fs *fs;
+	struct zdev *dev;
+	struct zcow_dirent *ents;
+	uint64_t nr, i;
+	const char *path;
+	int ret, status = 0;
+
+	ret = parse("ls", "[PATH]", 0, 1, argc, argv, &fa);
+	if (ret)
+		return ret < 0 ? 0 : ret;
+	path = fa.nr_args ? fa.args[0] : "/";
+	ret = do_mount(&fa, true, &dev, &fs);
+	if (ret)
+		return ret;
+	ret = zcow_readdir(fs, path, &ents, &nr);
+	if (ret) {
+		status = fail(&fa, path, ret);
+	} else {
+		for (i = 0; i < nr; i++) {
+			struct zcow_stat st = { 0 };
+			char full[600];
+
+			snprintf(full, sizeof(full), "%s/%s", path,
+				 ents[i].name);
+			zcow_stat(fs, full, &st);
+			printf("%c %8" PRIu64 " %12" PRIu64 " %s\n",
+			       ents[i].type == 2 ? 'd' : '-', ents[i].ino,
+			       st.size, ents[i].name);
+		}
+		free(ents);
+	}
+	return do_unmount(&fa, dev, fs, status);
+}
+
+/* Copy the file @path to @out (a FILE). */
+static int copy_out(struct fargs *fa, struct zcow_fs *fs, const char *path,
+		    FILE *out)
+{
+	struct zcow_file *f;
+	uint8_t *buf = malloc(1 << 20);
+	uint64_t off = 0;
+	int64_t n;
+	int ret;
+
+	if (!buf)
+		return fail(fa, path, -ENOMEM);
+	ret = zcow_open(fs, path, O_RDONLY, &f);
+	if (ret) {
+		free(buf);
+		return fail(fa, path, ret);
+	}
+	while ((n = zcow_pread(f, buf, 1 << 20, off)) > 0) {
+		if (fwrite(buf, 1, (size_t)n, out) != (size_t)n) {
+			n = -EIO;
+			break;
+		}
+		off += (uint64_t)n;
+	}
+	zcow_close(f);
+	free(buf);
+	return n < 0 ? fail(fa, path, (int)n) : 0;
+}
+
+int cmd_cat(int argc, char **argv)
+{
+	struct fargs fa;
+	struct zcow_fs *fs;
+	struct zdev *dev;
+	int ret, status = 0, i;
+
+	ret = parse("cat", "PATH...", 1, 4, argc, argv, &fa);
+	if (ret)
+		return ret < 0 ? 0 : ret;
+	ret = do_mount(&fa, true, &dev, &fs);
+	if (ret)
+		return ret;
+	for (i = 0; i < fa.nr_args && !status; i++)
+		status = copy_out(&fa, fs, fa.args[i], stdout);
+	fflush(stdout);
+	return do_unmount(&fa, dev, fs, status);
+}
+
+int cmd_get(int argc, char **argv)
+{
+	struct fargs fa;
+	struct zcow_fs *fs;
+	struct zdev *dev;
+	FILE *out;
+	int ret, status;
+
+	ret = parse("get", "PATH LOCAL_FILE", 2, 2, argc, argv, &fa);
+	if (ret)
+		return ret < 0 ? 0 : ret;
+	out = fopen(fa.args[1], "wb");
+	if (!out) {
+		fprintf(stderr, "zcow get: %s: %s\n", fa.args[1],
+			strerror(errno));
+		return 1;
+	}
+	ret = do_mount(&fa, true, &dev, &fs);
+	if (ret) {
+		fclose(out);
+		return ret;
+	}
+	status = copy_out(&fa, fs, fa.args[0], out);
+	if (fclose(out))
+		status = 1;
+	return do_unmount(&fa, dev, fs, status);
+}
+
+int cmd_put(int argc, char **argv)
+{
+	struct fargs fa;
+	struct zcow_fs *fs;
+	struct zcow_file *f;
+	struct zdev *dev;
+	uint8_t *buf;
+	uint64_t off = 0;
+	size_t n;
+	FILE *in;
+	int ret, status = 0;
+
+	ret = parse("put", "LOCAL_FILE|- PATH", 2, 2, argc, argv, &fa);
+	if (ret)
+		return ret < 0 ? 0 : ret;
+	in = strcmp(fa.args[0], "-") ? fopen(fa.args[0], "rb") : stdin;
+	if (!in) {
+		fprintf(stderr, "zcow put: %s: %s\n", fa.args[0],
+			strerror(errno));
+		return 1;
+	}
+	buf = malloc(1 << 20);
+	ret = buf ? do_mount(&fa, false, &dev, &fs) : 1;
+	if (ret) {
+		free(buf);
+		if (in != stdin)
+			fclose(in);
+		return ret;
+	}
+	ret = zcow_open(fs, fa.args[1], O_CREAT | O_TRUNC | O_WRONLY, &f);
+	if (ret) {
+		status = fail(&fa, fa.args[1], ret);
+	} else {
+		while ((n = fread(buf, 1, 1 << 20, in)) > 0) {
+			int64_t w = zcow_pwrite(f, buf, n, off);
+
+			if (w < 0) {
+				status = fail(&fa, fa.args[1], (int)w);
+				break;
+			}
+			off += n;
+		}
+		if (!status && ferror(in))
+			status = fail(&fa, fa.args[0], -EIO);
+		if (!status) {
+			ret = zcow_fsync(f);
+			if (ret)
+				status = fail(&fa, fa.args[1], ret);
+		}
+		zcow_close(f);
+	}
+	if (in != stdin)
+		fclose(in);
+	free(buf);
+	return do_unmount(&fa, dev, fs, status);
+}
+
+int cmd_rm(int argc, char **argv)
+{
+	struct fargs fa;
+	struct zcow_fs *fs;
+	struct zdev *dev;
+	int ret, status = 0, i;
+
+	ret = parse("rm", "PATH...", 1, 4, argc, argv, &fa);
+	if (ret)
+		return ret < 0 ? 0 : ret;
+	ret = do_mount(&fa, false, &dev, &fs);
+	if (ret)
+		return ret;
+	for (i = 0; i < fa.nr_args && !status; i++) {
+		ret = zcow_unlink(fs, fa.args[i]);
+		if (ret == -EISDIR)
+			ret = zcow_rmdir(fs, fa.args[i]);
+		if (ret)
+			status = fail(&fa, fa.args[i], ret);
+	}
+	return do_unmount(&fa, dev, fs, status);
+}
+
+int cmd_mkdir(int argc, char **argv)
+{
+	struct fargs fa;
+	struct zcow_fs *fs;
+	struct zdev *dev;
+	int ret, status = 0, i;
+
+	ret = parse("mkdir", "PATH...", 1, 4, argc, argv, &fa);
+	if (ret)
+		return ret < 0 ? 0 : ret;
+	ret = do_mount(&fa, false, &dev, &fs);
+	if (ret)
+		return ret;
+	for (i = 0; i < fa.nr_args && !status; i++) {
+		ret = zcow_mkdir(fs, fa.args[i]);
+		if (ret)
+			status = fail(&fa, fa.args[i], ret);
+	}
+	return do_unmount(&fa, dev, fs, status);
+}
+
+int cmd_stat(int argc, char **argv)
+{
+	struct fargs fa;
+	struct zcow_fs *fs;
+	struct zdev *dev;
+	struct zcow_stat st;
+	int ret, status = 0;
+
+	ret = parse("stat", "PATH", 1, 1, argc, argv, &fa);
+	if (ret)
+		return ret < 0 ? 0 : ret;
+	ret = do_mount(&fa, true, &dev, &fs);
+	if (ret)
+		return ret;
+	ret = zcow_stat(fs, fa.args[0], &st);
+	if (ret) {
+		status = fail(&fa, fa.args[0], ret);
+	} else {
+		printf("path: %s\ninode: %" PRIu64 "\ntype: %s\nmode: %o\nlinks: %u\nsize: %" PRIu64 "\nbytes: %" PRIu64 "\ngeneration: %" PRIu64 "\ntransid: %" PRIu64 "\n",
+		       fa.args[0], st.ino,
+		       S_ISDIR(st.mode) ? "directory" : "regular file",
+		       st.mode & 07777, st.nlink, st.size, st.nbytes,
+		       st.generation, st.transid);
+	}
+	return do_unmount(&fa, dev, fs, status);
+}
+
+/* ---- bench-fs ------------------------------------------------------ */
+
+static double now_sec(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static uint64_t splitmix(uint64_t *s)
+{
+	uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+int cmd_bench_fs(int argc, char **argv)
+{
+	struct zsim_config cfg = { .nr_zones = 128, .zone_size = 256ULL << 20,
+				   .seed = 1 };
+	struct zcow_mkfs_opts mko = { .seed = 1 };
+	struct zcow_mount_opts mo = { 0 };
+	uint64_t seq_bytes = 1ULL << 30, nr_rand = 500000, file = 256ULL << 20;
+	uint64_t rng = 42, i, warm;
+	struct zcow_fs *fs = NULL;
+	struct zcow_file *f = NULL;
+	struct zdev *dev = NULL;
+	struct zcow_statfs st;
+	double t0, seq_s, rand_s;
+	uint8_t *buf;
+	int ret, a;
+
+	for (a = 1; a < argc; a++) {
+		if (is_help(argv[a])) {
+			printf("usage: zcow bench-fs [--seq BYTES] [--rand N] [--nodesize B] [--no-data] [-o MOUNT_OPTS]\n"
+			       "  in-memory simulator, one thread, wall clock (after an untimed\n"
+			       "  warm-up that faults in the simulator's memory): BYTES of 128 KiB\n"
+			       "  sequential writes, then N 4 KiB random writes into a 256 MiB\n"
+			       "  file, through the whole file layer (allocation, checksums,\n"
+			       "  tree updates, commits every 256 MiB).  --no-data drops the data\n"
+			       "  bytes in the simulator (breaks mount: superblocks are data too)\n");
+			return 0;
+		} else if (!strcmp(argv[a], "--seq") && a + 1 < argc) {
+			if (parse_size_arg("size", argv[++a], &seq_bytes))
+				return 2;
+		} else if (!strcmp(argv[a], "--rand") && a + 1 < argc) {
+			nr_rand = strtoull(argv[++a], NULL, 0);
+		} else if (!strcmp(argv[a], "--nodesize") && a + 1 < argc) {
+			uint64_t ns;
+
+			if (parse_size_arg("node size", argv[++a], &ns))
+				return 2;
+			mko.nodesize = (uint32_t)ns;
+		} else if (!strcmp(argv[a], "--no-data")) {
+			cfg.no_data = true;
+		} else if (!strcmp(argv[a], "-o") && a + 1 < argc) {
+			if (zcow_mount_opts_parse(argv[++a], &mo))
+				return 2;
+		} else {
+			fprintf(stderr, "zcow bench-fs: unexpected argument '%s'\n",
+				argv[a]);
+			return 2;
+		}
+	}
+	buf = malloc(128 << 10);
+	if (!buf)
+		return 1;
+	for (i = 0; i < (128 << 10); i++)
+		buf[i] = (uint8_t)(i * 7);
+	ret = zsim_create(&cfg, &dev);
+	if (!ret)
+		ret = zcow_mkfs(dev, &mko);
+	if (!ret)
+		ret = zcow_mount(dev, &mo, &fs);
+	/*
+	 * Warm-up, untimed: the simulator's memory for the data of both
+	 * phases is faulted in once (the host's page zeroing is not the file system's
+	 * cost); deleting the file resets the zones, and their memory is
+	 * reused by the timed passes.
+	 */
+	warm = nr_rand * 4096 + file;
+	if (warm < seq_bytes)
+		warm = seq_bytes;
+	warm = (warm + (256ULL << 20)) / 2;
+	for (a = 0; a < 2 && !ret; a++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "/warm%d", a);
+		ret = zcow_create(fs, name, &f);
+		for (i = 0; i < warm && !ret; i += 128 << 10) {
+			int64_t n = zcow_pwrite(f, buf, 128 << 10, i);
+
+			ret = n < 0 ? (int)n : 0;
+		}
+		if (f)
+			zcow_close(f);
+		f = NULL;
+	}
+	for (a = 0; a < 2 && !ret; a++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "/warm%d", a);
+		ret = zcow_unlink(fs, name);
+	}
+	if (!ret)
+		ret = zcow_sync(fs);
+	if (!ret)
+		ret = zcow_create(fs, "/seq", &f);
+	if (ret)
+		goto out;
+	t0 = now_sec();
+	for (i = 0; i < seq_bytes && !ret; i += 128 << 10) {
+		int64_t n = zcow_pwrite(f, buf, 128 << 10, i);
+
+		ret = n < 0 ? (int)n : 0;
+	}
+	if (!ret)
+		ret = zcow_fsync(f);
+	seq_s = now_sec() - t0;
+	zcow_close(f);
+	f = NULL;
+	if (ret)
+		goto out;
+	printf("seq 128KiB: %" PRIu64 " MiB in %.3f s = %.2f GB/s (%.0f writes/s)\n",
+	       seq_bytes >> 20, seq_s, (double)seq_bytes / seq_s / 1e9,
+	       (double)seq_bytes / (128 << 10) / seq_s);
+	ret = zcow_unlink(fs, "/seq");
+	if (!ret)
+		ret = zcow_sync(fs);
+	if (!ret) {
+		zcow_statfs(fs, &st);
+		printf("after delete + sync: zone_unusable %" PRIu64 " MiB, sim memory %" PRIu64 " MiB\n",
+		       st.zone_unusable >> 20,
+		       zsim_mem_bytes(zsim_from_dev(dev)) >> 20);
+	}
+	if (!ret)
+		ret = zcow_create(fs, "/rand", &f);
+	if (!ret)
+		ret = zcow_truncate(f, file);
+	if (ret)
+		goto out;
+	t0 = now_sec();
+	for (i = 0; i < nr_rand && !ret; i++) {
+		uint64_t off = splitmix(&rng) % (file / 4096) * 4096;
+		int64_t n = zcow_pwrite(f, buf, 4096, off);
+
+		ret = n < 0 ? (int)n : 0;
+	}
+	if (!ret)
+		ret = zcow_fsync(f);
+	rand_s = now_sec() - t0;
+	if (ret)
+		goto out;
+	zcow_statfs(fs, &st);
+	printf("rand 4KiB: %" PRIu64 " writes in %.3f s = %.0f writes/s (%.2f GB/s)\n",
+	       nr_rand, rand_s, (double)nr_rand / rand_s,
+	       (double)nr_rand * 4096 / rand_s / 1e9);
+	printf("commits: %" PRIu64 ", nodes written: %" PRIu64 ", zone_unusable: %" PRIu64 " MiB, appends: %" PRIu64 "\n",
+	       fs->cstats.nr_commits, fs->cstats.nodes_written,
+	       st.zone_unusable >> 20, st.nr_appends);
+out:
+	if (f)
+		zcow_close(f);
+	if (ret)
+		fprintf(stderr, "zcow bench-fs: %s\n", strerror(-ret));
+	if (fs)
+		zcow_unmount(fs);
+	if (dev)
+		zdev_close(dev);
+	free(buf);
+	return ret ? 1 : 0;
+}

@@ -1,0 +1,504 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The data path (seed 006, core/file.c): zone append from many threads
+ * lands in an order the device picks and every file still reads back;
+ * data goes only as appends (or, zone_append=off, only as plain writes at
+ * the write pointer); checksums catch corruption; ENOSPC fill / delete /
+ * reuse; 16 threads on different files and on one file.
+ */
+#include <check.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tests.h"
+#include "zcow.h"
+#include "zsim.h"
+
+#define MiB (1024ULL * 1024)
+#define ZS (4 * MiB)
+#define NR_THREADS 16
+
+static struct zdev *new_sim(uint64_t nr_zones, uint64_t nr_conv,
+			    uint64_t zone_size)
+{
+	struct zsim_config cfg = {
+		.nr_zones = nr_zones,
+		.zone_size = zone_size,
+		.nr_conv = nr_conv,
+		.seed = 11,
+		.max_append = 64 * 1024,
+	};
+	struct zdev *dev = NULL;
+
+	ck_assert_int_eq(zsim_create(&cfg, &dev), 0);
+	return dev;
+}
+
+static void print_problem(void *arg, const char *msg)
+{
+	(void)arg;
+	fprintf(stderr, "check: %s\n", msg);
+}
+
+static struct zcow_fs *mkfs_mount(struct zdev *dev,
+				  const struct zcow_mount_opts *opts)
+{
+	struct zcow_mkfs_opts mo = { .seed = 2 };
+	struct zcow_fs *fs = NULL;
+
+	ck_assert_int_eq(zcow_mkfs(dev, &mo), 0);
+	ck_assert_int_eq(zcow_mount(dev, opts, &fs), 0);
+	return fs;
+}
+
+static struct zcow_fs *remount(struct zcow_fs *fs,
+			       const struct zcow_mount_opts *opts)
+{
+	struct zdev *dev = fs->dev;
+
+	ck_assert_int_eq(zcow_unmount(fs), 0);
+	ck_assert_int_eq(zcow_mount(dev, opts, &fs), 0);
+	ck_assert_int_eq(zcow_check(fs, print_problem, NULL), 0);
+	return fs;
+}
+
+static uint8_t pattern(uint64_t file, uint64_t off)
+{
+	uint64_t z = file * 0x9e3779b97f4a7c15ULL + off / 8;
+
+	z ^= z >> 29;
+	return (uint8_t)(z * 0xbf58476d1ce4e5b9ULL >> 56);
+}
+
+struct job {
+	struct zcow_fs *fs;
+	int id;
+	bool is_shared;		/* all threads write one file, own stripes */
+	uint64_t bs;
+	uint64_t nr;
+	int err;
+};
+
+#define STRIPE (256 * 1024)
+
+static void *writer(void *arg)
+{
+	struct job *j = arg;
+	struct zcow_file *f;
+	char path[32];
+	uint8_t *buf = malloc(j->bs);
+	uint64_t i, b;
+
+	if (j->is_shared)
+		snprintf(path, sizeof(path), "/shared");
+	else
+		snprintf(path, sizeof(path), "/f%d", j->id);
+	j->err = zcow_open(j->fs, path, O_CREAT | O_RDWR, &f);
+	if (j->err)
+		goto out;
+	for (i = 0; i < j->nr && !j->err; i++) {
+		uint64_t off = j->is_shared ?
+				       (uint64_t)j->id * STRIPE +
+					       (i * j->bs) % STRIPE :
+				       i * j->bs;
+		int64_t n;
+
+		for (b = 0; b < j->bs; b++)
+			buf[b] = pattern(j->is_shared ? 0 : (uint64_t)j->id,
+					 off + b);
+		n = zcow_pwrite(f, buf, j->bs, off);
+		if (n != (int64_t)j->bs)
+			j->err = n < 0 ? (int)n : -EIO;
+		if (i % 16 == 15 && !j->err)
+			j->err = zcow_fsync(f);
+	}
+	zcow_close(f);
+out:
+	free(buf);
+	return NULL;
+}
+
+static void verify_file(struct zcow_fs *fs, const char *path, uint64_t id,
+			uint64_t size)
+{
+	struct zcow_file *f;
+	uint8_t *buf = malloc(size);
+	uint64_t b;
+
+	ck_assert_int_eq(zcow_open(fs, path, O_RDONLY, &f), 0);
+	ck_assert_int_eq(zcow_pread(f, buf, size, 0), (int64_t)size);
+	for (b = 0; b < size; b++)
+		if (buf[b] != pattern(id, b))
+			ck_abort_msg("%s: byte %llu differs", path,
+				     (unsigned long long)b);
+	zcow_close(f);
+	free(buf);
+}
+
+static void run_threads(struct zcow_fs *fs, bool is_shared, uint64_t bs,
+			uint64_t nr)
+{
+	pthread_t th[NR_THREADS];
+	struct job jobs[NR_THREADS];
+	int i;
+
+	for (i = 0; i < NR_THREADS; i++) {
+		jobs[i] = (struct job){ .fs = fs, .id = i,
+					.is_shared = is_shared, .bs = bs,
+					.nr = nr };
+		ck_assert_int_eq(pthread_create(&th[i], NULL, writer, &jobs[i]),
+				 0);
+	}
+	for (i = 0; i < NR_THREADS; i++) {
+		pthread_join(th[i], NULL);
+		ck_assert_int_eq(jobs[i].err, 0);
+	}
+}
+
+static void verify_all(struct zcow_fs *fs, bool is_shared, uint64_t size)
+{
+	char path[32];
+	int i;
+
+	if (is_shared) {
+		verify_file(fs, "/shared", 0, (uint64_t)NR_THREADS * STRIPE);
+		return;
+	}
+	for (i = 0; i < NR_THREADS; i++) {
+		snprintf(path, sizeof(path), "/f%d", i);
+		verify_file(fs, path, (uint64_t)i, size);
+	}
+}
+
+struct tracer {
+	pthread_mutex_t lock;
+	uint64_t data_writes, data_appends, data_append_bytes;
+};
+
+static void trace(void *arg, const struct zdev_trace_rec *r)
+{
+	struct tracer *t = arg;
+
+	if (r->cls != ZDEV_CLASS_DATA || r->result)
+		return;
+	pthread_mutex_lock(&t->lock);
+	if (r->op == ZDEV_OP_WRITE)
+		t->data_writes++;
+	if (r->op == ZDEV_OP_APPEND) {
+		t->data_appends++;
+		t->data_append_bytes += r->len;
+	}
+	pthread_mutex_unlock(&t->lock);
+}
+
+START_TEST(test_data_threads_append_one_bg_reorders_and_reads_back)
+{
+	/* Large zones: every thread's appends go to the same block group. */
+	struct zdev *dev = new_sim(16, 0, 64 * MiB);
+	struct zcow_fs *fs = mkfs_mount(dev, NULL);
+	struct tracer tr = { .lock = PTHREAD_MUTEX_INITIALIZER };
+	struct zcow_statfs st;
+
+	zdev_set_trace(dev, trace, &tr);
+	run_threads(fs, false, 16384, 64);	/* 16 x 1 MiB */
+	ck_assert_int_eq(zcow_statfs(fs, &st), 0);
+	ck_assert_uint_eq(st.nr_appends, NR_THREADS * 64);
+	/* The device, not the submitter, chose the order. */
+	ck_assert_uint_gt(st.nr_appends_moved, 0);
+	ck_assert_uint_eq(tr.data_writes, 0);
+	ck_assert_uint_eq(tr.data_appends, NR_THREADS * 64);
+	ck_assert_uint_eq(zsim_nr_violations(zsim_from_dev(dev),
+					     ZSIM_RULE_WRITE_NOT_AT_WP), 0);
+	verify_all(fs, false, 64 * 16384);
+	zdev_set_trace(dev, NULL, NULL);
+	fs = remount(fs, NULL);
+	verify_all(fs, false, 64 * 16384);
+	ck_assert_int_eq(zcow_unmount(fs), 0);
+	zdev_close(dev);
+}
+END_TEST
+
+START_TEST(test_data_large_write_split_at_max_append)
+{
+	struct zdev *dev = new_sim(16, 0, 64 * MiB);
+	struct zcow_fs *fs = mkfs_mount(dev, NULL);
+	struct tracer tr = { .lock = PTHREAD_MUTEX_INITIALIZER };
+	struct zcow_file *f;
+	uint64_t len = 1 * MiB + 8192, b;
+	uint8_t *buf = malloc(len);
+
+	for (b = 0; b < len; b++)
+		buf[b] = pattern(99, b);
+	zdev_set_trace(dev, trace, &tr);
+	ck_assert_int_eq(zcow_create(fs, "/big", &f), 0);
+	ck_assert_int_eq(zcow_pwrite(f, buf, len, 0), (int64_t)len);
+	zcow_close(f);
+	/* max_append 64 KiB: one command = one extent of at most that. */
+	ck_assert_uint_eq(tr.data_appends, (len + 65535) / 65536);
+	ck_assert_uint_eq(tr.data_append_bytes, len);
+	zdev_set_trace(dev, NULL, NULL);
+	fs = remount(fs, NULL);
+	verify_file(fs, "/big", 99, len);
+	ck_assert_int_eq(zcow_unmount(fs), 0);
+	zdev_close(dev);
+	free(buf);
+}
+END_TEST
+
+START_TEST(test_data_plain_writes_serialized_at_wp)
+{
+	struct zcow_mount_opts mo = { .no_zone_append = true };
+	struct zdev *dev = new_sim(16, 0, 64 * MiB);
+	struct zcow_fs *fs = mkfs_mount(dev, &mo);
+	struct tracer tr = { .lock = PTHREAD_MUTEX_INITIALIZER };
+	struct zcow_statfs st;
+
+	zdev_set_trace(dev, trace, &tr);
+	run_threads(fs, false, 8192, 32);
+	ck_assert_int_eq(zcow_statfs(fs, &st), 0);
+	ck_assert_uint_eq(st.nr_appends, 0);
+	ck_assert_uint_eq(tr.data_appends, 0);
+	ck_assert_uint_eq(tr.data_writes, NR_THREADS * 32);
+	ck_assert_uint_eq(zsim_nr_violations(zsim_from_dev(dev),
+					     ZSIM_RULE_WRITE_NOT_AT_WP), 0);
+	zdev_set_trace(dev, NULL, NULL);
+	fs = remount(fs, &mo);
+	verify_all(fs, false, 32 * 8192);
+	ck_assert_int_eq(zcow_unmount(fs), 0);
+	zdev_close(dev);
+}
+END_TEST
+
+START_TEST(test_data_16_threads_one_file_and_many_files)
+{
+	struct zcow_mount_opts mo = { .commit_bytes = 2 * MiB };
+	struct zdev *dev = new_sim(48, 0, ZS);
+	struct zcow_fs *fs = mkfs_mount(dev, &mo);
+
+	run_threads(fs, true, 4096, 96);
+	run_threads(fs, false, 4096 * 3, 24);
+	verify_all(fs, true, 0);
+	verify_all(fs, false, 24 * 4096 * 3);
+	fs = remount(fs, &mo);
+	verify_all(fs, true, 0);
+	verify_all(fs, false, 24 * 4096 * 3);
+	ck_assert_uint_eq(zsim_nr_violations(zsim_from_dev(dev),
+					     ZSIM_RULE_WRITE_NOT_AT_WP), 0);
+	ck_assert_int_eq(zcow_unmount(fs), 0);
+	zdev_close(dev);
+}
+END_TEST
+
+START_TEST(test_data_corrupt_block_is_eio)
+{
+	/* Conventional zones: the test may overwrite data in place. */
+	struct zdev *dev = new_sim(16, 16, ZS);
+	struct zcow_fs *fs = mkfs_mount(dev, NULL);
+	uint8_t buf[3 * 4096], junk[4096];
+	struct zcow_file *f;
+	uint64_t i, data_phys = 0;
+
+	for (i = 0; i < sizeof(buf); i++)
+		buf[i] = pattern(5, i);
+	ck_assert_int_eq(zcow_create(fs, "/c", &f), 0);
+	ck_assert_int_eq(zcow_pwrite(f, buf, sizeof(buf), 0),
+			 (int64_t)sizeof(buf));
+	ck_assert_int_eq(zcow_fsync(f), 0);
+	for (i = 0; i < fs->nr_bgs; i++)
+		if (fs->bgs[i]->flags & ZCOW_BG_DATA)
+			data_phys = fs->bgs[i]->physical;
+	ck_assert_uint_ne(data_phys, 0);
+	memset(junk, 0x5a, sizeof(junk));
+	/* The second block of the file's one extent. */
+	ck_assert_int_eq(zdev_write(dev, junk, 4096, data_phys + 4096, 0,
+				    ZDEV_CLASS_OTHER), 0);
+	ck_assert_int_eq(zcow_pread(f, buf, 4096, 0), 4096);	/* intact */
+	ck_assert_int_eq(zcow_pread(f, buf, 10, 4100), -EIO);
+	ck_assert_int_eq(zcow_pread(f, buf, sizeof(buf), 0), -EIO);
+	/* A partial overwrite must not hide it either (read-modify-write). */
+	ck_assert_int_eq(zcow_pwrite(f, "x", 1, 4097), -EIO);
+	zcow_close(f);
+	ck_assert_int_eq(zcow_unmount(fs), 0);
+	zdev_close(dev);
+}
+END_TEST
+
+START_TEST(test_data_enospc_fill_delete_reuse)
+{
+	struct zdev *dev = new_sim(16, 0, ZS);
+	struct zcow_fs *fs = mkfs_mount(dev, NULL);
+	uint8_t *buf = malloc(MiB);
+	int cycle;
+	uint64_t first = 0;
+
+	memset(buf, 0x33, MiB);
+	for (cycle = 0; cycle < 3; cycle++) {
+		uint64_t written = 0;
+		struct zcow_file *f;
+		char path[32];
+		int64_t n = 0;
+		int nf;
+
+		for (nf = 0; n >= 0; nf++) {
+			snprintf(path, sizeof(path), "/fill%d", nf);
+			ck_assert_int_eq(zcow_create(fs, path, &f), 0);
+			while ((n = zcow_pwrite(f, buf, MiB, 0 + (written %
+							     (4 * MiB)))) > 0) {
+				written += MiB;
+				if (written % (4 * MiB) == 0)
+					break;
+			}
+			zcow_close(f);
+		}
+		ck_assert_int_eq(n, -ENOSPC);
+		ck_assert_uint_gt(written, 8 * MiB);
+		if (!cycle)
+			first = written;
+		/* Nothing corrupt: sync, remount, check. */
+		ck_assert_int_eq(zcow_sync(fs), 0);
+		fs = remount(fs, NULL);
+		for (; nf >= 0; nf--) {
+			snprintf(path, sizeof(path), "/fill%d", nf);
+			zcow_unlink(fs, path);
+		}
+		ck_assert_int_eq(zcow_sync(fs), 0);
+		fs = remount(fs, NULL);
+		/* The space came back. */
+		ck_assert_uint_ge(written + 4 * MiB, first);
+	}
+	ck_assert_int_eq(zcow_unmount(fs), 0);
+	zdev_close(dev);
+	free(buf);
+}
+END_TEST
+
+/* Write files of 40 KiB + fsync each; returns how many were acknowledged. */
+static int crash_workload(struct zdev *dev, const struct zcow_mount_opts *mo)
+{
+	struct zcow_fs *fs = NULL;
+	uint8_t buf[40960];
+	int i, acked = 0;
+
+	if (zcow_mount(dev, mo, &fs))
+		return 0;
+	for (i = 0; i < 12; i++) {
+		struct zcow_file *f;
+		char path[32];
+		uint64_t b;
+
+		snprintf(path, sizeof(path), "/c%d", i);
+		for (b = 0; b < sizeof(buf); b++)
+			buf[b] = pattern((uint64_t)i + 100, b);
+		if (zcow_open(fs, path, O_CREAT | O_TRUNC | O_RDWR, &f))
+			break;
+		if (zcow_pwrite(f, buf, sizeof(buf), 0) != sizeof(buf) ||
+		    zcow_pwrite(f, buf, 5000, 3000) != 5000 ||
+		    zcow_fsync(f)) {
+			zcow_close(f);
+			break;
+		}
+		zcow_close(f);
+		acked++;
+	}
+	zcow_unmount(fs);
+	return acked;
+}
+
+START_TEST(test_data_power_cut_keeps_every_fsynced_file)
+{
+	static const enum zsim_loss losses[] = { ZSIM_LOSS_DROP,
+						 ZSIM_LOSS_PREFIX,
+						 ZSIM_LOSS_TORN };
+	struct zcow_mount_opts mo = { .no_zone_append = _i % 2 };
+	enum zsim_loss loss = losses[_i / 2];
+	struct zdev *dev;
+	uint64_t nr_persist, n, p0;
+	struct zcow_fs *fs;
+
+	/* The number of persist points of an uncut run. */
+	dev = new_sim(16, 0, ZS);
+	fs = mkfs_mount(dev, &mo);
+	zcow_unmount(fs);
+	p0 = zsim_nr_persist(zsim_from_dev(dev));
+	ck_assert_int_eq(crash_workload(dev, &mo), 12);
+	nr_persist = zsim_nr_persist(zsim_from_dev(dev)) - p0;
+	zdev_close(dev);
+	for (n = 1; n <= nr_persist; n += 1 + nr_persist / 40) {
+		struct zsim_cut cut = { .kind = ZSIM_CUT_PERSIST,
+					.ordinal = n,
+					.when = ZSIM_CUT_AFTER, .loss = loss,
+					.seed = n };
+		struct zsim *sim;
+		int acked, i, ret;
+
+		dev = new_sim(16, 0, ZS);
+		fs = mkfs_mount(dev, &mo);
+		zcow_unmount(fs);
+		sim = zsim_from_dev(dev);
+		ck_assert_int_eq(zsim_arm_cut(sim, &cut), 0);
+		acked = crash_workload(dev, &mo);
+		if (zsim_is_cut(sim))
+			ck_assert_int_eq(zsim_power_cycle(sim), 0);
+		ret = zcow_mount(dev, &mo, &fs);
+		ck_assert_msg(ret == 0, "repro: data-crash loss=%s append=%d persist=%llu: mount %d",
+			      zsim_loss_name(loss), !mo.no_zone_append,
+			      (unsigned long long)n, ret);
+		ck_assert_msg(zcow_check(fs, print_problem, NULL) == 0,
+			      "repro: data-crash loss=%s append=%d persist=%llu: check",
+			      zsim_loss_name(loss), !mo.no_zone_append,
+			      (unsigned long long)n);
+		for (i = 0; i < acked; i++) {
+			uint8_t want[40960], got[40960];
+			struct zcow_file *f;
+			char path[32];
+			uint64_t b;
+
+			for (b = 0; b < sizeof(want); b++)
+				want[b] = pattern((uint64_t)i + 100, b);
+			memmove(want + 3000, want, 5000);
+			snprintf(path, sizeof(path), "/c%d", i);
+			ck_assert_int_eq(zcow_open(fs, path, O_RDONLY, &f), 0);
+			ck_assert_int_eq(zcow_pread(f, got, sizeof(got), 0),
+					 (int64_t)sizeof(got));
+			ck_assert_msg(!memcmp(got, want, sizeof(got)),
+				      "repro: data-crash loss=%s persist=%llu: /c%d differs",
+				      zsim_loss_name(loss),
+				      (unsigned long long)n, i);
+			zcow_close(f);
+		}
+		ret = zcow_unmount(fs);
+		ck_assert_msg(ret == 0, "repro: data-crash loss=%s append=%d persist=%llu: unmount %d (%s)",
+			      zsim_loss_name(loss), !mo.no_zone_append,
+			      (unsigned long long)n, ret,
+			      zsim_rule_name(zsim_last_violation(sim)));
+		/* And it goes on writing where the write pointers are. */
+		ck_assert_int_gt(crash_workload(dev, &mo), 0);
+		ck_assert_int_eq(zcow_mount(dev, &mo, &fs), 0);
+		ck_assert_int_eq(zcow_check(fs, print_problem, NULL), 0);
+		ck_assert_int_eq(zcow_unmount(fs), 0);
+		zdev_close(dev);
+	}
+}
+END_TEST
+
+Suite *data_suite(void)
+{
+	Suite *s = suite_create("data_suite");
+	TCase *tc = tcase_create("data");
+
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, test_data_threads_append_one_bg_reorders_and_reads_back);
+	tcase_add_test(tc, test_data_large_write_split_at_max_append);
+	tcase_add_test(tc, test_data_plain_writes_serialized_at_wp);
+	tcase_add_test(tc, test_data_16_threads_one_file_and_many_files);
+	tcase_add_test(tc, test_data_corrupt_block_is_eio);
+	tcase_add_test(tc, test_data_enospc_fill_delete_reuse);
+	tcase_add_loop_test(tc, test_data_power_cut_keeps_every_fsynced_file,
+			    0, 6);
+	suite_add_tcase(s, tc);
+	return s;
+}

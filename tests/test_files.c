@@ -1,0 +1,478 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The file layer's namespace and API (core/inode.c, core/file.c): files
+ * and directories survive unmount/mount, every errno POSIX gives, rename,
+ * snapshots, the checker's fs-tree checks.
+ */
+#include <check.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <sys/wait.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "tests.h"
+#include "zcow.h"
+#include "zlog.h"
+#include "zsim.h"
+
+#define MiB (1024ULL * 1024)
+#define ZS (4 * MiB)
+
+static struct zdev *new_sim(uint64_t nr_zones, uint64_t nr_conv)
+{
+	struct zsim_config cfg = {
+		.nr_zones = nr_zones,
+		.zone_size = ZS,
+		.nr_conv = nr_conv,
+		.seed = 7,
+	};
+	struct zdev *dev = NULL;
+
+	ck_assert_int_eq(zsim_create(&cfg, &dev), 0);
+	return dev;
+}
+
+static void print_problem(void *arg, const char *msg)
+{
+	(void)arg;
+	fprintf(stderr, "check: %s\n", msg);
+}
+
+static void assert_clean(struct zcow_fs *fs)
+{
+	ck_assert_int_eq(zcow_check(fs, print_problem, NULL), 0);
+}
+
+static struct zcow_fs *mkfs_mount(struct zdev *dev,
+				  const struct zcow_mount_opts *opts)
+{
+	struct zcow_mkfs_opts mo = { .seed = 1 };
+	struct zcow_fs *fs = NULL;
+
+	ck_assert_int_eq(zcow_mkfs(dev, &mo), 0);
+	ck_assert_int_eq(zcow_mount(dev, opts, &fs), 0);
+	ck_assert_ptr_nonnull(fs->files);
+	return fs;
+}
+
+static struct zcow_fs *remount(struct zcow_fs *fs,
+			       const struct zcow_mount_opts *opts)
+{
+	struct zdev *dev = fs->dev;
+
+	ck_assert_int_eq(zcow_unmount(fs), 0);
+	fs = NULL;
+	ck_assert_int_eq(zcow_mount(dev, opts, &fs), 0);
+	assert_clean(fs);
+	return fs;
+}
+
+static void put(struct zcow_fs *fs, const char *path, const void *buf,
+		uint64_t len)
+{
+	struct zcow_file *f;
+
+	ck_assert_int_eq(zcow_open(fs, path, O_CREAT | O_TRUNC | O_RDWR, &f),
+			 0);
+	ck_assert_int_eq(zcow_pwrite(f, buf, len, 0), (int64_t)len);
+	zcow_close(f);
+}
+
+static void expect(struct zcow_fs *fs, const char *path, const void *want,
+		   uint64_t len)
+{
+	struct zcow_file *f;
+	struct zcow_stat st;
+	uint8_t *got = malloc(len + 1);
+
+	ck_assert_int_eq(zcow_open(fs, path, O_RDONLY, &f), 0);
+	ck_assert_int_eq(zcow_fstat(f, &st), 0);
+	ck_assert_uint_eq(st.size, len);
+	ck_assert_int_eq(zcow_pread(f, got, len + 1, 0), (int64_t)len);
+	ck_assert_msg(!memcmp(got, want, len), "%s: contents differ", path);
+	zcow_close(f);
+	free(got);
+}
+
+static void fill(uint8_t *buf, uint64_t len, uint32_t seed)
+{
+	uint64_t i;
+
+	for (i = 0; i < len; i++) {
+		seed = seed * 1103515245u + 12345u;
+		buf[i] = (uint8_t)(seed >> 16);
+	}
+}
+
+START_TEST(test_files_write_fsync_remount_reads_back)
+{
+	struct zdev *dev = new_sim(24, 0);
+	struct zcow_fs *fs = mkfs_mount(dev, NULL);
+	uint64_t len = 3 * MiB + 123;
+	uint8_t *buf = malloc(len);
+	struct zcow_file *f;
+
+	fill(buf, len, 1);
+	ck_assert_int_eq(zcow_create(fs, "/a", &f), 0);
+	ck_assert_int_eq(zcow_pwrite(f, buf, len, 0), (int64_t)len);
+	ck_assert_int_eq(zcow_fsync(f), 0);
+	zcow_close(f);
+	expect(fs, "/a", buf, len);
+	assert_clean(fs);
+	fs = remount(fs, NULL);
+	expect(fs, "a", buf, len);
+	ck_assert_int_eq(zcow_unmount(fs), 0);
+	zdev_close(dev);
+	free(buf);
+}
+END_TEST
+
+START_TEST(test_files_unaligned_overwrite_is_cow)
+{
+	struct zdev *dev = new_sim(24, 0);
+	struct zcow_fs *fs = mkfs_mount(dev, NULL);
+	uint8_t *model = calloc(1, 200000), *buf = malloc(70000);
+	struct zcow_space_info before, after;
+	struct zcow_file *f;
+	uint64_t end = 0;
+	int i;
+
+	ck_assert_int_eq(zcow_create(fs, "/f", &f), 0);
+	for (i = 0; i < 50; i++) {
+		uint64_t off = (uint64_t)(i * 7919) % 120000;
+		uint64_t len = 1 + (uint64_t)(i * 3331) % 70000;
+
+		fill(buf, len, (uint32_t)i);
+		ck_assert_int_eq(zcow_pwrite(f, buf, len, off), (int64_t)len);
+		memcpy(model + off, buf, len);
+		if (off + len > end)
+			end = off + len;
+	}
+	zcow_close(f);
+	expect(fs, "/f", model, end);
+	zcow_space_info(fs, ZCOW_SPACE_DATA, &before);
+	ck_assert_int_eq(zcow_sync(fs), 0);
+	zcow_space_info(fs, ZCOW_SPACE_DATA, &after);
+	/* Overwritten blocks are unusable, not reused. */
+	ck_assert_uint_gt(after.zone_unusable, 0);
+	fs = remount(fs, NULL);
+	expect(fs, "/f", model, end);
+	/* Truncate down to an unaligned size, then grow: zeros beyond. */
+	ck_assert_int_eq(zcow_open(fs, "/f", O_RDWR, &f), 0);
+	ck_assert_int_eq(zcow_truncate(f, 5000), 0);
+	ck_assert_int_eq(zcow_truncate(f, 9000), 0);
+	memset(model + 5000, 0, 4000);
+	zcow_close(f);
+	expect(fs, "/f", model, 9000);
+	fs = remount(fs, NULL);
+	expect(fs, "/f", model, 9000);
+	ck_assert_int_eq(zcow_unmount(fs), 0);
+	zdev_close(dev);
+	free(model);
+	free(buf);
+}
+END_TEST
+
+START_TEST(test_files_dirs_rename_readdir)
+{
+	struct zdev *dev = new_sim(24, 0);
+	struct zcow_fs *fs = mkfs_mount(dev, NULL);
+	struct zcow_dirent *ents;
+	struct zcow_stat st;
+	uint64_t nr;
+
+	ck_assert_int_eq(zcow_mkdir(fs, "/d"), 0);
+	ck_assert_int_eq(zcow_mkdir(fs, "/d/e"), 0);
+	put(fs, "/d/e/x", "hello", 5);
+	put(fs, "/d/y", "world!", 6);
+	ck_assert_int_eq(zcow_rename(fs, "/d/e/x", "/d/z"), 0);
+	ck_assert_int_eq(zcow_rename(fs, "/d/y", "/d/z"), 0);	/* replaces */
+	expect(fs, "/d/z", "world!", 6);
+	ck_assert_int_eq(zcow_stat(fs, "/d/y", &st), -ENOENT);
+	ck_assert_int_eq(zcow_rename(fs, "/d/e", "/f"), 0);
+	ck_assert_int_eq(zcow_readdir(fs, "/", &ents, &nr), 0);
+	ck_assert_uint_eq(nr, 2);
+	ck_assert_str_eq(ents[0].name, "d");
+	ck_assert_str_eq(ents[1].name, "f");
+	ck_assert_int_eq(ents[1].type, 2);
+	free(ents);
+	fs = remount(fs, NULL);
+	ck_assert_int_eq(zcow_readdir(fs, "/d", &ents, &nr), 0);
+	ck_assert_uint_eq(nr, 1);
+	ck_assert_str_eq(ents[0].name, "z");
+	free(ents);
+	ck_assert_int_eq(zcow_stat(fs, "/f", &st), 0);
+	ck_assert(S_ISDIR(st.mode));
+	ck_assert_int_eq(zcow_unlink(fs, "/d/z"), 0);
+	ck_assert_int_eq(zcow_rmdir(fs, "/d"), 0);
+	ck_assert_int_eq(zcow_rmdir(fs, "/f"), 0);
+	fs = remount(fs, NULL);
+	ck_assert_int_eq(zcow_readdir(fs, "/", &ents, &nr), 0);
+	ck_assert_uint_eq(nr, 0);
+	free(ents);
+	ck_assert_int_eq(zcow_unmount(fs), 0);
+	zdev_close(dev);
+}
+END_TEST
+
+START_TEST(test_files_every_errno)
+{
+	struct zdev *dev = new_sim(24, 0);
+	struct zcow_fs *fs = mkfs_mount(dev, NULL);
+	struct zcow_mount_opts ro = { .read_only = true };
+	struct zcow_file *f;
+	struct zcow_stat st;
+	char longname[300];
+
+	memset(longname, 'n', 256);
+	longname[256] = '\0';
+	put(fs, "/file", "x", 1);
+	ck_assert_int_eq(zcow_mkdir(fs, "/dir"), 0);
+	put(fs, "/dir/in", "y", 1);
+	ck_assert_int_eq(zcow_open(fs, "/nope", O_RDONLY, &f), -ENOENT);
+	ck_assert_int_eq(zcow_stat(fs, "/nope/x", &st), -ENOENT);
+	ck_assert_int_eq(zcow_create(fs, "/file", &f), -EEXIST);
+	ck_assert_int_eq(zcow_mkdir(fs, "/dir"), -EEXIST);
+	ck_assert_int_eq(zcow_mkdir(fs, "/file"), -EEXIST);
+	ck_assert_int_eq(zcow_create(fs, "/file/x", &f), -ENOTDIR);
+	ck_assert_int_eq(zcow_rmdir(fs, "/file"), -ENOTDIR);
+	ck_assert_int_eq(zcow_open(fs, "/dir", O_RDWR, &f), -EISDIR);
+	ck_assert_int_eq(zcow_unlink(fs, "/dir"), -EISDIR);
+	ck_assert_int_eq(zcow_rename(fs, "/file", "/dir"), -EISDIR);
+	ck_assert_int_eq(zcow_rename(fs, "/dir", "/file"), -ENOTDIR);
+	ck_assert_int_eq(zcow_rmdir(fs, "/dir"), -ENOTEMPTY);
+	ck_assert_int_eq(zcow_mkdir(fs, "/d2"), 0);
+	put(fs, "/d2/q", "z", 1);
+	ck_assert_int_eq(zcow_rename(fs, "/d2", "/dir"), -ENOTEMPTY);
+	ck_assert_int_eq(zcow_rename(fs, "/dir", "/dir/in2"), -EINVAL);
+	ck_assert_int_eq(zcow_create(fs, longname, &f), -ENAMETOOLONG);
+	ck_assert_int_eq(zcow_open(fs, "/file", O_RDONLY, &f), 0);
+	ck_assert_int_eq(zcow_pwrite(f, "a", 1, 0), -EBADF);
+	ck_assert_int_eq(zcow_fallocate(f, 0, 4096), -EOPNOTSUPP);
+	ck_assert_int_eq(zcow_set_nodatacow(f), -EOPNOTSUPP);
+	zcow_close(f);
+	{
+		struct zcow_mount_opts mo = { 0 };
+
+		ck_assert_int_eq(zcow_mount_opts_parse("nodatacow", &mo),
+				 -EINVAL);
+		ck_assert_int_eq(zcow_mount_opts_parse("zone_append=off,ro",
+						       &mo), 0);
+		ck_assert(mo.no_zone_append && mo.read_only);
+		ck_assert_int_eq(zcow_mount_opts_parse("zone_append=maybe",
+						       &mo), -EINVAL);
+	}
+	fs = remount(fs, &ro);
+	ck_assert_int_eq(zcow_create(fs, "/new", &f), -EROFS);
+	ck_assert_int_eq(zcow_mkdir(fs, "/newd"), -EROFS);
+	ck_assert_int_eq(zcow_unlink(fs, "/file"), -EROFS);
+	ck_assert_int_eq(zcow_open(fs, "/file", O_RDWR, &f), -EROFS);
+	expect(fs, "/file", "x", 1);
+	ck_assert_int_eq(zcow_unmount(fs), 0);
+	zdev_close(dev);
+}
+END_TEST
+
+START_TEST(test_files_snapshot_keeps_old_contents_and_shares_extents)
+{
+	struct zdev *dev = new_sim(24, 0);
+	struct zcow_fs *fs = mkfs_mount(dev, NULL);
+	uint8_t a[20000], b[20000];
+	struct zcow_dirent *ents;
+	struct zcow_space_info s1, s2;
+	struct zcow_file *f;
+	uint64_t nr, id;
+
+	fill(a, sizeof(a), 3);
+	fill(b, sizeof(b), 4);
+	ck_assert_int_eq(zcow_mkdir(fs, "/d"), 0);
+	put(fs, "/d/f", a, sizeof(a));
+	ck_assert_int_eq(zcow_sync(fs), 0);
+	zcow_space_info(fs, ZCOW_SPACE_DATA, &s1);
+	ck_assert_int_eq(zcow_snapshot(fs, "s1", &id), 0);
+	ck_assert_uint_ge(id, 256);
+	zcow_space_info(fs, ZCOW_SPACE_DATA, &s2);
+	ck_assert_uint_eq(s1.used, s2.used);	/* shared, not copied */
+	ck_assert_int_eq(zcow_snapshot(fs, "s1", NULL), -EEXIST);
+	assert_clean(fs);
+	put(fs, "/d/f", b, sizeof(b));
+	ck_assert_int_eq(zcow_unlink(fs, "/d/f"), 0);
+	expect(fs, "/.snapshots/s1/d/f", a, sizeof(a));
+	ck_assert_int_eq(zcow_open(fs, "/.snapshots/s1/d/f", O_RDWR, &f),
+			 -EROFS);
+	ck_assert_int_eq(zcow_unlink(fs, "/.snapshots/s1/d/f"), -EROFS);
+	fs = remount(fs, NULL);
+	expect(fs, "/.snapshots/s1/d/f", a, sizeof(a));
+	ck_assert_int_eq(zcow_readdir(fs, "/.snapshots", &ents, &nr), 0);
+	ck_assert_uint_eq(nr, 1);
+	ck_assert_str_eq(ents[0].name, "s1");
+	free(ents);
+	ck_assert_int_eq(zcow_unmount(fs), 0);
+	zdev_close(dev);
+}
+END_TEST
+
+START_TEST(test_files_emulated_zones_file_backend)
+{
+	char path[] = "/tmp/zcow-files-XXXXXX", spec[128];
+	struct zcow_fs *fs;
+	struct zdev *dev;
+	uint8_t buf[100000];
+	int fd = mkstemp(path);
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(ftruncate(fd, 16 * (off_t)ZS), 0);
+	close(fd);
+	snprintf(spec, sizeof(spec), "file:%s,zone_size=4M", path);
+	ck_assert_int_eq(zdev_open(spec, &dev), 0);
+	fs = mkfs_mount(dev, NULL);
+	fill(buf, sizeof(buf), 9);
+	put(fs, "/x", buf, sizeof(buf));
+	put(fs, "/x", buf, 5000);
+	fs = remount(fs, NULL);
+	expect(fs, "/x", buf, 5000);
+	ck_assert_int_eq(zcow_unmount(fs), 0);
+	zdev_close(dev);
+	unlink(path);
+}
+END_TEST
+
+/* Run "$ZCOW_BIN ARGS" through the shell; returns the exit status and the
+ * first line of stdout in @out. */
+static int run_cli(char *out, size_t out_len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int run_cli(char *out, size_t out_len, const char *fmt, ...)
+{
+	const char *bin = getenv("ZCOW_BIN");
+	char cmd[1024], args[768];
+	va_list ap;
+	FILE *p;
+	int st;
+
+	ck_assert_msg(bin && *bin, "ZCOW_BIN is not set");
+	va_start(ap, fmt);
+	vsnprintf(args, sizeof(args), fmt, ap);
+	va_end(ap);
+	snprintf(cmd, sizeof(cmd), "%s %s 2>/dev/null", bin, args);
+	p = popen(cmd, "r");
+	ck_assert_ptr_nonnull(p);
+	out[0] = '\0';
+	if (!fgets(out, (int)out_len, p))
+		out[0] = '\0';
+	while (fgetc(p) != EOF)
+		;
+	st = pclose(p);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+START_TEST(test_files_cli_put_get_ls_cat_rm_mkdir_stat)
+{
+	char img[] = "/tmp/zcow-cli-files-XXXXXX", local[] =
+		"/tmp/zcow-cli-local-XXXXXX", spec[128], out[512];
+	char back[64];
+	int fd = mkstemp(img), lfd = mkstemp(local);
+	FILE *f;
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_ge(lfd, 0);
+	ck_assert_int_eq(ftruncate(fd, 16 * (off_t)ZS), 0);
+	close(fd);
+	ck_assert_int_eq(write(lfd, "zoned data\n", 11), 11);
+	close(lfd);
+	snprintf(spec, sizeof(spec), "file:%s,zone_size=4M", img);
+	snprintf(back, sizeof(back), "%s.back", local);
+	ck_assert_int_eq(run_cli(out, sizeof(out), "mkfs %s", spec), 0);
+	ck_assert_int_eq(run_cli(out, sizeof(out), "mkdir %s /d", spec), 0);
+	ck_assert_int_eq(run_cli(out, sizeof(out), "put %s %s /d/f", spec,
+				 local), 0);
+	ck_assert_int_eq(run_cli(out, sizeof(out), "cat %s /d/f", spec), 0);
+	ck_assert_str_eq(out, "zoned data\n");
+	ck_assert_int_eq(run_cli(out, sizeof(out), "ls %s /d", spec), 0);
+	ck_assert_ptr_nonnull(strstr(out, " f\n"));
+	ck_assert_int_eq(run_cli(out, sizeof(out), "stat %s /d/f", spec), 0);
+	ck_assert_int_eq(run_cli(out, sizeof(out), "get %s /d/f %s", spec,
+				 back), 0);
+	f = fopen(back, "r");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_ptr_nonnull(fgets(out, sizeof(out), f));
+	fclose(f);
+	ck_assert_str_eq(out, "zoned data\n");
+	ck_assert_int_eq(run_cli(out, sizeof(out), "check %s", spec), 0);
+	ck_assert_int_eq(run_cli(out, sizeof(out), "cat %s /nope", spec), 1);
+	ck_assert_int_eq(run_cli(out, sizeof(out), "rm %s /d", spec), 1);
+	ck_assert_int_eq(run_cli(out, sizeof(out), "rm %s /d/f /d", spec), 0);
+	ck_assert_int_eq(run_cli(out, sizeof(out), "ls %s /", spec), 0);
+	ck_assert_str_eq(out, "");
+	unlink(img);
+	unlink(local);
+	unlink(back);
+}
+END_TEST
+
+static int count_problems(struct zcow_fs *fs)
+{
+	return zcow_check(fs, NULL, NULL);
+}
+
+START_TEST(test_files_check_finds_namespace_and_extent_damage)
+{
+	struct zdev *dev = new_sim(24, 0);
+	struct zcow_fs *fs = mkfs_mount(dev, NULL);
+	struct zcow_key k;
+	uint8_t ino[160];
+	uint32_t size;
+
+	put(fs, "/a", "aaaa", 4);
+	put(fs, "/b", "bbbb", 4);
+	ck_assert_int_eq(zcow_sync(fs), 0);
+	assert_clean(fs);
+	/* A link count that disagrees with the references. */
+	k = (struct zcow_key){ 257, ZCOW_INODE_ITEM_KEY, 0 };
+	ck_assert_int_eq(zcow_tree_search(&fs->fs_tree, &k, ino, sizeof(ino),
+					  &size), 0);
+	ino[40] = 2;
+	ck_assert_int_eq(zcow_tree_update(&fs->fs_tree, &k, ino, size), 0);
+	/* A directory entry without its index. */
+	k = (struct zcow_key){ 256, ZCOW_DIR_INDEX_KEY, 3 };
+	ck_assert_int_eq(zcow_tree_delete(&fs->fs_tree, &k), 0);
+	/* A data extent that loses its checksums. */
+	k = (struct zcow_key){ (uint64_t)-10, ZCOW_EXTENT_CSUM_KEY, 0 };
+	{
+		struct zcow_tree_iter it;
+		struct zcow_key found;
+
+		zcow_tree_iter_init(&it, &fs->csum_tree, &k);
+		ck_assert_int_eq(zcow_tree_iter_next(&it, &found, NULL, NULL),
+				 0);
+		ck_assert_int_eq(zcow_tree_delete(&fs->csum_tree, &found), 0);
+	}
+	ck_assert_int_eq(zcow_commit(fs), 0);
+	ck_assert_int_ge(count_problems(fs), 3);
+	ck_assert_int_eq(zcow_unmount(fs), 0);
+	zdev_close(dev);
+}
+END_TEST
+
+Suite *files_suite(void)
+{
+	Suite *s = suite_create("files_suite");
+	TCase *tc = tcase_create("files");
+
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, test_files_write_fsync_remount_reads_back);
+	tcase_add_test(tc, test_files_unaligned_overwrite_is_cow);
+	tcase_add_test(tc, test_files_dirs_rename_readdir);
+	tcase_add_test(tc, test_files_every_errno);
+	tcase_add_test(tc, test_files_snapshot_keeps_old_contents_and_shares_extents);
+	tcase_add_test(tc, test_files_emulated_zones_file_backend);
+	tcase_add_test(tc, test_files_check_finds_namespace_and_extent_damage);
+	tcase_add_test(tc, test_files_cli_put_get_ls_cat_rm_mkdir_stat);
+	suite_add_tcase(s, tc);
+	return s;
+}
