@@ -2,7 +2,12 @@
 # zcow set-up and entry point.
 #   ./run.sh        install what is missing, build, run the default scenario
 #                   on the simulator, write results/ and a plot
-#   ./run.sh test   install what is missing, build, run every test
+#   ./run.sh test   install what is missing, build, run every test, the
+#                   VM smoke run last (ZCOW_SKIP_VM=1 skips it; docs/vm.md)
+#   ./run.sh vm [SCENARIO...]
+#                   QEMU NVMe ZNS regression runs (smoke, conform,
+#                   workload, peers, sblog),
+#                   results in results/<UTC time>-vm-<scenario>/
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -42,7 +47,36 @@ run_default() {
 	echo "results in $out (bench-dev.png, bench-dev.svg)"
 }
 
+vm_skipped() {
+	export ZCOW_VM=0 ZCOW_VM_WHY="$1"
+	cat >&2 <<EOF
+!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!
+!!! VM SMOKE RUN SKIPPED: $1
+!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!
+EOF
+}
+
+# The VM smoke run is the Check test vm_suite (tests/test_vm.c), last of
+# the suites, so Check's summary stays the last line; ZCOW_VM=1 enables it.
+prepare_vm() {
+	local why
+	if [ "${ZCOW_SKIP_VM:-0}" = 1 ]; then
+		vm_skipped "ZCOW_SKIP_VM=1"
+		return 0
+	fi
+	if ! harness/qemu/vm.sh install; then
+		vm_skipped "installing the VM packages failed (harness/qemu/vm.sh install)"
+		return 0
+	fi
+	if ! why=$(harness/qemu/vm.sh check 2>&1); then
+		vm_skipped "the VM cannot run here: $why"
+		return 0
+	fi
+	export ZCOW_VM=1
+}
+
 run_tests() {
+	prepare_vm
 	make -s -j"$(nproc)" WERROR="${WERROR:-1}" test
 }
 
@@ -56,8 +90,12 @@ test)
 	build
 	run_tests
 	;;
+vm)
+	shift
+	harness/qemu/vm.sh "$@"
+	;;
 *)
-	echo "usage: ./run.sh [test]" >&2
+	echo "usage: ./run.sh [test | vm [SCENARIO...]]" >&2
 	exit 2
 	;;
 esac

@@ -13,7 +13,8 @@
  *   the namespace's generic char device /dev/ngXnY when it exists; otherwise
  *   (SMR, no ng device, no permission) a write at a cached write pointer
  *   under a per-zone lock, the pointer re-read from a zone report after any
- *   error.
+ *   error.  The spec option "?append=emulate" forces the emulated path
+ *   (so it can be tested on NVMe), "?append=passthru" requires passthrough.
  * - flush = fsync(); a FUA write = write + fdatasync().
  *
  * Only this file includes libzbd or the kernel's zoned/NVMe headers, and
@@ -133,13 +134,67 @@ static int check_path(const char *path)
 	return 0;
 }
 
+/* How zone append is done (spec option "?append=auto|passthru|emulate"). */
+enum append_mode {
+	APPEND_AUTO,	 /* passthrough when /dev/ngXnY opens, else emulated */
+	APPEND_PASSTHRU, /* passthrough or fail the open */
+	APPEND_EMULATE,	 /* always a write at the cached wp */
+};
+
+/*
+ * "/dev/nvme0n1?append=emulate": the path before '?', then key=value
+ * options.  Returns 0 or -EINVAL (a message names the bad option).
+ */
+static int split_spec(const char *spec, char *path, size_t path_len,
+		      enum append_mode *mode_ret)
+{
+	const char *q = strchr(spec, '?'), *pos;
+	char key[32], val[32];
+	size_t n = q ? (size_t)(q - spec) : strlen(spec);
+	int ret;
+
+	if (n >= path_len)
+		return -ENAMETOOLONG;
+	memcpy(path, spec, n);
+	path[n] = '\0';
+	*mode_ret = APPEND_AUTO;
+	if (!q)
+		return 0;
+	pos = q + 1;
+	while ((ret = zdev_spec_next(&pos, key, sizeof(key), val,
+				     sizeof(val))) > 0) {
+		if (strcmp(key, "append") != 0) {
+			zlog_err(TAG, "'%s': unknown option '%s' (known: "
+				      "append=auto|passthru|emulate)", spec, key);
+			return -EINVAL;
+		}
+		if (strcmp(val, "auto") == 0) {
+			*mode_ret = APPEND_AUTO;
+		} else if (strcmp(val, "passthru") == 0) {
+			*mode_ret = APPEND_PASSTHRU;
+		} else if (strcmp(val, "emulate") == 0) {
+			*mode_ret = APPEND_EMULATE;
+		} else {
+			zlog_err(TAG, "'%s': append=%s: expected auto, "
+				      "passthru or emulate", spec, val);
+			return -EINVAL;
+		}
+	}
+	return ret;
+}
+
 #ifndef HAVE_LIBZBD
 
-int zdev_zbd_open(const char *path, struct zdev **dev_ret)
+int zdev_zbd_open(const char *spec, struct zdev **dev_ret)
 {
+	enum append_mode mode;
+	char path[PATH_MAX];
 	int ret;
 
 	*dev_ret = NULL;
+	ret = split_spec(spec, path, sizeof(path), &mode);
+	if (ret)
+		return ret;
 	ret = check_path(path);
 	if (ret)
 		return ret;
@@ -651,7 +706,8 @@ out:
 	return ret;
 }
 
-static int open_zbd(const char *path, struct zdev **dev_ret)
+static int open_zbd(const char *path, enum append_mode mode,
+		    struct zdev **dev_ret)
 {
 	char real[PATH_MAX], name_buf[PATH_MAX];
 	struct zbd_dev *zd = NULL;
@@ -721,7 +777,14 @@ static int open_zbd(const char *path, struct zdev **dev_ret)
 	if (ret)
 		goto out;
 
-	open_passthru(zd, real);
+	if (mode != APPEND_EMULATE)
+		open_passthru(zd, real);
+	if (mode == APPEND_PASSTHRU && zd->ng_fd < 0) {
+		zlog_err(TAG, "'%s': append=passthru, but no NVMe generic "
+			      "char device opened", path);
+		ret = -ENODEV;
+		goto out;
+	}
 	if (read_queue_attr(name, "zone_append_max_bytes", &max_append) ||
 	    !max_append) {
 		/* Emulated appends are plain writes: bound by max_sectors. */
@@ -759,15 +822,20 @@ out:
 	return ret;
 }
 
-int zdev_zbd_open(const char *path, struct zdev **dev_ret)
+int zdev_zbd_open(const char *spec, struct zdev **dev_ret)
 {
+	enum append_mode mode = APPEND_AUTO;
+	char path[PATH_MAX];
 	int ret;
 
 	*dev_ret = NULL;
+	ret = split_spec(spec, path, sizeof(path), &mode);
+	if (ret)
+		return ret;
 	ret = check_path(path);
 	if (ret)
 		return ret;
-	return open_zbd(path, dev_ret);
+	return open_zbd(path, mode, dev_ret);
 }
 
 #endif /* HAVE_LIBZBD */

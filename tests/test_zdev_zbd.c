@@ -152,6 +152,24 @@ START_TEST(test_zbd_open_directory_is_enotblk)
 }
 END_TEST
 
+START_TEST(test_zbd_append_option_is_split_off_the_path)
+{
+	struct zdev *dev;
+
+	/* The path before '?' is checked: /tmp is a directory. */
+	ck_assert_int_eq(zdev_open("/tmp?append=emulate", &dev), -ENOTBLK);
+	ck_assert_int_eq(zdev_open("/tmp?append=passthru", &dev), -ENOTBLK);
+	ck_assert_int_eq(zdev_open("/tmp?append=auto", &dev), -ENOTBLK);
+	zlog_set_sink(capture, NULL);
+	ck_assert_int_eq(zdev_open("/tmp?append=sometimes", &dev), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(last_msg, "append=sometimes"));
+	ck_assert_int_eq(zdev_open("/tmp?apend=emulate", &dev), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(last_msg, "unknown option 'apend'"));
+	zlog_set_sink(NULL, NULL);
+	ck_assert_ptr_null(dev);
+}
+END_TEST
+
 Suite *zdev_zbd_suite(void)
 {
 	Suite *s = suite_create("zdev_zbd_suite");
@@ -169,6 +187,7 @@ Suite *zdev_zbd_suite(void)
 	tcase_add_test(tc, test_zbd_open_missing_path_is_enoent);
 	tcase_add_test(tc, test_zbd_open_regular_file_is_enotblk_with_hint);
 	tcase_add_test(tc, test_zbd_open_directory_is_enotblk);
+	tcase_add_test(tc, test_zbd_append_option_is_split_off_the_path);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -1,0 +1,43 @@
+// SPDX-License-Identifier: MIT
+/*
+ * crc32_iscsi() for the static zcow of the VM runner (make static): Debian's
+ * libisal-dev ships no libisal.a, so the static build links this portable
+ * table-driven crc32c instead, with ISA-L's exact signature and semantics
+ * (the caller passes the seed and inverts; see core/csum.h).  Only the
+ * static build links it; everything else uses ISA-L.
+ */
+#include <stdint.h>
+
+#include <isa-l/crc.h>
+
+/* Reflected Castagnoli polynomial. */
+#define CRC32C_POLY 0x82f63b78u
+
+static uint32_t table[256];
+static int is_table_ready;
+
+static void make_table(void)
+{
+	uint32_t c;
+	int i, k;
+
+	for (i = 0; i < 256; i++) {
+		c = i;
+		for (k = 0; k < 8; k++)
+			c = c & 1 ? (c >> 1) ^ CRC32C_POLY : c >> 1;
+		table[i] = c;
+	}
+	is_table_ready = 1;
+}
+
+unsigned int crc32_iscsi(unsigned char *buffer, int len,
+			 unsigned int init_crc)
+{
+	uint32_t crc = init_crc;
+
+	if (!is_table_ready)
+		make_table();
+	while (len-- > 0)
+		crc = table[(crc ^ *buffer++) & 0xff] ^ (crc >> 8);
+	return crc;
+}

@@ -1,0 +1,41 @@
+# Helpers for the scenarios (sourced by busybox ash inside the VM).
+#   step NAME CMD...      run CMD, output to $OUT/NAME.txt (and the console),
+#                         one line "NAME rc SECONDS" in $OUT/steps.txt; a
+#                         failing step makes the scenario fail
+#   soft_step NAME CMD... the same, but a failure is only recorded
+#   finish                exit 0 when every step passed
+# shellcheck shell=dash
+STEPS_FAILED=0
+
+now() {
+	cut -d' ' -f1 /proc/uptime
+}
+
+run_step() {
+	name=$1
+	shift
+	t0=$(now)
+	echo "--- step $name: $*"
+	"$@" >"$OUT/$name.txt" 2>&1
+	step_rc=$?
+	t1=$(now)
+	cat "$OUT/$name.txt"
+	secs=$(echo "$t0 $t1" | awk '{ printf "%.2f", $2 - $1 }')
+	echo "$name $step_rc $secs" >>"$OUT/steps.txt"
+	echo "--- step $name: rc=$step_rc ${secs}s"
+	return $step_rc
+}
+
+step() {
+	run_step "$@" || STEPS_FAILED=$((STEPS_FAILED + 1))
+}
+
+soft_step() {
+	run_step "$@" || true
+}
+
+finish() {
+	echo "--- scenario: $STEPS_FAILED failed step(s)"
+	[ "$STEPS_FAILED" -eq 0 ]
+	exit $?
+}
