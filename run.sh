@@ -45,6 +45,38 @@ run_default() {
 	./build/zcow bench-dev --csv "$out/bench-dev.csv" | tee "$out/bench-dev.txt"
 	python3 harness/plot_bench.py "$out/bench-dev.csv" "$out/bench-dev"
 	echo "results in $out (bench-dev.png, bench-dev.svg)"
+	# The seed experiment (configs/README.md): zcow's fs target with Zone
+	# Append on/off against the raw device, 4 KiB random writes, 1..32 jobs
+	# on the simulated zn540; then 128 KiB sequential writes.
+	echo "== seed experiment: 4 KiB random writes, zcow append/write vs raw device"
+	python3 harness/sweep.py --zcow ./build/zcow --results "$out/seed" \
+		configs/seed-zone-append.scenario \
+		--grid numjobs=1,2,4,8,16,32 zone_append=on,off >/dev/null
+	python3 harness/sweep.py --zcow ./build/zcow --results "$out/seed" \
+		configs/raw-randwrite-4k.scenario \
+		--grid numjobs=1,2,4,8,16,32 >/dev/null
+	python3 harness/sweep.py --zcow ./build/zcow --results "$out/seed" \
+		configs/raw-zone-append.scenario \
+		--grid numjobs=1,2,4,8,16,32 >/dev/null
+	python3 harness/plot.py --out "$out/seed-plot" --x numjobs \
+		--series label --metric iops \
+		--title "4 KiB random writes, simulated ZN540: zcow vs raw device" \
+		--ratio "zcow append/zcow write" \
+		--ratio "zcow append/raw device" \
+		--ratio "zcow write/raw device" \
+		--ratio "zcow append/raw device append" "$out/seed"
+	echo "== 128 KiB sequential writes, zcow vs raw device"
+	python3 harness/sweep.py --zcow ./build/zcow --results "$out/seq" \
+		configs/fs-seqwrite-128k.scenario --grid zone_append=on,off >/dev/null
+	python3 harness/sweep.py --zcow ./build/zcow --results "$out/seq" \
+		configs/raw-seqwrite-128k.scenario --grid numjobs=4 >/dev/null
+	python3 harness/plot.py --out "$out/seq-plot" --x bs --series label \
+		--metric bw_mib_per_s \
+		--title "128 KiB sequential writes, simulated ZN540" \
+		--ratio "zcow append/raw device" \
+		--ratio "zcow write/raw device" "$out/seq"
+	echo "plots and tables in $out/seed-plot and $out/seq-plot" \
+		"(iops.png/.svg, curve.md/.csv, table.md/.csv)"
 }
 
 vm_skipped() {

@@ -2,14 +2,21 @@
 # SPDX-License-Identifier: MIT
 """Turn zcow result folders into gnuplot plots (PNG and SVG) and tables.
 
-usage: plot.py [--out DIR] [--x KEY] [--series KEY] [--metric M] FOLDER...
+usage: plot.py [--out DIR] [--x KEY] [--series KEY] [--metric M]
+               [--ratio A/B] FOLDER...
 
 A FOLDER is a result folder (with summary.json and config.fio) or a folder
 of them (a sweep).  KEY names a [zcow] or job option as written in the
 resolved config.fio (numjobs, zone_append, bs, ...).  Metrics: iops,
 bw_mib_per_s, lat_mean_us, lat_p99_us.  Writes DIR/<metric>.png,
-DIR/<metric>.svg, DIR/table.md, DIR/table.csv.  Python 3 standard library
-only; gnuplot must be on PATH for the plots.
+DIR/<metric>.svg, DIR/table.md, DIR/table.csv, and the curve table
+DIR/curve.md, DIR/curve.csv (one row per x, one column per series).
+--series label overlays the targets: "zcow append" / "zcow write" (fs
+target, zone_append on/off) and "raw device" / "raw device append" (raw
+target); KEY1+KEY2 joins several keys.  --ratio "zcow append/zcow write"
+adds a column with the ratio of two series to the curve table (repeat
+for more).  Python 3 standard library only; gnuplot must be on PATH for
+the plots.
 """
 import argparse
 import csv
@@ -74,6 +81,15 @@ def folders(args):
     return out
 
 
+def series_of(r, key):
+    if key == "label":
+        on = str(r.get("zone_append", "off")) in ("on", "true", "1")
+        if r.get("target") == "fs":
+            return "zcow append" if on else "zcow write"
+        return "raw device append" if on else "raw device"
+    return "+".join(str(r.get(k, "")) for k in key.split("+"))
+
+
 def num(v):
     try:
         return float(v)
@@ -90,6 +106,8 @@ def main():
     ap.add_argument("--series", default="zone_append")
     ap.add_argument("--metric", default="iops", choices=sorted(LABELS))
     ap.add_argument("--title", default=None)
+    ap.add_argument("--ratio", action="append", default=[],
+                    metavar="A/B")
     a = ap.parse_args()
 
     rows = [row_of(f) for f in folders(a.folders)]
@@ -97,8 +115,10 @@ def main():
         sys.stderr.write("plot: no result folders\n")
         return 1
     os.makedirs(a.out, exist_ok=True)
-    rows.sort(key=lambda r: (str(r.get(a.series, "")), num(r.get(a.x, 0))))
-    cols = [a.x, a.series, "scenario", "target", "iops", "bw_mib_per_s",
+    for r in rows:
+        r["series"] = series_of(r, a.series)
+    rows.sort(key=lambda r: (r["series"], num(r.get(a.x, 0))))
+    cols = [a.x, "series", "scenario", "target", "iops", "bw_mib_per_s",
             "lat_mean_us", "lat_p99_us", "write_amplification", "zone_resets"]
     with open(os.path.join(a.out, "table.csv"), "w", newline="") as f:
         w = csv.writer(f)
@@ -117,19 +137,49 @@ def main():
 
     series = {}
     for r in rows:
-        series.setdefault(str(r.get(a.series, "")), []).append(
+        series.setdefault(r["series"], []).append(
             (num(r.get(a.x, 0)), r[a.metric]))
+    # The curve: one row per x, one column per series, then ratios.
+    xs = sorted({x for pts in series.values() for x, _ in pts})
+    names = sorted(series)
+    ratios = [q.split("/", 1) for q in a.ratio if "/" in q]
+    ccols = [a.x] + ["%s %s" % (n, a.metric) for n in names] + \
+        ["%s / %s" % (p, q) for p, q in ratios]
+    crow = []
+    for x in xs:
+        v = {n: dict(series[n]).get(x) for n in names}
+        row = [x] + [v[n] for n in names]
+        for p, q in ratios:
+            row.append(v[p] / v[q] if v.get(p) and v.get(q) else None)
+        crow.append(row)
+
+    def fmt(c):
+        if c is None:
+            return ""
+        if isinstance(c, float):
+            return "%.0f" % c if abs(c) >= 100 or c == int(c) else "%.3f" % c
+        return str(c)
+    with open(os.path.join(a.out, "curve.csv"), "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(ccols)
+        w.writerows([[fmt(c) for c in row] for row in crow])
+    with open(os.path.join(a.out, "curve.md"), "w") as f:
+        f.write("| " + " | ".join(ccols) + " |\n")
+        f.write("|" + "---|" * len(ccols) + "\n")
+        for row in crow:
+            f.write("| " + " | ".join(fmt(c) for c in row) + " |\n")
     data = os.path.join(a.out, "%s.dat" % a.metric)
     with open(data, "w") as f:
         for name, pts in sorted(series.items()):
-            f.write("# %s=%s\n" % (a.series, name))
+            f.write("# %s\n" % name)
             for x, y in sorted(pts, key=lambda p: p[0]):
                 f.write("%s %s\n" % (x, y))
             f.write("\n\n")
     title = a.title or "%s: %s by %s" % (rows[0]["scenario"], a.metric, a.x)
     plots = ", ".join(
-        "'%s' index %d using 1:2 with linespoints title '%s=%s'"
-        % (data, i, a.series, name)
+        "'%s' index %d using 1:2 with linespoints title '%s'"
+        % (data, i, name if a.series == "label" else
+           "%s=%s" % (a.series, name))
         for i, name in enumerate(sorted(series)))
     for term, ext in (("pngcairo size 800,500", "png"),
                       ("svg size 800,500", "svg")):
@@ -152,7 +202,7 @@ def main():
         if p.returncode != 0:
             sys.stderr.write("plot: gnuplot failed: %s\n" % p.stderr)
             return 1
-    with open(os.path.join(a.out, "table.md")) as f:
+    with open(os.path.join(a.out, "curve.md")) as f:
         sys.stdout.write(f.read())
     return 0
 

@@ -326,9 +326,32 @@ static void progress(struct zrun *run, uint64_t t, uint64_t w0, uint64_t *last)
 		(double)t / NS, (double)(w - w0) / NS);
 }
 
+/*
+ * A model that charges nothing (profile=instant): simulated time never
+ * advances, so a time_based job would never reach its runtime.  Every
+ * operation of a time_based job is charged at least FREE_OP_NS there, so
+ * runtime bounds it to runtime / FREE_OP_NS operations per iodepth slot
+ * (configs/README.md).
+ */
+#define FREE_OP_NS	1000ull
+
+static bool is_free_model(const struct zrun *run)
+{
+	struct ztime_profile zero;
+	const struct ztime_profile *p;
+
+	if (!run->time)
+		return false;
+	p = ztime_get_profile(run->time);
+	memset(&zero, 0, sizeof(zero));
+	memcpy(zero.name, p->name, sizeof(zero.name));
+	return !memcmp(&zero, p, sizeof(zero));
+}
+
 static int schedule(struct zrun *run)
 {
 	uint64_t w0 = wall_ns(), wlast = 0, steps = 0;
+	bool is_free = is_free_model(run);
 	int ret = 0;
 
 	release_waiters(run);
@@ -395,6 +418,8 @@ static int schedule(struct zrun *run)
 		}
 		if (done < t)
 			done = t;
+		if (is_free && j->fio->time_based && done < t + FREE_OP_NS)
+			done = t + FREE_OP_NS;
 		if (!j->seq_by_target && j->range_len)
 			j->seq_pos = (cand + len) % j->range_len;
 		j->slots[s] = done;
@@ -436,6 +461,23 @@ static const char *default_device(const char *profile)
 	return default_devices[0].device;
 }
 
+/* The device spec that runs: the device setting, else the profile's
+ * default; the fs target reads its metadata back, so its default keeps
+ * data (no data=off). */
+static const char *run_device(struct zrun *run)
+{
+	static __thread char buf[ZRUN_SPEC_LEN];
+	const char *d = default_device(run->set.profile);
+	const char *p;
+
+	if (run->set.device[0])
+		return run->set.device;
+	if (run->ops != &zrun_fs_target || !(p = strstr(d, ",data=off")))
+		return d;
+	snprintf(buf, sizeof(buf), "%.*s%s", (int)(p - d), d, p + 9);
+	return buf;
+}
+
 static int pick_target(struct zrun *run)
 {
 	unsigned int i;
@@ -460,8 +502,7 @@ static int pick_target(struct zrun *run)
 
 static int open_device(struct zrun *run)
 {
-	const char *spec = run->set.device[0] ? run->set.device :
-						default_device(run->set.profile);
+	const char *spec = run_device(run);
 	struct ztime_profile prof;
 	int ret;
 
@@ -567,6 +608,7 @@ static void teardown(struct zrun *run)
 struct stats {
 	uint64_t ios, bytes, rd_ios, rd_bytes, wr_ios, wr_bytes, tr_ios;
 	uint64_t t0, t1;		/* measured window, simulated ns */
+	uint64_t wall_ns;		/* not simulated: the window, wall ns */
 	double lat_mean;
 	uint64_t p50, p99, p999, lat_max;
 };
@@ -636,6 +678,9 @@ static int stats_of(const struct zrun *run, unsigned int a, unsigned int b,
 	}
 	if (st->t0 == UINT64_MAX || st->t0 > st->t1)
 		st->t0 = st->t1;
+	/* A real device: the jobs' clocks are only their own commands'
+	 * wall latencies one after the other; rates are over wall time. */
+	st->wall_ns = run->time ? 0 : run->sched_wall_ns;
 	qsort(lat, n, sizeof(*lat), cmp_u32);
 	st->lat_mean = n ? sum / (double)n : 0;
 	st->p50 = pct(lat, n, 0.50);
@@ -649,8 +694,9 @@ static int stats_of(const struct zrun *run, unsigned int a, unsigned int b,
 static void put_stats(FILE *f, const struct stats *st, const char *ind)
 {
 	double secs = (double)(st->t1 - st->t0) / NS;
-	double iops = secs > 0 ? (double)st->ios / secs : 0;
-	double bw = secs > 0 ? (double)st->bytes / secs : 0;
+	double rsecs = st->wall_ns ? (double)st->wall_ns / NS : secs;
+	double iops = rsecs > 0 ? (double)st->ios / rsecs : 0;
+	double bw = rsecs > 0 ? (double)st->bytes / rsecs : 0;
 
 	fprintf(f, "%s\"ios\": %llu,\n", ind, (unsigned long long)st->ios);
 	fprintf(f, "%s\"bytes\": %llu,\n", ind, (unsigned long long)st->bytes);
@@ -663,6 +709,8 @@ static void put_stats(FILE *f, const struct stats *st, const char *ind)
 	fprintf(f, "%s\"write_bytes\": %llu,\n", ind,
 		(unsigned long long)st->wr_bytes);
 	fprintf(f, "%s\"sim_time_s\": %.9f,\n", ind, secs);
+	fprintf(f, "%s\"rate_basis\": \"%s\",\n", ind,
+		st->wall_ns ? "wall" : "simulated");
 	fprintf(f, "%s\"iops\": %.3f,\n", ind, iops);
 	fprintf(f, "%s\"bw_bytes_per_s\": %.3f,\n", ind, bw);
 	fprintf(f, "%s\"bw_mib_per_s\": %.3f,\n", ind, bw / 1048576.0);
@@ -691,6 +739,7 @@ struct rep_result {
 	struct stats total;
 	struct zdev_stats dev;
 	uint64_t resets, finishes, user_writes;
+	uint64_t zone_unusable, block_groups, commits;
 	double wall_s;
 	uint64_t nr_jobs;
 };
@@ -724,8 +773,7 @@ static int write_summary(struct zrun *run, const char *dir,
 	fprintf(f, ",\n  \"target\": ");
 	json_str(f, run->ops->name);
 	fprintf(f, ",\n  \"device\": ");
-	json_str(f, run->set.device[0] ? run->set.device :
-					 default_device(run->set.profile));
+	json_str(f, run_device(run));
 	fprintf(f, ",\n  \"profile\": ");
 	json_str(f, run->time ? run->set.profile : "none (wall clock)");
 	fprintf(f, ",\n  \"zone_append\": %s,\n", run->set.zone_append ?
@@ -781,8 +829,11 @@ static int write_summary(struct zrun *run, const char *dir,
 	fprintf(f, "  \"zone_resets\": %llu,\n  \"zone_finishes\": %llu,\n",
 		(unsigned long long)r0->resets,
 		(unsigned long long)r0->finishes);
-	fprintf(f, "  \"zone_unusable\": 0,\n  \"block_groups\": 0,\n"
-		   "  \"commits\": 0,\n");
+	fprintf(f, "  \"zone_unusable\": %llu,\n  \"block_groups\": %llu,\n"
+		   "  \"commits\": %llu,\n",
+		(unsigned long long)r0->zone_unusable,
+		(unsigned long long)r0->block_groups,
+		(unsigned long long)r0->commits);
 	fprintf(f, "  \"crash_points\": [");
 	for (i = 0; i < run->set.nr_crash; i++) {
 		fprintf(f, "%s", i ? ", " : "");
@@ -795,19 +846,16 @@ static int write_summary(struct zrun *run, const char *dir,
 	}
 	fprintf(f, "],\n  \"runs\": [\n");
 	for (i = 0; i < nr_reps; i++) {
+		const struct stats *rt = &reps[i].total;
+		uint64_t win = rt->wall_ns ? rt->wall_ns : rt->t1 - rt->t0;
+
 		fprintf(f, "    {\"seed\": %llu, \"iops\": %.3f, "
 			   "\"bw_mib_per_s\": %.3f, \"lat_mean_ns\": %.3f, "
 			   "\"sim_time_s\": %.9f, \"wall_time_s\": %.3f}%s\n",
 			(unsigned long long)(run->set.seed + i),
-			reps[i].total.t1 > reps[i].total.t0 ?
-				(double)reps[i].total.ios * NS /
-					(double)(reps[i].total.t1 -
-						 reps[i].total.t0) : 0.0,
-			reps[i].total.t1 > reps[i].total.t0 ?
-				(double)reps[i].total.bytes * NS /
-					(double)(reps[i].total.t1 -
-						 reps[i].total.t0) /
-					1048576.0 : 0.0,
+			win ? (double)rt->ios * NS / (double)win : 0.0,
+			win ? (double)rt->bytes * NS / (double)win /
+				      1048576.0 : 0.0,
 			reps[i].total.lat_mean,
 			(double)(reps[i].total.t1 - reps[i].total.t0) / NS,
 			reps[i].wall_s, i + 1 < nr_reps ? "," : "");
@@ -903,8 +951,7 @@ static int write_config(struct zrun *run, const char *dir, const char *src,
 		   "zone_append=%s\nnodesize=%u\ntreelog=%s\n"
 		   "repetitions=%u\nseed=%llu\ntrace=%s\ninterval=%lluus\n"
 		   "prefill=%s\n",
-		run->set.device[0] ? run->set.device :
-				     default_device(run->set.profile),
+		run_device(run),
 		run->set.profile, run->ops->name,
 		run->set.zone_append ? "on" : "off", run->set.nodesize,
 		run->set.treelog ? "on" : "off", run->set.repetitions,
@@ -996,13 +1043,23 @@ static int one_rep(struct zrun *run, const char *dir, struct rep_result *r)
 		run->zone_resets = 0;
 		run->zone_finishes = 0;
 	}
-	ret = ret ?: schedule(run);
+	if (!ret) {
+		uint64_t s0 = wall_ns();
+
+		ret = schedule(run);
+		run->sched_wall_ns = wall_ns() - s0;
+	}
 	if (!ret) {
 		unsigned int i;
 
 		for (i = 0; i < run->nr_jobs; i++)
 			if (!run->jobs[i].is_done)
 				finish_job(run, &run->jobs[i]);
+		if (run->ops->finish)
+			run->ops->finish(run);
+		r->zone_unusable = run->fs_zone_unusable;
+		r->block_groups = run->fs_block_groups;
+		r->commits = run->fs_commits;
 		ret = stats_of(run, 0, run->nr_jobs, &r->total);
 		zdev_get_stats(run->dev, &r->dev);
 		for (i = 0; i < ZDEV_NR_CLASSES * ZDEV_NR_OPS; i++) {

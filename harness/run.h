@@ -14,8 +14,8 @@
  * only wall-clock time applies.
  *
  * Targets plug in through struct zrun_target_ops: the raw device (fio's
- * zonemode=zbd) is built (run_raw.c); the file-system target (run_fs.c)
- * waits for the file layer and returns -EOPNOTSUPP.
+ * zonemode=zbd) is run_raw.c, the file-system target (files of a zcow
+ * file system) run_fs.c.
  *
  * Who may include this: harness/ and tests/.
  */
@@ -85,6 +85,9 @@ struct zrun_target_ops {
 	/* fsync (is_data_only: fdatasync) of the job's files / the device. */
 	int (*fsync)(struct zrun *run, struct zrun_job *job, bool is_data_only,
 		     uint64_t now, uint64_t *done_ret);
+	/* Optional: after the jobs, before the statistics are taken: fill
+	 * zone_resets/zone_finishes and the fs_* counters of struct zrun. */
+	void (*finish)(struct zrun *run);
 	/* Tear down (unmount). */
 	void (*close)(struct zrun *run);
 };
@@ -133,6 +136,12 @@ struct zrun {
 	uint64_t now_max;		/* simulated end */
 	uint64_t zone_resets, zone_finishes;
 	struct zdev_stats *base;	/* device counters before the jobs */
+	/* File-system counters (fs target, its finish hook). */
+	bool has_fs_stats;
+	uint64_t fs_zone_unusable;	/* bytes freed below wps, no cap gap */
+	uint64_t fs_block_groups;	/* block groups at the end */
+	uint64_t fs_commits;		/* commits during the jobs */
+	uint64_t sched_wall_ns;		/* wall time of the jobs' phase */
 	void *tpriv;			/* the target's state */
 	char err[ZFIO_ERR_LEN];
 	bool is_quiet;

@@ -3,71 +3,480 @@
  * The file-system target: fio jobs on files of a zcow file system (the
  * seed experiment: 16 jobs of 4 KiB random writes, zone_append on/off).
  *
- * NOT BUILT YET: it needs the file layer (zcow_create / zcow_pwrite /
- * zcow_fsync / zcow_unlink over the zone-append data path, in core/).
- * Until then every scenario that is not zonemode=zbd fails cleanly here.
+ * open:     every zone the device holds open, closed or written is reset
+ *           first (a previous user may have left zones active; mkfs would
+ *           reset only the non-empty ones), then mkfs (nodesize, uuids from
+ *           the run's seed) and mount (zone_append=off: no_zone_append).
+ *           Set-up is untimed: the timing model is detached.
+ * job_init: the job's files, as fio names and sizes them: filename= (one
+ *           file shared by every clone) or nrfiles files named
+ *           "jobname.clone.filenum" in directory= (created with its
+ *           parents); filesize= per file, else size/nrfiles; the job's
+ *           range is the files one after the other (file = offset /
+ *           filesize: fio's file_service_type=sequential, not roundrobin).
+ *           Without create_on_open the files are created here (untimed);
+ *           with it, at the job's first I/O.  Jobs that read get their
+ *           files laid out with data first (untimed), as fio does.
+ * do_io:    zcow_pwrite / zcow_pread at the offset in the file, one call
+ *           per operation, timed: ztime_set_now(now) before the call, the
+ *           completion is ztime_max_done() = the last device command the
+ *           call caused (data write, and any commit it triggered).
+ * fsync:    zcow_fsync / zcow_fdatasync of the job's files, timed alike.
+ * finish:   fs counters for summary.json (zone resets from the device
+ *           counters, zone_unusable, block groups, commits).
+ * close:    unlink the files of jobs with unlink=1, unmount (untimed).
  *
- * What the file layer fills in (this file only; run.c stays as it is):
- *   fs_open:     mkfs + mount on run->dev with run->set.nodesize,
- *                run->set.treelog, run->set.zone_append; keep the mount in
- *                run->tpriv.
- *   fs_job_init: create the job's nrfiles files (filename/directory,
- *                filesize or size/nrfiles; create_on_open), set
- *                job->range_len to the file bytes.
- *   fs_do_io:    ztime_set_now(run->time, now) if run->time, then
- *                zcow_pwrite/zcow_pread at the offset in the job's file;
- *                *done_ret = ztime_max_done(run->time) (the completion of
- *                the device commands the call issued).
- *   fs_fsync:    zcow_fsync / fdatasync the job's files, same timing.
- *   fs_close:    unlink (if the job says so) and unmount; fill
- *                run->zone_resets from the fs; summary.json's
- *                zone_unusable, block_groups and commits come from the fs
- *                stats (write_summary() in run.c prints 0 for now).
+ * Concurrency.  The scheduler submits one operation at a time, so the fs
+ * never sees two writers at once; the overlap of concurrent jobs lives in
+ * the timing model.  zcow_pwrite issues its device command at once and
+ * returns, the model charges it from the job's submit time: with
+ * zone_append=on every job's Zone Append to the open data block group
+ * shares that zone's append slots (several in flight); with
+ * zone_append=off the plain write at the write pointer waits for the
+ * zone write lock, i.e. for the previous write to that zone to complete.
+ * That is the fs's plain_lock (allocation + submission serialized per
+ * block group) as the device sees it: writes to one data block group are
+ * strictly one after the other in simulated time.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
 
 #include "run.h"
+#include "zcow.h"
+#include "zdev.h"
+#include "zsim.h"
+#include "ztime.h"
+
+struct fs_file {
+	char path[ZFIO_VAL_LEN * 2 + 64];
+	struct zcow_file *f;
+};
+
+struct fs_job {
+	struct fs_file *files;
+	uint32_t nr_files;
+	uint64_t filesize;
+	bool is_open;
+};
+
+struct fs_run {
+	struct zcow_fs *fs;
+	void *buf;
+	uint64_t buf_len;
+	uint64_t commits_base;
+	bool has_base;
+};
+
+static struct fs_run *to_fs(struct zrun *run)
+{
+	return run->tpriv;
+}
+
+static uint64_t wall(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Command timing: simulated via the attached model, else wall clock. */
+struct tick {
+	uint64_t now, w0;
+};
+
+static void tick_start(struct zrun *run, struct tick *tk, uint64_t now)
+{
+	tk->now = now;
+	tk->w0 = run->time ? 0 : wall();
+	if (run->time)
+		ztime_set_now(run->time, now);
+}
+
+static uint64_t tick_done(struct zrun *run, const struct tick *tk)
+{
+	if (run->time)
+		return ztime_max_done(run->time);
+	return tk->now + (wall() - tk->w0);
+}
+
+static void untimed(struct zrun *run, bool is_on)
+{
+	if (run->time)
+		ztime_attach(run->dev, is_on ? NULL : run->time);
+}
+
+/* Reset every sequential zone that is not empty or is open/closed. */
+static int reset_active(struct zrun *run)
+{
+	const struct zdev_info *info = &run->dev->info;
+	struct zdev_zone *zz;
+	uint64_t z = 0, from = 0;
+	unsigned int i, n;
+	int ret = 0;
+
+	if (!info->is_zoned)
+		return 0;
+	zz = calloc(256, sizeof(*zz));
+	if (!zz)
+		return -ENOMEM;
+	while (z < info->nr_zones && !ret) {
+		n = 256;
+		ret = zdev_report(run->dev, from, zz, &n);
+		if (!ret && !n)
+			ret = -EIO;
+		for (i = 0; !ret && i < n && z < info->nr_zones; i++, z++) {
+			enum zdev_zone_cond c = zz[i].cond;
+
+			if (c == ZDEV_COND_IMP_OPEN || c == ZDEV_COND_EXP_OPEN ||
+			    c == ZDEV_COND_CLOSED || c == ZDEV_COND_FULL)
+				ret = zdev_zone_mgmt(run->dev, ZDEV_ZONE_RESET,
+						     zz[i].start,
+						     info->zone_size,
+						     ZDEV_CLASS_ZONE);
+		}
+		from = z * info->zone_size;
+	}
+	free(zz);
+	if (ret)
+		zrun_errf(run, "resetting the device's active zones: %s",
+			  strerror(-ret));
+	return ret;
+}
 
 static int fs_open(struct zrun *run)
 {
-	zrun_errf(run, "target fs: the file layer is not built yet (needs "
-		       "zcow_create/zcow_pwrite/zcow_fsync in core/; fill in "
-		       "harness/run_fs.c). Jobs without zonemode=zbd run on "
-		       "files; use zonemode=zbd for the raw device");
-	return -EOPNOTSUPP;
+	struct zcow_mkfs_opts mko = { .nodesize = run->set.nodesize,
+				      .seed = run->seed };
+	struct zcow_mount_opts mo = { .no_zone_append = !run->set.zone_append };
+	struct fs_run *fr;
+	int ret;
+
+	if (strstr(run->dev->spec, "data=off")) {
+		zrun_errf(run, "target fs: the device '%s' keeps no data "
+			       "(data=off) but the file system reads its "
+			       "metadata back; drop data=off", run->dev->spec);
+		return -EINVAL;
+	}
+	fr = calloc(1, sizeof(*fr));
+	if (!fr)
+		return -ENOMEM;
+	run->tpriv = fr;
+	untimed(run, true);
+	ret = reset_active(run);
+	if (!ret) {
+		ret = zcow_mkfs(run->dev, &mko);
+		if (ret)
+			zrun_errf(run, "mkfs on '%s': %s", run->dev->spec,
+				  strerror(-ret));
+	}
+	if (!ret) {
+		ret = zcow_mount(run->dev, &mo, &fr->fs);
+		if (ret)
+			zrun_errf(run, "mount '%s': %s", run->dev->spec,
+				  strerror(-ret));
+	}
+	untimed(run, false);
+	return ret;
+}
+
+/* mkdir -p of @dir (untimed). */
+static int make_dirs(struct zrun *run, const char *dir)
+{
+	char p[ZFIO_VAL_LEN + 2];
+	size_t i, len;
+	int ret;
+
+	snprintf(p, sizeof(p), "%s", dir);
+	len = strlen(p);
+	for (i = 1; i <= len; i++) {
+		if (p[i] != '/' && p[i] != '\0')
+			continue;
+		if (i && p[i - 1] == '/')
+			continue;
+		p[i] = '\0';
+		if (p[0] && strcmp(p, "/")) {
+			ret = zcow_mkdir(to_fs(run)->fs, p);
+			if (ret && ret != -EEXIST) {
+				zrun_errf(run, "mkdir '%s': %s", p,
+					  strerror(-ret));
+				return ret;
+			}
+		}
+		if (i < len)
+			p[i] = '/';
+	}
+	return 0;
+}
+
+static int open_files(struct zrun *run, struct zrun_job *job)
+{
+	struct fs_job *fj = job->tpriv;
+	uint32_t i;
+	int ret;
+
+	for (i = 0; i < fj->nr_files; i++) {
+		struct fs_file *ff = &fj->files[i];
+
+		ret = zcow_open(to_fs(run)->fs, ff->path, O_RDWR | O_CREAT,
+				&ff->f);
+		if (ret) {
+			zrun_errf(run, "%s:%d: job '%s': open '%s': %s",
+				  job->fio->file, job->fio->line,
+				  job->fio->name, ff->path, strerror(-ret));
+			return ret;
+		}
+	}
+	fj->is_open = true;
+	return 0;
+}
+
+static int need_buf(struct fs_run *fr, uint64_t len)
+{
+	void *b;
+
+	if (len <= fr->buf_len)
+		return 0;
+	b = realloc(fr->buf, len);
+	if (!b)
+		return -ENOMEM;
+	memset(b, 0xa5, len);
+	fr->buf = b;
+	fr->buf_len = len;
+	return 0;
 }
 
 static int fs_job_init(struct zrun *run, struct zrun_job *job)
 {
-	(void)job;
-	return fs_open(run);
+	const struct zfio_job *f = job->fio;
+	struct fs_run *fr = to_fs(run);
+	uint64_t total = fr->fs->writable_bytes, zs = run->dev->info.zone_size;
+	uint64_t size, fsize;
+	struct fs_job *fj;
+	uint32_t i, nr = f->nrfiles ? f->nrfiles : 1;
+	const char *dir = f->directory[0] ? f->directory : "/";
+	int ret;
+
+	fj = calloc(1, sizeof(*fj));
+	if (!fj)
+		return -ENOMEM;
+	job->tpriv = fj;
+	if (f->filename[0])
+		nr = 1;
+	fj->files = calloc(nr, sizeof(*fj->files));
+	if (!fj->files)
+		return -ENOMEM;
+	fj->nr_files = nr;
+	size = f->size.is_set ? zfio_size_bytes(&f->size, total, zs, f->bs) : 0;
+	fsize = f->filesize.is_set ?
+			zfio_size_bytes(&f->filesize, total, zs, f->bs) :
+			size / nr;
+	if (!size)
+		size = fsize * nr;
+	fsize -= fsize % f->bs;
+	if (!fsize) {
+		zrun_errf(run, "%s:%d: job '%s': a file needs size= or "
+			       "filesize= of at least bs (%llu bytes)",
+			  f->file, f->line, f->name,
+			  (unsigned long long)f->bs);
+		return -EINVAL;
+	}
+	if (f->bs % ZCOW_SECTORSIZE) {
+		zrun_errf(run, "%s:%d: job '%s': bs=%llu is not a multiple "
+			       "of the 4 KiB block", f->file, f->line, f->name,
+			  (unsigned long long)f->bs);
+		return -EINVAL;
+	}
+	fj->filesize = fsize;
+	for (i = 0; i < nr; i++) {
+		struct fs_file *ff = &fj->files[i];
+		const char *sep = dir[strlen(dir) - 1] == '/' ? "" : "/";
+
+		if (f->filename[0])
+			snprintf(ff->path, sizeof(ff->path), "%s%s%s", dir,
+				 sep, f->filename);
+		else
+			snprintf(ff->path, sizeof(ff->path), "%s%s%s.%u.%u",
+				 dir, sep, f->name, job->clone, i);
+	}
+	job->range_start = 0;
+	job->range_len = fsize * nr;
+	job->bytes_goal = size * f->loops;	/* run.c drops it if time_based */
+	ret = need_buf(fr, f->bs);
+	if (ret)
+		return ret;
+	untimed(run, true);
+	ret = make_dirs(run, dir);
+	if (!ret && (!f->create_on_open || zfio_rw_has_read(f->rw)))
+		ret = open_files(run, job);
+	if (!ret && zfio_rw_has_read(f->rw)) {
+		/* Lay the files out with data, as fio does for reads. */
+		uint64_t off;
+
+		for (i = 0; i < nr && !ret; i++) {
+			struct zcow_stat st;
+
+			ret = zcow_fstat(fj->files[i].f, &st);
+			for (off = st.size; !ret && off < fsize; off += f->bs) {
+				int64_t n = zcow_pwrite(fj->files[i].f, fr->buf,
+							f->bs, off);
+
+				ret = n < 0 ? (int)n : 0;
+			}
+		}
+		if (!ret)
+			ret = zcow_sync(fr->fs);
+		if (ret)
+			zrun_errf(run, "%s:%d: job '%s': laying out the files: "
+				       "%s", f->file, f->line, f->name,
+				  strerror(-ret));
+	}
+	untimed(run, false);
+	return ret;
 }
 
 static int fs_do_io(struct zrun *run, struct zrun_job *job, enum zrun_op op,
 		    uint64_t off, uint64_t len, uint64_t now,
 		    uint64_t *len_ret, uint64_t *done_ret)
 {
-	(void)job;
-	(void)op;
-	(void)off;
-	(void)len;
+	struct fs_run *fr = to_fs(run);
+	struct fs_job *fj = job->tpriv;
+	struct fs_file *ff;
+	struct tick tk;
+	int64_t n;
+	int ret;
+
 	*len_ret = 0;
 	*done_ret = now;
-	return fs_open(run);
+	if (!fr->has_base) {
+		fr->commits_base = fr->fs->cstats.nr_commits;
+		fr->has_base = true;
+	}
+	if (op == ZRUN_OP_TRIM) {
+		zrun_errf(run, "job '%s': trim is not supported on files",
+			  job->fio->name);
+		return -EOPNOTSUPP;
+	}
+	tick_start(run, &tk, now);
+	if (!fj->is_open) {
+		ret = open_files(run, job);
+		if (ret)
+			return ret;
+	}
+	ff = &fj->files[(off / fj->filesize) % fj->nr_files];
+	off %= fj->filesize;
+	if (len > fj->filesize - off)
+		len = fj->filesize - off;
+	if (op == ZRUN_OP_WRITE)
+		n = zcow_pwrite(ff->f, fr->buf, len, off);
+	else
+		n = zcow_pread(ff->f, fr->buf, len, off);
+	if (n < 0) {
+		zrun_errf(run, "job '%s': %s of %llu at %llu in '%s': %s",
+			  job->fio->name, op == ZRUN_OP_WRITE ? "write" : "read",
+			  (unsigned long long)len, (unsigned long long)off,
+			  ff->path, strerror((int)-n));
+		return (int)n;
+	}
+	*len_ret = op == ZRUN_OP_READ && !n ? len : (uint64_t)n;
+	*done_ret = tick_done(run, &tk);
+	return 0;
 }
 
 static int fs_fsync(struct zrun *run, struct zrun_job *job, bool is_data_only,
 		    uint64_t now, uint64_t *done_ret)
 {
-	(void)job;
-	(void)is_data_only;
+	struct fs_job *fj = job->tpriv;
+	struct tick tk;
+	uint32_t i;
+	int ret = 0;
+
 	*done_ret = now;
-	return fs_open(run);
+	if (!fj->is_open)
+		return 0;
+	tick_start(run, &tk, now);
+	for (i = 0; i < fj->nr_files && !ret; i++)
+		ret = is_data_only ? zcow_fdatasync(fj->files[i].f) :
+				     zcow_fsync(fj->files[i].f);
+	if (ret) {
+		zrun_errf(run, "job '%s': %s: %s", job->fio->name,
+			  is_data_only ? "fdatasync" : "fsync", strerror(-ret));
+		return ret;
+	}
+	*done_ret = tick_done(run, &tk);
+	return 0;
+}
+
+static void fs_finish(struct zrun *run)
+{
+	struct fs_run *fr = to_fs(run);
+	struct zcow_fs *fs = fr->fs;
+	struct zdev_stats now;
+	uint64_t i, unusable = 0, bgs = 0;
+	unsigned int c;
+
+	for (i = 0; i < fs->nr_bgs; i++) {
+		const struct zcow_bg *bg = fs->bgs[i];
+		uint64_t gap = bg->length - bg->capacity;
+
+		/* Freed below the write pointer; not the capacity gap. */
+		unusable += bg->zone_unusable > gap ? bg->zone_unusable - gap :
+						      0;
+		bgs++;
+	}
+	run->fs_zone_unusable = unusable;
+	run->fs_block_groups = bgs;
+	run->fs_commits = fs->cstats.nr_commits -
+			  (fr->has_base ? fr->commits_base : 0);
+	run->has_fs_stats = true;
+	zdev_get_stats(run->dev, &now);
+	run->zone_resets = 0;
+	run->zone_finishes = 0;
+	for (c = 0; c < ZDEV_NR_CLASSES; c++) {
+		run->zone_resets += now.cmds[c][ZDEV_OP_RESET] -
+				    (run->base ? run->base->cmds[c][ZDEV_OP_RESET] :
+						 0);
+		run->zone_finishes +=
+			now.cmds[c][ZDEV_OP_FINISH] -
+			(run->base ? run->base->cmds[c][ZDEV_OP_FINISH] : 0);
+	}
 }
 
 static void fs_close(struct zrun *run)
 {
-	(void)run;
+	struct fs_run *fr = to_fs(run);
+	unsigned int i;
+	uint32_t k;
+
+	if (!fr)
+		return;
+	untimed(run, true);
+	for (i = 0; i < run->nr_jobs; i++) {
+		struct zrun_job *j = &run->jobs[i];
+		struct fs_job *fj = j->tpriv;
+
+		if (!fj)
+			continue;
+		for (k = 0; k < fj->nr_files; k++) {
+			if (fj->files[k].f)
+				zcow_close(fj->files[k].f);
+			if (fr->fs && j->fio->unlink && fj->is_open)
+				zcow_unlink(fr->fs, fj->files[k].path);
+		}
+		free(fj->files);
+		free(fj);
+		j->tpriv = NULL;
+	}
+	if (fr->fs)
+		zcow_unmount(fr->fs);
+	untimed(run, false);
+	free(fr->buf);
+	free(fr);
+	run->tpriv = NULL;
 }
 
 const struct zrun_target_ops zrun_fs_target = {
@@ -76,5 +485,6 @@ const struct zrun_target_ops zrun_fs_target = {
 	.job_init = fs_job_init,
 	.do_io = fs_do_io,
 	.fsync = fs_fsync,
+	.finish = fs_finish,
 	.close = fs_close,
 };

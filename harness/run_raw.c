@@ -119,6 +119,38 @@ static int raw_open(struct zrun *run)
 				wp = info->zone_capacity;
 			else
 				wp = zz[i].wp - zz[i].start;
+			/*
+			 * A zone a previous user left open or closed is
+			 * active and counts against the device's limits
+			 * (writes to new zones would fail with EOVERFLOW):
+			 * an empty one is reset, one with data finished
+			 * (its data stays readable).  Untimed set-up.
+			 */
+			if (zz[i].cond == ZDEV_COND_IMP_OPEN ||
+			    zz[i].cond == ZDEV_COND_EXP_OPEN ||
+			    zz[i].cond == ZDEV_COND_CLOSED) {
+				enum zdev_zone_action act = wp ?
+					ZDEV_ZONE_FINISH : ZDEV_ZONE_RESET;
+
+				if (run->time)
+					ztime_attach(run->dev, NULL);
+				ret = zdev_zone_mgmt(run->dev, act,
+						     zz[i].start,
+						     info->zone_size,
+						     ZDEV_CLASS_ZONE);
+				if (run->time)
+					ztime_attach(run->dev, run->time);
+				if (ret) {
+					zrun_errf(run, "closing the active "
+						       "zone at %llu: %s",
+						  (unsigned long long)
+							  zz[i].start,
+						  strerror(-ret));
+					goto out;
+				}
+				if (wp)
+					wp = info->zone_capacity;
+			}
 			raw->zones[z].wp = wp;
 			raw->valid += wp;
 		}

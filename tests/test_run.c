@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * The runner end to end: raw-device runs in simulated time, determinism of
- * summary.json, the fs stub's clean failure, and sweep.py + plot.py.
+ * summary.json, the fs target (counters, determinism, append vs write),
+ * profile=instant with time_based, and sweep.py + plot.py.
  */
 #include <check.h>
 #include <errno.h>
@@ -12,6 +13,7 @@
 #include <unistd.h>
 
 #include "run.h"
+#include "zdev.h"
 #include "tests.h"
 
 #define RES "/tmp/zcow-test-run"
@@ -154,14 +156,154 @@ START_TEST(test_run_zone_reset_gc_example_resets_zones)
 }
 END_TEST
 
-START_TEST(test_run_fs_target_fails_cleanly_until_file_layer)
+static char *run_fs(const char *const *sets, unsigned int nr)
 {
 	char *dir = NULL;
 
 	ck_assert_int_eq(zrun_scenario("configs/seed-zone-append.scenario",
-				       NULL, 0, RES, true, &dir),
-			 -EOPNOTSUPP);
-	ck_assert_ptr_null(dir);
+				       sets, nr, RES, true, &dir), 0);
+	return dir;
+}
+
+START_TEST(test_run_fs_seed_counts_commits_bgs_and_exact_bytes)
+{
+	const char *sets[] = { "runtime=10ms", "numjobs=4" };
+	char *d = run_fs(sets, 2), *s = summary_no_wall(d);
+	double wr = json_num(s, "\"write_bytes\""), data;
+	double sb, meta, wa;
+
+	ck_assert(strstr(s, "\"target\": \"fs\""));
+	ck_assert(json_num(s, "\"commits\"") >= 4);	/* end_fsync x 4 */
+	ck_assert(json_num(s, "\"block_groups\"") >= 3);
+	ck_assert(wr > 0);
+	/* Every 4 KiB write is one 4 KiB data command, nothing else. */
+	data = json_num(s, "\"data\"");
+	ck_assert_msg(data == wr, "data %f != written %f", data, wr);
+	sb = json_num(s, "\"sb\"");
+	meta = json_num(s, "\"meta\"");
+	ck_assert(meta > 0 && sb > 0);
+	wa = json_num(s, "\"write_amplification\"");
+	ck_assert_msg(wa > (data + sb + meta) / wr - 1e-6 &&
+		      wa < (data + sb + meta) / wr + 1e-6, "wa %f", wa);
+	ck_assert(json_num(s, "\"append\"") * 4096 == data);
+	free(s);
+	free(d);
+}
+END_TEST
+
+START_TEST(test_run_fs_same_scenario_twice_is_byte_identical)
+{
+	const char *sets[] = { "runtime=5ms", "numjobs=3", "zone_append=on" };
+	char *d1 = run_fs(sets, 3), *d2 = run_fs(sets, 3);
+	char *s1 = summary_no_wall(d1), *s2 = summary_no_wall(d2);
+	char p1[1024], p2[1024], *i1, *i2;
+
+	ck_assert_str_ne(d1, d2);
+	ck_assert_str_eq(s1, s2);
+	snprintf(p1, sizeof(p1), "%s/intervals.csv", d1);
+	snprintf(p2, sizeof(p2), "%s/intervals.csv", d2);
+	i1 = slurp(p1);
+	i2 = slurp(p2);
+	ck_assert_str_eq(i1, i2);
+	free(i1);
+	free(i2);
+	free(s1);
+	free(s2);
+	free(d1);
+	free(d2);
+}
+END_TEST
+
+/* The seed mechanism: appends share one zone, plain writes wait for its
+ * zone write lock (zn540: ~132K vs ~85K at 16 jobs). */
+START_TEST(test_run_fs_16_jobs_append_beats_write)
+{
+	const char *a[] = { "runtime=10ms", "zone_append=on" };
+	const char *w[] = { "runtime=10ms", "zone_append=off" };
+	char *da = run_fs(a, 2), *dw = run_fs(w, 2);
+	char *sa = summary_no_wall(da), *sw = summary_no_wall(dw);
+	double ia = json_num(sa, "\"iops\""), iw = json_num(sw, "\"iops\"");
+
+	ck_assert_msg(ia / iw > 1.3 && ia / iw < 1.7, "%f / %f", ia, iw);
+	ck_assert(json_num(sw, "\"write\"") > 0);
+	free(sa);
+	free(sw);
+	free(da);
+	free(dw);
+}
+END_TEST
+
+/* profile=instant: a time_based job ends (1 us charged per operation). */
+START_TEST(test_run_instant_time_based_ends)
+{
+	const char *sets[] = { "runtime=2ms", "numjobs=2",
+			       "profile=instant" };
+	char *d = run_fs(sets, 3), *s = summary_no_wall(d);
+
+	ck_assert(json_num(s, "\"ios\"") > 0);
+	free(s);
+	free(d);
+	d = run_raw(sets, 3);
+	free(d);
+}
+END_TEST
+
+/* docs/vm.md: a run that starts on zones a previous user left open hit
+ * EOVERFLOW; both targets now make them inactive first. */
+START_TEST(test_run_starts_on_zones_left_open)
+{
+	const char *img = "/tmp/zcow-test-run-open.img";
+	static const char *const targets[] = { "raw", "fs" };
+	char dev[256], buf[4096] = { 0 }, *dir = NULL;
+	struct zdev *d;
+	unsigned int t, z;
+	FILE *f;
+
+	for (t = 0; t < 2; t++) {
+		unlink(img);
+		snprintf(dev, sizeof(dev), "sim:image=%s,zones=32,"
+			 "zone_size=8M,max_open=8,max_active=8", img);
+		ck_assert_int_eq(zdev_open(dev, &d), 0);
+		for (z = 0; z < 8; z++)	/* 8 active zones: the limit */
+			ck_assert_int_eq(zdev_write(d, buf, sizeof(buf),
+						    (uint64_t)(z + 16) << 23,
+						    0, ZDEV_CLASS_OTHER), 0);
+		zdev_close(d);
+		f = fopen("/tmp/zcow-test-open.scenario", "w");
+		fprintf(f, "[j]\nrw=randwrite\nbs=4k\nsize=%s\n%s"
+			   "numjobs=2\ntime_based\nruntime=2ms\n"
+			   "[zcow]\nprofile=zn540\ndevice=sim:image=%s\n"
+			   "zone_append=on\n",
+			(t & 1) ? "8m" : "64m", (t & 1) ? "" : "zonemode=zbd\n", img);
+		fclose(f);
+		ck_assert_msg(zrun_scenario("/tmp/zcow-test-open.scenario",
+					    NULL, 0, RES, true, &dir) == 0,
+			      "target %s (%u)", targets[t & 1], t);
+		free(dir);
+		dir = NULL;
+	}
+	unlink(img);
+	unlink("/tmp/zcow-test-open.scenario");
+}
+END_TEST
+
+/* A device without a timing model: rates over the wall time of the run. */
+START_TEST(test_run_fs_on_file_device_rates_over_wall_time)
+{
+	const char *sets[] = { "runtime=3ms", "numjobs=2",
+			       "device=file:/tmp/zcow-test-run.img,"
+			       "zone_size=8M,size=128M,create" };
+	char *d, *s;
+
+	unlink("/tmp/zcow-test-run.img");
+	d = run_fs(sets, 3);
+	s = summary_no_wall(d);
+	ck_assert(strstr(s, "\"rate_basis\": \"wall\""));
+	ck_assert(strstr(s, "\"simulated\": false"));
+	ck_assert(json_num(s, "\"iops\"") > 0);
+	unlink("/tmp/zcow-test-run.img");
+	free(s);
+	free(d);
 }
 END_TEST
 
@@ -218,7 +360,12 @@ Suite *run_suite(void)
 	tcase_add_test(tc, test_run_raw_1_job_write_qd1_85k);
 	tcase_add_test(tc, test_run_seq_128k_reaches_bandwidth_ceiling);
 	tcase_add_test(tc, test_run_zone_reset_gc_example_resets_zones);
-	tcase_add_test(tc, test_run_fs_target_fails_cleanly_until_file_layer);
+	tcase_add_test(tc, test_run_fs_seed_counts_commits_bgs_and_exact_bytes);
+	tcase_add_test(tc, test_run_fs_same_scenario_twice_is_byte_identical);
+	tcase_add_test(tc, test_run_fs_16_jobs_append_beats_write);
+	tcase_add_test(tc, test_run_instant_time_based_ends);
+	tcase_add_test(tc, test_run_starts_on_zones_left_open);
+	tcase_add_test(tc, test_run_fs_on_file_device_rates_over_wall_time);
 	tcase_add_test(tc, test_run_bad_zcow_option_names_file_line);
 	tcase_add_test(tc, test_run_sweep_and_plot_write_png_svg_tables);
 	suite_add_tcase(s, tc);
