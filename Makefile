@@ -37,7 +37,8 @@ LDLIBS_ALL := $(ZBD_LIBS) $(ISAL_LIBS) -pthread -lm $(LDLIBS)
 CORE_SRC := $(wildcard core/*.c)
 SIM_SRC := $(wildcard sim/*.c)
 # The workload runner (zcow run) is a library so the tests link it too.
-RUN_SRC := harness/fio.c harness/run.c harness/run_raw.c harness/run_fs.c
+RUN_SRC := harness/fio.c harness/run.c harness/run_raw.c harness/run_fs.c \
+	harness/crash.c
 TOOL_SRC := $(filter-out $(RUN_SRC),$(wildcard harness/*.c))
 TEST_SRC := $(wildcard tests/*.c)
 

@@ -8,14 +8,17 @@
  *   2. split into write commands of at most max_extent bytes (the device's
  *      max append size with zone append): one command = one data extent;
  *   3. per command, under the fs lock: reserve len bytes in a data block
- *      group (strictly sequential accounting at its allocation offset) and
+ *      group (strictly sequential accounting at its allocation offset;
+ *      up to data_zones groups are filled at once, inode I writes to
+ *      slot I % data_zones: pick_data_bg_locked) and
  *      count the write in flight for the inode; unlock;
  *   4. outside the lock: crc32c per block, then
  *        zone_append=on, sequential zone: Zone Append to the zone start;
  *          the device says where it landed (any order among threads);
  *        zone_append=off, sequential zone: a plain write at the reserved
  *          offset = the write pointer, reservation and write both under
- *          plain_lock so submissions reach the zone in allocation order;
+ *          the block group's plain lock so submissions reach the zone in
+ *          allocation order (other groups are written meanwhile);
  *        conventional zone (emulated zones): a plain write at the
  *          reserved offset;
  *   5. under the lock: the data EXTENT_ITEM, the EXTENT_CSUM item and the
@@ -373,21 +376,6 @@ static uint64_t free_zones(struct zcow_fs *fs)
 	return nz > fs->nr_bgs ? nz - fs->nr_bgs : 0;
 }
 
-static bool has_data_room(struct zcow_fs *fs, uint64_t len)
-{
-	uint64_t i;
-
-	for (i = 0; i < fs->nr_bgs; i++) {
-		struct zcow_bg *b = fs->bgs[i];
-
-		if ((b->flags & ZCOW_BG_TYPE_MASK) == ZCOW_BG_DATA &&
-		    !b->is_ro && !b->is_removing && !b->is_deleted &&
-		    b->alloc_offset + len <= b->capacity)
-			return true;
-	}
-	return false;
-}
-
 static bool has_reclaimable(struct zcow_fs *fs)
 {
 	uint64_t i;
@@ -399,24 +387,85 @@ static bool has_reclaimable(struct zcow_fs *fs)
 	return false;
 }
 
-/*
- * Reserve @len bytes of data space.  A new data chunk may not take the
- * last META_RESERVE_ZONES free zones (the commit needs them for
- * metadata).  When nothing is free, commit (pinned space becomes
- * unusable, whole unusable groups are removed and reset) and retry.
- */
-static int reserve_data_locked(struct zcow_fs *fs, uint64_t len,
-			       uint64_t *logical_ret)
+/* Is @bg the block group of a data slot other than @slot? */
+static bool is_other_slot(struct zcow_files *fl, const struct zcow_bg *bg,
+			  uint32_t slot)
 {
-	int attempt, err;
+	uint32_t i;
 
+	for (i = 0; i < fl->data_zones; i++)
+		if (i != slot && fl->data_active[i] == bg->start)
+			return true;
+	return false;
+}
+
+/*
+ * Data block groups being filled (active zones): sequential, not full,
+ * written to or held by a slot.
+ */
+static uint32_t open_data_bgs(struct zcow_fs *fs)
+{
+	uint32_t n = 0;
+	uint64_t i;
+
+	for (i = 0; i < fs->nr_bgs; i++) {
+		struct zcow_bg *b = fs->bgs[i];
+
+		if (zcow_bg_has_room(b, ZCOW_BG_DATA, BS) && b->is_seq &&
+		    (b->alloc_offset || is_other_slot(fs->files, b,
+						      UINT32_MAX)))
+			n++;
+	}
+	return n;
+}
+
+/*
+ * The data block group for a write of @len bytes of inode @ino: slot
+ * ino % data_zones keeps its group while it has room; else the lowest
+ * group with room that no other slot holds, else a new chunk while fewer
+ * than data_zones data groups are open and a new data chunk may not take
+ * the last META_RESERVE_ZONES free zones (the commit needs them for
+ * metadata), else any group with room (shared with another slot).  When
+ * nothing is free, commit (pinned space becomes unusable, whole unusable
+ * groups are removed and reset) and retry.
+ */
+static int pick_data_bg_locked(struct zcow_fs *fs, uint64_t ino, uint64_t len,
+			       struct zcow_bg **bg_ret)
+{
+	struct zcow_files *fl = fs->files;
+	uint32_t slot = (uint32_t)(ino % fl->data_zones);
+	int attempt, err;
+	uint64_t i;
+
+	if (fs->read_only)
+		return -EROFS;
 	for (attempt = 0;; attempt++) {
-		if (has_data_room(fs, len) ||
-		    free_zones(fs) > META_RESERVE_ZONES) {
-			err = zcow_bg_reserve(fs, ZCOW_BG_DATA, len,
-					      logical_ret);
-			if (err != -ENOSPC)
+		struct zcow_bg *bg = NULL;
+
+		if (fl->data_active[slot]) {
+			bg = zcow_bg_lookup(fs, fl->data_active[slot]);
+			if (!zcow_bg_has_room(bg, ZCOW_BG_DATA, len))
+				bg = NULL;
+		}
+		for (i = 0; !bg && i < fs->nr_bgs; i++)
+			if (zcow_bg_has_room(fs->bgs[i], ZCOW_BG_DATA, len) &&
+			    !is_other_slot(fl, fs->bgs[i], slot))
+				bg = fs->bgs[i];
+		if (!bg && free_zones(fs) > META_RESERVE_ZONES &&
+		    open_data_bgs(fs) < fl->data_zones) {
+			err = zcow_chunk_alloc(fs, ZCOW_BG_DATA, &bg);
+			if (err && err != -ENOSPC)
 				return err;
+			if (!err && !zcow_bg_has_room(bg, ZCOW_BG_DATA, len))
+				bg = NULL;
+		}
+		for (i = 0; !bg && i < fs->nr_bgs; i++)
+			if (zcow_bg_has_room(fs->bgs[i], ZCOW_BG_DATA, len))
+				bg = fs->bgs[i];
+		if (bg) {
+			fl->data_active[slot] = bg->start;
+			*bg_ret = bg;
+			return 0;
 		}
 		if (attempt >= 2 || !has_reclaimable(fs))
 			return -ENOSPC;
@@ -581,8 +630,10 @@ static int write_extent(struct zcow_file *f, const uint8_t *buf,
 	uint64_t logical, landed, b, dropped = 0;
 	struct zcow_inode in;
 	struct zcow_fext fe;
-	struct zcow_bg *bg;
+	struct zcow_bg *bg = NULL;
 	bool plain = !fl->zone_append;
+	pthread_mutex_t *plock, *want;
+	uint64_t plock_bg = 0;
 	int err;
 
 	csums = malloc(len / BS * 4);
@@ -590,22 +641,42 @@ static int write_extent(struct zcow_file *f, const uint8_t *buf,
 		return -ENOMEM;
 	for (b = 0; b < len; b += BS)
 		csums[b / BS] = htole32(zcow_crc32c(buf + b, BS));
-	if (plain)
-		pthread_mutex_lock(&fl->plain_lock);
-	LOCK(fs);
-	err = fs->error ? -EIO : 0;
+	plock = NULL;
+	for (;;) {
+		LOCK(fs);
+		err = fs->error ? -EIO : 0;
+		if (!err)
+			err = pick_data_bg_locked(fs, f->ino, len, &bg);
+		if (err || !plain)
+			break;
+		want = &fl->plain_locks[(bg->physical /
+					 fs->dev->info.zone_size) %
+					ZCOW_PLAIN_LOCKS];
+		if (plock == want && plock_bg == bg->start)
+			break;
+		/*
+		 * zone_append=off: reservation and plain write of one block
+		 * group run under its plain lock, taken before the fs lock;
+		 * check the pick again once it is held.
+		 */
+		plock_bg = bg->start;
+		UNLOCK(fs);
+		if (plock)
+			pthread_mutex_unlock(plock);
+		plock = want;
+		pthread_mutex_lock(plock);
+	}
 	if (!err)
-		err = reserve_data_locked(fs, len, &logical);
+		err = zcow_bg_reserve_in(fs, bg, len, &logical);
 	if (!err) {
 		err = inflight_add_locked(fl, f->root, f->ino);
 		if (err)	/* nothing written: the offset may rewind */
 			zcow_bg_release(fs, logical, len, false);
 	}
-	bg = err ? NULL : zcow_bg_lookup(fs, logical);
 	UNLOCK(fs);
 	if (err) {
-		if (plain)
-			pthread_mutex_unlock(&fl->plain_lock);
+		if (plock)
+			pthread_mutex_unlock(plock);
 		free(csums);
 		return err;
 	}
@@ -625,8 +696,8 @@ static int write_extent(struct zcow_file *f, const uint8_t *buf,
 				 ZDEV_CLASS_DATA);
 		landed = logical;
 	}
-	if (plain)
-		pthread_mutex_unlock(&fl->plain_lock);
+	if (plock)
+		pthread_mutex_unlock(plock);
 	LOCK(fs);
 	if (!err && (landed < bg->start ||
 		     landed + len > bg->start + bg->alloc_offset)) {

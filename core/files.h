@@ -12,8 +12,10 @@
  * Locking: one mutex per file system (files->lock) serializes every tree
  * operation and every change of block-group accounting.  Device writes of
  * file data run outside it (zone append lets them complete in any order);
- * files->plain_lock serializes reservation + plain write per sequential
- * data block group when zone_append=off.
+ * files->plain_locks[zone % ZCOW_PLAIN_LOCKS] serializes reservation +
+ * plain write per sequential data block group when zone_append=off (lock
+ * order: plain lock, then files->lock).  Up to data_zones data block
+ * groups are written at once: a write of inode I goes to slot I % N.
  *
  * Who may include it: core/ only.
  */
@@ -50,6 +52,14 @@
 /* Largest data extent (one write command) when the device has no append
  * limit (conventional zones, zone_append=off). */
 #define ZCOW_MAX_EXTENT			(1ULL << 20)
+/* Active data block groups (mount option data_zones=N): at most this. */
+#define ZCOW_MAX_DATA_ZONES		16
+/* Active zones kept for everything but data when sizing data_zones:
+ * system 1, metadata 2 (the open group and the next), superblock log
+ * one per mirror (ZCOW_SB_MIRROR_MAX). */
+#define ZCOW_NONDATA_ACTIVE_ZONES	6
+/* Plain-write order locks, one per zone modulo this (zone_append=off). */
+#define ZCOW_PLAIN_LOCKS		64
 
 /* Decoded struct btrfs_inode_item (the fields zcow uses). */
 struct zcow_inode {
@@ -93,7 +103,12 @@ struct zcow_snap {
 struct zcow_files {
 	pthread_mutex_t lock;		/* metadata: trees, accounting */
 	pthread_cond_t cond;		/* an in-flight write finished */
-	pthread_mutex_t plain_lock;	/* zone_append=off: per-bg order */
+	/* zone_append=off: reservation + plain write of a block group run
+	 * under plain_locks[zone % ZCOW_PLAIN_LOCKS] (per-bg order) */
+	pthread_mutex_t plain_locks[ZCOW_PLAIN_LOCKS];
+	uint32_t data_zones;		/* active data block groups (slots) */
+	/* logical start of each slot's data block group, 0 = none yet */
+	uint64_t data_active[ZCOW_MAX_DATA_ZONES];
 	bool zone_append;
 	uint64_t next_ino;
 	uint64_t max_extent;		/* bytes per data write command */

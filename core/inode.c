@@ -1065,9 +1065,40 @@ int zcow_root_dir_locked(struct zcow_fs *fs)
 	return err;
 }
 
+/*
+ * The number of active data block groups: @want (0 = 4), clamped to what
+ * the device's active/open zone limit leaves after the non-data zones,
+ * at least 1, at most ZCOW_MAX_DATA_ZONES.
+ */
+static uint32_t data_zones_for(struct zcow_fs *fs, uint32_t want)
+{
+	const struct zdev_info *info = &fs->dev->info;
+	uint32_t limit = info->max_active, n = want ? want : 4, avail;
+
+	if (info->max_open && (!limit || info->max_open < limit))
+		limit = info->max_open;
+	if (n > ZCOW_MAX_DATA_ZONES) {
+		zlog_warn(TAG, "data_zones=%u: at most %u", n,
+			  ZCOW_MAX_DATA_ZONES);
+		n = ZCOW_MAX_DATA_ZONES;
+	}
+	if (limit) {
+		avail = limit > ZCOW_NONDATA_ACTIVE_ZONES ?
+				limit - ZCOW_NONDATA_ACTIVE_ZONES : 1;
+		if (n > avail) {
+			if (want)
+				zlog_warn(TAG, "data_zones=%u: the device allows %u active zones, using %u",
+					  want, limit, avail);
+			n = avail;
+		}
+	}
+	return n;
+}
+
 int zcow_files_mount(struct zcow_fs *fs, const struct zcow_mount_opts *opts)
 {
 	struct zcow_files *fl;
+	int i;
 	struct zcow_key start = { UINT64_MAX, 0, 0 }, k;
 	struct zcow_tree_iter it;
 	int err;
@@ -1077,7 +1108,8 @@ int zcow_files_mount(struct zcow_fs *fs, const struct zcow_mount_opts *opts)
 		return -ENOMEM;
 	pthread_mutex_init(&fl->lock, NULL);
 	pthread_cond_init(&fl->cond, NULL);
-	pthread_mutex_init(&fl->plain_lock, NULL);
+	for (i = 0; i < ZCOW_PLAIN_LOCKS; i++)
+		pthread_mutex_init(&fl->plain_locks[i], NULL);
 	fl->zone_append = !(opts && opts->no_zone_append) &&
 			  fs->dev->info.max_append > 0;
 	fl->max_extent = ZCOW_MAX_EXTENT;
@@ -1086,6 +1118,7 @@ int zcow_files_mount(struct zcow_fs *fs, const struct zcow_mount_opts *opts)
 				 fs->dev->info.max_append % ZCOW_SECTORSIZE;
 	fl->commit_bytes = opts && opts->commit_bytes ? opts->commit_bytes :
 							256ULL << 20;
+	fl->data_zones = data_zones_for(fs, opts ? opts->data_zones : 0);
 	fs->files = fl;
 	/* The highest objectid of the fs tree + 1 (btrfs: find_highest). */
 	fl->next_ino = ZCOW_FIRST_FREE_OBJECTID + 1;
@@ -1123,6 +1156,7 @@ fail:
 void zcow_files_unmount(struct zcow_fs *fs)
 {
 	struct zcow_files *fl = fs->files;
+	int i;
 
 	if (!fl)
 		return;
@@ -1134,7 +1168,8 @@ void zcow_files_unmount(struct zcow_fs *fs)
 	free(fl->inflight);
 	pthread_mutex_destroy(&fl->lock);
 	pthread_cond_destroy(&fl->cond);
-	pthread_mutex_destroy(&fl->plain_lock);
+	for (i = 0; i < ZCOW_PLAIN_LOCKS; i++)
+		pthread_mutex_destroy(&fl->plain_locks[i]);
 	free(fl);
 	fs->files = NULL;
 }
@@ -1161,6 +1196,13 @@ int zcow_mount_opts_parse(const char *s, struct zcow_mount_opts *opts)
 		} else if (!strcmp(key, "commit_bytes")) {
 			if (zdev_parse_size(val, &opts->commit_bytes))
 				goto bad;
+		} else if (!strcmp(key, "data_zones")) {
+			char *end;
+			unsigned long n = strtoul(val, &end, 10);
+
+			if (!*val || *end || n == 0 || n > ZCOW_MAX_DATA_ZONES)
+				goto bad;
+			opts->data_zones = (uint32_t)n;
 		} else if (!strcmp(key, "nodatacow") ||
 			   !strcmp(key, "nodatasum")) {
 			zlog_err(TAG, "mount option %s refused: zoned file systems write data copy-on-write with checksums only (no in-place overwrite)",

@@ -712,6 +712,9 @@ out:
 	return ret;
 }
 
+/* Test-only ordering mutations (zcow.h); 0 in every real run. */
+int zcow_fault_mutation;
+
 int zcow_commit(struct zcow_fs *fs)
 {
 	struct zcow_super_block *sb = NULL;
@@ -753,6 +756,23 @@ int zcow_commit(struct zcow_fs *fs)
 	sb->generation = htole64(fs->transid);
 	sb->flags |= htole64(ZCOW_SUPER_FLAG_WRITTEN);
 	fill_backup_root(fs, sb);
+	/* Test-only mutation 1 (docs/crash.md): reset the removed block
+	 * groups before the commit that drops them is durable. */
+	if (zcow_fault_mutation == ZCOW_MUT_RESET_BEFORE_COMMIT)
+		for (i = 0; i < fs->nr_bgs; i++) {
+			struct zcow_bg *mbg = fs->bgs[i];
+			bool all;
+
+			/* groups this commit empties (pinned space counted
+			 * as unusable already): the previous superblock
+			 * still references their data */
+			all = mbg->zone_unusable + mbg->pinned == mbg->length &&
+			      !mbg->used && !mbg->reserved;
+			if ((all || mbg->is_deleted) && mbg->is_seq &&
+			    !(mbg->flags & ZCOW_BG_SYSTEM))
+				zdev_reset_zone(fs->dev, mbg->physical,
+						ZDEV_CLASS_ZONE);
+		}
 	/*
 	 * ORDER: the nodes are durable before the superblock that points at
 	 * them: zcow_sb_write_all() flushes first, then writes every mirror

@@ -402,9 +402,25 @@ int zcow_bg_reserve(struct zcow_fs *fs, uint64_t flags, uint64_t len,
 		ret = zcow_chunk_alloc(fs, flags, &bg);
 		if (ret)
 			return ret;
-		if (len > bg->capacity)
-			return -ENOSPC;
 	}
+	return zcow_bg_reserve_in(fs, bg, len, logical_ret);
+}
+
+bool zcow_bg_has_room(const struct zcow_bg *bg, uint64_t flags, uint64_t len)
+{
+	return bg && (bg->flags & ZCOW_BG_TYPE_MASK) == flags && !bg->is_ro &&
+	       !bg->is_removing && !bg->is_deleted &&
+	       bg->alloc_offset + len <= bg->capacity;
+}
+
+int zcow_bg_reserve_in(struct zcow_fs *fs, struct zcow_bg *bg, uint64_t len,
+		       uint64_t *logical_ret)
+{
+	if (fs->read_only)
+		return -EROFS;
+	if (bg->is_ro || bg->is_removing || bg->is_deleted ||
+	    bg->alloc_offset + len > bg->capacity)
+		return -ENOSPC;
 	/* Strictly sequential: the only place space is handed out. */
 	*logical_ret = bg->start + bg->alloc_offset;
 	bg->alloc_offset += len;

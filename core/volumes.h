@@ -144,6 +144,16 @@ int zcow_bg_reserve(struct zcow_fs *fs, uint64_t flags, uint64_t len,
 		    uint64_t *logical_ret);
 
 /*
+ * Reserve @len bytes in @bg itself, at its allocation offset.  Returns 0
+ * and *logical_ret, -ENOSPC (no room, read-only or removed group), -EROFS.
+ */
+int zcow_bg_reserve_in(struct zcow_fs *fs, struct zcow_bg *bg, uint64_t len,
+		       uint64_t *logical_ret);
+
+/* True when @bg is a usable group of type @flags with room for @len. */
+bool zcow_bg_has_room(const struct zcow_bg *bg, uint64_t flags, uint64_t len);
+
+/*
  * Give a reservation back.  Unwritten (@is_written false) and the last
  * allocation of its group: the allocation offset rewinds.  Otherwise the
  * bytes stay below the offset and become zone_unusable.

@@ -45,6 +45,11 @@ struct zcow_mount_opts {
 	bool no_zone_append;
 	/* files: commit after this many bytes of data writes; 0 = 256 MiB */
 	uint64_t commit_bytes;
+	/* files: data_zones=N, active data block groups written at once
+	 * (writers spread by inode number: slot = ino % N); 0 = default
+	 * min(4, max_active/max_open - ZCOW_NONDATA_ACTIVE_ZONES), at least
+	 * 1; a larger N is clamped to that device limit (with a warning). */
+	uint32_t data_zones;
 };
 
 /* A delayed reference change of one tree block (applied at commit). */
@@ -123,6 +128,22 @@ struct zcow_tree *zcow_fs_tree(struct zcow_fs *fs, uint64_t objectid);
  * state).  zcow_commit_super() is the same call.
  */
 int zcow_commit(struct zcow_fs *fs);
+
+/*
+ * TEST-ONLY ordering mutations (docs/crash.md): a runtime switch that
+ * defaults to 0 and is set only by tests/test_crash.c to prove the crash
+ * oracles can fail.  Nothing else may set it.
+ *   ZCOW_MUT_RESET_BEFORE_COMMIT: reset removed block groups' zones
+ *	before the superblock that drops them is written;
+ *   ZCOW_MUT_SB_BEFORE_FLUSH: write the superblock without flushing
+ *	the metadata (and data) it points at first.
+ */
+enum {
+	ZCOW_MUT_NONE,
+	ZCOW_MUT_RESET_BEFORE_COMMIT,
+	ZCOW_MUT_SB_BEFORE_FLUSH,
+};
+extern int zcow_fault_mutation;
 
 /* Internal to core/: set up / load / free the trees of @fs. */
 int zcow_fs_create_trees(struct zcow_fs *fs);

@@ -38,6 +38,7 @@ struct zcow_cmd {
 	CMD("stat", cmd_stat, "print a file's inode")                       \
 	CMD("bench-fs", cmd_bench_fs, "file-layer write benchmark (sim)")    \
 	CMD("run", cmd_run, "run a scenario (fio jobs + [zcow]), write results") \
+	CMD("crash", cmd_crash, "crash-consistency campaign (configs/crash-*)") \
 	CMD("conform", cmd_conform, "check the device rules on DEV (destroys data)")
 
 #define CMD(name, fn, summary) int fn(int argc, char **argv);

@@ -29,14 +29,16 @@
  * Concurrency.  The scheduler submits one operation at a time, so the fs
  * never sees two writers at once; the overlap of concurrent jobs lives in
  * the timing model.  zcow_pwrite issues its device command at once and
- * returns, the model charges it from the job's submit time: with
- * zone_append=on every job's Zone Append to the open data block group
+ * returns, the model charges it from the job's submit time.  Each job's
+ * file goes to one of the data_zones (default 4) open data block groups
+ * (inode number % data_zones): with zone_append=on its Zone Append
  * shares that zone's append slots (several in flight); with
  * zone_append=off the plain write at the write pointer waits for the
  * zone write lock, i.e. for the previous write to that zone to complete.
- * That is the fs's plain_lock (allocation + submission serialized per
- * block group) as the device sees it: writes to one data block group are
- * strictly one after the other in simulated time.
+ * That is the fs's per-block-group plain lock (allocation + submission
+ * serialized per block group) as the device sees it: writes to one data
+ * block group are strictly one after the other in simulated time, the
+ * groups run side by side.
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -197,9 +197,11 @@ static void trace(void *arg, const struct zdev_trace_rec *r)
 
 START_TEST(test_data_threads_append_one_bg_reorders_and_reads_back)
 {
-	/* Large zones: every thread's appends go to the same block group. */
+	/* Large zones, one data zone: every thread's appends go to the
+	 * same block group. */
+	struct zcow_mount_opts mo = { .data_zones = 1 };
 	struct zdev *dev = new_sim(16, 0, 64 * MiB);
-	struct zcow_fs *fs = mkfs_mount(dev, NULL);
+	struct zcow_fs *fs = mkfs_mount(dev, &mo);
 	struct tracer tr = { .lock = PTHREAD_MUTEX_INITIALIZER };
 	struct zcow_statfs st;
 
@@ -215,7 +217,7 @@ START_TEST(test_data_threads_append_one_bg_reorders_and_reads_back)
 					     ZSIM_RULE_WRITE_NOT_AT_WP), 0);
 	verify_all(fs, false, 64 * 16384);
 	zdev_set_trace(dev, NULL, NULL);
-	fs = remount(fs, NULL);
+	fs = remount(fs, &mo);
 	verify_all(fs, false, 64 * 16384);
 	ck_assert_int_eq(zcow_unmount(fs), 0);
 	zdev_close(dev);
@@ -288,6 +290,101 @@ START_TEST(test_data_16_threads_one_file_and_many_files)
 	verify_all(fs, false, 24 * 4096 * 3);
 	ck_assert_uint_eq(zsim_nr_violations(zsim_from_dev(dev),
 					     ZSIM_RULE_WRITE_NOT_AT_WP), 0);
+	ck_assert_int_eq(zcow_unmount(fs), 0);
+	zdev_close(dev);
+}
+END_TEST
+
+/*
+ * data_zones=4: 4 writer threads on 4 files (consecutive inode numbers,
+ * slots ino % 4) fill 4 different data block groups (zones) at once, one
+ * file per zone, with appends or (plain) writes at each zone's write
+ * pointer; every file reads back exactly, before and after a remount.  A
+ * device allowing 8 active zones gets 2 (8 - 6 kept for non-data).
+ */
+START_TEST(test_data_4_zones_4_writers)
+{
+	struct zcow_mount_opts mo = { .no_zone_append = _i % 2 };
+	struct zdev *dev = new_sim(16, 0, 64 * MiB);
+	struct zcow_fs *fs;
+	struct zcow_mount_opts parsed = { 0 };
+	pthread_t th[4];
+	struct job jobs[4];
+	char path[32];
+	uint64_t i, nr_data = 0;
+	int t;
+
+	ck_assert_int_eq(zcow_mount_opts_parse("data_zones=4", &parsed), 0);
+	ck_assert_uint_eq(parsed.data_zones, 4);
+	ck_assert_int_eq(zcow_mount_opts_parse("data_zones=0", &parsed),
+			 -EINVAL);
+	mo.data_zones = 4;
+	fs = mkfs_mount(dev, &mo);
+	for (t = 0; t < 4; t++) {
+		jobs[t] = (struct job){ .fs = fs, .id = t, .bs = 8192,
+					.nr = 64 };
+		ck_assert_int_eq(pthread_create(&th[t], NULL, writer, &jobs[t]),
+				 0);
+	}
+	for (t = 0; t < 4; t++) {
+		pthread_join(th[t], NULL);
+		ck_assert_int_eq(jobs[t].err, 0);
+	}
+	ck_assert_int_eq(zcow_sync(fs), 0);
+	/* One file per zone: 4 data groups holding 512 KiB each. */
+	for (i = 0; i < fs->nr_bgs; i++) {
+		struct zcow_bg *bg = fs->bgs[i];
+
+		if (!(bg->flags & ZCOW_BG_DATA) || !bg->used)
+			continue;
+		nr_data++;
+		ck_assert_uint_eq(bg->used, 64 * 8192);
+	}
+	ck_assert_uint_eq(nr_data, 4);
+	ck_assert_uint_eq(zsim_nr_violations(zsim_from_dev(dev),
+					     ZSIM_RULE_WRITE_NOT_AT_WP), 0);
+	for (t = 0; t < 4; t++) {
+		snprintf(path, sizeof(path), "/f%d", t);
+		verify_file(fs, path, (uint64_t)t, 64 * 8192);
+	}
+	fs = remount(fs, &mo);
+	for (t = 0; t < 4; t++) {
+		snprintf(path, sizeof(path), "/f%d", t);
+		verify_file(fs, path, (uint64_t)t, 64 * 8192);
+	}
+	ck_assert_int_eq(zcow_unmount(fs), 0);
+	zdev_close(dev);
+
+	/* max_active 8: data_zones=4 is clamped to 2. */
+	{
+		struct zsim_config cfg = { .nr_zones = 16,
+					   .zone_size = 64 * MiB, .seed = 11,
+					   .max_append = 64 * 1024,
+					   .max_open = 8, .max_active = 8 };
+
+		ck_assert_int_eq(zsim_create(&cfg, &dev), 0);
+	}
+	fs = mkfs_mount(dev, &mo);
+	for (t = 0; t < 4; t++) {
+		jobs[t] = (struct job){ .fs = fs, .id = t, .bs = 8192,
+					.nr = 16 };
+		ck_assert_int_eq(pthread_create(&th[t], NULL, writer, &jobs[t]),
+				 0);
+	}
+	for (t = 0; t < 4; t++) {
+		pthread_join(th[t], NULL);
+		ck_assert_int_eq(jobs[t].err, 0);
+	}
+	nr_data = 0;
+	for (i = 0; i < fs->nr_bgs; i++)
+		if ((fs->bgs[i]->flags & ZCOW_BG_DATA) && fs->bgs[i]->used)
+			nr_data++;
+	ck_assert_uint_eq(nr_data, 2);
+	fs = remount(fs, &mo);
+	for (t = 0; t < 4; t++) {
+		snprintf(path, sizeof(path), "/f%d", t);
+		verify_file(fs, path, (uint64_t)t, 16 * 8192);
+	}
 	ck_assert_int_eq(zcow_unmount(fs), 0);
 	zdev_close(dev);
 }
@@ -495,6 +592,7 @@ Suite *data_suite(void)
 	tcase_add_test(tc, test_data_large_write_split_at_max_append);
 	tcase_add_test(tc, test_data_plain_writes_serialized_at_wp);
 	tcase_add_test(tc, test_data_16_threads_one_file_and_many_files);
+	tcase_add_loop_test(tc, test_data_4_zones_4_writers, 0, 2);
 	tcase_add_test(tc, test_data_corrupt_block_is_eio);
 	tcase_add_test(tc, test_data_enospc_fill_delete_reuse);
 	tcase_add_loop_test(tc, test_data_power_cut_keeps_every_fsynced_file,

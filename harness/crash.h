@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * zcrash: crash-consistency campaigns (docs/crash.md).
+ *
+ * A campaign is a scenario file (configs/crash-*.scenario) naming a device,
+ * a workload (the fio job it includes, or a built-in generator), crash
+ * points, loss policies and seeds.  zcrash runs each workload once uncut
+ * on the simulator to count its persist points and to record what was
+ * acknowledged (an in-memory model of the namespace and file contents at
+ * every commit), then for every (crash point x loss policy x seed) replays
+ * the workload on a fresh simulated device up to the cut, power-cycles,
+ * mounts and runs the oracles.
+ *
+ * Who may include this: harness/ and tests/.
+ */
+#ifndef ZCOW_CRASH_H
+#define ZCOW_CRASH_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* The oracles (docs/crash.md); index 0 is unused. */
+enum zcrash_oracle {
+	ZCRASH_OK,
+	ZCRASH_MOUNT,		/* 1: mount succeeds */
+	ZCRASH_CHECK,		/* 2: zcow_check finds nothing */
+	ZCRASH_GEN,		/* 3: sb generation >= last acknowledged */
+	ZCRASH_ACKED,		/* 4: acknowledged data and namespace */
+	ZCRASH_ATOMIC,		/* 5: unsynced data old or new per block */
+	ZCRASH_DEVICE,		/* 6: device trace (wp, resets) */
+	ZCRASH_NR_ORACLES
+};
+
+struct zcrash_opts {
+	bool quick;		/* the campaign's quick variant */
+	bool is_quiet;		/* no table, no repro lines on stdout */
+	bool no_results;	/* write no results folder */
+	const char *results;	/* parent of the results folder; NULL:
+				 * the scenario's or "results" */
+	const char *repro;	/* run only this repro line */
+	uint64_t max_cases;	/* 0 = all */
+};
+
+struct zcrash_summary {
+	uint64_t nr_workloads;
+	uint64_t nr_points;	/* crash points (per workload, summed) */
+	uint64_t tried;		/* crash states checked */
+	uint64_t passed;
+	uint64_t violations;	/* cases with at least one violation */
+	uint64_t by_oracle[ZCRASH_NR_ORACLES];
+	double seconds;
+	char first_repro[512];	/* the first violation's repro line */
+	char dir[512];		/* results folder ("" if none) */
+};
+
+
+
+
+/*
+ * Run a campaign (or one repro line when opts->repro is set; @scenario
+ * may then be NULL).  Returns 0 when every case passed, 1 when a
+ * violation was found, or -errno (bad scenario, printed to stderr).
+ */
+int zcrash_run(const char *scenario, const struct zcrash_opts *opts,
+	       struct zcrash_summary *sum);
+
+#endif /* ZCOW_CRASH_H */
