@@ -111,13 +111,42 @@ def fio_job(path):
     return w
 
 
+def zcow_job(path):
+    """The job totals of `zcow run`'s summary.json, as fio_job() gives."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            z = json.load(f)
+    except (OSError, ValueError):
+        return None
+    t = z.get("total") or {}
+    lat = t.get("lat_ns") or {}
+    return {"bytes": t.get("write_bytes", 0),
+            "bw": t.get("bw_bytes_per_s", 0.0),
+            "iops": t.get("iops", 0.0),
+            "p50_us": lat.get("p50", 0) / 1000,
+            "p99_us": lat.get("p99", 0) / 1000,
+            "p999_us": lat.get("p99.9", 0) / 1000,
+            "zcow": {"rate_basis": t.get("rate_basis"),
+                     "wall_time_s": z.get("wall_time_s"),
+                     "zone_append": z.get("zone_append"),
+                     "own_write_amplification":
+                         z.get("write_amplification"),
+                     "own_zone_resets": z.get("zone_resets"),
+                     "device_bytes_written":
+                         z.get("device_bytes_written"),
+                     "commits": z.get("commits"),
+                     "block_groups": z.get("block_groups")}}
+
+
 def peers(out, guest):
     rows = []
     for peer in ("raw", "btrfs", "zcow"):
-        job = fio_job(os.path.join(guest, f"fio-{peer}.txt"))
+        if peer == "zcow":
+            job = zcow_job(os.path.join(guest, "zcow-summary.json"))
+        else:
+            job = fio_job(os.path.join(guest, f"fio-{peer}.txt"))
         if job is None:
-            rows.append({"peer": peer, "status": "not yet" if peer == "zcow"
-                         else "failed"})
+            rows.append({"peer": peer, "status": "failed"})
             continue
         before = written_bytes(os.path.join(guest, f"zones-{peer}-before.txt"))
         after = written_bytes(os.path.join(guest, f"zones-{peer}-after.txt"))
@@ -135,6 +164,8 @@ def peers(out, guest):
                          round(dev_bytes / job["bytes"], 3)
                          if job["bytes"] else None,
                      "zone_resets": resets or None})
+        if "zcow" in job:
+            rows[-1]["zcow_run"] = job["zcow"]
     lines = ["| peer | MiB/s | IOPS | p50 us | p99 us | p99.9 us | job MiB"
              " | device MiB (wp sum) | WA | zone resets |",
              "|---|---|---|---|---|---|---|---|---|---|"]
@@ -245,11 +276,19 @@ def main():
             continue
         total = z.get("total", {})
         zruns.append({"run": name, "scenario": z.get("scenario"),
+                      "target": z.get("target"),
                       "device": z.get("device"),
                       "zone_append": z.get("zone_append"),
                       "wall_time_s": z.get("wall_time_s"),
+                      "rate_basis": total.get("rate_basis"),
                       "ios": total.get("ios"),
-                      "write_bytes": total.get("write_bytes")})
+                      "write_bytes": total.get("write_bytes"),
+                      "MiB_s": total.get("bw_mib_per_s"),
+                      "iops": total.get("iops"),
+                      "lat_ns": total.get("lat_ns"),
+                      "write_amplification": z.get("write_amplification"),
+                      "zone_resets": z.get("zone_resets"),
+                      "commits": z.get("commits")})
     if zruns:
         summary["zcow_run"] = zruns
     sblog = kv_file(os.path.join(guest, "sblog-result.txt"))

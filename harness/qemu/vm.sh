@@ -115,7 +115,8 @@ build_initramfs() {
 	hash=$( {
 		echo "$kver ${GUEST_BINS[*]} ${MODULES[*]}"
 		cat "$QDIR/guest-init.sh" "$QDIR"/scenarios/*.sh "$0" \
-			"$ROOT"/configs/*.fio "$ROOT"/configs/*.scenario
+			"$ROOT"/configs/*.fio "$ROOT"/configs/*.scenario \
+			"$QDIR"/configs/*.fio "$QDIR"/configs/*.scenario
 		sha256sum "$ROOT/build-static/zcow"
 		for bin in "${GUEST_BINS[@]}"; do
 			path=$(command -v "$bin" || true)
@@ -152,6 +153,9 @@ build_initramfs() {
 	cp "$QDIR"/scenarios/*.sh "$tree/scenarios/"
 	mkdir -p "$tree/configs"
 	cp "$ROOT"/configs/*.fio "$ROOT"/configs/*.scenario "$tree/configs/" \
+		2>/dev/null || true
+	# The VM's own job files (harness/qemu/configs/).
+	cp "$QDIR"/configs/*.fio "$QDIR"/configs/*.scenario "$tree/configs/" \
 		2>/dev/null || true
 	: >"$tree/modules.order"
 	while read -r ko; do

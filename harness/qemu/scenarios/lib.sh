@@ -34,6 +34,28 @@ soft_step() {
 	run_step "$@" || true
 }
 
+# zcow_fs_run NAME [--set k=v ...]: `zcow run /configs/NAME.scenario` with
+# the file-system target on $DEV (mkfs + mount + the jobs on files +
+# unmount), results under $OUT/zrun/.
+zcow_fs_run() {
+	fsname=$1
+	shift
+	zcow run "/configs/$fsname.scenario" --set "device=$DEV" \
+		--results "$OUT/zrun" "$@"
+}
+
+# put_get_roundtrip: a file through the fs and back, across an unmount.
+put_get_roundtrip() {
+	zcow put "$DEV" /bin/zcow /vm-roundtrip.bin &&
+		zcow mount "$DEV" &&
+		zcow get "$DEV" /vm-roundtrip.bin /tmp/vm-roundtrip.bin &&
+		cmp /bin/zcow /tmp/vm-roundtrip.bin &&
+		echo "roundtrip: $(wc -c </tmp/vm-roundtrip.bin) bytes identical"
+	rt_rc=$?
+	rm -f /tmp/vm-roundtrip.bin
+	return $rt_rc
+}
+
 finish() {
 	echo "--- scenario: $STEPS_FAILED failed step(s)"
 	[ "$STEPS_FAILED" -eq 0 ]

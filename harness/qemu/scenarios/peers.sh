@@ -1,10 +1,12 @@
-# peers: the same fio job on the raw namespace (fio zonemode=zbd) and on a
-# file in kernel btrfs (zoned), in one boot; zcow joins once its file layer
-# exists.  Per peer: fio output (normal + JSON), blkzone report before and
-# after (device bytes = sum of write-pointer advances), zone resets from
-# the kernel's NVMe trace (fio's own count too, for the raw device).
+# peers: the same fio job on the raw namespace (fio zonemode=zbd), on a
+# file in kernel btrfs (zoned) and on a file in zcow (`zcow run`, its
+# file-system target: mkfs, mount, the job, unmount), in one boot.  Per
+# peer: the job's output (fio normal + JSON; zcow's summary.json), blkzone
+# report before and after (device bytes = sum of write-pointer advances),
+# zone resets from the kernel's NVMe trace (fio's and zcow's own counts
+# too).  After zcow's run: mount again and `zcow check`.
 # vm.sh turns them into peers.md and summary.json.
-# vm: zones=64 zone_size=64M zone_cap=64M max_open=14 max_active=14 zasl=0 timeout=900 size=512M rw=write bs=128k
+# vm: zones=64 zone_size=64M zone_cap=64M max_open=14 max_active=14 zasl=0 timeout=900 size=512M rw=write bs=128k append=on
 # shellcheck disable=SC2086 # TIME_OPTS is a list of options
 # shellcheck shell=dash
 # shellcheck disable=SC1091 # the guest path of scenarios/lib.sh
@@ -84,8 +86,44 @@ btrfs_peer() {
 		blkzone report "$DEV" >"$OUT/zones-btrfs-after.txt"
 }
 
+# zcow_peer: the same job as a fio job file for `zcow run` (one file in
+# the root directory; zcow's data by Zone Append unless append=off).  The
+# "before" report is of the reset device: zcow's mkfs and its unmount
+# commit are inside the run, so they count in its device bytes.
+zcow_peer() {
+	{
+		echo "[global]"
+		echo "rw=$RW"
+		echo "bs=$BS"
+		echo "size=$SIZE"
+		echo "ioengine=psync"
+		echo "direct=1"
+		echo "end_fsync=1"
+		if [ -n "${ZCOW_RUNTIME:-}" ]; then
+			echo "time_based"
+			echo "runtime=${ZCOW_RUNTIME}s"
+		fi
+		echo "[peer-zcow]"
+	} >"$OUT/zcow-job.fio"
+	blkzone reset "$DEV" &&
+		blkzone report "$DEV" >"$OUT/zones-zcow-before.txt" &&
+		trace_start &&
+		zcow run "$OUT/zcow-job.fio" --set "device=$DEV" \
+			--set "zone_append=${ZCOW_APPEND:-on}" \
+			--results "$OUT/zrun" >"$OUT/zcow-run.txt" 2>&1 &&
+		trace_resets zcow &&
+		blkzone report "$DEV" >"$OUT/zones-zcow-after.txt" &&
+		cp "$(tail -n1 "$OUT/zcow-run.txt")/summary.json" \
+			"$OUT/zcow-summary.json"
+	zp_rc=$?
+	cat "$OUT/zcow-run.txt"
+	return $zp_rc
+}
+
 step raw raw
 step btrfs btrfs_peer
 umount /mnt 2>/dev/null
-echo "not yet (the zcow file layer is not built yet)" >"$OUT/zcow-peer.txt"
+step zcow zcow_peer
+step zcow-mount zcow mount "$DEV"
+step zcow-check zcow check "$DEV"
 finish

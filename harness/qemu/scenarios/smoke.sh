@@ -1,6 +1,11 @@
 # smoke: conformance (passthrough and emulated append), zcow mkfs, mount
-# twice, check, df, dump-super, zone report.  Runs in CI (./run.sh test).
-# A workload joins once the file layer exists (zcow run, configs/).
+# twice, check, df, dump-super, zone report; then zcow on the real device:
+# a short file-system workload (`zcow run`, 4 KiB random writes on files:
+# mkfs, mount, jobs, unmount), mount again, `zcow check` (a failing check
+# fails the run), a put/get round trip.  Runs in CI (./run.sh test).
+# The open/active limits stay small (4 / 6) for the conformance limit
+# rules; the fs workload runs within them (zcow needs about 5 active zones:
+# superblock log, metadata, system, data).
 # vm: zones=32 zone_size=16M zone_cap=12M max_open=4 max_active=6 zasl=4 timeout=240
 # shellcheck shell=dash
 # shellcheck disable=SC1091 # the guest path of scenarios/lib.sh
@@ -13,6 +18,13 @@ step mkfs zcow mkfs "$DEV"
 step mount zcow mount "$DEV"
 step mount-again zcow mount "$DEV"
 step check zcow check "$DEV"
+step fs-run zcow_fs_run vm-fs-randwrite-4k --set runtime=300ms \
+	--set filesize=8m
+step fs-mount-again zcow mount "$DEV"
+step fs-check zcow check "$DEV"
+step fs-ls zcow ls "$DEV" /
+step fs-roundtrip put_get_roundtrip
+step fs-check-2 zcow check "$DEV"
 soft_step df zcow df "$DEV"
 step dump-super zcow dump-super "$DEV"
 step zones zcow zones "$DEV"
