@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "le.h"
 #include "files.h"
 #include "zcow.h"
 #include "zlog.h"
@@ -95,22 +96,6 @@ static void *grow(struct ck *ck, void **arr, uint64_t *nr, uint64_t *cap,
 	((__typeof__((ck)->name))grow(ck, (void **)&(ck)->name,              \
 				      &(ck)->nr_##name, &(ck)->cap_##name,   \
 				      sizeof(*(ck)->name)))
-
-static uint64_t get64(const uint8_t *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, 8);
-	return le64toh(v);
-}
-
-static uint32_t get32(const uint8_t *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, 4);
-	return le32toh(v);
-}
 
 static void get_key(struct zcow_key *k, const uint8_t *p)
 {

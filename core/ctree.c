@@ -19,6 +19,7 @@
  * obtained before the first node changes, so a failing allocator leaves
  * the tree as it was (apart from CoW of the path, which is consistent).
  */
+#include "le.h"
 #include "ctree.h"
 
 #include <endian.h>
@@ -109,34 +110,6 @@ static uint32_t max_ptrs(uint32_t nodesize)
 uint32_t zcow_leaf_max_item_size(uint32_t nodesize)
 {
 	return leaf_space(nodesize) - ITEM_SIZE;
-}
-
-static uint64_t get64(const uint8_t *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, 8);
-	return le64toh(v);
-}
-
-static uint32_t get32(const uint8_t *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, 4);
-	return le32toh(v);
-}
-
-static void put64(uint8_t *p, uint64_t v)
-{
-	v = htole64(v);
-	memcpy(p, &v, 8);
-}
-
-static void put32(uint8_t *p, uint32_t v)
-{
-	v = htole32(v);
-	memcpy(p, &v, 4);
 }
 
 static void get_key(struct zcow_key *key, const uint8_t *p)

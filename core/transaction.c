@@ -33,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "le.h"
 #include "zcow.h"
 #include "zlog.h"
 
@@ -48,26 +49,6 @@
 #define FIRST_FREE_OBJECTID	256ULL
 #define MAX_COMMIT_ROUNDS	64
 #define MAX_WRITE		(1u << 20)	/* bytes per metadata write */
-
-static void put64(uint8_t *p, uint64_t v)
-{
-	v = htole64(v);
-	memcpy(p, &v, 8);
-}
-
-static void put32(uint8_t *p, uint32_t v)
-{
-	v = htole32(v);
-	memcpy(p, &v, 4);
-}
-
-static uint64_t get64(const uint8_t *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, 8);
-	return le64toh(v);
-}
 
 struct zcow_tree *zcow_fs_tree_nr(struct zcow_fs *fs, int i)
 {

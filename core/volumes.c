@@ -2,6 +2,7 @@
 /*
  * Chunks, block groups and the zoned allocator (seeds 003, 004, 005).
  */
+#include "le.h"
 #include "volumes.h"
 
 #include <endian.h>
@@ -14,40 +15,6 @@
 #include "zlog.h"
 
 #define TAG "alloc"
-
-static void put64(uint8_t *p, uint64_t v)
-{
-	v = htole64(v);
-	memcpy(p, &v, 8);
-}
-
-static void put32(uint8_t *p, uint32_t v)
-{
-	v = htole32(v);
-	memcpy(p, &v, 4);
-}
-
-static void put16(uint8_t *p, uint16_t v)
-{
-	v = htole16(v);
-	memcpy(p, &v, 2);
-}
-
-static uint64_t get64(const uint8_t *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, 8);
-	return le64toh(v);
-}
-
-static uint16_t get16(const uint8_t *p)
-{
-	uint16_t v;
-
-	memcpy(&v, p, 2);
-	return le16toh(v);
-}
 
 uint64_t zcow_space_flags(enum zcow_space_type type)
 {

@@ -1206,3 +1206,18 @@ out:
 	free(run);
 	return ret;
 }
+
+void zrun_tick_start(struct zrun *run, struct zrun_tick *tk, uint64_t now)
+{
+	tk->now = now;
+	tk->w0 = run->time ? 0 : wall_ns();
+	if (run->time)
+		ztime_set_now(run->time, now);
+}
+
+uint64_t zrun_tick_done(struct zrun *run, const struct zrun_tick *tk)
+{
+	if (run->time)
+		return ztime_max_done(run->time);
+	return tk->now + (wall_ns() - tk->w0);
+}

@@ -173,4 +173,16 @@ int zrun_scenario(const char *path, const char *const *sets,
 		  unsigned int nr_sets, const char *results_parent,
 		  bool is_quiet, char **dir_ret);
 
+/*
+ * Timing of one target command: zrun_tick_start() before it at the job's
+ * clock @now, zrun_tick_done() after it returns its completion time, from
+ * the timing model when one is attached (simulated), else wall clock.
+ */
+struct zrun_tick {
+	uint64_t now, w0;
+};
+
+void zrun_tick_start(struct zrun *run, struct zrun_tick *tk, uint64_t now);
+uint64_t zrun_tick_done(struct zrun *run, const struct zrun_tick *tk);
+
 #endif /* ZCOW_RUN_H */

@@ -78,34 +78,6 @@ static struct fs_run *to_fs(struct zrun *run)
 	return run->tpriv;
 }
 
-static uint64_t wall(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-/* Command timing: simulated via the attached model, else wall clock. */
-struct tick {
-	uint64_t now, w0;
-};
-
-static void tick_start(struct zrun *run, struct tick *tk, uint64_t now)
-{
-	tk->now = now;
-	tk->w0 = run->time ? 0 : wall();
-	if (run->time)
-		ztime_set_now(run->time, now);
-}
-
-static uint64_t tick_done(struct zrun *run, const struct tick *tk)
-{
-	if (run->time)
-		return ztime_max_done(run->time);
-	return tk->now + (wall() - tk->w0);
-}
-
 static void untimed(struct zrun *run, bool is_on)
 {
 	if (run->time)
@@ -348,7 +320,7 @@ static int fs_do_io(struct zrun *run, struct zrun_job *job, enum zrun_op op,
 	struct fs_run *fr = to_fs(run);
 	struct fs_job *fj = job->tpriv;
 	struct fs_file *ff;
-	struct tick tk;
+	struct zrun_tick tk;
 	int64_t n;
 	int ret;
 
@@ -363,7 +335,7 @@ static int fs_do_io(struct zrun *run, struct zrun_job *job, enum zrun_op op,
 			  job->fio->name);
 		return -EOPNOTSUPP;
 	}
-	tick_start(run, &tk, now);
+	zrun_tick_start(run, &tk, now);
 	if (!fj->is_open) {
 		ret = open_files(run, job);
 		if (ret)
@@ -385,7 +357,7 @@ static int fs_do_io(struct zrun *run, struct zrun_job *job, enum zrun_op op,
 		return (int)n;
 	}
 	*len_ret = op == ZRUN_OP_READ && !n ? len : (uint64_t)n;
-	*done_ret = tick_done(run, &tk);
+	*done_ret = zrun_tick_done(run, &tk);
 	return 0;
 }
 
@@ -393,14 +365,14 @@ static int fs_fsync(struct zrun *run, struct zrun_job *job, bool is_data_only,
 		    uint64_t now, uint64_t *done_ret)
 {
 	struct fs_job *fj = job->tpriv;
-	struct tick tk;
+	struct zrun_tick tk;
 	uint32_t i;
 	int ret = 0;
 
 	*done_ret = now;
 	if (!fj->is_open)
 		return 0;
-	tick_start(run, &tk, now);
+	zrun_tick_start(run, &tk, now);
 	for (i = 0; i < fj->nr_files && !ret; i++)
 		ret = is_data_only ? zcow_fdatasync(fj->files[i].f) :
 				     zcow_fsync(fj->files[i].f);
@@ -409,7 +381,7 @@ static int fs_fsync(struct zrun *run, struct zrun_job *job, bool is_data_only,
 			  is_data_only ? "fdatasync" : "fsync", strerror(-ret));
 		return ret;
 	}
-	*done_ret = tick_done(run, &tk);
+	*done_ret = zrun_tick_done(run, &tk);
 	return 0;
 }
 

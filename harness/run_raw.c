@@ -47,34 +47,6 @@ static struct raw *to_raw(struct zrun *run)
 	return run->tpriv;
 }
 
-static uint64_t wall(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-/* Command timing: simulated via the attached model, else wall clock. */
-struct tick {
-	uint64_t now, w0;
-};
-
-static void tick_start(struct zrun *run, struct tick *tk, uint64_t now)
-{
-	tk->now = now;
-	tk->w0 = run->time ? 0 : wall();
-	if (run->time)
-		ztime_set_now(run->time, now);
-}
-
-static uint64_t tick_done(struct zrun *run, const struct tick *tk)
-{
-	if (run->time)
-		return ztime_max_done(run->time);
-	return tk->now + (wall() - tk->w0);
-}
-
 static int raw_open(struct zrun *run)
 {
 	const struct zdev_info *info = &run->dev->info;
@@ -462,10 +434,10 @@ static int raw_do_io(struct zrun *run, struct zrun_job *job, enum zrun_op op,
 		     uint64_t *len_ret, uint64_t *done_ret)
 {
 	const struct zdev_info *info = &run->dev->info;
-	struct tick tk;
+	struct zrun_tick tk;
 	int ret = 0;
 
-	tick_start(run, &tk, now);
+	zrun_tick_start(run, &tk, now);
 	*len_ret = len;
 	switch (op) {
 	case ZRUN_OP_WRITE:
@@ -485,23 +457,23 @@ static int raw_do_io(struct zrun *run, struct zrun_job *job, enum zrun_op op,
 		break;
 	}
 	}
-	*done_ret = tick_done(run, &tk);
+	*done_ret = zrun_tick_done(run, &tk);
 	return ret;
 }
 
 static int raw_fsync(struct zrun *run, struct zrun_job *job, bool is_data,
 		     uint64_t now, uint64_t *done_ret)
 {
-	struct tick tk;
+	struct zrun_tick tk;
 	int ret;
 
 	(void)job;
 	(void)is_data;
-	tick_start(run, &tk, now);
+	zrun_tick_start(run, &tk, now);
 	ret = zdev_flush(run->dev);
 	if (ret)
 		zrun_errf(run, "flush: %s", strerror(-ret));
-	*done_ret = tick_done(run, &tk);
+	*done_ret = zrun_tick_done(run, &tk);
 	return ret;
 }
 
