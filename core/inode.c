@@ -1193,6 +1193,15 @@ int zcow_mount_opts_parse(const char *s, struct zcow_mount_opts *opts)
 				opts->no_zone_append = true;
 			else
 				goto bad;
+		} else if (!strcmp(key, "treelog")) {
+			if (!strcmp(val, "on"))
+				opts->no_treelog = false;
+			else if (!strcmp(val, "off"))
+				opts->no_treelog = true;
+			else
+				goto bad;
+		} else if (!strcmp(key, "notreelog")) {
+			opts->no_treelog = true;
 		} else if (!strcmp(key, "commit_bytes")) {
 			if (zdev_parse_size(val, &opts->commit_bytes))
 				goto bad;

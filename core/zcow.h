@@ -50,6 +50,10 @@ struct zcow_mount_opts {
 	 * min(4, max_active/max_open - ZCOW_NONDATA_ACTIVE_ZONES), at least
 	 * 1; a larger N is clamped to that device limit (with a warning). */
 	uint32_t data_zones;
+	/* tree-log (issue 9): true = treelog=off, every fsync is a full
+	 * commit; false (0) = fsync writes the file's items to the log tree
+	 * in the dedicated tree-log block group (seed 010). */
+	bool no_treelog;
 };
 
 /* A delayed reference change of one tree block (applied at commit). */
@@ -238,6 +242,12 @@ struct zcow_statfs {
 	uint64_t nr_appends_moved; /* of which landed elsewhere than the
 				    * reservation (device reordered them) */
 	uint64_t nr_data_writes; /* plain data writes since mount */
+	/* fsync (issue 9), since mount */
+	uint64_t nr_fsyncs;	/* fsync + fdatasync calls that wrote */
+	uint64_t nr_log_syncs;	/* ... answered by a tree-log write */
+	uint64_t nr_log_fallbacks; /* ... that could not be logged: full
+				    * commit (treelog=on only) */
+	uint64_t nr_commits;	/* full transaction commits */
 };
 
 struct zcow_dirent {
