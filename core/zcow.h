@@ -140,12 +140,18 @@ int zcow_commit(struct zcow_fs *fs);
  *   ZCOW_MUT_RESET_BEFORE_COMMIT: reset removed block groups' zones
  *	before the superblock that drops them is written;
  *   ZCOW_MUT_SB_BEFORE_FLUSH: write the superblock without flushing
- *	the metadata (and data) it points at first.
+ *	the metadata (and data) it points at first;
+ *   ZCOW_MUT_LOG_DROP_ITEM: fsync leaves the fsynced inode's last file
+ *	extent item out of the log tree;
+ *   ZCOW_MUT_LOG_SB_BEFORE_FLUSH: fsync writes the superblock that
+ *	points at the log before the log's nodes are flushed.
  */
 enum {
 	ZCOW_MUT_NONE,
 	ZCOW_MUT_RESET_BEFORE_COMMIT,
 	ZCOW_MUT_SB_BEFORE_FLUSH,
+	ZCOW_MUT_LOG_DROP_ITEM,
+	ZCOW_MUT_LOG_SB_BEFORE_FLUSH,
 };
 extern int zcow_fault_mutation;
 
