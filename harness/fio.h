@@ -95,6 +95,19 @@ struct zfio_job {
 	bool end_fsync;
 	bool create_on_open;
 	bool unlink;
+	bool unlink_each_loop;		/* unlink the files after each loop */
+	/* fio's $jobname/$jobnum/$filenum pattern, may hold '/' (the
+	 * directories are created); "" = $jobname.$jobnum.$filenum */
+	char filename_format[ZFIO_VAL_LEN];
+	/* file_service_type: only fio's "sequential" is modelled (finish
+	 * one file before the next); is_set records that it was given */
+	bool fst_sequential;
+	uint32_t openfiles;		/* files open at once; 0 = nrfiles */
+	/* zcow job keys (no fio equivalent), configs/README.md: after a
+	 * file's last write (and its fsync), rename it (percent of files)
+	 * or unlink it; the two draws are one: rename first, then unlink */
+	uint32_t zcow_rename_pct;	/* 0..100; 0 = never */
+	uint32_t zcow_unlink_pct;	/* 0..100 - zcow_rename_pct; 0 */
 	uint64_t randseed;
 	bool has_randseed;
 	enum zfio_zonemode zonemode;
