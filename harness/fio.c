@@ -754,12 +754,7 @@ static int apply(struct zfio_spec *spec, struct zfio_job *j,
 			return r;
 		if (u > 100)
 			return fail(err, len, kv, "%u is not a percentage", u);
-		*dst = u;
-		if (j->zcow_rename_pct + j->zcow_unlink_pct > 100)
-			return fail(err, len, kv,
-				    "zcow_rename_pct + zcow_unlink_pct = %u "
-				    "is above 100",
-				    j->zcow_rename_pct + j->zcow_unlink_pct);
+		*dst = u;	/* the sum is checked on the resolved job */
 		return 0;
 	}
 	if (!strcmp(k, "read_beyond_wp"))
@@ -838,15 +833,21 @@ static int apply(struct zfio_spec *spec, struct zfio_job *j,
 	return fail(err, len, kv, "unknown option");
 }
 
-/* Options that only make sense in zonemode=zbd, and 'z' sizes. */
+/* Options that only make sense in zonemode=zbd, 'z' sizes, and the
+ * rename + unlink percentages (at most 100 once resolved). */
 static int check_job(struct zfio_job *j, const struct zfio_kv *const *src,
 		     unsigned int nr, char *err, size_t len)
 {
+	const struct zfio_kv *last_pct = NULL;
 	unsigned int i;
 
 	for (i = 0; i < nr; i++) {
 		const struct zfio_kv *kv = src[i];
 		struct zfio_size sz;
+
+		if (!strcmp(kv->key, "zcow_rename_pct") ||
+		    !strcmp(kv->key, "zcow_unlink_pct"))
+			last_pct = kv;
 
 		if (j->zonemode != ZFIO_ZONEMODE_ZBD &&
 		    (!strcmp(kv->key, "size") || !strcmp(kv->key, "offset") ||
@@ -861,6 +862,10 @@ static int check_job(struct zfio_job *j, const struct zfio_kv *const *src,
 			return fail(err, len, kv,
 				    "zone_append needs zonemode=zbd");
 	}
+	if (last_pct && j->zcow_rename_pct + j->zcow_unlink_pct > 100)
+		return fail(err, len, last_pct,
+			    "zcow_rename_pct + zcow_unlink_pct = %u is above "
+			    "100", j->zcow_rename_pct + j->zcow_unlink_pct);
 	if (j->zonesize && j->zonerange && j->zonerange != j->zonesize &&
 	    j->zonemode == ZFIO_ZONEMODE_ZBD)
 		return fail_at(err, len, j->file, j->line,
