@@ -12,7 +12,8 @@
  * fio's: it is kept raw for the runner (harness/run.c) to interpret.
  *
  * Options fio has that mean nothing here (ioengine, direct, ...) are
- * accepted and listed once in zfio_spec.ignored.  An unknown option or a
+ * accepted and listed once in zfio_spec.ignored.  Job keys starting
+ * with "zcow_" are zcow's own (no fio equivalent; configs/README.md).  An unknown option or a
  * bad value is -EINVAL with the message "FILE:LINE: option 'x': reason".
  *
  * What it is not: a runner (harness/run.c) or fio's command-line parser.
