@@ -53,7 +53,7 @@ static const char *const ignored_opts[] = {
 	"exitall_on_error", "continue_on_error", "random_generator",
 	"iodepth_batch", "iodepth_batch_submit", "iodepth_batch_complete",
 	"iodepth_batch_complete_min", "iodepth_batch_complete_max",
-	"iodepth_low", "file_service_type", "openfiles", "fallocate",
+	"iodepth_low", "fallocate",
 	"lockfile", "flow", "stonewall", "new_group", "output-format",
 	"recover_zbd_write_error", "overwrite", "nice", "prio", "prioclass",
 	"userspace_reap", "fadvise_hint", "bwavgtime", "iopsavgtime",
@@ -580,6 +580,37 @@ static int get_str(const struct zfio_kv *kv, char *dst, size_t dst_len,
 	return 0;
 }
 
+/*
+ * filename_format: fio's keywords $jobname, $jobnum, $filenum (and
+ * $clientuid, which has no meaning here and is refused); a relative path
+ * whose directories the runner creates.
+ */
+static int get_format(const struct zfio_kv *kv, char *dst, size_t dst_len,
+		      char *err, size_t len)
+{
+	static const char *const words[] = { "$jobname", "$jobnum",
+					     "$filenum" };
+	const char *p;
+	size_t i;
+	int r = get_str(kv, dst, dst_len, err, len);
+
+	if (r)
+		return r;
+	for (p = strchr(dst, '$'); p; p = strchr(p + 1, '$')) {
+		for (i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+			if (!strncmp(p, words[i], strlen(words[i])))
+				break;
+		if (i == sizeof(words) / sizeof(words[0]))
+			return fail(err, len, kv, "unknown keyword at '%s' "
+				    "($jobname, $jobnum, $filenum)", p);
+	}
+	if (dst[0] == '/' || strstr(dst, "//") ||
+	    dst[strlen(dst) - 1] == '/')
+		return fail(err, len, kv, "'%s' is not a relative file path",
+			    dst);
+	return 0;
+}
+
 static bool is_ignored(const char *key)
 {
 	size_t i;
@@ -696,6 +727,36 @@ static int apply(struct zfio_spec *spec, struct zfio_job *j,
 		return get_bool(kv, &j->create_on_open, err, len);
 	if (!strcmp(k, "unlink"))
 		return get_bool(kv, &j->unlink, err, len);
+	if (!strcmp(k, "unlink_each_loop"))
+		return get_bool(kv, &j->unlink_each_loop, err, len);
+	if (!strcmp(k, "filename_format"))
+		return get_format(kv, j->filename_format,
+				  sizeof(j->filename_format), err, len);
+	if (!strcmp(k, "file_service_type")) {
+		if (!kv->has_val)
+			return fail(err, len, kv, "needs a value");
+		if (strcmp(kv->val, "sequential"))
+			return fail(err, len, kv,
+				    "'%s': only sequential is modelled "
+				    "(files are served one after the other)",
+				    kv->val);
+		j->fst_sequential = true;
+		return 0;
+	}
+	if (!strcmp(k, "openfiles"))
+		return get_u32(kv, kb, 1, &j->openfiles, err, len);
+	if (!strcmp(k, "zcow_rename_pct") || !strcmp(k, "zcow_unlink_pct")) {
+		uint32_t *dst = k[5] == 'r' ? &j->zcow_rename_pct :
+					      &j->zcow_unlink_pct;
+		int r = get_u32(kv, kb, 0, &u, err, len);
+
+		if (r)
+			return r;
+		if (u > 100)
+			return fail(err, len, kv, "%u is not a percentage", u);
+		*dst = u;	/* the sum is checked on the resolved job */
+		return 0;
+	}
 	if (!strcmp(k, "read_beyond_wp"))
 		return get_bool(kv, &j->read_beyond_wp, err, len);
 	if (!strcmp(k, "ignore_zone_limits"))
@@ -772,15 +833,21 @@ static int apply(struct zfio_spec *spec, struct zfio_job *j,
 	return fail(err, len, kv, "unknown option");
 }
 
-/* Options that only make sense in zonemode=zbd, and 'z' sizes. */
+/* Options that only make sense in zonemode=zbd, 'z' sizes, and the
+ * rename + unlink percentages (at most 100 once resolved). */
 static int check_job(struct zfio_job *j, const struct zfio_kv *const *src,
 		     unsigned int nr, char *err, size_t len)
 {
+	const struct zfio_kv *last_pct = NULL;
 	unsigned int i;
 
 	for (i = 0; i < nr; i++) {
 		const struct zfio_kv *kv = src[i];
 		struct zfio_size sz;
+
+		if (!strcmp(kv->key, "zcow_rename_pct") ||
+		    !strcmp(kv->key, "zcow_unlink_pct"))
+			last_pct = kv;
 
 		if (j->zonemode != ZFIO_ZONEMODE_ZBD &&
 		    (!strcmp(kv->key, "size") || !strcmp(kv->key, "offset") ||
@@ -795,6 +862,10 @@ static int check_job(struct zfio_job *j, const struct zfio_kv *const *src,
 			return fail(err, len, kv,
 				    "zone_append needs zonemode=zbd");
 	}
+	if (last_pct && j->zcow_rename_pct + j->zcow_unlink_pct > 100)
+		return fail(err, len, last_pct,
+			    "zcow_rename_pct + zcow_unlink_pct = %u is above "
+			    "100", j->zcow_rename_pct + j->zcow_unlink_pct);
 	if (j->zonesize && j->zonerange && j->zonerange != j->zonesize &&
 	    j->zonemode == ZFIO_ZONEMODE_ZBD)
 		return fail_at(err, len, j->file, j->line,
@@ -1046,6 +1117,17 @@ void zfio_print_job(FILE *out, const struct zfio_job *j)
 		(unsigned long long)(j->ramp_time_ns / 1000), j->loops,
 		j->fsync, j->fdatasync, j->end_fsync, j->create_on_open,
 		j->unlink);
+	if (j->unlink_each_loop)
+		fprintf(out, "unlink_each_loop=1\n");
+	if (j->filename_format[0])
+		fprintf(out, "filename_format=%s\n", j->filename_format);
+	if (j->fst_sequential)
+		fprintf(out, "file_service_type=sequential\n");
+	if (j->openfiles)
+		fprintf(out, "openfiles=%u\n", j->openfiles);
+	if (j->zcow_rename_pct || j->zcow_unlink_pct)
+		fprintf(out, "zcow_rename_pct=%u\nzcow_unlink_pct=%u\n",
+			j->zcow_rename_pct, j->zcow_unlink_pct);
 	if (j->has_randseed)
 		fprintf(out, "randseed=%llu\n",
 			(unsigned long long)j->randseed);

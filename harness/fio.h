@@ -12,7 +12,8 @@
  * fio's: it is kept raw for the runner (harness/run.c) to interpret.
  *
  * Options fio has that mean nothing here (ioengine, direct, ...) are
- * accepted and listed once in zfio_spec.ignored.  An unknown option or a
+ * accepted and listed once in zfio_spec.ignored.  Job keys starting
+ * with "zcow_" are zcow's own (no fio equivalent; configs/README.md).  An unknown option or a
  * bad value is -EINVAL with the message "FILE:LINE: option 'x': reason".
  *
  * What it is not: a runner (harness/run.c) or fio's command-line parser.
@@ -95,6 +96,19 @@ struct zfio_job {
 	bool end_fsync;
 	bool create_on_open;
 	bool unlink;
+	bool unlink_each_loop;		/* unlink the files after each loop */
+	/* fio's $jobname/$jobnum/$filenum pattern, may hold '/' (the
+	 * directories are created); "" = $jobname.$jobnum.$filenum */
+	char filename_format[ZFIO_VAL_LEN];
+	/* file_service_type: only fio's "sequential" is modelled (finish
+	 * one file before the next); is_set records that it was given */
+	bool fst_sequential;
+	uint32_t openfiles;		/* files open at once; 0 = nrfiles */
+	/* zcow job keys (no fio equivalent), configs/README.md: after a
+	 * file's last write (and its fsync), rename it (percent of files)
+	 * or unlink it; the two draws are one: rename first, then unlink */
+	uint32_t zcow_rename_pct;	/* 0..100; 0 = never */
+	uint32_t zcow_unlink_pct;	/* 0..100 - zcow_rename_pct; 0 */
 	uint64_t randseed;
 	bool has_randseed;
 	enum zfio_zonemode zonemode;

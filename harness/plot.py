@@ -3,7 +3,7 @@
 """Turn zcow result folders into gnuplot plots (PNG and SVG) and tables.
 
 usage: plot.py [--out DIR] [--x KEY] [--series KEY] [--metric M]
-               [--ratio A/B] FOLDER...
+               [--ratio A/B] [--anchor A/B@X=VALUE[:NOTE]] FOLDER...
 
 A FOLDER is a result folder (with summary.json and config.fio) or a folder
 of them (a sweep).  KEY names a [zcow] or job option as written in the
@@ -15,8 +15,15 @@ DIR/curve.md, DIR/curve.csv (one row per x, one column per series).
 target, zone_append on/off) and "raw device" / "raw device append" (raw
 target); KEY1+KEY2 joins several keys.  --ratio "zcow append/zcow write"
 adds a column with the ratio of two series to the curve table (repeat
-for more).  Python 3 standard library only; gnuplot must be on PATH for
-the plots.
+for more).  --series treelog names the fs target's tree-log modes
+"treelog" / "notreelog".  --anchor "treelog/notreelog@32=6.7:seed" adds
+a published reference value of a ratio at one x to the curve table
+(column "A / B anchor") and prints it next to the measured ratio.
+DIR/breakdown.md and .csv list per run where the device time goes:
+syncs, commits, the fs's fsync counters, device commands and bytes
+written per I/O class.  Metrics: also syncs_per_s (fsync/fdatasync
+calls per second).  Python 3 standard library only; gnuplot must be on
+PATH for the plots.
 """
 import argparse
 import csv
@@ -30,7 +37,9 @@ LABELS = {
     "bw_mib_per_s": "bandwidth (MiB/s, simulated time)",
     "lat_mean_us": "mean latency (us, simulated time)",
     "lat_p99_us": "p99 latency (us, simulated time)",
+    "syncs_per_s": "fsyncs per second (simulated time)",
 }
+CLASSES = ("sb", "meta", "log", "data", "flush")
 
 
 def config_of(folder):
@@ -64,7 +73,17 @@ def row_of(folder):
         "lat_p99_us": t["lat_ns"]["p99"] / 1000.0,
         "write_amplification": s["write_amplification"],
         "zone_resets": s["zone_resets"],
+        "syncs": t.get("syncs", 0),
+        "syncs_per_s": t.get("syncs_per_s", 0.0),
+        "sync_lat_mean_us": t.get("sync_lat_ns", {}).get("mean", 0) / 1000.0,
+        "commits": s.get("commits", 0),
     })
+    for k, v in s.get("fs_fsync", {}).items():
+        r["fs_" + k] = v
+    for c in CLASSES:
+        cmds = s.get("device_commands_by_class", {}).get(c, {})
+        r["cmds_" + c] = sum(cmds.values())
+        r["bytes_" + c] = s.get("device_bytes_written", {}).get(c, 0)
     return r
 
 
@@ -87,6 +106,9 @@ def series_of(r, key):
         if r.get("target") == "fs":
             return "zcow append" if on else "zcow write"
         return "raw device append" if on else "raw device"
+    if key == "treelog":
+        on = str(r.get("treelog", "on")) in ("on", "true", "1")
+        return "treelog" if on else "notreelog"
     return "+".join(str(r.get(k, "")) for k in key.split("+"))
 
 
@@ -108,7 +130,20 @@ def main():
     ap.add_argument("--title", default=None)
     ap.add_argument("--ratio", action="append", default=[],
                     metavar="A/B")
+    ap.add_argument("--anchor", action="append", default=[],
+                    metavar="A/B@X=VALUE[:NOTE]")
     a = ap.parse_args()
+    anchors = []
+    for q in a.anchor:
+        try:
+            ratio, rest = q.split("@", 1)
+            x, rest = rest.split("=", 1)
+            value, _, note = rest.partition(":")
+            anchors.append((ratio, num(x), float(value), note))
+        except ValueError:
+            ap.error("bad --anchor %r (want A/B@X=VALUE[:NOTE])" % q)
+        if ratio not in a.ratio:
+            a.ratio.append(ratio)
 
     rows = [row_of(f) for f in folders(a.folders)]
     if not rows:
@@ -144,13 +179,22 @@ def main():
     names = sorted(series)
     ratios = [q.split("/", 1) for q in a.ratio if "/" in q]
     ccols = [a.x] + ["%s %s" % (n, a.metric) for n in names] + \
-        ["%s / %s" % (p, q) for p, q in ratios]
+        ["%s / %s" % (p, q) for p, q in ratios] + \
+        ["%s anchor" % r.replace("/", " / ") for r, _, _, _ in anchors]
     crow = []
+    measured = []
     for x in xs:
         v = {n: dict(series[n]).get(x) for n in names}
         row = [x] + [v[n] for n in names]
+        got = {}
         for p, q in ratios:
-            row.append(v[p] / v[q] if v.get(p) and v.get(q) else None)
+            got["%s/%s" % (p, q)] = \
+                v[p] / v[q] if v.get(p) and v.get(q) else None
+            row.append(got["%s/%s" % (p, q)])
+        for ratio, ax, value, note in anchors:
+            row.append(value if ax == x else None)
+            if ax == x:
+                measured.append((ratio, x, got.get(ratio), value, note))
         crow.append(row)
 
     def fmt(c):
@@ -168,6 +212,22 @@ def main():
         f.write("|" + "---|" * len(ccols) + "\n")
         for row in crow:
             f.write("| " + " | ".join(fmt(c) for c in row) + " |\n")
+    bcols = [a.x, "series", "syncs", "syncs_per_s", "sync_lat_mean_us",
+             "commits", "fs_nr_fsyncs", "fs_nr_log_syncs",
+             "fs_nr_log_fallbacks", "fs_nr_commits"] + \
+        ["cmds_" + c for c in CLASSES] + ["bytes_" + c for c in CLASSES]
+    with open(os.path.join(a.out, "breakdown.csv"), "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(bcols)
+        for r in rows:
+            w.writerow([fmt(r.get(c, "")) if isinstance(r.get(c), float)
+                        else r.get(c, "") for c in bcols])
+    with open(os.path.join(a.out, "breakdown.md"), "w") as f:
+        f.write("| " + " | ".join(bcols) + " |\n")
+        f.write("|" + "---|" * len(bcols) + "\n")
+        for r in rows:
+            f.write("| " + " | ".join(fmt(r.get(c)) if r.get(c) is not None
+                                      else "" for c in bcols) + " |\n")
     data = os.path.join(a.out, "%s.dat" % a.metric)
     with open(data, "w") as f:
         for name, pts in sorted(series.items()):
@@ -178,7 +238,7 @@ def main():
     title = a.title or "%s: %s by %s" % (rows[0]["scenario"], a.metric, a.x)
     plots = ", ".join(
         "'%s' index %d using 1:2 with linespoints title '%s'"
-        % (data, i, name if a.series == "label" else
+        % (data, i, name if a.series in ("label", "treelog") else
            "%s=%s" % (a.series, name))
         for i, name in enumerate(sorted(series)))
     for term, ext in (("pngcairo size 800,500", "png"),
@@ -204,6 +264,10 @@ def main():
             return 1
     with open(os.path.join(a.out, "curve.md")) as f:
         sys.stdout.write(f.read())
+    for ratio, x, got, value, note in measured:
+        sys.stdout.write("anchor: %s at %s=%s: measured %s, %s %s\n" % (
+            ratio, a.x, fmt(x), "%.3f" % got if got is not None else "n/a",
+            note or "reference", "%.3f" % value))
     return 0
 
 

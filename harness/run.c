@@ -234,31 +234,83 @@ static int add_sample(struct zrun_job *j, uint64_t done, uint64_t lat,
 	return 0;
 }
 
-static int job_fsync(struct zrun *run, struct zrun_job *j, bool is_data)
+static int add_sync_lat(struct zrun_job *j, uint64_t lat)
+{
+	if (j->nr_sync_lat == j->sync_lat_cap) {
+		uint64_t cap = j->sync_lat_cap ? j->sync_lat_cap * 2 : 256;
+		uint32_t *n = realloc(j->sync_lat, cap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		j->sync_lat = n;
+		j->sync_lat_cap = cap;
+	}
+	j->sync_lat[j->nr_sync_lat++] = lat > UINT32_MAX ? UINT32_MAX :
+							   (uint32_t)lat;
+	return 0;
+}
+
+/* A sync waits for every slot of the job: it is submitted at the last
+ * slot's completion and holds every slot until it completes. */
+static int job_fsync(struct zrun *run, struct zrun_job *j, bool is_data,
+		     bool is_all)
 {
 	uint64_t t = max_slot(j), done = t;
 	uint32_t i;
 	int ret;
 
-	ret = run->ops->fsync(run, j, is_data, t, &done);
+	ret = run->ops->fsync(run, j, is_data, is_all, t, &done);
 	if (ret)
 		return ret;
+	if (done < t)
+		done = t;
 	for (i = 0; i < j->fio->iodepth; i++)
 		j->slots[i] = done;
+	j->nr_syncs++;
+	if (t >= j->start + j->fio->ramp_time_ns)
+		return add_sync_lat(j, done - t);
 	return 0;
 }
 
+/* The job's end: end_fsync, then the target's job_end, at the last slot's
+ * completion. */
 static int finish_job(struct zrun *run, struct zrun_job *j)
 {
 	int ret = 0;
 
-	if (j->fio->end_fsync && j->nr_writes)
-		ret = job_fsync(run, j, false);
+	if (j->sync_due != ZRUN_SYNC_NONE)
+		ret = job_fsync(run, j, j->sync_due == ZRUN_SYNC_FDATASYNC,
+				false);
+	j->sync_due = ZRUN_SYNC_NONE;
+	if (!ret && j->fio->end_fsync && j->nr_writes)
+		ret = job_fsync(run, j, false, true);
+	if (!ret && run->ops->job_end) {
+		uint64_t t = max_slot(j), done = t;
+		uint32_t i;
+
+		ret = run->ops->job_end(run, j, t, &done);
+		for (i = 0; !ret && i < j->fio->iodepth; i++)
+			j->slots[i] = done > t ? done : t;
+	}
 	j->is_done = true;
+	j->is_ending = false;
 	j->last_done = max_slot(j);
 	if (j->last_done > run->now_max)
 		run->now_max = j->last_done;
 	return ret;
+}
+
+/*
+ * When the job's next event happens: its earliest free slot for I/O; its
+ * last slot's completion when a sync or its end is due (both wait for
+ * every slot).  The scheduler submits events in time order, so the timing
+ * model's FIFO resources see commands in the order of their submit times.
+ */
+static uint64_t next_event(const struct zrun_job *j)
+{
+	if (j->sync_due != ZRUN_SYNC_NONE || j->is_ending)
+		return max_slot(j);
+	return j->slots[min_slot(j)];
 }
 
 /* Start jobs whose wait_for jobs have all finished. */
@@ -373,7 +425,7 @@ static int schedule(struct zrun *run)
 				is_waiting = true;
 				continue;
 			}
-			n = c->slots[min_slot(c)];
+			n = next_event(c);
 			if (n < best) {
 				best = n;
 				j = c;
@@ -386,14 +438,27 @@ static int schedule(struct zrun *run)
 				       "or does not exist");
 			return -EINVAL;
 		}
-		s = min_slot(j);
-		t = j->slots[s];
-		if ((j->end_limit && t >= j->end_limit) ||
-		    (j->bytes_goal && j->bytes_done >= j->bytes_goal)) {
+		if (j->sync_due != ZRUN_SYNC_NONE) {
+			ret = job_fsync(run, j,
+					j->sync_due == ZRUN_SYNC_FDATASYNC,
+					false);
+			j->sync_due = ZRUN_SYNC_NONE;
+			if (ret)
+				return ret;
+			continue;
+		}
+		if (j->is_ending) {
 			ret = finish_job(run, j);
 			if (ret)
 				return ret;
 			release_waiters(run);
+			continue;
+		}
+		s = min_slot(j);
+		t = j->slots[s];
+		if ((j->end_limit && t >= j->end_limit) ||
+		    (j->bytes_goal && j->bytes_done >= j->bytes_goal)) {
+			j->is_ending = true;
 			continue;
 		}
 		op = pick_op(j);
@@ -410,10 +475,7 @@ static int schedule(struct zrun *run)
 		if (ret)
 			return ret;
 		if (!len) {
-			ret = finish_job(run, j);
-			if (ret)
-				return ret;
-			release_waiters(run);
+			j->is_ending = true;
 			continue;
 		}
 		if (done < t)
@@ -433,12 +495,10 @@ static int schedule(struct zrun *run)
 		if (op == ZRUN_OP_WRITE) {
 			j->nr_writes++;
 			if (j->fio->fsync && j->nr_writes % j->fio->fsync == 0)
-				ret = job_fsync(run, j, false);
+				j->sync_due = ZRUN_SYNC_FSYNC;
 			else if (j->fio->fdatasync &&
 				 j->nr_writes % j->fio->fdatasync == 0)
-				ret = job_fsync(run, j, true);
-			if (ret)
-				return ret;
+				j->sync_due = ZRUN_SYNC_FDATASYNC;
 		}
 		if ((++steps & 4095) == 0)
 			progress(run, t, w0, &wlast);
@@ -586,6 +646,7 @@ static void teardown(struct zrun *run)
 	for (i = 0; i < run->nr_jobs; i++) {
 		free(run->jobs[i].slots);
 		free(run->jobs[i].samples);
+		free(run->jobs[i].sync_lat);
 	}
 	free(run->jobs);
 	run->jobs = NULL;
@@ -611,6 +672,10 @@ struct stats {
 	uint64_t wall_ns;		/* not simulated: the window, wall ns */
 	double lat_mean;
 	uint64_t p50, p99, p999, lat_max;
+	/* fsync/fdatasync calls, latencies of those after ramp_time */
+	uint64_t syncs;
+	double sync_mean;
+	uint64_t sync_p50, sync_p99, sync_max;
 };
 
 static int cmp_u32(const void *a, const void *b)
@@ -688,6 +753,29 @@ static int stats_of(const struct zrun *run, unsigned int a, unsigned int b,
 	st->p999 = pct(lat, n, 0.999);
 	st->lat_max = n ? lat[n - 1] : 0;
 	free(lat);
+
+	n = 0;
+	for (j = a; j < b; j++) {
+		n += run->jobs[j].nr_sync_lat;
+		st->syncs += run->jobs[j].nr_syncs;
+	}
+	lat = malloc((n + 1) * sizeof(*lat));
+	if (!lat)
+		return -ENOMEM;
+	k = 0;
+	sum = 0;
+	for (j = a; j < b; j++) {
+		for (i = 0; i < run->jobs[j].nr_sync_lat; i++) {
+			lat[k++] = run->jobs[j].sync_lat[i];
+			sum += run->jobs[j].sync_lat[i];
+		}
+	}
+	qsort(lat, n, sizeof(*lat), cmp_u32);
+	st->sync_mean = n ? sum / (double)n : 0;
+	st->sync_p50 = pct(lat, n, 0.50);
+	st->sync_p99 = pct(lat, n, 0.99);
+	st->sync_max = n ? lat[n - 1] : 0;
+	free(lat);
 	return 0;
 }
 
@@ -714,6 +802,14 @@ static void put_stats(FILE *f, const struct stats *st, const char *ind)
 	fprintf(f, "%s\"iops\": %.3f,\n", ind, iops);
 	fprintf(f, "%s\"bw_bytes_per_s\": %.3f,\n", ind, bw);
 	fprintf(f, "%s\"bw_mib_per_s\": %.3f,\n", ind, bw / 1048576.0);
+	fprintf(f, "%s\"syncs\": %llu,\n", ind, (unsigned long long)st->syncs);
+	fprintf(f, "%s\"syncs_per_s\": %.3f,\n", ind,
+		rsecs > 0 ? (double)st->syncs / rsecs : 0.0);
+	fprintf(f, "%s\"sync_lat_ns\": {\"mean\": %.3f, \"p50\": %llu, "
+		   "\"p99\": %llu, \"max\": %llu},\n",
+		ind, st->sync_mean, (unsigned long long)st->sync_p50,
+		(unsigned long long)st->sync_p99,
+		(unsigned long long)st->sync_max);
 	fprintf(f, "%s\"lat_ns\": {\"mean\": %.3f, \"p50\": %llu, "
 		   "\"p99\": %llu, \"p99.9\": %llu, \"max\": %llu}\n",
 		ind, st->lat_mean, (unsigned long long)st->p50,
@@ -740,6 +836,8 @@ struct rep_result {
 	struct zdev_stats dev;
 	uint64_t resets, finishes, user_writes;
 	uint64_t zone_unusable, block_groups, commits;
+	uint64_t fs_fsyncs, fs_log_syncs, fs_log_fallbacks, fs_statfs_commits;
+	uint64_t creates, renames, unlinks;
 	double wall_s;
 	uint64_t nr_jobs;
 };
@@ -778,6 +876,7 @@ static int write_summary(struct zrun *run, const char *dir,
 	json_str(f, run->time ? run->set.profile : "none (wall clock)");
 	fprintf(f, ",\n  \"zone_append\": %s,\n", run->set.zone_append ?
 						      "true" : "false");
+	fprintf(f, "  \"treelog\": %s,\n", run->set.treelog ? "true" : "false");
 	fprintf(f, "  \"seed\": %llu,\n  \"repetitions\": %u,\n",
 		(unsigned long long)run->set.seed, nr_reps);
 	fprintf(f, "  \"simulated\": %s,\n", run->time ? "true" : "false");
@@ -834,6 +933,36 @@ static int write_summary(struct zrun *run, const char *dir,
 		(unsigned long long)r0->zone_unusable,
 		(unsigned long long)r0->block_groups,
 		(unsigned long long)r0->commits);
+	/* Where the time goes: commands and bytes per I/O class, and the
+	 * fs's own fsync counters (zcow_statfs). */
+	fprintf(f, "  \"device_commands_by_class\": {\n");
+	for (c = 0; c < ZDEV_NR_CLASSES; c++) {
+		unsigned int k;
+
+		fprintf(f, "    \"%s\": {", zdev_class_name(c));
+		for (k = 0; k < ZDEV_NR_OPS; k++)
+			fprintf(f, "%s\"%s\": %llu", k ? ", " : "",
+				zdev_op_name(k),
+				(unsigned long long)r0->dev.cmds[c][k]);
+		fprintf(f, "}%s\n", c + 1 < ZDEV_NR_CLASSES ? "," : "");
+	}
+	fprintf(f, "  },\n  \"device_bytes_read_by_class\": {");
+	for (c = 0; c < ZDEV_NR_CLASSES; c++)
+		fprintf(f, "%s\"%s\": %llu", c ? ", " : "",
+			zdev_class_name(c),
+			(unsigned long long)r0->dev.bytes[c][ZDEV_OP_READ]);
+	fprintf(f, "},\n  \"fs_fsync\": {\"nr_fsyncs\": %llu, "
+		   "\"nr_log_syncs\": %llu, \"nr_log_fallbacks\": %llu, "
+		   "\"nr_commits\": %llu},\n",
+		(unsigned long long)r0->fs_fsyncs,
+		(unsigned long long)r0->fs_log_syncs,
+		(unsigned long long)r0->fs_log_fallbacks,
+		(unsigned long long)r0->fs_statfs_commits);
+	fprintf(f, "  \"namespace\": {\"creates\": %llu, \"renames\": %llu, "
+		   "\"unlinks\": %llu},\n",
+		(unsigned long long)r0->creates,
+		(unsigned long long)r0->renames,
+		(unsigned long long)r0->unlinks);
 	fprintf(f, "  \"crash_points\": [");
 	for (i = 0; i < run->set.nr_crash; i++) {
 		fprintf(f, "%s", i ? ", " : "");
@@ -1060,6 +1189,16 @@ static int one_rep(struct zrun *run, const char *dir, struct rep_result *r)
 		r->zone_unusable = run->fs_zone_unusable;
 		r->block_groups = run->fs_block_groups;
 		r->commits = run->fs_commits;
+		r->fs_fsyncs = run->fs_fsyncs;
+		r->fs_log_syncs = run->fs_log_syncs;
+		r->fs_log_fallbacks = run->fs_log_fallbacks;
+		r->fs_statfs_commits = run->fs_statfs_commits;
+		r->creates = r->renames = r->unlinks = 0;
+		for (i = 0; i < run->nr_jobs; i++) {
+			r->creates += run->jobs[i].nr_creates;
+			r->renames += run->jobs[i].nr_renames;
+			r->unlinks += run->jobs[i].nr_unlinks;
+		}
 		ret = stats_of(run, 0, run->nr_jobs, &r->total);
 		zdev_get_stats(run->dev, &r->dev);
 		for (i = 0; i < ZDEV_NR_CLASSES * ZDEV_NR_OPS; i++) {

@@ -82,9 +82,16 @@ struct zrun_target_ops {
 	int (*do_io)(struct zrun *run, struct zrun_job *job, enum zrun_op op,
 		     uint64_t off, uint64_t len, uint64_t now,
 		     uint64_t *len_ret, uint64_t *done_ret);
-	/* fsync (is_data_only: fdatasync) of the job's files / the device. */
+	/* fsync (is_data_only: fdatasync) of the job's files / the device:
+	 * fio's fsync=N syncs the file of the last write (is_all false),
+	 * end_fsync every file of the job (is_all true). */
 	int (*fsync)(struct zrun *run, struct zrun_job *job, bool is_data_only,
-		     uint64_t now, uint64_t *done_ret);
+		     bool is_all, uint64_t now, uint64_t *done_ret);
+	/* Optional: the job has ended (after its end_fsync): what the
+	 * target does last for it (the fs: the last file's namespace
+	 * operation, unlink_each_loop), timed from @now. */
+	int (*job_end)(struct zrun *run, struct zrun_job *job, uint64_t now,
+		       uint64_t *done_ret);
 	/* Optional: after the jobs, before the statistics are taken: fill
 	 * zone_resets/zone_finishes and the fs_* counters of struct zrun. */
 	void (*finish)(struct zrun *run);
@@ -94,6 +101,13 @@ struct zrun_target_ops {
 
 extern const struct zrun_target_ops zrun_raw_target;
 extern const struct zrun_target_ops zrun_fs_target;
+
+/* A sync the scheduler owes a job. */
+enum {
+	ZRUN_SYNC_NONE,
+	ZRUN_SYNC_FSYNC,
+	ZRUN_SYNC_FDATASYNC,
+};
 
 /* Per-operation latency sample. */
 struct zrun_sample {
@@ -115,6 +129,18 @@ struct zrun_job {
 	uint64_t seq_pos;		/* next sequential offset (relative) */
 	uint64_t bytes_goal;		/* 0 = time only */
 	uint64_t bytes_done, nr_ios, nr_writes;
+	/* fsync/fdatasync calls (fsync=N, fdatasync=N, end_fsync) and their
+	 * latencies (ns, saturating; only after ramp_time) */
+	uint64_t nr_syncs;
+	uint32_t *sync_lat;
+	uint64_t nr_sync_lat, sync_lat_cap;
+	/* A sync is due (ZRUN_SYNC_*): the job's next event, at its last
+	 * slot's completion, is that sync; is_ending: its end (end_fsync,
+	 * job_end) likewise. */
+	int sync_due;
+	bool is_ending;
+	/* Namespace operations the target did for the job (fs target). */
+	uint64_t nr_creates, nr_renames, nr_unlinks;
 	uint64_t stat_bytes[ZRUN_NR_OPS], stat_ios[ZRUN_NR_OPS];
 	uint64_t first_stat, last_done;
 	bool is_done, is_waiting;
@@ -141,6 +167,9 @@ struct zrun {
 	uint64_t fs_zone_unusable;	/* bytes freed below wps, no cap gap */
 	uint64_t fs_block_groups;	/* block groups at the end */
 	uint64_t fs_commits;		/* commits during the jobs */
+	/* zcow_statfs fsync counters during the jobs (filled by the
+	 * tree-log; 0 where the fs does not count them) */
+	uint64_t fs_fsyncs, fs_log_syncs, fs_log_fallbacks, fs_statfs_commits;
 	uint64_t sched_wall_ns;		/* wall time of the jobs' phase */
 	void *tpriv;			/* the target's state */
 	char err[ZFIO_ERR_LEN];

@@ -6,25 +6,43 @@
  * open:     every zone the device holds open, closed or written is reset
  *           first (a previous user may have left zones active; mkfs would
  *           reset only the non-empty ones), then mkfs (nodesize, uuids from
- *           the run's seed) and mount (zone_append=off: no_zone_append).
+ *           the run's seed) and mount (zone_append=off: no_zone_append;
+ *           treelog=off: no_treelog).
  *           Set-up is untimed: the timing model is detached.
  * job_init: the job's files, as fio names and sizes them: filename= (one
- *           file shared by every clone) or nrfiles files named
- *           "jobname.clone.filenum" in directory= (created with its
- *           parents); filesize= per file, else size/nrfiles; the job's
- *           range is the files one after the other (file = offset /
- *           filesize: fio's file_service_type=sequential, not roundrobin).
- *           Without create_on_open the files are created here (untimed);
- *           with it, at the job's first I/O.  Jobs that read get their
- *           files laid out with data first (untimed), as fio does.
+ *           file shared by every clone) or nrfiles files named by
+ *           filename_format ($jobname.$jobnum.$filenum by default; $jobnum
+ *           is the clone) in directory=; the directories are created with
+ *           their parents (untimed); filesize= per file, else
+ *           size/nrfiles; the job's range is the files one after the
+ *           other (file = offset / filesize: fio's
+ *           file_service_type=sequential, not roundrobin).  Without
+ *           create_on_open the files are created here (untimed); with it,
+ *           each when the job first does I/O to it.  Jobs that read get
+ *           their files laid out with data first (untimed), as fio does.
  * do_io:    zcow_pwrite / zcow_pread at the offset in the file, one call
  *           per operation, timed: ztime_set_now(now) before the call, the
  *           completion is ztime_max_done() = the last device command the
- *           call caused (data write, and any commit it triggered).
- * fsync:    zcow_fsync / zcow_fdatasync of the job's files, timed alike.
+ *           call caused (data write, and any commit it triggered).  The
+ *           same tick covers what the job does before that I/O: the
+ *           namespace operation of the file it finished last, the unlinks
+ *           of unlink_each_loop when a new loop starts, closing a file
+ *           beyond openfiles, creating the file (create_on_open).
+ * fsync:    zcow_fsync / zcow_fdatasync of the file of the last write
+ *           (fio's fsync=N), or of every open file (end_fsync), timed.
+ * job_end:  the last file's namespace operation, unlink_each_loop.
  * finish:   fs counters for summary.json (zone resets from the device
- *           counters, zone_unusable, block groups, commits).
+ *           counters, zone_unusable, block groups, commits, the statfs
+ *           fsync counters).
  * close:    unlink the files of jobs with unlink=1, unmount (untimed).
+ *
+ * Namespace operations (zcow_rename_pct, zcow_unlink_pct; sequential
+ * jobs only): once the job has written a file's last block (and its
+ * fsync=N sync, which the scheduler runs next, is done), one draw of the
+ * job's PRNG renames the file to "NAME.renamed" (replacing an earlier
+ * one) with zcow_rename_pct percent, or unlinks it with zcow_unlink_pct
+ * percent.  Either way the job's file NAME is gone and is created anew
+ * when a later loop writes it again.
  *
  * Concurrency.  The scheduler submits one operation at a time, so the fs
  * never sees two writers at once; the overlap of concurrent jobs lives in
@@ -53,16 +71,24 @@
 #include "zsim.h"
 #include "ztime.h"
 
+#define FS_PATH_LEN	(ZFIO_VAL_LEN * 3 + 64)
+#define RENAMED_SUFFIX	".renamed"
+#define NO_FILE		UINT32_MAX	/* fs_job.last/pending: none */
+
 struct fs_file {
-	char path[ZFIO_VAL_LEN * 2 + 64];
-	struct zcow_file *f;
+	char path[FS_PATH_LEN];
+	struct zcow_file *f;		/* NULL: closed */
+	bool is_created;		/* exists under path */
 };
 
 struct fs_job {
 	struct fs_file *files;
 	uint32_t nr_files;
+	uint32_t nr_open;
 	uint64_t filesize;
-	bool is_open;
+	uint32_t last;			/* file of the last I/O */
+	uint32_t pending;		/* finished file, namespace op due */
+	uint64_t nr_io;			/* I/Os done (loop detection) */
 };
 
 struct fs_run {
@@ -70,6 +96,7 @@ struct fs_run {
 	void *buf;
 	uint64_t buf_len;
 	uint64_t commits_base;
+	struct zcow_statfs st_base;
 	bool has_base;
 };
 
@@ -126,7 +153,8 @@ static int fs_open(struct zrun *run)
 {
 	struct zcow_mkfs_opts mko = { .nodesize = run->set.nodesize,
 				      .seed = run->seed };
-	struct zcow_mount_opts mo = { .no_zone_append = !run->set.zone_append };
+	struct zcow_mount_opts mo = { .no_zone_append = !run->set.zone_append,
+				      .no_treelog = !run->set.treelog };
 	struct fs_run *fr;
 	int ret;
 
@@ -161,7 +189,7 @@ static int fs_open(struct zrun *run)
 /* mkdir -p of @dir (untimed). */
 static int make_dirs(struct zrun *run, const char *dir)
 {
-	char p[ZFIO_VAL_LEN + 2];
+	char p[FS_PATH_LEN];
 	size_t i, len;
 	int ret;
 
@@ -187,6 +215,110 @@ static int make_dirs(struct zrun *run, const char *dir)
 	return 0;
 }
 
+static int file_err(struct zrun *run, struct zrun_job *job, const char *what,
+		    const char *path, int ret)
+{
+	zrun_errf(run, "%s:%d: job '%s': %s '%s': %s", job->fio->file,
+		  job->fio->line, job->fio->name, what, path, strerror(-ret));
+	return ret;
+}
+
+static void close_file(struct fs_job *fj, struct fs_file *ff)
+{
+	if (!ff->f)
+		return;
+	zcow_close(ff->f);
+	ff->f = NULL;
+	fj->nr_open--;
+}
+
+/* Open file @i (creating it if it does not exist), first closing the
+ * lowest-numbered other open file when openfiles are open already. */
+static int open_file(struct zrun *run, struct zrun_job *job, uint32_t i)
+{
+	struct fs_job *fj = job->tpriv;
+	struct fs_file *ff = &fj->files[i];
+	uint32_t k;
+	int ret;
+
+	if (ff->f)
+		return 0;
+	if (job->fio->openfiles && fj->nr_open >= job->fio->openfiles) {
+		for (k = 0; k < fj->nr_files; k++) {
+			if (k != i && fj->files[k].f) {
+				close_file(fj, &fj->files[k]);
+				break;
+			}
+		}
+	}
+	ret = zcow_open(to_fs(run)->fs, ff->path, O_RDWR | O_CREAT, &ff->f);
+	if (ret)
+		return file_err(run, job, "open", ff->path, ret);
+	fj->nr_open++;
+	if (!ff->is_created)
+		job->nr_creates++;
+	ff->is_created = true;
+	return 0;
+}
+
+/* Remove the job's file @i from its name: rename (to NAME.renamed) or
+ * unlink. */
+static int remove_file(struct zrun *run, struct zrun_job *job, uint32_t i,
+		       bool is_rename)
+{
+	struct fs_job *fj = job->tpriv;
+	struct fs_file *ff = &fj->files[i];
+	char to[FS_PATH_LEN + sizeof(RENAMED_SUFFIX)];
+	int ret;
+
+	if (!ff->is_created)
+		return 0;
+	close_file(fj, ff);
+	if (is_rename) {
+		snprintf(to, sizeof(to), "%s%s", ff->path, RENAMED_SUFFIX);
+		ret = zcow_rename(to_fs(run)->fs, ff->path, to);
+		if (ret)
+			return file_err(run, job, "rename", ff->path, ret);
+		job->nr_renames++;
+	} else {
+		ret = zcow_unlink(to_fs(run)->fs, ff->path);
+		if (ret)
+			return file_err(run, job, "unlink", ff->path, ret);
+		job->nr_unlinks++;
+	}
+	ff->is_created = false;
+	return 0;
+}
+
+/* The namespace operation of the file the job finished last, if due. */
+static int pending_op(struct zrun *run, struct zrun_job *job)
+{
+	struct fs_job *fj = job->tpriv;
+	uint32_t i = fj->pending, r;
+
+	if (i == NO_FILE)
+		return 0;
+	fj->pending = NO_FILE;
+	r = (uint32_t)(zrun_rand(job) % 100);
+	if (r < job->fio->zcow_rename_pct)
+		return remove_file(run, job, i, true);
+	if (r < job->fio->zcow_rename_pct + job->fio->zcow_unlink_pct)
+		return remove_file(run, job, i, false);
+	return 0;
+}
+
+/* unlink_each_loop: the job's files go after every loop. */
+static int unlink_loop(struct zrun *run, struct zrun_job *job)
+{
+	struct fs_job *fj = job->tpriv;
+	uint32_t i;
+	int ret = 0;
+
+	for (i = 0; i < fj->nr_files && !ret; i++)
+		ret = remove_file(run, job, i, false);
+	return ret;
+}
+
 static int open_files(struct zrun *run, struct zrun_job *job)
 {
 	struct fs_job *fj = job->tpriv;
@@ -194,19 +326,41 @@ static int open_files(struct zrun *run, struct zrun_job *job)
 	int ret;
 
 	for (i = 0; i < fj->nr_files; i++) {
-		struct fs_file *ff = &fj->files[i];
-
-		ret = zcow_open(to_fs(run)->fs, ff->path, O_RDWR | O_CREAT,
-				&ff->f);
-		if (ret) {
-			zrun_errf(run, "%s:%d: job '%s': open '%s': %s",
-				  job->fio->file, job->fio->line,
-				  job->fio->name, ff->path, strerror(-ret));
+		ret = open_file(run, job, i);
+		if (ret)
 			return ret;
-		}
 	}
-	fj->is_open = true;
 	return 0;
+}
+
+/* fio's filename_format: $jobname, $jobnum (the clone), $filenum. */
+static void format_name(const struct zfio_job *f, unsigned int clone,
+			uint32_t filenum, char *out, size_t len)
+{
+	const char *fmt = f->filename_format[0] ? f->filename_format :
+						  "$jobname.$jobnum.$filenum";
+	size_t n = 0;
+
+	out[0] = '\0';
+	while (*fmt && n + 1 < len) {
+		int w = 0;
+
+		if (!strncmp(fmt, "$jobname", 8)) {
+			w = snprintf(out + n, len - n, "%s", f->name);
+			fmt += 8;
+		} else if (!strncmp(fmt, "$jobnum", 7)) {
+			w = snprintf(out + n, len - n, "%u", clone);
+			fmt += 7;
+		} else if (!strncmp(fmt, "$filenum", 8)) {
+			w = snprintf(out + n, len - n, "%u", filenum);
+			fmt += 8;
+		} else {
+			out[n] = *fmt++;
+			out[n + 1] = '\0';
+			w = 1;
+		}
+		n += (size_t)w < len - n ? (size_t)w : len - n - 1;
+	}
 }
 
 static int need_buf(struct fs_run *fr, uint64_t len)
@@ -266,16 +420,18 @@ static int fs_job_init(struct zrun *run, struct zrun_job *job)
 		return -EINVAL;
 	}
 	fj->filesize = fsize;
+	fj->last = NO_FILE;
+	fj->pending = NO_FILE;
 	for (i = 0; i < nr; i++) {
 		struct fs_file *ff = &fj->files[i];
 		const char *sep = dir[strlen(dir) - 1] == '/' ? "" : "/";
+		char name[ZFIO_VAL_LEN * 2];
 
 		if (f->filename[0])
-			snprintf(ff->path, sizeof(ff->path), "%s%s%s", dir,
-				 sep, f->filename);
+			snprintf(name, sizeof(name), "%s", f->filename);
 		else
-			snprintf(ff->path, sizeof(ff->path), "%s%s%s.%u.%u",
-				 dir, sep, f->name, job->clone, i);
+			format_name(f, job->clone, i, name, sizeof(name));
+		snprintf(ff->path, sizeof(ff->path), "%s%s%s", dir, sep, name);
 	}
 	job->range_start = 0;
 	job->range_len = fsize * nr;
@@ -285,8 +441,20 @@ static int fs_job_init(struct zrun *run, struct zrun_job *job)
 		return ret;
 	untimed(run, true);
 	ret = make_dirs(run, dir);
+	for (i = 0; i < nr && !ret && !f->filename[0]; i++) {
+		/* filename_format directories (fio creates them too). */
+		char *slash = strrchr(fj->files[i].path, '/');
+
+		if (!slash || slash == fj->files[i].path)
+			continue;
+		*slash = '\0';
+		ret = make_dirs(run, fj->files[i].path);
+		*slash = '/';
+	}
 	if (!ret && (!f->create_on_open || zfio_rw_has_read(f->rw)))
 		ret = open_files(run, job);
+	if (!ret)	/* set-up creates are not the job's */
+		job->nr_creates = 0;
 	if (!ret && zfio_rw_has_read(f->rw)) {
 		/* Lay the files out with data, as fio does for reads. */
 		uint64_t off;
@@ -313,6 +481,31 @@ static int fs_job_init(struct zrun *run, struct zrun_job *job)
 	return ret;
 }
 
+/* The fs counters at the start of the jobs (set-up is not counted). */
+static void take_base(struct fs_run *fr)
+{
+	if (fr->has_base)
+		return;
+	fr->commits_base = fr->fs->cstats.nr_commits;
+	zcow_statfs(fr->fs, &fr->st_base);
+	fr->has_base = true;
+}
+
+/* What the job does before its I/O to file @i: the namespace operation
+ * of the file it finished last; at the start of a new loop (a sequential
+ * job back at its first byte), unlink_each_loop. */
+static int before_io(struct zrun *run, struct zrun_job *job, uint64_t off)
+{
+	struct fs_job *fj = job->tpriv;
+	int ret;
+
+	ret = pending_op(run, job);
+	if (!ret && fj->nr_io && off == 0 && !zfio_rw_is_random(job->fio->rw) &&
+	    job->fio->unlink_each_loop)
+		ret = unlink_loop(run, job);
+	return ret;
+}
+
 static int fs_do_io(struct zrun *run, struct zrun_job *job, enum zrun_op op,
 		    uint64_t off, uint64_t len, uint64_t now,
 		    uint64_t *len_ret, uint64_t *done_ret)
@@ -321,27 +514,25 @@ static int fs_do_io(struct zrun *run, struct zrun_job *job, enum zrun_op op,
 	struct fs_job *fj = job->tpriv;
 	struct fs_file *ff;
 	struct zrun_tick tk;
+	uint32_t i;
 	int64_t n;
 	int ret;
 
 	*len_ret = 0;
 	*done_ret = now;
-	if (!fr->has_base) {
-		fr->commits_base = fr->fs->cstats.nr_commits;
-		fr->has_base = true;
-	}
+	take_base(fr);
 	if (op == ZRUN_OP_TRIM) {
 		zrun_errf(run, "job '%s': trim is not supported on files",
 			  job->fio->name);
 		return -EOPNOTSUPP;
 	}
 	zrun_tick_start(run, &tk, now);
-	if (!fj->is_open) {
-		ret = open_files(run, job);
-		if (ret)
-			return ret;
-	}
-	ff = &fj->files[(off / fj->filesize) % fj->nr_files];
+	ret = before_io(run, job, off - job->range_start);
+	i = (uint32_t)((off / fj->filesize) % fj->nr_files);
+	ret = ret ?: open_file(run, job, i);
+	if (ret)
+		return ret;
+	ff = &fj->files[i];
 	off %= fj->filesize;
 	if (len > fj->filesize - off)
 		len = fj->filesize - off;
@@ -356,13 +547,21 @@ static int fs_do_io(struct zrun *run, struct zrun_job *job, enum zrun_op op,
 			  ff->path, strerror((int)-n));
 		return (int)n;
 	}
+	fj->last = i;
+	fj->nr_io++;
+	/* A sequential writer has finished the file: its namespace
+	 * operation comes after the sync fsync=N may owe it. */
+	if (op == ZRUN_OP_WRITE && !zfio_rw_is_random(job->fio->rw) &&
+	    off + (uint64_t)n == fj->filesize &&
+	    (job->fio->zcow_rename_pct || job->fio->zcow_unlink_pct))
+		fj->pending = i;
 	*len_ret = op == ZRUN_OP_READ && !n ? len : (uint64_t)n;
 	*done_ret = zrun_tick_done(run, &tk);
 	return 0;
 }
 
 static int fs_fsync(struct zrun *run, struct zrun_job *job, bool is_data_only,
-		    uint64_t now, uint64_t *done_ret)
+		    bool is_all, uint64_t now, uint64_t *done_ret)
 {
 	struct fs_job *fj = job->tpriv;
 	struct zrun_tick tk;
@@ -370,12 +569,15 @@ static int fs_fsync(struct zrun *run, struct zrun_job *job, bool is_data_only,
 	int ret = 0;
 
 	*done_ret = now;
-	if (!fj->is_open)
-		return 0;
+	take_base(to_fs(run));
 	zrun_tick_start(run, &tk, now);
-	for (i = 0; i < fj->nr_files && !ret; i++)
-		ret = is_data_only ? zcow_fdatasync(fj->files[i].f) :
-				     zcow_fsync(fj->files[i].f);
+	for (i = 0; i < fj->nr_files && !ret; i++) {
+		struct zcow_file *f = fj->files[i].f;
+
+		if (!f || (!is_all && i != fj->last))
+			continue;
+		ret = is_data_only ? zcow_fdatasync(f) : zcow_fsync(f);
+	}
 	if (ret) {
 		zrun_errf(run, "job '%s': %s: %s", job->fio->name,
 			  is_data_only ? "fdatasync" : "fsync", strerror(-ret));
@@ -385,11 +587,33 @@ static int fs_fsync(struct zrun *run, struct zrun_job *job, bool is_data_only,
 	return 0;
 }
 
+static int fs_job_end(struct zrun *run, struct zrun_job *job, uint64_t now,
+		      uint64_t *done_ret)
+{
+	struct fs_job *fj = job->tpriv;
+	struct zrun_tick tk;
+	int ret;
+
+	*done_ret = now;
+	if (!fj->nr_io)
+		return 0;
+	zrun_tick_start(run, &tk, now);
+	ret = pending_op(run, job);
+	if (!ret && job->fio->unlink_each_loop &&
+	    !zfio_rw_is_random(job->fio->rw))
+		ret = unlink_loop(run, job);
+	if (ret)
+		return ret;
+	*done_ret = zrun_tick_done(run, &tk);
+	return 0;
+}
+
 static void fs_finish(struct zrun *run)
 {
 	struct fs_run *fr = to_fs(run);
 	struct zcow_fs *fs = fr->fs;
 	struct zdev_stats now;
+	struct zcow_statfs st;
 	uint64_t i, unusable = 0, bgs = 0;
 	unsigned int c;
 
@@ -406,6 +630,15 @@ static void fs_finish(struct zrun *run)
 	run->fs_block_groups = bgs;
 	run->fs_commits = fs->cstats.nr_commits -
 			  (fr->has_base ? fr->commits_base : 0);
+	if (!zcow_statfs(fs, &st)) {
+		const struct zcow_statfs *b = &fr->st_base;
+
+		run->fs_fsyncs = st.nr_fsyncs - b->nr_fsyncs;
+		run->fs_log_syncs = st.nr_log_syncs - b->nr_log_syncs;
+		run->fs_log_fallbacks = st.nr_log_fallbacks -
+					b->nr_log_fallbacks;
+		run->fs_statfs_commits = st.nr_commits - b->nr_commits;
+	}
 	run->has_fs_stats = true;
 	zdev_get_stats(run->dev, &now);
 	run->zone_resets = 0;
@@ -438,7 +671,7 @@ static void fs_close(struct zrun *run)
 		for (k = 0; k < fj->nr_files; k++) {
 			if (fj->files[k].f)
 				zcow_close(fj->files[k].f);
-			if (fr->fs && j->fio->unlink && fj->is_open)
+			if (fr->fs && j->fio->unlink && fj->files[k].is_created)
 				zcow_unlink(fr->fs, fj->files[k].path);
 		}
 		free(fj->files);
@@ -459,6 +692,7 @@ const struct zrun_target_ops zrun_fs_target = {
 	.job_init = fs_job_init,
 	.do_io = fs_do_io,
 	.fsync = fs_fsync,
+	.job_end = fs_job_end,
 	.finish = fs_finish,
 	.close = fs_close,
 };

@@ -462,13 +462,14 @@ static int raw_do_io(struct zrun *run, struct zrun_job *job, enum zrun_op op,
 }
 
 static int raw_fsync(struct zrun *run, struct zrun_job *job, bool is_data,
-		     uint64_t now, uint64_t *done_ret)
+		     bool is_all, uint64_t now, uint64_t *done_ret)
 {
 	struct zrun_tick tk;
 	int ret;
 
 	(void)job;
 	(void)is_data;
+	(void)is_all;
 	zrun_tick_start(run, &tk, now);
 	ret = zdev_flush(run->dev);
 	if (ret)

@@ -381,6 +381,60 @@ START_TEST(test_fio_missing_file_is_enoent)
 }
 END_TEST
 
+/* The seed-treelog workload: fio's file-set options and zcow's two job
+ * keys, set in the scenario's [global] before the include. */
+START_TEST(test_fio_treelog_scenario_parses_file_set_and_zcow_keys)
+{
+	struct zfio_spec *s = NULL;
+	char err[ZFIO_ERR_LEN];
+	const struct zfio_job *j;
+
+	ck_assert_msg(zfio_parse_file("configs/seed-treelog.scenario", NULL, 0,
+				      &s, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_uint_eq(s->nr_jobs, 1);
+	j = &s->jobs[0];
+	ck_assert_str_eq(j->name, "dbench");
+	ck_assert_uint_eq(j->numjobs, 32);
+	ck_assert_int_eq(j->rw, ZFIO_WRITE);
+	ck_assert_str_eq(j->directory, "/clients");
+	ck_assert_str_eq(j->filename_format,
+			 "client$jobnum/$jobname.$filenum");
+	ck_assert(j->fst_sequential && j->create_on_open &&
+		  j->unlink_each_loop);
+	ck_assert_uint_eq(j->openfiles, 1);
+	ck_assert_uint_eq(j->nrfiles, 16);
+	ck_assert_uint_eq(j->filesize.val, 8192);
+	ck_assert_uint_eq(j->fsync, 2);
+	ck_assert_uint_eq(j->zcow_rename_pct, 10);
+	ck_assert_uint_eq(j->zcow_unlink_pct, 10);
+	zfio_free(s);
+}
+END_TEST
+
+START_TEST(test_fio_file_set_errors_name_file_line_option)
+{
+	parse_err("[j]\nrw=write\nfile_service_type=roundrobin\n",
+		  "t.fio:3: option 'file_service_type': 'roundrobin': only "
+		  "sequential is modelled");
+	parse_err("[j]\nfilename_format=$clientuid.$filenum\n",
+		  "t.fio:2: option 'filename_format': unknown keyword at "
+		  "'$clientuid");
+	parse_err("[j]\nfilename_format=/abs/$filenum\n",
+		  "t.fio:2: option 'filename_format': '/abs/$filenum' is not "
+		  "a relative file path");
+	parse_err("[j]\nopenfiles=0\n",
+		  "t.fio:2: option 'openfiles': '0' is not an integer >= 1");
+	parse_err("[j]\nunlink_each_loop=maybe\n",
+		  "t.fio:2: option 'unlink_each_loop': 'maybe' is not a "
+		  "boolean");
+	parse_err("[j]\nzcow_rename_pct=101\n",
+		  "t.fio:2: option 'zcow_rename_pct': 101 is not a percentage");
+	parse_err("[global]\nzcow_rename_pct=70\n[j]\nzcow_unlink_pct=40\n",
+		  "t.fio:4: option 'zcow_unlink_pct': zcow_rename_pct + "
+		  "zcow_unlink_pct = 110 is above 100");
+}
+END_TEST
+
 Suite *fio_suite(void)
 {
 	Suite *s = suite_create("fio_suite");
@@ -402,6 +456,8 @@ Suite *fio_suite(void)
 	tcase_add_test(tc, test_fio_include_relative_and_errors_in_included_file);
 	tcase_add_test(tc, test_fio_shipped_zbd_examples_parse);
 	tcase_add_test(tc, test_fio_missing_file_is_enoent);
+	tcase_add_test(tc, test_fio_treelog_scenario_parses_file_set_and_zcow_keys);
+	tcase_add_test(tc, test_fio_file_set_errors_name_file_line_option);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -2,10 +2,13 @@
 /*
  * The runner end to end: raw-device runs in simulated time, determinism of
  * summary.json, the fs target (counters, determinism, append vs write),
- * profile=instant with time_based, and sweep.py + plot.py.
+ * the seed-treelog workload (fsync counts, namespace operations, the
+ * files left behind), profile=instant with time_based, and sweep.py +
+ * plot.py.
  */
 #include <check.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +16,7 @@
 #include <unistd.h>
 
 #include "run.h"
+#include "zcow.h"
 #include "zdev.h"
 #include "tests.h"
 
@@ -351,6 +355,163 @@ START_TEST(test_run_sweep_and_plot_write_png_svg_tables)
 }
 END_TEST
 
+static char *run_treelog(const char *const *sets, unsigned int nr)
+{
+	char *dir = NULL;
+
+	ck_assert_int_eq(zrun_scenario("configs/seed-treelog.scenario", sets,
+				       nr, RES, true, &dir), 0);
+	return dir;
+}
+
+START_TEST(test_run_treelog_same_seed_same_numbers)
+{
+	const char *sets[] = { "numjobs=4", "loops=2" };
+	char *d1 = run_treelog(sets, 2), *d2 = run_treelog(sets, 2);
+	char *s1 = summary_no_wall(d1), *s2 = summary_no_wall(d2);
+
+	ck_assert_str_eq(s1, s2);
+	ck_assert(json_num(s1, "\"syncs_per_s\"") > 0);
+	ck_assert(json_num(s1, "\"renames\"") > 0);
+	free(s1);
+	free(s2);
+	free(d1);
+	free(d2);
+}
+END_TEST
+
+/* 3 clients x 2 loops x 4 files of 8 KiB, bs 4 KiB, fsync=2: one fsync
+ * per file, 24 in all, whichever the tree-log mode; every file is
+ * created anew in every loop (unlink_each_loop). */
+START_TEST(test_run_treelog_fsync_count_is_the_job_files)
+{
+	static const char *const modes[] = { "treelog=on", "treelog=off" };
+	unsigned int m;
+
+	for (m = 0; m < 2; m++) {
+		const char *sets[] = { "numjobs=3", "loops=2", "nrfiles=4",
+				       modes[m] };
+		char *d = run_treelog(sets, 4), *s = summary_no_wall(d);
+
+		ck_assert_msg(json_num(s, "\"syncs\"") == 24, "%s", modes[m]);
+		ck_assert(json_num(s, "\"write_ios\"") == 48);
+		ck_assert(json_num(s, "\"creates\"") == 24);
+		ck_assert(strstr(s, m ? "\"treelog\": false" :
+					"\"treelog\": true"));
+		ck_assert(strstr(s, "\"fs_fsync\": {\"nr_fsyncs\": "));
+		ck_assert(strstr(s, "\"log\": {\"read\": "));
+		free(s);
+		free(d);
+	}
+}
+END_TEST
+
+#define TL_IMG "/tmp/zcow-test-treelog.img"
+
+/* Run the treelog workload on an image (3 clients, 1 loop of 2 files,
+ * files kept), then mount the image. */
+static struct zcow_fs *run_treelog_image(const char *rename_pct,
+					 const char *unlink_pct,
+					 struct zdev **dev_ret)
+{
+	const char *sets[] = {
+		"device=sim:image=" TL_IMG ",zones=64,zone_size=64M,"
+		"zone_cap=34M,max_open=14,max_active=14",
+		"numjobs=3", "loops=1", "nrfiles=2", "unlink_each_loop=0",
+		rename_pct, unlink_pct,
+	};
+	struct zcow_mount_opts mo = { .read_only = true };
+	struct zcow_fs *fs = NULL;
+	char *d;
+
+	unlink(TL_IMG);
+	d = run_treelog(sets, 7);
+	free(d);
+	ck_assert_int_eq(zdev_open("sim:image=" TL_IMG, dev_ret), 0);
+	ck_assert_int_eq(zcow_mount(*dev_ret, &mo, &fs), 0);
+	return fs;
+}
+
+static void done_image(struct zcow_fs *fs, struct zdev *dev)
+{
+	zcow_unmount(fs);
+	zdev_close(dev);
+	unlink(TL_IMG);
+}
+
+START_TEST(test_run_treelog_client_dirs_hold_exact_files)
+{
+	struct zdev *dev;
+	struct zcow_fs *fs = run_treelog_image("zcow_rename_pct=0",
+					       "zcow_unlink_pct=0", &dev);
+	struct zcow_dirent *ents;
+	uint64_t nr;
+	unsigned int c, k;
+	char path[128], want[8192], got[8192 + 1];
+
+	memset(want, 0xa5, sizeof(want));
+	ck_assert_int_eq(zcow_readdir(fs, "/clients", &ents, &nr), 0);
+	ck_assert_uint_eq(nr, 3);
+	for (c = 0; c < 3; c++) {
+		snprintf(path, sizeof(path), "client%u", c);
+		ck_assert_str_eq(ents[c].name, path);
+	}
+	free(ents);
+	for (c = 0; c < 3; c++) {
+		snprintf(path, sizeof(path), "/clients/client%u", c);
+		ck_assert_int_eq(zcow_readdir(fs, path, &ents, &nr), 0);
+		ck_assert_uint_eq(nr, 2);
+		free(ents);
+		for (k = 0; k < 2; k++) {
+			struct zcow_file *f;
+
+			snprintf(path, sizeof(path),
+				 "/clients/client%u/dbench.%u", c, k);
+			ck_assert_int_eq(zcow_open(fs, path, O_RDONLY, &f), 0);
+			ck_assert_int_eq(zcow_pread(f, got, sizeof(got), 0),
+					 8192);
+			ck_assert(!memcmp(got, want, sizeof(want)));
+			zcow_close(f);
+		}
+	}
+	done_image(fs, dev);
+}
+END_TEST
+
+START_TEST(test_run_treelog_renames_and_unlinks_leave_their_names)
+{
+	static const char *const pcts[][2] = {
+		{ "zcow_rename_pct=100", "zcow_unlink_pct=0" },
+		{ "zcow_rename_pct=0", "zcow_unlink_pct=100" },
+	};
+	unsigned int m, c;
+
+	for (m = 0; m < 2; m++) {
+		struct zdev *dev;
+		struct zcow_fs *fs = run_treelog_image(pcts[m][0], pcts[m][1],
+						       &dev);
+
+		for (c = 0; c < 3; c++) {
+			struct zcow_dirent *ents;
+			uint64_t nr;
+			char path[64];
+
+			snprintf(path, sizeof(path), "/clients/client%u", c);
+			ck_assert_int_eq(zcow_readdir(fs, path, &ents, &nr), 0);
+			ck_assert_uint_eq(nr, m ? 0 : 2);
+			if (!m) {
+				ck_assert_str_eq(ents[0].name,
+						 "dbench.0.renamed");
+				ck_assert_str_eq(ents[1].name,
+						 "dbench.1.renamed");
+			}
+			free(ents);
+		}
+		done_image(fs, dev);
+	}
+}
+END_TEST
+
 Suite *run_suite(void)
 {
 	Suite *s = suite_create("run_suite");
@@ -370,6 +531,11 @@ Suite *run_suite(void)
 	tcase_add_test(tc, test_run_fs_on_file_device_rates_over_wall_time);
 	tcase_add_test(tc, test_run_bad_zcow_option_names_file_line);
 	tcase_add_test(tc, test_run_sweep_and_plot_write_png_svg_tables);
+	tcase_add_test(tc, test_run_treelog_same_seed_same_numbers);
+	tcase_add_test(tc, test_run_treelog_fsync_count_is_the_job_files);
+	tcase_add_test(tc, test_run_treelog_client_dirs_hold_exact_files);
+	tcase_add_test(tc,
+		       test_run_treelog_renames_and_unlinks_leave_their_names);
 	suite_add_tcase(s, tc);
 	return s;
 }
