@@ -146,10 +146,10 @@ static void csum_key(struct zcow_key *k, uint64_t bytenr)
 	k->offset = bytenr;
 }
 
-/* A new data extent that landed at @bytenr: extent item + checksums. */
-static int extent_create_locked(struct zcow_fs *fs, uint64_t bytenr,
-				uint64_t len, const uint32_t *csums,
-				uint64_t root, uint64_t ino, uint64_t offset)
+int zcow_data_extent_insert_locked(struct zcow_fs *fs, uint64_t bytenr,
+				   uint64_t len, const uint32_t *csums,
+				   uint64_t root, uint64_t ino,
+				   uint64_t offset)
 {
 	struct zcow_key k = { bytenr, ZCOW_EXTENT_ITEM_KEY, len };
 	uint8_t item[ZCOW_DATA_EXTENT_ITEM_SIZE];
@@ -167,10 +167,22 @@ static int extent_create_locked(struct zcow_fs *fs, uint64_t bytenr,
 	err = zcow_tree_insert(&fs->extent_tree, &k, item, sizeof(item));
 	if (err)
 		return err;
-	zcow_bg_use_reserved(fs, bytenr, len);
 	csum_key(&k, bytenr);
 	return zcow_tree_insert(&fs->csum_tree, &k, csums,
 				(uint32_t)(len / BS * 4));
+}
+
+/* A new data extent that landed at @bytenr: extent item + checksums. */
+static int extent_create_locked(struct zcow_fs *fs, uint64_t bytenr,
+				uint64_t len, const uint32_t *csums,
+				uint64_t root, uint64_t ino, uint64_t offset)
+{
+	int err = zcow_data_extent_insert_locked(fs, bytenr, len, csums, root,
+						 ino, offset);
+
+	if (!err)
+		zcow_bg_use_reserved(fs, bytenr, len);
+	return err;
 }
 
 int zcow_data_ref_locked(struct zcow_fs *fs, uint64_t bytenr, uint64_t len,
@@ -759,6 +771,7 @@ static int write_extent(struct zcow_file *f, const uint8_t *buf,
 			fs->error = err;
 		goto out;
 	}
+	zcow_log_note_write(fs, f->ino);
 	fl->dirty_bytes += len;
 	if (fl->commit_bytes && fl->dirty_bytes >= fl->commit_bytes)
 		err = zcow_files_commit_locked(fs);
@@ -868,6 +881,8 @@ int zcow_truncate(struct zcow_file *f, uint64_t size)
 		in.sequence++;
 		err = zcow_inode_put(f->tree, &in);
 	}
+	if (!err)
+		zcow_log_note_write(fs, f->ino);
 	UNLOCK(fs);
 	return err;
 }
@@ -884,14 +899,15 @@ int zcow_fsync(struct zcow_file *f)
 	/* The file's appends must have their final addresses. */
 	while (inflight_find(fl, f->root, f->ino))
 		pthread_cond_wait(&fl->cond, &fl->lock);
-	err = fs->error ? -EIO : zcow_files_commit_locked(fs);
+	/* The tree-log (or, treelog=off, a full commit). */
+	err = fs->error ? -EIO : zcow_log_fsync_locked(fs, f->ino);
 	UNLOCK(fs);
 	return err;
 }
 
 int zcow_fdatasync(struct zcow_file *f)
 {
-	/* Until the tree-log exists, the same full commit. */
+	/* The inode item holds the size: logged as fsync logs it. */
 	return zcow_fsync(f);
 }
 

@@ -175,6 +175,43 @@ int zcow_files_commit_locked(struct zcow_fs *fs);
  * first write of a file system does (mkfs leaves the fs tree empty). */
 int zcow_root_dir_locked(struct zcow_fs *fs);
 
+/*
+ * A data extent at @bytenr is referenced by one file extent: its extent
+ * item (refs 1) and its checksum item (@csums, one crc32c per 4 KiB,
+ * little-endian).  No space accounting (the caller's).  _locked.
+ */
+int zcow_data_extent_insert_locked(struct zcow_fs *fs, uint64_t bytenr,
+				   uint64_t len, const uint32_t *csums,
+				   uint64_t root, uint64_t ino,
+				   uint64_t offset);
+
+/* After the fs tree changed under the file layer (log replay): the next
+ * inode number and the root directory, found again.  0 or -errno. */
+int zcow_files_rescan(struct zcow_fs *fs);
+
+/* ==== the tree-log (core/tree-log.c, seed 010) ====
+ * Every call runs under files->lock (mount: single-threaded). */
+int zcow_log_init(struct zcow_fs *fs, bool enabled);
+void zcow_log_free(struct zcow_fs *fs);
+/* @ino was linked into or unlinked from directory @dir. */
+void zcow_log_note_link(struct zcow_fs *fs, uint64_t dir, uint64_t ino);
+/* @ino's data or size changed. */
+void zcow_log_note_write(struct zcow_fs *fs, uint64_t ino);
+/* fsync of @ino (its writes completed): log it, or commit (treelog=off,
+ * or when it cannot be logged).  0 or -errno. */
+int zcow_log_fsync_locked(struct zcow_fs *fs, uint64_t ino);
+/* A commit starts: the tree-log group is made ready (in its chunks). */
+void zcow_log_commit_prepare(struct zcow_fs *fs);
+/* The commit that wrote log_root = 0 is durable: drop the log. */
+void zcow_log_commit_done(struct zcow_fs *fs);
+/* Mount: replay the superblock's log, then commit.  0 or -errno. */
+int zcow_log_replay(struct zcow_fs *fs);
+/* The log root on the device (last sync, or the mounted superblock's):
+ * false when there is none. */
+bool zcow_log_root(struct zcow_fs *fs, uint64_t *bytenr_ret, int *level_ret);
+void zcow_log_stats(struct zcow_fs *fs, uint64_t *fsyncs, uint64_t *syncs,
+		    uint64_t *fallbacks, uint64_t *replayed, bool *is_lost);
+
 /* Snapshot loading at mount (file.c). */
 int zcow_snaps_load(struct zcow_fs *fs);
 void zcow_snaps_free(struct zcow_fs *fs);

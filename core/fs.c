@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "files.h"
 #include "zlog.h"
 
 #define TAG "fs"
@@ -327,6 +328,13 @@ int zcow_mount(struct zdev *dev, const struct zcow_mount_opts *opts,
 		ret = zcow_files_mount(fs, opts);
 		if (ret)
 			goto out;
+		/* ORDER: the tree-log is replayed and committed before
+		 * anything else may write (issue 9). */
+		ret = zcow_log_replay(fs);
+		if (ret) {
+			zcow_files_unmount(fs);
+			goto out;
+		}
 	}
 	*fs_ret = fs;
 	fs = NULL;

@@ -267,6 +267,8 @@ static int add_entry_locked(struct zcow_fs *fs, struct zcow_tree *tree,
 	err = zcow_tree_insert(tree, &key, ref, ZCOW_INODE_REF_HDR + len);
 	if (err)
 		return err;
+	if (tree == &fs->fs_tree)
+		zcow_log_note_link(fs, dir, ino);
 	return dir_size_add_locked(fs, tree, dir, 2 * (int64_t)len);
 }
 
@@ -318,6 +320,8 @@ static int del_entry_locked(struct zcow_fs *fs, struct zcow_tree *tree,
 			}
 			if (err)
 				return err;
+			if (tree == &fs->fs_tree)
+				zcow_log_note_link(fs, dir, ino);
 			return dir_size_add_locked(fs, tree, dir,
 						   -2 * (int64_t)len);
 		}
@@ -1027,6 +1031,10 @@ int zcow_statfs(struct zcow_fs *fs, struct zcow_statfs *st)
 	st->nr_appends = fs->files->nr_appends;
 	st->nr_appends_moved = fs->files->nr_appends_moved;
 	st->nr_data_writes = fs->files->nr_data_writes;
+	zcow_log_stats(fs, &st->nr_fsyncs, &st->nr_log_syncs,
+		       &st->nr_log_fallbacks, &st->log_replayed,
+		       &st->log_lost);
+	st->nr_commits = fs->cstats.nr_commits;
 	UNLOCK(fs);
 	return 0;
 }
@@ -1095,12 +1103,40 @@ static uint32_t data_zones_for(struct zcow_fs *fs, uint32_t want)
 	return n;
 }
 
+int zcow_files_rescan(struct zcow_fs *fs)
+{
+	struct zcow_files *fl = fs->files;
+	struct zcow_key start = { UINT64_MAX, 0, 0 }, k;
+	struct zcow_tree_iter it;
+	struct zcow_inode rd;
+	int err;
+
+	/* The highest objectid of the fs tree + 1 (btrfs: find_highest). */
+	fl->next_ino = ZCOW_FIRST_FREE_OBJECTID + 1;
+	zcow_tree_iter_init(&it, &fs->fs_tree, &start);
+	while (!(err = zcow_tree_iter_prev(&it, &k, NULL, NULL))) {
+		if (k.objectid < ZCOW_FIRST_FREE_OBJECTID ||
+		    k.objectid >= (uint64_t)-256)
+			continue;
+		if (k.objectid + 1 > fl->next_ino)
+			fl->next_ino = k.objectid + 1;
+		break;
+	}
+	if (err && err != -ENOENT)
+		return err;
+	/* -EUCLEAN: not an inode item (a tree used without files, as the
+	 * metadata tests do); the checker judges. */
+	err = zcow_inode_get(&fs->fs_tree, ZCOW_ROOT_DIR_INO, &rd);
+	if (err && err != -ENOENT && err != -EUCLEAN)
+		return err;
+	fl->has_root_dir = !err;
+	return 0;
+}
+
 int zcow_files_mount(struct zcow_fs *fs, const struct zcow_mount_opts *opts)
 {
 	struct zcow_files *fl;
 	int i;
-	struct zcow_key start = { UINT64_MAX, 0, 0 }, k;
-	struct zcow_tree_iter it;
 	int err;
 
 	fl = calloc(1, sizeof(*fl));
@@ -1120,30 +1156,11 @@ int zcow_files_mount(struct zcow_fs *fs, const struct zcow_mount_opts *opts)
 							256ULL << 20;
 	fl->data_zones = data_zones_for(fs, opts ? opts->data_zones : 0);
 	fs->files = fl;
-	/* The highest objectid of the fs tree + 1 (btrfs: find_highest). */
-	fl->next_ino = ZCOW_FIRST_FREE_OBJECTID + 1;
-	zcow_tree_iter_init(&it, &fs->fs_tree, &start);
-	while (!(err = zcow_tree_iter_prev(&it, &k, NULL, NULL))) {
-		if (k.objectid < ZCOW_FIRST_FREE_OBJECTID ||
-		    k.objectid >= (uint64_t)-256)
-			continue;
-		if (k.objectid + 1 > fl->next_ino)
-			fl->next_ino = k.objectid + 1;
-		break;
-	}
-	if (err && err != -ENOENT)
+	err = zcow_files_rescan(fs);
+	if (!err)
+		err = zcow_log_init(fs, !(opts && opts->no_treelog));
+	if (err)
 		goto fail;
-	{
-		struct zcow_inode rd;
-
-		/* -EUCLEAN: not an inode item (a tree used without files,
-		 * as the metadata tests do); the checker judges. */
-		err = zcow_inode_get(&fs->fs_tree, ZCOW_ROOT_DIR_INO, &rd);
-		if (err && err != -ENOENT && err != -EUCLEAN)
-			goto fail;
-		fl->has_root_dir = !err;
-		err = 0;
-	}
 	err = zcow_snaps_load(fs);
 	if (err)
 		goto fail;

@@ -293,19 +293,33 @@ static int read_copy(struct zdev *dev, uint64_t off, int mirror,
 		return ret;
 	copy->is_valid = zcow_sb_check(sb, mirror) == NULL;
 	copy->generation = copy->is_valid ? le64toh(sb->generation) : 0;
+	copy->log_seq = copy->is_valid ? le64toh(sb->log_root_transid) : 0;
 	return 0;
 }
 
 /*
- * The newest valid copy in zone @z (scanning back from its last copy).
- * *off_ret = NO_COPY when there is none.
+ * Is a copy of (@gen, @seq) newer than one of (@gen2, @seq2)?  A tree-log
+ * sync writes a superblock of the same generation as the last commit;
+ * zcow numbers those writes in log_root_transid (btrfs: "this will help
+ * find the new super based on the log root"), so the order is (generation,
+ * log_root_transid).  Kernel-written logs hold 0 there.
+ */
+static bool is_newer(uint64_t gen, uint64_t seq, uint64_t gen2, uint64_t seq2)
+{
+	return gen > gen2 || (gen == gen2 && seq > seq2);
+}
+
+/*
+ * The newest valid copy in zone @z (scanning back from its last copy):
+ * its offset in *off_ret (NO_COPY when there is none), its generation in
+ * gen_ret[0] and its log_root_transid in gen_ret[1].
  */
 static int newest_valid_in_zone(struct zdev *dev, const struct zdev_zone *z,
 				int mirror, struct zcow_super_block *sb,
 				uint64_t *off_ret, uint64_t *gen_ret)
 {
 	struct zcow_sb_copy copy;
-	uint64_t off, best = NO_COPY, gen = 0;
+	uint64_t off, best = NO_COPY, gen = 0, seq = 0;
 	int ret;
 
 	for (off = used_end(z); off > z->start; off -= ZCOW_SB_SIZE) {
@@ -313,14 +327,16 @@ static int newest_valid_in_zone(struct zdev *dev, const struct zdev_zone *z,
 		if (ret)
 			return ret;
 		/* Generations grow along a zone; keep going past a bad one. */
-		if (copy.is_valid && (best == NO_COPY || copy.generation > gen)) {
+		if (copy.is_valid) {
 			best = copy.off;
 			gen = copy.generation;
+			seq = copy.log_seq;
 			break;
 		}
 	}
 	*off_ret = best;
-	*gen_ret = gen;
+	gen_ret[0] = gen;
+	gen_ret[1] = seq;
 	return 0;
 }
 
@@ -371,7 +387,7 @@ int zcow_sb_log_position(struct zdev *dev, const struct zcow_sb_loc *loc,
 {
 	struct zcow_super_block *sb = NULL;
 	const struct zdev_zone *z0, *z1;
-	uint64_t off[2], gen[2];
+	uint64_t off[2], gen[2][2];
 	char s0, s1;
 	int ret, i;
 
@@ -424,7 +440,7 @@ int zcow_sb_log_position(struct zdev *dev, const struct zcow_sb_loc *loc,
 		return -ENOMEM;
 	for (i = 0; i < ZCOW_SB_LOG_ZONES; i++) {
 		ret = newest_valid_in_zone(dev, &pos->zones[i], loc->mirror, sb,
-					   &off[i], &gen[i]);
+					   &off[i], gen[i]);
 		if (ret)
 			goto out;
 	}
@@ -434,7 +450,9 @@ int zcow_sb_log_position(struct zdev *dev, const struct zcow_sb_loc *loc,
 		ret = -EUCLEAN;
 		goto out;
 	}
-	if (off[1] == NO_COPY || (off[0] != NO_COPY && gen[0] > gen[1])) {
+	if (off[1] == NO_COPY ||
+	    (off[0] != NO_COPY &&
+	     is_newer(gen[0][0], gen[0][1], gen[1][0], gen[1][1]))) {
 		pos->read_off = off[0];
 		pos->write_off = z1->start;
 		pos->reset = 1;
@@ -454,7 +472,7 @@ static int newest_valid_in_log(struct zdev *dev, const struct zcow_sb_loc *loc,
 			       struct zcow_super_block *sb, uint64_t *off_ret)
 {
 	struct zcow_sb_copy copy;
-	uint64_t best = NO_COPY, gen = 0, off;
+	uint64_t best = NO_COPY, gen = 0, seq = 0, off;
 	int i, ret;
 
 	for (i = 0; i < ZCOW_SB_LOG_ZONES; i++) {
@@ -464,9 +482,13 @@ static int newest_valid_in_log(struct zdev *dev, const struct zcow_sb_loc *loc,
 			ret = read_copy(dev, off, loc->mirror, sb, &copy);
 			if (ret)
 				return ret;
-			if (copy.is_valid && copy.generation >= gen) {
+			if (copy.is_valid &&
+			    (best == NO_COPY ||
+			     !is_newer(gen, seq, copy.generation,
+				       copy.log_seq))) {
 				best = off;
 				gen = copy.generation;
+				seq = copy.log_seq;
 			}
 		}
 	}
@@ -604,7 +626,9 @@ int zcow_sb_read_latest(struct zdev *dev, struct zcow_super_block *sb_ret,
 					  m);
 				continue;
 			}
-			if (best.mirror < 0 || copy.generation > best.generation) {
+			if (best.mirror < 0 ||
+			    is_newer(copy.generation, copy.log_seq,
+				     best.generation, best.log_seq)) {
 				best = copy;
 				*sb_ret = *sb;
 			}
@@ -744,8 +768,12 @@ int zcow_sb_write_all(struct zdev *dev, enum zcow_sb_placement p,
 	 * and the previous superblock copies) durable before any copy of it
 	 * is written.  (Test-only mutation 2 skips it: docs/crash.md.)
 	 */
-	ret = zcow_fault_mutation == ZCOW_MUT_SB_BEFORE_FLUSH ? 0 :
-	      zdev_flush(dev);
+	ret = zcow_fault_mutation == ZCOW_MUT_SB_BEFORE_FLUSH ||
+			      (zcow_fault_mutation ==
+				       ZCOW_MUT_LOG_SB_BEFORE_FLUSH &&
+			       sb->log_root) ?
+		      0 :
+		      zdev_flush(dev);
 	if (ret) {
 		first_err = ret;
 		goto out;

@@ -199,6 +199,8 @@ struct zcow_sb_copy {
 	int mirror;
 	uint64_t off;		/* byte offset on the device */
 	uint64_t generation;	/* 0 when invalid */
+	uint64_t log_seq;	/* log_root_transid: tree-log syncs within
+				 * the generation (0 when invalid) */
 	bool is_valid;		/* magic, csum, bytenr all good */
 	bool is_fallback;	/* newest copy was bad; this is an older one */
 };

@@ -33,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "files.h"
 #include "le.h"
 #include "zcow.h"
 #include "zlog.h"
@@ -525,10 +526,13 @@ static int cmp_wnode(const void *a, const void *b)
  * Write @len bytes at logical @logical of @bg exactly at its meta write
  * pointer (zeros first if a gap was left by a rounded-up offset).
  */
-static int write_at_meta_wp(struct zcow_fs *fs, struct zcow_bg *bg,
-			    uint64_t logical, const uint8_t *buf, uint64_t len)
+int zcow_write_at_meta_wp(struct zcow_fs *fs, struct zcow_bg *bg,
+			  uint64_t logical, const uint8_t *buf, uint64_t len)
 {
 	uint64_t off = logical - bg->start;
+	/* Only log nodes live in the tree-log group (seed 010). */
+	enum zdev_class cls = bg->start == fs->treelog_bg ? ZDEV_CLASS_LOG :
+							    ZDEV_CLASS_META;
 	int ret;
 
 	if (off < bg->meta_wp) {
@@ -543,15 +547,14 @@ static int write_at_meta_wp(struct zcow_fs *fs, struct zcow_bg *bg,
 		if (!zero)
 			return -ENOMEM;
 		ret = zdev_write(fs->dev, zero, gap, bg->physical + bg->meta_wp,
-				 0, ZDEV_CLASS_META);
+				 0, cls);
 		free(zero);
 		if (ret)
 			return ret;
 		bg->meta_wp = off;
 		fs->cstats.write_cmds++;
 	}
-	ret = zdev_write(fs->dev, buf, len, bg->physical + off, 0,
-			 ZDEV_CLASS_META);
+	ret = zdev_write(fs->dev, buf, len, bg->physical + off, 0, cls);
 	if (ret)
 		return ret;
 	bg->meta_wp += len;
@@ -629,7 +632,7 @@ static int write_nodes(struct zcow_fs *fs)
 				memset(run + len, 0, ns);
 			len += ns;
 		}
-		ret = write_at_meta_wp(fs, bg, wl.v[i].bytenr, run, len);
+		ret = zcow_write_at_meta_wp(fs, bg, wl.v[i].bytenr, run, len);
 		if (ret)
 			goto out;
 	}
@@ -706,6 +709,7 @@ int zcow_commit(struct zcow_fs *fs)
 		return -EROFS;
 	if (!fs->has_trees)
 		return commit_sb_only(fs);
+	zcow_log_commit_prepare(fs);
 	ret = apply_delayed(fs);
 	if (ret)
 		goto fail;
@@ -736,6 +740,10 @@ int zcow_commit(struct zcow_fs *fs)
 	sb->bytes_used = htole64(used);
 	sb->generation = htole64(fs->transid);
 	sb->flags |= htole64(ZCOW_SUPER_FLAG_WRITTEN);
+	/* A commit holds everything the tree-log held: no log after it. */
+	sb->log_root = 0;
+	sb->log_root_level = 0;
+	sb->log_root_transid = 0;
 	fill_backup_root(fs, sb);
 	/* Test-only mutation 1 (docs/crash.md): reset the removed block
 	 * groups before the commit that drops them is durable. */
@@ -803,7 +811,9 @@ int zcow_commit(struct zcow_fs *fs)
 				  bg->start, ret);
 		zcow_bg_remove(fs, bg);
 	}
-	/* ORDER: the commit is durable: pinned space is unusable now. */
+	/* ORDER: the commit is durable: the log is garbage (tree-log), and
+	 * pinned space is unusable now. */
+	zcow_log_commit_done(fs);
 	zcow_bg_unpin_all(fs);
 	free(sb);
 	return 0;
@@ -891,6 +901,7 @@ void zcow_fs_free_trees(struct zcow_fs *fs)
 	uint64_t i;
 	int t;
 
+	zcow_log_free(fs);
 	if (fs->has_trees)
 		for (t = 0; t < ZCOW_NR_TREES; t++)
 			zcow_tree_release(zcow_fs_tree_nr(fs, t));

@@ -206,6 +206,8 @@ void zcow_bg_remove(struct zcow_fs *fs, struct zcow_bg *bg)
 {
 	uint64_t i;
 
+	if (bg->start == fs->treelog_bg)
+		fs->treelog_bg = 0;	/* released with its group (seed 010) */
 	for (i = 0; i < fs->nr_bgs; i++)
 		if (fs->bgs[i] == bg)
 			break;
@@ -358,7 +360,8 @@ int zcow_bg_reserve(struct zcow_fs *fs, uint64_t flags, uint64_t len,
 		struct zcow_bg *b = fs->bgs[i];
 
 		if ((b->flags & ZCOW_BG_TYPE_MASK) != flags || b->is_ro ||
-		    b->is_removing || b->is_deleted)
+		    b->is_removing || b->is_deleted ||
+		    b->start == fs->treelog_bg)
 			continue;
 		if (b->alloc_offset + len <= b->capacity) {
 			bg = b;
@@ -371,6 +374,77 @@ int zcow_bg_reserve(struct zcow_fs *fs, uint64_t flags, uint64_t len,
 			return ret;
 	}
 	return zcow_bg_reserve_in(fs, bg, len, logical_ret);
+}
+
+int zcow_treelog_bg_prepare(struct zcow_fs *fs, uint64_t room)
+{
+	struct zcow_bg *bg = NULL;
+	uint64_t i;
+
+	if (fs->read_only)
+		return -EROFS;
+	if (fs->treelog_bg) {
+		bg = zcow_bg_lookup(fs, fs->treelog_bg);
+		if (bg && zcow_bg_has_room(bg, ZCOW_BG_METADATA, room))
+			return 0;
+		/* Full, read-only or removed: a new one (as the seed). */
+		fs->treelog_bg = 0;
+		bg = NULL;
+	}
+	for (i = 0; i < fs->nr_bgs && !bg; i++) {
+		struct zcow_bg *b = fs->bgs[i];
+
+		/* A group in use must not become the log's (seed 010). */
+		if (zcow_bg_has_room(b, ZCOW_BG_METADATA, room) && !b->used &&
+		    !b->reserved && !b->pinned)
+			bg = b;
+	}
+	if (!bg) {
+		int ret = zcow_chunk_alloc(fs, ZCOW_BG_METADATA, &bg);
+
+		if (ret)
+			return ret;
+	}
+	fs->treelog_bg = bg->start;
+	return 0;
+}
+
+int zcow_bg_reserve_treelog(struct zcow_fs *fs, uint64_t len,
+			    uint64_t *logical_ret)
+{
+	int ret = zcow_treelog_bg_prepare(fs, len);
+
+	if (ret)
+		return ret;
+	return zcow_bg_reserve_in(fs, zcow_bg_lookup(fs, fs->treelog_bg), len,
+				  logical_ret);
+}
+
+void zcow_bg_claim_written(struct zcow_fs *fs, uint64_t logical, uint64_t len)
+{
+	struct zcow_bg *bg = zcow_bg_lookup(fs, logical);
+	uint64_t end;
+
+	if (!bg || bg->is_seq)
+		return;	/* sequential: the write pointer covers it */
+	end = logical + len - bg->start;
+	if (end <= bg->alloc_offset || end > bg->capacity)
+		return;
+	bg->zone_unusable += end - bg->alloc_offset;
+	bg->alloc_offset = end;
+	if (bg->meta_wp < end)
+		bg->meta_wp = end;
+}
+
+void zcow_bg_unusable_to_used(struct zcow_fs *fs, uint64_t logical,
+			      uint64_t len)
+{
+	struct zcow_bg *bg = zcow_bg_lookup(fs, logical);
+
+	if (!bg)
+		return;
+	bg->zone_unusable -= len;
+	bg->used += len;
 }
 
 bool zcow_bg_has_room(const struct zcow_bg *bg, uint64_t flags, uint64_t len)

@@ -150,6 +150,37 @@ int zcow_bg_reserve(struct zcow_fs *fs, uint64_t flags, uint64_t len,
 int zcow_bg_reserve_in(struct zcow_fs *fs, struct zcow_bg *bg, uint64_t len,
 		       uint64_t *logical_ret);
 
+/*
+ * Reserve @len bytes for a tree-log node (seed 010): only in the dedicated
+ * tree-log block group fs->treelog_bg.  Without one, or when it is full,
+ * a metadata group nothing lives in (used, reserved and pinned all 0)
+ * becomes it, else a new metadata chunk.  zcow_bg_reserve() never hands
+ * out space there.  Returns 0 and *logical_ret, -ENOSPC, -EROFS.
+ */
+int zcow_bg_reserve_treelog(struct zcow_fs *fs, uint64_t len,
+			    uint64_t *logical_ret);
+
+/*
+ * Make sure a tree-log group with room for @room bytes exists (picked or
+ * allocated as above), without reserving.  The commit calls it so that
+ * the log's group is in the committed chunk tree before a log uses it.
+ * Returns 0, -ENOSPC, -EROFS.
+ */
+int zcow_treelog_bg_prepare(struct zcow_fs *fs, uint64_t room);
+
+/*
+ * Mount, before a tree-log replay: [@logical, +@len) was written after
+ * the last commit (a log node or a logged data extent).  A conventional
+ * group's allocation offset (from its last extent item) is raised over
+ * it, the bytes counted unusable, so nothing overwrites it.
+ */
+void zcow_bg_claim_written(struct zcow_fs *fs, uint64_t logical, uint64_t len);
+
+/* Replay: a logged data extent written after the last commit became
+ * referenced: zone_unusable -> used. */
+void zcow_bg_unusable_to_used(struct zcow_fs *fs, uint64_t logical,
+			      uint64_t len);
+
 /* True when @bg is a usable group of type @flags with room for @len. */
 bool zcow_bg_has_room(const struct zcow_bg *bg, uint64_t flags, uint64_t len);
 

@@ -115,6 +115,12 @@ struct zcow_fs {
 
 	/* The file layer (core/files.h); NULL without trees. */
 	struct zcow_files *files;
+
+	/* The tree-log (core/tree-log.c, issue 9); NULL without files. */
+	struct zcow_log *log;
+	/* Start of the dedicated tree-log block group, 0 = none yet (seed
+	 * 010): log nodes are allocated only there, nothing else is. */
+	uint64_t treelog_bg;
 };
 
 /* The trees of a file system, in a fixed order (root tree first). */
@@ -154,6 +160,14 @@ enum {
 	ZCOW_MUT_LOG_SB_BEFORE_FLUSH,
 };
 extern int zcow_fault_mutation;
+
+/*
+ * Internal to core/: write @len bytes of node images at logical @logical
+ * of @bg exactly at its meta write pointer (zeros first over a gap left
+ * by a rounded-up offset or an unwritten released node).  0 or -errno.
+ */
+int zcow_write_at_meta_wp(struct zcow_fs *fs, struct zcow_bg *bg,
+			  uint64_t logical, const uint8_t *buf, uint64_t len);
 
 /* Internal to core/: set up / load / free the trees of @fs. */
 int zcow_fs_create_trees(struct zcow_fs *fs);
@@ -254,6 +268,9 @@ struct zcow_statfs {
 	uint64_t nr_log_fallbacks; /* ... that could not be logged: full
 				    * commit (treelog=on only) */
 	uint64_t nr_commits;	/* full transaction commits */
+	uint64_t log_replayed;	/* inodes replayed from a log at mount */
+	bool log_lost;		/* mount ignored a corrupt log: the fsyncs
+				 * it held are lost */
 };
 
 struct zcow_dirent {

@@ -23,6 +23,7 @@
 	SUITE(files_suite)      \
 	SUITE(files_model_suite) \
 	SUITE(data_suite)       \
+	SUITE(treelog_suite)    \
 	SUITE(crash_suite)      \
 	SUITE(cli_suite)        \
 	SUITE(conform_suite)    \

@@ -1,0 +1,1399 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The tree-log: fsync without a full transaction commit (seed 010).
+ *
+ * What it is: btrfs's log tree in the simplest form that stays exact.
+ * fsync of inode X logs, into a log tree of the fs tree (owner
+ * BTRFS_TREE_LOG_OBJECTID), the whole current item set of every inode
+ * that must come back with X for the recovered namespace to be
+ * consistent:
+ *   - X itself (inode item, inode refs, file extents, and the checksum
+ *     items of extents written since the last commit);
+ *   - every directory X was linked into or unlinked from since the last
+ *     commit (so a new name, a rename's new and old parent, an unlink are
+ *     all durable), logged whole: its entries, and a DIR_LOG_INDEX item
+ *     (btrfs key type 72) covering all indexes, which tells replay that
+ *     entries missing from the log were removed;
+ *   - transitively, every inode linked into or unlinked from a logged
+ *     directory since the last commit (its inode refs must agree with the
+ *     directory's entries).
+ * An inode already logged and unchanged since is not logged again, and
+ * an inode unchanged since the last commit needs no log at all.  The
+ * namespace changes of the running transaction are recorded in memory
+ * (zcow_log_note_link(), zcow_log_note_write()) and forgotten at commit.
+ *
+ * The log's nodes live only in the dedicated tree-log block group (seed
+ * 010, zcow_bg_reserve_treelog()); no other metadata goes there.  An
+ * fsync writes the log's dirty nodes at that group's meta write pointer,
+ * then the superblock whose log_root points at the log root tree (a
+ * superblock log entry of the same generation, numbered by
+ * log_root_transid).  The log's nodes carry no extent items: after the
+ * next commit (which writes log_root = 0) their bytes are zone_unusable.
+ *
+ * An fsync falls back to a full commit (counted in nr_log_fallbacks) when
+ * the log would not be replayable: a chunk allocated since the last
+ * commit (the committed chunk tree cannot map it), more than
+ * LOG_MAX_INODES inodes to log, or an error while building the log.
+ *
+ * Replay (mount, before anything else writes): every logged inode's items
+ * replace the fs tree's; a logged directory's entries that are not in the
+ * log are unlinked from their (unlogged) inodes, which are deleted at
+ * their last link; data references follow; then a commit.  A log that
+ * fails its checksums is ignored with a warning: the committed state is
+ * consistent without it, and the fsyncs it held are reported lost
+ * (zcow_statfs log_lost).
+ *
+ * Locking: everything here runs under files->lock.
+ */
+#include <endian.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "files.h"
+#include "le.h"
+#include "zlog.h"
+
+#define TAG "treelog"
+#define LOG_MAX_INODES		4096
+#define DIR_LOG_INDEX_KEY	72	/* struct btrfs_dir_log_item */
+#define DIR_LOG_ITEM_SIZE	8u
+#define LOG_ROOT_ITEM_SIZE	439u	/* struct btrfs_root_item */
+#define LOG_GROUP_ROOM		64	/* nodes a prepared log group holds */
+
+/* One inode changed in the running transaction. */
+struct touch {
+	uint64_t ino;		/* 0: a free slot */
+	uint64_t change;	/* bumped by every change */
+	uint64_t logged;	/* @change when last logged, 0 = never */
+	uint64_t mark;		/* closure epoch */
+	uint64_t *dirs;		/* directories it was (un)linked in */
+	uint64_t *kids;		/* inodes (un)linked in it */
+	uint32_t nr_dirs, cap_dirs, nr_kids, cap_kids;
+};
+
+struct zcow_log {
+	bool enabled;			/* treelog=on */
+	bool is_wanted;			/* an fsync wanted the log: commits
+					 * keep its group ready */
+	struct zcow_node_store store;	/* allocates in the tree-log group */
+	bool is_active;			/* the log trees exist */
+	struct zcow_tree tree;		/* the fs tree's log */
+	struct zcow_tree root_tree;	/* the log root tree */
+	uint64_t synced_root;		/* log root tree root at the last
+					 * sync, 0 = none */
+	int synced_level;
+	uint64_t *allocs;		/* log nodes reserved since commit */
+	uint64_t nr_allocs, cap_allocs;
+	uint64_t *redirty;		/* freed before written: zeroed */
+	uint64_t nr_redirty, cap_redirty;
+	struct touch *tab;		/* open addressing by inode */
+	uint64_t tab_size, nr_tab;
+	uint64_t epoch;
+	bool is_overflow;		/* a change could not be recorded */
+	uint64_t seq;			/* log syncs in this transaction */
+	uint64_t nr_fsyncs, nr_log_syncs, nr_fallbacks;
+	uint64_t nr_replayed;		/* inodes replayed at mount */
+	bool is_lost;			/* a log was ignored at mount */
+};
+
+static int push64(uint64_t **v, uint64_t *nr, uint64_t *cap, uint64_t x)
+{
+	if (*nr == *cap) {
+		uint64_t c = *cap ? *cap * 2 : 64;
+		uint64_t *p = realloc(*v, c * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		*v = p;
+		*cap = c;
+	}
+	(*v)[(*nr)++] = x;
+	return 0;
+}
+
+/* ---- the changes of the running transaction ------------------------- */
+
+static uint64_t tab_slot(uint64_t ino, uint64_t size)
+{
+	return (ino * 0x9e3779b97f4a7c15ULL) >> 20 & (size - 1);
+}
+
+static struct touch *tab_find(struct zcow_log *lg, uint64_t ino)
+{
+	uint64_t i;
+
+	if (!lg->tab_size)
+		return NULL;
+	for (i = tab_slot(ino, lg->tab_size);; i = (i + 1) & (lg->tab_size - 1)) {
+		if (lg->tab[i].ino == ino)
+			return &lg->tab[i];
+		if (!lg->tab[i].ino)
+			return NULL;
+	}
+}
+
+static struct touch *tab_get(struct zcow_log *lg, uint64_t ino)
+{
+	struct touch *t = tab_find(lg, ino);
+	uint64_t i;
+
+	if (t)
+		return t;
+	if ((lg->nr_tab + 1) * 2 > lg->tab_size) {
+		uint64_t size = lg->tab_size ? lg->tab_size * 2 : 256, j;
+		struct touch *tab = calloc(size, sizeof(*tab));
+
+		if (!tab)
+			return NULL;
+		for (j = 0; j < lg->tab_size; j++) {
+			if (!lg->tab[j].ino)
+				continue;
+			for (i = tab_slot(lg->tab[j].ino, size); tab[i].ino;
+			     i = (i + 1) & (size - 1))
+				;
+			tab[i] = lg->tab[j];
+		}
+		free(lg->tab);
+		lg->tab = tab;
+		lg->tab_size = size;
+	}
+	for (i = tab_slot(ino, lg->tab_size); lg->tab[i].ino;
+	     i = (i + 1) & (lg->tab_size - 1))
+		;
+	t = &lg->tab[i];
+	memset(t, 0, sizeof(*t));
+	t->ino = ino;
+	lg->nr_tab++;
+	return t;
+}
+
+static int add_unique(uint64_t **v, uint32_t *nr, uint32_t *cap, uint64_t x)
+{
+	uint32_t i;
+
+	for (i = 0; i < *nr; i++)
+		if ((*v)[i] == x)
+			return 0;
+	if (*nr == *cap) {
+		uint32_t c = *cap ? *cap * 2 : 4;
+		uint64_t *p = realloc(*v, c * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		*v = p;
+		*cap = c;
+	}
+	(*v)[(*nr)++] = x;
+	return 0;
+}
+
+static void tab_clear(struct zcow_log *lg)
+{
+	uint64_t i;
+
+	for (i = 0; i < lg->tab_size; i++) {
+		free(lg->tab[i].dirs);
+		free(lg->tab[i].kids);
+	}
+	if (lg->tab)
+		memset(lg->tab, 0, lg->tab_size * sizeof(*lg->tab));
+	lg->nr_tab = 0;
+	lg->is_overflow = false;
+}
+
+void zcow_log_note_link(struct zcow_fs *fs, uint64_t dir, uint64_t ino)
+{
+	struct zcow_log *lg = fs->log;
+	struct touch *t, *d;
+
+	if (!lg || !lg->enabled)
+		return;
+	t = tab_get(lg, ino);
+	if (!t || add_unique(&t->dirs, &t->nr_dirs, &t->cap_dirs, dir)) {
+		lg->is_overflow = true;
+		return;
+	}
+	t->change++;
+	d = tab_get(lg, dir);
+	if (!d || add_unique(&d->kids, &d->nr_kids, &d->cap_kids, ino)) {
+		lg->is_overflow = true;
+		return;
+	}
+	d->change++;
+}
+
+void zcow_log_note_write(struct zcow_fs *fs, uint64_t ino)
+{
+	struct zcow_log *lg = fs->log;
+	struct touch *t;
+
+	if (!lg || !lg->enabled)
+		return;
+	t = tab_get(lg, ino);
+	if (!t)
+		lg->is_overflow = true;
+	else
+		t->change++;
+}
+
+/* ---- the log's node store ------------------------------------------- */
+
+static int log_alloc(void *arg, uint64_t owner, int level,
+		     uint64_t *bytenr_ret)
+{
+	struct zcow_fs *fs = arg;
+	int ret;
+
+	(void)owner;
+	(void)level;
+	if (fs->error)
+		return fs->error;
+	ret = zcow_bg_reserve_treelog(fs, fs->nodesize, bytenr_ret);
+	if (ret)
+		return ret;
+	return push64(&fs->log->allocs, &fs->log->nr_allocs,
+		      &fs->log->cap_allocs, *bytenr_ret);
+}
+
+static int log_read(void *arg, uint64_t bytenr, void *buf)
+{
+	struct zcow_fs *fs = arg;
+
+	return fs->store.read(fs->store.arg, bytenr, buf);
+}
+
+static void log_free(void *arg, uint64_t bytenr, uint64_t gen)
+{
+	struct zcow_fs *fs = arg;
+	struct zcow_bg *bg = zcow_bg_lookup(fs, bytenr);
+
+	(void)gen;
+	/* Written at an earlier fsync: garbage until the commit drops the
+	 * log.  Not written yet: it keeps its place in the zone's sequence
+	 * and is written zeroed at the next sync (seed 007's redirty). */
+	if (bg && bytenr - bg->start >= bg->meta_wp &&
+	    push64(&fs->log->redirty, &fs->log->nr_redirty,
+		   &fs->log->cap_redirty, bytenr))
+		fs->error = -ENOMEM;
+}
+
+static int ro_alloc(void *arg, uint64_t owner, int level, uint64_t *bytenr_ret)
+{
+	(void)arg;
+	(void)owner;
+	(void)level;
+	(void)bytenr_ret;
+	return -EROFS;
+}
+
+int zcow_log_init(struct zcow_fs *fs, bool enabled)
+{
+	struct zcow_log *lg = calloc(1, sizeof(*lg));
+
+	if (!lg)
+		return -ENOMEM;
+	lg->enabled = enabled;
+	lg->store = fs->store;
+	lg->store.alloc = log_alloc;
+	lg->store.read = log_read;
+	lg->store.free = log_free;
+	lg->store.arg = fs;
+	fs->log = lg;
+	return 0;
+}
+
+static void log_release_trees(struct zcow_log *lg)
+{
+	if (lg->is_active) {
+		zcow_tree_release(&lg->tree);
+		zcow_tree_release(&lg->root_tree);
+	}
+	lg->is_active = false;
+	lg->synced_root = 0;
+	lg->synced_level = 0;
+}
+
+void zcow_log_free(struct zcow_fs *fs)
+{
+	struct zcow_log *lg = fs->log;
+
+	if (!lg)
+		return;
+	log_release_trees(lg);
+	tab_clear(lg);
+	free(lg->tab);
+	free(lg->allocs);
+	free(lg->redirty);
+	free(lg);
+	fs->log = NULL;
+}
+
+void zcow_log_commit_prepare(struct zcow_fs *fs)
+{
+	/*
+	 * zcow's log must not need a chunk the committed chunk tree lacks
+	 * (replay could not map it): the log's group is picked, or its chunk
+	 * allocated, by the commit before the log is used.  Without room
+	 * (ENOSPC) the next fsync falls back to a commit.
+	 */
+	if (fs->log && fs->log->is_wanted && !fs->read_only)
+		zcow_treelog_bg_prepare(fs, LOG_GROUP_ROOM * fs->nodesize);
+}
+
+void zcow_log_commit_done(struct zcow_fs *fs)
+{
+	struct zcow_log *lg = fs->log;
+	struct zcow_bg *bg;
+	uint64_t i;
+
+	if (!lg)
+		return;
+	/* ORDER: the commit that dropped the log (log_root = 0) is durable:
+	 * the log's nodes are garbage now, unusable until the zone reset. */
+	for (i = 0; i < lg->nr_allocs; i++)
+		zcow_bg_release(fs, lg->allocs[i], fs->nodesize, true);
+	lg->nr_allocs = 0;
+	lg->nr_redirty = 0;
+	lg->seq = 0;
+	log_release_trees(lg);
+	tab_clear(lg);
+	bg = fs->treelog_bg ? zcow_bg_lookup(fs, fs->treelog_bg) : NULL;
+	if (bg && !zcow_bg_has_room(bg, ZCOW_BG_METADATA, fs->nodesize))
+		fs->treelog_bg = 0;
+}
+
+/* ---- building the log ------------------------------------------------ */
+
+static void encode_log_root_item(uint8_t *buf, const struct zcow_tree *tree,
+				 uint32_t nodesize)
+{
+	uint64_t bytenr, gen;
+	int level;
+
+	zcow_tree_root(tree, &bytenr, &level, &gen);
+	memset(buf, 0, LOG_ROOT_ITEM_SIZE);
+	put64(buf + 0, 1);			/* inode.generation */
+	put32(buf + 40, 1);			/* inode.nlink */
+	put32(buf + 52, 040755);		/* inode.mode */
+	put64(buf + 160, gen);			/* generation */
+	put64(buf + 176, bytenr);		/* bytenr */
+	put64(buf + 192, nodesize);		/* bytes_used (approx.) */
+	put32(buf + 216, 1);			/* refs */
+	buf[238] = (uint8_t)level;		/* level */
+	put64(buf + 239, gen);			/* generation_v2 */
+}
+
+/* Delete every item of objectid @ino from @tree. */
+static int drop_objectid(struct zcow_tree *tree, uint64_t ino)
+{
+	struct zcow_key start = { ino, 0, 0 }, k;
+	struct zcow_tree_iter it;
+	int err;
+
+	for (;;) {
+		zcow_tree_iter_init(&it, tree, &start);
+		err = zcow_tree_iter_next(&it, &k, NULL, NULL);
+		if (err == -ENOENT || (!err && k.objectid != ino))
+			return 0;
+		if (err)
+			return err;
+		err = zcow_tree_delete(tree, &k);
+		if (err)
+			return err;
+	}
+}
+
+static int insert_or_update(struct zcow_tree *tree, const struct zcow_key *k,
+			    const void *data, uint32_t len)
+{
+	int err = zcow_tree_insert(tree, k, data, len);
+
+	if (err == -EEXIST)
+		err = zcow_tree_update(tree, k, data, len);
+	return err;
+}
+
+/* Copy the checksum item of the data extent at @bytenr into the log. */
+static int log_csums(struct zcow_fs *fs, uint64_t bytenr)
+{
+	struct zcow_key k = { ZCOW_CSUM_OBJECTID, ZCOW_EXTENT_CSUM_KEY,
+			      bytenr };
+	uint32_t size;
+	uint8_t *buf;
+	int err;
+
+	err = zcow_tree_search(&fs->log->tree, &k, NULL, 0, NULL);
+	if (!err)
+		return 0;
+	if (err != -ENOENT)
+		return err;
+	err = zcow_tree_search(&fs->csum_tree, &k, NULL, 0, &size);
+	if (err)
+		return err == -ENOENT ? -EUCLEAN : err;
+	buf = malloc(size);
+	if (!buf)
+		return -ENOMEM;
+	err = zcow_tree_search(&fs->csum_tree, &k, buf, size, NULL);
+	if (!err)
+		err = zcow_tree_insert(&fs->log->tree, &k, buf, size);
+	free(buf);
+	return err;
+}
+
+/* Log inode @ino as it is now (nothing if it no longer exists). */
+static int log_inode(struct zcow_fs *fs, uint64_t ino, uint64_t fsynced)
+{
+	struct zcow_log *lg = fs->log;
+	struct zcow_key start = { ino, 0, 0 }, k, last_ext = { 0, 0, 0 };
+	struct zcow_tree_iter it;
+	struct zcow_inode in;
+	const void *data;
+	uint32_t len;
+	uint8_t *copy = NULL;
+	int err;
+
+	err = drop_objectid(&lg->tree, ino);
+	if (err)
+		return err;
+	err = zcow_inode_get(&fs->fs_tree, ino, &in);
+	if (err == -ENOENT)
+		return 0;	/* deleted: its directories carry that */
+	if (err)
+		return err;
+	copy = malloc(fs->nodesize);
+	if (!copy)
+		return -ENOMEM;
+	zcow_tree_iter_init(&it, &fs->fs_tree, &start);
+	while (!(err = zcow_tree_iter_next(&it, &k, &data, &len)) &&
+	       k.objectid == ino) {
+		/* The data pointer dies with the next log change: copy. */
+		memcpy(copy, data, len);
+		if (k.type == ZCOW_EXTENT_DATA_KEY) {
+			struct zcow_fext fe;
+
+			if (len < ZCOW_FILE_EXTENT_SIZE) {
+				err = -EUCLEAN;
+				break;
+			}
+			zcow_fext_decode(copy, k.offset, &fe);
+			if (fe.disk_bytenr && fe.generation == fs->transid) {
+				err = log_csums(fs, fe.disk_bytenr);
+				if (err)
+					break;
+			}
+			last_ext = k;
+		}
+		err = zcow_tree_insert(&lg->tree, &k, copy, len);
+		if (err)
+			break;
+	}
+	free(copy);
+	if (err && err != -ENOENT)
+		return err;
+	err = 0;
+	/* Test-only mutation (docs/crash.md): lose the fsynced file's last
+	 * extent item. */
+	if (zcow_fault_mutation == ZCOW_MUT_LOG_DROP_ITEM && ino == fsynced &&
+	    last_ext.type == ZCOW_EXTENT_DATA_KEY) {
+		err = zcow_tree_delete(&lg->tree, &last_ext);
+		if (err)
+			return err;
+	}
+	if (S_ISDIR(in.mode)) {
+		struct zcow_key dk = { ino, DIR_LOG_INDEX_KEY, 0 };
+		uint8_t end[DIR_LOG_ITEM_SIZE];
+
+		/* Every index of the directory is in the log. */
+		put64(end, UINT64_MAX);
+		err = insert_or_update(&lg->tree, &dk, end, sizeof(end));
+	}
+	return err;
+}
+
+static int log_start(struct zcow_fs *fs)
+{
+	struct zcow_log *lg = fs->log;
+	int err;
+
+	if (lg->is_active)
+		return 0;
+	err = zcow_tree_init(&lg->tree, &lg->store, ZCOW_TREE_LOG_OBJECTID,
+			     ZCOW_NO_ROOT, 0, fs->generation);
+	if (err)
+		return err;
+	err = zcow_tree_init(&lg->root_tree, &lg->store,
+			     ZCOW_TREE_LOG_OBJECTID, ZCOW_NO_ROOT, 0,
+			     fs->generation);
+	if (err) {
+		zcow_tree_release(&lg->tree);
+		return err;
+	}
+	lg->is_active = true;
+	err = zcow_tree_create_root(&lg->tree);
+	if (!err)
+		err = zcow_tree_create_root(&lg->root_tree);
+	return err;
+}
+
+/* The inodes to log with @ino (see the header comment), in *set_ret. */
+static int closure(struct zcow_log *lg, uint64_t ino, uint64_t **set_ret,
+		   uint64_t *nr_ret)
+{
+	uint64_t *queue = NULL, nq = 0, cq = 0, *set = NULL, ns = 0, cs = 0;
+	uint32_t i;
+	int err;
+
+	lg->epoch++;
+	err = push64(&queue, &nq, &cq, ino);
+	while (!err && nq) {
+		struct touch *t = tab_find(lg, queue[--nq]);
+
+		if (!t || t->mark == lg->epoch)
+			continue;
+		t->mark = lg->epoch;
+		if (t->logged == t->change)
+			continue;	/* in the log as it is */
+		if (ns >= LOG_MAX_INODES) {
+			err = -E2BIG;
+			break;
+		}
+		err = push64(&set, &ns, &cs, t->ino);
+		for (i = 0; !err && i < t->nr_dirs; i++)
+			err = push64(&queue, &nq, &cq, t->dirs[i]);
+		for (i = 0; !err && i < t->nr_kids; i++)
+			err = push64(&queue, &nq, &cq, t->kids[i]);
+	}
+	free(queue);
+	if (err) {
+		free(set);
+		return err;
+	}
+	*set_ret = set;
+	*nr_ret = ns;
+	return 0;
+}
+
+struct wnode {
+	uint64_t bytenr;
+	uint8_t *buf;	/* NULL: written zeroed */
+};
+
+struct wlist {
+	struct wnode *v;
+	uint64_t nr, cap;
+	uint32_t nodesize;
+	bool is_nomem;
+};
+
+static int collect(void *arg, uint64_t bytenr, const void *buf)
+{
+	struct wlist *wl = arg;
+	struct wnode *w;
+
+	if (wl->nr == wl->cap) {
+		uint64_t c = wl->cap ? wl->cap * 2 : 16;
+		struct wnode *p = realloc(wl->v, c * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		wl->v = p;
+		wl->cap = c;
+	}
+	w = &wl->v[wl->nr];
+	w->bytenr = bytenr;
+	w->buf = NULL;
+	if (buf) {
+		w->buf = malloc(wl->nodesize);
+		if (!w->buf)
+			return -ENOMEM;
+		memcpy(w->buf, buf, wl->nodesize);
+	}
+	wl->nr++;
+	return 0;
+}
+
+static int cmp_wnode(const void *a, const void *b)
+{
+	const struct wnode *x = a, *y = b;
+
+	return x->bytenr < y->bytenr ? -1 : x->bytenr > y->bytenr;
+}
+
+/* Write the log's dirty nodes in address order at the meta write pointer
+ * of the tree-log group. */
+static int write_log_nodes(struct zcow_fs *fs)
+{
+	struct zcow_log *lg = fs->log;
+	struct wlist wl = { .nodesize = fs->nodesize };
+	uint32_t ns = fs->nodesize;
+	uint8_t *run = NULL;
+	uint64_t i, j;
+	int err;
+
+	err = zcow_tree_for_each_dirty(&lg->tree, collect, &wl);
+	if (!err)
+		err = zcow_tree_for_each_dirty(&lg->root_tree, collect, &wl);
+	for (i = 0; !err && i < lg->nr_redirty; i++)
+		err = collect(&wl, lg->redirty[i], NULL);
+	if (!err && wl.nr)
+		run = malloc((uint64_t)ns * wl.nr);
+	if (!err && wl.nr && !run)
+		err = -ENOMEM;
+	if (err)
+		goto out;
+	qsort(wl.v, wl.nr, sizeof(*wl.v), cmp_wnode);
+	for (i = 0; i < wl.nr; i = j) {
+		struct zcow_bg *bg = zcow_bg_lookup(fs, wl.v[i].bytenr);
+		uint64_t len = 0;
+
+		if (!bg || bg->start != fs->treelog_bg) {
+			zlog_err(TAG, "log node %" PRIu64 " outside the tree-log block group %" PRIu64,
+				 wl.v[i].bytenr, fs->treelog_bg);
+			if (!bg) {
+				err = -EUCLEAN;
+				goto out;
+			}
+		}
+		for (j = i; j < wl.nr && wl.v[j].bytenr == wl.v[i].bytenr + len &&
+			    wl.v[j].bytenr + ns <= bg->start + bg->length;
+		     j++) {
+			if (wl.v[j].buf)
+				memcpy(run + len, wl.v[j].buf, ns);
+			else
+				memset(run + len, 0, ns);
+			len += ns;
+		}
+		err = zcow_write_at_meta_wp(fs, bg, wl.v[i].bytenr, run, len);
+		if (err)
+			goto out;
+	}
+	lg->nr_redirty = 0;
+out:
+	for (i = 0; i < wl.nr; i++)
+		free(wl.v[i].buf);
+	free(wl.v);
+	free(run);
+	return err;
+}
+
+/* Has anything been allocated since the last commit that the committed
+ * chunk tree cannot map (a new chunk)? */
+static bool has_new_chunk(struct zcow_fs *fs)
+{
+	uint64_t i;
+
+	for (i = 0; i < fs->nr_bgs; i++)
+		if (fs->bgs[i]->is_new)
+			return true;
+	return false;
+}
+
+static int log_sync(struct zcow_fs *fs, const uint64_t *set, uint64_t nr,
+		    uint64_t ino)
+{
+	struct zcow_log *lg = fs->log;
+	struct zcow_key rk = { ZCOW_TREE_LOG_OBJECTID, ZCOW_ROOT_ITEM_KEY,
+			       ZCOW_FS_TREE_OBJECTID };
+	uint8_t item[LOG_ROOT_ITEM_SIZE];
+	struct zcow_super_block *sb;
+	uint64_t i, bytenr, gen;
+	int level, err;
+
+	err = log_start(fs);
+	for (i = 0; !err && i < nr; i++)
+		err = log_inode(fs, set[i], ino);
+	if (!err) {
+		encode_log_root_item(item, &lg->tree, fs->nodesize);
+		err = insert_or_update(&lg->root_tree, &rk, item, sizeof(item));
+	}
+	if (err)
+		return err;
+	if (has_new_chunk(fs))
+		return -EAGAIN;	/* the log's group or data is unmappable */
+	/*
+	 * ORDER: the log's nodes are written (sequentially in the tree-log
+	 * group) before the superblock that points at them; the flush in
+	 * zcow_sb_write_all() makes them, and the file's data (its appends
+	 * completed), durable before that superblock is written with FUA.
+	 */
+	err = write_log_nodes(fs);
+	if (err)
+		goto fail;
+	sb = malloc(sizeof(*sb));
+	if (!sb) {
+		err = -ENOMEM;
+		goto fail;
+	}
+	*sb = fs->sb;
+	zcow_tree_root(&lg->root_tree, &bytenr, &level, &gen);
+	sb->generation = htole64(fs->generation);
+	sb->log_root = htole64(bytenr);
+	sb->log_root_level = (uint8_t)level;
+	sb->log_root_transid = htole64(lg->seq + 1);
+	sb->flags |= htole64(ZCOW_SUPER_FLAG_WRITTEN);
+	err = zcow_sb_write_all(fs->dev, fs->placement, sb);
+	free(sb);
+	if (err)
+		goto fail;
+	lg->seq++;
+	lg->synced_root = bytenr;
+	lg->synced_level = level;
+	zcow_tree_mark_clean(&lg->tree);
+	zcow_tree_mark_clean(&lg->root_tree);
+	for (i = 0; i < nr; i++) {
+		struct touch *t = tab_find(lg, set[i]);
+
+		if (t)
+			t->logged = t->change;
+	}
+	lg->nr_log_syncs++;
+	return 0;
+fail:
+	zlog_err(TAG, "writing the log failed: %d", err);
+	fs->error = err;
+	return err;
+}
+
+int zcow_log_fsync_locked(struct zcow_fs *fs, uint64_t ino)
+{
+	struct zcow_log *lg = fs->log;
+	struct touch *t;
+	uint64_t *set = NULL, nr = 0;
+	const char *why;
+	int err;
+
+	if (fs->error)
+		return -EIO;
+	lg->nr_fsyncs++;
+	if (!lg->enabled)
+		return zcow_files_commit_locked(fs);
+	lg->is_wanted = true;
+	if (lg->is_overflow) {
+		why = "changes not recorded (out of memory)";
+		goto fallback;
+	}
+	t = tab_find(lg, ino);
+	if (!t || t->logged == t->change)
+		return 0;	/* committed, or logged, as it is */
+	if (!fs->treelog_bg) {
+		why = "no tree-log block group yet (this commit makes one)";
+		goto fallback;
+	}
+	if (has_new_chunk(fs)) {
+		why = "a chunk was allocated since the last commit";
+		goto fallback;
+	}
+	err = closure(lg, ino, &set, &nr);
+	if (err == -E2BIG) {
+		why = "too many inodes to log";
+		goto fallback;
+	}
+	if (err)
+		return err;
+	err = log_sync(fs, set, nr, ino);
+	free(set);
+	if (!err)
+		return 0;
+	if (fs->error)
+		return err;
+	why = err == -EAGAIN ? "the log needed a new chunk" :
+			       "the log could not be built";
+fallback:
+	lg->nr_fallbacks++;
+	zlog(ZLOG_DEBUG, TAG, "inode %" PRIu64 ": full commit: %s", ino, why);
+	return zcow_files_commit_locked(fs);
+}
+
+void zcow_log_stats(struct zcow_fs *fs, uint64_t *fsyncs, uint64_t *syncs,
+		    uint64_t *fallbacks, uint64_t *replayed, bool *is_lost)
+{
+	struct zcow_log *lg = fs->log;
+
+	*fsyncs = lg ? lg->nr_fsyncs : 0;
+	*syncs = lg ? lg->nr_log_syncs : 0;
+	*fallbacks = lg ? lg->nr_fallbacks : 0;
+	*replayed = lg ? lg->nr_replayed : 0;
+	*is_lost = lg && lg->is_lost;
+}
+
+bool zcow_log_root(struct zcow_fs *fs, uint64_t *bytenr_ret, int *level_ret)
+{
+	struct zcow_log *lg = fs->log;
+
+	if (lg && lg->synced_root) {
+		*bytenr_ret = lg->synced_root;
+		*level_ret = lg->synced_level;
+		return true;
+	}
+	*bytenr_ret = le64toh(fs->sb.log_root);
+	*level_ret = fs->sb.log_root_level;
+	return *bytenr_ret != 0;
+}
+
+/* ---- replay ----------------------------------------------------------- */
+
+struct replay {
+	struct zcow_fs *fs;
+	struct zcow_node_store store;	/* read-only */
+	struct zcow_tree root_tree;
+	struct zcow_tree tree;
+	uint64_t *logged;		/* inodes with an inode item, sorted */
+	uint64_t nr_logged, cap_logged;
+};
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static bool is_logged(const struct replay *rp, uint64_t ino)
+{
+	return bsearch(&ino, rp->logged, rp->nr_logged, sizeof(ino),
+		       cmp_u64) != NULL;
+}
+
+/* Read and verify every node below @bytenr; claim its space. */
+static int verify_nodes(struct replay *rp, uint64_t bytenr, int level,
+			uint8_t *buf)
+{
+	struct zcow_fs *fs = rp->fs;
+	uint32_t nr, i;
+	int err;
+
+	if (level < 0 || level >= ZCOW_MAX_LEVEL)
+		return -EUCLEAN;
+	err = fs->store.read(fs->store.arg, bytenr, buf);
+	if (err)
+		return err;
+	err = zcow_node_verify(&fs->store, buf, bytenr, ZCOW_TREE_LOG_OBJECTID,
+			       level, fs->generation + 1);
+	if (err)
+		return err;
+	zcow_bg_claim_written(fs, bytenr, fs->nodesize);
+	if (!level)
+		return 0;
+	nr = get32(buf + 0x60);
+	for (i = 0; i < nr; i++) {
+		const uint8_t *p = buf + 101 + i * 33u;
+		uint8_t *child = malloc(fs->nodesize);
+
+		if (!child)
+			return -ENOMEM;
+		err = verify_nodes(rp, get64(p + 17), level - 1, child);
+		free(child);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* Open the log, verify all of it, list the logged inodes. */
+static int replay_open(struct replay *rp)
+{
+	struct zcow_fs *fs = rp->fs;
+	struct zcow_key rk = { ZCOW_TREE_LOG_OBJECTID, ZCOW_ROOT_ITEM_KEY,
+			       ZCOW_FS_TREE_OBJECTID };
+	struct zcow_key start = { 0, 0, 0 }, k;
+	struct zcow_tree_iter it;
+	uint8_t item[LOG_ROOT_ITEM_SIZE], *buf;
+	const void *data;
+	uint32_t size, len;
+	int err;
+
+	rp->store = fs->store;
+	rp->store.alloc = ro_alloc;
+	rp->store.free = NULL;
+	buf = malloc(fs->nodesize);
+	if (!buf)
+		return -ENOMEM;
+	err = verify_nodes(rp, le64toh(fs->sb.log_root), fs->sb.log_root_level,
+			   buf);
+	if (!err)
+		err = zcow_tree_init(&rp->root_tree, &rp->store,
+				     ZCOW_TREE_LOG_OBJECTID,
+				     le64toh(fs->sb.log_root),
+				     fs->sb.log_root_level,
+				     fs->generation + 1);
+	if (!err)
+		err = zcow_tree_search(&rp->root_tree, &rk, item, sizeof(item),
+				       &size);
+	if (!err && size != LOG_ROOT_ITEM_SIZE)
+		err = -EUCLEAN;
+	if (!err && !get64(item + 176))
+		err = -EUCLEAN;
+	if (!err)
+		err = verify_nodes(rp, get64(item + 176), item[238], buf);
+	if (!err)
+		err = zcow_tree_init(&rp->tree, &rp->store,
+				     ZCOW_TREE_LOG_OBJECTID, get64(item + 176),
+				     item[238], get64(item + 160));
+	free(buf);
+	if (err)
+		return err == -ENOENT ? -EUCLEAN : err;
+	zcow_tree_iter_init(&it, &rp->tree, &start);
+	while (!(err = zcow_tree_iter_next(&it, &k, &data, &len))) {
+		switch (k.type) {
+		case ZCOW_INODE_ITEM_KEY:
+			if (len < ZCOW_INODE_ITEM_SIZE)
+				return -EUCLEAN;
+			err = push64(&rp->logged, &rp->nr_logged,
+				     &rp->cap_logged, k.objectid);
+			break;
+		case ZCOW_EXTENT_DATA_KEY: {
+			struct zcow_fext fe;
+
+			if (len < ZCOW_FILE_EXTENT_SIZE)
+				return -EUCLEAN;
+			zcow_fext_decode(data, k.offset, &fe);
+			if (fe.disk_bytenr)
+				zcow_bg_claim_written(fs, fe.disk_bytenr,
+						      fe.disk_num_bytes);
+			break;
+		}
+		case ZCOW_INODE_REF_KEY:
+		case ZCOW_DIR_ITEM_KEY:
+		case ZCOW_DIR_INDEX_KEY:
+		case DIR_LOG_INDEX_KEY:
+		case ZCOW_EXTENT_CSUM_KEY:
+			break;
+		default:
+			zlog_err(TAG, "log item (%" PRIu64 " %u %" PRIu64 "): unknown type",
+				 k.objectid, k.type, k.offset);
+			return -EUCLEAN;
+		}
+		if (err)
+			return err;
+	}
+	if (err != -ENOENT)
+		return err;
+	qsort(rp->logged, rp->nr_logged, sizeof(*rp->logged), cmp_u64);
+	return 0;
+}
+
+struct old_item {
+	struct zcow_key key;
+	struct zcow_fext fe;	/* EXTENT_DATA only */
+};
+
+/* The items of @ino in the fs tree. */
+static int collect_items(struct zcow_tree *tree, uint64_t ino,
+			 struct old_item **v_ret, uint64_t *nr_ret)
+{
+	struct zcow_key start = { ino, 0, 0 }, k;
+	struct old_item *v = NULL;
+	uint64_t nr = 0, cap = 0;
+	struct zcow_tree_iter it;
+	const void *data;
+	uint32_t len;
+	int err;
+
+	zcow_tree_iter_init(&it, tree, &start);
+	while (!(err = zcow_tree_iter_next(&it, &k, &data, &len)) &&
+	       k.objectid == ino) {
+		if (nr == cap) {
+			void *p;
+
+			cap = cap ? cap * 2 : 16;
+			p = realloc(v, cap * sizeof(*v));
+			if (!p) {
+				free(v);
+				return -ENOMEM;
+			}
+			v = p;
+		}
+		memset(&v[nr], 0, sizeof(v[nr]));
+		v[nr].key = k;
+		if (k.type == ZCOW_EXTENT_DATA_KEY) {
+			if (len < ZCOW_FILE_EXTENT_SIZE) {
+				free(v);
+				return -EUCLEAN;
+			}
+			zcow_fext_decode(data, k.offset, &v[nr].fe);
+		}
+		nr++;
+	}
+	if (err && err != -ENOENT) {
+		free(v);
+		return err;
+	}
+	*v_ret = v;
+	*nr_ret = nr;
+	return 0;
+}
+
+/* Delete the items @v from the fs tree (references: drop_refs()). */
+static int delete_items(struct zcow_fs *fs, const struct old_item *v,
+			uint64_t nr)
+{
+	uint64_t i;
+	int err;
+
+	for (i = 0; i < nr; i++) {
+		err = zcow_tree_delete(&fs->fs_tree, &v[i].key);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static int drop_refs(struct zcow_fs *fs, uint64_t ino,
+		     const struct old_item *v, uint64_t nr)
+{
+	uint64_t i;
+	int err;
+
+	for (i = 0; i < nr; i++) {
+		const struct zcow_fext *fe = &v[i].fe;
+
+		if (v[i].key.type != ZCOW_EXTENT_DATA_KEY || !fe->disk_bytenr)
+			continue;
+		err = zcow_data_ref_locked(fs, fe->disk_bytenr,
+					   fe->disk_num_bytes, -1,
+					   ZCOW_FS_TREE_OBJECTID, ino,
+					   fe->file_off - fe->offset);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* A logged file extent is referenced again: +1, or a new extent item
+ * with the log's checksums. */
+static int replay_extent_ref(struct replay *rp, uint64_t ino,
+			     const struct zcow_fext *fe)
+{
+	struct zcow_fs *fs = rp->fs;
+	struct zcow_key ek = { fe->disk_bytenr, ZCOW_EXTENT_ITEM_KEY,
+			       fe->disk_num_bytes };
+	struct zcow_key ck = { ZCOW_CSUM_OBJECTID, ZCOW_EXTENT_CSUM_KEY,
+			       fe->disk_bytenr };
+	uint8_t *csums;
+	uint32_t size;
+	int err;
+
+	err = zcow_tree_search(&fs->extent_tree, &ek, NULL, 0, NULL);
+	if (!err)
+		return zcow_data_ref_locked(fs, fe->disk_bytenr,
+					    fe->disk_num_bytes, +1,
+					    ZCOW_FS_TREE_OBJECTID, ino,
+					    fe->file_off - fe->offset);
+	if (err != -ENOENT)
+		return err;
+	err = zcow_tree_search(&rp->tree, &ck, NULL, 0, &size);
+	if (err || size != fe->disk_num_bytes / ZCOW_SECTORSIZE * 4) {
+		zlog_err(TAG, "log: extent %" PRIu64 " of inode %" PRIu64 " has no checksums",
+			 fe->disk_bytenr, ino);
+		return -EUCLEAN;
+	}
+	csums = malloc(size);
+	if (!csums)
+		return -ENOMEM;
+	err = zcow_tree_search(&rp->tree, &ck, csums, size, NULL);
+	if (!err)
+		err = zcow_data_extent_insert_locked(
+			fs, fe->disk_bytenr, fe->disk_num_bytes,
+			(const uint32_t *)csums, ZCOW_FS_TREE_OBJECTID, ino,
+			fe->file_off - fe->offset);
+	free(csums);
+	if (!err)
+		zcow_bg_unusable_to_used(fs, fe->disk_bytenr,
+					 fe->disk_num_bytes);
+	return err;
+}
+
+/* Put the log's items of @ino in place of the fs tree's. */
+static int replay_inode(struct replay *rp, uint64_t ino)
+{
+	struct zcow_fs *fs = rp->fs;
+	struct zcow_key start = { ino, 0, 0 }, k;
+	struct old_item *old = NULL;
+	struct zcow_tree_iter it;
+	uint64_t nr_old = 0;
+	const void *data;
+	uint32_t len;
+	int err;
+
+	err = collect_items(&fs->fs_tree, ino, &old, &nr_old);
+	if (err)
+		return err;
+	/* Old references are dropped last: an extent both had stays. */
+	err = delete_items(fs, old, nr_old);
+	zcow_tree_iter_init(&it, &rp->tree, &start);
+	while (!err && !(err = zcow_tree_iter_next(&it, &k, &data, &len)) &&
+	       k.objectid == ino) {
+		if (k.type == DIR_LOG_INDEX_KEY)
+			continue;
+		err = zcow_tree_insert(&fs->fs_tree, &k, data, len);
+		if (!err && k.type == ZCOW_EXTENT_DATA_KEY) {
+			struct zcow_fext fe;
+
+			zcow_fext_decode(data, k.offset, &fe);
+			if (fe.disk_bytenr)
+				err = replay_extent_ref(rp, ino, &fe);
+		}
+	}
+	if (err == -ENOENT || (!err && k.objectid != ino))
+		err = 0;
+	if (!err)
+		err = drop_refs(fs, ino, old, nr_old);
+	free(old);
+	return err;
+}
+
+struct old_entry {
+	uint64_t index;
+	uint64_t ino;
+	uint16_t len;
+	char name[256];
+};
+
+/* The DIR_INDEX entries of @dir in @tree. */
+static int dir_entries(struct zcow_tree *tree, uint64_t dir,
+		       struct old_entry **v_ret, uint64_t *nr_ret)
+{
+	struct zcow_key start = { dir, ZCOW_DIR_INDEX_KEY, 0 }, k;
+	struct old_entry *v = NULL;
+	uint64_t nr = 0, cap = 0;
+	struct zcow_tree_iter it;
+	const void *data;
+	uint32_t len;
+	int err;
+
+	zcow_tree_iter_init(&it, tree, &start);
+	while (!(err = zcow_tree_iter_next(&it, &k, &data, &len)) &&
+	       k.objectid == dir && k.type == ZCOW_DIR_INDEX_KEY) {
+		const uint8_t *d = data;
+		uint16_t nlen;
+
+		if (len < ZCOW_DIR_ITEM_HDR ||
+		    (nlen = get16(d + 27)) > 255 ||
+		    ZCOW_DIR_ITEM_HDR + nlen > len) {
+			free(v);
+			return -EUCLEAN;
+		}
+		if (nr == cap) {
+			void *p;
+
+			cap = cap ? cap * 2 : 16;
+			p = realloc(v, cap * sizeof(*v));
+			if (!p) {
+				free(v);
+				return -ENOMEM;
+			}
+			v = p;
+		}
+		v[nr].index = k.offset;
+		v[nr].ino = get64(d);
+		v[nr].len = nlen;
+		memcpy(v[nr].name, d + ZCOW_DIR_ITEM_HDR, nlen);
+		v[nr].name[nlen] = 0;
+		nr++;
+	}
+	if (err && err != -ENOENT) {
+		free(v);
+		return err;
+	}
+	*v_ret = v;
+	*nr_ret = nr;
+	return 0;
+}
+
+/* Is entry @e (name, inode) in the log's entries of @dir? */
+static int in_log_dir(struct replay *rp, uint64_t dir,
+		      const struct old_entry *e)
+{
+	struct zcow_key k = { dir, ZCOW_DIR_ITEM_KEY,
+			      zcow_name_hash(e->name, e->len) };
+	uint8_t buf[4096];
+	uint32_t size, off = 0;
+	int err;
+
+	err = zcow_tree_search(&rp->tree, &k, buf, sizeof(buf), &size);
+	if (err == -ENOENT)
+		return 0;
+	if (err)
+		return err;
+	if (size > sizeof(buf))
+		return -EUCLEAN;
+	while (off + ZCOW_DIR_ITEM_HDR <= size) {
+		uint16_t nlen = get16(buf + off + 27);
+
+		if (nlen == e->len && get64(buf + off) == e->ino &&
+		    !memcmp(buf + off + ZCOW_DIR_ITEM_HDR, e->name, nlen))
+			return 1;
+		off += ZCOW_DIR_ITEM_HDR + nlen + get16(buf + off + 25);
+	}
+	return 0;
+}
+
+static int replay_unlink(struct replay *rp, uint64_t dir, uint64_t ino,
+			 int depth);
+
+/* The last link of @ino went: delete it (a directory: what is left in it,
+ * unless logged elsewhere). */
+static int replay_delete(struct replay *rp, uint64_t ino, int depth)
+{
+	struct zcow_fs *fs = rp->fs;
+	struct old_entry *ents = NULL;
+	struct old_item *old = NULL;
+	uint64_t nr_ents = 0, nr_old = 0, i;
+	struct zcow_inode in;
+	int err;
+
+	if (depth > 4096)
+		return -EUCLEAN;
+	err = zcow_inode_get(&fs->fs_tree, ino, &in);
+	if (err)
+		return err == -ENOENT ? 0 : err;
+	if (S_ISDIR(in.mode)) {
+		err = dir_entries(&fs->fs_tree, ino, &ents, &nr_ents);
+		for (i = 0; !err && i < nr_ents; i++)
+			if (!is_logged(rp, ents[i].ino))
+				err = replay_unlink(rp, ino, ents[i].ino,
+						    depth + 1);
+		free(ents);
+		if (err)
+			return err;
+	}
+	err = collect_items(&fs->fs_tree, ino, &old, &nr_old);
+	if (!err)
+		err = delete_items(fs, old, nr_old);
+	if (!err)
+		err = drop_refs(fs, ino, old, nr_old);
+	free(old);
+	return err;
+}
+
+/* Entry of @ino in @dir removed by the log: drop the back reference and,
+ * at the last link, the inode. */
+static int replay_unlink(struct replay *rp, uint64_t dir, uint64_t ino,
+			 int depth)
+{
+	struct zcow_fs *fs = rp->fs;
+	struct zcow_key k = { ino, ZCOW_INODE_REF_KEY, dir };
+	struct zcow_inode in;
+	int err;
+
+	err = zcow_tree_delete(&fs->fs_tree, &k);
+	if (err && err != -ENOENT)
+		return err;
+	err = zcow_inode_get(&fs->fs_tree, ino, &in);
+	if (err)
+		return err == -ENOENT ? 0 : err;
+	if (in.nlink <= 1)
+		return replay_delete(rp, ino, depth);
+	in.nlink--;
+	in.transid = fs->transid;
+	return zcow_inode_put(&fs->fs_tree, &in);
+}
+
+static void replay_close(struct replay *rp)
+{
+	if (rp->tree.hash)
+		zcow_tree_release(&rp->tree);
+	if (rp->root_tree.hash)
+		zcow_tree_release(&rp->root_tree);
+	free(rp->logged);
+}
+
+/* Replay into the fs tree (no commit yet). */
+static int replay_apply(struct replay *rp)
+{
+	struct zcow_fs *fs = rp->fs;
+	struct old_entry **ents;
+	uint64_t *nr_ents, i, j;
+	int err = 0;
+
+	ents = calloc(rp->nr_logged + 1, sizeof(*ents));
+	nr_ents = calloc(rp->nr_logged + 1, sizeof(*nr_ents));
+	if (!ents || !nr_ents) {
+		err = -ENOMEM;
+		goto out;
+	}
+	/* The committed entries of every logged directory, first. */
+	for (i = 0; !err && i < rp->nr_logged; i++) {
+		struct zcow_key dk = { rp->logged[i], DIR_LOG_INDEX_KEY, 0 };
+
+		err = zcow_tree_search(&rp->tree, &dk, NULL, 0, NULL);
+		if (err == -ENOENT) {
+			err = 0;
+			continue;
+		}
+		if (!err)
+			err = dir_entries(&fs->fs_tree, rp->logged[i], &ents[i],
+					  &nr_ents[i]);
+	}
+	for (i = 0; !err && i < rp->nr_logged; i++)
+		err = replay_inode(rp, rp->logged[i]);
+	/* Entries the log's directories no longer hold were unlinked. */
+	for (i = 0; !err && i < rp->nr_logged; i++) {
+		for (j = 0; !err && j < nr_ents[i]; j++) {
+			const struct old_entry *e = &ents[i][j];
+
+			if (is_logged(rp, e->ino))
+				continue;	/* its refs came with it */
+			err = in_log_dir(rp, rp->logged[i], e);
+			if (err == 0)
+				err = replay_unlink(rp, rp->logged[i], e->ino,
+						    0);
+			else if (err > 0)
+				err = 0;
+		}
+	}
+out:
+	for (i = 0; ents && i < rp->nr_logged; i++)
+		free(ents[i]);
+	free(ents);
+	free(nr_ents);
+	return err;
+}
+
+int zcow_log_replay(struct zcow_fs *fs)
+{
+	struct replay rp = { .fs = fs };
+	uint64_t gen = fs->generation;
+	int err;
+
+	if (!fs->sb.log_root)
+		return 0;
+	if (fs->read_only) {
+		zlog_warn(TAG, "read-only mount: the tree-log of generation %" PRIu64 " is not replayed (fsyncs since that commit are not visible)",
+			  gen);
+		return 0;
+	}
+	err = replay_open(&rp);
+	if (err == -ENOMEM) {
+		replay_close(&rp);
+		return err;
+	}
+	if (err) {
+		/* The committed state stands on its own: ignore the log, and
+		 * say that the fsyncs it held are lost. */
+		zlog_warn(TAG, "tree-log at %" PRIu64 " unreadable or corrupt (%d): ignored; the fsyncs acknowledged since generation %" PRIu64 " are lost",
+			  (uint64_t)le64toh(fs->sb.log_root), err, gen);
+		fs->log->is_lost = true;
+		replay_close(&rp);
+		return zcow_files_commit_locked(fs);
+	}
+	err = replay_apply(&rp);
+	fs->log->nr_replayed = rp.nr_logged;
+	replay_close(&rp);
+	if (err) {
+		zlog_err(TAG, "tree-log replay failed: %d (the device still holds the log)",
+			 err);
+		fs->error = err;
+		return err;
+	}
+	err = zcow_files_rescan(fs);
+	if (err)
+		return err;
+	zlog(ZLOG_INFO, TAG, "replayed the tree-log: %" PRIu64 " inodes", fs->log->nr_replayed);
+	/* ORDER: the replayed state is committed (log_root = 0) before
+	 * anything else writes; a cut before leaves the log to replay. */
+	return zcow_files_commit_locked(fs);
+}

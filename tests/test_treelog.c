@@ -1,0 +1,594 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The tree-log (core/tree-log.c, seed 010): fsync writes the log, not a
+ * commit; the log lives in its own block group; a crash after the fsync
+ * recovers the fsynced state by replay (names, renames, unlinks, data);
+ * a cut during replay recovers too; a corrupt log is reported lost; the
+ * superblock log orders same-generation copies by log_root_transid.
+ */
+#include <check.h>
+#include <endian.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tests.h"
+#include "zcow.h"
+#include "zlog.h"
+#include "zsim.h"
+
+#define MiB (1024ULL * 1024)
+#define ZS (4 * MiB)
+
+static struct zdev *new_dev(uint64_t nr_conv)
+{
+	struct zsim_config cfg = {
+		.nr_zones = 32,
+		.zone_size = ZS,
+		.nr_conv = nr_conv,
+		.seed = 11,
+	};
+	struct zdev *dev = NULL;
+
+	ck_assert_int_eq(zsim_create(&cfg, &dev), 0);
+	return dev;
+}
+
+static void report(void *arg, const char *msg)
+{
+	(void)arg;
+	fprintf(stderr, "check: %s\n", msg);
+}
+
+static struct zcow_fs *mount_opts(struct zdev *dev, const char *opts)
+{
+	struct zcow_mount_opts mo = { 0 };
+	struct zcow_fs *fs = NULL;
+
+	ck_assert_int_eq(zcow_mount_opts_parse(opts, &mo), 0);
+	ck_assert_int_eq(zcow_mount(dev, &mo, &fs), 0);
+	return fs;
+}
+
+static void fill(uint8_t *buf, uint64_t len, uint32_t seed)
+{
+	uint64_t i;
+
+	for (i = 0; i < len; i++) {
+		seed = seed * 1103515245u + 12345u;
+		buf[i] = (uint8_t)(seed >> 16);
+	}
+}
+
+/* Create (or truncate) @path with @len bytes of pattern @seed; fsync it
+ * when @do_fsync. */
+static void write_file(struct zcow_fs *fs, const char *path, uint64_t len,
+		       uint32_t seed, bool do_fsync)
+{
+	struct zcow_file *f;
+	uint8_t *buf = malloc(len);
+
+	fill(buf, len, seed);
+	ck_assert_int_eq(zcow_open(fs, path, O_CREAT | O_TRUNC | O_RDWR, &f),
+			 0);
+	ck_assert_int_eq(zcow_pwrite(f, buf, len, 0), (int64_t)len);
+	if (do_fsync)
+		ck_assert_int_eq(zcow_fsync(f), 0);
+	zcow_close(f);
+	free(buf);
+}
+
+/* mkfs, mount, one directory per name in @dirs, committed. */
+static struct zcow_fs *fresh(struct zdev *dev, const char *opts,
+			     const char *const *dirs)
+{
+	struct zcow_mkfs_opts mo = { .seed = 3 };
+	struct zcow_fs *fs;
+
+	char all[128];
+
+	/* One data group: the data of every file lies in a committed
+	 * chunk (a new chunk makes an fsync commit). */
+	snprintf(all, sizeof(all), "data_zones=1%s%s", *opts ? "," : "",
+		 opts);
+	ck_assert_int_eq(zcow_mkfs(dev, &mo), 0);
+	fs = mount_opts(dev, all);
+	/* The first fsync of a mount commits and readies the log's group. */
+	write_file(fs, "/.warm", 1, 0, true);
+	while (dirs && *dirs)
+		ck_assert_int_eq(zcow_mkdir(fs, *dirs++), 0);
+	ck_assert_int_eq(zcow_sync(fs), 0);
+	return fs;
+}
+
+static void fsync_path(struct zcow_fs *fs, const char *path)
+{
+	struct zcow_file *f;
+
+	ck_assert_int_eq(zcow_open(fs, path, O_RDONLY, &f), 0);
+	ck_assert_int_eq(zcow_fsync(f), 0);
+	zcow_close(f);
+}
+
+static void expect_file(struct zcow_fs *fs, const char *path, uint64_t len,
+			uint32_t seed)
+{
+	uint8_t *want = malloc(len), *got = malloc(len + 1);
+	struct zcow_file *f;
+	struct zcow_stat st;
+
+	fill(want, len, seed);
+	ck_assert_msg(zcow_open(fs, path, O_RDONLY, &f) == 0, "%s missing",
+		      path);
+	ck_assert_int_eq(zcow_fstat(f, &st), 0);
+	ck_assert_uint_eq(st.size, len);
+	ck_assert_int_eq(zcow_pread(f, got, len + 1, 0), (int64_t)len);
+	ck_assert_msg(!memcmp(got, want, len), "%s: contents differ", path);
+	zcow_close(f);
+	free(want);
+	free(got);
+}
+
+static void expect_absent(struct zcow_fs *fs, const char *path)
+{
+	struct zcow_stat st;
+
+	ck_assert_int_eq(zcow_stat(fs, path, &st), -ENOENT);
+}
+
+/* Power fails now: every unflushed write is lost; the fs is dropped
+ * without a commit. */
+static void crash(struct zcow_fs *fs, enum zsim_loss loss)
+{
+	struct zsim *sim = zsim_from_dev(fs->dev);
+
+	ck_assert_int_eq(zsim_cut_now(sim, loss, 5), 0);
+	/* Unmount fails on the dead device; nothing more reaches it. */
+	zcow_unmount(fs);
+	ck_assert_int_eq(zsim_power_cycle(sim), 0);
+}
+
+static void stats(struct zcow_fs *fs, struct zcow_statfs *st)
+{
+	ck_assert_int_eq(zcow_statfs(fs, st), 0);
+}
+
+static void super_on_device(struct zdev *dev, struct zcow_super_block *sb)
+{
+	struct zcow_sb_copy copy;
+
+	ck_assert_int_eq(zcow_sb_read_latest(dev, sb, &copy), 0);
+}
+
+START_TEST(test_treelog_fsync_writes_log_not_commit_and_replays)
+{
+	static const char *const dirs[] = { "/d", NULL };
+	struct zdev *dev = new_dev(0);
+	struct zcow_fs *fs = fresh(dev, "", dirs);
+	struct zcow_super_block sb;
+	struct zdev_stats before, after;
+	struct zcow_statfs st;
+	uint64_t gen = fs->generation, commits;
+
+	stats(fs, &st);
+	commits = st.nr_commits;
+	ck_assert_uint_eq(st.nr_fsyncs, 1);	/* the first, in fresh() */
+	ck_assert_uint_eq(st.nr_log_fallbacks, 1);
+	zdev_get_stats(dev, &before);
+	write_file(fs, "/d/a", 10000, 1, true);
+	zdev_get_stats(dev, &after);
+	stats(fs, &st);
+	ck_assert_uint_eq(st.nr_fsyncs, 2);
+	ck_assert_uint_eq(st.nr_log_syncs, 1);
+	ck_assert_uint_eq(st.nr_log_fallbacks, 1);
+	ck_assert_uint_eq(st.nr_commits, commits);
+	ck_assert_uint_eq(fs->generation, gen);
+	/* Log nodes were written, no metadata node. */
+	ck_assert_uint_gt(after.bytes[ZDEV_CLASS_LOG][ZDEV_OP_WRITE],
+			  before.bytes[ZDEV_CLASS_LOG][ZDEV_OP_WRITE]);
+	ck_assert_uint_eq(after.bytes[ZDEV_CLASS_META][ZDEV_OP_WRITE],
+			  before.bytes[ZDEV_CLASS_META][ZDEV_OP_WRITE]);
+	/* The newest superblock: same generation, the log, numbered 1. */
+	super_on_device(dev, &sb);
+	ck_assert_uint_eq(le64toh(sb.generation), gen);
+	ck_assert_uint_ne(le64toh(sb.log_root), 0);
+	ck_assert_uint_eq(le64toh(sb.log_root_transid), 1);
+	ck_assert_int_eq(zcow_check(fs, report, NULL), 0);
+
+	crash(fs, ZSIM_LOSS_DROP);
+	fs = mount_opts(dev, "");
+	stats(fs, &st);
+	ck_assert_uint_ge(st.log_replayed, 2);	/* /d/a and /d */
+	ck_assert(!st.log_lost);
+	expect_file(fs, "/d/a", 10000, 1);
+	ck_assert_int_eq(zcow_check(fs, report, NULL), 0);
+	/* The replay committed: the log is gone from the superblock. */
+	super_on_device(dev, &sb);
+	ck_assert_uint_eq(le64toh(sb.log_root), 0);
+	ck_assert_uint_eq(le64toh(sb.generation), gen + 1);
+	ck_assert_int_eq(zcow_unmount(fs), 0);
+	fs = mount_opts(dev, "");
+	expect_file(fs, "/d/a", 10000, 1);
+	ck_assert_int_eq(zcow_check(fs, report, NULL), 0);
+	ck_assert_int_eq(zcow_unmount(fs), 0);
+	zdev_close(dev);
+}
+END_TEST
+
+START_TEST(test_treelog_off_commits_at_fsync)
+{
+	struct zdev *dev = new_dev(0);
+	struct zcow_fs *fs = fresh(dev, "treelog=off", NULL);
+	struct zcow_statfs st;
+	struct zdev_stats before, after;
+	uint64_t gen = fs->generation;
+
+	zdev_get_stats(dev, &before);
+	write_file(fs, "/a", 5000, 2, true);
+	zdev_get_stats(dev, &after);
+	stats(fs, &st);
+	ck_assert_uint_eq(st.nr_fsyncs, 2);
+	ck_assert_uint_eq(st.nr_log_syncs, 0);
+	ck_assert_uint_eq(st.nr_log_fallbacks, 0);
+	ck_assert_uint_eq(fs->generation, gen + 1);
+	ck_assert_uint_eq(after.bytes[ZDEV_CLASS_LOG][ZDEV_OP_WRITE],
+			  before.bytes[ZDEV_CLASS_LOG][ZDEV_OP_WRITE]);
+	crash(fs, ZSIM_LOSS_DROP);
+	fs = mount_opts(dev, "treelog=off");
+	expect_file(fs, "/a", 5000, 2);
+	ck_assert_int_eq(zcow_unmount(fs), 0);
+	zdev_close(dev);
+}
+END_TEST
+
+START_TEST(test_treelog_only_what_fsync_needs_is_logged)
+{
+	static const char *const dirs[] = { "/d1", "/d2", NULL };
+	struct zdev *dev = new_dev(0);
+	struct zcow_fs *fs = fresh(dev, "", dirs);
+
+	write_file(fs, "/d2/b", 3000, 3, false);
+	write_file(fs, "/d1/a", 3000, 4, true);
+	crash(fs, ZSIM_LOSS_DROP);
+	fs = mount_opts(dev, "");
+	expect_file(fs, "/d1/a", 3000, 4);
+	expect_absent(fs, "/d2/b");	/* never fsynced, not reachable */
+	ck_assert_int_eq(zcow_check(fs, report, NULL), 0);
+	ck_assert_int_eq(zcow_unmount(fs), 0);
+	zdev_close(dev);
+}
+END_TEST
+
+START_TEST(test_treelog_rename_then_fsync_moves_the_name)
+{
+	static const char *const dirs[] = { "/a", "/b", NULL };
+	struct zdev *dev = new_dev(0);
+	struct zcow_fs *fs = fresh(dev, "", dirs);
+
+	write_file(fs, "/a/x", 9000, 5, false);
+	ck_assert_int_eq(zcow_sync(fs), 0);
+	ck_assert_int_eq(zcow_rename(fs, "/a/x", "/b/y"), 0);
+	fsync_path(fs, "/b/y");
+	crash(fs, ZSIM_LOSS_DROP);
+	fs = mount_opts(dev, "");
+	expect_file(fs, "/b/y", 9000, 5);
+	expect_absent(fs, "/a/x");
+	ck_assert_int_eq(zcow_check(fs, report, NULL), 0);
+	ck_assert_int_eq(zcow_unmount(fs), 0);
+	zdev_close(dev);
+}
+END_TEST
+
+START_TEST(test_treelog_unlink_then_fsync_dir_deletes)
+{
+	static const char *const dirs[] = { "/d", NULL };
+	struct zdev *dev = new_dev(0);
+	struct zcow_fs *fs = fresh(dev, "", dirs);
+	struct zcow_statfs st;
+
+	write_file(fs, "/d/f", 20000, 6, false);
+	write_file(fs, "/d/g", 100, 7, false);
+	ck_assert_int_eq(zcow_sync(fs), 0);
+	stats(fs, &st);
+	ck_assert_int_eq(zcow_unlink(fs, "/d/f"), 0);
+	fsync_path(fs, "/d");
+	crash(fs, ZSIM_LOSS_DROP);
+	fs = mount_opts(dev, "");
+	expect_absent(fs, "/d/f");
+	expect_file(fs, "/d/g", 100, 7);
+	ck_assert_int_eq(zcow_check(fs, report, NULL), 0);
+	ck_assert_int_eq(zcow_unmount(fs), 0);
+	zdev_close(dev);
+}
+END_TEST
+
+START_TEST(test_treelog_same_size_overwrite_is_logged_again)
+{
+	struct zdev *dev = new_dev(0);
+	struct zcow_fs *fs = fresh(dev, "", NULL);
+	struct zcow_file *f;
+	uint8_t buf[8192];
+	struct zcow_statfs st;
+
+	write_file(fs, "/o", 8192, 8, true);
+	/* Same range, same size, same transaction: the inode item does not
+	 * change, the data does. */
+	fill(buf, sizeof(buf), 9);
+	ck_assert_int_eq(zcow_open(fs, "/o", O_RDWR, &f), 0);
+	ck_assert_int_eq(zcow_pwrite(f, buf, sizeof(buf), 0), 8192);
+	ck_assert_int_eq(zcow_fsync(f), 0);
+	/* Nothing changed since: no log write. */
+	ck_assert_int_eq(zcow_fsync(f), 0);
+	zcow_close(f);
+	stats(fs, &st);
+	ck_assert_uint_eq(st.nr_fsyncs, 4);
+	ck_assert_uint_eq(st.nr_log_syncs, 2);
+	crash(fs, ZSIM_LOSS_PREFIX);
+	fs = mount_opts(dev, "");
+	expect_file(fs, "/o", 8192, 9);
+	ck_assert_int_eq(zcow_check(fs, report, NULL), 0);
+	ck_assert_int_eq(zcow_unmount(fs), 0);
+	zdev_close(dev);
+}
+END_TEST
+
+START_TEST(test_treelog_dedicated_block_group)
+{
+	struct zdev *dev = new_dev(0);
+	struct zcow_fs *fs = fresh(dev, "", NULL);
+	struct zcow_bg *lbg;
+	uint64_t root, i;
+	int n;
+
+	for (n = 0; n < 20; n++) {
+		char p[32];
+
+		snprintf(p, sizeof(p), "/f%d", n);
+		write_file(fs, p, 4096 * (uint64_t)(n + 1), (uint32_t)n, true);
+		if (n % 7 == 6)
+			ck_assert_int_eq(zcow_sync(fs), 0);
+		ck_assert_int_eq(zcow_check(fs, report, NULL), 0);
+	}
+	ck_assert_uint_ne(fs->treelog_bg, 0);
+	lbg = zcow_bg_lookup(fs, fs->treelog_bg);
+	ck_assert_ptr_nonnull(lbg);
+	ck_assert(lbg->flags & ZCOW_BG_METADATA);
+	/* No tree block of the committed trees in it: the log group's used
+	 * bytes stay 0 (log nodes have no extent items). */
+	ck_assert_uint_eq(lbg->used, 0);
+	zcow_tree_root(&fs->root_tree, &root, NULL, NULL);
+	ck_assert_ptr_ne(zcow_bg_lookup(fs, root), lbg);
+	for (i = 0; i < fs->nr_bgs; i++)
+		if (fs->bgs[i] != lbg && (fs->bgs[i]->flags & ZCOW_BG_METADATA))
+			break;
+	ck_assert_uint_lt(i, fs->nr_bgs);
+	crash(fs, ZSIM_LOSS_DROP);
+	fs = mount_opts(dev, "");
+	for (n = 0; n < 20; n++) {
+		char p[32];
+
+		snprintf(p, sizeof(p), "/f%d", n);
+		expect_file(fs, p, 4096 * (uint64_t)(n + 1), (uint32_t)n);
+	}
+	ck_assert_int_eq(zcow_check(fs, report, NULL), 0);
+	ck_assert_int_eq(zcow_unmount(fs), 0);
+	zdev_close(dev);
+}
+END_TEST
+
+START_TEST(test_treelog_corrupt_log_is_reported_lost)
+{
+	struct zdev *dev = new_dev(0);
+	struct zcow_fs *fs = fresh(dev, "", NULL);
+	struct zcow_super_block sb;
+	struct zcow_statfs st;
+
+	write_file(fs, "/kept", 4096, 10, false);
+	ck_assert_int_eq(zcow_sync(fs), 0);
+	/* Superblock before the log nodes are flushed, then power fails
+	 * losing every unflushed write: the log's nodes are gone. */
+	zcow_fault_mutation = ZCOW_MUT_LOG_SB_BEFORE_FLUSH;
+	write_file(fs, "/lost", 4096, 11, true);
+	zcow_fault_mutation = ZCOW_MUT_NONE;
+	crash(fs, ZSIM_LOSS_DROP);
+	fs = mount_opts(dev, "");
+	stats(fs, &st);
+	ck_assert(st.log_lost);
+	ck_assert_uint_eq(st.log_replayed, 0);
+	expect_absent(fs, "/lost");
+	expect_file(fs, "/kept", 4096, 10);
+	ck_assert_int_eq(zcow_check(fs, report, NULL), 0);
+	/* The ignored log was dropped by the mount's commit. */
+	super_on_device(dev, &sb);
+	ck_assert_uint_eq(le64toh(sb.log_root), 0);
+	ck_assert_int_eq(zcow_unmount(fs), 0);
+	zdev_close(dev);
+}
+END_TEST
+
+START_TEST(test_treelog_drop_item_mutation_loses_data)
+{
+	struct zdev *dev = new_dev(0);
+	struct zcow_fs *fs = fresh(dev, "", NULL);
+	struct zcow_stat st;
+
+	zcow_fault_mutation = ZCOW_MUT_LOG_DROP_ITEM;
+	write_file(fs, "/m", 8192, 12, true);
+	zcow_fault_mutation = ZCOW_MUT_NONE;
+	crash(fs, ZSIM_LOSS_DROP);
+	fs = mount_opts(dev, "");
+	/* The size came back, the extent did not: a hole of zeros. */
+	ck_assert_int_eq(zcow_stat(fs, "/m", &st), 0);
+	ck_assert_uint_eq(st.size, 8192);
+	ck_assert_uint_eq(st.nbytes, 8192);	/* the item says so... */
+	{
+		struct zcow_file *f;
+		uint8_t buf[8192], zero[8192] = { 0 };
+
+		ck_assert_int_eq(zcow_open(fs, "/m", O_RDONLY, &f), 0);
+		ck_assert_int_eq(zcow_pread(f, buf, sizeof(buf), 0), 8192);
+		ck_assert(!memcmp(buf, zero, sizeof(buf)));	/* ...but */
+		zcow_close(f);
+	}
+	ck_assert_int_eq(zcow_unmount(fs), 0);
+	zdev_close(dev);
+}
+END_TEST
+
+/* The crashed state with a log to replay: /a/x renamed to /b/y and
+ * fsynced, /b/z written and fsynced. */
+static struct zdev *crashed_with_log(uint64_t nr_conv, const char *opts)
+{
+	static const char *const dirs[] = { "/a", "/b", NULL };
+	struct zdev *dev = new_dev(nr_conv);
+	struct zcow_fs *fs = fresh(dev, opts, dirs);
+
+	write_file(fs, "/a/x", 12000, 20, false);
+	ck_assert_int_eq(zcow_sync(fs), 0);
+	ck_assert_int_eq(zcow_rename(fs, "/a/x", "/b/y"), 0);
+	write_file(fs, "/b/z", 70000, 21, true);
+	fsync_path(fs, "/b/y");
+	crash(fs, ZSIM_LOSS_DROP);
+	return dev;
+}
+
+static void expect_recovered(struct zdev *dev)
+{
+	struct zcow_fs *fs = mount_opts(dev, "");
+
+	expect_file(fs, "/b/y", 12000, 20);
+	expect_file(fs, "/b/z", 70000, 21);
+	expect_absent(fs, "/a/x");
+	ck_assert_int_eq(zcow_check(fs, report, NULL), 0);
+	ck_assert_int_eq(zcow_unmount(fs), 0);
+}
+
+/* A second power failure at every persist point of the mount that
+ * replays (its log reads need none; its commit writes), with every loss
+ * policy in turn: the next mount still recovers everything fsynced. */
+static void replay_cut_sweep(uint64_t nr_conv)
+{
+	uint64_t n, nr_cut = 0;
+	bool is_done = false;
+
+	for (n = 1; n < 500 && !is_done; n++) {
+		struct zdev *dev = crashed_with_log(nr_conv, "");
+		struct zsim *sim = zsim_from_dev(dev);
+		struct zsim_cut cut = { .kind = ZSIM_CUT_PERSIST, .ordinal = n,
+					.when = ZSIM_CUT_AFTER,
+					.loss = (enum zsim_loss)(n % ZSIM_NR_LOSS),
+					.seed = n };
+		struct zcow_mount_opts mo = { 0 };
+		struct zcow_fs *fs = NULL;
+		int ret;
+
+		ck_assert_int_eq(zsim_arm_cut(sim, &cut), 0);
+		ret = zcow_mount(dev, &mo, &fs);
+		if (zsim_is_cut(sim)) {
+			nr_cut++;
+			if (!ret)
+				zcow_unmount(fs);
+			ck_assert_int_eq(zsim_power_cycle(sim), 0);
+		} else {
+			/* The replay needed fewer than n persist points. */
+			ck_assert_int_eq(ret, 0);
+			is_done = true;
+		}
+		cut.kind = ZSIM_CUT_NONE;
+		ck_assert_int_eq(zsim_arm_cut(sim, &cut), 0);
+		if (is_done)
+			ck_assert_int_eq(zcow_unmount(fs), 0);
+		expect_recovered(dev);
+		zdev_close(dev);
+	}
+	ck_assert(is_done);
+	ck_assert_uint_ge(nr_cut, 4);	/* nodes, flush, superblock, flush */
+}
+
+START_TEST(test_treelog_cut_during_replay_recovers)
+{
+	replay_cut_sweep(0);
+	replay_cut_sweep(32);	/* emulated zones */
+}
+END_TEST
+
+START_TEST(test_treelog_emulated_zones_replay)
+{
+	static const char *const dirs[] = { "/d", NULL };
+	struct zdev *dev = new_dev(32);
+	struct zcow_fs *fs = fresh(dev, "", dirs);
+	int n;
+
+	for (n = 0; n < 8; n++) {
+		char p[32];
+
+		snprintf(p, sizeof(p), "/d/f%d", n);
+		write_file(fs, p, 5000 + 3000 * (uint64_t)n, (uint32_t)n + 40,
+			   true);
+	}
+	crash(fs, ZSIM_LOSS_SUBSET);
+	fs = mount_opts(dev, "");
+	for (n = 0; n < 8; n++) {
+		char p[32];
+
+		snprintf(p, sizeof(p), "/d/f%d", n);
+		expect_file(fs, p, 5000 + 3000 * (uint64_t)n,
+			    (uint32_t)n + 40);
+	}
+	ck_assert_int_eq(zcow_check(fs, report, NULL), 0);
+	/* New writes after the replay do not land on the old log. */
+	write_file(fs, "/d/after", 30000, 99, true);
+	crash(fs, ZSIM_LOSS_DROP);
+	fs = mount_opts(dev, "");
+	expect_file(fs, "/d/after", 30000, 99);
+	expect_file(fs, "/d/f7", 5000 + 3000 * 7, 47);
+	ck_assert_int_eq(zcow_check(fs, report, NULL), 0);
+	ck_assert_int_eq(zcow_unmount(fs), 0);
+	zdev_close(dev);
+}
+END_TEST
+
+START_TEST(test_treelog_ro_mount_does_not_replay)
+{
+	struct zdev *dev = new_dev(0);
+	struct zcow_fs *fs = fresh(dev, "", NULL);
+	struct zcow_super_block sb;
+
+	write_file(fs, "/r", 4096, 30, true);
+	crash(fs, ZSIM_LOSS_DROP);
+	fs = mount_opts(dev, "ro");
+	expect_absent(fs, "/r");
+	ck_assert_int_eq(zcow_check(fs, report, NULL), 0);
+	ck_assert_int_eq(zcow_unmount(fs), 0);
+	super_on_device(dev, &sb);
+	ck_assert_uint_ne(le64toh(sb.log_root), 0);	/* still there */
+	fs = mount_opts(dev, "");
+	expect_file(fs, "/r", 4096, 30);
+	ck_assert_int_eq(zcow_unmount(fs), 0);
+	zdev_close(dev);
+}
+END_TEST
+
+Suite *treelog_suite(void)
+{
+	Suite *s = suite_create("treelog");
+	TCase *tc = tcase_create("treelog");
+
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, test_treelog_fsync_writes_log_not_commit_and_replays);
+	tcase_add_test(tc, test_treelog_off_commits_at_fsync);
+	tcase_add_test(tc, test_treelog_only_what_fsync_needs_is_logged);
+	tcase_add_test(tc, test_treelog_rename_then_fsync_moves_the_name);
+	tcase_add_test(tc, test_treelog_unlink_then_fsync_dir_deletes);
+	tcase_add_test(tc, test_treelog_same_size_overwrite_is_logged_again);
+	tcase_add_test(tc, test_treelog_dedicated_block_group);
+	tcase_add_test(tc, test_treelog_corrupt_log_is_reported_lost);
+	tcase_add_test(tc, test_treelog_drop_item_mutation_loses_data);
+	tcase_add_test(tc, test_treelog_cut_during_replay_recovers);
+	tcase_add_test(tc, test_treelog_emulated_zones_replay);
+	tcase_add_test(tc, test_treelog_ro_mount_does_not_replay);
+	suite_add_tcase(s, tc);
+	return s;
+}
