@@ -209,7 +209,7 @@ void zcow_log_note_link(struct zcow_fs *fs, uint64_t dir, uint64_t ino)
 	struct zcow_log *lg = fs->log;
 	struct touch *t, *d;
 
-	if (!lg || !lg->enabled)
+	if (!lg)
 		return;
 	t = tab_get(lg, ino);
 	if (!t || add_unique(&t->dirs, &t->nr_dirs, &t->cap_dirs, dir)) {
@@ -230,7 +230,7 @@ void zcow_log_note_write(struct zcow_fs *fs, uint64_t ino)
 	struct zcow_log *lg = fs->log;
 	struct touch *t;
 
-	if (!lg || !lg->enabled)
+	if (!lg)
 		return;
 	t = tab_get(lg, ino);
 	if (!t)
@@ -386,26 +386,6 @@ static void encode_log_root_item(uint8_t *buf, const struct zcow_tree *tree,
 	put64(buf + 239, gen);			/* generation_v2 */
 }
 
-/* Delete every item of objectid @ino from @tree. */
-static int drop_objectid(struct zcow_tree *tree, uint64_t ino)
-{
-	struct zcow_key start = { ino, 0, 0 }, k;
-	struct zcow_tree_iter it;
-	int err;
-
-	for (;;) {
-		zcow_tree_iter_init(&it, tree, &start);
-		err = zcow_tree_iter_next(&it, &k, NULL, NULL);
-		if (err == -ENOENT || (!err && k.objectid != ino))
-			return 0;
-		if (err)
-			return err;
-		err = zcow_tree_delete(tree, &k);
-		if (err)
-			return err;
-	}
-}
-
 static int insert_or_update(struct zcow_tree *tree, const struct zcow_key *k,
 			    const void *data, uint32_t len)
 {
@@ -443,73 +423,160 @@ static int log_csums(struct zcow_fs *fs, uint64_t bytenr)
 	return err;
 }
 
-/* Log inode @ino as it is now (nothing if it no longer exists). */
+/* The keys of @ino's items in the log, in order. */
+static int log_keys(struct zcow_tree *log, uint64_t ino,
+		    struct zcow_key **keys_ret, uint64_t *nr_ret)
+{
+	struct zcow_key start = { ino, 0, 0 }, k, *v = NULL;
+	uint64_t nr = 0, cap = 0;
+	struct zcow_tree_iter it;
+	int err;
+
+	zcow_tree_iter_init(&it, log, &start);
+	while (!(err = zcow_tree_iter_next(&it, &k, NULL, NULL)) &&
+	       k.objectid == ino) {
+		if (nr == cap) {
+			void *p;
+
+			cap = cap ? cap * 2 : 16;
+			p = realloc(v, cap * sizeof(*v));
+			if (!p) {
+				free(v);
+				return -ENOMEM;
+			}
+			v = p;
+		}
+		v[nr++] = k;
+	}
+	if (err && err != -ENOENT) {
+		free(v);
+		return err;
+	}
+	*keys_ret = v;
+	*nr_ret = nr;
+	return 0;
+}
+
+/* Make the log's copy of item @k equal to @data: only a changed item
+ * touches (and CoWs) a log leaf. */
+static int log_item(struct zcow_tree *log, const struct zcow_key *k,
+		    const void *data, uint32_t len, bool is_in_log,
+		    uint8_t *scratch, uint32_t scratch_len)
+{
+	uint32_t size;
+	int err;
+
+	if (!is_in_log)
+		return zcow_tree_insert(log, k, data, len);
+	err = zcow_tree_search(log, k, scratch, scratch_len, &size);
+	if (err)
+		return err;
+	if (size == len && !memcmp(scratch, data, len))
+		return 0;
+	return zcow_tree_update(log, k, data, len);
+}
+
+/*
+ * Log inode @ino as it is now: the log's items of @ino become the fs
+ * tree's (an inode that no longer exists loses its items; its
+ * directories carry the unlink).
+ */
 static int log_inode(struct zcow_fs *fs, uint64_t ino, uint64_t fsynced)
 {
 	struct zcow_log *lg = fs->log;
 	struct zcow_key start = { ino, 0, 0 }, k, last_ext = { 0, 0, 0 };
+	struct zcow_key *keys = NULL;
+	uint64_t nr_keys = 0, j = 0;
 	struct zcow_tree_iter it;
 	struct zcow_inode in;
 	const void *data;
 	uint32_t len;
-	uint8_t *copy = NULL;
+	uint8_t *scratch;
+	bool is_dir = false;
 	int err;
 
-	err = drop_objectid(&lg->tree, ino);
+	err = log_keys(&lg->tree, ino, &keys, &nr_keys);
 	if (err)
 		return err;
+	scratch = malloc(fs->nodesize);
+	if (!scratch) {
+		free(keys);
+		return -ENOMEM;
+	}
 	err = zcow_inode_get(&fs->fs_tree, ino, &in);
 	if (err == -ENOENT)
-		return 0;	/* deleted: its directories carry that */
+		goto rest;	/* deleted: drop what the log holds */
 	if (err)
-		return err;
-	copy = malloc(fs->nodesize);
-	if (!copy)
-		return -ENOMEM;
+		goto out;
+	is_dir = S_ISDIR(in.mode);
 	zcow_tree_iter_init(&it, &fs->fs_tree, &start);
 	while (!(err = zcow_tree_iter_next(&it, &k, &data, &len)) &&
 	       k.objectid == ino) {
-		/* The data pointer dies with the next log change: copy. */
-		memcpy(copy, data, len);
+		bool is_in_log;
+
+		while (j < nr_keys && zcow_key_cmp(&keys[j], &k) < 0) {
+			if (keys[j].type != DIR_LOG_INDEX_KEY) {
+				err = zcow_tree_delete(&lg->tree, &keys[j]);
+				if (err)
+					goto out;
+			}
+			j++;
+		}
+		is_in_log = j < nr_keys && !zcow_key_cmp(&keys[j], &k);
+		if (is_in_log)
+			j++;
 		if (k.type == ZCOW_EXTENT_DATA_KEY) {
 			struct zcow_fext fe;
 
 			if (len < ZCOW_FILE_EXTENT_SIZE) {
 				err = -EUCLEAN;
-				break;
+				goto out;
 			}
-			zcow_fext_decode(copy, k.offset, &fe);
+			zcow_fext_decode(data, k.offset, &fe);
 			if (fe.disk_bytenr && fe.generation == fs->transid) {
 				err = log_csums(fs, fe.disk_bytenr);
 				if (err)
-					break;
+					goto out;
 			}
 			last_ext = k;
 		}
-		err = zcow_tree_insert(&lg->tree, &k, copy, len);
+		/* (The fs tree does not change here: @data stays valid.) */
+		err = log_item(&lg->tree, &k, data, len, is_in_log, scratch,
+			       fs->nodesize);
 		if (err)
-			break;
+			goto out;
 	}
-	free(copy);
 	if (err && err != -ENOENT)
-		return err;
+		goto out;
+rest:
 	err = 0;
+	for (; j < nr_keys && !err; j++)
+		if (keys[j].type != DIR_LOG_INDEX_KEY || !is_dir)
+			err = zcow_tree_delete(&lg->tree, &keys[j]);
+	if (err)
+		goto out;
 	/* Test-only mutation (docs/crash.md): lose the fsynced file's last
 	 * extent item. */
 	if (zcow_fault_mutation == ZCOW_MUT_LOG_DROP_ITEM && ino == fsynced &&
 	    last_ext.type == ZCOW_EXTENT_DATA_KEY) {
 		err = zcow_tree_delete(&lg->tree, &last_ext);
 		if (err)
-			return err;
+			goto out;
 	}
-	if (S_ISDIR(in.mode)) {
+	if (is_dir) {
 		struct zcow_key dk = { ino, DIR_LOG_INDEX_KEY, 0 };
 		uint8_t end[DIR_LOG_ITEM_SIZE];
 
 		/* Every index of the directory is in the log. */
 		put64(end, UINT64_MAX);
-		err = insert_or_update(&lg->tree, &dk, end, sizeof(end));
+		err = log_item(&lg->tree, &dk, end, sizeof(end),
+			       zcow_tree_search(&lg->tree, &dk, NULL, 0,
+						NULL) == 0,
+			       scratch, fs->nodesize);
 	}
+out:
+	free(scratch);
+	free(keys);
 	return err;
 }
 
@@ -768,6 +835,11 @@ int zcow_log_fsync_locked(struct zcow_fs *fs, uint64_t ino)
 	if (fs->error)
 		return -EIO;
 	lg->nr_fsyncs++;
+	t = tab_find(lg, ino);
+	/* Unchanged since the last commit: durable already (btrfs skips
+	 * such an fsync too, in both modes). */
+	if (!t && !lg->is_overflow)
+		return 0;
 	if (!lg->enabled)
 		return zcow_files_commit_locked(fs);
 	lg->is_wanted = true;
@@ -775,9 +847,8 @@ int zcow_log_fsync_locked(struct zcow_fs *fs, uint64_t ino)
 		why = "changes not recorded (out of memory)";
 		goto fallback;
 	}
-	t = tab_find(lg, ino);
-	if (!t || t->logged == t->change)
-		return 0;	/* committed, or logged, as it is */
+	if (t->logged == t->change)
+		return 0;	/* logged as it is */
 	if (!fs->treelog_bg) {
 		why = "no tree-log block group yet (this commit makes one)";
 		goto fallback;
