@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * zcow crash SCENARIO [--quick] [--results DIR] | --repro 'LINE'
+ * zcow crash SCENARIO [--quick] [--results DIR] [--no-results] [--max N]
+ *	[--treelog on|off|both] [--replay-cuts off|log|every]
+ * zcow crash --repro 'LINE'
  * (harness/crash.h, docs/crash.md).
  */
 #include <stdio.h>
@@ -14,10 +16,15 @@
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"usage: zcow crash SCENARIO [--quick] [--results DIR] [--max N]\n"
+		"usage: zcow crash SCENARIO [--quick] [--results DIR] [--no-results]\n"
+		"                  [--max N] [--treelog on|off|both]\n"
+		"                  [--replay-cuts off|log|every]\n"
 		"       zcow crash --repro 'LINE'\n"
 		"Run a crash-consistency campaign (configs/crash-*.scenario): every\n"
 		"crash point x loss policy x seed, power cycle, mount, oracles.\n"
+		"--treelog and --replay-cuts override the scenario's [zcow] treelog=\n"
+		"and [crash] replay_cuts= (cut the recovery mount again at each of\n"
+		"its persist points: for states with a log, or every state).\n"
 		"Prints a table and a repro: line per violation; exit 1 on any.\n");
 }
 
@@ -38,6 +45,12 @@ int cmd_crash(int argc, char **argv)
 			o.repro = argv[++i];
 		} else if (!strcmp(argv[i], "--results") && i + 1 < argc) {
 			o.results = argv[++i];
+		} else if (!strcmp(argv[i], "--no-results")) {
+			o.no_results = true;
+		} else if (!strcmp(argv[i], "--treelog") && i + 1 < argc) {
+			o.treelog = argv[++i];
+		} else if (!strcmp(argv[i], "--replay-cuts") && i + 1 < argc) {
+			o.replay_cuts = argv[++i];
 		} else if (!strcmp(argv[i], "--max") && i + 1 < argc) {
 			o.max_cases = strtoull(argv[++i], NULL, 0);
 		} else if (argv[i][0] != '-' && !scenario) {

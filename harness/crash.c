@@ -98,6 +98,7 @@ static void fill(uint8_t *buf, uint64_t len, uint64_t tag, uint64_t off)
 struct ent {
 	char path[PATH_LEN];
 	bool is_dir;
+	uint64_t ino;		/* the model's own number: kept by rename */
 	uint8_t *data;
 	uint64_t size, cap;
 };
@@ -105,6 +106,7 @@ struct ent {
 struct model {
 	struct ent e[MAX_ENT];
 	unsigned int nr;
+	uint64_t last_ino;
 };
 
 static struct ent *m_find(struct model *m, const char *p)
@@ -127,6 +129,7 @@ static struct ent *m_add(struct model *m, const char *p, bool is_dir)
 	memset(e, 0, sizeof(*e));
 	snprintf(e->path, sizeof(e->path), "%s", p);
 	e->is_dir = is_dir;
+	e->ino = ++m->last_ino;
 	return e;
 }
 
@@ -157,6 +160,7 @@ static void m_copy(struct model *dst, const struct model *src)
 	unsigned int i;
 
 	dst->nr = src->nr;
+	dst->last_ino = src->last_ino;
 	for (i = 0; i < src->nr; i++) {
 		dst->e[i] = src->e[i];
 		dst->e[i].data = NULL;
@@ -178,6 +182,37 @@ static void m_free(struct model *m)
 	for (i = 0; i < m->nr; i++)
 		free(m->e[i].data);
 	m->nr = 0;
+}
+
+/* @p is @q or lies below it ("/A/foo" under "/A"); an empty @q holds
+ * nothing. */
+static bool is_under(const char *p, const char *q)
+{
+	size_t l = strlen(q);
+
+	return l && !strncmp(p, q, l) && (p[l] == 0 || p[l] == '/');
+}
+
+/* @p is a direct entry of directory @d. */
+static bool is_child(const char *p, const char *d)
+{
+	size_t l = strlen(d);
+
+	return !strncmp(p, d, l) && p[l] == '/' && p[l + 1] &&
+	       !strchr(p + l + 1, '/');
+}
+
+/* Content hash of a file state (size included). */
+static uint64_t hash_bytes(const uint8_t *p, uint64_t n)
+{
+	uint64_t h = mix64(n), i, v;
+
+	for (i = 0; i < n; i += 8) {
+		v = 0;
+		memcpy(&v, p + i, n - i < 8 ? n - i : 8);
+		h = mix64(h ^ v);
+	}
+	return h;
 }
 
 static void m_apply(struct model *m, const struct op *o, uint8_t *tmp)
@@ -235,11 +270,46 @@ struct snap {
 	struct model m;
 };
 
+/*
+ * A state one path had at an op boundary (treelog=on, oracle 8).  Op
+ * boundary b is "after b ops"; the recovered state may only hold states
+ * reached by the op in progress at the cut.
+ */
+struct past {
+	char path[PATH_LEN];
+	bool is_dir;
+	uint64_t ino, size, hash;
+	unsigned int first;	/* first op boundary with this state */
+};
+
+/*
+ * What one acknowledged fsync, fdatasync or sync made durable
+ * (treelog=on, oracle 7): @path present (a file with @size and @hash when
+ * has_data), or absent.  It holds while no later op touched @path
+ * (wrote it, renamed or removed it or a directory above it, created it):
+ * up to op @void_at, exclusive.
+ */
+struct oblig {
+	unsigned int op;	/* the fsync/fdatasync/sync */
+	unsigned int void_at;	/* first later op touching @path; NO_OP */
+	bool is_absent;
+	bool is_dir;
+	bool has_data;
+	char path[PATH_LEN];
+	uint64_t size, hash;
+};
+
+#define NO_OP UINT32_MAX	/* sentinel: no op (never voided) */
+
 struct rec {			/* the uncut run of one workload */
 	int *ret;		/* per op */
 	uint64_t *gen_after;	/* fs generation after each op */
 	struct snap *snaps;
 	unsigned int nr_snaps;
+	struct past *past;	/* every path state, deduplicated */
+	unsigned int nr_past, past_cap;
+	struct oblig *obl;	/* by op, ascending */
+	unsigned int nr_obl, obl_cap;
 	uint64_t mount_gen;
 	uint64_t persist, mark_persist;
 	uint64_t cls[ZDEV_NR_CLASSES];
@@ -267,7 +337,44 @@ struct camp {
 	unsigned int nr_seeds, nr_qseeds;
 	uint64_t qops, qace_len, qworkloads;
 	bool quick;
+	unsigned int treelog;	/* ZCRASH_TREELOG_* mask */
+	int replay_cuts, qreplay_cuts;	/* enum replay_cuts; -1 = unset */
 };
+
+/* Recovery cuts: which crash states get their recovery mount cut again
+ * at every persist point it issues (mount, log replay, first commit). */
+enum replay_cuts {
+	RC_OFF,
+	RC_LOG,			/* states whose durable superblock has a log */
+	RC_EVERY,		/* every state */
+};
+
+static const char *const rc_names[] = { "off", "log", "every" };
+
+static int parse_treelog(const char *v, unsigned int *mask_ret)
+{
+	if (!strcmp(v, "on"))
+		*mask_ret = ZCRASH_TREELOG_ON;
+	else if (!strcmp(v, "off"))
+		*mask_ret = ZCRASH_TREELOG_OFF;
+	else if (!strcmp(v, "both"))
+		*mask_ret = ZCRASH_TREELOG_BOTH;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+static int parse_rc(const char *v, int *rc_ret)
+{
+	int i;
+
+	for (i = 0; i <= RC_EVERY; i++)
+		if (!strcmp(v, rc_names[i])) {
+			*rc_ret = i;
+			return 0;
+		}
+	return -EINVAL;
+}
 
 static int is_sync_op(enum op_kind k)
 {
@@ -367,6 +474,8 @@ static void rec_free(struct rec *r)
 	for (i = 0; i < r->nr_snaps; i++)
 		m_free(&r->snaps[i].m);
 	free(r->snaps);
+	free(r->past);
+	free(r->obl);
 	free(r->ret);
 	free(r->gen_after);
 	m_free(&r->final);
@@ -384,8 +493,154 @@ static uint64_t max_write_len(const struct wl *w)
 	return m;
 }
 
-/* The uncut run: counts and the model at every commit. */
-static int record(const struct camp *c, const struct wl *w, struct rec *r,
+static void add_past(struct rec *r, const struct ent *e, unsigned int b)
+{
+	uint64_t h = e->is_dir ? 0 : hash_bytes(e->data, e->size);
+	struct past *q;
+	unsigned int i;
+
+	for (i = 0; i < r->nr_past; i++) {
+		q = &r->past[i];
+		if (q->ino == e->ino && q->is_dir == e->is_dir &&
+		    q->size == e->size && q->hash == h &&
+		    !strcmp(q->path, e->path))
+			return;
+	}
+	if (r->nr_past == r->past_cap) {
+		r->past_cap = r->past_cap ? 2 * r->past_cap : 64;
+		r->past = realloc(r->past, r->past_cap * sizeof(*r->past));
+		if (!r->past)
+			abort();
+	}
+	q = &r->past[r->nr_past++];
+	memcpy(q->path, e->path, PATH_LEN);
+	q->is_dir = e->is_dir;
+	q->ino = e->ino;
+	q->size = e->size;
+	q->hash = h;
+	q->first = b;
+}
+
+/* Op @o completed (@b ops done): record the states it gave, every entry
+ * at or below its paths. */
+static void note_past(struct rec *r, const struct op *o, unsigned int b)
+{
+	const struct model *m = &r->final;
+	unsigned int i;
+
+	for (i = 0; i < m->nr; i++)
+		if (is_under(m->e[i].path, o->a) ||
+		    is_under(m->e[i].path, o->b))
+			add_past(r, &m->e[i], b);
+}
+
+static bool has_obl(const struct rec *r, unsigned int op, const char *path)
+{
+	unsigned int i;
+
+	for (i = r->nr_obl; i-- && r->obl[i].op == op;)
+		if (!strcmp(r->obl[i].path, path))
+			return true;
+	return false;
+}
+
+static void add_obl(struct rec *r, unsigned int op, const char *path,
+		    const struct ent *e, bool has_data)
+{
+	struct oblig *o;
+
+	if (has_obl(r, op, path))
+		return;
+	if (r->nr_obl == r->obl_cap) {
+		r->obl_cap = r->obl_cap ? 2 * r->obl_cap : 64;
+		r->obl = realloc(r->obl, r->obl_cap * sizeof(*r->obl));
+		if (!r->obl)
+			abort();
+	}
+	o = &r->obl[r->nr_obl++];
+	memset(o, 0, sizeof(*o));
+	o->op = op;
+	o->void_at = NO_OP;
+	o->is_absent = !e;
+	snprintf(o->path, sizeof(o->path), "%s", path);
+	if (e) {
+		o->is_dir = e->is_dir;
+		o->has_data = has_data && !e->is_dir;
+		o->size = e->size;
+		o->hash = o->has_data ? hash_bytes(e->data, e->size) : 0;
+	}
+}
+
+/*
+ * What persistence op @i (@o, acknowledged) makes durable with the
+ * tree-log on (docs/crash.md, oracle 7):
+ *   sync             every entry with its content; every name the
+ *                    workload used so far and that is gone, absent;
+ *   fsync of file X  X at its path with its content; X's earlier names
+ *                    (renamed away) absent;
+ *   fsync of dir D   D and each entry in it; names D held before, absent.
+ * fdatasync is held to fsync's guarantees.
+ */
+static void note_durable(struct rec *r, const struct op *o, unsigned int i)
+{
+	const struct model *m = &r->final;
+	const struct ent *x = NULL;
+	unsigned int k;
+
+	if (o->kind != OP_SYNC) {
+		x = m_find((struct model *)m, o->a);
+		if (!x)
+			return;
+		add_obl(r, i, x->path, x, true);
+	}
+	for (k = 0; k < m->nr; k++)
+		if (!x || (x->is_dir && is_child(m->e[k].path, x->path)))
+			add_obl(r, i, m->e[k].path, &m->e[k], !x);
+	for (k = 0; k < r->nr_past; k++) {
+		const struct past *q = &r->past[k];
+
+		if (m_find((struct model *)m, q->path))
+			continue;
+		if (!x || (x->is_dir ? is_child(q->path, x->path) :
+			   q->ino == x->ino))
+			add_obl(r, i, q->path, NULL, false);
+	}
+}
+
+/* Op @o changes what lies at @path (or could, had it succeeded). */
+static bool op_touches(const struct op *o, const char *path)
+{
+	switch (o->kind) {
+	case OP_CREATE:
+	case OP_MKDIR:
+	case OP_WRITE:
+	case OP_TRUNC:
+	case OP_UNLINK:
+	case OP_RENAME:
+		return is_under(path, o->a) || is_under(path, o->b);
+	default:
+		return false;
+	}
+}
+
+/* The op after which each obligation no longer holds. */
+static void void_obligations(const struct wl *w, struct rec *r)
+{
+	unsigned int i, j;
+
+	for (i = 0; i < r->nr_obl; i++) {
+		struct oblig *o = &r->obl[i];
+
+		for (j = o->op + 1; j < w->nr && o->void_at == NO_OP; j++)
+			if (!r->ret[j] && op_touches(&w->ops[j], o->path))
+				o->void_at = j;
+	}
+}
+
+/* The uncut run: counts and the model at every commit, every path state
+ * and what each persistence op made durable. */
+static int record(const struct camp *c, const struct wl *w,
+		  const struct zcow_mount_opts *mo, struct rec *r,
 		  uint8_t *tmp, char *err, size_t elen)
 {
 	struct zdev *dev = NULL;
@@ -410,7 +665,7 @@ static int record(const struct camp *c, const struct wl *w, struct rec *r,
 	sim = zsim_from_dev(dev);
 	zdev_get_stats(dev, &s0);
 	p0 = zsim_nr_persist(sim);
-	ret = zcow_mount(dev, NULL, &fs);
+	ret = zcow_mount(dev, mo, &fs);
 	if (ret) {
 		snprintf(err, elen, "mount after mkfs: %s", strerror(-ret));
 		zdev_close(dev);
@@ -425,8 +680,12 @@ static int record(const struct camp *c, const struct wl *w, struct rec *r,
 			r->mark_persist = zsim_nr_persist(sim) - p0;
 		gen = fs->generation;
 		r->ret[i] = do_op(fs, o, tmp);
-		if (!r->ret[i])
+		if (!r->ret[i]) {
 			m_apply(&r->final, o, tmp);
+			note_past(r, o, i + 1);
+			if (is_sync_op(o->kind))
+				note_durable(r, o, i);
+		}
 		r->gen_after[i] = fs->generation;
 		if (fs->generation != gen)
 			add_snap(r, fs->generation,
@@ -441,6 +700,7 @@ static int record(const struct camp *c, const struct wl *w, struct rec *r,
 			return -EIO;
 		}
 	}
+	void_obligations(w, r);
 	r->persist = zsim_nr_persist(sim) - p0;
 	zdev_get_stats(dev, &s1);
 	for (k = 0; k < ZDEV_NR_CLASSES; k++) {
@@ -815,21 +1075,30 @@ bad:
 
 /* ---- oracles ----------------------------------------------------- */
 
+static const char *const oracle_names[ZCRASH_NR_ORACLES] = {
+	"ok", "mount", "check", "generation", "acked", "atomic", "device",
+	"fsync", "no-garbage"
+};
+
 struct verdict {
 	bool bad[ZCRASH_NR_ORACLES];
-	char msg[256];
+	char msg[640];
 	uint64_t gen, ack_gen;
+	uint64_t nr_recovery_persist;	/* issued by the recovery mount and
+					 * its first commit */
 };
 
 static void fail(struct verdict *v, enum zcrash_oracle o, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 static void fail(struct verdict *v, enum zcrash_oracle o, const char *fmt, ...)
 {
+	size_t n = strlen(v->msg);
 	va_list ap;
 
-	if (!v->msg[0]) {
-		int n = snprintf(v->msg, sizeof(v->msg), "oracle %d: ", o);
-
+	/* the first message of each oracle, in the order they failed */
+	if (!v->bad[o] && n + 32 < sizeof(v->msg)) {
+		n += snprintf(v->msg + n, sizeof(v->msg) - n, "%soracle %d %s: ",
+			      n ? "; " : "", o, oracle_names[o]);
 		va_start(ap, fmt);
 		vsnprintf(v->msg + n, sizeof(v->msg) - n, fmt, ap);
 		va_end(ap);
@@ -1082,22 +1351,211 @@ static void check_bgs(struct zcow_fs *fs, struct verdict *v)
 	}
 }
 
-/* ---- one crash state --------------------------------------------- */
+/* ---- treelog=on: oracles 7 and 8 -------------------------------- */
 
-static int run_case(const struct camp *c, const struct wl *w,
-		    const struct rec *r, const struct cutpt *pt, int loss,
-		    uint64_t seed, uint8_t *tmp, uint8_t *buf, uint64_t buf_len,
-		    struct verdict *v)
+/* The recovered namespace and every file's size and content hash. */
+struct scan {
+	struct rent e[MAX_ENT];
+	uint64_t size[MAX_ENT], hash[MAX_ENT];
+	int err[MAX_ENT];	/* a file's open/read error; -EFBIG: larger
+				 * than any file the workload wrote */
+	unsigned int nr;
+};
+
+static int scan_fs(struct zcow_fs *fs, struct scan *s, uint8_t *buf,
+		   uint64_t buf_len)
 {
-	struct zdev *dev = NULL;
-	struct zcow_fs *fs = NULL;
-	struct zcow_file *f = NULL;
-	struct zsim *sim;
-	uint64_t ack_gen = r->mount_gen;
 	unsigned int i;
 	int ret;
 
-	memset(v, 0, sizeof(*v));
+	s->nr = 0;
+	ret = walk(fs, "/", s->e, &s->nr);
+	if (ret)
+		return ret;
+	for (i = 0; i < s->nr; i++) {
+		struct zcow_file *f = NULL;
+		struct zcow_stat st;
+		int64_t n;
+
+		s->size[i] = s->hash[i] = 0;
+		s->err[i] = 0;
+		if (s->e[i].is_dir)
+			continue;
+		ret = zcow_open(fs, s->e[i].path, O_RDONLY, &f);
+		if (!ret)
+			ret = zcow_fstat(f, &st);
+		if (!ret && st.size > buf_len)
+			ret = -EFBIG;
+		if (!ret) {
+			n = st.size ? zcow_pread(f, buf, st.size, 0) : 0;
+			ret = n < 0 ? (int)n : n != (int64_t)st.size ? -EIO : 0;
+		}
+		if (f)
+			zcow_close(f);
+		s->err[i] = ret;
+		if (!ret) {
+			s->size[i] = st.size;
+			s->hash[i] = hash_bytes(buf, st.size);
+		}
+	}
+	return 0;
+}
+
+static int scan_find(const struct scan *s, const char *path)
+{
+	unsigned int i;
+
+	for (i = 0; i < s->nr; i++)
+		if (!strcmp(s->e[i].path, path))
+			return (int)i;
+	return -1;
+}
+
+/* A crash state: the device after the workload's power cut. */
+struct cstate {
+	struct zdev *dev;
+	unsigned int cut_op;	/* op in progress at the cut; w->nr: none */
+	int last_sync;		/* last acknowledged sync op; -1: none */
+	uint64_t ack_gen;	/* the generation oracle 3 requires */
+	uint64_t log_root;	/* of the durable superblock; 0: no log */
+};
+
+/*
+ * The obligations in force (oracle 7): made by the last acknowledged
+ * sync or an acknowledged fsync/fdatasync after it, and not voided by an
+ * op up to the one in progress at the cut (which may have touched its
+ * path already).
+ */
+static bool is_in_force(const struct oblig *o, const struct cstate *st)
+{
+	return (int)o->op >= st->last_sync && o->op < st->cut_op &&
+	       o->void_at > st->cut_op;
+}
+
+static void fail_obl(struct verdict *v, const struct wl *w,
+		     const struct oblig *o, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static void fail_obl(struct verdict *v, const struct wl *w,
+		     const struct oblig *o, const char *fmt, ...)
+{
+	const struct op *p = &w->ops[o->op];
+	char what[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	fail(v, ZCRASH_FSYNC, "op %u (%s%s%s): %s", o->op, op_names[p->kind],
+	     p->a[0] ? " " : "", p->a, what);
+}
+
+/*
+ * Oracles 7 and 8 (treelog=on) on the recovered namespace @s: every
+ * obligation in force holds, and every recovered path and file is a state
+ * it had by the cut.
+ */
+static void check_logged(const struct wl *w, const struct rec *r,
+			 const struct cstate *st, const struct scan *s,
+			 struct verdict *v)
+{
+	unsigned int i, j;
+	int k;
+
+	for (i = 0; i < s->nr; i++) {
+		const struct rent *e = &s->e[i];
+		bool ok = false;
+
+		for (j = 0; j < r->nr_past && !ok; j++) {
+			const struct past *q = &r->past[j];
+
+			ok = q->first <= st->cut_op + 1 &&
+			     q->is_dir == e->is_dir && !strcmp(q->path, e->path) &&
+			     (e->is_dir || (!s->err[i] && q->size == s->size[i] &&
+					    q->hash == s->hash[i]));
+		}
+		if (ok)
+			continue;
+		if (s->err[i])
+			fail(v, ZCRASH_GARBAGE, "file %s: %s", e->path,
+			     s->err[i] == -EFBIG ? "larger than any written" :
+			     strerror(-s->err[i]));
+		else if (e->is_dir)
+			fail(v, ZCRASH_GARBAGE, "dir %s: no such dir by op %u",
+			     e->path, st->cut_op);
+		else
+			fail(v, ZCRASH_GARBAGE, "file %s: size %" PRIu64 " and content of no state it had by op %u",
+			     e->path, s->size[i], st->cut_op);
+	}
+	for (i = 0; i < r->nr_obl; i++) {
+		const struct oblig *o = &r->obl[i];
+
+		if (!is_in_force(o, st))
+			continue;
+		k = scan_find(s, o->path);
+		if (o->is_absent) {
+			if (k >= 0)
+				fail_obl(v, w, o, "%s present, removed or renamed before it",
+					 o->path);
+		} else if (k < 0) {
+			fail_obl(v, w, o, "%s %s missing",
+				 o->is_dir ? "dir" : "file", o->path);
+		} else if (s->e[k].is_dir != o->is_dir) {
+			fail_obl(v, w, o, "%s is a %s", o->path,
+				 s->e[k].is_dir ? "dir" : "file");
+		} else if (o->has_data && s->err[k]) {
+			fail_obl(v, w, o, "%s: read: %s", o->path,
+				 strerror(-s->err[k]));
+		} else if (o->has_data && s->size[k] != o->size) {
+			fail_obl(v, w, o, "%s: size %" PRIu64 ", %" PRIu64 " when acknowledged",
+				 o->path, s->size[k], o->size);
+		} else if (o->has_data && s->hash[k] != o->hash) {
+			fail_obl(v, w, o, "%s: content differs from the acknowledged",
+				 o->path);
+		}
+	}
+}
+
+/* Nothing could be read back (@why): every obligation in force is lost,
+ * oracle 7 names the latest.  Returns false when none was in force. */
+static bool lost_all(const struct wl *w, const struct rec *r,
+		     const struct cstate *st, struct verdict *v,
+		     const char *why)
+{
+	unsigned int i;
+
+	for (i = r->nr_obl; i--;)	/* the latest op first */
+		if (is_in_force(&r->obl[i], st) && !r->obl[i].is_absent) {
+			fail_obl(v, w, &r->obl[i], "%s lost: %s",
+				 r->obl[i].path, why);
+			return true;
+		}
+	return false;
+}
+
+/* ---- one crash state --------------------------------------------- */
+
+/*
+ * Build a crash state on a fresh device: mkfs, mount, replay the
+ * workload up to the armed cut (or to its end, then cut), power-cycle.
+ * Returns 0 (st->dev set) or -errno when the setup itself failed.
+ */
+static int build_state(const struct camp *c, const struct wl *w,
+		       const struct rec *r, const struct cutpt *pt, int loss,
+		       uint64_t seed, const struct zcow_mount_opts *mo,
+		       uint8_t *tmp, struct cstate *st, struct verdict *v)
+{
+	struct zcow_super_block sb;
+	struct zcow_sb_copy copy;
+	struct zdev *dev = NULL;
+	struct zcow_fs *fs = NULL;
+	struct zsim *sim;
+	unsigned int i;
+	int ret;
+
+	memset(st, 0, sizeof(*st));
+	st->cut_op = w->nr;
+	st->last_sync = -1;
+	st->ack_gen = r->mount_gen;
 	ret = fresh_dev(c, &dev);
 	if (ret)
 		return ret;
@@ -1112,68 +1570,233 @@ static int run_case(const struct camp *c, const struct wl *w,
 			return -EINVAL;
 		}
 	}
-	ret = zcow_mount(dev, NULL, &fs);
+	ret = zcow_mount(dev, mo, &fs);
 	if (ret) {
 		zdev_close(dev);
 		return ret;
 	}
 	for (i = 0; i < w->nr; i++) {
+		enum op_kind k = w->ops[i].kind;
+
 		ret = do_op(fs, &w->ops[i], tmp);
-		if (zsim_is_cut(sim))
-			break;
-		if (ret != r->ret[i]) {
-			fail(v, ZCRASH_ACKED, "replay diverged at op %u (%s %s): %d, uncut %d",
-			     i, op_names[w->ops[i].kind], w->ops[i].a, ret,
-			     r->ret[i]);
+		if (zsim_is_cut(sim)) {
+			st->cut_op = i;
 			break;
 		}
-		if (!ret && is_sync_op(w->ops[i].kind))
-			ack_gen = r->gen_after[i];
+		if (ret != r->ret[i]) {
+			fail(v, ZCRASH_ACKED, "replay diverged at op %u (%s %s): %d, uncut %d",
+			     i, op_names[k], w->ops[i].a, ret, r->ret[i]);
+			st->cut_op = i;
+			break;
+		}
+		if (ret || !is_sync_op(k))
+			continue;
+		/* with the log, only sync promises a commit */
+		if (mo->no_treelog || k == OP_SYNC)
+			st->ack_gen = r->gen_after[i];
+		if (k == OP_SYNC)
+			st->last_sync = (int)i;
 	}
 	if (!zsim_is_cut(sim))
 		zsim_cut_now(sim, (enum zsim_loss)loss, seed);
 	zcow_unmount(fs);	/* fails (power is off) and frees */
-	fs = NULL;
 	zsim_power_cycle(sim);
-	v->ack_gen = ack_gen;
+	if (!zcow_sb_read_latest(dev, &sb, &copy))
+		st->log_root = zcow_sb_get64(sb.log_root);
+	st->dev = dev;
+	v->ack_gen = st->ack_gen;
+	return 0;
+}
 
+/* The recovered fs keeps working: write and sync /.zcrash (it may be
+ * there already from a recovery that was cut). */
+static int write_probe(struct zcow_fs *fs, uint8_t *tmp)
+{
+	struct zcow_file *f = NULL;
+	int ret, r2;
+
+	ret = zcow_open(fs, "/.zcrash", O_RDWR | O_CREAT, &f);
+	if (ret)
+		return ret;
+	fill(tmp, 2 * BLK, 99, 0);
+	ret = zcow_pwrite(f, tmp, 2 * BLK, 0) < 0 ? -EIO : 0;
+	r2 = zcow_close(f);
+	if (!ret)
+		ret = r2;
+	if (!ret)
+		ret = zcow_sync(fs);
+	return ret;
+}
+
+static bool is_probe_intact(struct zcow_fs *fs, uint8_t *tmp, uint8_t *buf)
+{
+	struct zcow_file *f = NULL;
+	int64_t n;
+
+	if (zcow_open(fs, "/.zcrash", O_RDONLY, &f))
+		return false;
+	n = zcow_pread(f, buf, 2 * BLK, 0);
+	zcow_close(f);
+	fill(tmp, 2 * BLK, 99, 0);
+	return n == 2 * BLK && !memcmp(buf, tmp, 2 * BLK);
+}
+
+static void check_report2(void *arg, const char *msg)
+{
+	struct verdict *v = arg;
+
+	fail(v, ZCRASH_CHECK, "second mount: check: %s", msg);
+}
+
+/*
+ * Cut the recovery of crash state @st at its @n-th persist point (the
+ * mount with its log replay and commits, then the probe write and its
+ * commit), and power-cycle: a second power failure during recovery.
+ */
+static void cut_recovery(struct cstate *st, const struct zcow_mount_opts *mo,
+			 uint64_t n, int loss, uint64_t seed, uint8_t *tmp)
+{
+	struct zsim_cut cut = { .kind = ZSIM_CUT_PERSIST, .ordinal = n,
+				.when = ZSIM_CUT_AFTER,
+				.loss = (enum zsim_loss)loss, .seed = seed };
+	struct zsim *sim = zsim_from_dev(st->dev);
+	struct zcow_fs *fs = NULL;
+
+	zsim_arm_cut(sim, &cut);
+	if (!zcow_mount(st->dev, mo, &fs)) {
+		if (!zsim_is_cut(sim))
+			write_probe(fs, tmp);
+		if (!zsim_is_cut(sim))
+			zsim_cut_now(sim, (enum zsim_loss)loss, seed);
+		zcow_unmount(fs);
+	}
+	if (!zsim_is_cut(sim))	/* the count came out short: cut anyway */
+		zsim_cut_now(sim, (enum zsim_loss)loss, seed);
+	zsim_power_cycle(sim);
+}
+
+/*
+ * Recover crash state @st and run the oracles: mount (1), check (2),
+ * generation (3), contents (4, 5 with treelog=off; 7, 8 with treelog=on),
+ * block groups (6); then write and sync a probe file (1), unmount, mount
+ * again: check (2), the same namespace and contents, the probe (1).
+ * @base_gen (0: none) is the generation an uncut recovery of the same
+ * state mounted: a cut recovery may have committed above it (the probe),
+ * so treelog=off compares against the commit of @base_gen then.
+ */
+static void recover(const struct wl *w, const struct rec *r,
+		    const struct cstate *st, const struct zcow_mount_opts *mo,
+		    uint64_t base_gen, uint8_t *tmp, uint8_t *buf,
+		    uint64_t buf_len, struct verdict *v)
+{
+	struct zsim *sim = zsim_from_dev(st->dev);
+	struct scan *s1 = malloc(sizeof(*s1)), *s2 = malloc(sizeof(*s2));
+	bool is_on = !mo->no_treelog, is_scanned, is_synced;
+	struct zcow_fs *fs = NULL;
+	uint64_t p0 = zsim_nr_persist(sim);
+	unsigned int i;
+	int ret;
+
+	if (!s1 || !s2)
+		abort();
 	/* 1: mount */
-	ret = zcow_mount(dev, NULL, &fs);
+	ret = zcow_mount(st->dev, mo, &fs);
 	if (ret) {
 		fail(v, ZCRASH_MOUNT, "mount: %s", strerror(-ret));
-		zdev_close(dev);
-		return 0;
+		if (is_on)
+			lost_all(w, r, st, v, "no mount");
+		goto out;
 	}
 	v->gen = fs->generation;
 	/* 2: check */
 	ret = zcow_check(fs, check_report, v);
 	if (ret < 0)
 		fail(v, ZCRASH_CHECK, "check: %s", strerror(-ret));
-	/* 3: generation */
-	if (fs->generation < ack_gen)
+	/* 3: generation; 4, 5: one commit's state (treelog=off) */
+	if (fs->generation < st->ack_gen)
 		fail(v, ZCRASH_GEN, "generation %" PRIu64 " < acknowledged %" PRIu64,
-		     fs->generation, ack_gen);
-	/* 4, 5: contents */
-	else
-		compare(fs, r, ack_gen, fs->generation, v, buf, buf_len);
-	/* 6: block groups vs zones, then the recovered fs keeps working */
+		     fs->generation, st->ack_gen);
+	else if (!is_on)
+		compare(fs, r, st->ack_gen,
+			base_gen && fs->generation > base_gen ? base_gen :
+			fs->generation, v, buf, buf_len);
+	/* 7, 8: the last commit and the log (treelog=on) */
+	ret = scan_fs(fs, s1, buf, buf_len);
+	is_scanned = !ret;
+	if (ret && is_on && !lost_all(w, r, st, v, "no readdir"))
+		fail(v, ZCRASH_GARBAGE, "readdir: %s", strerror(-ret));
+	else if (!ret && is_on)
+		check_logged(w, r, st, s1, v);
+	/* 6: block groups vs zones; 1: the recovered fs keeps working */
 	check_bgs(fs, v);
-	ret = zcow_create(fs, "/.zcrash", &f);
-	if (!ret) {
-		fill(tmp, 2 * BLK, 99, 0);
-		if (zcow_pwrite(f, tmp, 2 * BLK, 0) < 0)
-			ret = -EIO;
-		zcow_close(f);
-	}
-	if (!ret)
-		ret = zcow_sync(fs);
+	ret = write_probe(fs, tmp);
 	if (ret && ret != -ENOSPC)
 		fail(v, ZCRASH_MOUNT, "write after recovery: %s", strerror(-ret));
+	is_synced = !ret;
+	v->nr_recovery_persist = zsim_nr_persist(sim) - p0;
 	zcow_unmount(fs);
+
+	/* 1, 2 again on a second mount: the recovery holds */
+	ret = zcow_mount(st->dev, mo, &fs);
+	if (ret) {
+		fail(v, ZCRASH_MOUNT, "second mount: %s", strerror(-ret));
+		goto out;
+	}
+	ret = zcow_check(fs, check_report2, v);
+	if (ret < 0)
+		fail(v, ZCRASH_CHECK, "second mount: check: %s", strerror(-ret));
+	if (is_scanned && !scan_fs(fs, s2, buf, buf_len)) {
+		for (i = 0; i < s1->nr || i < s2->nr; i++) {
+			const struct rent *e = i < s1->nr ? &s1->e[i] : &s2->e[i];
+
+			if (i < s1->nr && i < s2->nr &&
+			    !strcmp(s1->e[i].path, s2->e[i].path) &&
+			    s1->e[i].is_dir == s2->e[i].is_dir &&
+			    s1->size[i] == s2->size[i] &&
+			    s1->hash[i] == s2->hash[i] &&
+			    s1->err[i] == s2->err[i])
+				continue;
+			fail(v, ZCRASH_CHECK, "second mount: %s differs from the first recovery",
+			     e->path);
+			break;
+		}
+	}
+	if (is_synced && !is_probe_intact(fs, tmp, buf))
+		fail(v, ZCRASH_MOUNT, "second mount: /.zcrash, synced after recovery, lost");
+	zcow_unmount(fs);
+out:
 	if (zsim_nr_violations(sim, ZSIM_RULE_WRITE_NOT_AT_WP))
 		fail(v, ZCRASH_DEVICE, "%" PRIu64 " writes off a write pointer",
 		     zsim_nr_violations(sim, ZSIM_RULE_WRITE_NOT_AT_WP));
-	zdev_close(dev);
+	free(s1);
+	free(s2);
+}
+
+/*
+ * One crash state: the workload cut at @pt, then (@cut2 > 0) its recovery
+ * cut at persist point @cut2, then the oracles (@base_gen: see recover()).
+ * *log_root_ret: the log
+ * root of the durable superblock after the first cut.  Returns 0 (the
+ * verdict in @v) or -errno when the setup failed.
+ */
+static int run_case(const struct camp *c, const struct wl *w,
+		    const struct rec *r, const struct cutpt *pt, int loss,
+		    uint64_t seed, const struct zcow_mount_opts *mo,
+		    uint64_t cut2, uint64_t base_gen, uint8_t *tmp, uint8_t *buf,
+		    uint64_t buf_len, struct verdict *v, uint64_t *log_root_ret)
+{
+	struct cstate st;
+	int ret;
+
+	memset(v, 0, sizeof(*v));
+	ret = build_state(c, w, r, pt, loss, seed, mo, tmp, &st, v);
+	if (ret)
+		return ret;
+	*log_root_ret = st.log_root;
+	if (cut2)
+		cut_recovery(&st, mo, cut2, loss, seed, tmp);
+	recover(w, r, &st, mo, base_gen, tmp, buf, buf_len, v);
+	zdev_close(st.dev);
 	return 0;
 }
 
@@ -1312,6 +1935,8 @@ static int parse_file(struct camp *c, const char *path, bool is_fio,
 				c->nodesize = (uint32_t)n;
 			} else if (!strcmp(k, "crash"))
 				ret = add_list(v, c->points, &c->nr_points);
+			else if (!strcmp(k, "treelog"))
+				ret = parse_treelog(v, &c->treelog);
 			else if (!strcmp(k, "name"))
 				snprintf(c->name, sizeof(c->name), "%s", v);
 		} else if (!strcmp(sect, "crash")) {
@@ -1343,6 +1968,10 @@ static int parse_file(struct camp *c, const char *path, bool is_fio,
 				ret = parse_u64(v, &c->qace_len);
 			else if (!strcmp(k, "quick_workloads"))
 				ret = parse_u64(v, &c->qworkloads);
+			else if (!strcmp(k, "replay_cuts"))
+				ret = parse_rc(v, &c->replay_cuts);
+			else if (!strcmp(k, "quick_replay_cuts"))
+				ret = parse_rc(v, &c->qreplay_cuts);
 			else
 				ret = -ENOENT;
 		}
@@ -1372,9 +2001,15 @@ static int load_camp(struct camp *c, const char *path, bool quick, char *err,
 	snprintf(c->spec, sizeof(c->spec), "sim:zones=32,zone_size=4M,zone_cap=1M");
 	c->seed = 1;
 	c->quick = quick;
+	c->treelog = ZCRASH_TREELOG_ON;	/* the file system's default */
+	c->replay_cuts = c->qreplay_cuts = -1;
 	ret = parse_file(c, path, false, err, elen);
 	if (ret)
 		return ret;
+	if (quick && c->qreplay_cuts >= 0)
+		c->replay_cuts = c->qreplay_cuts;
+	if (c->replay_cuts < 0)
+		c->replay_cuts = RC_OFF;
 	if (!c->nr_loss) {
 		c->loss[0] = ZSIM_LOSS_DROP;
 		c->nr_loss = 1;
@@ -1430,10 +2065,6 @@ static void json_esc(FILE *f, const char *s)
 	fputc('"', f);
 }
 
-static const char *const oracle_names[ZCRASH_NR_ORACLES] = {
-	"ok", "mount", "check", "generation", "acked", "atomic", "device"
-};
-
 struct repro {
 	char scenario[512];
 	bool quick;
@@ -1441,6 +2072,8 @@ struct repro {
 	char cut[48];
 	int loss;
 	uint64_t seed;
+	unsigned int treelog;	/* 0: the scenario's first mode */
+	uint64_t cut2;		/* 0: the recovery is not cut */
 };
 
 static int parse_repro(const char *line, struct repro *rp)
@@ -1459,6 +2092,14 @@ static int parse_repro(const char *line, struct repro *rp)
 		else if (!strncmp(t, "cut=", 4)) {
 			snprintf(rp->cut, sizeof(rp->cut), "%s", t + 4);
 			have_cut = true;
+		} else if (!strncmp(t, "cut2=persist=", 13)) {
+			rp->cut2 = strtoull(t + 13, NULL, 0);
+			if (!rp->cut2)
+				return -EINVAL;
+		} else if (!strncmp(t, "treelog=", 8)) {
+			if (parse_treelog(t + 8, &rp->treelog) ||
+			    rp->treelog == ZCRASH_TREELOG_BOTH)
+				return -EINVAL;
 		} else if (!strncmp(t, "loss=", 5))
 			rp->loss = zsim_loss_parse(t + 5);
 		else if (!strncmp(t, "seed=", 5))
@@ -1469,6 +2110,136 @@ static int parse_repro(const char *line, struct repro *rp)
 	return rp->scenario[0] && have_cut && rp->loss >= 0 ? 0 : -EINVAL;
 }
 
+/* Where the states of a campaign are counted and reported. */
+struct tally {
+	const struct camp *c;
+	const struct zcrash_opts *o;
+	struct zcrash_summary *sum;
+	FILE *csv, *js;
+	bool tty, first_viol;
+	double last;
+	uint64_t nwl;
+};
+
+/* Count one checked state: summary, table, repro line, csv, json. */
+static void tally_state(struct tally *x, const struct wl *w, uint64_t wi,
+			bool is_on, const struct cutpt *pt, uint64_t cut2,
+			int loss, uint64_t seed, const struct verdict *v)
+{
+	struct zcrash_summary *sum = x->sum;
+	char line[700], ors[96] = "", c2[48] = "";
+	int k;
+
+	sum->tried++;
+	sum->tried_treelog[is_on]++;
+	if (cut2) {
+		sum->tried_replay++;
+		snprintf(c2, sizeof(c2), " cut2=persist=%" PRIu64, cut2);
+	}
+	snprintf(line, sizeof(line), "%s%s w=%" PRIu64 " treelog=%s cut=%s loss=%s seed=%" PRIu64 "%s",
+		 x->c->path, x->c->quick ? " quick" : "", wi,
+		 is_on ? "on" : "off", pt->name, zsim_loss_name(loss), seed, c2);
+	for (k = 1; k < ZCRASH_NR_ORACLES; k++)
+		if (v->bad[k]) {
+			size_t l = strlen(ors);
+
+			snprintf(ors + l, sizeof(ors) - l, "%s%s",
+				 l ? "+" : "", oracle_names[k]);
+			sum->by_oracle[k]++;
+		}
+	if (ors[0]) {
+		sum->violations++;
+		sum->violations_treelog[is_on]++;
+		if (!sum->first_repro[0])
+			snprintf(sum->first_repro, sizeof(sum->first_repro),
+				 "%.500s", line);
+		if (!x->o->is_quiet) {
+			if (x->tty)
+				fprintf(stderr, "\r\033[K");
+			printf("violation: %s (%s): %s\nrepro: %s\n", w->desc,
+			       ors, v->msg, line);
+		}
+		if (x->js) {
+			fprintf(x->js, "%s\n    {\"repro\": ",
+				x->first_viol ? "" : ",");
+			json_esc(x->js, line);
+			fprintf(x->js, ", \"workload\": ");
+			json_esc(x->js, w->desc);
+			fprintf(x->js, ", \"oracles\": \"%s\", \"message\": ", ors);
+			json_esc(x->js, v->msg);
+			fprintf(x->js, "}");
+			x->first_viol = false;
+		}
+	} else {
+		sum->passed++;
+	}
+	if (x->csv) {
+		fprintf(x->csv, "%" PRIu64 ",%s,%s,%" PRIu64 ",%s,%" PRIu64 ",%s,%s,%" PRIu64 ",%" PRIu64 ",\"",
+			wi, is_on ? "on" : "off", pt->name, cut2,
+			zsim_loss_name(loss), seed, ors[0] ? "violation" : "pass",
+			ors[0] ? ors : "", v->gen, v->ack_gen);
+		for (k = 0; v->msg[k]; k++)
+			if (v->msg[k] != '"')
+				fputc(v->msg[k], x->csv);
+		fprintf(x->csv, "\"\n");
+	}
+	if (x->tty && now_s() - x->last > 0.25) {
+		x->last = now_s();
+		fprintf(stderr, "\r\033[K%s: treelog=%s workload %" PRIu64 "/%" PRIu64 ", %" PRIu64 " states, %" PRIu64 " violations",
+			x->c->name, is_on ? "on" : "off", wi + 1, x->nwl,
+			sum->tried, sum->violations);
+	}
+}
+
+static void json_head(FILE *js, const struct camp *c)
+{
+	unsigned int pi, si;
+	int li;
+
+	fprintf(js, "{\n  \"scenario\": ");
+	json_esc(js, c->path);
+	fprintf(js, ",\n  \"quick\": %s,\n  \"device\": ", c->quick ? "true" : "false");
+	json_esc(js, c->spec);
+	fprintf(js, ",\n  \"workload\": ");
+	json_esc(js, c->workload);
+	fprintf(js, ",\n  \"treelog\": [%s%s%s]",
+		c->treelog & ZCRASH_TREELOG_OFF ? "\"off\"" : "",
+		c->treelog == ZCRASH_TREELOG_BOTH ? ", " : "",
+		c->treelog & ZCRASH_TREELOG_ON ? "\"on\"" : "");
+	fprintf(js, ",\n  \"replay_cuts\": \"%s\"", rc_names[c->replay_cuts]);
+	fprintf(js, ",\n  \"points\": [");
+	for (pi = 0; pi < c->nr_points; pi++) {
+		fprintf(js, "%s", pi ? ", " : "");
+		json_esc(js, c->points[pi]);
+	}
+	fprintf(js, "],\n  \"loss\": [");
+	for (li = 0; li < c->nr_loss; li++)
+		fprintf(js, "%s\"%s\"", li ? ", " : "", zsim_loss_name(c->loss[li]));
+	fprintf(js, "],\n  \"seeds\": [");
+	for (si = 0; si < c->nr_seeds; si++)
+		fprintf(js, "%s%" PRIu64, si ? ", " : "", c->seeds[si]);
+	fprintf(js, "],\n  \"violations\": [");
+}
+
+/* The largest file any state of @r holds, rounded up, with room. */
+static uint64_t read_buf_len(const struct rec *r)
+{
+	uint64_t n = 0, i;
+	unsigned int e;
+
+	for (i = 0; i < r->final.nr; i++)
+		if (r->final.e[i].size > n)
+			n = r->final.e[i].size;
+	for (i = 0; i < r->nr_snaps; i++)
+		for (e = 0; e < r->snaps[i].m.nr; e++)
+			if (r->snaps[i].m.e[e].size > n)
+				n = r->snaps[i].m.e[e].size;
+	for (i = 0; i < r->nr_past; i++)
+		if (r->past[i].size > n)
+			n = r->past[i].size;
+	return (n + BLK - 1) / BLK * BLK + 8 * BLK;
+}
+
 int zcrash_run(const char *scenario, const struct zcrash_opts *opts,
 	       struct zcrash_summary *sum)
 {
@@ -1477,21 +2248,23 @@ int zcrash_run(const char *scenario, const struct zcrash_opts *opts,
 	struct camp *c = calloc(1, sizeof(*c));
 	struct repro rp;
 	struct cutlist cl = { 0 };
-	FILE *csv = NULL, *js = NULL;
+	struct tally x = { .o = o, .sum = sum, .first_viol = true };
 	char err[600] = "", dir[600] = "", path[700];
 	uint8_t *tmp = NULL, *buf = NULL;
-	uint64_t wi, nwl, w0 = 0, i, buf_len = 0, tmp_len;
-	bool tty = isatty(2) && !o->is_quiet, first_viol = true;
-	double t0 = now_s(), last = t0;
-	int ret = 0, li;
-	unsigned int si, pi;
+	uint64_t wi, nwl, w0 = 0, i, buf_len, tmp_len;
+	double t0 = now_s();
+	int ret = 0, li, mi;
+	unsigned int si;
 
 	memset(sum, 0, sizeof(*sum));
 	if (!c)
 		return -ENOMEM;
+	x.c = c;
+	x.tty = isatty(2) && !o->is_quiet;
+	x.last = t0;
 	if (o->repro) {
 		if (parse_repro(o->repro, &rp)) {
-			fprintf(stderr, "zcow crash: bad repro line '%s' (SCENARIO [quick] w=N cut=POINT loss=POLICY seed=N)\n",
+			fprintf(stderr, "zcow crash: bad repro line '%s' (SCENARIO [quick] w=N [treelog=on|off] cut=POINT loss=POLICY seed=N [cut2=persist=N])\n",
 				o->repro);
 			free(c);
 			return -EINVAL;
@@ -1499,16 +2272,29 @@ int zcrash_run(const char *scenario, const struct zcrash_opts *opts,
 		scenario = rp.scenario;
 	}
 	ret = load_camp(c, scenario, o->repro ? rp.quick : o->quick, err, sizeof(err));
+	if (!ret && o->treelog && parse_treelog(o->treelog, &c->treelog)) {
+		snprintf(err, sizeof(err), "treelog '%s': on, off or both", o->treelog);
+		ret = -EINVAL;
+	}
+	if (!ret && o->replay_cuts && parse_rc(o->replay_cuts, &c->replay_cuts)) {
+		snprintf(err, sizeof(err), "replay cuts '%s': off, log or every", o->replay_cuts);
+		ret = -EINVAL;
+	}
 	if (ret) {
 		fprintf(stderr, "zcow crash: %s\n", err);
 		free(c);
 		return ret;
 	}
+	if (o->repro)	/* the line's mode, else the scenario's first */
+		c->treelog = rp.treelog ? rp.treelog :
+			     c->treelog & ZCRASH_TREELOG_OFF ? ZCRASH_TREELOG_OFF :
+			     ZCRASH_TREELOG_ON;
 	nwl = nr_workloads(c);
 	if (o->repro) {
 		w0 = rp.w;
 		nwl = rp.w + 1;
 	}
+	x.nwl = nwl;
 	if (!o->no_results && !o->repro) {
 		time_t now = time(NULL);
 		struct tm tm;
@@ -1526,209 +2312,188 @@ int zcrash_run(const char *scenario, const struct zcrash_opts *opts,
 		}
 		snprintf(sum->dir, sizeof(sum->dir), "%.500s", dir);
 		snprintf(path, sizeof(path), "%s/crash.csv", dir);
-		csv = fopen(path, "w");
+		x.csv = fopen(path, "w");
 		snprintf(path, sizeof(path), "%s/crash.json", dir);
-		js = fopen(path, "w");
-		if (!csv || !js) {
+		x.js = fopen(path, "w");
+		if (!x.csv || !x.js) {
 			fprintf(stderr, "zcow crash: %s: %s\n", path, strerror(errno));
 			ret = -EIO;
 			goto out;
 		}
-		fprintf(csv, "workload,point,loss,seed,result,oracles,generation,acked_generation,message\n");
-		fprintf(js, "{\n  \"scenario\": ");
-		json_esc(js, c->path);
-		fprintf(js, ",\n  \"quick\": %s,\n  \"device\": ", c->quick ? "true" : "false");
-		json_esc(js, c->spec);
-		fprintf(js, ",\n  \"workload\": ");
-		json_esc(js, c->workload);
-		fprintf(js, ",\n  \"points\": [");
-		for (pi = 0; pi < c->nr_points; pi++) {
-			fprintf(js, "%s", pi ? ", " : "");
-			json_esc(js, c->points[pi]);
-		}
-		fprintf(js, "],\n  \"loss\": [");
-		for (li = 0; li < c->nr_loss; li++)
-			fprintf(js, "%s\"%s\"", li ? ", " : "", zsim_loss_name(c->loss[li]));
-		fprintf(js, "],\n  \"seeds\": [");
-		for (si = 0; si < c->nr_seeds; si++)
-			fprintf(js, "%s%" PRIu64, si ? ", " : "", c->seeds[si]);
-		fprintf(js, "],\n  \"violations\": [");
+		fprintf(x.csv, "workload,treelog,point,recovery_cut,loss,seed,result,oracles,generation,acked_generation,message\n");
+		json_head(x.js, c);
 	}
-	for (wi = w0; wi < nwl; wi++) {
-		struct wl w;
-		struct rec r;
+	/* treelog=off first: its exact oracles are today's baseline */
+	for (mi = 0; mi < 2; mi++) {
+		struct zcow_mount_opts mo = { .no_treelog = mi == 0 };
 
-		make_wl(c, wi, &w);
-		tmp_len = max_write_len(&w);
-		free(tmp);
-		tmp = malloc(tmp_len);
-		ret = record(c, &w, &r, tmp, err, sizeof(err));
-		if (ret) {
-			fprintf(stderr, "zcow crash: %s: workload %" PRIu64 " (%s): %s\n",
-				c->path, wi, w.desc, err);
-			free(w.ops);
-			goto out;
-		}
-		for (i = 0; i < r.final.nr; i++)
-			if (r.final.e[i].size > buf_len)
-				buf_len = r.final.e[i].size;
-		for (i = 0; i < r.nr_snaps; i++) {
-			unsigned int e;
+		if (!(c->treelog & (mi ? ZCRASH_TREELOG_ON : ZCRASH_TREELOG_OFF)))
+			continue;
+		for (wi = w0; wi < nwl; wi++) {
+			struct wl w;
+			struct rec r;
 
-			for (e = 0; e < r.snaps[i].m.nr; e++)
-				if (r.snaps[i].m.e[e].size > buf_len)
-					buf_len = r.snaps[i].m.e[e].size;
-		}
-		buf_len = (buf_len + BLK - 1) / BLK * BLK + 8 * BLK;
-		free(buf);
-		buf = malloc(buf_len);
-		cl.nr = 0;
-		if (o->repro) {
-			struct cutpt pt;
-
-			if (point_from_name(rp.cut, &pt)) {
-				fprintf(stderr, "zcow crash: bad cut '%s'\n", rp.cut);
-				ret = -EINVAL;
-				rec_free(&r);
+			make_wl(c, wi, &w);
+			tmp_len = max_write_len(&w);
+			free(tmp);
+			tmp = malloc(tmp_len);
+			ret = record(c, &w, &mo, &r, tmp, err, sizeof(err));
+			if (ret) {
+				fprintf(stderr, "zcow crash: %s: treelog=%s workload %" PRIu64 " (%s): %s\n",
+					c->path, mi ? "on" : "off", wi, w.desc, err);
 				free(w.ops);
 				goto out;
 			}
-			cl_add(&cl, pt.cut.kind, pt.cut.cls, pt.cut.ordinal,
-			       pt.cut.when, rp.cut);
-			cl.p[0].is_end = pt.is_end;
-		} else {
-			for (pi = 0; pi < c->nr_points; pi++) {
-				ret = expand(c->points[pi], &r, c->seed, &cl, err, sizeof(err));
-				if (ret) {
-					fprintf(stderr, "zcow crash: %s: %s\n", c->path, err);
+			buf_len = read_buf_len(&r);
+			free(buf);
+			buf = malloc(buf_len);
+			cl.nr = 0;
+			if (o->repro) {
+				struct cutpt pt;
+
+				if (point_from_name(rp.cut, &pt)) {
+					fprintf(stderr, "zcow crash: bad cut '%s'\n", rp.cut);
+					ret = -EINVAL;
 					rec_free(&r);
 					free(w.ops);
 					goto out;
 				}
-			}
-		}
-		sum->nr_workloads++;
-		sum->nr_points += cl.nr;
-		for (i = 0; i < cl.nr; i++)
-			for (li = 0; li < c->nr_loss; li++)
-				for (si = 0; si < c->nr_seeds; si++) {
-					int loss = o->repro ? rp.loss : c->loss[li];
-					uint64_t seed = o->repro ? rp.seed : c->seeds[si];
-					struct verdict v;
-					char line[700], ors[64] = "";
-					int k;
+				cl_add(&cl, pt.cut.kind, pt.cut.cls, pt.cut.ordinal,
+				       pt.cut.when, rp.cut);
+				cl.p[0].is_end = pt.is_end;
+			} else {
+				unsigned int pi;
 
-					if (o->repro && (li || si))
-						continue;
-					if (o->max_cases && sum->tried >= o->max_cases)
-						goto done;
-					ret = run_case(c, &w, &r, &cl.p[i], loss, seed,
-						       tmp, buf, buf_len, &v);
+				for (pi = 0; pi < c->nr_points; pi++) {
+					ret = expand(c->points[pi], &r, c->seed, &cl, err, sizeof(err));
 					if (ret) {
-						fprintf(stderr, "zcow crash: case setup failed: %s\n",
-							strerror(-ret));
+						fprintf(stderr, "zcow crash: %s: %s\n", c->path, err);
 						rec_free(&r);
 						free(w.ops);
 						goto out;
 					}
-					sum->tried++;
-					snprintf(line, sizeof(line), "%s%s w=%" PRIu64 " cut=%s loss=%s seed=%" PRIu64,
-						 c->path, c->quick ? " quick" : "", wi,
-						 cl.p[i].name, zsim_loss_name(loss), seed);
-					for (k = 1; k < ZCRASH_NR_ORACLES; k++)
-						if (v.bad[k]) {
-							size_t l = strlen(ors);
-
-							snprintf(ors + l, sizeof(ors) - l, "%s%s",
-								 l ? "+" : "", oracle_names[k]);
-							sum->by_oracle[k]++;
-						}
-					if (ors[0]) {
-						sum->violations++;
-						if (!sum->first_repro[0])
-							snprintf(sum->first_repro, sizeof(sum->first_repro), "%.500s", line);
-						if (!o->is_quiet) {
-							if (tty)
-								fprintf(stderr, "\r\033[K");
-							printf("violation: %s (%s): %s\nrepro: %s\n",
-							       w.desc, ors, v.msg, line);
-						}
-						if (js) {
-							fprintf(js, "%s\n    {\"repro\": ", first_viol ? "" : ",");
-							json_esc(js, line);
-							fprintf(js, ", \"workload\": ");
-							json_esc(js, w.desc);
-							fprintf(js, ", \"oracles\": \"%s\", \"message\": ", ors);
-							json_esc(js, v.msg);
-							fprintf(js, "}");
-							first_viol = false;
-						}
-					} else {
-						sum->passed++;
-					}
-					if (csv) {
-						fprintf(csv, "%" PRIu64 ",%s,%s,%" PRIu64 ",%s,%s,%" PRIu64 ",%" PRIu64 ",\"",
-							wi, cl.p[i].name, zsim_loss_name(loss), seed,
-							ors[0] ? "violation" : "pass", ors[0] ? ors : "",
-							v.gen, v.ack_gen);
-						for (k = 0; v.msg[k]; k++)
-							if (v.msg[k] != '"')
-								fputc(v.msg[k], csv);
-						fprintf(csv, "\"\n");
-					}
-					if (tty && now_s() - last > 0.25) {
-						last = now_s();
-						fprintf(stderr, "\r\033[K%s: workload %" PRIu64 "/%" PRIu64 ", %" PRIu64 " states, %" PRIu64 " violations",
-							c->name, wi + 1, nwl, sum->tried, sum->violations);
-					}
 				}
-		rec_free(&r);
-		free(w.ops);
-		continue;
+			}
+			sum->nr_workloads++;
+			sum->nr_points += cl.nr;
+			for (i = 0; i < cl.nr; i++)
+				for (li = 0; li < c->nr_loss; li++)
+					for (si = 0; si < c->nr_seeds; si++) {
+						int loss = o->repro ? rp.loss : c->loss[li];
+						uint64_t seed = o->repro ? rp.seed : c->seeds[si];
+						uint64_t log_root = 0, n, nr_rc;
+						struct verdict v;
+
+						if (o->repro && (li || si))
+							continue;
+						if (o->max_cases && sum->tried >= o->max_cases)
+							goto done;
+						ret = run_case(c, &w, &r, &cl.p[i], loss, seed, &mo,
+							       0, 0, tmp, buf, buf_len, &v, &log_root);
+						if (ret)
+							goto setup_failed;
+						if (o->repro && rp.cut2) {
+							uint64_t g = v.gen;
+
+							ret = run_case(c, &w, &r, &cl.p[i], loss, seed, &mo,
+								       rp.cut2, g, tmp, buf, buf_len, &v,
+								       &log_root);
+							if (ret)
+								goto setup_failed;
+							tally_state(&x, &w, wi, mi, &cl.p[i], rp.cut2,
+								    loss, seed, &v);
+							continue;
+						}
+						tally_state(&x, &w, wi, mi, &cl.p[i], 0, loss, seed, &v);
+						if (o->repro || c->replay_cuts == RC_OFF ||
+						    (c->replay_cuts == RC_LOG && !log_root))
+							continue;
+						/* the recovery itself cut at each of its
+						 * persist points (bounded: 0 when the
+						 * mount failed) */
+						nr_rc = v.nr_recovery_persist;
+						for (n = 1; n <= nr_rc; n++) {
+							struct verdict v2;
+
+							if (o->max_cases && sum->tried >= o->max_cases)
+								goto done;
+							ret = run_case(c, &w, &r, &cl.p[i], loss, seed,
+								       &mo, n, v.gen, tmp, buf, buf_len,
+								       &v2, &log_root);
+							if (ret)
+								goto setup_failed;
+							tally_state(&x, &w, wi, mi, &cl.p[i], n, loss,
+								    seed, &v2);
+						}
+					}
+			rec_free(&r);
+			free(w.ops);
+			continue;
+setup_failed:
+			fprintf(stderr, "zcow crash: case setup failed: %s\n",
+				strerror(-ret));
+			rec_free(&r);
+			free(w.ops);
+			goto out;
 done:
-		rec_free(&r);
-		free(w.ops);
-		break;
+			rec_free(&r);
+			free(w.ops);
+			goto finished;
+		}
 	}
+finished:
 	ret = 0;
-	if (tty)
+	if (x.tty)
 		fprintf(stderr, "\r\033[K");
 	sum->seconds = now_s() - t0;
 	if (!o->is_quiet) {
 		int k;
 
-		printf("campaign %s%s: %" PRIu64 " workloads, %" PRIu64 " crash points, %d loss policies x %u seeds\n",
+		printf("campaign %s%s: %" PRIu64 " workloads, %" PRIu64 " crash points, %d loss policies x %u seeds, treelog=%s, replay cuts %s\n",
 		       c->name, c->quick ? " (quick)" : "", sum->nr_workloads,
-		       sum->nr_points, o->repro ? 1 : c->nr_loss, o->repro ? 1 : c->nr_seeds);
+		       sum->nr_points, o->repro ? 1 : c->nr_loss, o->repro ? 1 : c->nr_seeds,
+		       c->treelog == ZCRASH_TREELOG_BOTH ? "both" :
+		       c->treelog == ZCRASH_TREELOG_ON ? "on" : "off",
+		       rc_names[c->replay_cuts]);
 		printf("%-22s %10s\n", "crash states tried", "");
 		printf("  %-20s %10" PRIu64 "\n", "tried", sum->tried);
 		printf("  %-20s %10" PRIu64 "\n", "passed", sum->passed);
 		printf("  %-20s %10" PRIu64 "\n", "violations", sum->violations);
 		for (k = 1; k < ZCRASH_NR_ORACLES; k++)
 			printf("  %d %-18s %10" PRIu64 "\n", k, oracle_names[k], sum->by_oracle[k]);
+		for (k = 0; k < 2; k++)
+			if (c->treelog & (k ? ZCRASH_TREELOG_ON : ZCRASH_TREELOG_OFF))
+				printf("  treelog=%-12s %10" PRIu64 " (%" PRIu64 " violations)\n",
+				       k ? "on" : "off", sum->tried_treelog[k],
+				       sum->violations_treelog[k]);
+		printf("  %-20s %10" PRIu64 "\n", "recovery cut again", sum->tried_replay);
 		printf("  %-20s %10.2f (%.0f states/min)\n", "seconds", sum->seconds,
 		       sum->seconds > 0 ? sum->tried * 60.0 / sum->seconds : 0.0);
 		if (dir[0])
 			printf("results: %s\n", dir);
 	}
-	if (js) {
+	if (x.js) {
 		int k;
 
-		fprintf(js, "%s],\n  \"workloads\": %" PRIu64 ",\n  \"crash_points\": %" PRIu64 ",\n  \"tried\": %" PRIu64 ",\n  \"passed\": %" PRIu64 ",\n  \"violations\": %" PRIu64 ",\n  \"by_oracle\": {",
-			first_viol ? "" : "\n  ", sum->nr_workloads, sum->nr_points,
+		fprintf(x.js, "%s],\n  \"workloads\": %" PRIu64 ",\n  \"crash_points\": %" PRIu64 ",\n  \"tried\": %" PRIu64 ",\n  \"passed\": %" PRIu64 ",\n  \"violations\": %" PRIu64 ",\n  \"by_oracle\": {",
+			x.first_viol ? "" : "\n  ", sum->nr_workloads, sum->nr_points,
 			sum->tried, sum->passed, sum->violations);
 		for (k = 1; k < ZCRASH_NR_ORACLES; k++)
-			fprintf(js, "%s\"%s\": %" PRIu64, k > 1 ? ", " : "", oracle_names[k],
+			fprintf(x.js, "%s\"%s\": %" PRIu64, k > 1 ? ", " : "", oracle_names[k],
 				sum->by_oracle[k]);
-		fprintf(js, "},\n  \"seconds\": %.3f,\n  \"states_per_minute\": %.0f\n}\n",
+		fprintf(x.js, "},\n  \"by_treelog\": {\"off\": {\"tried\": %" PRIu64 ", \"violations\": %" PRIu64 "}, \"on\": {\"tried\": %" PRIu64 ", \"violations\": %" PRIu64 "}},\n  \"recovery_cut_states\": %" PRIu64,
+			sum->tried_treelog[0], sum->violations_treelog[0],
+			sum->tried_treelog[1], sum->violations_treelog[1],
+			sum->tried_replay);
+		fprintf(x.js, ",\n  \"seconds\": %.3f,\n  \"states_per_minute\": %.0f\n}\n",
 			sum->seconds, sum->seconds > 0 ? sum->tried * 60.0 / sum->seconds : 0.0);
 	}
 	ret = sum->violations ? 1 : 0;
 out:
-	if (csv)
-		fclose(csv);
-	if (js)
-		fclose(js);
+	if (x.csv)
+		fclose(x.csv);
+	if (x.js)
+		fclose(x.js);
 	free(cl.p);
 	free(tmp);
 	free(buf);

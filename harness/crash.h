@@ -7,9 +7,13 @@
  * points, loss policies and seeds.  zcrash runs each workload once uncut
  * on the simulator to count its persist points and to record what was
  * acknowledged (an in-memory model of the namespace and file contents at
- * every commit), then for every (crash point x loss policy x seed) replays
- * the workload on a fresh simulated device up to the cut, power-cycles,
- * mounts and runs the oracles.
+ * every commit, and every state each path had), then for every (crash
+ * point x loss policy x seed) replays the workload on a fresh simulated
+ * device up to the cut, power-cycles, mounts and runs the oracles.  A
+ * campaign runs with the tree-log off (every fsync a full commit: the
+ * recovered state is one commit's), on (fsync writes the log: the last
+ * commit plus the fsynced inodes), or both, and may cut the recovery
+ * mount again at every persist point it issues.
  *
  * Who may include this: harness/ and tests/.
  */
@@ -19,17 +23,29 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-/* The oracles (docs/crash.md); index 0 is unused. */
+/*
+ * The oracles (docs/crash.md); index 0 is unused.  4 and 5 hold with
+ * treelog=off (the recovered state is one commit's), 7 and 8 with
+ * treelog=on (the last commit plus what the log holds); the others in
+ * both modes.
+ */
 enum zcrash_oracle {
 	ZCRASH_OK,
-	ZCRASH_MOUNT,		/* 1: mount succeeds */
-	ZCRASH_CHECK,		/* 2: zcow_check finds nothing */
+	ZCRASH_MOUNT,		/* 1: mount succeeds, the fs stays writable */
+	ZCRASH_CHECK,		/* 2: zcow_check finds nothing, twice */
 	ZCRASH_GEN,		/* 3: sb generation >= last acknowledged */
 	ZCRASH_ACKED,		/* 4: acknowledged data and namespace */
 	ZCRASH_ATOMIC,		/* 5: unsynced data old or new per block */
 	ZCRASH_DEVICE,		/* 6: device trace (wp, resets) */
+	ZCRASH_FSYNC,		/* 7: what each acked fsync/sync persisted */
+	ZCRASH_GARBAGE,		/* 8: every path and file a past state */
 	ZCRASH_NR_ORACLES
 };
+
+/* Tree-log modes (a mask): which mounts a campaign runs. */
+#define ZCRASH_TREELOG_OFF	(1u << 0)	/* treelog=off */
+#define ZCRASH_TREELOG_ON	(1u << 1)	/* treelog=on */
+#define ZCRASH_TREELOG_BOTH	(ZCRASH_TREELOG_OFF | ZCRASH_TREELOG_ON)
 
 struct zcrash_opts {
 	bool quick;		/* the campaign's quick variant */
@@ -39,6 +55,9 @@ struct zcrash_opts {
 				 * the scenario's or "results" */
 	const char *repro;	/* run only this repro line */
 	uint64_t max_cases;	/* 0 = all */
+	const char *treelog;	/* "on", "off", "both"; NULL = the scenario's */
+	const char *replay_cuts; /* "off", "log", "every"; NULL = the
+				  * scenario's */
 };
 
 struct zcrash_summary {
@@ -48,13 +67,13 @@ struct zcrash_summary {
 	uint64_t passed;
 	uint64_t violations;	/* cases with at least one violation */
 	uint64_t by_oracle[ZCRASH_NR_ORACLES];
+	uint64_t tried_treelog[2];	/* states per mode: [0] off, [1] on */
+	uint64_t violations_treelog[2];
+	uint64_t tried_replay;	/* of tried: recovery mount cut again */
 	double seconds;
 	char first_repro[512];	/* the first violation's repro line */
 	char dir[512];		/* results folder ("" if none) */
 };
-
-
-
 
 /*
  * Run a campaign (or one repro line when opts->repro is set; @scenario
