@@ -859,8 +859,11 @@ static const uint64_t tree_ids[ZCOW_NR_TREES] = {
 
 int zcow_fs_create_trees(struct zcow_fs *fs)
 {
+	/* The second metadata group stays empty: the tree-log's (seed 010;
+	 * ZCOW_MIN_ZONES counts a tree-log zone), so the first fsync of a
+	 * new file system can log instead of committing. */
 	static const uint64_t types[] = { ZCOW_BG_SYSTEM, ZCOW_BG_METADATA,
-					  ZCOW_BG_DATA };
+					  ZCOW_BG_DATA, ZCOW_BG_METADATA };
 	struct zcow_key key = { ZCOW_DEV_ITEMS_OBJECTID, ZCOW_DEV_ITEM_KEY, 1 };
 	unsigned int i;
 	int ret;
@@ -1101,8 +1104,10 @@ int zcow_fs_load_trees(struct zcow_fs *fs)
 		if (ret)
 			goto out;
 	}
-	if (!fs->read_only)
-		zcow_bg_unpin_all(fs);	/* marks all-unusable groups */
+	/* Marks all-unusable groups for removal; not before a tree-log
+	 * replay, which may reference data in them (its commit marks). */
+	if (!fs->read_only && !fs->sb.log_root)
+		zcow_bg_unpin_all(fs);
 	ret = 0;
 out:
 	free(last_end);

@@ -61,7 +61,7 @@
 #define DIR_LOG_INDEX_KEY	72	/* struct btrfs_dir_log_item */
 #define DIR_LOG_ITEM_SIZE	8u
 #define LOG_ROOT_ITEM_SIZE	439u	/* struct btrfs_root_item */
-#define LOG_GROUP_ROOM		64	/* nodes a prepared log group holds */
+#define LOG_GROUP_ROOM		8	/* nodes a prepared log group holds */
 
 /* One inode changed in the running transaction. */
 struct touch {
@@ -302,6 +302,11 @@ int zcow_log_init(struct zcow_fs *fs, bool enabled)
 	lg->store.free = log_free;
 	lg->store.arg = fs;
 	fs->log = lg;
+	/* An empty metadata group (mkfs leaves one) becomes the log's now;
+	 * none: the first fsync commits and readies one. */
+	if (enabled && !fs->read_only)
+		zcow_treelog_bg_prepare(fs, LOG_GROUP_ROOM * fs->nodesize,
+					false);
 	return 0;
 }
 
@@ -340,7 +345,8 @@ void zcow_log_commit_prepare(struct zcow_fs *fs)
 	 * (ENOSPC) the next fsync falls back to a commit.
 	 */
 	if (fs->log && fs->log->is_wanted && !fs->read_only)
-		zcow_treelog_bg_prepare(fs, LOG_GROUP_ROOM * fs->nodesize);
+		zcow_treelog_bg_prepare(fs, LOG_GROUP_ROOM * fs->nodesize,
+					true);
 }
 
 void zcow_log_commit_done(struct zcow_fs *fs)

@@ -376,7 +376,7 @@ int zcow_bg_reserve(struct zcow_fs *fs, uint64_t flags, uint64_t len,
 	return zcow_bg_reserve_in(fs, bg, len, logical_ret);
 }
 
-int zcow_treelog_bg_prepare(struct zcow_fs *fs, uint64_t room)
+int zcow_treelog_bg_prepare(struct zcow_fs *fs, uint64_t room, bool may_alloc)
 {
 	struct zcow_bg *bg = NULL;
 	uint64_t i;
@@ -399,6 +399,8 @@ int zcow_treelog_bg_prepare(struct zcow_fs *fs, uint64_t room)
 		    !b->reserved && !b->pinned)
 			bg = b;
 	}
+	if (!bg && !may_alloc)
+		return -ENOSPC;
 	if (!bg) {
 		int ret = zcow_chunk_alloc(fs, ZCOW_BG_METADATA, &bg);
 
@@ -412,7 +414,7 @@ int zcow_treelog_bg_prepare(struct zcow_fs *fs, uint64_t room)
 int zcow_bg_reserve_treelog(struct zcow_fs *fs, uint64_t len,
 			    uint64_t *logical_ret)
 {
-	int ret = zcow_treelog_bg_prepare(fs, len);
+	int ret = zcow_treelog_bg_prepare(fs, len, true);
 
 	if (ret)
 		return ret;

@@ -161,12 +161,13 @@ int zcow_bg_reserve_treelog(struct zcow_fs *fs, uint64_t len,
 			    uint64_t *logical_ret);
 
 /*
- * Make sure a tree-log group with room for @room bytes exists (picked or
- * allocated as above), without reserving.  The commit calls it so that
- * the log's group is in the committed chunk tree before a log uses it.
- * Returns 0, -ENOSPC, -EROFS.
+ * Make sure a tree-log group with room for @room bytes exists (picked, or
+ * with @may_alloc allocated, as above), without reserving.  Mount and the
+ * commit call it so that the log's group is in the committed chunk tree
+ * before a log uses it.  Returns 0, -ENOSPC, -EROFS.
  */
-int zcow_treelog_bg_prepare(struct zcow_fs *fs, uint64_t room);
+int zcow_treelog_bg_prepare(struct zcow_fs *fs, uint64_t room,
+			    bool may_alloc);
 
 /*
  * Mount, before a tree-log replay: [@logical, +@len) was written after

@@ -64,8 +64,9 @@ int cmd_crash(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	/* power cuts make commits fail on purpose: quiet the core */
-	zlog_set_level(ZLOG_SILENT);
+	/* power cuts make commits fail on purpose: quiet the core (a repro
+	 * run keeps its messages: they explain the violation) */
+	zlog_set_level(o.repro ? ZLOG_DEBUG : ZLOG_SILENT);
 	ret = zcrash_run(scenario, &o, &sum);
 	if (ret < 0)
 		return 2;

@@ -104,10 +104,15 @@ START_TEST(test_alloc_mkfs_groups_skip_superblock_zones)
 	uint64_t i, n = 0;
 	int ret;
 
-	ck_assert_uint_eq(fs->nr_bgs, 3);
+	/* system, metadata, data, and the empty metadata group of the
+	 * tree-log */
+	ck_assert_uint_eq(fs->nr_bgs, 4);
 	ck_assert_ptr_nonnull(find_type(fs, ZCOW_BG_SYSTEM, 0));
 	ck_assert_ptr_nonnull(find_type(fs, ZCOW_BG_METADATA, 0));
+	ck_assert_ptr_nonnull(find_type(fs, ZCOW_BG_METADATA, 1));
 	ck_assert_ptr_nonnull(find_type(fs, ZCOW_BG_DATA, 0));
+	ck_assert_uint_eq(fs->treelog_bg, find_type(fs, ZCOW_BG_METADATA, 1)->start);
+	ck_assert_uint_eq(find_type(fs, ZCOW_BG_METADATA, 1)->used, 0);
 	/* zones 0-1 (primary log) and 16-17 (mirror 1) stay untouched */
 	ck_assert_uint_eq(find_type(fs, ZCOW_BG_SYSTEM, 0)->physical, 2 * ZS);
 	while ((ret = zcow_chunk_alloc(fs, ZCOW_BG_DATA, &bg)) == 0) {
@@ -124,7 +129,7 @@ START_TEST(test_alloc_mkfs_groups_skip_superblock_zones)
 						    fs->bgs[i]->physical));
 	}
 	ck_assert_uint_eq(fs->nr_bgs, 40 - 4);
-	ck_assert_uint_eq(n, 40 - 4 - 3);
+	ck_assert_uint_eq(n, 40 - 4 - 4);
 	ck_assert_int_eq(zcow_commit(fs), 0);
 	assert_clean(fs);
 	fs = remount(fs);
@@ -143,17 +148,17 @@ START_TEST(test_alloc_nonempty_free_zone_is_reset_with_a_warning)
 	unsigned long warns;
 	struct zcow_bg *bg;
 
-	/* zones 2, 3, 4 hold the mkfs groups; zone 5 is free but written */
+	/* zones 2..5 hold the mkfs groups; zone 6 is free but written */
 	memset(junk, 0xab, sizeof(junk));
-	ck_assert_int_eq(zdev_write(dev, junk, sizeof(junk), 5 * ZS, 0,
+	ck_assert_int_eq(zdev_write(dev, junk, sizeof(junk), 6 * ZS, 0,
 				    ZDEV_CLASS_OTHER),
 			 0);
-	ck_assert_uint_eq(zone_of(dev, 5 * ZS).wp, 5 * ZS + sizeof(junk));
+	ck_assert_uint_eq(zone_of(dev, 6 * ZS).wp, 6 * ZS + sizeof(junk));
 	warns = zlog_nr_warnings();
 	ck_assert_int_eq(zcow_chunk_alloc(fs, ZCOW_BG_DATA, &bg), 0);
-	ck_assert_uint_eq(bg->physical, 5 * ZS);
+	ck_assert_uint_eq(bg->physical, 6 * ZS);
 	ck_assert_uint_gt(zlog_nr_warnings(), warns);
-	ck_assert_int_eq(zone_of(dev, 5 * ZS).cond, ZDEV_COND_EMPTY);
+	ck_assert_int_eq(zone_of(dev, 6 * ZS).cond, ZDEV_COND_EMPTY);
 	ck_assert_uint_eq(bg->alloc_offset, 0);
 	zcow_unmount(fs);
 	zdev_close(dev);
