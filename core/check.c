@@ -57,6 +57,13 @@ struct ck {
 	ARR(struct ck_range, roots);	/* start = objectid, len = bytenr,
 					 * val = gen << 8 | level */
 	uint64_t *zone_wp;		/* per in-memory bg */
+	/* The tree-log (issue 9): walked with is_log set. */
+	bool is_log;
+	uint64_t log_tree, log_tree_gen;	/* from the log root tree */
+	int log_tree_level;
+	ARR(struct ck_node, log_nodes);
+	ARR(struct ck_range, log_exts);	/* start, len; val = file inode */
+	ARR(struct ck_range, log_csums);	/* start, len = item bytes */
 };
 
 static void problem(struct ck *ck, const char *fmt, ...)
@@ -114,12 +121,65 @@ static int bg_index(struct zcow_fs *fs, const struct zcow_bg *bg)
 	return -1;
 }
 
+/* An item of the log root tree or of the log (seed 010 / btrfs items). */
+static void log_item(struct ck *ck, const struct zcow_key *k, const uint8_t *d,
+		     uint32_t size)
+{
+	struct ck_range *r;
+
+	switch (k->type) {
+	case ZCOW_ROOT_ITEM_KEY:
+		if (k->objectid != ZCOW_TREE_LOG_OBJECTID ||
+		    k->offset != ZCOW_FS_TREE_OBJECTID || size < 247 ||
+		    ck->log_tree) {
+			problem(ck, "tree-log: unexpected root item (%" PRIu64 " %u %" PRIu64 ")",
+				k->objectid, k->type, k->offset);
+			return;
+		}
+		ck->log_tree = get64(d + 176);
+		ck->log_tree_gen = get64(d + 160);
+		ck->log_tree_level = d[238];
+		return;
+	case ZCOW_EXTENT_DATA_KEY:
+		if (size < ZCOW_FILE_EXTENT_SIZE) {
+			problem(ck, "tree-log: inode %" PRIu64 ": short file extent item",
+				k->objectid);
+			return;
+		}
+		if (!get64(d + 21))
+			return;	/* a hole */
+		r = PUSH(ck, log_exts);
+		if (r)
+			*r = (struct ck_range){ get64(d + 21), get64(d + 29),
+						k->objectid };
+		return;
+	case ZCOW_EXTENT_CSUM_KEY:
+		r = PUSH(ck, log_csums);
+		if (r)
+			*r = (struct ck_range){ k->offset, size, 0 };
+		return;
+	case ZCOW_INODE_ITEM_KEY:
+	case ZCOW_INODE_REF_KEY:
+	case ZCOW_DIR_ITEM_KEY:
+	case ZCOW_DIR_INDEX_KEY:
+	case ZCOW_DIR_LOG_INDEX_KEY:
+		return;
+	default:
+		problem(ck, "tree-log: item (%" PRIu64 " %u %" PRIu64 ") of a type a log does not hold",
+			k->objectid, k->type, k->offset);
+	}
+}
+
 static void leaf_item(struct ck *ck, uint64_t owner, const struct zcow_key *k,
 		      const uint8_t *d, uint32_t size)
 {
 	struct ck_range *r;
 	struct ck_ext *e;
 
+	if (ck->is_log) {
+		log_item(ck, k, d, size);
+		return;
+	}
 	switch (owner) {
 	case ZCOW_CHUNK_TREE_OBJECTID:
 		if (k->type == ZCOW_CHUNK_ITEM_KEY) {
@@ -212,7 +272,10 @@ static void walk(struct ck *ck, uint64_t owner, uint64_t bytenr, int level,
 			owner, bytenr);
 		return;
 	}
-	if (bytenr + ns > bg->start + bg->alloc_offset)
+	/* (A crashed log on conventional zones lies above the offset that
+	 * the committed extent items give; replay claims it.) */
+	if (bytenr + ns > bg->start + bg->alloc_offset &&
+	    (bg->is_seq || !ck->is_log))
 		problem(ck, "tree %" PRIu64 ": node %" PRIu64 " beyond block group %" PRIu64 "'s allocation offset %" PRIu64,
 			owner, bytenr, bg->start, bg->alloc_offset);
 	idx = bg_index(fs, bg);
@@ -236,13 +299,14 @@ static void walk(struct ck *ck, uint64_t owner, uint64_t bytenr, int level,
 		goto out;
 	}
 	hgen = get64(buf + 0x50);
-	if (hgen > fs->generation)
+	/* A tree-log is written in the transaction after the last commit. */
+	if (hgen > fs->generation + ck->is_log)
 		problem(ck, "tree %" PRIu64 ": node %" PRIu64 " generation %" PRIu64 " newer than the superblock's %" PRIu64,
 			owner, bytenr, hgen, fs->generation);
 	if (gen && hgen != gen)
 		problem(ck, "tree %" PRIu64 ": node %" PRIu64 " generation %" PRIu64 ", parent expects %" PRIu64,
 			owner, bytenr, hgen, gen);
-	n = PUSH(ck, nodes);
+	n = ck->is_log ? PUSH(ck, log_nodes) : PUSH(ck, nodes);
 	if (n)
 		*n = (struct ck_node){ bytenr, owner, level };
 	nr = get32(buf + 0x60);
@@ -391,6 +455,82 @@ static void cross_check(struct ck *ck)
 	(void)fs;
 }
 
+/*
+ * The tree-log on the device (the last log sync, or the superblock's log
+ * when mounted without replay): every node verifies, lies below its
+ * group's write pointer, and the log's groups hold no node of the
+ * committed trees, nor the committed trees' groups a log node (seed 010:
+ * two write streams); every logged data extent is committed already or
+ * has its checksums in the log.
+ */
+static void check_log(struct ck *ck)
+{
+	struct zcow_fs *fs = ck->fs;
+	uint8_t *has_meta = calloc(fs->nr_bgs ? fs->nr_bgs : 1, 1);
+	uint64_t root, i, j;
+	int level;
+
+	if (!has_meta) {
+		ck->is_nomem = true;
+		return;
+	}
+	if (!zcow_log_root(fs, &root, &level))
+		goto out;
+	ck->is_log = true;
+	walk(ck, ZCOW_TREE_LOG_OBJECTID, root, level, fs->generation + 1,
+	     NULL, NULL);
+	if (!ck->log_tree)
+		problem(ck, "tree-log: the log root tree holds no log of the fs tree");
+	else
+		walk(ck, ZCOW_TREE_LOG_OBJECTID, ck->log_tree,
+		     ck->log_tree_level, ck->log_tree_gen, NULL, NULL);
+	ck->is_log = false;
+	for (i = 0; i < ck->nr_nodes; i++) {
+		int idx = bg_index(fs, zcow_bg_lookup(fs, ck->nodes[i].bytenr));
+
+		if (idx >= 0)
+			has_meta[idx] = 1;
+	}
+	for (i = 0; i < ck->nr_log_nodes; i++) {
+		struct zcow_bg *bg = zcow_bg_lookup(fs, ck->log_nodes[i].bytenr);
+		int idx = bg_index(fs, bg);
+
+		if (idx < 0)
+			continue;	/* reported by walk() */
+		if (!(bg->flags & ZCOW_BG_METADATA))
+			problem(ck, "tree-log node %" PRIu64 " in block group %" PRIu64 ", not a metadata group",
+				ck->log_nodes[i].bytenr, bg->start);
+		if (has_meta[idx])
+			problem(ck, "tree-log node %" PRIu64 " shares block group %" PRIu64 " with nodes of the committed trees",
+				ck->log_nodes[i].bytenr, bg->start);
+	}
+	for (i = 0; i < ck->nr_log_exts; i++) {
+		const struct ck_range *e = &ck->log_exts[i];
+		struct zcow_bg *bg = zcow_bg_lookup(fs, e->start);
+		bool ok = false;
+
+		if (!bg || !(bg->flags & ZCOW_BG_DATA) ||
+		    (bg->is_seq &&
+		     e->start + e->len > bg->start + bg->alloc_offset)) {
+			problem(ck, "tree-log: inode %" PRIu64 " extent %" PRIu64 "+%" PRIu64 " outside the written part of a data group",
+				e->val, e->start, e->len);
+			continue;
+		}
+		for (j = 0; j < ck->nr_exts && !ok; j++)
+			ok = ck->exts[j].bytenr == e->start &&
+			     ck->exts[j].level < 0;
+		for (j = 0; j < ck->nr_log_csums && !ok; j++)
+			ok = ck->log_csums[j].start == e->start &&
+			     ck->log_csums[j].len ==
+				     e->len / ZCOW_SECTORSIZE * 4;
+		if (!ok)
+			problem(ck, "tree-log: inode %" PRIu64 " extent %" PRIu64 ": neither committed nor checksummed in the log",
+				e->val, e->start);
+	}
+out:
+	free(has_meta);
+}
+
 int zcow_check(struct zcow_fs *fs, void (*report)(void *arg, const char *msg),
 	       void *arg)
 {
@@ -434,6 +574,7 @@ int zcow_check(struct zcow_fs *fs, void (*report)(void *arg, const char *msg),
 			problem(&ck, "root item of tree %" PRIu64 " missing",
 				i);
 	cross_check(&ck);
+	check_log(&ck);					/* tree-log (issue 9) */
 	ret = zcow_files_check(fs, report, arg);	/* files (issue 5) */
 	if (ret < 0)
 		ck.is_nomem = true;
@@ -458,5 +599,8 @@ int zcow_check(struct zcow_fs *fs, void (*report)(void *arg, const char *msg),
 	free(ck.devexts);
 	free(ck.roots);
 	free(ck.zone_wp);
+	free(ck.log_nodes);
+	free(ck.log_exts);
+	free(ck.log_csums);
 	return ret;
 }

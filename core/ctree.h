@@ -105,6 +105,7 @@ _Static_assert(sizeof(struct zcow_key_ptr) == 33, "btrfs_key_ptr size");
 #define ZCOW_INODE_ITEM_KEY		1
 #define ZCOW_INODE_REF_KEY		12
 #define ZCOW_XATTR_ITEM_KEY		24
+#define ZCOW_DIR_LOG_INDEX_KEY		72	/* tree-log: dir indexes logged */
 #define ZCOW_DIR_ITEM_KEY		84
 #define ZCOW_DIR_INDEX_KEY		96
 #define ZCOW_EXTENT_DATA_KEY		108

@@ -58,8 +58,7 @@
 
 #define TAG "treelog"
 #define LOG_MAX_INODES		4096
-#define DIR_LOG_INDEX_KEY	72	/* struct btrfs_dir_log_item */
-#define DIR_LOG_ITEM_SIZE	8u
+#define DIR_LOG_ITEM_SIZE	8u	/* struct btrfs_dir_log_item */
 #define LOG_ROOT_ITEM_SIZE	439u	/* struct btrfs_root_item */
 #define LOG_GROUP_ROOM		8	/* nodes a prepared log group holds */
 
@@ -521,7 +520,7 @@ static int log_inode(struct zcow_fs *fs, uint64_t ino, uint64_t fsynced)
 		bool is_in_log;
 
 		while (j < nr_keys && zcow_key_cmp(&keys[j], &k) < 0) {
-			if (keys[j].type != DIR_LOG_INDEX_KEY) {
+			if (keys[j].type != ZCOW_DIR_LOG_INDEX_KEY) {
 				err = zcow_tree_delete(&lg->tree, &keys[j]);
 				if (err)
 					goto out;
@@ -557,7 +556,7 @@ static int log_inode(struct zcow_fs *fs, uint64_t ino, uint64_t fsynced)
 rest:
 	err = 0;
 	for (; j < nr_keys && !err; j++)
-		if (keys[j].type != DIR_LOG_INDEX_KEY || !is_dir)
+		if (keys[j].type != ZCOW_DIR_LOG_INDEX_KEY || !is_dir)
 			err = zcow_tree_delete(&lg->tree, &keys[j]);
 	if (err)
 		goto out;
@@ -570,7 +569,7 @@ rest:
 			goto out;
 	}
 	if (is_dir) {
-		struct zcow_key dk = { ino, DIR_LOG_INDEX_KEY, 0 };
+		struct zcow_key dk = { ino, ZCOW_DIR_LOG_INDEX_KEY, 0 };
 		uint8_t end[DIR_LOG_ITEM_SIZE];
 
 		/* Every index of the directory is in the log. */
@@ -1035,7 +1034,7 @@ static int replay_open(struct replay *rp)
 		case ZCOW_INODE_REF_KEY:
 		case ZCOW_DIR_ITEM_KEY:
 		case ZCOW_DIR_INDEX_KEY:
-		case DIR_LOG_INDEX_KEY:
+		case ZCOW_DIR_LOG_INDEX_KEY:
 		case ZCOW_EXTENT_CSUM_KEY:
 			break;
 		default:
@@ -1203,7 +1202,7 @@ static int replay_inode(struct replay *rp, uint64_t ino)
 	zcow_tree_iter_init(&it, &rp->tree, &start);
 	while (!err && !(err = zcow_tree_iter_next(&it, &k, &data, &len)) &&
 	       k.objectid == ino) {
-		if (k.type == DIR_LOG_INDEX_KEY)
+		if (k.type == ZCOW_DIR_LOG_INDEX_KEY)
 			continue;
 		err = zcow_tree_insert(&fs->fs_tree, &k, data, len);
 		if (!err && k.type == ZCOW_EXTENT_DATA_KEY) {
@@ -1394,7 +1393,7 @@ static int replay_apply(struct replay *rp)
 	}
 	/* The committed entries of every logged directory, first. */
 	for (i = 0; !err && i < rp->nr_logged; i++) {
-		struct zcow_key dk = { rp->logged[i], DIR_LOG_INDEX_KEY, 0 };
+		struct zcow_key dk = { rp->logged[i], ZCOW_DIR_LOG_INDEX_KEY, 0 };
 
 		err = zcow_tree_search(&rp->tree, &dk, NULL, 0, NULL);
 		if (err == -ENOENT) {

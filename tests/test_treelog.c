@@ -576,6 +576,43 @@ START_TEST(test_treelog_replay_keeps_a_full_group_it_references)
 }
 END_TEST
 
+/* A log node overwritten with garbage (emulated zones allow it): the
+ * checker names it, and the mount reports the log lost. */
+START_TEST(test_treelog_check_and_mount_find_a_damaged_log)
+{
+	struct zdev *dev = new_dev(32);
+	struct zcow_fs *fs = fresh(dev, "", NULL);
+	struct zcow_super_block sb;
+	struct zcow_statfs st;
+	uint8_t junk[4096];
+	uint64_t phys;
+	int problems;
+
+	write_file(fs, "/x", 4096, 50, true);
+	ck_assert_int_eq(zcow_check(fs, report, NULL), 0);
+	crash(fs, ZSIM_LOSS_KEEP);
+	super_on_device(dev, &sb);
+	ck_assert_uint_ne(le64toh(sb.log_root), 0);
+	fs = mount_opts(dev, "ro");
+	ck_assert_int_eq(zcow_check(fs, report, NULL), 0);
+	ck_assert_int_eq(zcow_map_logical(fs, le64toh(sb.log_root), 4096,
+					  &phys), 0);
+	memset(junk, 0x5a, sizeof(junk));
+	ck_assert_int_eq(zdev_write(dev, junk, sizeof(junk), phys, 0,
+				    ZDEV_CLASS_OTHER), 0);
+	problems = zcow_check(fs, NULL, NULL);
+	ck_assert_int_gt(problems, 0);
+	ck_assert_int_eq(zcow_unmount(fs), 0);
+	fs = mount_opts(dev, "");
+	stats(fs, &st);
+	ck_assert(st.log_lost);
+	expect_absent(fs, "/x");
+	ck_assert_int_eq(zcow_check(fs, report, NULL), 0);
+	ck_assert_int_eq(zcow_unmount(fs), 0);
+	zdev_close(dev);
+}
+END_TEST
+
 START_TEST(test_treelog_ro_mount_does_not_replay)
 {
 	struct zdev *dev = new_dev(0);
@@ -615,6 +652,7 @@ Suite *treelog_suite(void)
 	tcase_add_test(tc, test_treelog_cut_during_replay_recovers);
 	tcase_add_test(tc, test_treelog_emulated_zones_replay);
 	tcase_add_test(tc, test_treelog_replay_keeps_a_full_group_it_references);
+	tcase_add_test(tc, test_treelog_check_and_mount_find_a_damaged_log);
 	tcase_add_test(tc, test_treelog_ro_mount_does_not_replay);
 	suite_add_tcase(s, tc);
 	return s;
