@@ -1708,6 +1708,15 @@ static void recover(const struct wl *w, const struct rec *r,
 		goto out;
 	}
 	v->gen = fs->generation;
+	/* 7: a tree-log the mount had to ignore (corrupt): the fsyncs it
+	 * held are lost, never silently */
+	if (is_on) {
+		struct zcow_statfs sf;
+
+		if (!zcow_statfs(fs, &sf) && sf.log_lost &&
+		    !lost_all(w, r, st, v, "the mount ignored a corrupt tree-log"))
+			fail(v, ZCRASH_FSYNC, "the mount ignored a corrupt tree-log");
+	}
 	/* 2: check */
 	ret = zcow_check(fs, check_report, v);
 	if (ret < 0)
