@@ -8,6 +8,7 @@
  */
 #include <check.h>
 #include <endian.h>
+#include <pthread.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -634,6 +635,81 @@ START_TEST(test_treelog_ro_mount_does_not_replay)
 }
 END_TEST
 
+#define NR_THREADS 8
+#define FILES_PER_THREAD 12
+
+struct worker {
+	struct zcow_fs *fs;
+	int id;
+	int err;
+};
+
+static void *fsync_worker(void *arg)
+{
+	struct worker *wk = arg;
+	uint8_t buf[12288];
+	int n;
+
+	for (n = 0; n < FILES_PER_THREAD && !wk->err; n++) {
+		struct zcow_file *f = NULL;
+		char p[48];
+		uint64_t len = 1000 + 997 * (uint64_t)n;
+
+		snprintf(p, sizeof(p), "/t%d/f%d", wk->id, n);
+		fill(buf, len, (uint32_t)(wk->id * 100 + n));
+		wk->err = zcow_create(wk->fs, p, &f);
+		if (!wk->err && zcow_pwrite(f, buf, len, 0) != (int64_t)len)
+			wk->err = -EIO;
+		if (!wk->err)
+			wk->err = zcow_fsync(f);
+		if (f)
+			zcow_close(f);
+	}
+	return NULL;
+}
+
+/* Threads create, write and fsync files at once: the fsyncs serialize on
+ * the log; after a crash every acknowledged file is back, exactly. */
+START_TEST(test_treelog_concurrent_fsyncs)
+{
+	static const char *const dirs[] = { "/t0", "/t1", "/t2", "/t3", "/t4",
+					    "/t5", "/t6", "/t7", NULL };
+	struct zdev *dev = new_dev(0);
+	struct zcow_fs *fs = fresh(dev, "", dirs);
+	struct worker wk[NR_THREADS];
+	pthread_t th[NR_THREADS];
+	struct zcow_statfs st;
+	int i, n;
+
+	for (i = 0; i < NR_THREADS; i++) {
+		wk[i] = (struct worker){ fs, i, 0 };
+		ck_assert_int_eq(pthread_create(&th[i], NULL, fsync_worker,
+						&wk[i]), 0);
+	}
+	for (i = 0; i < NR_THREADS; i++) {
+		pthread_join(th[i], NULL);
+		ck_assert_int_eq(wk[i].err, 0);
+	}
+	stats(fs, &st);
+	ck_assert_uint_eq(st.nr_fsyncs, NR_THREADS * FILES_PER_THREAD);
+	ck_assert_uint_gt(st.nr_log_syncs, 0);
+	ck_assert_int_eq(zcow_check(fs, report, NULL), 0);
+	crash(fs, ZSIM_LOSS_DROP);
+	fs = mount_opts(dev, "");
+	for (i = 0; i < NR_THREADS; i++)
+		for (n = 0; n < FILES_PER_THREAD; n++) {
+			char p[48];
+
+			snprintf(p, sizeof(p), "/t%d/f%d", i, n);
+			expect_file(fs, p, 1000 + 997 * (uint64_t)n,
+				    (uint32_t)(i * 100 + n));
+		}
+	ck_assert_int_eq(zcow_check(fs, report, NULL), 0);
+	ck_assert_int_eq(zcow_unmount(fs), 0);
+	zdev_close(dev);
+}
+END_TEST
+
 Suite *treelog_suite(void)
 {
 	Suite *s = suite_create("treelog");
@@ -654,6 +730,7 @@ Suite *treelog_suite(void)
 	tcase_add_test(tc, test_treelog_replay_keeps_a_full_group_it_references);
 	tcase_add_test(tc, test_treelog_check_and_mount_find_a_damaged_log);
 	tcase_add_test(tc, test_treelog_ro_mount_does_not_replay);
+	tcase_add_test(tc, test_treelog_concurrent_fsyncs);
 	suite_add_tcase(s, tc);
 	return s;
 }
