@@ -9,7 +9,9 @@
  * time; the scheduler always lets the job whose earliest slot frees first
  * (ties: lowest job index) submit one operation at that time, and the
  * timing model (sim/ztime.h), attached to the simulator, says when the
- * device commands it caused complete.  The same scenario and seed give
+ * device commands it caused complete; what a call held (the fs's locks:
+ * enum zrun_excl) keeps the other jobs' calls from starting before it
+ * completes.  The same scenario and seed give
  * the same numbers on any machine.  On a device that is not simulated,
  * only wall-clock time applies.
  *

@@ -56,7 +56,10 @@
  * That is the fs's per-block-group plain lock (allocation + submission
  * serialized per block group) as the device sees it: writes to one data
  * block group are strictly one after the other in simulated time, the
- * groups run side by side.
+ * groups run side by side.  The fs lock itself is applied by the
+ * scheduler: after each timed call this target says what the call held
+ * (held_done(): a commit every operation, a log sync every sync) and
+ * no other call starts before its completion (docs/timing.md).
  */
 #include <errno.h>
 #include <fcntl.h>
