@@ -250,25 +250,71 @@ static int add_sync_lat(struct zrun_job *j, uint64_t lat)
 	return 0;
 }
 
-/* A sync waits for every slot of the job: it is submitted at the last
- * slot's completion and holds every slot until it completes. */
+/*
+ * The fs's locks in simulated time.  The fs runs one call at a time, so
+ * its locks never block anyone in host time; the target says what a call
+ * held (run->op_excl) and the scheduler holds the others back until that
+ * call's completion:
+ *
+ *   the call                 op_excl          blocks until its completion
+ *   full commit              ZRUN_EXCL_ALL    every operation and sync
+ *   log sync (no commit)     ZRUN_EXCL_SYNCS  every sync
+ *   anything else            ZRUN_EXCL_NONE   nothing
+ *
+ * An operation due at @t starts at gate(t); its latency counts from @t
+ * (the wait is inside the call, as for a blocked mutex).
+ */
+static uint64_t gate(const struct zrun *run, uint64_t t, bool is_sync)
+{
+	if (t < run->excl_all_until)
+		t = run->excl_all_until;
+	if (is_sync && t < run->excl_sync_until)
+		t = run->excl_sync_until;
+	return t;
+}
+
+/* Start a call due at @due that the locks let go at @t. */
+static void call_start(struct zrun *run, uint64_t due, uint64_t t)
+{
+	run->op_excl = ZRUN_EXCL_NONE;
+	if (t > due) {
+		run->nr_excl_waits++;
+		run->excl_wait_ns += t - due;
+	}
+}
+
+/* The call completed at @done: keep what it held until then. */
+static void call_done(struct zrun *run, uint64_t done)
+{
+	if (run->op_excl == ZRUN_EXCL_ALL && done > run->excl_all_until)
+		run->excl_all_until = done;
+	if (run->op_excl == ZRUN_EXCL_SYNCS && done > run->excl_sync_until)
+		run->excl_sync_until = done;
+	run->op_excl = ZRUN_EXCL_NONE;
+}
+
+/* A sync waits for every slot of the job: it is due at the last slot's
+ * completion, starts when the locks let it, and holds every slot until
+ * it completes. */
 static int job_fsync(struct zrun *run, struct zrun_job *j, bool is_data,
 		     bool is_all)
 {
-	uint64_t t = max_slot(j), done = t;
+	uint64_t due = max_slot(j), t = gate(run, due, true), done = t;
 	uint32_t i;
 	int ret;
 
+	call_start(run, due, t);
 	ret = run->ops->fsync(run, j, is_data, is_all, t, &done);
 	if (ret)
 		return ret;
 	if (done < t)
 		done = t;
+	call_done(run, done);
 	for (i = 0; i < j->fio->iodepth; i++)
 		j->slots[i] = done;
 	j->nr_syncs++;
-	if (t >= j->start + j->fio->ramp_time_ns)
-		return add_sync_lat(j, done - t);
+	if (due >= j->start + j->fio->ramp_time_ns)
+		return add_sync_lat(j, done - due);
 	return 0;
 }
 
@@ -285,12 +331,18 @@ static int finish_job(struct zrun *run, struct zrun_job *j)
 	if (!ret && j->fio->end_fsync && j->nr_writes)
 		ret = job_fsync(run, j, false, true);
 	if (!ret && run->ops->job_end) {
-		uint64_t t = max_slot(j), done = t;
+		uint64_t due = max_slot(j), t = gate(run, due, false);
+		uint64_t done = t;
 		uint32_t i;
 
+		call_start(run, due, t);
 		ret = run->ops->job_end(run, j, t, &done);
+		if (done < t)
+			done = t;
+		if (!ret)
+			call_done(run, done);
 		for (i = 0; !ret && i < j->fio->iodepth; i++)
-			j->slots[i] = done > t ? done : t;
+			j->slots[i] = done;
 	}
 	j->is_done = true;
 	j->is_ending = false;
@@ -300,13 +352,21 @@ static int finish_job(struct zrun *run, struct zrun_job *j)
 	return ret;
 }
 
+/* Is the job's next call a sync (a due sync, or its end's end_fsync)? */
+static bool is_sync_next(const struct zrun_job *j)
+{
+	return j->sync_due != ZRUN_SYNC_NONE ||
+	       (j->is_ending && j->fio->end_fsync && j->nr_writes);
+}
+
 /*
- * When the job's next event happens: its earliest free slot for I/O; its
+ * When the job's next event is due: its earliest free slot for I/O; its
  * last slot's completion when a sync or its end is due (both wait for
- * every slot).  The scheduler submits events in time order, so the timing
- * model's FIFO resources see commands in the order of their submit times.
+ * every slot).  It happens when the fs's locks let it (gate()).  The
+ * scheduler submits events in time order, so the timing model's FIFO
+ * resources see commands in the order of their submit times.
  */
-static uint64_t next_event(const struct zrun_job *j)
+static uint64_t next_due(const struct zrun_job *j)
 {
 	if (j->sync_due != ZRUN_SYNC_NONE || j->is_ending)
 		return max_slot(j);
@@ -406,18 +466,24 @@ static int schedule(struct zrun *run)
 	bool is_free = is_free_model(run);
 	int ret = 0;
 
+	run->op_excl = ZRUN_EXCL_NONE;
+	run->excl_all_until = run->excl_sync_until = 0;
+	run->nr_excl_waits = run->excl_wait_ns = 0;
 	release_waiters(run);
 	for (;;) {
 		struct zrun_job *j = NULL;
-		uint64_t best = UINT64_MAX, t, len = 0, done = 0, off, cand;
+		uint64_t best = UINT64_MAX, best_due = UINT64_MAX;
+		uint64_t due, t, len = 0, done = 0, off, cand;
 		unsigned int i;
 		uint32_t s;
 		enum zrun_op op;
 		bool is_waiting = false;
 
+		/* The earliest event; on a tie the one due first (it has
+		 * waited longest for the lock), then the lowest index. */
 		for (i = 0; i < run->nr_jobs; i++) {
 			struct zrun_job *c = &run->jobs[i];
-			uint64_t n;
+			uint64_t n, d;
 
 			if (c->is_done)
 				continue;
@@ -425,9 +491,11 @@ static int schedule(struct zrun *run)
 				is_waiting = true;
 				continue;
 			}
-			n = next_event(c);
-			if (n < best) {
+			d = next_due(c);
+			n = gate(run, d, is_sync_next(c));
+			if (n < best || (n == best && d < best_due)) {
 				best = n;
+				best_due = d;
 				j = c;
 			}
 		}
@@ -455,8 +523,9 @@ static int schedule(struct zrun *run)
 			continue;
 		}
 		s = min_slot(j);
-		t = j->slots[s];
-		if ((j->end_limit && t >= j->end_limit) ||
+		due = j->slots[s];
+		t = gate(run, due, false);
+		if ((j->end_limit && due >= j->end_limit) ||
 		    (j->bytes_goal && j->bytes_done >= j->bytes_goal)) {
 			j->is_ending = true;
 			continue;
@@ -470,16 +539,18 @@ static int schedule(struct zrun *run)
 			cand = j->seq_pos;
 		}
 		off = j->range_start + cand;
+		call_start(run, due, t);
 		ret = run->ops->do_io(run, j, op, off, j->fio->bs, t, &len,
 				      &done);
 		if (ret)
 			return ret;
+		if (done < t)
+			done = t;
+		call_done(run, done);
 		if (!len) {
 			j->is_ending = true;
 			continue;
 		}
-		if (done < t)
-			done = t;
 		if (is_free && j->fio->time_based && done < t + FREE_OP_NS)
 			done = t + FREE_OP_NS;
 		if (!j->seq_by_target && j->range_len)
@@ -487,8 +558,8 @@ static int schedule(struct zrun *run)
 		j->slots[s] = done;
 		j->nr_ios++;
 		j->bytes_done += len;
-		if (t >= j->start + j->fio->ramp_time_ns) {
-			ret = add_sample(j, done, done - t, len, op);
+		if (due >= j->start + j->fio->ramp_time_ns) {
+			ret = add_sample(j, done, done - due, len, op);
 			if (ret)
 				return ret;
 		}
@@ -837,6 +908,7 @@ struct rep_result {
 	uint64_t resets, finishes, user_writes;
 	uint64_t zone_unusable, block_groups, commits;
 	uint64_t fs_fsyncs, fs_log_syncs, fs_log_fallbacks, fs_statfs_commits;
+	uint64_t excl_waits, excl_wait_ns;
 	uint64_t creates, renames, unlinks;
 	double wall_s;
 	uint64_t nr_jobs;
@@ -958,6 +1030,10 @@ static int write_summary(struct zrun *run, const char *dir,
 		(unsigned long long)r0->fs_log_syncs,
 		(unsigned long long)r0->fs_log_fallbacks,
 		(unsigned long long)r0->fs_statfs_commits);
+	fprintf(f, "  \"lock_waits\": {\"nr_waits\": %llu, "
+		   "\"wait_s\": %.9f},\n",
+		(unsigned long long)r0->excl_waits,
+		(double)r0->excl_wait_ns / NS);
 	fprintf(f, "  \"namespace\": {\"creates\": %llu, \"renames\": %llu, "
 		   "\"unlinks\": %llu},\n",
 		(unsigned long long)r0->creates,
@@ -1193,6 +1269,8 @@ static int one_rep(struct zrun *run, const char *dir, struct rep_result *r)
 		r->fs_log_syncs = run->fs_log_syncs;
 		r->fs_log_fallbacks = run->fs_log_fallbacks;
 		r->fs_statfs_commits = run->fs_statfs_commits;
+		r->excl_waits = run->nr_excl_waits;
+		r->excl_wait_ns = run->excl_wait_ns;
 		r->creates = r->renames = r->unlinks = 0;
 		for (i = 0; i < run->nr_jobs; i++) {
 			r->creates += run->jobs[i].nr_creates;

@@ -9,7 +9,9 @@
  * time; the scheduler always lets the job whose earliest slot frees first
  * (ties: lowest job index) submit one operation at that time, and the
  * timing model (sim/ztime.h), attached to the simulator, says when the
- * device commands it caused complete.  The same scenario and seed give
+ * device commands it caused complete; what a call held (the fs's locks:
+ * enum zrun_excl) keeps the other jobs' calls from starting before it
+ * completes.  The same scenario and seed give
  * the same numbers on any machine.  On a device that is not simulated,
  * only wall-clock time applies.
  *
@@ -102,6 +104,19 @@ struct zrun_target_ops {
 extern const struct zrun_target_ops zrun_raw_target;
 extern const struct zrun_target_ops zrun_fs_target;
 
+/*
+ * What a target call held until its completion, in simulated time (the
+ * fs's locks; docs/timing.md).  The target sets struct zrun.op_excl
+ * during a timed call; the scheduler resets it before each call.
+ */
+enum zrun_excl {
+	ZRUN_EXCL_NONE,		/* nothing: others run alongside */
+	ZRUN_EXCL_SYNCS,	/* every other sync (a log sync: the log
+				 * mutex) */
+	ZRUN_EXCL_ALL,		/* every other operation (a full commit:
+				 * the fs lock, transaction join) */
+};
+
 /* A sync the scheduler owes a job. */
 enum {
 	ZRUN_SYNC_NONE,
@@ -171,6 +186,14 @@ struct zrun {
 	 * tree-log; 0 where the fs does not count them) */
 	uint64_t fs_fsyncs, fs_log_syncs, fs_log_fallbacks, fs_statfs_commits;
 	uint64_t sched_wall_ns;		/* wall time of the jobs' phase */
+	/* The fs's locks in simulated time: what the current call holds
+	 * (enum zrun_excl, set by the target), and until when the calls so
+	 * far hold them: no operation starts before excl_all_until, no
+	 * sync before excl_sync_until.  Operations that had to wait for
+	 * them, and how long in all (ns). */
+	int op_excl;
+	uint64_t excl_all_until, excl_sync_until;
+	uint64_t nr_excl_waits, excl_wait_ns;
 	void *tpriv;			/* the target's state */
 	char err[ZFIO_ERR_LEN];
 	bool is_quiet;

@@ -56,7 +56,10 @@
  * That is the fs's per-block-group plain lock (allocation + submission
  * serialized per block group) as the device sees it: writes to one data
  * block group are strictly one after the other in simulated time, the
- * groups run side by side.
+ * groups run side by side.  The fs lock itself is applied by the
+ * scheduler: after each timed call this target says what the call held
+ * (held_done(): a commit every operation, a log sync every sync) and
+ * no other call starts before its completion (docs/timing.md).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -491,6 +494,42 @@ static void take_base(struct fs_run *fr)
 	fr->has_base = true;
 }
 
+/*
+ * What a timed call held (run.h, enum zrun_excl): zcow holds its fs lock
+ * (files->lock) through a commit, device I/O included, as a btrfs commit
+ * blocks transaction joins: a call that committed (statfs nr_commits went
+ * up) keeps every other operation out until it completes, plain writes
+ * too (zcow reserves their space under the fs lock, and inserts their
+ * extent items under it after the data landed).  A log sync without a
+ * commit keeps only the other syncs out (btrfs's log mutex).
+ */
+struct fs_held {
+	uint64_t nr_commits, nr_log_syncs;
+};
+
+static void held_start(struct zrun *run, struct fs_held *h)
+{
+	struct zcow_statfs st;
+
+	memset(h, 0, sizeof(*h));
+	if (zcow_statfs(to_fs(run)->fs, &st))
+		return;
+	h->nr_commits = st.nr_commits;
+	h->nr_log_syncs = st.nr_log_syncs;
+}
+
+static void held_done(struct zrun *run, const struct fs_held *h)
+{
+	struct zcow_statfs st;
+
+	if (zcow_statfs(to_fs(run)->fs, &st))
+		return;
+	if (st.nr_commits != h->nr_commits)
+		run->op_excl = ZRUN_EXCL_ALL;
+	else if (st.nr_log_syncs != h->nr_log_syncs)
+		run->op_excl = ZRUN_EXCL_SYNCS;
+}
+
 /* What the job does before its I/O to file @i: the namespace operation
  * of the file it finished last; at the start of a new loop (a sequential
  * job back at its first byte), unlink_each_loop. */
@@ -514,6 +553,7 @@ static int fs_do_io(struct zrun *run, struct zrun_job *job, enum zrun_op op,
 	struct fs_job *fj = job->tpriv;
 	struct fs_file *ff;
 	struct zrun_tick tk;
+	struct fs_held h;
 	uint32_t i;
 	int64_t n;
 	int ret;
@@ -526,6 +566,7 @@ static int fs_do_io(struct zrun *run, struct zrun_job *job, enum zrun_op op,
 			  job->fio->name);
 		return -EOPNOTSUPP;
 	}
+	held_start(run, &h);
 	zrun_tick_start(run, &tk, now);
 	ret = before_io(run, job, off - job->range_start);
 	i = (uint32_t)((off / fj->filesize) % fj->nr_files);
@@ -557,6 +598,7 @@ static int fs_do_io(struct zrun *run, struct zrun_job *job, enum zrun_op op,
 		fj->pending = i;
 	*len_ret = op == ZRUN_OP_READ && !n ? len : (uint64_t)n;
 	*done_ret = zrun_tick_done(run, &tk);
+	held_done(run, &h);
 	return 0;
 }
 
@@ -565,11 +607,13 @@ static int fs_fsync(struct zrun *run, struct zrun_job *job, bool is_data_only,
 {
 	struct fs_job *fj = job->tpriv;
 	struct zrun_tick tk;
+	struct fs_held h;
 	uint32_t i;
 	int ret = 0;
 
 	*done_ret = now;
 	take_base(to_fs(run));
+	held_start(run, &h);
 	zrun_tick_start(run, &tk, now);
 	for (i = 0; i < fj->nr_files && !ret; i++) {
 		struct zcow_file *f = fj->files[i].f;
@@ -584,6 +628,7 @@ static int fs_fsync(struct zrun *run, struct zrun_job *job, bool is_data_only,
 		return ret;
 	}
 	*done_ret = zrun_tick_done(run, &tk);
+	held_done(run, &h);
 	return 0;
 }
 
@@ -592,11 +637,13 @@ static int fs_job_end(struct zrun *run, struct zrun_job *job, uint64_t now,
 {
 	struct fs_job *fj = job->tpriv;
 	struct zrun_tick tk;
+	struct fs_held h;
 	int ret;
 
 	*done_ret = now;
 	if (!fj->nr_io)
 		return 0;
+	held_start(run, &h);
 	zrun_tick_start(run, &tk, now);
 	ret = pending_op(run, job);
 	if (!ret && job->fio->unlink_each_loop &&
@@ -605,6 +652,7 @@ static int fs_job_end(struct zrun *run, struct zrun_job *job, uint64_t now,
 	if (ret)
 		return ret;
 	*done_ret = zrun_tick_done(run, &tk);
+	held_done(run, &h);
 	return 0;
 }
 

@@ -345,11 +345,32 @@ void ztime_set_now(struct ztime *t, uint64_t now)
 	t->max_done = now;
 }
 
+/*
+ * The host's order inside one call (one ztime_set_now()):
+ *
+ *   cmd cmd cmd | FLUSH | cmd cmd | FLUSH | ...
+ *   \ overlap /          \overlap/
+ *
+ * Commands between two flushes are all submitted at the same time and
+ * overlap where the device lets them (zone write lock, append slots,
+ * command processors, transfer path).  A flush is a barrier: it is
+ * submitted when every command charged before it in the call has
+ * completed (the fs waits for its writes before it flushes), and the
+ * commands after it are submitted when it completes (the superblock
+ * write after the flush of a commit or a log sync, the flush after
+ * that).
+ */
 void ztime_charge(struct ztime *t, enum zdev_op op, uint64_t off,
 		  uint64_t len)
 {
+	/* ORDER: everything charged before the flush has completed. */
+	if (op == ZDEV_OP_FLUSH)
+		t->now = t->max_done;
 	t->last_done = ztime_submit(t, op, off, len, t->now);
 	t->max_done = max64(t->max_done, t->last_done);
+	/* ORDER: what follows a flush waits for its completion. */
+	if (op == ZDEV_OP_FLUSH)
+		t->now = t->last_done;
 	t->nr_charged++;
 }
 

@@ -83,10 +83,15 @@ uint64_t ztime_submit(struct ztime *t, enum zdev_op op, uint64_t off,
 		      uint64_t len, uint64_t now);
 
 /*
- * The hook interface used by an attached simulator: ztime_set_now() sets
- * the submit time of the commands that follow; each ztime_charge() submits
- * one at that time and remembers its completion (ztime_last_done()) and the
- * latest completion since ztime_set_now() (ztime_max_done()).
+ * The hook interface used by an attached simulator: ztime_set_now() starts
+ * a call (one fs or target operation) at @now; each ztime_charge() submits
+ * one command of it and remembers its completion (ztime_last_done()) and
+ * the latest completion since ztime_set_now() (ztime_max_done()).
+ * Commands are submitted at @now, except across a flush, which orders the
+ * call as the host does: a flush is submitted when every command charged
+ * before it (since ztime_set_now()) has completed, and every command
+ * after it when the flush has completed.  Commands between flushes
+ * overlap as the device allows.
  */
 void ztime_set_now(struct ztime *t, uint64_t now);
 void ztime_charge(struct ztime *t, enum zdev_op op, uint64_t off,

@@ -412,6 +412,50 @@ START_TEST(test_run_treelog_fsync_count_is_the_job_files)
 }
 END_TEST
 
+/*
+ * The fs's locks in simulated time: a full commit holds every other
+ * operation off until it completes, a log sync every other sync.  Each
+ * commit costs at least flush + superblock write + flush, each log sync
+ * a log write + flush + superblock write, one after the other (a flush
+ * waits for what came before it in the call), so the run lasts at least
+ * their sum; one client never waits for itself, eight do.
+ */
+#define MIN_COMMIT_NS	(20000.0 + 11751.0 + 20000.0)
+#define MIN_LOG_SYNC_NS	(11751.0 + 20000.0 + 11751.0)
+
+START_TEST(test_run_treelog_commits_and_log_syncs_do_not_overlap)
+{
+	static const char *const modes[] = { "treelog=on", "treelog=off" };
+	static const char *const jobs[] = { "numjobs=1", "numjobs=8" };
+	unsigned int m, n;
+
+	for (m = 0; m < 2; m++) {
+		for (n = 0; n < 2; n++) {
+			const char *sets[] = { jobs[n], "loops=2", modes[m] };
+			char *d = run_treelog(sets, 3);
+			char *s = summary_no_wall(d);
+			double sim = json_num(s, "\"sim_time_s\"") * 1e9;
+			double commits = json_num(s, "\"nr_commits\"");
+			double logs = json_num(s, "\"nr_log_syncs\"");
+			double waits = json_num(s, "\"nr_waits\"");
+
+			ck_assert_msg(commits + logs > 0, "%s", modes[m]);
+			ck_assert_msg(sim >= commits * MIN_COMMIT_NS +
+						     logs * MIN_LOG_SYNC_NS,
+				      "%s %s: %.0f ns < %.0f commits + %.0f "
+				      "log syncs", modes[m], jobs[n], sim,
+				      commits, logs);
+			if (n == 0)
+				ck_assert(waits == 0);
+			else
+				ck_assert(waits > 0);
+			free(s);
+			free(d);
+		}
+	}
+}
+END_TEST
+
 #define TL_IMG "/tmp/zcow-test-treelog.img"
 
 /* Run the treelog workload on an image (3 clients, 1 loop of 2 files,
@@ -539,6 +583,8 @@ Suite *run_suite(void)
 	tcase_add_test(tc, test_run_sweep_and_plot_write_png_svg_tables);
 	tcase_add_test(tc, test_run_treelog_same_seed_same_numbers);
 	tcase_add_test(tc, test_run_treelog_fsync_count_is_the_job_files);
+	tcase_add_test(tc,
+		       test_run_treelog_commits_and_log_syncs_do_not_overlap);
 	tcase_add_test(tc, test_run_treelog_client_dirs_hold_exact_files);
 	tcase_add_test(tc,
 		       test_run_treelog_renames_and_unlinks_leave_their_names);

@@ -157,6 +157,62 @@ START_TEST(test_ztime_smr_seek_dominates_random)
 }
 END_TEST
 
+#define ZONE (64ull << 20)
+#define FLUSH_LAT 20000ull	/* zn540 flush latency (assumed) */
+#define WRITE_LAT 11751ull	/* zn540 4 KiB write QD1 latency */
+
+START_TEST(test_ztime_writes_before_a_flush_overlap)
+{
+	struct ztime *t = model("zn540");
+
+	/* two 4 KiB writes to two zones in one call: side by side */
+	ztime_set_now(t, 0);
+	ztime_charge(t, ZDEV_OP_WRITE, 1 * ZONE, KIB);
+	ztime_charge(t, ZDEV_OP_WRITE, 2 * ZONE, KIB);
+	ck_assert_uint_eq(ztime_max_done(t), WRITE_LAT);
+	ztime_destroy(t);
+}
+END_TEST
+
+START_TEST(test_ztime_flush_waits_for_the_commands_before_it)
+{
+	struct ztime *t = model("zn540");
+	uint64_t w;
+
+	ztime_set_now(t, 1000);
+	ztime_charge(t, ZDEV_OP_WRITE, 1 * ZONE, 4 * KIB);
+	ztime_charge(t, ZDEV_OP_WRITE, 2 * ZONE, 4 * KIB);
+	w = ztime_max_done(t);
+	ck_assert_uint_gt(w, 1000 + WRITE_LAT);
+	ztime_charge(t, ZDEV_OP_FLUSH, 0, 0);
+	ck_assert_uint_eq(ztime_last_done(t), w + FLUSH_LAT);
+	ztime_destroy(t);
+}
+END_TEST
+
+START_TEST(test_ztime_commands_after_a_flush_wait_for_it)
+{
+	struct ztime *t = model("zn540");
+	uint64_t f;
+
+	/* a commit's tail: flush, superblock write, flush, in order */
+	ztime_set_now(t, 0);
+	ztime_charge(t, ZDEV_OP_WRITE, 1 * ZONE, KIB);
+	ztime_charge(t, ZDEV_OP_FLUSH, 0, 0);
+	f = ztime_last_done(t);
+	ck_assert_uint_eq(f, WRITE_LAT + FLUSH_LAT);
+	ztime_charge(t, ZDEV_OP_WRITE, 3 * ZONE, KIB);
+	ck_assert_uint_eq(ztime_last_done(t), f + WRITE_LAT);
+	ztime_charge(t, ZDEV_OP_FLUSH, 0, 0);
+	ck_assert_uint_eq(ztime_max_done(t), f + WRITE_LAT + FLUSH_LAT);
+	/* a new call starts from its own time again */
+	ztime_set_now(t, 10 * f);
+	ztime_charge(t, ZDEV_OP_WRITE, 4 * ZONE, KIB);
+	ck_assert_uint_eq(ztime_last_done(t), 10 * f + WRITE_LAT);
+	ztime_destroy(t);
+}
+END_TEST
+
 START_TEST(test_ztime_unknown_profile_is_einval)
 {
 	struct ztime_profile p;
@@ -179,6 +235,9 @@ Suite *ztime_suite(void)
 	tcase_add_test(tc, test_ztime_write_bandwidth_ceiling_1146mib);
 	tcase_add_test(tc, test_ztime_instant_costs_nothing);
 	tcase_add_test(tc, test_ztime_smr_seek_dominates_random);
+	tcase_add_test(tc, test_ztime_writes_before_a_flush_overlap);
+	tcase_add_test(tc, test_ztime_flush_waits_for_the_commands_before_it);
+	tcase_add_test(tc, test_ztime_commands_after_a_flush_wait_for_it);
 	tcase_add_test(tc, test_ztime_unknown_profile_is_einval);
 	suite_add_tcase(s, tc);
 	return s;
