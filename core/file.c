@@ -905,6 +905,22 @@ int zcow_fsync(struct zcow_file *f)
 	return err;
 }
 
+int zcow_fsync_join(struct zcow_file *f)
+{
+	struct zcow_fs *fs = f->fs;
+	struct zcow_files *fl = fs->files;
+	int err;
+
+	if (fs->read_only || f->root != ZCOW_FS_TREE_OBJECTID)
+		return 0;
+	LOCK(fs);
+	while (inflight_find(fl, f->root, f->ino))
+		pthread_cond_wait(&fl->cond, &fl->lock);
+	err = fs->error ? -EIO : zcow_log_join_locked(fs, f->ino);
+	UNLOCK(fs);
+	return err;
+}
+
 int zcow_fdatasync(struct zcow_file *f)
 {
 	/* The inode item holds the size: logged as fsync logs it. */

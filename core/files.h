@@ -202,6 +202,11 @@ void zcow_log_note_write(struct zcow_fs *fs, uint64_t ino);
 int zcow_log_fsync_locked(struct zcow_fs *fs, uint64_t ino);
 /* A commit starts: the tree-log group is made ready (in its chunks). */
 void zcow_log_commit_prepare(struct zcow_fs *fs);
+/* Batched fsync (btrfs's log batching): log @ino into the log tree, to
+ * be written by the next fsync.  1 added, 0 nothing to do (durable
+ * already), -EAGAIN only a full commit can make it durable (fsync it
+ * alone), or -errno. */
+int zcow_log_join_locked(struct zcow_fs *fs, uint64_t ino);
 /* The commit that wrote log_root = 0 is durable: drop the log. */
 void zcow_log_commit_done(struct zcow_fs *fs);
 /* Mount: replay the superblock's log, then commit.  0 or -errno. */

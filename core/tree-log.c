@@ -93,6 +93,7 @@ struct zcow_log {
 	uint64_t epoch;
 	bool is_overflow;		/* a change could not be recorded */
 	uint64_t seq;			/* log syncs in this transaction */
+	bool is_pending;		/* inodes added, the log not written */
 	uint64_t nr_fsyncs, nr_log_syncs, nr_fallbacks;
 	uint64_t nr_replayed;		/* inodes replayed at mount */
 	bool is_lost;			/* a log was ignored at mount */
@@ -363,6 +364,7 @@ void zcow_log_commit_done(struct zcow_fs *fs)
 	lg->nr_allocs = 0;
 	lg->nr_redirty = 0;
 	lg->seq = 0;
+	lg->is_pending = false;	/* the commit made them durable */
 	log_release_trees(lg);
 	tab_clear(lg);
 	bg = fs->treelog_bg ? zcow_bg_lookup(fs, fs->treelog_bg) : NULL;
@@ -763,16 +765,16 @@ static bool has_new_chunk(struct zcow_fs *fs)
 	return false;
 }
 
-static int log_sync(struct zcow_fs *fs, const uint64_t *set, uint64_t nr,
-		    uint64_t ino)
+/* Put the inodes of @set into the log tree (memory only). */
+static int log_add(struct zcow_fs *fs, const uint64_t *set, uint64_t nr,
+		   uint64_t ino)
 {
 	struct zcow_log *lg = fs->log;
 	struct zcow_key rk = { ZCOW_TREE_LOG_OBJECTID, ZCOW_ROOT_ITEM_KEY,
 			       ZCOW_FS_TREE_OBJECTID };
 	uint8_t item[LOG_ROOT_ITEM_SIZE];
-	struct zcow_super_block *sb;
-	uint64_t i, bytenr, gen;
-	int level, err;
+	uint64_t i;
+	int err;
 
 	err = log_start(fs);
 	for (i = 0; !err && i < nr; i++)
@@ -785,6 +787,25 @@ static int log_sync(struct zcow_fs *fs, const uint64_t *set, uint64_t nr,
 		return err;
 	if (has_new_chunk(fs))
 		return -EAGAIN;	/* the log's group or data is unmappable */
+	for (i = 0; i < nr; i++) {
+		struct touch *t = tab_find(lg, set[i]);
+
+		if (t)
+			t->logged = t->change;
+	}
+	lg->is_pending = true;
+	return 0;
+}
+
+/* Write the log (every inode added since the last sync) and the
+ * superblock that points at it. */
+static int log_write(struct zcow_fs *fs)
+{
+	struct zcow_log *lg = fs->log;
+	struct zcow_super_block *sb;
+	uint64_t bytenr, gen;
+	int level, err;
+
 	/*
 	 * ORDER: the log's nodes are written (sequentially in the tree-log
 	 * group) before the superblock that points at them; the flush in
@@ -815,12 +836,7 @@ static int log_sync(struct zcow_fs *fs, const uint64_t *set, uint64_t nr,
 	lg->synced_level = level;
 	zcow_tree_mark_clean(&lg->tree);
 	zcow_tree_mark_clean(&lg->root_tree);
-	for (i = 0; i < nr; i++) {
-		struct touch *t = tab_find(lg, set[i]);
-
-		if (t)
-			t->logged = t->change;
-	}
+	lg->is_pending = false;
 	lg->nr_log_syncs++;
 	return 0;
 fail:
@@ -829,58 +845,90 @@ fail:
 	return err;
 }
 
+/*
+ * Log @ino (memory only): 1 added (a log write is pending), 0 nothing to
+ * log (committed or logged as it is), -EAGAIN with *why_ret when only a
+ * full commit can make it durable, or another -errno.
+ */
+static int log_prepare(struct zcow_fs *fs, uint64_t ino, const char **why_ret)
+{
+	struct zcow_log *lg = fs->log;
+	struct touch *t = tab_find(lg, ino);
+	uint64_t *set = NULL, nr = 0;
+	int err;
+
+	/* Unchanged since the last commit: durable already (btrfs skips
+	 * such an fsync too, in both modes). */
+	if (!t && !lg->is_overflow)
+		return 0;
+	*why_ret = "treelog=off";
+	if (!lg->enabled)
+		return -EAGAIN;
+	lg->is_wanted = true;
+	*why_ret = "changes not recorded (out of memory)";
+	if (lg->is_overflow)
+		return -EAGAIN;
+	if (t->logged == t->change)
+		return 0;	/* logged as it is */
+	*why_ret = "no tree-log block group yet (this commit makes one)";
+	if (!fs->treelog_bg)
+		return -EAGAIN;
+	*why_ret = "a chunk was allocated since the last commit";
+	if (has_new_chunk(fs))
+		return -EAGAIN;
+	err = closure(lg, ino, &set, &nr);
+	*why_ret = "too many inodes to log";
+	if (err == -E2BIG)
+		return -EAGAIN;
+	if (err)
+		return err;
+	err = log_add(fs, set, nr, ino);
+	free(set);
+	if (!err)
+		return 1;
+	if (fs->error)
+		return err;
+	*why_ret = err == -EAGAIN ? "the log needed a new chunk" :
+				    "the log could not be built";
+	return -EAGAIN;
+}
+
 int zcow_log_fsync_locked(struct zcow_fs *fs, uint64_t ino)
 {
 	struct zcow_log *lg = fs->log;
-	struct touch *t;
-	uint64_t *set = NULL, nr = 0;
-	const char *why;
+	const char *why = "";
 	int err;
 
 	if (fs->error)
 		return -EIO;
 	lg->nr_fsyncs++;
-	t = tab_find(lg, ino);
-	/* Unchanged since the last commit: durable already (btrfs skips
-	 * such an fsync too, in both modes). */
-	if (!t && !lg->is_overflow)
-		return 0;
-	if (!lg->enabled)
+	err = log_prepare(fs, ino, &why);
+	if (err == -EAGAIN) {
+		if (lg->enabled) {
+			lg->nr_fallbacks++;
+			zlog(ZLOG_DEBUG, TAG, "inode %" PRIu64 ": full commit: %s",
+			     ino, why);
+		}
 		return zcow_files_commit_locked(fs);
-	lg->is_wanted = true;
-	if (lg->is_overflow) {
-		why = "changes not recorded (out of memory)";
-		goto fallback;
 	}
-	if (t->logged == t->change)
-		return 0;	/* logged as it is */
-	if (!fs->treelog_bg) {
-		why = "no tree-log block group yet (this commit makes one)";
-		goto fallback;
-	}
-	if (has_new_chunk(fs)) {
-		why = "a chunk was allocated since the last commit";
-		goto fallback;
-	}
-	err = closure(lg, ino, &set, &nr);
-	if (err == -E2BIG) {
-		why = "too many inodes to log";
-		goto fallback;
-	}
-	if (err)
+	if (err < 0)
 		return err;
-	err = log_sync(fs, set, nr, ino);
-	free(set);
-	if (!err)
-		return 0;
+	/* Inodes other fsyncs added (zcow_log_join_locked()) go too. */
+	return lg->is_pending ? log_write(fs) : 0;
+}
+
+int zcow_log_join_locked(struct zcow_fs *fs, uint64_t ino)
+{
+	struct zcow_log *lg = fs->log;
+	const char *why = "";
+	int err;
+
 	if (fs->error)
-		return err;
-	why = err == -EAGAIN ? "the log needed a new chunk" :
-			       "the log could not be built";
-fallback:
-	lg->nr_fallbacks++;
-	zlog(ZLOG_DEBUG, TAG, "inode %" PRIu64 ": full commit: %s", ino, why);
-	return zcow_files_commit_locked(fs);
+		return -EIO;
+	err = log_prepare(fs, ino, &why);
+	if (err >= 0)
+		lg->nr_fsyncs++;
+	return err;
 }
 
 void zcow_log_stats(struct zcow_fs *fs, uint64_t *fsyncs, uint64_t *syncs,

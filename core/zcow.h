@@ -301,6 +301,15 @@ int zcow_truncate(struct zcow_file *file, uint64_t size);
 /* Wait for the file's outstanding appends, then commit. */
 int zcow_fsync(struct zcow_file *file);
 int zcow_fdatasync(struct zcow_file *file);
+/*
+ * Log-sync batching, as btrfs batches fsyncs that wait on the log: put
+ * @file's changes into the tree-log now and let the next zcow_fsync() of
+ * any file write them (its return makes them durable).  Returns 1 (joined:
+ * durable once that fsync returns), 0 (durable already: nothing to do),
+ * -EAGAIN (only a full commit can: call zcow_fsync() on it instead), or
+ * -errno.  The workload runner models concurrent fsyncs with it.
+ */
+int zcow_fsync_join(struct zcow_file *file);
 /* No preallocation on zoned storage: -EOPNOTSUPP, with a message. */
 int zcow_fallocate(struct zcow_file *file, uint64_t off, uint64_t len);
 /* nodatacow (chattr +C) is refused: -EOPNOTSUPP, with a message. */

@@ -296,26 +296,95 @@ static void call_done(struct zrun *run, uint64_t done)
 /* A sync waits for every slot of the job: it is due at the last slot's
  * completion, starts when the locks let it, and holds every slot until
  * it completes. */
-static int job_fsync(struct zrun *run, struct zrun_job *j, bool is_data,
-		     bool is_all)
+/* A sync of @j completed at @done (due at @due). */
+static int sync_done(struct zrun_job *j, uint64_t due, uint64_t done)
 {
-	uint64_t due = max_slot(j), t = gate(run, due, true), done = t;
 	uint32_t i;
-	int ret;
 
-	call_start(run, due, t);
-	ret = run->ops->fsync(run, j, is_data, is_all, t, &done);
-	if (ret)
-		return ret;
-	if (done < t)
-		done = t;
-	call_done(run, done);
 	for (i = 0; i < j->fio->iodepth; i++)
 		j->slots[i] = done;
 	j->nr_syncs++;
 	if (due >= j->start + j->fio->ramp_time_ns)
 		return add_sync_lat(j, done - due);
 	return 0;
+}
+
+/*
+ * Log-sync batching (btrfs: fsyncs waiting on the log mutex have put
+ * their changes into the log; the one that gets the mutex writes them
+ * all): every other job whose sync was due by @t, and so waits for the
+ * lock, joins the sync that starts at @t (their ids go to @joined); one
+ * with nothing to write completes at @t.
+ */
+static int join_waiting_syncs(struct zrun *run, const struct zrun_job *j,
+			      uint64_t t, unsigned int *joined,
+			      unsigned int *nr_joined)
+{
+	unsigned int i;
+	int ret;
+
+	*nr_joined = 0;
+	if (!run->ops->sync_join)
+		return 0;
+	for (i = 0; i < run->nr_jobs; i++) {
+		struct zrun_job *c = &run->jobs[i];
+
+		if (c == j || c->is_done || c->is_waiting ||
+		    c->sync_due == ZRUN_SYNC_NONE || max_slot(c) > t)
+			continue;
+		ret = run->ops->sync_join(run, c,
+					  c->sync_due == ZRUN_SYNC_FDATASYNC);
+		if (ret == -EAGAIN)
+			continue;
+		if (ret < 0)
+			return ret;
+		if (ret == 0) {
+			/* Durable already: done when the lock let it run. */
+			c->sync_due = ZRUN_SYNC_NONE;
+			ret = sync_done(c, max_slot(c), t);
+			if (ret)
+				return ret;
+			continue;
+		}
+		joined[(*nr_joined)++] = i;
+	}
+	return 0;
+}
+
+static int job_fsync(struct zrun *run, struct zrun_job *j, bool is_data,
+		     bool is_all)
+{
+	uint64_t due = max_slot(j), t = gate(run, due, true), done = t;
+	unsigned int *joined = NULL, nr_joined = 0, k;
+	int ret;
+
+	if (!is_all && run->nr_jobs > 1) {
+		joined = malloc(run->nr_jobs * sizeof(*joined));
+		if (!joined)
+			return -ENOMEM;
+		ret = join_waiting_syncs(run, j, t, joined, &nr_joined);
+		if (ret)
+			goto out;
+	}
+	call_start(run, due, t);
+	ret = run->ops->fsync(run, j, is_data, is_all, t, &done);
+	if (ret)
+		goto out;
+	if (done < t)
+		done = t;
+	call_done(run, done);
+	ret = sync_done(j, due, done);
+	/* The joined syncs completed with this one. */
+	for (k = 0; !ret && k < nr_joined; k++) {
+		struct zrun_job *c = &run->jobs[joined[k]];
+
+		c->sync_due = ZRUN_SYNC_NONE;
+		run->nr_sync_joins++;
+		ret = sync_done(c, max_slot(c), done);
+	}
+out:
+	free(joined);
+	return ret;
 }
 
 /* The job's end: end_fsync, then the target's job_end, at the last slot's
@@ -469,6 +538,7 @@ static int schedule(struct zrun *run)
 	run->op_excl = ZRUN_EXCL_NONE;
 	run->excl_all_until = run->excl_sync_until = 0;
 	run->nr_excl_waits = run->excl_wait_ns = 0;
+	run->nr_sync_joins = 0;
 	release_waiters(run);
 	for (;;) {
 		struct zrun_job *j = NULL;
@@ -908,7 +978,7 @@ struct rep_result {
 	uint64_t resets, finishes, user_writes;
 	uint64_t zone_unusable, block_groups, commits;
 	uint64_t fs_fsyncs, fs_log_syncs, fs_log_fallbacks, fs_statfs_commits;
-	uint64_t excl_waits, excl_wait_ns;
+	uint64_t excl_waits, excl_wait_ns, sync_joins;
 	uint64_t creates, renames, unlinks;
 	double wall_s;
 	uint64_t nr_jobs;
@@ -1031,9 +1101,10 @@ static int write_summary(struct zrun *run, const char *dir,
 		(unsigned long long)r0->fs_log_fallbacks,
 		(unsigned long long)r0->fs_statfs_commits);
 	fprintf(f, "  \"lock_waits\": {\"nr_waits\": %llu, "
-		   "\"wait_s\": %.9f},\n",
+		   "\"wait_s\": %.9f, \"syncs_joined\": %llu},\n",
 		(unsigned long long)r0->excl_waits,
-		(double)r0->excl_wait_ns / NS);
+		(double)r0->excl_wait_ns / NS,
+		(unsigned long long)r0->sync_joins);
 	fprintf(f, "  \"namespace\": {\"creates\": %llu, \"renames\": %llu, "
 		   "\"unlinks\": %llu},\n",
 		(unsigned long long)r0->creates,
@@ -1271,6 +1342,7 @@ static int one_rep(struct zrun *run, const char *dir, struct rep_result *r)
 		r->fs_statfs_commits = run->fs_statfs_commits;
 		r->excl_waits = run->nr_excl_waits;
 		r->excl_wait_ns = run->excl_wait_ns;
+		r->sync_joins = run->nr_sync_joins;
 		r->creates = r->renames = r->unlinks = 0;
 		for (i = 0; i < run->nr_jobs; i++) {
 			r->creates += run->jobs[i].nr_creates;

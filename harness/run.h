@@ -89,6 +89,14 @@ struct zrun_target_ops {
 	 * end_fsync every file of the job (is_all true). */
 	int (*fsync)(struct zrun *run, struct zrun_job *job, bool is_data_only,
 		     bool is_all, uint64_t now, uint64_t *done_ret);
+	/* Optional: log-sync batching.  @job's sync (fio's fsync=N: the
+	 * file of the last write) waits on the log while another job's
+	 * sync is about to write it: put its changes in that write.  Returns
+	 * 1 (joined: done when that sync is), 0 (nothing to write: done
+	 * now), -EAGAIN (cannot join: it syncs alone later), or -errno.
+	 * Untimed: it issues no device command. */
+	int (*sync_join)(struct zrun *run, struct zrun_job *job,
+			 bool is_data_only);
 	/* Optional: the job has ended (after its end_fsync): what the
 	 * target does last for it (the fs: the last file's namespace
 	 * operation, unlink_each_loop), timed from @now. */
@@ -194,6 +202,7 @@ struct zrun {
 	int op_excl;
 	uint64_t excl_all_until, excl_sync_until;
 	uint64_t nr_excl_waits, excl_wait_ns;
+	uint64_t nr_sync_joins;		/* syncs done by another's log write */
 	void *tpriv;			/* the target's state */
 	char err[ZFIO_ERR_LEN];
 	bool is_quiet;

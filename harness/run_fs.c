@@ -632,6 +632,21 @@ static int fs_fsync(struct zrun *run, struct zrun_job *job, bool is_data_only,
 	return 0;
 }
 
+/* Log-sync batching: the file fio's fsync=N syncs joins the next log
+ * write (zcow_fsync_join; fdatasync logs what fsync logs). */
+static int fs_sync_join(struct zrun *run, struct zrun_job *job,
+			bool is_data_only)
+{
+	struct fs_job *fj = job->tpriv;
+	struct zcow_file *f;
+
+	(void)is_data_only;
+	if (fj->last >= fj->nr_files || !(f = fj->files[fj->last].f))
+		return 0;
+	take_base(to_fs(run));
+	return zcow_fsync_join(f);
+}
+
 static int fs_job_end(struct zrun *run, struct zrun_job *job, uint64_t now,
 		      uint64_t *done_ret)
 {
@@ -740,6 +755,7 @@ const struct zrun_target_ops zrun_fs_target = {
 	.job_init = fs_job_init,
 	.do_io = fs_do_io,
 	.fsync = fs_fsync,
+	.sync_join = fs_sync_join,
 	.job_end = fs_job_end,
 	.finish = fs_finish,
 	.close = fs_close,

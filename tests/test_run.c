@@ -456,6 +456,26 @@ START_TEST(test_run_treelog_commits_and_log_syncs_do_not_overlap)
 }
 END_TEST
 
+/* Log-sync batching: with eight clients, syncs waiting on the log join
+ * the next log write, so there are fewer log writes than fsyncs that
+ * wrote; every fsync is still counted once by the fs. */
+START_TEST(test_run_treelog_waiting_syncs_join_one_log_write)
+{
+	const char *sets[] = { "numjobs=8", "loops=2", "treelog=on" };
+	char *d = run_treelog(sets, 3), *s = summary_no_wall(d);
+	double joined = json_num(s, "\"syncs_joined\"");
+	double logs = json_num(s, "\"nr_log_syncs\"");
+	double fsyncs = json_num(s, "\"nr_fsyncs\"");
+
+	ck_assert(fsyncs == json_num(s, "\"syncs\""));
+	ck_assert_msg(joined > 0, "no sync joined a log write");
+	ck_assert_msg(logs + joined <= fsyncs, "%.0f log writes + %.0f joined > %.0f fsyncs",
+		      logs, joined, fsyncs);
+	free(s);
+	free(d);
+}
+END_TEST
+
 #define TL_IMG "/tmp/zcow-test-treelog.img"
 
 /* Run the treelog workload on an image (3 clients, 1 loop of 2 files,
@@ -585,6 +605,7 @@ Suite *run_suite(void)
 	tcase_add_test(tc, test_run_treelog_fsync_count_is_the_job_files);
 	tcase_add_test(tc,
 		       test_run_treelog_commits_and_log_syncs_do_not_overlap);
+	tcase_add_test(tc, test_run_treelog_waiting_syncs_join_one_log_write);
 	tcase_add_test(tc, test_run_treelog_client_dirs_hold_exact_files);
 	tcase_add_test(tc,
 		       test_run_treelog_renames_and_unlinks_leave_their_names);

@@ -635,6 +635,57 @@ START_TEST(test_treelog_ro_mount_does_not_replay)
 }
 END_TEST
 
+/* Batching: two files join, a third's fsync writes all three in one log
+ * write; a clean file has nothing to join. */
+START_TEST(test_treelog_join_batches_fsyncs_into_one_log_write)
+{
+	static const char *const dirs[] = { "/a", "/b", "/c", NULL };
+	struct zdev *dev = new_dev(0);
+	struct zcow_fs *fs = fresh(dev, "", dirs);
+	struct zcow_file *fa, *fb, *fc;
+	struct zcow_statfs st;
+	uint8_t buf[6000];
+
+	write_file(fs, "/a/x", 6000, 60, false);
+	write_file(fs, "/b/y", 5000, 61, false);
+	write_file(fs, "/c/z", 4000, 62, false);
+	ck_assert_int_eq(zcow_open(fs, "/a/x", O_RDWR, &fa), 0);
+	ck_assert_int_eq(zcow_open(fs, "/b/y", O_RDWR, &fb), 0);
+	ck_assert_int_eq(zcow_open(fs, "/c/z", O_RDWR, &fc), 0);
+	ck_assert_int_eq(zcow_fsync_join(fa), 1);
+	ck_assert_int_eq(zcow_fsync_join(fb), 1);
+	stats(fs, &st);
+	ck_assert_uint_eq(st.nr_log_syncs, 0);	/* nothing written yet */
+	ck_assert_int_eq(zcow_fsync(fc), 0);
+	stats(fs, &st);
+	ck_assert_uint_eq(st.nr_log_syncs, 1);
+	ck_assert_uint_eq(st.nr_fsyncs, 3);
+	ck_assert_int_eq(zcow_fsync_join(fa), 0);	/* logged as it is */
+	fill(buf, sizeof(buf), 63);
+	ck_assert_int_eq(zcow_pwrite(fa, buf, 100, 0), 100);
+	ck_assert_int_eq(zcow_fsync_join(fa), 1);
+	/* treelog=off cannot join: its fsync commits alone. */
+	zcow_close(fa);
+	zcow_close(fb);
+	zcow_close(fc);
+	crash(fs, ZSIM_LOSS_DROP);
+	fs = mount_opts(dev, "");
+	expect_file(fs, "/a/x", 6000, 60);	/* the joined, unsynced write
+						 * is not durable */
+	expect_file(fs, "/b/y", 5000, 61);
+	expect_file(fs, "/c/z", 4000, 62);
+	ck_assert_int_eq(zcow_check(fs, report, NULL), 0);
+	ck_assert_int_eq(zcow_unmount(fs), 0);
+	fs = mount_opts(dev, "treelog=off");
+	write_file(fs, "/a/w", 100, 64, false);
+	ck_assert_int_eq(zcow_open(fs, "/a/w", O_RDWR, &fa), 0);
+	ck_assert_int_eq(zcow_fsync_join(fa), -EAGAIN);
+	zcow_close(fa);
+	ck_assert_int_eq(zcow_unmount(fs), 0);
+	zdev_close(dev);
+}
+END_TEST
+
 #define NR_THREADS 8
 #define FILES_PER_THREAD 12
 
@@ -731,6 +782,7 @@ Suite *treelog_suite(void)
 	tcase_add_test(tc, test_treelog_check_and_mount_find_a_damaged_log);
 	tcase_add_test(tc, test_treelog_ro_mount_does_not_replay);
 	tcase_add_test(tc, test_treelog_concurrent_fsyncs);
+	tcase_add_test(tc, test_treelog_join_batches_fsyncs_into_one_log_write);
 	suite_add_tcase(s, tc);
 	return s;
 }
