@@ -648,7 +648,7 @@ int zcow_stat(struct zcow_fs *fs, const char *path, struct zcow_stat *st)
 {
 	struct zcow_inode in;
 	struct zpath zp;
-	uint64_t ino;
+	uint64_t ino = 0;
 	int err;
 
 	if (!files_of(fs))
