@@ -887,7 +887,10 @@ int zcow_truncate(struct zcow_file *f, uint64_t size)
 	return err;
 }
 
-int zcow_fsync(struct zcow_file *f)
+/* @fn (a tree-log entry point) for @f's inode, once the file's appends
+ * have their final addresses. */
+static int sync_inode(struct zcow_file *f,
+		      int (*fn)(struct zcow_fs *fs, uint64_t ino))
 {
 	struct zcow_fs *fs = f->fs;
 	struct zcow_files *fl = fs->files;
@@ -896,29 +899,22 @@ int zcow_fsync(struct zcow_file *f)
 	if (fs->read_only || f->root != ZCOW_FS_TREE_OBJECTID)
 		return 0;
 	LOCK(fs);
-	/* The file's appends must have their final addresses. */
 	while (inflight_find(fl, f->root, f->ino))
 		pthread_cond_wait(&fl->cond, &fl->lock);
-	/* The tree-log (or, treelog=off, a full commit). */
-	err = fs->error ? -EIO : zcow_log_fsync_locked(fs, f->ino);
+	err = fs->error ? -EIO : fn(fs, f->ino);
 	UNLOCK(fs);
 	return err;
 }
 
+int zcow_fsync(struct zcow_file *f)
+{
+	/* The tree-log (or, treelog=off, a full commit). */
+	return sync_inode(f, zcow_log_fsync_locked);
+}
+
 int zcow_fsync_join(struct zcow_file *f)
 {
-	struct zcow_fs *fs = f->fs;
-	struct zcow_files *fl = fs->files;
-	int err;
-
-	if (fs->read_only || f->root != ZCOW_FS_TREE_OBJECTID)
-		return 0;
-	LOCK(fs);
-	while (inflight_find(fl, f->root, f->ino))
-		pthread_cond_wait(&fl->cond, &fl->lock);
-	err = fs->error ? -EIO : zcow_log_join_locked(fs, f->ino);
-	UNLOCK(fs);
-	return err;
+	return sync_inode(f, zcow_log_join_locked);
 }
 
 int zcow_fdatasync(struct zcow_file *f)

@@ -170,8 +170,8 @@ static void store_free(void *arg, uint64_t bytenr, uint64_t gen)
 
 /* ---- items ------------------------------------------------------------- */
 
-static void encode_root_item(uint8_t *buf, const struct zcow_tree *tree,
-			     uint32_t nodesize)
+void zcow_root_item_encode(uint8_t *buf, const struct zcow_tree *tree,
+			   uint32_t nodesize)
 {
 	uint64_t bytenr, gen;
 	int level;
@@ -191,8 +191,8 @@ static void encode_root_item(uint8_t *buf, const struct zcow_tree *tree,
 	put64(buf + 239, gen);			/* generation_v2 */
 }
 
-static int update_or_insert(struct zcow_tree *tree, const struct zcow_key *key,
-			    const void *data, uint32_t len)
+int zcow_tree_put(struct zcow_tree *tree, const struct zcow_key *key,
+		  const void *data, uint32_t len)
 {
 	int ret = zcow_tree_update(tree, key, data, len);
 
@@ -215,7 +215,7 @@ static int sync_root_items(struct zcow_fs *fs, bool *changed_ret)
 	int ret;
 
 	for (i = 0; i < sizeof(ids) / sizeof(ids[0]); i++) {
-		encode_root_item(want, zcow_fs_tree(fs, ids[i]), fs->nodesize);
+		zcow_root_item_encode(want, zcow_fs_tree(fs, ids[i]), fs->nodesize);
 		key.objectid = ids[i];
 		key.type = ZCOW_ROOT_ITEM_KEY;
 		key.offset = 0;
@@ -226,7 +226,7 @@ static int sync_root_items(struct zcow_fs *fs, bool *changed_ret)
 			continue;
 		if (ret && ret != -ENOENT)
 			return ret;
-		ret = update_or_insert(&fs->root_tree, &key, want,
+		ret = zcow_tree_put(&fs->root_tree, &key, want,
 				       ROOT_ITEM_SIZE);
 		if (ret)
 			return ret;
@@ -325,7 +325,7 @@ static int sync_dev_item(struct zcow_fs *fs, bool *changed_ret)
 		return 0;
 	if (ret && ret != -ENOENT)
 		return ret;
-	ret = update_or_insert(&fs->chunk_tree, &key, &di, DEV_ITEM_SIZE);
+	ret = zcow_tree_put(&fs->chunk_tree, &key, &di, DEV_ITEM_SIZE);
 	if (ret)
 		return ret;
 	fs->sb.dev_item = di;
@@ -491,13 +491,8 @@ static int apply_delayed(struct zcow_fs *fs)
 
 /* ---- writeback ---------------------------------------------------------- */
 
-struct wnode {
-	uint64_t bytenr;
-	uint8_t *buf;	/* NULL: redirtied, written zeroed */
-};
-
 struct wlist {
-	struct wnode *v;
+	struct zcow_wnode *v;
 	uint64_t nr;
 	uint8_t *arena;
 	uint32_t nodesize;
@@ -506,7 +501,7 @@ struct wlist {
 static int collect(void *arg, uint64_t bytenr, const void *buf)
 {
 	struct wlist *wl = arg;
-	struct wnode *w = &wl->v[wl->nr];
+	struct zcow_wnode *w = &wl->v[wl->nr];
 
 	w->bytenr = bytenr;
 	w->buf = wl->arena + wl->nr * (uint64_t)wl->nodesize;
@@ -517,7 +512,7 @@ static int collect(void *arg, uint64_t bytenr, const void *buf)
 
 static int cmp_wnode(const void *a, const void *b)
 {
-	const struct wnode *x = a, *y = b;
+	const struct zcow_wnode *x = a, *y = b;
 
 	return x->bytenr < y->bytenr ? -1 : x->bytenr > y->bytenr;
 }
@@ -562,12 +557,55 @@ int zcow_write_at_meta_wp(struct zcow_fs *fs, struct zcow_bg *bg,
 	return 0;
 }
 
+int zcow_write_node_list(struct zcow_fs *fs, struct zcow_wnode *v,
+			 uint64_t nr)
+{
+	uint32_t ns = fs->nodesize;
+	uint8_t *run;
+	uint64_t i, j;
+	int ret = 0;
+
+	if (!nr)
+		return 0;
+	run = malloc(MAX_WRITE);
+	if (!run)
+		return -ENOMEM;
+	/* Allocation order = logical order: sequential in every group. */
+	qsort(v, nr, sizeof(*v), cmp_wnode);
+	for (i = 0; i < nr; i = j) {
+		struct zcow_bg *bg = zcow_bg_lookup(fs, v[i].bytenr);
+		uint64_t len = 0;
+
+		if (!bg) {
+			zlog_err(TAG, "node %" PRIu64 " lies in no block group",
+				 v[i].bytenr);
+			ret = -EUCLEAN;
+			break;
+		}
+		/* Coalesce contiguous nodes of one group into one write. */
+		for (j = i; j < nr && len + ns <= MAX_WRITE &&
+			    v[j].bytenr == v[i].bytenr + len &&
+			    v[j].bytenr + ns <= bg->start + bg->length;
+		     j++) {
+			if (v[j].buf)
+				memcpy(run + len, v[j].buf, ns);
+			else
+				memset(run + len, 0, ns);
+			len += ns;
+		}
+		ret = zcow_write_at_meta_wp(fs, bg, v[i].bytenr, run, len);
+		if (ret)
+			break;
+	}
+	free(run);
+	return ret;
+}
+
 static int write_nodes(struct zcow_fs *fs)
 {
 	uint32_t ns = fs->nodesize;
 	struct wlist wl = { .nodesize = ns };
-	uint64_t nr_dirty = 0, i, j;
-	uint8_t *run = NULL;
+	uint64_t nr_dirty = 0, i;
 	int t, ret = 0;
 
 	for (t = 0; t < ZCOW_NR_TREES; t++)
@@ -587,8 +625,7 @@ static int write_nodes(struct zcow_fs *fs)
 	}
 	wl.arena = fs->wb_arena;
 	wl.v = malloc((nr_dirty + fs->nr_redirty) * sizeof(*wl.v));
-	run = malloc(MAX_WRITE);
-	if (!wl.v || (nr_dirty && !wl.arena) || !run) {
+	if (!wl.v || (nr_dirty && !wl.arena)) {
 		ret = -ENOMEM;
 		goto out;
 	}
@@ -611,37 +648,14 @@ static int write_nodes(struct zcow_fs *fs)
 		wl.v[wl.nr].buf = NULL;
 		wl.nr++;
 	}
-	/* Allocation order = logical order: sequential in every group. */
-	qsort(wl.v, wl.nr, sizeof(*wl.v), cmp_wnode);
-	for (i = 0; i < wl.nr; i = j) {
-		struct zcow_bg *bg = zcow_bg_lookup(fs, wl.v[i].bytenr);
-		uint64_t len = 0;
-
-		if (!bg) {
-			ret = -EUCLEAN;
-			goto out;
-		}
-		/* Coalesce contiguous nodes of one group into one write. */
-		for (j = i; j < wl.nr && len + ns <= MAX_WRITE &&
-			    wl.v[j].bytenr == wl.v[i].bytenr + len &&
-			    wl.v[j].bytenr + ns <= bg->start + bg->length;
-		     j++) {
-			if (wl.v[j].buf)
-				memcpy(run + len, wl.v[j].buf, ns);
-			else
-				memset(run + len, 0, ns);
-			len += ns;
-		}
-		ret = zcow_write_at_meta_wp(fs, bg, wl.v[i].bytenr, run, len);
-		if (ret)
-			goto out;
-	}
+	ret = zcow_write_node_list(fs, wl.v, wl.nr);
+	if (ret)
+		goto out;
 	fs->cstats.nodes_written += wl.nr;
 	fs->cstats.nodes_redirtied += fs->nr_redirty;
 	fs->cstats.last_nodes_written = wl.nr;
 out:
 	free(wl.v);
-	free(run);
 	return ret;
 }
 

@@ -70,7 +70,7 @@ struct touch {
 	uint64_t mark;		/* closure epoch */
 	uint64_t *dirs;		/* directories it was (un)linked in */
 	uint64_t *kids;		/* inodes (un)linked in it */
-	uint32_t nr_dirs, cap_dirs, nr_kids, cap_kids;
+	uint64_t nr_dirs, cap_dirs, nr_kids, cap_kids;
 };
 
 struct zcow_log {
@@ -99,17 +99,27 @@ struct zcow_log {
 	bool is_lost;			/* a log was ignored at mount */
 };
 
+/* Room in the array *@v (*@cap elements of @size) for element @nr. */
+static int grow(void *v, uint64_t nr, uint64_t *cap, size_t size)
+{
+	void **pv = v, *p;
+	uint64_t c;
+
+	if (nr < *cap)
+		return 0;
+	c = *cap ? *cap * 2 : 16;
+	p = realloc(*pv, c * size);
+	if (!p)
+		return -ENOMEM;
+	*pv = p;
+	*cap = c;
+	return 0;
+}
+
 static int push64(uint64_t **v, uint64_t *nr, uint64_t *cap, uint64_t x)
 {
-	if (*nr == *cap) {
-		uint64_t c = *cap ? *cap * 2 : 64;
-		uint64_t *p = realloc(*v, c * sizeof(*p));
-
-		if (!p)
-			return -ENOMEM;
-		*v = p;
-		*cap = c;
-	}
+	if (grow(v, *nr, cap, sizeof(**v)))
+		return -ENOMEM;
 	(*v)[(*nr)++] = x;
 	return 0;
 }
@@ -170,24 +180,14 @@ static struct touch *tab_get(struct zcow_log *lg, uint64_t ino)
 	return t;
 }
 
-static int add_unique(uint64_t **v, uint32_t *nr, uint32_t *cap, uint64_t x)
+static int add_unique(uint64_t **v, uint64_t *nr, uint64_t *cap, uint64_t x)
 {
-	uint32_t i;
+	uint64_t i;
 
 	for (i = 0; i < *nr; i++)
 		if ((*v)[i] == x)
 			return 0;
-	if (*nr == *cap) {
-		uint32_t c = *cap ? *cap * 2 : 4;
-		uint64_t *p = realloc(*v, c * sizeof(*p));
-
-		if (!p)
-			return -ENOMEM;
-		*v = p;
-		*cap = c;
-	}
-	(*v)[(*nr)++] = x;
-	return 0;
+	return push64(v, nr, cap, x);
 }
 
 static void tab_clear(struct zcow_log *lg)
@@ -374,35 +374,6 @@ void zcow_log_commit_done(struct zcow_fs *fs)
 
 /* ---- building the log ------------------------------------------------ */
 
-static void encode_log_root_item(uint8_t *buf, const struct zcow_tree *tree,
-				 uint32_t nodesize)
-{
-	uint64_t bytenr, gen;
-	int level;
-
-	zcow_tree_root(tree, &bytenr, &level, &gen);
-	memset(buf, 0, LOG_ROOT_ITEM_SIZE);
-	put64(buf + 0, 1);			/* inode.generation */
-	put32(buf + 40, 1);			/* inode.nlink */
-	put32(buf + 52, 040755);		/* inode.mode */
-	put64(buf + 160, gen);			/* generation */
-	put64(buf + 176, bytenr);		/* bytenr */
-	put64(buf + 192, nodesize);		/* bytes_used (approx.) */
-	put32(buf + 216, 1);			/* refs */
-	buf[238] = (uint8_t)level;		/* level */
-	put64(buf + 239, gen);			/* generation_v2 */
-}
-
-static int insert_or_update(struct zcow_tree *tree, const struct zcow_key *k,
-			    const void *data, uint32_t len)
-{
-	int err = zcow_tree_insert(tree, k, data, len);
-
-	if (err == -EEXIST)
-		err = zcow_tree_update(tree, k, data, len);
-	return err;
-}
-
 /* Copy the checksum item of the data extent at @bytenr into the log. */
 static int log_csums(struct zcow_fs *fs, uint64_t bytenr)
 {
@@ -442,16 +413,9 @@ static int log_keys(struct zcow_tree *log, uint64_t ino,
 	zcow_tree_iter_init(&it, log, &start);
 	while (!(err = zcow_tree_iter_next(&it, &k, NULL, NULL)) &&
 	       k.objectid == ino) {
-		if (nr == cap) {
-			void *p;
-
-			cap = cap ? cap * 2 : 16;
-			p = realloc(v, cap * sizeof(*v));
-			if (!p) {
-				free(v);
-				return -ENOMEM;
-			}
-			v = p;
+		if (grow(&v, nr, &cap, sizeof(*v))) {
+			free(v);
+			return -ENOMEM;
 		}
 		v[nr++] = k;
 	}
@@ -617,7 +581,7 @@ static int closure(struct zcow_log *lg, uint64_t ino, uint64_t **set_ret,
 		   uint64_t *nr_ret)
 {
 	uint64_t *queue = NULL, nq = 0, cq = 0, *set = NULL, ns = 0, cs = 0;
-	uint32_t i;
+	uint64_t i;
 	int err;
 
 	lg->epoch++;
@@ -650,32 +614,19 @@ static int closure(struct zcow_log *lg, uint64_t ino, uint64_t **set_ret,
 	return 0;
 }
 
-struct wnode {
-	uint64_t bytenr;
-	uint8_t *buf;	/* NULL: written zeroed */
-};
-
 struct wlist {
-	struct wnode *v;
+	struct zcow_wnode *v;
 	uint64_t nr, cap;
 	uint32_t nodesize;
-	bool is_nomem;
 };
 
 static int collect(void *arg, uint64_t bytenr, const void *buf)
 {
 	struct wlist *wl = arg;
-	struct wnode *w;
+	struct zcow_wnode *w;
 
-	if (wl->nr == wl->cap) {
-		uint64_t c = wl->cap ? wl->cap * 2 : 16;
-		struct wnode *p = realloc(wl->v, c * sizeof(*p));
-
-		if (!p)
-			return -ENOMEM;
-		wl->v = p;
-		wl->cap = c;
-	}
+	if (grow(&wl->v, wl->nr, &wl->cap, sizeof(*wl->v)))
+		return -ENOMEM;
 	w = &wl->v[wl->nr];
 	w->bytenr = bytenr;
 	w->buf = NULL;
@@ -689,22 +640,13 @@ static int collect(void *arg, uint64_t bytenr, const void *buf)
 	return 0;
 }
 
-static int cmp_wnode(const void *a, const void *b)
-{
-	const struct wnode *x = a, *y = b;
-
-	return x->bytenr < y->bytenr ? -1 : x->bytenr > y->bytenr;
-}
-
-/* Write the log's dirty nodes in address order at the meta write pointer
- * of the tree-log group. */
+/* Write the log's dirty nodes (and those freed before written, zeroed)
+ * in address order at the meta write pointer of the tree-log group. */
 static int write_log_nodes(struct zcow_fs *fs)
 {
 	struct zcow_log *lg = fs->log;
 	struct wlist wl = { .nodesize = fs->nodesize };
-	uint32_t ns = fs->nodesize;
-	uint8_t *run = NULL;
-	uint64_t i, j;
+	uint64_t i;
 	int err;
 
 	err = zcow_tree_for_each_dirty(&lg->tree, collect, &wl);
@@ -712,44 +654,15 @@ static int write_log_nodes(struct zcow_fs *fs)
 		err = zcow_tree_for_each_dirty(&lg->root_tree, collect, &wl);
 	for (i = 0; !err && i < lg->nr_redirty; i++)
 		err = collect(&wl, lg->redirty[i], NULL);
-	if (!err && wl.nr)
-		run = malloc((uint64_t)ns * wl.nr);
-	if (!err && wl.nr && !run)
-		err = -ENOMEM;
-	if (err)
-		goto out;
-	qsort(wl.v, wl.nr, sizeof(*wl.v), cmp_wnode);
-	for (i = 0; i < wl.nr; i = j) {
-		struct zcow_bg *bg = zcow_bg_lookup(fs, wl.v[i].bytenr);
-		uint64_t len = 0;
-
-		if (!bg || bg->start != fs->treelog_bg) {
-			zlog_err(TAG, "log node %" PRIu64 " outside the tree-log block group %" PRIu64,
-				 wl.v[i].bytenr, fs->treelog_bg);
-			if (!bg) {
-				err = -EUCLEAN;
-				goto out;
-			}
-		}
-		for (j = i; j < wl.nr && wl.v[j].bytenr == wl.v[i].bytenr + len &&
-			    wl.v[j].bytenr + ns <= bg->start + bg->length;
-		     j++) {
-			if (wl.v[j].buf)
-				memcpy(run + len, wl.v[j].buf, ns);
-			else
-				memset(run + len, 0, ns);
-			len += ns;
-		}
-		err = zcow_write_at_meta_wp(fs, bg, wl.v[i].bytenr, run, len);
-		if (err)
-			goto out;
-	}
-	lg->nr_redirty = 0;
-out:
+	/* (Only log nodes live in the groups they were allocated from, the
+	 * current tree-log group or one it replaced: zcow check verifies.) */
+	if (!err)
+		err = zcow_write_node_list(fs, wl.v, wl.nr);
+	if (!err)
+		lg->nr_redirty = 0;
 	for (i = 0; i < wl.nr; i++)
 		free(wl.v[i].buf);
 	free(wl.v);
-	free(run);
 	return err;
 }
 
@@ -780,8 +693,8 @@ static int log_add(struct zcow_fs *fs, const uint64_t *set, uint64_t nr,
 	for (i = 0; !err && i < nr; i++)
 		err = log_inode(fs, set[i], ino);
 	if (!err) {
-		encode_log_root_item(item, &lg->tree, fs->nodesize);
-		err = insert_or_update(&lg->root_tree, &rk, item, sizeof(item));
+		zcow_root_item_encode(item, &lg->tree, fs->nodesize);
+		err = zcow_tree_put(&lg->root_tree, &rk, item, sizeof(item));
 	}
 	if (err)
 		return err;
@@ -1119,16 +1032,9 @@ static int collect_items(struct zcow_tree *tree, uint64_t ino,
 	zcow_tree_iter_init(&it, tree, &start);
 	while (!(err = zcow_tree_iter_next(&it, &k, &data, &len)) &&
 	       k.objectid == ino) {
-		if (nr == cap) {
-			void *p;
-
-			cap = cap ? cap * 2 : 16;
-			p = realloc(v, cap * sizeof(*v));
-			if (!p) {
-				free(v);
-				return -ENOMEM;
-			}
-			v = p;
+		if (grow(&v, nr, &cap, sizeof(*v))) {
+			free(v);
+			return -ENOMEM;
 		}
 		memset(&v[nr], 0, sizeof(v[nr]));
 		v[nr].key = k;
@@ -1300,16 +1206,9 @@ static int dir_entries(struct zcow_tree *tree, uint64_t dir,
 			free(v);
 			return -EUCLEAN;
 		}
-		if (nr == cap) {
-			void *p;
-
-			cap = cap ? cap * 2 : 16;
-			p = realloc(v, cap * sizeof(*v));
-			if (!p) {
-				free(v);
-				return -ENOMEM;
-			}
-			v = p;
+		if (grow(&v, nr, &cap, sizeof(*v))) {
+			free(v);
+			return -ENOMEM;
 		}
 		v[nr].index = k.offset;
 		v[nr].ino = get64(d);

@@ -169,6 +169,28 @@ extern int zcow_fault_mutation;
 int zcow_write_at_meta_wp(struct zcow_fs *fs, struct zcow_bg *bg,
 			  uint64_t logical, const uint8_t *buf, uint64_t len);
 
+/* Internal to core/: a ROOT_ITEM (struct btrfs_root_item, 439 bytes) for
+ * @tree's current root into @buf. */
+void zcow_root_item_encode(uint8_t *buf, const struct zcow_tree *tree,
+			   uint32_t nodesize);
+/* Internal to core/: update the item @key, or insert it.  0 or -errno. */
+int zcow_tree_put(struct zcow_tree *tree, const struct zcow_key *key,
+		  const void *data, uint32_t len);
+
+/* Internal to core/: a node image to write (NULL: a node freed before it
+ * was written, written zeroed to keep the zone sequential). */
+struct zcow_wnode {
+	uint64_t bytenr;
+	uint8_t *buf;
+};
+/*
+ * Internal to core/: write @v (sorted here) in address order at each
+ * block group's meta write pointer, contiguous nodes coalesced up to
+ * 1 MiB per command (the commit's and the tree-log's writeback).
+ */
+int zcow_write_node_list(struct zcow_fs *fs, struct zcow_wnode *v,
+			 uint64_t nr);
+
 /* Internal to core/: set up / load / free the trees of @fs. */
 int zcow_fs_create_trees(struct zcow_fs *fs);
 int zcow_fs_load_trees(struct zcow_fs *fs);
