@@ -686,6 +686,49 @@ START_TEST(test_treelog_join_batches_fsyncs_into_one_log_write)
 }
 END_TEST
 
+/* The log fills its group: the next fsync falls back to a commit, a new
+ * group takes over, and the full one, all unusable once a commit drops
+ * the log, is removed (its zone reset) and no longer the log's. */
+START_TEST(test_treelog_full_group_is_replaced_and_removed)
+{
+	struct zdev *dev = new_dev(0);
+	struct zcow_fs *fs = fresh(dev, "", NULL);
+	uint64_t first = fs->treelog_bg, seen_other = 0;
+	struct zcow_statfs st;
+	struct zcow_file *f;
+	uint8_t buf[4096];
+	int n;
+
+	ck_assert_uint_ne(first, 0);
+	ck_assert_int_eq(zcow_create(fs, "/g", &f), 0);
+	for (n = 0; n < 400; n++) {
+		fill(buf, sizeof(buf), (uint32_t)n);
+		ck_assert_int_eq(zcow_pwrite(f, buf, sizeof(buf),
+					     (uint64_t)(n % 64) * 4096),
+				 4096);
+		ck_assert_int_eq(zcow_fsync(f), 0);
+		if (fs->treelog_bg && fs->treelog_bg != first)
+			seen_other = fs->treelog_bg;
+	}
+	zcow_close(f);
+	stats(fs, &st);
+	ck_assert_uint_gt(st.nr_log_syncs, 300);
+	ck_assert_uint_gt(st.nr_log_fallbacks, 0);
+	ck_assert_uint_ne(seen_other, 0);
+	ck_assert_int_eq(zcow_sync(fs), 0);
+	ck_assert_int_eq(zcow_sync(fs), 0);
+	/* The first group was filled by log nodes only: removed. */
+	ck_assert_ptr_null(zcow_bg_lookup(fs, first));
+	ck_assert_uint_ne(fs->treelog_bg, first);
+	ck_assert_int_eq(zcow_check(fs, report, NULL), 0);
+	ck_assert_int_eq(zcow_unmount(fs), 0);
+	fs = mount_opts(dev, "");
+	ck_assert_int_eq(zcow_check(fs, report, NULL), 0);
+	ck_assert_int_eq(zcow_unmount(fs), 0);
+	zdev_close(dev);
+}
+END_TEST
+
 #define NR_THREADS 8
 #define FILES_PER_THREAD 12
 
@@ -782,6 +825,7 @@ Suite *treelog_suite(void)
 	tcase_add_test(tc, test_treelog_check_and_mount_find_a_damaged_log);
 	tcase_add_test(tc, test_treelog_ro_mount_does_not_replay);
 	tcase_add_test(tc, test_treelog_concurrent_fsyncs);
+	tcase_add_test(tc, test_treelog_full_group_is_replaced_and_removed);
 	tcase_add_test(tc, test_treelog_join_batches_fsyncs_into_one_log_write);
 	suite_add_tcase(s, tc);
 	return s;
