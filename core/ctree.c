@@ -521,6 +521,7 @@ void zcow_tree_release(struct zcow_tree *tree)
 		}
 	free(tree->hash);
 	tree->hash = NULL;
+	tree->hint_nodes[0] = NULL;
 	tree->nr_cached = 0;
 	tree->nr_dirty = 0;
 }
@@ -667,51 +668,100 @@ static int cow(struct zcow_tree *tree, struct zcow_cnode *node,
 }
 
 /*
- * Walk from the root to the leaf that holds or would hold @key, filling
- * @path; with @do_cow every node on the way is made writable.  Returns 0
- * if found, 1 if not (path->slots[0] = insertion point), -ENOENT if the
- * tree has no root, or an error.
+ * Make every node of @path (as search() filled it) writable, top-down so
+ * that a parent is dirty before its pointer to the child changes.  The
+ * slots stay valid: CoW gives a node a new address, not new entries.
  */
-static int search(struct zcow_tree *tree, const struct zcow_key *key,
-		  struct path *path, bool do_cow)
+static int cow_path(struct zcow_tree *tree, struct path *path)
 {
-	struct zcow_cnode *node;
-	bool is_found;
 	int lvl, ret;
 
-	if (tree->root_bytenr == ZCOW_NO_ROOT)
-		return -ENOENT;
+	ret = cow(tree, path->nodes[tree->root_level], NULL, 0);
+	for (lvl = tree->root_level; !ret && lvl > 0; lvl--)
+		ret = cow(tree, path->nodes[lvl - 1], path->nodes[lvl],
+			  path->slots[lvl]);
+	return ret;
+}
+
+/* Remember @path as the hint for the tree as it is now (see ctree.h). */
+static void set_hint(struct zcow_tree *tree, const struct path *path)
+{
+	int n = tree->root_level + 1;
+
+	memcpy(tree->hint_nodes, path->nodes, n * sizeof(path->nodes[0]));
+	memcpy(tree->hint_slots, path->slots, n * sizeof(path->slots[0]));
+	tree->hint_seq = tree->seq;
+}
+
+/*
+ * The hint's path, if @key lies between the first and last key of its
+ * leaf: a leaf covers [its first key, the next leaf's first key), so a
+ * search from the root would end in the same leaf by the same slots.
+ */
+static bool use_hint(struct zcow_tree *tree, const struct zcow_key *key,
+		     struct path *path)
+{
+	const struct zcow_cnode *leaf = tree->hint_nodes[0];
+	int n = tree->root_level + 1;
+
+	if (!leaf || tree->hint_seq != tree->seq || !leaf->nr ||
+	    zcow_key_cmp(key, &leaf->e[0].key) < 0 ||
+	    zcow_key_cmp(key, &leaf->e[leaf->nr - 1].key) > 0)
+		return false;
+	memcpy(path->nodes, tree->hint_nodes, n * sizeof(path->nodes[0]));
+	memcpy(path->slots, tree->hint_slots, n * sizeof(path->slots[0]));
+	return true;
+}
+
+/* Walk from the root to the leaf for @key, filling path->nodes and the
+ * slots above the leaf. */
+static int descend(struct zcow_tree *tree, const struct zcow_key *key,
+		   struct path *path)
+{
+	struct zcow_cnode *node;
+	int lvl, ret;
+
 	ret = get_node(tree, tree->root_bytenr, tree->root_level,
 		       tree->root_gen, NULL, &node);
 	if (ret)
 		return ret;
-	if (do_cow) {
-		ret = cow(tree, node, NULL, 0);
-		if (ret)
-			return ret;
-	}
-	for (lvl = tree->root_level;; lvl--) {
+	for (lvl = tree->root_level; lvl; lvl--) {
 		struct centry *e;
-		int slot;
+		int slot = node_slot(node, key);
 
 		path->nodes[lvl] = node;
-		if (!lvl) {
-			path->slots[0] = leaf_slot(node, key, &is_found);
-			return is_found ? 0 : 1;
-		}
-		slot = node_slot(node, key);
 		path->slots[lvl] = slot;
 		e = &node->e[slot];
 		ret = get_node(tree, e->bytenr, lvl - 1, e->gen, &e->key,
 			       &node);
 		if (ret)
 			return ret;
-		if (do_cow) {
-			ret = cow(tree, node, path->nodes[lvl], slot);
-			if (ret)
-				return ret;
-		}
 	}
+	path->nodes[0] = node;
+	return 0;
+}
+
+/*
+ * Fill @path down to the leaf that holds or would hold @key (nothing is
+ * CoWed: see cow_path()).  Returns 0 if found, 1 if not (path->slots[0] =
+ * insertion point), -ENOENT if the tree has no root, or an error.
+ */
+static int search(struct zcow_tree *tree, const struct zcow_key *key,
+		  struct path *path)
+{
+	bool is_found;
+	int ret;
+
+	if (tree->root_bytenr == ZCOW_NO_ROOT)
+		return -ENOENT;
+	if (!use_hint(tree, key, path)) {
+		ret = descend(tree, key, path);
+		if (ret)
+			return ret;
+		set_hint(tree, path);
+	}
+	path->slots[0] = leaf_slot(path->nodes[0], key, &is_found);
+	return is_found ? 0 : 1;
 }
 
 int zcow_tree_search(struct zcow_tree *tree, const struct zcow_key *key,
@@ -721,7 +771,7 @@ int zcow_tree_search(struct zcow_tree *tree, const struct zcow_key *key,
 	struct centry *e;
 	int ret;
 
-	ret = search(tree, key, &path, false);
+	ret = search(tree, key, &path);
 	if (ret < 0)
 		return ret;
 	if (ret)
@@ -895,8 +945,17 @@ static int leaf_put(struct zcow_tree *tree, struct path *path,
 	struct centry *tmp = NULL, ins[2];
 	uint8_t *copy = NULL, *old_data = NULL;
 	uint64_t used;
+	bool is_path_kept = false;
 	int nr_spare = 0, need = 0, ret;
 
+	if (is_replace && len == leaf->e[slot].size) {
+		/* Same size: new bytes in the old buffer, layout unchanged. */
+		if (len)
+			memcpy(leaf->e[slot].data, data, len);
+		tree->seq++;
+		set_hint(tree, path);
+		return 0;
+	}
 	if (len) {
 		copy = malloc(len);
 		if (!copy)
@@ -925,6 +984,7 @@ static int leaf_put(struct zcow_tree *tree, struct path *path,
 		leaf->e[slot].size = len;
 		leaf->used = (uint32_t)used;
 		copy = NULL;
+		is_path_kept = true;
 		goto out;
 	}
 
@@ -1013,6 +1073,9 @@ out:
 	free(tmp);
 	free(sizes);
 	tree->seq++;
+	/* Without a split every node of the path is where it was. */
+	if (is_path_kept)
+		set_hint(tree, path);
 	return ret;
 }
 
@@ -1027,12 +1090,11 @@ static int put_item(struct zcow_tree *tree, const struct zcow_key *key,
 	if (len && !data)
 		return -EINVAL;
 	/* Look first so that a refused call CoWs nothing. */
-	ret = search(tree, key, &path, false);
+	ret = search(tree, key, &path);
 	if (ret == -ENOENT && !is_replace) {
 		ret = zcow_tree_create_root(tree);
-		if (ret)
-			return ret;
-		ret = 1;
+		if (!ret)
+			ret = search(tree, key, &path);
 	}
 	if (ret < 0)
 		return ret;
@@ -1040,7 +1102,7 @@ static int put_item(struct zcow_tree *tree, const struct zcow_key *key,
 		return -EEXIST;
 	if (ret && is_replace)
 		return -ENOENT;
-	ret = search(tree, key, &path, true);
+	ret = cow_path(tree, &path);
 	if (ret < 0)
 		return ret;
 	return leaf_put(tree, &path, key, data, len, is_replace);
@@ -1234,12 +1296,12 @@ int zcow_tree_delete(struct zcow_tree *tree, const struct zcow_key *key)
 	struct path path;
 	int slot, ret;
 
-	ret = search(tree, key, &path, false);
+	ret = search(tree, key, &path);
 	if (ret < 0)
 		return ret;
 	if (ret)
 		return -ENOENT;
-	ret = search(tree, key, &path, true);
+	ret = cow_path(tree, &path);
 	if (ret < 0)
 		return ret;
 	tree->seq++;
@@ -1394,7 +1456,7 @@ static int iter_step(struct zcow_tree_iter *iter, int dir,
 	int ret;
 
 	if (iter->level < 0 || iter->seq != tree->seq) {
-		ret = search(tree, &iter->pos, &path, false);
+		ret = search(tree, &iter->pos, &path);
 		if (ret < 0) {
 			iter->level = -1;
 			return ret;

@@ -187,6 +187,15 @@ struct zcow_tree {
 	uint64_t nr_cached;
 	uint64_t nr_dirty;
 	struct zcow_tree_stats stats;
+	/*
+	 * The path of the last search, reused while hint_seq == seq for a
+	 * key between the first and last key of its leaf (consecutive
+	 * operations on one item: look up, then update or delete it).
+	 * hint_nodes[0] is NULL when there is none.
+	 */
+	uint64_t hint_seq;
+	struct zcow_cnode *hint_nodes[ZCOW_MAX_LEVEL];
+	int hint_slots[ZCOW_MAX_LEVEL];
 };
 
 /*

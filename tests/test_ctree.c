@@ -833,9 +833,15 @@ static uint32_t random_len(uint64_t *seed, uint32_t nodesize)
 	return (uint32_t)((r >> 8) % 120);
 }
 
+/*
+ * Loop index: bit 0 picks the node size; bit 1 looks every key up before
+ * the operation on it (the file layer's pattern: read an item, then
+ * update or delete it), so that the operation reuses the search's path.
+ */
 START_TEST(test_ctree_random_ops_match_a_sorted_model)
 {
-	uint32_t nodesize = nodesizes[_i];
+	uint32_t nodesize = nodesizes[_i & 1];
+	bool is_lookup_first = _i & 2;
 	struct mem *m = mem_new(nodesize);
 	struct model *md = calloc(1, sizeof(*md));
 	struct zcow_tree t;
@@ -857,6 +863,9 @@ START_TEST(test_ctree_random_ops_match_a_sorted_model)
 			kind = 6; /* mostly deletes at the end */
 		if (op < 6000 && kind >= 6)
 			kind = 0;
+		if (is_lookup_first)
+			ck_assert_int_eq(zcow_tree_search(&t, &k, NULL, 0, NULL),
+					 md->is_present[id] ? 0 : -ENOENT);
 		switch (kind) {
 		case 0:
 		case 1:
@@ -974,7 +983,7 @@ Suite *ctree_suite(void)
 	tcase_add_test(tc, test_ctree_unwritten_node_freed_with_current_gen);
 	tcase_add_test(tc, test_ctree_corrupt_nodes_are_refused_with_euclean);
 	tcase_add_loop_test(tc, test_ctree_random_ops_match_a_sorted_model, 0,
-			    2);
+			    4);
 	tcase_add_test(tc, test_ctree_rejects_bad_nodesize_and_transid);
 	suite_add_tcase(s, tc);
 	return s;
