@@ -253,6 +253,18 @@ static void hash_del(struct zcow_tree *tree, struct zcow_cnode *node)
 	node->hnext = NULL;
 }
 
+/*
+ * The search hints (struct zcow_tree.hints) stay valid while every node of
+ * every hinted path is alive and sits at its slot of its parent: CoW, key
+ * fixups and item changes inside a leaf keep that; splits, merges,
+ * redistribution, root changes and dropping nodes from the cache do not,
+ * and call forget_hints() first.
+ */
+static void forget_hints(struct zcow_tree *tree)
+{
+	tree->nr_hints = 0;
+}
+
 /* Tell the store the tree no longer references @bytenr of generation @gen. */
 static void drop_ref(struct zcow_tree *tree, uint64_t bytenr, uint64_t gen)
 {
@@ -265,6 +277,7 @@ static void drop_ref(struct zcow_tree *tree, uint64_t bytenr, uint64_t gen)
 static void node_forget(struct zcow_tree *tree, struct zcow_cnode *node,
 			bool with_data)
 {
+	forget_hints(tree);
 	hash_del(tree, node);
 	drop_ref(tree, node->bytenr, node->gen);
 	node_destroy(node, with_data);
@@ -512,6 +525,7 @@ void zcow_tree_release(struct zcow_tree *tree)
 	uint32_t i;
 	struct zcow_cnode *node, *next;
 
+	forget_hints(tree);
 	if (!tree->hash)
 		return;
 	for (i = 0; i < tree->hash_size; i++)
@@ -521,7 +535,6 @@ void zcow_tree_release(struct zcow_tree *tree)
 		}
 	free(tree->hash);
 	tree->hash = NULL;
-	tree->hint_nodes[0] = NULL;
 	tree->nr_cached = 0;
 	tree->nr_dirty = 0;
 }
@@ -584,6 +597,7 @@ int zcow_tree_create_root(struct zcow_tree *tree)
 	ret = alloc_node(tree, 0, &node);
 	if (ret)
 		return ret;
+	forget_hints(tree);
 	hash_add(tree, node);
 	tree->root_bytenr = node->bytenr;
 	tree->root_level = 0;
@@ -683,34 +697,90 @@ static int cow_path(struct zcow_tree *tree, struct path *path)
 	return ret;
 }
 
-/* Remember @path as the hint for the tree as it is now (see ctree.h). */
-static void set_hint(struct zcow_tree *tree, const struct path *path)
+/*
+ * Does the leaf of @h hold or would it hold @key?  A leaf covers [its
+ * first key, the next leaf's first key): between its first and last key a
+ * walk from the root ends there by the same slots; below the first key
+ * only for the leftmost leaf, above the last only for the rightmost.
+ */
+static bool is_hint_for(const struct zcow_tree *tree,
+			const struct zcow_tree_hint *h,
+			const struct zcow_key *key)
 {
-	int n = tree->root_level + 1;
+	const struct zcow_cnode *leaf = h->nodes[0];
+	int lvl;
 
-	memcpy(tree->hint_nodes, path->nodes, n * sizeof(path->nodes[0]));
-	memcpy(tree->hint_slots, path->slots, n * sizeof(path->slots[0]));
-	tree->hint_seq = tree->seq;
+	if (!leaf->nr)
+		return false;
+	if (zcow_key_cmp(key, &leaf->e[0].key) < 0) {
+		for (lvl = 1; lvl <= tree->root_level; lvl++)
+			if (h->slots[lvl])
+				return false;
+		return true;
+	}
+	if (zcow_key_cmp(key, &leaf->e[leaf->nr - 1].key) > 0) {
+		for (lvl = 1; lvl <= tree->root_level; lvl++)
+			if (h->slots[lvl] != (int)h->nodes[lvl]->nr - 1)
+				return false;
+	}
+	return true;
 }
 
-/*
- * The hint's path, if @key lies between the first and last key of its
- * leaf: a leaf covers [its first key, the next leaf's first key), so a
- * search from the root would end in the same leaf by the same slots.
- */
-static bool use_hint(struct zcow_tree *tree, const struct zcow_key *key,
-		     struct path *path)
+/* Put the hint at @i (nr_hints: a new one from @path) first. */
+static void promote_hint(struct zcow_tree *tree, uint32_t i,
+			 const struct path *path)
 {
-	const struct zcow_cnode *leaf = tree->hint_nodes[0];
+	struct zcow_tree_hint h;
 	int n = tree->root_level + 1;
 
-	if (!leaf || tree->hint_seq != tree->seq || !leaf->nr ||
-	    zcow_key_cmp(key, &leaf->e[0].key) < 0 ||
-	    zcow_key_cmp(key, &leaf->e[leaf->nr - 1].key) > 0)
+	if (i < tree->nr_hints) {
+		h = tree->hints[i];
+	} else {
+		memcpy(h.nodes, path->nodes, n * sizeof(h.nodes[0]));
+		memcpy(h.slots, path->slots, n * sizeof(h.slots[0]));
+		if (tree->nr_hints < ZCOW_TREE_NR_HINTS)
+			tree->nr_hints++;
+		i = tree->nr_hints - 1;
+	}
+	memmove(&tree->hints[1], &tree->hints[0], i * sizeof(h));
+	tree->hints[0] = h;
+}
+
+/* Fill @path from a hint whose leaf covers @key; false if none does. */
+static bool search_hints(struct zcow_tree *tree, const struct zcow_key *key,
+			 struct path *path)
+{
+	int n = tree->root_level + 1;
+	uint32_t i;
+
+	for (i = 0; i < tree->nr_hints; i++)
+		if (is_hint_for(tree, &tree->hints[i], key))
+			break;
+	if (i == tree->nr_hints)
 		return false;
-	memcpy(path->nodes, tree->hint_nodes, n * sizeof(path->nodes[0]));
-	memcpy(path->slots, tree->hint_slots, n * sizeof(path->slots[0]));
+	if (i)
+		promote_hint(tree, i, NULL);
+	memcpy(path->nodes, tree->hints[0].nodes, n * sizeof(path->nodes[0]));
+	memcpy(path->slots, tree->hints[0].slots, n * sizeof(path->slots[0]));
 	return true;
+}
+
+/* Remember the path a walk from the root found, dropping older hints to
+ * the same leaf. */
+static void add_hint(struct zcow_tree *tree, const struct path *path)
+{
+	uint32_t i;
+
+	for (i = 0; i < tree->nr_hints; i++) {
+		if (tree->hints[i].nodes[0] == path->nodes[0]) {
+			memmove(&tree->hints[i], &tree->hints[i + 1],
+				(tree->nr_hints - i - 1) *
+					sizeof(tree->hints[0]));
+			tree->nr_hints--;
+			break;
+		}
+	}
+	promote_hint(tree, tree->nr_hints, path);
 }
 
 /* Walk from the root to the leaf for @key, filling path->nodes and the
@@ -754,11 +824,11 @@ static int search(struct zcow_tree *tree, const struct zcow_key *key,
 
 	if (tree->root_bytenr == ZCOW_NO_ROOT)
 		return -ENOENT;
-	if (!use_hint(tree, key, path)) {
+	if (!search_hints(tree, key, path)) {
 		ret = descend(tree, key, path);
 		if (ret)
 			return ret;
-		set_hint(tree, path);
+		add_hint(tree, path);
 	}
 	path->slots[0] = leaf_slot(path->nodes[0], key, &is_found);
 	return is_found ? 0 : 1;
@@ -945,7 +1015,6 @@ static int leaf_put(struct zcow_tree *tree, struct path *path,
 	struct centry *tmp = NULL, ins[2];
 	uint8_t *copy = NULL, *old_data = NULL;
 	uint64_t used;
-	bool is_path_kept = false;
 	int nr_spare = 0, need = 0, ret;
 
 	if (is_replace && len == leaf->e[slot].size) {
@@ -953,7 +1022,6 @@ static int leaf_put(struct zcow_tree *tree, struct path *path,
 		if (len)
 			memcpy(leaf->e[slot].data, data, len);
 		tree->seq++;
-		set_hint(tree, path);
 		return 0;
 	}
 	if (len) {
@@ -984,7 +1052,6 @@ static int leaf_put(struct zcow_tree *tree, struct path *path,
 		leaf->e[slot].size = len;
 		leaf->used = (uint32_t)used;
 		copy = NULL;
-		is_path_kept = true;
 		goto out;
 	}
 
@@ -1033,6 +1100,7 @@ static int leaf_put(struct zcow_tree *tree, struct path *path,
 	}
 
 	/* ORDER: nothing changed above this line; nothing fails below. */
+	forget_hints(tree);
 	if (!is_replace && !slot)
 		fixup_low_keys(tree, path, 0, key);
 	if (is_replace)
@@ -1073,9 +1141,6 @@ out:
 	free(tmp);
 	free(sizes);
 	tree->seq++;
-	/* Without a split every node of the path is where it was. */
-	if (is_path_kept)
-		set_hint(tree, path);
 	return ret;
 }
 
@@ -1146,6 +1211,7 @@ static int redistribute(struct zcow_tree *tree, struct zcow_cnode *left,
 	uint32_t *sizes;
 	int ret = -ENOMEM;
 
+	forget_hints(tree);
 	if (left->level)
 		space = max_ptrs(tree->store->nodesize) * PTR_SIZE;
 	tmp = malloc(n * sizeof(*tmp));
@@ -1388,6 +1454,7 @@ void zcow_tree_drop_clean(struct zcow_tree *tree)
 	struct zcow_cnode **pp, *node;
 	uint32_t h;
 
+	forget_hints(tree);
 	for (h = 0; h < tree->hash_size; h++) {
 		pp = &tree->hash[h];
 		while ((node = *pp)) {

@@ -174,6 +174,9 @@ struct zcow_tree_stats {
 
 struct zcow_cnode;
 
+/* Search paths a tree remembers (struct zcow_tree.hints). */
+#define ZCOW_TREE_NR_HINTS	4
+
 struct zcow_tree {
 	const struct zcow_node_store *store;
 	uint64_t owner;
@@ -188,14 +191,16 @@ struct zcow_tree {
 	uint64_t nr_dirty;
 	struct zcow_tree_stats stats;
 	/*
-	 * The path of the last search, reused while hint_seq == seq for a
-	 * key between the first and last key of its leaf (consecutive
-	 * operations on one item: look up, then update or delete it).
-	 * hint_nodes[0] is NULL when there is none.
+	 * Paths of recent searches, most recent first, reused for a key
+	 * their leaf covers (see search_hints()): consecutive operations on
+	 * one item, appends at the right end, one hot item such as an inode.
+	 * Emptied whenever nodes are added to or removed from the tree.
 	 */
-	uint64_t hint_seq;
-	struct zcow_cnode *hint_nodes[ZCOW_MAX_LEVEL];
-	int hint_slots[ZCOW_MAX_LEVEL];
+	uint32_t nr_hints;
+	struct zcow_tree_hint {
+		struct zcow_cnode *nodes[ZCOW_MAX_LEVEL];
+		int slots[ZCOW_MAX_LEVEL];
+	} hints[ZCOW_TREE_NR_HINTS];
 };
 
 /*

@@ -523,6 +523,102 @@ START_TEST(test_ctree_splits_to_three_levels_and_merges_back_to_empty)
 }
 END_TEST
 
+/* One step of the test below: look up and rewrite the three probes, so
+ * that their remembered paths are used for CoW, fixups and splits (three
+ * probes and the item changed between them fit the four hints). */
+static void touch_probes(struct zcow_tree *t, const uint64_t *probes,
+			 uint32_t *lens, uint64_t step)
+{
+	uint8_t buf[128];
+	uint32_t p;
+
+	for (p = 0; p < 3; p++) {
+		uint64_t id = probes[p];
+		struct zcow_key k = seq_key(id);
+
+		check_seq(t, id, lens[id]);
+		lens[id] = 1 + (lens[id] * 7 + (uint32_t)step) % 120;
+		fill(buf, lens[id], id, 0);
+		ck_assert_int_eq(zcow_tree_update(t, &k, buf, lens[id]), 0);
+	}
+}
+
+/*
+ * The tree remembers the paths of recent searches; splits, merges and
+ * redistributions move nodes under them.  Three far apart items (first,
+ * last, one where internal nodes split) are looked up and rewritten
+ * between all changes while a three-level tree grows in its middle (leaf
+ * and internal splits), an internal node next to the grown one drains
+ * (leaf merges, then that full neighbour lends it children) and the rest
+ * goes in random order; every answer is checked, also after a reload.
+ */
+START_TEST(test_ctree_remembered_paths_follow_splits_merges_and_balances)
+{
+	struct mem *m = mem_new(4096);
+	struct zcow_tree t;
+	uint64_t i, n = 24000, nr_left = 0, step = 0, seed = 11;
+	uint32_t *lens = calloc(n, sizeof(*lens)); /* 0: absent */
+	uint64_t *left = malloc(n * sizeof(*left));
+	const uint64_t probes[] = { 0, 6000, n - 2 };
+	int level;
+
+	ck_assert_int_eq(zcow_tree_init(&t, &m->store, ZCOW_FS_TREE_OBJECTID,
+					ZCOW_NO_ROOT, 0, 0),
+			 0);
+	for (i = 0; i < n; i += 2) {
+		lens[i] = 16 + i % 48;
+		insert_seq(&t, i, lens[i]);
+	}
+	zcow_tree_root(&t, NULL, &level, NULL);
+	ck_assert_int_ge(level, 2);
+	/* grow [4000, 8000), then drain [8000, 16000), in key order */
+	for (i = 4001; i < 8000; i += 2, step++) {
+		touch_probes(&t, probes, lens, step);
+		lens[i] = 16 + i % 48;
+		insert_seq(&t, i, lens[i]);
+		if (step % 500 == 0)
+			commit(&t, m);
+	}
+	for (i = 8000; i < 16000; i += 2, step++) {
+		struct zcow_key k = seq_key(i);
+
+		touch_probes(&t, probes, lens, step);
+		ck_assert_int_eq(zcow_tree_delete(&t, &k), 0);
+		lens[i] = 0;
+		commit(&t, m);	/* the next rewrite CoWs the probes' paths */
+	}
+	ck_assert_uint_gt(t.stats.nr_balance, 0);
+	/* the rest in random order, the probes last */
+	for (i = 0; i < n; i++)
+		if (lens[i] && i != probes[0] && i != probes[1] &&
+		    i != probes[2])
+			left[nr_left++] = i;
+	for (; nr_left; nr_left--, step++) {
+		uint64_t j = splitmix64(&seed) % nr_left, id = left[j];
+		struct zcow_key k = seq_key(id);
+
+		left[j] = left[nr_left - 1];
+		touch_probes(&t, probes, lens, step);
+		ck_assert_int_eq(zcow_tree_delete(&t, &k), 0);
+		lens[id] = 0;
+		if (step % 500 == 0)
+			commit(&t, m);
+		if (step % 3001 == 0)
+			zcow_tree_drop_clean(&t);
+	}
+	ck_assert_uint_gt(t.stats.nr_merge, 0);
+	ck_assert_int_eq(zcow_tree_nr_items(&t), 3);
+	commit(&t, m);
+	reload(&t, m);
+	for (i = 0; i < 3; i++)
+		check_seq(&t, probes[i], lens[probes[i]]);
+	free(left);
+	free(lens);
+	zcow_tree_release(&t);
+	mem_destroy(m);
+}
+END_TEST
+
 START_TEST(test_ctree_big_item_in_a_full_leaf_splits_it_in_three)
 {
 	struct mem *m = mem_new(4096);
@@ -975,6 +1071,8 @@ Suite *ctree_suite(void)
 	tcase_add_loop_test(
 		tc, test_ctree_splits_to_three_levels_and_merges_back_to_empty,
 		0, 2);
+	tcase_add_test(
+		tc, test_ctree_remembered_paths_follow_splits_merges_and_balances);
 	tcase_add_test(tc,
 		       test_ctree_big_item_in_a_full_leaf_splits_it_in_three);
 	tcase_add_test(tc, test_ctree_update_grows_and_shrinks_items);
