@@ -256,9 +256,10 @@ static void hash_del(struct zcow_tree *tree, struct zcow_cnode *node)
 /*
  * The search hints (struct zcow_tree.hints) stay valid while every node of
  * every hinted path is alive and sits at its slot of its parent: CoW, key
- * fixups and item changes inside a leaf keep that; splits, merges,
- * redistribution, root changes and dropping nodes from the cache do not,
- * and call forget_hints() first.
+ * fixups and item changes inside a leaf keep that (the latter call
+ * leaf_changed() for the copied bounds); splits, merges, redistribution,
+ * root changes and dropping nodes from the cache do not, and call
+ * forget_hints() first.
  */
 static void forget_hints(struct zcow_tree *tree)
 {
@@ -703,27 +704,42 @@ static int cow_path(struct zcow_tree *tree, struct path *path)
  * walk from the root ends there by the same slots; below the first key
  * only for the leftmost leaf, above the last only for the rightmost.
  */
-static bool is_hint_for(const struct zcow_tree *tree,
-			const struct zcow_tree_hint *h,
+static bool is_hint_for(const struct zcow_tree_hint *h,
 			const struct zcow_key *key)
 {
-	const struct zcow_cnode *leaf = h->nodes[0];
-	int lvl;
-
-	if (!leaf->nr)
+	if (h->is_empty)
 		return false;
-	if (zcow_key_cmp(key, &leaf->e[0].key) < 0) {
-		for (lvl = 1; lvl <= tree->root_level; lvl++)
-			if (h->slots[lvl])
-				return false;
-		return true;
-	}
-	if (zcow_key_cmp(key, &leaf->e[leaf->nr - 1].key) > 0) {
-		for (lvl = 1; lvl <= tree->root_level; lvl++)
-			if (h->slots[lvl] != (int)h->nodes[lvl]->nr - 1)
-				return false;
-	}
+	if (zcow_key_cmp(key, &h->first) < 0)
+		return h->is_leftmost;
+	if (zcow_key_cmp(key, &h->last) > 0)
+		return h->is_rightmost;
 	return true;
+}
+
+/* Copy the bounds of @h's leaf into @h; the leaf's items changed. */
+static void refresh_hint(struct zcow_tree_hint *h)
+{
+	const struct zcow_cnode *leaf = h->nodes[0];
+
+	h->is_empty = !leaf->nr;
+	if (leaf->nr) {
+		h->first = leaf->e[0].key;
+		h->last = leaf->e[leaf->nr - 1].key;
+	}
+}
+
+/*
+ * The items of @leaf changed (not its place in the tree): keep the bounds
+ * copied into its hint right.  Every change goes through a search, so the
+ * leaf's hint is the first one, if it is still remembered.
+ */
+static void leaf_changed(struct zcow_tree *tree, const struct zcow_cnode *leaf)
+{
+	uint32_t i;
+
+	for (i = 0; i < tree->nr_hints; i++)
+		if (tree->hints[i].nodes[0] == leaf)
+			refresh_hint(&tree->hints[i]);
 }
 
 /* Put the hint at @i (nr_hints: a new one from @path) first. */
@@ -731,13 +747,21 @@ static void promote_hint(struct zcow_tree *tree, uint32_t i,
 			 const struct path *path)
 {
 	struct zcow_tree_hint h;
-	int n = tree->root_level + 1;
+	int lvl, n = tree->root_level + 1;
 
 	if (i < tree->nr_hints) {
 		h = tree->hints[i];
 	} else {
 		memcpy(h.nodes, path->nodes, n * sizeof(h.nodes[0]));
 		memcpy(h.slots, path->slots, n * sizeof(h.slots[0]));
+		h.is_leftmost = h.is_rightmost = true;
+		for (lvl = 1; lvl < n; lvl++) {
+			if (h.slots[lvl])
+				h.is_leftmost = false;
+			if (h.slots[lvl] != (int)h.nodes[lvl]->nr - 1)
+				h.is_rightmost = false;
+		}
+		refresh_hint(&h);
 		if (tree->nr_hints < ZCOW_TREE_NR_HINTS)
 			tree->nr_hints++;
 		i = tree->nr_hints - 1;
@@ -754,7 +778,7 @@ static bool search_hints(struct zcow_tree *tree, const struct zcow_key *key,
 	uint32_t i;
 
 	for (i = 0; i < tree->nr_hints; i++)
-		if (is_hint_for(tree, &tree->hints[i], key))
+		if (is_hint_for(&tree->hints[i], key))
 			break;
 	if (i == tree->nr_hints)
 		return false;
@@ -1047,6 +1071,7 @@ static int leaf_put(struct zcow_tree *tree, struct path *path,
 			leaf->nr++;
 			if (!slot)
 				fixup_low_keys(tree, path, 0, key);
+			leaf_changed(tree, leaf);
 		}
 		leaf->e[slot].data = copy;
 		leaf->e[slot].size = len;
@@ -1380,6 +1405,7 @@ int zcow_tree_delete(struct zcow_tree *tree, const struct zcow_key *key)
 	leaf->nr--;
 	if (!slot && leaf->nr)
 		fixup_low_keys(tree, &path, 0, &leaf->e[0].key);
+	leaf_changed(tree, leaf);
 	ret = rebalance(tree, &path, 0);
 	if (ret)
 		zlog_warn(TAG,

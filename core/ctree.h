@@ -200,6 +200,10 @@ struct zcow_tree {
 	struct zcow_tree_hint {
 		struct zcow_cnode *nodes[ZCOW_MAX_LEVEL];
 		int slots[ZCOW_MAX_LEVEL];
+		/* copies of the leaf's bounds: checked without touching it */
+		struct zcow_key first, last;	/* valid if !is_empty */
+		bool is_empty;
+		bool is_leftmost, is_rightmost;	/* of the whole tree */
 	} hints[ZCOW_TREE_NR_HINTS];
 };
 
