@@ -609,25 +609,90 @@ int zcow_tree_create_root(struct zcow_tree *tree)
 
 /* ---- search and copy-on-write ------------------------------------------ */
 
+/* Nodes with fewer entries are searched by plain bisection. */
+#define MIN_GUESS_ENTRIES 16
+
+/*
+ * Where @key probably sits among the entries of @node: linear
+ * interpolation between the first and last key on the first field that
+ * tells them apart.  Keys of one tree are mostly spread evenly (addresses,
+ * file offsets), so the guess lands a few entries off where bisection
+ * would touch a cache line per step.  Only a starting point: the caller
+ * checks it.
+ */
+static int guess_slot(const struct zcow_cnode *node, const struct zcow_key *key)
+{
+	const struct zcow_key *a = &node->e[0].key;
+	const struct zcow_key *b = &node->e[node->nr - 1].key;
+	uint64_t lo, hi, x;
+
+	if (a->objectid != b->objectid) {
+		lo = a->objectid;
+		hi = b->objectid;
+		x = key->objectid;
+	} else if (a->type == b->type && key->objectid == a->objectid &&
+		   key->type == a->type) {
+		lo = a->offset;
+		hi = b->offset;
+		x = key->offset;
+	} else {
+		return (int)node->nr / 2;
+	}
+	if (x <= lo || hi <= lo)
+		return 0;
+	if (x >= hi)
+		return (int)node->nr - 1;
+	return (int)((double)(x - lo) / (double)(hi - lo) *
+		     (double)(node->nr - 1));
+}
+
 /* Leaf: first slot with key >= @key; *is_found if equal. */
 static int leaf_slot(const struct zcow_cnode *node, const struct zcow_key *key,
 		     bool *is_found)
 {
-	int lo = 0, hi = (int)node->nr;
+	int nr = (int)node->nr, lo = 0, hi = nr;
 
-	*is_found = false;
-	while (lo < hi) {
-		int mid = lo + (hi - lo) / 2;
-		int c = zcow_key_cmp(&node->e[mid].key, key);
+	/*
+	 * Bracket the answer around the guess, widening by doubling steps:
+	 * afterwards every entry below lo sorts before @key and the entry
+	 * at hi (if any) does not.
+	 */
+	if (nr >= MIN_GUESS_ENTRIES) {
+		int g = guess_slot(node, key), step;
 
-		if (c < 0) {
-			lo = mid + 1;
+		if (zcow_key_cmp(&node->e[g].key, key) < 0) {
+			lo = g + 1;
+			for (step = 1; lo + step - 1 < nr; step *= 2) {
+				int p = lo + step - 1;
+
+				if (zcow_key_cmp(&node->e[p].key, key) >= 0) {
+					hi = p;
+					break;
+				}
+				lo = p + 1;
+			}
 		} else {
-			if (!c)
-				*is_found = true;
-			hi = mid;
+			hi = g;
+			for (step = 1; hi - step >= 0; step *= 2) {
+				int p = hi - step;
+
+				if (zcow_key_cmp(&node->e[p].key, key) < 0) {
+					lo = p + 1;
+					break;
+				}
+				hi = p;
+			}
 		}
 	}
+	while (lo < hi) {
+		int mid = lo + (hi - lo) / 2;
+
+		if (zcow_key_cmp(&node->e[mid].key, key) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	*is_found = lo < nr && !zcow_key_cmp(&node->e[lo].key, key);
 	return lo;
 }
 

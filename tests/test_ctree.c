@@ -619,6 +619,63 @@ START_TEST(test_ctree_remembered_paths_follow_splits_merges_and_balances)
 }
 END_TEST
 
+/*
+ * Searches start at a slot interpolated between a node's first and last
+ * key.  Offsets spread very unevenly (cubes, then a cluster just below
+ * the top of the range) under one objectid and type, and objectids spread
+ * unevenly across nodes, must still be found exactly, and keys between
+ * them must not be, with an iterator starting right after each.
+ */
+START_TEST(test_ctree_search_finds_unevenly_spread_keys)
+{
+	struct mem *m = mem_new(16384);
+	struct zcow_tree t;
+	struct zcow_tree_iter it;
+	struct zcow_key k, got;
+	uint64_t i, n = 6000;
+
+	ck_assert_int_eq(zcow_tree_init(&t, &m->store, ZCOW_CSUM_TREE_OBJECTID,
+					ZCOW_NO_ROOT, 0, 0),
+			 0);
+	for (i = 0; i < n; i++) {
+		uint64_t off = i < n / 2 ? i * i * i : UINT64_MAX - 2 * (n - i);
+
+		k = mkkey(7, ZCOW_EXTENT_CSUM_KEY, off);
+		ck_assert_int_eq(zcow_tree_insert(&t, &k, &i, sizeof(i)), 0);
+		k = mkkey(1000 + i * i * i, ZCOW_EXTENT_ITEM_KEY, i);
+		ck_assert_int_eq(zcow_tree_insert(&t, &k, &i, sizeof(i)), 0);
+	}
+	for (i = 0; i < n; i++) {
+		uint64_t off = i < n / 2 ? i * i * i : UINT64_MAX - 2 * (n - i);
+		uint64_t v = 0;
+
+		k = mkkey(7, ZCOW_EXTENT_CSUM_KEY, off);
+		ck_assert_int_eq(zcow_tree_search(&t, &k, &v, sizeof(v), NULL),
+				 0);
+		ck_assert_uint_eq(v, i);
+		k.offset++;
+		ck_assert_int_eq(zcow_tree_search(&t, &k, NULL, 0, NULL),
+				 i == 0 ? 0 : -ENOENT); /* 0 + 1 is 1 cubed */
+		zcow_tree_iter_init(&it, &t, &k);
+		ck_assert_int_eq(zcow_tree_iter_next(&it, &got, NULL, NULL), 0);
+		if (i + 1 < n)
+			ck_assert_uint_eq(got.offset,
+					  i + 1 < n / 2 ?
+						  (i + 1) * (i + 1) * (i + 1) :
+						  UINT64_MAX - 2 * (n - i - 1));
+		k = mkkey(1000 + i * i * i, ZCOW_EXTENT_ITEM_KEY, i);
+		ck_assert_int_eq(zcow_tree_search(&t, &k, &v, sizeof(v), NULL),
+				 0);
+		ck_assert_uint_eq(v, i);
+		k.objectid++;
+		ck_assert_int_eq(zcow_tree_search(&t, &k, NULL, 0, NULL),
+				 -ENOENT);
+	}
+	zcow_tree_release(&t);
+	mem_destroy(m);
+}
+END_TEST
+
 START_TEST(test_ctree_big_item_in_a_full_leaf_splits_it_in_three)
 {
 	struct mem *m = mem_new(4096);
@@ -1073,6 +1130,7 @@ Suite *ctree_suite(void)
 		0, 2);
 	tcase_add_test(
 		tc, test_ctree_remembered_paths_follow_splits_merges_and_balances);
+	tcase_add_test(tc, test_ctree_search_finds_unevenly_spread_keys);
 	tcase_add_test(tc,
 		       test_ctree_big_item_in_a_full_leaf_splits_it_in_three);
 	tcase_add_test(tc, test_ctree_update_grows_and_shrinks_items);
