@@ -74,9 +74,16 @@ struct zcow_cnode {
 	int level;
 	bool is_dirty;
 	uint32_t nr;
-	uint32_t cap;
 	uint32_t used; /* leaf: ITEM_SIZE * nr + data bytes */
+	/*
+	 * The entries: e[0..nr) lie in the buffer ebuf[0..cap) from slot
+	 * head on.  A leaf takes or gives an item near its front by moving
+	 * the entries before it (head moves), not the ones after.
+	 */
 	struct centry *e;
+	struct centry *ebuf;
+	uint32_t head;
+	uint32_t cap;
 };
 
 struct path {
@@ -140,20 +147,29 @@ static bool is_nodesize_ok(uint32_t nodesize)
 
 /* ---- node memory and cache -------------------------------------------- */
 
+/* Room for @n entries from e[0] on; entries keep their indices. */
 static int ensure_cap(struct zcow_cnode *node, uint32_t n)
 {
 	struct centry *e;
 	uint32_t cap;
 
-	if (n <= node->cap)
+	if (node->head + n <= node->cap)
 		return 0;
+	if (n <= node->cap) {
+		memmove(node->ebuf, node->e, node->nr * sizeof(*e));
+		node->e = node->ebuf;
+		node->head = 0;
+		return 0;
+	}
 	cap = node->cap ? node->cap : 8;
 	while (cap < n)
 		cap *= 2;
-	e = realloc(node->e, cap * sizeof(*e));
+	e = realloc(node->ebuf, cap * sizeof(*e));
 	if (!e)
 		return -ENOMEM;
-	node->e = e;
+	memmove(e, e + node->head, node->nr * sizeof(*e));
+	node->ebuf = node->e = e;
+	node->head = 0;
 	node->cap = cap;
 	return 0;
 }
@@ -182,7 +198,7 @@ static void node_destroy(struct zcow_cnode *node, bool with_data)
 	if (!node->level && with_data)
 		for (i = 0; i < node->nr; i++)
 			free(node->e[i].data);
-	free(node->e);
+	free(node->ebuf);
 	free(node);
 }
 
@@ -1130,8 +1146,15 @@ static int leaf_put(struct zcow_tree *tree, struct path *path,
 		if (is_replace) {
 			free(leaf->e[slot].data);
 		} else {
-			memmove(&leaf->e[slot + 1], &leaf->e[slot],
-				(leaf->nr - slot) * sizeof(*tmp));
+			if (leaf->head && slot < leaf->nr / 2) {
+				leaf->e--;
+				leaf->head--;
+				memmove(&leaf->e[0], &leaf->e[1],
+					slot * sizeof(*tmp));
+			} else {
+				memmove(&leaf->e[slot + 1], &leaf->e[slot],
+					(leaf->nr - slot) * sizeof(*tmp));
+			}
 			leaf->e[slot].key = *key;
 			leaf->nr++;
 			if (!slot)
@@ -1465,8 +1488,14 @@ int zcow_tree_delete(struct zcow_tree *tree, const struct zcow_key *key)
 	slot = path.slots[0];
 	free(leaf->e[slot].data);
 	leaf->used -= ITEM_SIZE + leaf->e[slot].size;
-	memmove(&leaf->e[slot], &leaf->e[slot + 1],
-		(leaf->nr - slot - 1) * sizeof(*leaf->e));
+	if (slot < (int)leaf->nr / 2) {
+		memmove(&leaf->e[1], &leaf->e[0], slot * sizeof(*leaf->e));
+		leaf->e++;
+		leaf->head++;
+	} else {
+		memmove(&leaf->e[slot], &leaf->e[slot + 1],
+			(leaf->nr - slot - 1) * sizeof(*leaf->e));
+	}
 	leaf->nr--;
 	if (!slot && leaf->nr)
 		fixup_low_keys(tree, &path, 0, &leaf->e[0].key);
