@@ -272,8 +272,8 @@ static void hash_del(struct zcow_tree *tree, struct zcow_cnode *node)
 /*
  * The search hints (struct zcow_tree.hints) stay valid while every node of
  * every hinted path is alive and sits at its slot of its parent: CoW, key
- * fixups and item changes inside a leaf keep that (the latter call
- * leaf_changed() for the copied bounds); splits, merges, redistribution,
+ * fixups and item changes inside a leaf keep that (see is_hint_for() for
+ * the copied bounds); splits, merges, redistribution,
  * root changes and dropping nodes from the cache do not, and call
  * forget_hints() first.
  */
@@ -780,47 +780,33 @@ static int cow_path(struct zcow_tree *tree, struct path *path)
 }
 
 /*
- * Does the leaf of @h hold or would it hold @key?  A leaf covers [its
- * first key, the next leaf's first key): between its first and last key a
- * walk from the root ends there by the same slots; below the first key
- * only for the leftmost leaf, above the last only for the rightmost.
+ * Does a walk from the root for @key end in the leaf of @h?  Its bounds
+ * come from the parents: lo is the parent's key for the leaf (its first
+ * key), hi the next key at the lowest level that has one (the next leaf's
+ * first key).  Inside a leaf only a change of its first item moves lo
+ * (leaf_first_changed()).  hi moves only up (the next leaf can lose its
+ * first item, never gain a smaller one), so an old hi is merely cautious.
  */
 static bool is_hint_for(const struct zcow_tree_hint *h,
 			const struct zcow_key *key)
 {
-	if (h->is_empty)
-		return false;
-	if (zcow_key_cmp(key, &h->first) < 0)
-		return h->is_leftmost;
-	if (zcow_key_cmp(key, &h->last) > 0)
-		return h->is_rightmost;
-	return true;
+	return (!h->has_lo || zcow_key_cmp(key, &h->lo) >= 0) &&
+	       (!h->has_hi || zcow_key_cmp(key, &h->hi) < 0);
 }
 
-/* Copy the bounds of @h's leaf into @h; the leaf's items changed. */
-static void refresh_hint(struct zcow_tree_hint *h)
-{
-	const struct zcow_cnode *leaf = h->nodes[0];
-
-	h->is_empty = !leaf->nr;
-	if (leaf->nr) {
-		h->first = leaf->e[0].key;
-		h->last = leaf->e[leaf->nr - 1].key;
-	}
-}
-
-/*
- * The items of @leaf changed (not its place in the tree): keep the bounds
- * copied into its hint right.  Every change goes through a search, so the
- * leaf's hint is the first one, if it is still remembered.
- */
-static void leaf_changed(struct zcow_tree *tree, const struct zcow_cnode *leaf)
+/* The first item of @leaf changed (not its place in the tree). */
+static void leaf_first_changed(struct zcow_tree *tree,
+			       const struct zcow_cnode *leaf)
 {
 	uint32_t i;
 
+	if (!leaf->nr) {
+		forget_hints(tree);
+		return;
+	}
 	for (i = 0; i < tree->nr_hints; i++)
-		if (tree->hints[i].nodes[0] == leaf)
-			refresh_hint(&tree->hints[i]);
+		if (tree->hints[i].nodes[0] == leaf && tree->hints[i].has_lo)
+			tree->hints[i].lo = leaf->e[0].key;
 }
 
 /* Put the hint at @i (nr_hints: a new one from @path) first. */
@@ -835,14 +821,18 @@ static void promote_hint(struct zcow_tree *tree, uint32_t i,
 	} else {
 		memcpy(h.nodes, path->nodes, n * sizeof(h.nodes[0]));
 		memcpy(h.slots, path->slots, n * sizeof(h.slots[0]));
-		h.is_leftmost = h.is_rightmost = true;
+		h.has_lo = h.has_hi = false;
 		for (lvl = 1; lvl < n; lvl++) {
 			if (h.slots[lvl])
-				h.is_leftmost = false;
-			if (h.slots[lvl] != (int)h.nodes[lvl]->nr - 1)
-				h.is_rightmost = false;
+				h.has_lo = true;
+			if (!h.has_hi &&
+			    h.slots[lvl] + 1 < (int)h.nodes[lvl]->nr) {
+				h.has_hi = true;
+				h.hi = h.nodes[lvl]->e[h.slots[lvl] + 1].key;
+			}
 		}
-		refresh_hint(&h);
+		if (h.has_lo)
+			h.lo = h.nodes[1]->e[h.slots[1]].key;
 		if (tree->nr_hints < ZCOW_TREE_NR_HINTS)
 			tree->nr_hints++;
 		i = tree->nr_hints - 1;
@@ -1157,9 +1147,10 @@ static int leaf_put(struct zcow_tree *tree, struct path *path,
 			}
 			leaf->e[slot].key = *key;
 			leaf->nr++;
-			if (!slot)
+			if (!slot) {
 				fixup_low_keys(tree, path, 0, key);
-			leaf_changed(tree, leaf);
+				leaf_first_changed(tree, leaf);
+			}
 		}
 		leaf->e[slot].data = copy;
 		leaf->e[slot].size = len;
@@ -1499,7 +1490,8 @@ int zcow_tree_delete(struct zcow_tree *tree, const struct zcow_key *key)
 	leaf->nr--;
 	if (!slot && leaf->nr)
 		fixup_low_keys(tree, &path, 0, &leaf->e[0].key);
-	leaf_changed(tree, leaf);
+	if (!slot)
+		leaf_first_changed(tree, leaf);
 	ret = rebalance(tree, &path, 0);
 	if (ret)
 		zlog_warn(TAG,

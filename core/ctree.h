@@ -200,10 +200,13 @@ struct zcow_tree {
 	struct zcow_tree_hint {
 		struct zcow_cnode *nodes[ZCOW_MAX_LEVEL];
 		int slots[ZCOW_MAX_LEVEL];
-		/* copies of the leaf's bounds: checked without touching it */
-		struct zcow_key first, last;	/* valid if !is_empty */
-		bool is_empty;
-		bool is_leftmost, is_rightmost;	/* of the whole tree */
+		/*
+		 * The keys a walk from the root sends to the leaf: [lo, hi),
+		 * copied from the parents (checked without touching the
+		 * leaf); no lo for the leftmost leaf, no hi for the rightmost.
+		 */
+		struct zcow_key lo, hi;
+		bool has_lo, has_hi;
 	} hints[ZCOW_TREE_NR_HINTS];
 };
 

@@ -620,6 +620,51 @@ START_TEST(test_ctree_remembered_paths_follow_splits_merges_and_balances)
 END_TEST
 
 /*
+ * A remembered path bounds the keys its leaf takes by its parent's key
+ * for it.  When the leaf loses its first item those keys shrink: a key
+ * just below its new first item belongs to the leaf before it, and must
+ * be found there even right after the shrunken leaf was used again.
+ */
+START_TEST(test_ctree_remembered_path_follows_its_leaf_losing_its_first_item)
+{
+	struct mem *m = mem_new(4096);
+	struct zcow_tree t;
+	uint8_t buf[375]; /* 400 bytes with the item: 9 per 4 KiB leaf */
+	uint64_t id;
+
+	memset(buf, 0x5a, sizeof(buf));
+	ck_assert_int_eq(zcow_tree_init(&t, &m->store, ZCOW_FS_TREE_OBJECTID,
+					ZCOW_NO_ROOT, 0, 0),
+			 0);
+	/* appended in order: leaves hold ids 0..8, 9..17, 18..26 */
+	for (id = 0; id < 27; id++)
+		ck_assert_int_eq(zcow_tree_insert(&t, KEY(256, 1, id * 10), buf,
+						  sizeof(buf)),
+				 0);
+	ck_assert_int_eq(zcow_tree_search(&t, KEY(256, 1, 120), NULL, 0, NULL),
+			 0);
+	ck_assert_int_eq(zcow_tree_delete(&t, KEY(256, 1, 90)), 0);
+	/* the first leaf now takes keys below 100; 95 goes there */
+	ck_assert_int_eq(zcow_tree_search(&t, KEY(256, 1, 40), NULL, 0, NULL),
+			 0);
+	ck_assert_int_eq(zcow_tree_insert(&t, KEY(256, 1, 95), NULL, 0), 0);
+	ck_assert_int_eq(zcow_tree_search(&t, KEY(256, 1, 120), NULL, 0, NULL),
+			 0);
+	ck_assert_int_eq(zcow_tree_search(&t, KEY(256, 1, 95), NULL, 0, NULL),
+			 0);
+	ck_assert_int_eq(zcow_tree_search(&t, KEY(256, 1, 90), NULL, 0, NULL),
+			 -ENOENT);
+	ck_assert_int_eq(zcow_tree_nr_items(&t), 27);
+	commit(&t, m);
+	reload(&t, m);
+	ck_assert_int_eq(zcow_tree_search(&t, KEY(256, 1, 95), NULL, 0, NULL),
+			 0);
+	zcow_tree_release(&t);
+	mem_destroy(m);
+}
+END_TEST
+
+/*
  * Searches start at a slot interpolated between a node's first and last
  * key.  Offsets spread very unevenly (cubes, then a cluster just below
  * the top of the range) under one objectid and type, and objectids spread
@@ -1130,6 +1175,9 @@ Suite *ctree_suite(void)
 		0, 2);
 	tcase_add_test(
 		tc, test_ctree_remembered_paths_follow_splits_merges_and_balances);
+	tcase_add_test(
+		tc,
+		test_ctree_remembered_path_follows_its_leaf_losing_its_first_item);
 	tcase_add_test(tc, test_ctree_search_finds_unevenly_spread_keys);
 	tcase_add_test(tc,
 		       test_ctree_big_item_in_a_full_leaf_splits_it_in_three);
