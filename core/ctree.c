@@ -629,12 +629,13 @@ int zcow_tree_create_root(struct zcow_tree *tree)
 #define MIN_GUESS_ENTRIES 16
 
 /*
- * Where @key probably sits among the entries of @node: linear
- * interpolation between the first and last key on the first field that
- * tells them apart.  Keys of one tree are mostly spread evenly (addresses,
- * file offsets), so the guess lands a few entries off where bisection
- * would touch a cache line per step.  Only a starting point: the caller
- * checks it.
+ * Where @key probably sits among the entries of @node, or -1 for no idea:
+ * linear interpolation between the first and last key on the first field
+ * that tells them apart.  Keys of one tree are mostly spread evenly
+ * (addresses, file offsets), so the guess lands a few entries off where
+ * bisection would touch a cache line per step.  A key whose objectid is
+ * the first or last one of the node may sit anywhere among the entries
+ * that share it: no idea.  Only a starting point: the caller checks it.
  */
 static int guess_slot(const struct zcow_cnode *node, const struct zcow_key *key)
 {
@@ -646,13 +647,15 @@ static int guess_slot(const struct zcow_cnode *node, const struct zcow_key *key)
 		lo = a->objectid;
 		hi = b->objectid;
 		x = key->objectid;
+		if (x == lo || x == hi)
+			return -1;
 	} else if (a->type == b->type && key->objectid == a->objectid &&
 		   key->type == a->type) {
 		lo = a->offset;
 		hi = b->offset;
 		x = key->offset;
 	} else {
-		return (int)node->nr / 2;
+		return -1;
 	}
 	if (x <= lo || hi <= lo)
 		return 0;
@@ -676,7 +679,9 @@ static int leaf_slot(const struct zcow_cnode *node, const struct zcow_key *key,
 	if (nr >= MIN_GUESS_ENTRIES) {
 		int g = guess_slot(node, key), step;
 
-		if (zcow_key_cmp(&node->e[g].key, key) < 0) {
+		if (g < 0) {
+			/* bisect all */
+		} else if (zcow_key_cmp(&node->e[g].key, key) < 0) {
 			lo = g + 1;
 			for (step = 1; lo + step - 1 < nr; step *= 2) {
 				int p = lo + step - 1;
