@@ -13,7 +13,10 @@
  *     only dirty nodes are modified, everything else is CoWed first
  *     (top-down, so a parent is always dirty before its child changes);
  *   - a cached node is in the hash under its current bytenr; CoW rehashes
- *     the same struct, so pointers into a path stay valid across CoW.
+ *     the same struct, so pointers into a path stay valid across CoW;
+ *   - every remembered search path (tree->hints) is a live path of the
+ *     tree as it is: whatever adds, removes or moves nodes forgets them
+ *     (forget_hints()).
  *
  * Modification order: every address and buffer an operation needs is
  * obtained before the first node changes, so a failing allocator leaves
