@@ -585,7 +585,7 @@ START_TEST(test_ctree_remembered_paths_follow_splits_merges_and_balances)
 		touch_probes(&t, probes, lens, step);
 		ck_assert_int_eq(zcow_tree_delete(&t, &k), 0);
 		lens[i] = 0;
-		commit(&t, m);	/* the next rewrite CoWs the probes' paths */
+		commit(&t, m); /* the next rewrite CoWs the probes' paths */
 	}
 	ck_assert_uint_gt(t.stats.nr_balance, 0);
 	/* the rest in random order, the probes last */
@@ -704,10 +704,10 @@ START_TEST(test_ctree_search_finds_unevenly_spread_keys)
 		zcow_tree_iter_init(&it, &t, &k);
 		ck_assert_int_eq(zcow_tree_iter_next(&it, &got, NULL, NULL), 0);
 		if (i + 1 < n)
-			ck_assert_uint_eq(got.offset,
-					  i + 1 < n / 2 ?
-						  (i + 1) * (i + 1) * (i + 1) :
-						  UINT64_MAX - 2 * (n - i - 1));
+			ck_assert_uint_eq(
+				got.offset,
+				i + 1 < n / 2 ? (i + 1) * (i + 1) * (i + 1)
+					      : UINT64_MAX - 2 * (n - i - 1));
 		k = mkkey(1000 + i * i * i, ZCOW_EXTENT_ITEM_KEY, i);
 		ck_assert_int_eq(zcow_tree_search(&t, &k, &v, sizeof(v), NULL),
 				 0);
@@ -1062,8 +1062,9 @@ START_TEST(test_ctree_random_ops_match_a_sorted_model)
 		if (op < 6000 && kind >= 6)
 			kind = 0;
 		if (is_lookup_first)
-			ck_assert_int_eq(zcow_tree_search(&t, &k, NULL, 0, NULL),
-					 md->is_present[id] ? 0 : -ENOENT);
+			ck_assert_int_eq(
+				zcow_tree_search(&t, &k, NULL, 0, NULL),
+				md->is_present[id] ? 0 : -ENOENT);
 		switch (kind) {
 		case 0:
 		case 1:
@@ -1174,7 +1175,8 @@ Suite *ctree_suite(void)
 		tc, test_ctree_splits_to_three_levels_and_merges_back_to_empty,
 		0, 2);
 	tcase_add_test(
-		tc, test_ctree_remembered_paths_follow_splits_merges_and_balances);
+		tc,
+		test_ctree_remembered_paths_follow_splits_merges_and_balances);
 	tcase_add_test(
 		tc,
 		test_ctree_remembered_path_follows_its_leaf_losing_its_first_item);
