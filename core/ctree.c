@@ -639,11 +639,16 @@ int zcow_tree_create_root(struct zcow_tree *tree)
  * bisection would touch a cache line per step.  A key whose objectid is
  * the first or last one of the node may sit anywhere among the entries
  * that share it: no idea.  Only a starting point: the caller checks it.
+ *
+ * @first and @next, if not NULL, are the node's first key and the key
+ * after its last one as its parents know them: reading them from the
+ * node itself would touch two more cache lines.
  */
-static int guess_slot(const struct zcow_cnode *node, const struct zcow_key *key)
+static int guess_slot(const struct zcow_cnode *node, const struct zcow_key *key,
+		      const struct zcow_key *first, const struct zcow_key *next)
 {
-	const struct zcow_key *a = &node->e[0].key;
-	const struct zcow_key *b = &node->e[node->nr - 1].key;
+	const struct zcow_key *a = first ? first : &node->e[0].key;
+	const struct zcow_key *b = next ? next : &node->e[node->nr - 1].key;
 	uint64_t lo, hi, x;
 
 	if (a->objectid != b->objectid) {
@@ -668,8 +673,10 @@ static int guess_slot(const struct zcow_cnode *node, const struct zcow_key *key)
 		     (double)(node->nr - 1));
 }
 
-/* Leaf: first slot with key >= @key; *is_found if equal. */
+/* Leaf: first slot with key >= @key; *is_found if equal.  @first and
+ * @next: see guess_slot(). */
 static int leaf_slot(const struct zcow_cnode *node, const struct zcow_key *key,
+		     const struct zcow_key *first, const struct zcow_key *next,
 		     bool *is_found)
 {
 	int nr = (int)node->nr, lo = 0, hi = nr;
@@ -680,7 +687,7 @@ static int leaf_slot(const struct zcow_cnode *node, const struct zcow_key *key,
 	 * at hi (if any) does not.
 	 */
 	if (nr >= MIN_GUESS_ENTRIES) {
-		int g = guess_slot(node, key), step;
+		int g = guess_slot(node, key, first, next), step;
 
 		if (g < 0) {
 			/* bisect all */
@@ -721,10 +728,11 @@ static int leaf_slot(const struct zcow_cnode *node, const struct zcow_key *key,
 }
 
 /* Internal node: the child that may hold @key (last key <= @key, or 0). */
-static int node_slot(const struct zcow_cnode *node, const struct zcow_key *key)
+static int node_slot(const struct zcow_cnode *node, const struct zcow_key *key,
+		     const struct zcow_key *first, const struct zcow_key *next)
 {
 	bool is_found;
-	int slot = leaf_slot(node, key, &is_found);
+	int slot = leaf_slot(node, key, first, next, &is_found);
 
 	if (is_found)
 		return slot;
@@ -886,11 +894,17 @@ static void add_hint(struct zcow_tree *tree, const struct path *path)
 	promote_hint(tree, tree->nr_hints, path);
 }
 
-/* Walk from the root to the leaf for @key, filling path->nodes and the
- * slots above the leaf. */
+/*
+ * Walk from the root to the leaf for @key, filling path->nodes and the
+ * slots above the leaf.  *first_ret and *next_ret: the leaf's first key
+ * and the key after its last one, from its parents (NULL if there is no
+ * parent or no next key); valid until the tree changes.
+ */
 static int descend(struct zcow_tree *tree, const struct zcow_key *key,
-		   struct path *path)
+		   struct path *path, const struct zcow_key **first_ret,
+		   const struct zcow_key **next_ret)
 {
+	const struct zcow_key *first = NULL, *next = NULL;
 	struct zcow_cnode *node;
 	int lvl, ret;
 
@@ -900,17 +914,23 @@ static int descend(struct zcow_tree *tree, const struct zcow_key *key,
 		return ret;
 	for (lvl = tree->root_level; lvl; lvl--) {
 		struct centry *e;
-		int slot = node_slot(node, key);
+		int slot = node_slot(node, key, first, next);
 
 		path->nodes[lvl] = node;
 		path->slots[lvl] = slot;
 		e = &node->e[slot];
+		/* a parent's key for a child is the child's first key */
+		first = &e->key;
+		if (slot + 1 < (int)node->nr)
+			next = &node->e[slot + 1].key;
 		ret = get_node(tree, e->bytenr, lvl - 1, e->gen, &e->key,
 			       &node);
 		if (ret)
 			return ret;
 	}
 	path->nodes[0] = node;
+	*first_ret = first;
+	*next_ret = next;
 	return 0;
 }
 
@@ -922,18 +942,24 @@ static int descend(struct zcow_tree *tree, const struct zcow_key *key,
 static int search(struct zcow_tree *tree, const struct zcow_key *key,
 		  struct path *path)
 {
+	const struct zcow_key *first, *next;
 	bool is_found;
 	int ret;
 
 	if (tree->root_bytenr == ZCOW_NO_ROOT)
 		return -ENOENT;
-	if (!search_hints(tree, key, path)) {
-		ret = descend(tree, key, path);
+	if (search_hints(tree, key, path)) {
+		const struct zcow_tree_hint *h = &tree->hints[0];
+
+		first = h->has_lo ? &h->lo : NULL;
+		next = h->has_hi ? &h->hi : NULL;
+	} else {
+		ret = descend(tree, key, path, &first, &next);
 		if (ret)
 			return ret;
 		add_hint(tree, path);
 	}
-	path->slots[0] = leaf_slot(path->nodes[0], key, &is_found);
+	path->slots[0] = leaf_slot(path->nodes[0], key, first, next, &is_found);
 	return is_found ? 0 : 1;
 }
 
