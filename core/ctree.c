@@ -13,7 +13,10 @@
  *     only dirty nodes are modified, everything else is CoWed first
  *     (top-down, so a parent is always dirty before its child changes);
  *   - a cached node is in the hash under its current bytenr; CoW rehashes
- *     the same struct, so pointers into a path stay valid across CoW.
+ *     the same struct, so pointers into a path stay valid across CoW;
+ *   - every remembered search path (tree->hints) is a live path of the
+ *     tree as it is: whatever adds, removes or moves nodes forgets them
+ *     (forget_hints()).
  *
  * Modification order: every address and buffer an operation needs is
  * obtained before the first node changes, so a failing allocator leaves
@@ -74,9 +77,16 @@ struct zcow_cnode {
 	int level;
 	bool is_dirty;
 	uint32_t nr;
-	uint32_t cap;
 	uint32_t used; /* leaf: ITEM_SIZE * nr + data bytes */
+	/*
+	 * The entries: e[0..nr) lie in the buffer ebuf[0..cap) from slot
+	 * head on.  A leaf takes or gives an item near its front by moving
+	 * the entries before it (head moves), not the ones after.
+	 */
 	struct centry *e;
+	struct centry *ebuf;
+	uint32_t head;
+	uint32_t cap;
 };
 
 struct path {
@@ -140,20 +150,29 @@ static bool is_nodesize_ok(uint32_t nodesize)
 
 /* ---- node memory and cache -------------------------------------------- */
 
+/* Room for @n entries from e[0] on; entries keep their indices. */
 static int ensure_cap(struct zcow_cnode *node, uint32_t n)
 {
 	struct centry *e;
 	uint32_t cap;
 
-	if (n <= node->cap)
+	if (node->head + n <= node->cap)
 		return 0;
+	if (n <= node->cap) {
+		memmove(node->ebuf, node->e, node->nr * sizeof(*e));
+		node->e = node->ebuf;
+		node->head = 0;
+		return 0;
+	}
 	cap = node->cap ? node->cap : 8;
 	while (cap < n)
 		cap *= 2;
-	e = realloc(node->e, cap * sizeof(*e));
+	e = realloc(node->ebuf, cap * sizeof(*e));
 	if (!e)
 		return -ENOMEM;
-	node->e = e;
+	memmove(e, e + node->head, node->nr * sizeof(*e));
+	node->ebuf = node->e = e;
+	node->head = 0;
 	node->cap = cap;
 	return 0;
 }
@@ -182,7 +201,7 @@ static void node_destroy(struct zcow_cnode *node, bool with_data)
 	if (!node->level && with_data)
 		for (i = 0; i < node->nr; i++)
 			free(node->e[i].data);
-	free(node->e);
+	free(node->ebuf);
 	free(node);
 }
 
@@ -253,6 +272,19 @@ static void hash_del(struct zcow_tree *tree, struct zcow_cnode *node)
 	node->hnext = NULL;
 }
 
+/*
+ * The search hints (struct zcow_tree.hints) stay valid while every node of
+ * every hinted path is alive and sits at its slot of its parent: CoW, key
+ * fixups and item changes inside a leaf keep that (see is_hint_for() for
+ * the copied bounds); splits, merges, redistribution,
+ * root changes and dropping nodes from the cache do not, and call
+ * forget_hints() first.
+ */
+static void forget_hints(struct zcow_tree *tree)
+{
+	tree->nr_hints = 0;
+}
+
 /* Tell the store the tree no longer references @bytenr of generation @gen. */
 static void drop_ref(struct zcow_tree *tree, uint64_t bytenr, uint64_t gen)
 {
@@ -265,6 +297,7 @@ static void drop_ref(struct zcow_tree *tree, uint64_t bytenr, uint64_t gen)
 static void node_forget(struct zcow_tree *tree, struct zcow_cnode *node,
 			bool with_data)
 {
+	forget_hints(tree);
 	hash_del(tree, node);
 	drop_ref(tree, node->bytenr, node->gen);
 	node_destroy(node, with_data);
@@ -512,6 +545,7 @@ void zcow_tree_release(struct zcow_tree *tree)
 	uint32_t i;
 	struct zcow_cnode *node, *next;
 
+	forget_hints(tree);
 	if (!tree->hash)
 		return;
 	for (i = 0; i < tree->hash_size; i++)
@@ -583,6 +617,7 @@ int zcow_tree_create_root(struct zcow_tree *tree)
 	ret = alloc_node(tree, 0, &node);
 	if (ret)
 		return ret;
+	forget_hints(tree);
 	hash_add(tree, node);
 	tree->root_bytenr = node->bytenr;
 	tree->root_level = 0;
@@ -593,33 +628,111 @@ int zcow_tree_create_root(struct zcow_tree *tree)
 
 /* ---- search and copy-on-write ------------------------------------------ */
 
-/* Leaf: first slot with key >= @key; *is_found if equal. */
+/* Nodes with fewer entries are searched by plain bisection. */
+#define MIN_GUESS_ENTRIES 16
+
+/*
+ * Where @key probably sits among the entries of @node, or -1 for no idea:
+ * linear interpolation between the first and last key on the first field
+ * that tells them apart.  Keys of one tree are mostly spread evenly
+ * (addresses, file offsets), so the guess lands a few entries off where
+ * bisection would touch a cache line per step.  A key whose objectid is
+ * the first or last one of the node may sit anywhere among the entries
+ * that share it: no idea.  Only a starting point: the caller checks it.
+ *
+ * @first and @next, if not NULL, are the node's first key and the key
+ * after its last one as its parents know them: reading them from the
+ * node itself would touch two more cache lines.
+ */
+static int guess_slot(const struct zcow_cnode *node, const struct zcow_key *key,
+		      const struct zcow_key *first, const struct zcow_key *next)
+{
+	const struct zcow_key *a = first ? first : &node->e[0].key;
+	const struct zcow_key *b = next ? next : &node->e[node->nr - 1].key;
+	uint64_t lo, hi, x;
+
+	if (a->objectid != b->objectid) {
+		lo = a->objectid;
+		hi = b->objectid;
+		x = key->objectid;
+		if (x == lo || x == hi)
+			return -1;
+	} else if (a->type == b->type && key->objectid == a->objectid &&
+		   key->type == a->type) {
+		lo = a->offset;
+		hi = b->offset;
+		x = key->offset;
+	} else {
+		return -1;
+	}
+	if (x <= lo || hi <= lo)
+		return 0;
+	if (x >= hi)
+		return (int)node->nr - 1;
+	return (int)((double)(x - lo) / (double)(hi - lo) *
+		     (double)(node->nr - 1));
+}
+
+/* Leaf: first slot with key >= @key; *is_found if equal.  @first and
+ * @next: see guess_slot(). */
 static int leaf_slot(const struct zcow_cnode *node, const struct zcow_key *key,
+		     const struct zcow_key *first, const struct zcow_key *next,
 		     bool *is_found)
 {
-	int lo = 0, hi = (int)node->nr;
+	int nr = (int)node->nr, lo = 0, hi = nr;
 
-	*is_found = false;
-	while (lo < hi) {
-		int mid = lo + (hi - lo) / 2;
-		int c = zcow_key_cmp(&node->e[mid].key, key);
+	/*
+	 * Bracket the answer around the guess, widening by doubling steps:
+	 * afterwards every entry below lo sorts before @key and the entry
+	 * at hi (if any) does not.
+	 */
+	if (nr >= MIN_GUESS_ENTRIES) {
+		int g = guess_slot(node, key, first, next), step;
 
-		if (c < 0) {
-			lo = mid + 1;
+		if (g < 0) {
+			/* bisect all */
+		} else if (zcow_key_cmp(&node->e[g].key, key) < 0) {
+			lo = g + 1;
+			for (step = 1; lo + step - 1 < nr; step *= 2) {
+				int p = lo + step - 1;
+
+				if (zcow_key_cmp(&node->e[p].key, key) >= 0) {
+					hi = p;
+					break;
+				}
+				lo = p + 1;
+			}
 		} else {
-			if (!c)
-				*is_found = true;
-			hi = mid;
+			hi = g;
+			for (step = 1; hi - step >= 0; step *= 2) {
+				int p = hi - step;
+
+				if (zcow_key_cmp(&node->e[p].key, key) < 0) {
+					lo = p + 1;
+					break;
+				}
+				hi = p;
+			}
 		}
 	}
+	while (lo < hi) {
+		int mid = lo + (hi - lo) / 2;
+
+		if (zcow_key_cmp(&node->e[mid].key, key) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	*is_found = lo < nr && !zcow_key_cmp(&node->e[lo].key, key);
 	return lo;
 }
 
 /* Internal node: the child that may hold @key (last key <= @key, or 0). */
-static int node_slot(const struct zcow_cnode *node, const struct zcow_key *key)
+static int node_slot(const struct zcow_cnode *node, const struct zcow_key *key,
+		     const struct zcow_key *first, const struct zcow_key *next)
 {
 	bool is_found;
-	int slot = leaf_slot(node, key, &is_found);
+	int slot = leaf_slot(node, key, first, next, &is_found);
 
 	if (is_found)
 		return slot;
@@ -667,51 +780,187 @@ static int cow(struct zcow_tree *tree, struct zcow_cnode *node,
 }
 
 /*
- * Walk from the root to the leaf that holds or would hold @key, filling
- * @path; with @do_cow every node on the way is made writable.  Returns 0
- * if found, 1 if not (path->slots[0] = insertion point), -ENOENT if the
- * tree has no root, or an error.
+ * Make every node of @path (as search() filled it) writable, top-down so
+ * that a parent is dirty before its pointer to the child changes.  The
+ * slots stay valid: CoW gives a node a new address, not new entries.
  */
-static int search(struct zcow_tree *tree, const struct zcow_key *key,
-		  struct path *path, bool do_cow)
+static int cow_path(struct zcow_tree *tree, struct path *path)
 {
-	struct zcow_cnode *node;
-	bool is_found;
 	int lvl, ret;
 
-	if (tree->root_bytenr == ZCOW_NO_ROOT)
-		return -ENOENT;
+	ret = cow(tree, path->nodes[tree->root_level], NULL, 0);
+	for (lvl = tree->root_level; !ret && lvl > 0; lvl--)
+		ret = cow(tree, path->nodes[lvl - 1], path->nodes[lvl],
+			  path->slots[lvl]);
+	return ret;
+}
+
+/*
+ * Does a walk from the root for @key end in the leaf of @h?  Its bounds
+ * come from the parents: lo is the parent's key for the leaf (its first
+ * key), hi the next key at the lowest level that has one (the next leaf's
+ * first key).  Inside a leaf only a change of its first item moves lo
+ * (leaf_first_changed()).  hi moves only up (the next leaf can lose its
+ * first item, never gain a smaller one), so an old hi is merely cautious.
+ */
+static bool is_hint_for(const struct zcow_tree_hint *h,
+			const struct zcow_key *key)
+{
+	return (!h->has_lo || zcow_key_cmp(key, &h->lo) >= 0) &&
+	       (!h->has_hi || zcow_key_cmp(key, &h->hi) < 0);
+}
+
+/* The first item of @leaf changed (not its place in the tree). */
+static void leaf_first_changed(struct zcow_tree *tree,
+			       const struct zcow_cnode *leaf)
+{
+	uint32_t i;
+
+	if (!leaf->nr) {
+		forget_hints(tree);
+		return;
+	}
+	for (i = 0; i < tree->nr_hints; i++)
+		if (tree->hints[i].nodes[0] == leaf && tree->hints[i].has_lo)
+			tree->hints[i].lo = leaf->e[0].key;
+}
+
+/* Put the hint at @i (nr_hints: a new one from @path) first. */
+static void promote_hint(struct zcow_tree *tree, uint32_t i,
+			 const struct path *path)
+{
+	struct zcow_tree_hint h;
+	int lvl, n = tree->root_level + 1;
+
+	if (i < tree->nr_hints) {
+		h = tree->hints[i];
+	} else {
+		memcpy(h.nodes, path->nodes, n * sizeof(h.nodes[0]));
+		memcpy(h.slots, path->slots, n * sizeof(h.slots[0]));
+		h.has_lo = h.has_hi = false;
+		for (lvl = 1; lvl < n; lvl++) {
+			if (h.slots[lvl])
+				h.has_lo = true;
+			if (!h.has_hi &&
+			    h.slots[lvl] + 1 < (int)h.nodes[lvl]->nr) {
+				h.has_hi = true;
+				h.hi = h.nodes[lvl]->e[h.slots[lvl] + 1].key;
+			}
+		}
+		if (h.has_lo)
+			h.lo = h.nodes[1]->e[h.slots[1]].key;
+		if (tree->nr_hints < ZCOW_TREE_NR_HINTS)
+			tree->nr_hints++;
+		i = tree->nr_hints - 1;
+	}
+	memmove(&tree->hints[1], &tree->hints[0], i * sizeof(h));
+	tree->hints[0] = h;
+}
+
+/* Fill @path from a hint whose leaf covers @key; false if none does. */
+static bool search_hints(struct zcow_tree *tree, const struct zcow_key *key,
+			 struct path *path)
+{
+	int n = tree->root_level + 1;
+	uint32_t i;
+
+	for (i = 0; i < tree->nr_hints; i++)
+		if (is_hint_for(&tree->hints[i], key))
+			break;
+	if (i == tree->nr_hints)
+		return false;
+	if (i)
+		promote_hint(tree, i, NULL);
+	memcpy(path->nodes, tree->hints[0].nodes, n * sizeof(path->nodes[0]));
+	memcpy(path->slots, tree->hints[0].slots, n * sizeof(path->slots[0]));
+	return true;
+}
+
+/* Remember the path a walk from the root found, dropping older hints to
+ * the same leaf. */
+static void add_hint(struct zcow_tree *tree, const struct path *path)
+{
+	uint32_t i;
+
+	for (i = 0; i < tree->nr_hints; i++) {
+		if (tree->hints[i].nodes[0] == path->nodes[0]) {
+			memmove(&tree->hints[i], &tree->hints[i + 1],
+				(tree->nr_hints - i - 1) *
+					sizeof(tree->hints[0]));
+			tree->nr_hints--;
+			break;
+		}
+	}
+	promote_hint(tree, tree->nr_hints, path);
+}
+
+/*
+ * Walk from the root to the leaf for @key, filling path->nodes and the
+ * slots above the leaf.  *first_ret and *next_ret: the leaf's first key
+ * and the key after its last one, from its parents (NULL if there is no
+ * parent or no next key); valid until the tree changes.
+ */
+static int descend(struct zcow_tree *tree, const struct zcow_key *key,
+		   struct path *path, const struct zcow_key **first_ret,
+		   const struct zcow_key **next_ret)
+{
+	const struct zcow_key *first = NULL, *next = NULL;
+	struct zcow_cnode *node;
+	int lvl, ret;
+
 	ret = get_node(tree, tree->root_bytenr, tree->root_level,
 		       tree->root_gen, NULL, &node);
 	if (ret)
 		return ret;
-	if (do_cow) {
-		ret = cow(tree, node, NULL, 0);
-		if (ret)
-			return ret;
-	}
-	for (lvl = tree->root_level;; lvl--) {
+	for (lvl = tree->root_level; lvl; lvl--) {
 		struct centry *e;
-		int slot;
+		int slot = node_slot(node, key, first, next);
 
 		path->nodes[lvl] = node;
-		if (!lvl) {
-			path->slots[0] = leaf_slot(node, key, &is_found);
-			return is_found ? 0 : 1;
-		}
-		slot = node_slot(node, key);
 		path->slots[lvl] = slot;
 		e = &node->e[slot];
+		/* a parent's key for a child is the child's first key */
+		first = &e->key;
+		if (slot + 1 < (int)node->nr)
+			next = &node->e[slot + 1].key;
 		ret = get_node(tree, e->bytenr, lvl - 1, e->gen, &e->key,
 			       &node);
 		if (ret)
 			return ret;
-		if (do_cow) {
-			ret = cow(tree, node, path->nodes[lvl], slot);
-			if (ret)
-				return ret;
-		}
 	}
+	path->nodes[0] = node;
+	*first_ret = first;
+	*next_ret = next;
+	return 0;
+}
+
+/*
+ * Fill @path down to the leaf that holds or would hold @key (nothing is
+ * CoWed: see cow_path()).  Returns 0 if found, 1 if not (path->slots[0] =
+ * insertion point), -ENOENT if the tree has no root, or an error.
+ */
+static int search(struct zcow_tree *tree, const struct zcow_key *key,
+		  struct path *path)
+{
+	const struct zcow_key *first, *next;
+	bool is_found;
+	int ret;
+
+	if (tree->root_bytenr == ZCOW_NO_ROOT)
+		return -ENOENT;
+	if (search_hints(tree, key, path)) {
+		const struct zcow_tree_hint *h = &tree->hints[0];
+
+		first = h->has_lo ? &h->lo : NULL;
+		next = h->has_hi ? &h->hi : NULL;
+	} else {
+		ret = descend(tree, key, path, &first, &next);
+		if (ret)
+			return ret;
+		add_hint(tree, path);
+	}
+	path->slots[0] = leaf_slot(path->nodes[0], key, first, next, &is_found);
+	return is_found ? 0 : 1;
 }
 
 int zcow_tree_search(struct zcow_tree *tree, const struct zcow_key *key,
@@ -721,7 +970,7 @@ int zcow_tree_search(struct zcow_tree *tree, const struct zcow_key *key,
 	struct centry *e;
 	int ret;
 
-	ret = search(tree, key, &path, false);
+	ret = search(tree, key, &path);
 	if (ret < 0)
 		return ret;
 	if (ret)
@@ -897,6 +1146,13 @@ static int leaf_put(struct zcow_tree *tree, struct path *path,
 	uint64_t used;
 	int nr_spare = 0, need = 0, ret;
 
+	if (is_replace && len == leaf->e[slot].size) {
+		/* Same size: new bytes in the old buffer, layout unchanged. */
+		if (len)
+			memcpy(leaf->e[slot].data, data, len);
+		tree->seq++;
+		return 0;
+	}
 	if (len) {
 		copy = malloc(len);
 		if (!copy)
@@ -914,12 +1170,21 @@ static int leaf_put(struct zcow_tree *tree, struct path *path,
 		if (is_replace) {
 			free(leaf->e[slot].data);
 		} else {
-			memmove(&leaf->e[slot + 1], &leaf->e[slot],
-				(leaf->nr - slot) * sizeof(*tmp));
+			if (leaf->head && slot < leaf->nr / 2) {
+				leaf->e--;
+				leaf->head--;
+				memmove(&leaf->e[0], &leaf->e[1],
+					slot * sizeof(*tmp));
+			} else {
+				memmove(&leaf->e[slot + 1], &leaf->e[slot],
+					(leaf->nr - slot) * sizeof(*tmp));
+			}
 			leaf->e[slot].key = *key;
 			leaf->nr++;
-			if (!slot)
+			if (!slot) {
 				fixup_low_keys(tree, path, 0, key);
+				leaf_first_changed(tree, leaf);
+			}
 		}
 		leaf->e[slot].data = copy;
 		leaf->e[slot].size = len;
@@ -973,6 +1238,7 @@ static int leaf_put(struct zcow_tree *tree, struct path *path,
 	}
 
 	/* ORDER: nothing changed above this line; nothing fails below. */
+	forget_hints(tree);
 	if (!is_replace && !slot)
 		fixup_low_keys(tree, path, 0, key);
 	if (is_replace)
@@ -1027,12 +1293,11 @@ static int put_item(struct zcow_tree *tree, const struct zcow_key *key,
 	if (len && !data)
 		return -EINVAL;
 	/* Look first so that a refused call CoWs nothing. */
-	ret = search(tree, key, &path, false);
+	ret = search(tree, key, &path);
 	if (ret == -ENOENT && !is_replace) {
 		ret = zcow_tree_create_root(tree);
-		if (ret)
-			return ret;
-		ret = 1;
+		if (!ret)
+			ret = search(tree, key, &path);
 	}
 	if (ret < 0)
 		return ret;
@@ -1040,7 +1305,7 @@ static int put_item(struct zcow_tree *tree, const struct zcow_key *key,
 		return -EEXIST;
 	if (ret && is_replace)
 		return -ENOENT;
-	ret = search(tree, key, &path, true);
+	ret = cow_path(tree, &path);
 	if (ret < 0)
 		return ret;
 	return leaf_put(tree, &path, key, data, len, is_replace);
@@ -1084,6 +1349,7 @@ static int redistribute(struct zcow_tree *tree, struct zcow_cnode *left,
 	uint32_t *sizes;
 	int ret = -ENOMEM;
 
+	forget_hints(tree);
 	if (left->level)
 		space = max_ptrs(tree->store->nodesize) * PTR_SIZE;
 	tmp = malloc(n * sizeof(*tmp));
@@ -1234,12 +1500,12 @@ int zcow_tree_delete(struct zcow_tree *tree, const struct zcow_key *key)
 	struct path path;
 	int slot, ret;
 
-	ret = search(tree, key, &path, false);
+	ret = search(tree, key, &path);
 	if (ret < 0)
 		return ret;
 	if (ret)
 		return -ENOENT;
-	ret = search(tree, key, &path, true);
+	ret = cow_path(tree, &path);
 	if (ret < 0)
 		return ret;
 	tree->seq++;
@@ -1247,11 +1513,19 @@ int zcow_tree_delete(struct zcow_tree *tree, const struct zcow_key *key)
 	slot = path.slots[0];
 	free(leaf->e[slot].data);
 	leaf->used -= ITEM_SIZE + leaf->e[slot].size;
-	memmove(&leaf->e[slot], &leaf->e[slot + 1],
-		(leaf->nr - slot - 1) * sizeof(*leaf->e));
+	if (slot < (int)leaf->nr / 2) {
+		memmove(&leaf->e[1], &leaf->e[0], slot * sizeof(*leaf->e));
+		leaf->e++;
+		leaf->head++;
+	} else {
+		memmove(&leaf->e[slot], &leaf->e[slot + 1],
+			(leaf->nr - slot - 1) * sizeof(*leaf->e));
+	}
 	leaf->nr--;
 	if (!slot && leaf->nr)
 		fixup_low_keys(tree, &path, 0, &leaf->e[0].key);
+	if (!slot)
+		leaf_first_changed(tree, leaf);
 	ret = rebalance(tree, &path, 0);
 	if (ret)
 		zlog_warn(TAG,
@@ -1326,6 +1600,7 @@ void zcow_tree_drop_clean(struct zcow_tree *tree)
 	struct zcow_cnode **pp, *node;
 	uint32_t h;
 
+	forget_hints(tree);
 	for (h = 0; h < tree->hash_size; h++) {
 		pp = &tree->hash[h];
 		while ((node = *pp)) {
@@ -1394,7 +1669,7 @@ static int iter_step(struct zcow_tree_iter *iter, int dir,
 	int ret;
 
 	if (iter->level < 0 || iter->seq != tree->seq) {
-		ret = search(tree, &iter->pos, &path, false);
+		ret = search(tree, &iter->pos, &path);
 		if (ret < 0) {
 			iter->level = -1;
 			return ret;

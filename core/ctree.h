@@ -175,6 +175,9 @@ struct zcow_tree_stats {
 
 struct zcow_cnode;
 
+/* Search paths a tree remembers (struct zcow_tree.hints). */
+#define ZCOW_TREE_NR_HINTS	4
+
 struct zcow_tree {
 	const struct zcow_node_store *store;
 	uint64_t owner;
@@ -188,6 +191,24 @@ struct zcow_tree {
 	uint64_t nr_cached;
 	uint64_t nr_dirty;
 	struct zcow_tree_stats stats;
+	/*
+	 * Paths of recent searches, most recent first, reused for a key
+	 * their leaf covers (see search_hints()): consecutive operations on
+	 * one item, appends at the right end, one hot item such as an inode.
+	 * Emptied whenever nodes are added to or removed from the tree.
+	 */
+	uint32_t nr_hints;
+	struct zcow_tree_hint {
+		struct zcow_cnode *nodes[ZCOW_MAX_LEVEL];
+		int slots[ZCOW_MAX_LEVEL];
+		/*
+		 * The keys a walk from the root sends to the leaf: [lo, hi),
+		 * copied from the parents (checked without touching the
+		 * leaf); no lo for the leftmost leaf, no hi for the rightmost.
+		 */
+		struct zcow_key lo, hi;
+		bool has_lo, has_hi;
+	} hints[ZCOW_TREE_NR_HINTS];
 };
 
 /*

@@ -523,6 +523,204 @@ START_TEST(test_ctree_splits_to_three_levels_and_merges_back_to_empty)
 }
 END_TEST
 
+/* One step of the test below: look up and rewrite the three probes, so
+ * that their remembered paths are used for CoW, fixups and splits (three
+ * probes and the item changed between them fit the four hints). */
+static void touch_probes(struct zcow_tree *t, const uint64_t *probes,
+			 uint32_t *lens, uint64_t step)
+{
+	uint8_t buf[128];
+	uint32_t p;
+
+	for (p = 0; p < 3; p++) {
+		uint64_t id = probes[p];
+		struct zcow_key k = seq_key(id);
+
+		check_seq(t, id, lens[id]);
+		lens[id] = 1 + (lens[id] * 7 + (uint32_t)step) % 120;
+		fill(buf, lens[id], id, 0);
+		ck_assert_int_eq(zcow_tree_update(t, &k, buf, lens[id]), 0);
+	}
+}
+
+/*
+ * The tree remembers the paths of recent searches; splits, merges and
+ * redistributions move nodes under them.  Three far apart items (first,
+ * last, one where internal nodes split) are looked up and rewritten
+ * between all changes while a three-level tree grows in its middle (leaf
+ * and internal splits), an internal node next to the grown one drains
+ * (leaf merges, then that full neighbour lends it children) and the rest
+ * goes in random order; every answer is checked, also after a reload.
+ */
+START_TEST(test_ctree_remembered_paths_follow_splits_merges_and_balances)
+{
+	struct mem *m = mem_new(4096);
+	struct zcow_tree t;
+	uint64_t i, n = 24000, nr_left = 0, step = 0, seed = 11;
+	uint32_t *lens = calloc(n, sizeof(*lens)); /* 0: absent */
+	uint64_t *left = malloc(n * sizeof(*left));
+	const uint64_t probes[] = { 0, 6000, n - 2 };
+	int level;
+
+	ck_assert_int_eq(zcow_tree_init(&t, &m->store, ZCOW_FS_TREE_OBJECTID,
+					ZCOW_NO_ROOT, 0, 0),
+			 0);
+	for (i = 0; i < n; i += 2) {
+		lens[i] = 16 + i % 48;
+		insert_seq(&t, i, lens[i]);
+	}
+	zcow_tree_root(&t, NULL, &level, NULL);
+	ck_assert_int_ge(level, 2);
+	/* grow [4000, 8000), then drain [8000, 16000), in key order */
+	for (i = 4001; i < 8000; i += 2, step++) {
+		touch_probes(&t, probes, lens, step);
+		lens[i] = 16 + i % 48;
+		insert_seq(&t, i, lens[i]);
+		if (step % 500 == 0)
+			commit(&t, m);
+	}
+	for (i = 8000; i < 16000; i += 2, step++) {
+		struct zcow_key k = seq_key(i);
+
+		touch_probes(&t, probes, lens, step);
+		ck_assert_int_eq(zcow_tree_delete(&t, &k), 0);
+		lens[i] = 0;
+		commit(&t, m); /* the next rewrite CoWs the probes' paths */
+	}
+	ck_assert_uint_gt(t.stats.nr_balance, 0);
+	/* the rest in random order, the probes last */
+	for (i = 0; i < n; i++)
+		if (lens[i] && i != probes[0] && i != probes[1] &&
+		    i != probes[2])
+			left[nr_left++] = i;
+	for (; nr_left; nr_left--, step++) {
+		uint64_t j = splitmix64(&seed) % nr_left, id = left[j];
+		struct zcow_key k = seq_key(id);
+
+		left[j] = left[nr_left - 1];
+		touch_probes(&t, probes, lens, step);
+		ck_assert_int_eq(zcow_tree_delete(&t, &k), 0);
+		lens[id] = 0;
+		if (step % 500 == 0)
+			commit(&t, m);
+		if (step % 3001 == 0)
+			zcow_tree_drop_clean(&t);
+	}
+	ck_assert_uint_gt(t.stats.nr_merge, 0);
+	ck_assert_int_eq(zcow_tree_nr_items(&t), 3);
+	commit(&t, m);
+	reload(&t, m);
+	for (i = 0; i < 3; i++)
+		check_seq(&t, probes[i], lens[probes[i]]);
+	free(left);
+	free(lens);
+	zcow_tree_release(&t);
+	mem_destroy(m);
+}
+END_TEST
+
+/*
+ * A remembered path bounds the keys its leaf takes by its parent's key
+ * for it.  When the leaf loses its first item those keys shrink: a key
+ * just below its new first item belongs to the leaf before it, and must
+ * be found there even right after the shrunken leaf was used again.
+ */
+START_TEST(test_ctree_remembered_path_follows_its_leaf_losing_its_first_item)
+{
+	struct mem *m = mem_new(4096);
+	struct zcow_tree t;
+	uint8_t buf[375]; /* 400 bytes with the item: 9 per 4 KiB leaf */
+	uint64_t id;
+
+	memset(buf, 0x5a, sizeof(buf));
+	ck_assert_int_eq(zcow_tree_init(&t, &m->store, ZCOW_FS_TREE_OBJECTID,
+					ZCOW_NO_ROOT, 0, 0),
+			 0);
+	/* appended in order: leaves hold ids 0..8, 9..17, 18..26 */
+	for (id = 0; id < 27; id++)
+		ck_assert_int_eq(zcow_tree_insert(&t, KEY(256, 1, id * 10), buf,
+						  sizeof(buf)),
+				 0);
+	ck_assert_int_eq(zcow_tree_search(&t, KEY(256, 1, 120), NULL, 0, NULL),
+			 0);
+	ck_assert_int_eq(zcow_tree_delete(&t, KEY(256, 1, 90)), 0);
+	/* the first leaf now takes keys below 100; 95 goes there */
+	ck_assert_int_eq(zcow_tree_search(&t, KEY(256, 1, 40), NULL, 0, NULL),
+			 0);
+	ck_assert_int_eq(zcow_tree_insert(&t, KEY(256, 1, 95), NULL, 0), 0);
+	ck_assert_int_eq(zcow_tree_search(&t, KEY(256, 1, 120), NULL, 0, NULL),
+			 0);
+	ck_assert_int_eq(zcow_tree_search(&t, KEY(256, 1, 95), NULL, 0, NULL),
+			 0);
+	ck_assert_int_eq(zcow_tree_search(&t, KEY(256, 1, 90), NULL, 0, NULL),
+			 -ENOENT);
+	ck_assert_int_eq(zcow_tree_nr_items(&t), 27);
+	commit(&t, m);
+	reload(&t, m);
+	ck_assert_int_eq(zcow_tree_search(&t, KEY(256, 1, 95), NULL, 0, NULL),
+			 0);
+	zcow_tree_release(&t);
+	mem_destroy(m);
+}
+END_TEST
+
+/*
+ * Searches start at a slot interpolated between a node's first and last
+ * key.  Offsets spread very unevenly (cubes, then a cluster just below
+ * the top of the range) under one objectid and type, and objectids spread
+ * unevenly across nodes, must still be found exactly, and keys between
+ * them must not be, with an iterator starting right after each.
+ */
+START_TEST(test_ctree_search_finds_unevenly_spread_keys)
+{
+	struct mem *m = mem_new(16384);
+	struct zcow_tree t;
+	struct zcow_tree_iter it;
+	struct zcow_key k, got;
+	uint64_t i, n = 6000;
+
+	ck_assert_int_eq(zcow_tree_init(&t, &m->store, ZCOW_CSUM_TREE_OBJECTID,
+					ZCOW_NO_ROOT, 0, 0),
+			 0);
+	for (i = 0; i < n; i++) {
+		uint64_t off = i < n / 2 ? i * i * i : UINT64_MAX - 2 * (n - i);
+
+		k = mkkey(7, ZCOW_EXTENT_CSUM_KEY, off);
+		ck_assert_int_eq(zcow_tree_insert(&t, &k, &i, sizeof(i)), 0);
+		k = mkkey(1000 + i * i * i, ZCOW_EXTENT_ITEM_KEY, i);
+		ck_assert_int_eq(zcow_tree_insert(&t, &k, &i, sizeof(i)), 0);
+	}
+	for (i = 0; i < n; i++) {
+		uint64_t off = i < n / 2 ? i * i * i : UINT64_MAX - 2 * (n - i);
+		uint64_t v = 0;
+
+		k = mkkey(7, ZCOW_EXTENT_CSUM_KEY, off);
+		ck_assert_int_eq(zcow_tree_search(&t, &k, &v, sizeof(v), NULL),
+				 0);
+		ck_assert_uint_eq(v, i);
+		k.offset++;
+		ck_assert_int_eq(zcow_tree_search(&t, &k, NULL, 0, NULL),
+				 i == 0 ? 0 : -ENOENT); /* 0 + 1 is 1 cubed */
+		zcow_tree_iter_init(&it, &t, &k);
+		ck_assert_int_eq(zcow_tree_iter_next(&it, &got, NULL, NULL), 0);
+		if (i + 1 < n)
+			ck_assert_uint_eq(
+				got.offset,
+				i + 1 < n / 2 ? (i + 1) * (i + 1) * (i + 1)
+					      : UINT64_MAX - 2 * (n - i - 1));
+		k = mkkey(1000 + i * i * i, ZCOW_EXTENT_ITEM_KEY, i);
+		ck_assert_int_eq(zcow_tree_search(&t, &k, &v, sizeof(v), NULL),
+				 0);
+		ck_assert_uint_eq(v, i);
+		k.objectid++;
+		ck_assert_int_eq(zcow_tree_search(&t, &k, NULL, 0, NULL),
+				 -ENOENT);
+	}
+	zcow_tree_release(&t);
+	mem_destroy(m);
+}
+END_TEST
+
 START_TEST(test_ctree_big_item_in_a_full_leaf_splits_it_in_three)
 {
 	struct mem *m = mem_new(4096);
@@ -833,9 +1031,15 @@ static uint32_t random_len(uint64_t *seed, uint32_t nodesize)
 	return (uint32_t)((r >> 8) % 120);
 }
 
+/*
+ * Loop index: bit 0 picks the node size; bit 1 looks every key up before
+ * the operation on it (the file layer's pattern: read an item, then
+ * update or delete it), so that the operation reuses the search's path.
+ */
 START_TEST(test_ctree_random_ops_match_a_sorted_model)
 {
-	uint32_t nodesize = nodesizes[_i];
+	uint32_t nodesize = nodesizes[_i & 1];
+	bool is_lookup_first = _i & 2;
 	struct mem *m = mem_new(nodesize);
 	struct model *md = calloc(1, sizeof(*md));
 	struct zcow_tree t;
@@ -857,6 +1061,10 @@ START_TEST(test_ctree_random_ops_match_a_sorted_model)
 			kind = 6; /* mostly deletes at the end */
 		if (op < 6000 && kind >= 6)
 			kind = 0;
+		if (is_lookup_first)
+			ck_assert_int_eq(
+				zcow_tree_search(&t, &k, NULL, 0, NULL),
+				md->is_present[id] ? 0 : -ENOENT);
 		switch (kind) {
 		case 0:
 		case 1:
@@ -966,6 +1174,13 @@ Suite *ctree_suite(void)
 	tcase_add_loop_test(
 		tc, test_ctree_splits_to_three_levels_and_merges_back_to_empty,
 		0, 2);
+	tcase_add_test(
+		tc,
+		test_ctree_remembered_paths_follow_splits_merges_and_balances);
+	tcase_add_test(
+		tc,
+		test_ctree_remembered_path_follows_its_leaf_losing_its_first_item);
+	tcase_add_test(tc, test_ctree_search_finds_unevenly_spread_keys);
 	tcase_add_test(tc,
 		       test_ctree_big_item_in_a_full_leaf_splits_it_in_three);
 	tcase_add_test(tc, test_ctree_update_grows_and_shrinks_items);
@@ -974,7 +1189,7 @@ Suite *ctree_suite(void)
 	tcase_add_test(tc, test_ctree_unwritten_node_freed_with_current_gen);
 	tcase_add_test(tc, test_ctree_corrupt_nodes_are_refused_with_euclean);
 	tcase_add_loop_test(tc, test_ctree_random_ops_match_a_sorted_model, 0,
-			    2);
+			    4);
 	tcase_add_test(tc, test_ctree_rejects_bad_nodesize_and_transid);
 	suite_add_tcase(s, tc);
 	return s;
