@@ -14,6 +14,8 @@
  *     all durable), logged whole: its entries, and a DIR_LOG_INDEX item
  *     (btrfs key type 72) covering all indexes, which tells replay that
  *     entries missing from the log were removed;
+ *   - every directory above X renamed since the last commit (X's path
+ *     goes through it), whether or not X itself changed;
  *   - transitively, every inode linked into or unlinked from a logged
  *     directory since the last commit (its inode refs must agree with the
  *     directory's entries).
@@ -576,16 +578,18 @@ static int log_start(struct zcow_fs *fs)
 	return err;
 }
 
-/* The inodes to log with @ino (see the header comment), in *set_ret. */
-static int closure(struct zcow_log *lg, uint64_t ino, uint64_t **set_ret,
-		   uint64_t *nr_ret)
+/* The inodes to log with those of @start (see the header comment), in
+ * *set_ret. */
+static int closure(struct zcow_log *lg, const uint64_t *start,
+		   uint64_t nr_start, uint64_t **set_ret, uint64_t *nr_ret)
 {
 	uint64_t *queue = NULL, nq = 0, cq = 0, *set = NULL, ns = 0, cs = 0;
 	uint64_t i;
-	int err;
+	int err = 0;
 
 	lg->epoch++;
-	err = push64(&queue, &nq, &cq, ino);
+	for (i = 0; !err && i < nr_start; i++)
+		err = push64(&queue, &nq, &cq, start[i]);
 	while (!err && nq) {
 		struct touch *t = tab_find(lg, queue[--nq]);
 
@@ -759,20 +763,61 @@ fail:
 }
 
 /*
- * Log @ino (memory only): 1 added (a log write is pending), 0 nothing to
- * log (committed or logged as it is), -EAGAIN with *why_ret when only a
- * full commit can make it durable, or another -errno.
+ * @ino and every directory above it that was linked or unlinked (renamed)
+ * since the last commit and is not in the log as it is: the inodes whose
+ * state makes @ino's path.  In *start (start[0] = @ino, always).
  */
-static int log_prepare(struct zcow_fs *fs, uint64_t ino, const char **why_ret)
+static int path_starts(struct zcow_fs *fs, uint64_t ino, uint64_t **start,
+		       uint64_t *nr)
+{
+	struct zcow_log *lg = fs->log;
+	uint64_t cap = 0, cur = ino;
+	int depth, err;
+
+	*start = NULL;
+	*nr = 0;
+	err = push64(start, nr, &cap, ino);
+	for (depth = 0; !err && cur != ZCOW_ROOT_DIR_INO && depth < 4096;
+	     depth++) {
+		struct zcow_key k = { cur, ZCOW_INODE_REF_KEY, 0 }, f;
+		struct zcow_tree_iter it;
+		struct touch *t;
+
+		zcow_tree_iter_init(&it, &fs->fs_tree, &k);
+		err = zcow_tree_iter_next(&it, &f, NULL, NULL);
+		if (err == -ENOENT || (!err && (f.objectid != cur ||
+						f.type != ZCOW_INODE_REF_KEY))) {
+			err = 0;	/* deleted, or no parent */
+			break;
+		}
+		cur = f.offset;
+		t = tab_find(lg, cur);
+		if (!err && t && t->nr_dirs && t->logged != t->change)
+			err = push64(start, nr, &cap, cur);
+	}
+	if (err) {
+		free(*start);
+		*start = NULL;
+	}
+	return err;
+}
+
+/* Whether @ino (and the path to it) needs logging: 1 yes, with its
+ * path's start inodes in *start; 0 durable already; -EAGAIN with *why_ret
+ * when only a commit can make it durable; -errno. */
+static int log_needed(struct zcow_fs *fs, uint64_t ino, uint64_t **start,
+		      uint64_t *nr_start, const char **why_ret)
 {
 	struct zcow_log *lg = fs->log;
 	struct touch *t = tab_find(lg, ino);
-	uint64_t *set = NULL, nr = 0;
 	int err;
 
-	/* Unchanged since the last commit: durable already (btrfs skips
-	 * such an fsync too, in both modes). */
-	if (!t && !lg->is_overflow)
+	err = path_starts(fs, ino, start, nr_start);
+	if (err)
+		return err;
+	/* Unchanged since the last commit, on a path unchanged since:
+	 * durable already (btrfs skips such an fsync too, in both modes). */
+	if (!t && *nr_start == 1 && !lg->is_overflow)
 		return 0;
 	*why_ret = "treelog=off";
 	if (!lg->enabled)
@@ -781,7 +826,7 @@ static int log_prepare(struct zcow_fs *fs, uint64_t ino, const char **why_ret)
 	*why_ret = "changes not recorded (out of memory)";
 	if (lg->is_overflow)
 		return -EAGAIN;
-	if (t->logged == t->change)
+	if ((!t || t->logged == t->change) && *nr_start == 1)
 		return 0;	/* logged as it is */
 	*why_ret = "no tree-log block group yet (this commit makes one)";
 	if (!fs->treelog_bg)
@@ -789,11 +834,30 @@ static int log_prepare(struct zcow_fs *fs, uint64_t ino, const char **why_ret)
 	*why_ret = "a chunk was allocated since the last commit";
 	if (has_new_chunk(fs))
 		return -EAGAIN;
-	err = closure(lg, ino, &set, &nr);
-	*why_ret = "too many inodes to log";
-	if (err == -E2BIG)
+	return 1;
+}
+
+/*
+ * Log @ino (memory only): 1 added (a log write is pending), 0 nothing to
+ * log (committed or logged as it is), -EAGAIN with *why_ret when only a
+ * full commit can make it durable, or another -errno.
+ */
+static int log_prepare(struct zcow_fs *fs, uint64_t ino, const char **why_ret)
+{
+	uint64_t *set = NULL, nr = 0, *start = NULL, nr_start = 0;
+	int err;
+
+	err = log_needed(fs, ino, &start, &nr_start, why_ret);
+	if (err > 0)
+		err = closure(fs->log, start, nr_start, &set, &nr);
+	else
+		nr_start = 0;	/* nothing to log, or a commit */
+	free(start);
+	if (err == -E2BIG) {
+		*why_ret = "too many inodes to log";
 		return -EAGAIN;
-	if (err)
+	}
+	if (err || !nr_start)
 		return err;
 	err = log_add(fs, set, nr, ino);
 	free(set);

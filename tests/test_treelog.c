@@ -281,6 +281,37 @@ START_TEST(test_treelog_rename_then_fsync_moves_the_name)
 }
 END_TEST
 
+/* fsync of a file whose directory was renamed: the file is durable at
+ * its path, i.e. under the new name (both modes), whether or not the file
+ * itself changed. */
+START_TEST(test_treelog_fsync_under_a_renamed_dir)
+{
+	static const char *const modes[] = { "", "treelog=off" };
+	static const char *const dirs[] = { "/a", "/a/b", NULL };
+	unsigned int m;
+
+	for (m = 0; m < 2; m++) {
+		struct zdev *dev = new_dev(0);
+		struct zcow_fs *fs = fresh(dev, modes[m], dirs);
+
+		write_file(fs, "/a/b/old", 3000, 70, false);
+		ck_assert_int_eq(zcow_sync(fs), 0);
+		ck_assert_int_eq(zcow_rename(fs, "/a", "/x"), 0);
+		write_file(fs, "/x/b/new", 2000, 71, false);
+		fsync_path(fs, "/x/b/old");	/* unchanged file */
+		fsync_path(fs, "/x/b/new");
+		crash(fs, ZSIM_LOSS_DROP);
+		fs = mount_opts(dev, modes[m]);
+		expect_file(fs, "/x/b/old", 3000, 70);
+		expect_file(fs, "/x/b/new", 2000, 71);
+		expect_absent(fs, "/a");
+		ck_assert_int_eq(zcow_check(fs, report, NULL), 0);
+		ck_assert_int_eq(zcow_unmount(fs), 0);
+		zdev_close(dev);
+	}
+}
+END_TEST
+
 START_TEST(test_treelog_unlink_then_fsync_dir_deletes)
 {
 	static const char *const dirs[] = { "/d", NULL };
@@ -815,6 +846,7 @@ Suite *treelog_suite(void)
 	tcase_add_test(tc, test_treelog_only_what_fsync_needs_is_logged);
 	tcase_add_test(tc, test_treelog_rename_then_fsync_moves_the_name);
 	tcase_add_test(tc, test_treelog_unlink_then_fsync_dir_deletes);
+	tcase_add_test(tc, test_treelog_fsync_under_a_renamed_dir);
 	tcase_add_test(tc, test_treelog_same_size_overwrite_is_logged_again);
 	tcase_add_test(tc, test_treelog_dedicated_block_group);
 	tcase_add_test(tc, test_treelog_corrupt_log_is_reported_lost);
