@@ -27,6 +27,7 @@
 struct fref {
 	uint64_t bytenr;
 	uint64_t len;
+	uint64_t root, ino, offset;	/* the data reference's key */
 	uint64_t count;
 };
 
@@ -75,7 +76,8 @@ static int open_tree(struct zcow_fs *fs, struct zcow_tree *root,
 			      item[238], zf_get64(item + 160));
 }
 
-static void add_ref(struct fck *ck, uint64_t bytenr, uint64_t len)
+static void add_ref(struct fck *ck, uint64_t bytenr, uint64_t len,
+		    uint64_t root, uint64_t ino, uint64_t offset)
 {
 	if (ck->nr_refs == ck->cap_refs) {
 		uint64_t cap = ck->cap_refs ? ck->cap_refs * 2 : 256;
@@ -88,7 +90,8 @@ static void add_ref(struct fck *ck, uint64_t bytenr, uint64_t len)
 		ck->refs = p;
 		ck->cap_refs = cap;
 	}
-	ck->refs[ck->nr_refs++] = (struct fref){ bytenr, len, 1 };
+	ck->refs[ck->nr_refs++] = (struct fref){ bytenr, len, root, ino,
+						 offset, 1 };
 }
 
 /* Does DIR_ITEM (dir, hash(name)) hold name -> ino? */
@@ -149,7 +152,8 @@ static void check_fext(struct fck *ck, uint64_t root, uint64_t ino,
 	if (zcow_tree_search(ck->csum, &k, NULL, 0, &size) ||
 	    size != fe->disk_num_bytes / ZCOW_SECTORSIZE * 4)
 		problem(ck, "data extent %" PRIu64 ": checksums missing", fe->disk_bytenr);
-	add_ref(ck, fe->disk_bytenr, fe->disk_num_bytes);
+	add_ref(ck, fe->disk_bytenr, fe->disk_num_bytes, root, ino,
+		fe->file_off - fe->offset);
 }
 
 /* Check one fs tree (the fs tree or a snapshot). */
@@ -302,8 +306,65 @@ static void check_root(struct fck *ck, struct zcow_tree *t, uint64_t root)
 static int cmp_ref(const void *a, const void *b)
 {
 	const struct fref *x = a, *y = b;
+	uint64_t u[4] = { x->bytenr, x->root, x->ino, x->offset };
+	uint64_t v[4] = { y->bytenr, y->root, y->ino, y->offset };
+	int i;
 
-	return x->bytenr < y->bytenr ? -1 : x->bytenr > y->bytenr;
+	for (i = 0; i < 4; i++)
+		if (u[i] != v[i])
+			return u[i] < v[i] ? -1 : 1;
+	return 0;
+}
+
+/* The inline references of data extent item @d (@len bytes) against the
+ * file extents found for it, refs[from, to) (one per distinct key). */
+static void check_data_refs(struct fck *ck, uint64_t bytenr, const uint8_t *d,
+			    uint32_t len, uint64_t from, uint64_t to)
+{
+	uint64_t refs = zf_get64(d), sum = 0, j = from;
+	uint32_t off;
+
+	if ((len - 24) % 29) {
+		problem(ck, "data extent %" PRIu64 ": item of %u bytes is not whole references",
+			bytenr, len);
+		return;
+	}
+	for (off = 24; off + 29 <= len; off += 29) {
+		struct fref want = { bytenr, 0, zf_get64(d + off + 1),
+				     zf_get64(d + off + 9),
+				     zf_get64(d + off + 17), 0 };
+		uint32_t count = zf_get32(d + off + 25);
+
+		if (d[off] != ZCOW_EXTENT_DATA_REF_KEY) {
+			problem(ck, "data extent %" PRIu64 ": inline reference of type %u",
+				bytenr, d[off]);
+			return;
+		}
+		sum += count;
+		while (j < to && cmp_ref(&ck->refs[j], &want) < 0) {
+			problem(ck, "data extent %" PRIu64 ": no reference for root %" PRIu64 " inode %" PRIu64 " offset %" PRIu64 " (%" PRIu64 " file extents)",
+				bytenr, ck->refs[j].root, ck->refs[j].ino,
+				ck->refs[j].offset, ck->refs[j].count);
+			j++;
+		}
+		if (j < to && !cmp_ref(&ck->refs[j], &want)) {
+			if (ck->refs[j].count != count)
+				problem(ck, "data extent %" PRIu64 ": root %" PRIu64 " inode %" PRIu64 " offset %" PRIu64 ": count %u, %" PRIu64 " file extents",
+					bytenr, want.root, want.ino, want.offset,
+					count, ck->refs[j].count);
+			j++;
+		} else {
+			problem(ck, "data extent %" PRIu64 ": reference of root %" PRIu64 " inode %" PRIu64 " offset %" PRIu64 " matches no file extent (or out of order)",
+				bytenr, want.root, want.ino, want.offset);
+		}
+	}
+	for (; j < to; j++)
+		problem(ck, "data extent %" PRIu64 ": no reference for root %" PRIu64 " inode %" PRIu64 " offset %" PRIu64 " (%" PRIu64 " file extents)",
+			bytenr, ck->refs[j].root, ck->refs[j].ino,
+			ck->refs[j].offset, ck->refs[j].count);
+	if (sum != refs)
+		problem(ck, "data extent %" PRIu64 ": refs %" PRIu64 ", its references count %" PRIu64,
+			bytenr, refs, sum);
 }
 
 static void check_extent_refs(struct fck *ck)
@@ -317,8 +378,8 @@ static void check_extent_refs(struct fck *ck)
 
 	if (ck->nr_refs)
 		qsort(ck->refs, ck->nr_refs, sizeof(*ck->refs), cmp_ref);
-	for (i = 0; i < ck->nr_refs; i++) {	/* merge duplicates */
-		if (n && ck->refs[n - 1].bytenr == ck->refs[i].bytenr)
+	for (i = 0; i < ck->nr_refs; i++) {	/* merge equal references */
+		if (n && !cmp_ref(&ck->refs[n - 1], &ck->refs[i]))
 			ck->refs[n - 1].count++;
 		else
 			ck->refs[n++] = ck->refs[i];
@@ -326,7 +387,7 @@ static void check_extent_refs(struct fck *ck)
 	zcow_tree_iter_init(&it, ck->extent, &start);
 	while (!(err = zcow_tree_iter_next(&it, &k, &data, &len))) {
 		const uint8_t *d = data;
-		uint64_t refs;
+		uint64_t refs, to, found = 0;
 
 		if (k.type != ZCOW_EXTENT_ITEM_KEY || len < 24 ||
 		    !(zf_get64(d + 16) & ZCOW_EXTENT_FLAG_DATA))
@@ -336,17 +397,19 @@ static void check_extent_refs(struct fck *ck)
 			problem(ck, "data extent %" PRIu64 ": referenced, no extent item", ck->refs[j].bytenr);
 			j++;
 		}
-		if (j < n && ck->refs[j].bytenr == k.objectid) {
-			if (ck->refs[j].count != refs)
-				problem(ck, "data extent %" PRIu64 ": refs %" PRIu64 ", %" PRIu64 " file extents",
-					k.objectid, refs, ck->refs[j].count);
-			if (ck->refs[j].len != k.offset)
+		for (to = j; to < n && ck->refs[to].bytenr == k.objectid; to++) {
+			found += ck->refs[to].count;
+			if (ck->refs[to].len != k.offset)
 				problem(ck, "data extent %" PRIu64 ": length %" PRIu64 ", file extents say %" PRIu64,
-					k.objectid, k.offset, ck->refs[j].len);
-			j++;
-		} else {
-			problem(ck, "data extent %" PRIu64 ": refs %" PRIu64 ", no file extent", k.objectid, refs);
+					k.objectid, k.offset, ck->refs[to].len);
 		}
+		if (to == j)
+			problem(ck, "data extent %" PRIu64 ": refs %" PRIu64 ", no file extent", k.objectid, refs);
+		else if (found != refs)
+			problem(ck, "data extent %" PRIu64 ": refs %" PRIu64 ", %" PRIu64 " file extents",
+				k.objectid, refs, found);
+		check_data_refs(ck, k.objectid, d, len, j, to);
+		j = to;
 	}
 	for (; j < n; j++)
 		problem(ck, "data extent %" PRIu64 ": referenced, no extent item", ck->refs[j].bytenr);

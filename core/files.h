@@ -41,7 +41,9 @@
 #define ZCOW_DIR_ITEM_HDR		30u	/* struct btrfs_dir_item */
 #define ZCOW_INODE_REF_HDR		10u	/* struct btrfs_inode_ref */
 #define ZCOW_FILE_EXTENT_SIZE		53u	/* regular extent */
-#define ZCOW_DATA_EXTENT_ITEM_SIZE	53u	/* extent item + data ref */
+#define ZCOW_DATA_EXTENT_ITEM_SIZE	53u	/* extent item + one data ref */
+/* Inline EXTENT_DATA_REFs one data extent item holds at most. */
+#define ZCOW_MAX_INLINE_DATA_REFS	64u
 #define ZCOW_ROOT_ITEM_SIZE		439u
 #define ZCOW_ROOT_REF_HDR		18u	/* struct btrfs_root_ref */
 

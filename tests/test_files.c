@@ -317,6 +317,104 @@ START_TEST(test_files_snapshot_keeps_old_contents_and_shares_extents)
 }
 END_TEST
 
+/* The extent item of the first data extent of the fs tree's inode @ino:
+ * its bytes in @item, its size returned. */
+static uint32_t data_extent_item(struct zcow_fs *fs, uint64_t ino,
+				 uint8_t *item, uint32_t cap,
+				 struct zcow_key *key_ret)
+{
+	struct zcow_key k = { ino, ZCOW_EXTENT_DATA_KEY, 0 };
+	uint8_t fe[53];
+	uint32_t size;
+
+	ck_assert_int_eq(zcow_tree_search(&fs->fs_tree, &k, fe, sizeof(fe),
+					  &size), 0);
+	key_ret->objectid = (uint64_t)fe[21] | (uint64_t)fe[22] << 8 |
+			    (uint64_t)fe[23] << 16 | (uint64_t)fe[24] << 24 |
+			    (uint64_t)fe[25] << 32 | (uint64_t)fe[26] << 40 |
+			    (uint64_t)fe[27] << 48 | (uint64_t)fe[28] << 56;
+	key_ret->type = ZCOW_EXTENT_ITEM_KEY;
+	key_ret->offset = 0;
+	{
+		struct zcow_tree_iter it;
+		const void *d;
+
+		zcow_tree_iter_init(&it, &fs->extent_tree, key_ret);
+		ck_assert_int_eq(zcow_tree_iter_next(&it, key_ret, &d, &size),
+				 0);
+		ck_assert_uint_le(size, cap);
+		memcpy(item, d, size);
+	}
+	return size;
+}
+
+static uint64_t le64_at(const uint8_t *p)
+{
+	uint64_t v = 0;
+	int i;
+
+	for (i = 7; i >= 0; i--)
+		v = v << 8 | p[i];
+	return v;
+}
+
+/* A snapshot's file extents are references of their own: the shared
+ * extent item holds one EXTENT_DATA_REF per (root, inode, offset). */
+START_TEST(test_files_snapshot_adds_its_own_data_reference)
+{
+	struct zdev *dev = new_sim(24, 0);
+	struct zcow_fs *fs = mkfs_mount(dev, NULL);
+	uint8_t a[8192], item[256];
+	struct zcow_key k;
+	uint32_t size;
+	uint64_t id;
+
+	fill(a, sizeof(a), 9);
+	put(fs, "/f", a, sizeof(a));	/* inode 257 */
+	ck_assert_int_eq(zcow_snapshot(fs, "s", &id), 0);
+	size = data_extent_item(fs, 257, item, sizeof(item), &k);
+	ck_assert_uint_eq(size, 24 + 2 * 29);
+	ck_assert_uint_eq(le64_at(item), 2);			/* refs */
+	ck_assert_uint_eq(item[24], 178);			/* EXTENT_DATA_REF */
+	ck_assert_uint_eq(le64_at(item + 25), 5);		/* root */
+	ck_assert_uint_eq(le64_at(item + 33), 257);		/* inode */
+	ck_assert_uint_eq(le64_at(item + 41), 0);		/* offset */
+	ck_assert_uint_eq(item[49], 1);				/* count */
+	ck_assert_uint_eq(item[53], 178);
+	ck_assert_uint_eq(le64_at(item + 54), id);
+	ck_assert_uint_eq(le64_at(item + 62), 257);
+	ck_assert_uint_eq(item[78], 1);
+	/* The fs tree's file goes: the snapshot's reference stays. */
+	ck_assert_int_eq(zcow_unlink(fs, "/f"), 0);
+	ck_assert_int_eq(zcow_sync(fs), 0);
+	{
+		uint8_t got[53];
+
+		ck_assert_int_eq(zcow_tree_search(&fs->extent_tree, &k, got,
+						  sizeof(got), &size), 0);
+		ck_assert_uint_eq(size, 53);
+		ck_assert_uint_eq(le64_at(got), 1);
+		ck_assert_uint_eq(le64_at(got + 25), id);
+	}
+	assert_clean(fs);
+	expect(fs, "/.snapshots/s/f", a, sizeof(a));
+	/* A damaged reference (another inode) is found by the checker. */
+	{
+		uint8_t bad[53];
+
+		ck_assert_int_eq(zcow_tree_search(&fs->extent_tree, &k, bad,
+						  sizeof(bad), &size), 0);
+		bad[33] ^= 1;
+		ck_assert_int_eq(zcow_tree_update(&fs->extent_tree, &k, bad,
+						  size), 0);
+		ck_assert_int_eq(zcow_commit(fs), 0);
+		ck_assert_int_gt(zcow_check(fs, NULL, NULL), 0);
+	}
+	ck_assert_int_eq(zcow_unmount(fs), 0);
+	zdev_close(dev);
+}
+END_TEST
+
 START_TEST(test_files_emulated_zones_file_backend)
 {
 	char path[] = "/tmp/zcow-files-XXXXXX", spec[128];
@@ -470,6 +568,7 @@ Suite *files_suite(void)
 	tcase_add_test(tc, test_files_dirs_rename_readdir);
 	tcase_add_test(tc, test_files_every_errno);
 	tcase_add_test(tc, test_files_snapshot_keeps_old_contents_and_shares_extents);
+	tcase_add_test(tc, test_files_snapshot_adds_its_own_data_reference);
 	tcase_add_test(tc, test_files_emulated_zones_file_backend);
 	tcase_add_test(tc, test_files_check_finds_namespace_and_extent_damage);
 	tcase_add_test(tc, test_files_cli_put_get_ls_cat_rm_mkdir_stat);
