@@ -29,6 +29,7 @@ struct fref {
 	uint64_t len;
 	uint64_t root, ino, offset;	/* the data reference's key */
 	uint64_t count;
+	bool is_matched;		/* an inline reference names it */
 };
 
 struct fck {
@@ -91,7 +92,7 @@ static void add_ref(struct fck *ck, uint64_t bytenr, uint64_t len,
 		ck->cap_refs = cap;
 	}
 	ck->refs[ck->nr_refs++] = (struct fref){ bytenr, len, root, ino,
-						 offset, 1 };
+						 offset, 1, false };
 }
 
 /* Does DIR_ITEM (dir, hash(name)) hold name -> ino? */
@@ -317,11 +318,12 @@ static int cmp_ref(const void *a, const void *b)
 }
 
 /* The inline references of data extent item @d (@len bytes) against the
- * file extents found for it, refs[from, to) (one per distinct key). */
+ * file extents found for it, refs[from, to) (one per distinct key): the
+ * same keys, the same counts, in descending hash order. */
 static void check_data_refs(struct fck *ck, uint64_t bytenr, const uint8_t *d,
 			    uint32_t len, uint64_t from, uint64_t to)
 {
-	uint64_t refs = zf_get64(d), sum = 0, j = from;
+	uint64_t refs = zf_get64(d), sum = 0, j, prev = UINT64_MAX;
 	uint32_t off;
 
 	if ((len - 24) % 29) {
@@ -330,9 +332,9 @@ static void check_data_refs(struct fck *ck, uint64_t bytenr, const uint8_t *d,
 		return;
 	}
 	for (off = 24; off + 29 <= len; off += 29) {
-		struct fref want = { bytenr, 0, zf_get64(d + off + 1),
-				     zf_get64(d + off + 9),
-				     zf_get64(d + off + 17), 0 };
+		uint64_t root = zf_get64(d + off + 1), ino = zf_get64(d + off + 9);
+		uint64_t offset = zf_get64(d + off + 17);
+		uint64_t hash = zcow_data_ref_hash(root, ino, offset);
 		uint32_t count = zf_get32(d + off + 25);
 
 		if (d[off] != ZCOW_EXTENT_DATA_REF_KEY) {
@@ -340,28 +342,33 @@ static void check_data_refs(struct fck *ck, uint64_t bytenr, const uint8_t *d,
 				bytenr, d[off]);
 			return;
 		}
+		if (hash > prev)
+			problem(ck, "data extent %" PRIu64 ": inline references out of hash order",
+				bytenr);
+		prev = hash;
 		sum += count;
-		while (j < to && cmp_ref(&ck->refs[j], &want) < 0) {
-			problem(ck, "data extent %" PRIu64 ": no reference for root %" PRIu64 " inode %" PRIu64 " offset %" PRIu64 " (%" PRIu64 " file extents)",
-				bytenr, ck->refs[j].root, ck->refs[j].ino,
-				ck->refs[j].offset, ck->refs[j].count);
-			j++;
+		for (j = from; j < to; j++)
+			if (ck->refs[j].root == root && ck->refs[j].ino == ino &&
+			    ck->refs[j].offset == offset)
+				break;
+		if (j == to) {
+			problem(ck, "data extent %" PRIu64 ": reference of root %" PRIu64 " inode %" PRIu64 " offset %" PRIu64 " matches no file extent",
+				bytenr, root, ino, offset);
+			continue;
 		}
-		if (j < to && !cmp_ref(&ck->refs[j], &want)) {
-			if (ck->refs[j].count != count)
-				problem(ck, "data extent %" PRIu64 ": root %" PRIu64 " inode %" PRIu64 " offset %" PRIu64 ": count %u, %" PRIu64 " file extents",
-					bytenr, want.root, want.ino, want.offset,
-					count, ck->refs[j].count);
-			j++;
-		} else {
-			problem(ck, "data extent %" PRIu64 ": reference of root %" PRIu64 " inode %" PRIu64 " offset %" PRIu64 " matches no file extent (or out of order)",
-				bytenr, want.root, want.ino, want.offset);
-		}
+		ck->refs[j].is_matched = true;
+		if (ck->refs[j].count != count)
+			problem(ck, "data extent %" PRIu64 ": root %" PRIu64 " inode %" PRIu64 " offset %" PRIu64 ": count %u, %" PRIu64 " file extents",
+				bytenr, root, ino, offset, count,
+				ck->refs[j].count);
 	}
-	for (; j < to; j++)
+	for (j = from; j < to; j++) {
+		if (ck->refs[j].is_matched)
+			continue;
 		problem(ck, "data extent %" PRIu64 ": no reference for root %" PRIu64 " inode %" PRIu64 " offset %" PRIu64 " (%" PRIu64 " file extents)",
 			bytenr, ck->refs[j].root, ck->refs[j].ino,
 			ck->refs[j].offset, ck->refs[j].count);
+	}
 	if (sum != refs)
 		problem(ck, "data extent %" PRIu64 ": refs %" PRIu64 ", its references count %" PRIu64,
 			bytenr, refs, sum);

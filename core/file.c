@@ -189,27 +189,38 @@ static int extent_create_locked(struct zcow_fs *fs, uint64_t bytenr,
  * Data extent references, per reference as btrfs keeps them: the extent
  * item (refs, generation, flags) is followed by one inline
  * EXTENT_DATA_REF (type 178; root, objectid, offset, count) per distinct
- * (root, inode, file offset - extent offset), kept in ascending order of
- * (root, objectid, offset); refs = the sum of their counts.  A new
- * reference is inserted, a count that reaches 0 removes its reference, and
- * refs reaching 0 the extent (its checksums; its bytes are pinned).  btrfs
- * moves references that do not fit inline to keyed EXTENT_DATA_REF items;
- * zcow keeps at most ZCOW_MAX_INLINE_DATA_REFS inline (-EOVERFLOW beyond).
+ * (root, inode, file offset - extent offset), in descending order of
+ * zcow_data_ref_hash() as btrfs keeps them; refs = the sum of their
+ * counts.  A new reference is inserted, a count that reaches 0 removes its
+ * reference, and refs reaching 0 the extent (its checksums; its bytes are
+ * pinned).  btrfs moves references that do not fit inline to keyed
+ * EXTENT_DATA_REF items; zcow keeps at most ZCOW_MAX_INLINE_DATA_REFS
+ * inline (-EOVERFLOW beyond).
  */
 #define DATA_REF_SIZE	29u	/* type + struct btrfs_extent_data_ref */
 #define EXTENT_HDR_SIZE	24u	/* struct btrfs_extent_item */
 
-static int cmp_data_ref(const uint8_t *r, uint64_t root, uint64_t ino,
+uint64_t zcow_data_ref_hash(uint64_t root, uint64_t ino, uint64_t offset)
+{
+	uint8_t le[8];
+	uint32_t hi, lo;
+
+	/* btrfs's hash_extent_data_ref(): raw crc32c (seed ~0, no final
+	 * inversion) of the little-endian root, and of inode then offset. */
+	zf_put64(le, root);
+	hi = crc32_iscsi(le, 8, 0xffffffffu);
+	zf_put64(le, ino);
+	lo = crc32_iscsi(le, 8, 0xffffffffu);
+	zf_put64(le, offset);
+	lo = crc32_iscsi(le, 8, lo);
+	return ((uint64_t)hi << 31) ^ lo;
+}
+
+static bool is_data_ref(const uint8_t *r, uint64_t root, uint64_t ino,
 			uint64_t offset)
 {
-	uint64_t a[3] = { zf_get64(r + 1), zf_get64(r + 9), zf_get64(r + 17) };
-	uint64_t b[3] = { root, ino, offset };
-	int i;
-
-	for (i = 0; i < 3; i++)
-		if (a[i] != b[i])
-			return a[i] < b[i] ? -1 : 1;
-	return 0;
+	return zf_get64(r + 1) == root && zf_get64(r + 9) == ino &&
+	       zf_get64(r + 17) == offset;
 }
 
 int zcow_data_ref_locked(struct zcow_fs *fs, uint64_t bytenr, uint64_t len,
@@ -219,10 +230,10 @@ int zcow_data_ref_locked(struct zcow_fs *fs, uint64_t bytenr, uint64_t len,
 	struct zcow_key k = { bytenr, ZCOW_EXTENT_ITEM_KEY, len };
 	uint8_t item[EXTENT_HDR_SIZE +
 		     (ZCOW_MAX_INLINE_DATA_REFS + 1) * DATA_REF_SIZE];
-	uint32_t size, nr, i;
-	uint64_t refs, count;
-	uint8_t *r;
-	int err, c = 1;
+	uint64_t refs, count, hash = zcow_data_ref_hash(root, ino, offset);
+	uint32_t size, nr, i, at;
+	uint8_t *r = NULL;
+	int err;
 
 	err = zcow_tree_search(&fs->extent_tree, &k, item, sizeof(item),
 			       &size);
@@ -234,17 +245,21 @@ int zcow_data_ref_locked(struct zcow_fs *fs, uint64_t bytenr, uint64_t len,
 		return err && err != -ENOENT ? err : -EUCLEAN;
 	}
 	nr = (size - EXTENT_HDR_SIZE) / DATA_REF_SIZE;
+	at = nr;	/* where a new reference goes */
 	for (i = 0; i < nr; i++) {
-		r = item + EXTENT_HDR_SIZE + i * DATA_REF_SIZE;
-		if (r[0] != ZCOW_EXTENT_DATA_REF_KEY)
+		uint8_t *c = item + EXTENT_HDR_SIZE + i * DATA_REF_SIZE;
+
+		if (c[0] != ZCOW_EXTENT_DATA_REF_KEY)
 			return -EUCLEAN;
-		c = cmp_data_ref(r, root, ino, offset);
-		if (c >= 0)
-			break;
+		if (is_data_ref(c, root, ino, offset))
+			r = c;
+		if (at == nr &&
+		    zcow_data_ref_hash(zf_get64(c + 1), zf_get64(c + 9),
+				       zf_get64(c + 17)) < hash)
+			at = i;
 	}
-	r = item + EXTENT_HDR_SIZE + i * DATA_REF_SIZE;
 	refs = zf_get64(item);
-	if (delta < 0 && (i == nr || c != 0 || refs < (uint64_t)-delta ||
+	if (delta < 0 && (!r || refs < (uint64_t)-delta ||
 			  zf_get32(r + 25) < (uint32_t)-delta)) {
 		zlog_err(TAG, "data extent %" PRIu64 ": no reference of root %" PRIu64 " inode %" PRIu64 " offset %" PRIu64 " to drop",
 			 bytenr, root, ino, offset);
@@ -264,7 +279,7 @@ int zcow_data_ref_locked(struct zcow_fs *fs, uint64_t bytenr, uint64_t len,
 		return 0;
 	}
 	zf_put64(item, refs);
-	if (i < nr && c == 0) {
+	if (r) {
 		count = zf_get32(r + 25) + (uint64_t)(int64_t)delta;
 		if (count) {
 			zf_put32(r + 25, (uint32_t)count);
@@ -273,14 +288,14 @@ int zcow_data_ref_locked(struct zcow_fs *fs, uint64_t bytenr, uint64_t len,
 				size - (uint32_t)(r - item) - DATA_REF_SIZE);
 			size -= DATA_REF_SIZE;
 		}
-	} else {		/* a new reference, in order */
+	} else {		/* a new reference, in hash order */
 		if (nr == ZCOW_MAX_INLINE_DATA_REFS) {
 			zlog_err(TAG, "data extent %" PRIu64 ": more than %u references",
 				 bytenr, ZCOW_MAX_INLINE_DATA_REFS);
 			return -EOVERFLOW;
 		}
-		memmove(r + DATA_REF_SIZE, r,
-			size - (uint32_t)(r - item));
+		r = item + EXTENT_HDR_SIZE + at * DATA_REF_SIZE;
+		memmove(r + DATA_REF_SIZE, r, size - (uint32_t)(r - item));
 		r[0] = ZCOW_EXTENT_DATA_REF_KEY;
 		zf_put64(r + 1, root);
 		zf_put64(r + 9, ino);

@@ -161,6 +161,10 @@ int zcow_inode_put(struct zcow_tree *tree, const struct zcow_inode *ino);
 /* The tree of root @root (5 or a snapshot), or NULL. _locked. */
 struct zcow_tree *zcow_root_tree_locked(struct zcow_fs *fs, uint64_t root);
 
+/* btrfs's hash_extent_data_ref(): inline data references are kept in
+ * descending order of it. */
+uint64_t zcow_data_ref_hash(uint64_t root, uint64_t ino, uint64_t offset);
+
 /* Data-extent references (file.c); _locked: under files->lock. */
 int zcow_data_ref_locked(struct zcow_fs *fs, uint64_t bytenr, uint64_t len,
 			 int delta, uint64_t root, uint64_t ino,

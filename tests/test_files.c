@@ -358,6 +358,30 @@ static uint64_t le64_at(const uint8_t *p)
 	return v;
 }
 
+/* btrfs's hash_extent_data_ref(), written out here from its definition
+ * (crc32c raw, seed ~0, of the little-endian root; of inode then offset;
+ * (high << 31) ^ low) to check the order independently of core/. */
+static uint32_t crc32c_raw(uint32_t crc, uint64_t v)
+{
+	int i, b;
+
+	for (i = 0; i < 8; i++) {
+		crc ^= (uint8_t)(v >> (8 * i));
+		for (b = 0; b < 8; b++)
+			crc = crc & 1 ? crc >> 1 ^ 0x82f63b78u : crc >> 1;
+	}
+	return crc;
+}
+
+static uint64_t zcow_test_data_ref_hash(uint64_t root, uint64_t ino,
+					uint64_t offset)
+{
+	uint32_t hi = crc32c_raw(~0u, root);
+	uint32_t lo = crc32c_raw(crc32c_raw(~0u, ino), offset);
+
+	return ((uint64_t)hi << 31) ^ lo;
+}
+
 /* A snapshot's file extents are references of their own: the shared
  * extent item holds one EXTENT_DATA_REF per (root, inode, offset). */
 START_TEST(test_files_snapshot_adds_its_own_data_reference)
@@ -375,32 +399,62 @@ START_TEST(test_files_snapshot_adds_its_own_data_reference)
 	size = data_extent_item(fs, 257, item, sizeof(item), &k);
 	ck_assert_uint_eq(size, 24 + 2 * 29);
 	ck_assert_uint_eq(le64_at(item), 2);			/* refs */
-	ck_assert_uint_eq(item[24], 178);			/* EXTENT_DATA_REF */
-	ck_assert_uint_eq(le64_at(item + 25), 5);		/* root */
-	ck_assert_uint_eq(le64_at(item + 33), 257);		/* inode */
-	ck_assert_uint_eq(le64_at(item + 41), 0);		/* offset */
-	ck_assert_uint_eq(item[49], 1);				/* count */
-	ck_assert_uint_eq(item[53], 178);
-	ck_assert_uint_eq(le64_at(item + 54), id);
-	ck_assert_uint_eq(le64_at(item + 62), 257);
-	ck_assert_uint_eq(item[78], 1);
-	/* The fs tree's file goes: the snapshot's reference stays. */
+	/* two EXTENT_DATA_REFs (type 178), in btrfs's descending hash
+	 * order: (5, 257, 0) and (id, 257, 0), count 1 each */
+	{
+		unsigned int fs_at = le64_at(item + 25) == 5 ? 24 : 53;
+		unsigned int snap_at = fs_at == 24 ? 53 : 24;
+		uint64_t h_fs = zcow_test_data_ref_hash(5, 257, 0);
+		uint64_t h_snap = zcow_test_data_ref_hash(id, 257, 0);
+
+		ck_assert_uint_eq(item[24], 178);
+		ck_assert_uint_eq(item[53], 178);
+		ck_assert_uint_eq(le64_at(item + fs_at + 1), 5);
+		ck_assert_uint_eq(le64_at(item + fs_at + 9), 257);
+		ck_assert_uint_eq(le64_at(item + fs_at + 17), 0);
+		ck_assert_uint_eq(item[fs_at + 25], 1);
+		ck_assert_uint_eq(le64_at(item + snap_at + 1), id);
+		ck_assert_uint_eq(le64_at(item + snap_at + 9), 257);
+		ck_assert_uint_eq(item[snap_at + 25], 1);
+		ck_assert(fs_at == 24 ? h_fs >= h_snap : h_snap >= h_fs);
+	}
+	/* More snapshots: six references, each in its place. */
+	{
+		static const char *const names[] = { "s2", "s3", "s4", "s5" };
+		uint64_t prev = UINT64_MAX;
+		unsigned int i;
+
+		for (i = 0; i < 4; i++)
+			ck_assert_int_eq(zcow_snapshot(fs, names[i], NULL), 0);
+		size = data_extent_item(fs, 257, item, sizeof(item), &k);
+		ck_assert_uint_eq(size, 24 + 6 * 29);
+		ck_assert_uint_eq(le64_at(item), 6);
+		for (i = 0; i < 6; i++) {
+			const uint8_t *r = item + 24 + 29 * i;
+			uint64_t h = zcow_test_data_ref_hash(le64_at(r + 1),
+							     le64_at(r + 9),
+							     le64_at(r + 17));
+
+			ck_assert_uint_le(h, prev);
+			prev = h;
+		}
+	}
+	/* The fs tree's file goes: the snapshots' references stay. */
 	ck_assert_int_eq(zcow_unlink(fs, "/f"), 0);
 	ck_assert_int_eq(zcow_sync(fs), 0);
 	{
-		uint8_t got[53];
+		uint8_t got[24 + 6 * 29];
 
 		ck_assert_int_eq(zcow_tree_search(&fs->extent_tree, &k, got,
 						  sizeof(got), &size), 0);
-		ck_assert_uint_eq(size, 53);
-		ck_assert_uint_eq(le64_at(got), 1);
-		ck_assert_uint_eq(le64_at(got + 25), id);
+		ck_assert_uint_eq(size, 24 + 5 * 29);
+		ck_assert_uint_eq(le64_at(got), 5);
 	}
 	assert_clean(fs);
 	expect(fs, "/.snapshots/s/f", a, sizeof(a));
 	/* A damaged reference (another inode) is found by the checker. */
 	{
-		uint8_t bad[53];
+		uint8_t bad[24 + 6 * 29];
 
 		ck_assert_int_eq(zcow_tree_search(&fs->extent_tree, &k, bad,
 						  sizeof(bad), &size), 0);
