@@ -512,12 +512,47 @@ static uint32_t open_data_bgs(struct zcow_fs *fs)
 }
 
 /*
+ * A data group with room for less than @len holds an active zone it will
+ * hardly use: finish it (btrfs zoned finishes a group to free an active
+ * zone), so a new group can be opened.  Only a group with no write in
+ * flight (nothing reserved); its unwritten tail becomes zone_unusable.
+ * Returns true when one was finished.
+ */
+static bool finish_full_enough_bg(struct zcow_fs *fs, uint64_t len)
+{
+	struct zcow_files *fl = fs->files;
+	uint64_t i;
+	uint32_t s;
+
+	for (i = 0; i < fs->nr_bgs; i++) {
+		struct zcow_bg *b = fs->bgs[i];
+
+		if (!zcow_bg_has_room(b, ZCOW_BG_DATA, BS) ||
+		    zcow_bg_has_room(b, ZCOW_BG_DATA, len) || !b->is_seq ||
+		    b->reserved || !b->alloc_offset)
+			continue;
+		/* ORDER: nothing; the zone only stops taking writes, what it
+		 * holds stays (a crash sees it FULL: offset = capacity). */
+		if (zdev_finish_zone(fs->dev, b->physical, ZDEV_CLASS_ZONE))
+			continue;
+		b->zone_unusable += b->capacity - b->alloc_offset;
+		b->alloc_offset = b->capacity;
+		for (s = 0; s < fl->data_zones; s++)
+			if (fl->data_active[s] == b->start)
+				fl->data_active[s] = 0;
+		return true;
+	}
+	return false;
+}
+
+/*
  * The data block group for a write of @len bytes of inode @ino: slot
  * ino % data_zones keeps its group while it has room; else the lowest
  * group with room that no other slot holds, else a new chunk while fewer
- * than data_zones data groups are open and a new data chunk may not take
- * the last META_RESERVE_ZONES free zones (the commit needs them for
- * metadata), else any group with room (shared with another slot).  When
+ * than data_zones data groups are open (a group too full for the write
+ * is finished to make room) and a new data chunk may not take the last
+ * META_RESERVE_ZONES free zones (the commit needs them for metadata),
+ * else any group with room (shared with another slot).  When
  * nothing is free, commit (pinned space becomes unusable, whole unusable
  * groups are removed and reset) and retry.
  */
@@ -543,6 +578,9 @@ static int pick_data_bg_locked(struct zcow_fs *fs, uint64_t ino, uint64_t len,
 			if (zcow_bg_has_room(fs->bgs[i], ZCOW_BG_DATA, len) &&
 			    !is_other_slot(fl, fs->bgs[i], slot))
 				bg = fs->bgs[i];
+		if (!bg && free_zones(fs) > META_RESERVE_ZONES &&
+		    open_data_bgs(fs) >= fl->data_zones)
+			finish_full_enough_bg(fs, len);
 		if (!bg && free_zones(fs) > META_RESERVE_ZONES &&
 		    open_data_bgs(fs) < fl->data_zones) {
 			err = zcow_chunk_alloc(fs, ZCOW_BG_DATA, &bg);

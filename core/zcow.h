@@ -47,8 +47,8 @@ struct zcow_mount_opts {
 	uint64_t commit_bytes;
 	/* files: data_zones=N, active data block groups written at once
 	 * (writers spread by inode number: slot = ino % N); 0 = default
-	 * min(4, max_active/max_open - ZCOW_NONDATA_ACTIVE_ZONES), at least
-	 * 1; a larger N is clamped to that device limit (with a warning). */
+	 * min(4, max_active/max_open - ZCOW_NONDATA_ACTIVE_ZONES (7)), at
+	 * least 1; a larger N is clamped to that device limit (with a warning). */
 	uint32_t data_zones;
 	/* tree-log (issue 9): true = treelog=off, every fsync is a full
 	 * commit; false (0) = fsync writes the file's items to the log tree

@@ -355,12 +355,13 @@ START_TEST(test_data_4_zones_4_writers)
 	ck_assert_int_eq(zcow_unmount(fs), 0);
 	zdev_close(dev);
 
-	/* max_active 8: data_zones=4 is clamped to 2. */
+	/* max_active 9 (7 kept for superblock logs, system, metadata and
+	 * the tree-log group): data_zones=4 is clamped to 2. */
 	{
 		struct zsim_config cfg = { .nr_zones = 16,
 					   .zone_size = 64 * MiB, .seed = 11,
 					   .max_append = 64 * 1024,
-					   .max_open = 8, .max_active = 8 };
+					   .max_open = 9, .max_active = 9 };
 
 		ck_assert_int_eq(zsim_create(&cfg, &dev), 0);
 	}
@@ -467,6 +468,56 @@ START_TEST(test_data_enospc_fill_delete_reuse)
 		/* The space came back. */
 		ck_assert_uint_ge(written + 4 * MiB, first);
 	}
+	ck_assert_int_eq(zcow_unmount(fs), 0);
+	zdev_close(dev);
+	free(buf);
+}
+END_TEST
+
+/*
+ * A data group left with less room than the next write (one 64 KiB
+ * append) still holds an active zone.  With the device's active zones all
+ * taken (superblock logs, system, metadata, the tree-log group, that data
+ * group) the write must not fail with ENOSPC while zones are free: the
+ * group is finished (its zone FULL, its tail unusable) and a new one is
+ * opened.
+ */
+START_TEST(test_data_full_enough_group_is_finished_for_a_new_one)
+{
+	struct zsim_config cfg = {
+		.nr_zones = 32, .zone_size = ZS, .seed = 11,
+		.max_append = 64 * 1024, .max_open = 4, .max_active = 6,
+	};
+	struct zdev *dev = NULL;
+	struct zcow_fs *fs;
+	struct zcow_file *f;
+	struct zcow_mount_opts mo = { 0 };
+	uint8_t *buf = malloc(ZS);
+	uint64_t before_finish;
+	struct zdev_stats st0, st1;
+
+	ck_assert_int_eq(zsim_create(&cfg, &dev), 0);
+	fs = mkfs_mount(dev, &mo);
+	memset(buf, 0x5c, ZS);
+	/* The tree-log group holds an active zone once a log is written. */
+	ck_assert_int_eq(zcow_create(fs, "/a", &f), 0);
+	ck_assert_int_eq(zcow_pwrite(f, buf, 4096, 0), 4096);
+	ck_assert_int_eq(zcow_fsync(f), 0);
+	/* Fill the data group but for 8 KiB. */
+	ck_assert_int_eq(zcow_pwrite(f, buf, ZS - 4096 - 8192, 4096),
+			 (int64_t)(ZS - 4096 - 8192));
+	zcow_close(f);
+	zdev_get_stats(dev, &st0);
+	before_finish = st0.cmds[ZDEV_CLASS_ZONE][ZDEV_OP_FINISH];
+	ck_assert_int_eq(zcow_create(fs, "/b", &f), 0);
+	ck_assert_int_eq(zcow_pwrite(f, buf, MiB, 0), (int64_t)MiB);
+	zcow_close(f);
+	zdev_get_stats(dev, &st1);
+	ck_assert_uint_eq(st1.cmds[ZDEV_CLASS_ZONE][ZDEV_OP_FINISH],
+			  before_finish + 1);
+	ck_assert_int_eq(zcow_check(fs, print_problem, NULL), 0);
+	fs = remount(fs, &mo);
+	ck_assert_int_eq(zcow_check(fs, print_problem, NULL), 0);
 	ck_assert_int_eq(zcow_unmount(fs), 0);
 	zdev_close(dev);
 	free(buf);
@@ -595,6 +646,7 @@ Suite *data_suite(void)
 	tcase_add_loop_test(tc, test_data_4_zones_4_writers, 0, 2);
 	tcase_add_test(tc, test_data_corrupt_block_is_eio);
 	tcase_add_test(tc, test_data_enospc_fill_delete_reuse);
+	tcase_add_test(tc, test_data_full_enough_group_is_finished_for_a_new_one);
 	tcase_add_loop_test(tc, test_data_power_cut_keeps_every_fsynced_file,
 			    0, 6);
 	suite_add_tcase(s, tc);
