@@ -278,48 +278,44 @@ int cmd_put(int argc, char **argv)
 	return do_unmount(&fa, dev, fs, status);
 }
 
-int cmd_rm(int argc, char **argv)
+/* rm and mkdir: @fn on every PATH, read-write, stopping at an error. */
+static int each_path(const char *cmd, int argc, char **argv,
+		     int (*fn)(struct zcow_fs *fs, const char *path))
 {
 	struct fargs fa;
 	struct zcow_fs *fs;
 	struct zdev *dev;
 	int ret, status = 0, i;
 
-	ret = parse("rm", "PATH...", 1, 4, argc, argv, &fa);
+	ret = parse(cmd, "PATH...", 1, 4, argc, argv, &fa);
 	if (ret)
 		return ret < 0 ? 0 : ret;
 	ret = do_mount(&fa, false, &dev, &fs);
 	if (ret)
 		return ret;
 	for (i = 0; i < fa.nr_args && !status; i++) {
-		ret = zcow_unlink(fs, fa.args[i]);
-		if (ret == -EISDIR)
-			ret = zcow_rmdir(fs, fa.args[i]);
+		ret = fn(fs, fa.args[i]);
 		if (ret)
 			status = fail(&fa, fa.args[i], ret);
 	}
 	return do_unmount(&fa, dev, fs, status);
 }
 
+static int rm_path(struct zcow_fs *fs, const char *path)
+{
+	int ret = zcow_unlink(fs, path);
+
+	return ret == -EISDIR ? zcow_rmdir(fs, path) : ret;
+}
+
+int cmd_rm(int argc, char **argv)
+{
+	return each_path("rm", argc, argv, rm_path);
+}
+
 int cmd_mkdir(int argc, char **argv)
 {
-	struct fargs fa;
-	struct zcow_fs *fs;
-	struct zdev *dev;
-	int ret, status = 0, i;
-
-	ret = parse("mkdir", "PATH...", 1, 4, argc, argv, &fa);
-	if (ret)
-		return ret < 0 ? 0 : ret;
-	ret = do_mount(&fa, false, &dev, &fs);
-	if (ret)
-		return ret;
-	for (i = 0; i < fa.nr_args && !status; i++) {
-		ret = zcow_mkdir(fs, fa.args[i]);
-		if (ret)
-			status = fail(&fa, fa.args[i], ret);
-	}
-	return do_unmount(&fa, dev, fs, status);
+	return each_path("mkdir", argc, argv, zcow_mkdir);
 }
 
 int cmd_stat(int argc, char **argv)
