@@ -153,6 +153,14 @@ void zcow_fext_decode(const uint8_t *buf, uint64_t file_off,
 		      struct zcow_fext *ret);
 void zcow_fext_encode(const struct zcow_fext *fe, uint8_t *buf);
 
+/*
+ * Find @name in directory @dir's DIR_ITEM of @tree (names with the same
+ * hash share one item, as btrfs does): 0 and *ino_ret / *type_ret (may be
+ * NULL), -ENOENT, -EUCLEAN, or a tree errno.
+ */
+int zcow_dir_lookup(struct zcow_tree *tree, uint64_t dir, const char *name,
+		    size_t len, uint64_t *ino_ret, uint8_t *type_ret);
+
 /* Inode items of @tree: 0, -ENOENT, or a tree errno. */
 int zcow_inode_get(struct zcow_tree *tree, uint64_t ino,
 		   struct zcow_inode *ret);

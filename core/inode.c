@@ -147,9 +147,8 @@ static uint8_t ft_of_mode(uint32_t mode)
  * concatenated in one item, as btrfs does).  0 and *ino_ret / *type_ret,
  * -ENOENT, or a tree errno.
  */
-static int lookup_locked(struct zcow_tree *tree, uint64_t dir,
-			 const char *name, size_t len, uint64_t *ino_ret,
-			 uint8_t *type_ret)
+int zcow_dir_lookup(struct zcow_tree *tree, uint64_t dir, const char *name,
+		    size_t len, uint64_t *ino_ret, uint8_t *type_ret)
 {
 	struct zcow_key key = { dir, ZCOW_DIR_ITEM_KEY,
 				zcow_name_hash(name, len) };
@@ -443,7 +442,7 @@ static int resolve_locked(struct zcow_fs *fs, const char *path,
 			continue;
 		}
 		first = false;
-		err = lookup_locked(zp->tree, dir, p, len, &ino, &type);
+		err = zcow_dir_lookup(zp->tree, dir, p, len, &ino, &type);
 		if (err)
 			return err;
 		if (type != ZCOW_FT_DIR)
@@ -471,7 +470,7 @@ static int lookup_path_locked(struct zcow_fs *fs, const char *path,
 			*type_ret = ZCOW_FT_DIR;
 		return 0;
 	}
-	return lookup_locked(zp->tree, zp->dir, zp->name, zp->len, ino_ret,
+	return zcow_dir_lookup(zp->tree, zp->dir, zp->name, zp->len, ino_ret,
 			     type_ret);
 }
 
@@ -510,7 +509,7 @@ static int new_inode_locked(struct zcow_fs *fs, struct zpath *zp,
 	if (zp->dir == ZCOW_ROOT_DIR_INO && zp->len == strlen(SNAP_DIR) &&
 	    !memcmp(zp->name, SNAP_DIR, zp->len))
 		return -EEXIST;
-	err = lookup_locked(zp->tree, zp->dir, zp->name, zp->len, &dummy,
+	err = zcow_dir_lookup(zp->tree, zp->dir, zp->name, zp->len, &dummy,
 			    NULL);
 	if (!err)
 		return -EEXIST;
@@ -872,7 +871,7 @@ int zcow_rename(struct zcow_fs *fs, const char *from, const char *to)
 			goto out;
 		}
 	}
-	err = lookup_locked(dst.tree, dst.dir, dst.name, dst.len, &dino,
+	err = zcow_dir_lookup(dst.tree, dst.dir, dst.name, dst.len, &dino,
 			    &dtype);
 	if (!err) {
 		if (dino == sino)

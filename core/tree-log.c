@@ -61,7 +61,6 @@
 #define TAG "treelog"
 #define LOG_MAX_INODES		4096
 #define DIR_LOG_ITEM_SIZE	8u	/* struct btrfs_dir_log_item */
-#define LOG_ROOT_ITEM_SIZE	439u	/* struct btrfs_root_item */
 #define LOG_GROUP_ROOM		8	/* nodes a prepared log group holds */
 
 /* One inode changed in the running transaction. */
@@ -260,13 +259,6 @@ static int log_alloc(void *arg, uint64_t owner, int level,
 		      &fs->log->cap_allocs, *bytenr_ret);
 }
 
-static int log_read(void *arg, uint64_t bytenr, void *buf)
-{
-	struct zcow_fs *fs = arg;
-
-	return fs->store.read(fs->store.arg, bytenr, buf);
-}
-
 static void log_free(void *arg, uint64_t bytenr, uint64_t gen)
 {
 	struct zcow_fs *fs = arg;
@@ -298,11 +290,9 @@ int zcow_log_init(struct zcow_fs *fs, bool enabled)
 	if (!lg)
 		return -ENOMEM;
 	lg->enabled = enabled;
-	lg->store = fs->store;
+	lg->store = fs->store;	/* reads as the fs does (arg: @fs) */
 	lg->store.alloc = log_alloc;
-	lg->store.read = log_read;
 	lg->store.free = log_free;
-	lg->store.arg = fs;
 	fs->log = lg;
 	/* An empty metadata group (mkfs leaves one) becomes the log's now;
 	 * none: the first fsync commits and readies one. */
@@ -689,7 +679,7 @@ static int log_add(struct zcow_fs *fs, const uint64_t *set, uint64_t nr,
 	struct zcow_log *lg = fs->log;
 	struct zcow_key rk = { ZCOW_TREE_LOG_OBJECTID, ZCOW_ROOT_ITEM_KEY,
 			       ZCOW_FS_TREE_OBJECTID };
-	uint8_t item[LOG_ROOT_ITEM_SIZE];
+	uint8_t item[ZCOW_ROOT_ITEM_SIZE];
 	uint64_t i;
 	int err;
 
@@ -1001,7 +991,7 @@ static int replay_open(struct replay *rp)
 			       ZCOW_FS_TREE_OBJECTID };
 	struct zcow_key start = { 0, 0, 0 }, k;
 	struct zcow_tree_iter it;
-	uint8_t item[LOG_ROOT_ITEM_SIZE], *buf;
+	uint8_t item[ZCOW_ROOT_ITEM_SIZE], *buf;
 	const void *data;
 	uint32_t size, len;
 	int err;
@@ -1023,7 +1013,7 @@ static int replay_open(struct replay *rp)
 	if (!err)
 		err = zcow_tree_search(&rp->root_tree, &rk, item, sizeof(item),
 				       &size);
-	if (!err && size != LOG_ROOT_ITEM_SIZE)
+	if (!err && size != ZCOW_ROOT_ITEM_SIZE)
 		err = -EUCLEAN;
 	if (!err && !get64(item + 176))
 		err = -EUCLEAN;
@@ -1294,28 +1284,12 @@ static int dir_entries(struct zcow_tree *tree, uint64_t dir,
 static int in_log_dir(struct replay *rp, uint64_t dir,
 		      const struct old_entry *e)
 {
-	struct zcow_key k = { dir, ZCOW_DIR_ITEM_KEY,
-			      zcow_name_hash(e->name, e->len) };
-	uint8_t buf[4096];
-	uint32_t size, off = 0;
-	int err;
+	uint64_t ino;
+	int err = zcow_dir_lookup(&rp->tree, dir, e->name, e->len, &ino, NULL);
 
-	err = zcow_tree_search(&rp->tree, &k, buf, sizeof(buf), &size);
 	if (err == -ENOENT)
 		return 0;
-	if (err)
-		return err;
-	if (size > sizeof(buf))
-		return -EUCLEAN;
-	while (off + ZCOW_DIR_ITEM_HDR <= size) {
-		uint16_t nlen = get16(buf + off + 27);
-
-		if (nlen == e->len && get64(buf + off) == e->ino &&
-		    !memcmp(buf + off + ZCOW_DIR_ITEM_HDR, e->name, nlen))
-			return 1;
-		off += ZCOW_DIR_ITEM_HDR + nlen + get16(buf + off + 25);
-	}
-	return 0;
+	return err ? err : ino == e->ino;
 }
 
 static int replay_unlink(struct replay *rp, uint64_t dir, uint64_t ino,

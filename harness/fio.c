@@ -61,21 +61,18 @@ static const char *const ignored_opts[] = {
 	"pre_read", "sync", "end_fsync_on_close", "nowait", "atomic",
 };
 
-static int fail(char *err, size_t len, const struct zfio_kv *kv,
-		const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-
-static int fail(char *err, size_t len, const struct zfio_kv *kv,
-		const char *fmt, ...)
+/* "FILE:LINE: [option 'KEY': ]message" into @err; returns -EINVAL. */
+static int vfail(char *err, size_t len, const char *file, int line,
+		 const char *key, const char *fmt, va_list ap)
 {
 	char msg[256];
-	va_list ap;
 
-	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	if (err && len)
-		snprintf(err, len, "%s:%d: option '%s': %s", kv->file,
-			 kv->line, kv->key, msg);
+	if (err && len && key)
+		snprintf(err, len, "%s:%d: option '%s': %s", file, line, key,
+			 msg);
+	else if (err && len)
+		snprintf(err, len, "%s:%d: %s", file, line, msg);
 	return -EINVAL;
 }
 
@@ -85,15 +82,29 @@ static int fail_at(char *err, size_t len, const char *file, int line,
 static int fail_at(char *err, size_t len, const char *file, int line,
 		   const char *fmt, ...)
 {
-	char msg[256];
 	va_list ap;
+	int ret;
 
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	ret = vfail(err, len, file, line, NULL, fmt, ap);
 	va_end(ap);
-	if (err && len)
-		snprintf(err, len, "%s:%d: %s", file, line, msg);
-	return -EINVAL;
+	return ret;
+}
+
+/* An error about option @kv: file, line and option name first. */
+static int fail(char *err, size_t len, const struct zfio_kv *kv,
+		const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+static int fail(char *err, size_t len, const struct zfio_kv *kv,
+		const char *fmt, ...)
+{
+	va_list ap;
+	int ret;
+
+	va_start(ap, fmt);
+	ret = vfail(err, len, kv->file, kv->line, kv->key, fmt, ap);
+	va_end(ap);
+	return ret;
 }
 
 /* ---- value parsers ---------------------------------------------------- */
