@@ -560,8 +560,10 @@ int zcow_check(struct zcow_fs *fs, void (*report)(void *arg, const char *msg),
 	walk(&ck, ZCOW_CHUNK_TREE_OBJECTID, le64toh(fs->sb.chunk_root),
 	     fs->sb.chunk_root_level, le64toh(fs->sb.chunk_root_generation),
 	     NULL, NULL);
+	/* Every commit writes a new root tree (btrfs-progs reads it with
+	 * the superblock's generation as the expected transid). */
 	walk(&ck, ZCOW_ROOT_TREE_OBJECTID, le64toh(fs->sb.root),
-	     fs->sb.root_level, 0, NULL, NULL);
+	     fs->sb.root_level, fs->generation, NULL, NULL);
 	for (i = 0; i < ck.nr_roots; i++) {
 		const struct ck_range *r = &ck.roots[i];
 

@@ -779,6 +779,20 @@ static int cow(struct zcow_tree *tree, struct zcow_cnode *node,
 	return 0;
 }
 
+int zcow_tree_cow_root(struct zcow_tree *tree)
+{
+	struct zcow_cnode *root;
+	int ret;
+
+	if (tree->root_bytenr == ZCOW_NO_ROOT)
+		return 0;
+	ret = get_node(tree, tree->root_bytenr, tree->root_level,
+		       tree->root_gen, NULL, &root);
+	if (ret)
+		return ret;
+	return cow(tree, root, NULL, 0);
+}
+
 /*
  * Make every node of @path (as search() filled it) writable, top-down so
  * that a parent is dirty before its pointer to the child changes.  The

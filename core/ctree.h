@@ -236,6 +236,14 @@ int zcow_tree_set_transid(struct zcow_tree *tree, uint64_t transid);
  */
 int zcow_tree_create_root(struct zcow_tree *tree);
 
+/*
+ * Copy the root node into the running transaction (nothing if it is there
+ * already, or the tree is empty): a commit that changed nothing else still
+ * gives the root tree the new generation, as btrfs readers expect.
+ * 0 or the read/alloc errno.
+ */
+int zcow_tree_cow_root(struct zcow_tree *tree);
+
 /* Current root: ZCOW_NO_ROOT in *bytenr_ret if none.  Any pointer may be
  * NULL. */
 void zcow_tree_root(const struct zcow_tree *tree, uint64_t *bytenr_ret,

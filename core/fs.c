@@ -31,8 +31,34 @@
 	 ZCOW_SUPER_FLAG_CHANGING_FSID_V2 | ZCOW_SUPER_FLAG_CHANGING_BG_TREE | \
 	 ZCOW_SUPER_FLAG_CHANGING_DATA_CSUM |                                \
 	 ZCOW_SUPER_FLAG_CHANGING_META_CSUM)
-/* Every incompat bit btrfs defines (bit 15 is unused). */
-#define KNOWN_INCOMPAT (((1ULL << 15) - 1) | ZCOW_INCOMPAT_SIMPLE_QUOTA)
+/*
+ * Features, as btrfs reads them: an incompat bit changes how the trees must
+ * be read, a compat_ro bit adds structures a writer must keep up to date.
+ * zcow mounts only what it reads right, and writes only to a file system
+ * whose every structure it maintains (table in docs/format.md):
+ *
+ *   bit                         read-only   read-write
+ *   incompat mixed_backref      yes         yes   (zcow's own refs)
+ *   incompat big_metadata       yes         yes   (nodesize > 4 KiB)
+ *   incompat skinny_metadata    yes         yes   (zcow's metadata items)
+ *   incompat no_holes           yes         yes   (zcow writes no holes)
+ *   incompat zoned              required    required
+ *   incompat default_subvol     yes (tree 5) no
+ *   incompat extended_iref      yes         no    (extrefs not kept)
+ *   incompat others             no          no    (compression, raid,
+ *                                                  mixed groups, ...)
+ *   compat_ro free_space_tree   yes         no    (not kept up to date)
+ *   compat_ro block_group_tree  no          no    (groups elsewhere)
+ *   compat_ro others, unknown   yes         no
+ */
+#define RW_INCOMPAT                                                          \
+	(ZCOW_INCOMPAT_MIXED_BACKREF | ZCOW_INCOMPAT_BIG_METADATA |           \
+	 ZCOW_INCOMPAT_SKINNY_METADATA | ZCOW_INCOMPAT_NO_HOLES |             \
+	 ZCOW_INCOMPAT_ZONED)
+#define RO_INCOMPAT                                                          \
+	(RW_INCOMPAT | ZCOW_INCOMPAT_DEFAULT_SUBVOL |                        \
+	 ZCOW_INCOMPAT_EXTENDED_IREF)
+#define UNREADABLE_COMPAT_RO ZCOW_COMPAT_RO_BLOCK_GROUP_TREE
 
 static bool is_pow2(uint64_t v)
 {
@@ -230,10 +256,11 @@ out:
 
 /* The checks of a located superblock beyond its own (magic, csum). */
 static int check_super(const struct zcow_super_block *sb,
-		       const struct zdev *dev)
+		       const struct zdev *dev, bool read_only)
 {
 	uint64_t flags = le64toh(sb->flags);
 	uint64_t incompat = le64toh(sb->incompat_flags);
+	uint64_t compat_ro = le64toh(sb->compat_ro_flags);
 	uint32_t sectorsize = le32toh(sb->sectorsize);
 	uint32_t nodesize = le32toh(sb->nodesize);
 
@@ -252,9 +279,30 @@ static int check_super(const struct zcow_super_block *sb,
 			 (unsigned long long)incompat);
 		return -EOPNOTSUPP;
 	}
-	if (incompat & ~KNOWN_INCOMPAT) {
-		zlog_err(TAG, "unknown incompat features 0x%llx",
-			 (unsigned long long)(incompat & ~KNOWN_INCOMPAT));
+	if (incompat & ~RO_INCOMPAT) {
+		zlog_err(TAG, "incompat features 0x%llx: zcow cannot read this file system",
+			 (unsigned long long)(incompat & ~RO_INCOMPAT));
+		return -EOPNOTSUPP;
+	}
+	if (compat_ro & UNREADABLE_COMPAT_RO) {
+		zlog_err(TAG, "compat_ro features 0x%llx (block-group tree): zcow cannot read this file system",
+			 (unsigned long long)(compat_ro & UNREADABLE_COMPAT_RO));
+		return -EOPNOTSUPP;
+	}
+	if (!read_only && (incompat & ~RW_INCOMPAT)) {
+		zlog_err(TAG, "incompat features 0x%llx (%s) are not maintained by zcow: mount read-only",
+			 (unsigned long long)(incompat & ~RW_INCOMPAT),
+			 (incompat & ZCOW_INCOMPAT_EXTENDED_IREF) ?
+				 "extended inode refs" : "default subvolume");
+		return -EOPNOTSUPP;
+	}
+	if (!read_only && compat_ro) {
+		zlog_err(TAG, "compat_ro features 0x%llx (%s) are not maintained by zcow: mount read-only",
+			 (unsigned long long)compat_ro,
+			 (compat_ro & ZCOW_COMPAT_RO_FREE_SPACE_TREE) ?
+				 "free-space tree" :
+			 (compat_ro & ZCOW_COMPAT_RO_VERITY) ? "fs-verity" :
+							       "unknown");
 		return -EOPNOTSUPP;
 	}
 	if (!is_pow2(sectorsize) || sectorsize < 4096 || sectorsize > 65536 ||
@@ -302,17 +350,23 @@ int zcow_mount(struct zdev *dev, const struct zcow_mount_opts *opts,
 	}
 	if (ret)
 		goto out;
-	ret = check_super(&fs->sb, dev);
+	ret = check_super(&fs->sb, dev, fs->read_only);
 	if (ret)
 		goto out;
 	fs->generation = le64toh(fs->sb.generation);
 	fs->placement = zcow_sb_placement_of(&fs->sb);
 	ret = zcow_fs_load_trees(fs);
+	if (ret == -EUCLEAN && !fs->read_only) {
+		/* zcow never writes to what it cannot read */
+		zlog_err(TAG, "trees of generation %llu unreadable: refusing a read-write mount",
+			 (unsigned long long)fs->generation);
+		goto out;
+	}
 	if (ret == -EUCLEAN) {
 		/*
-		 * The superblock is still served (dump-super, captured kernel
-		 * logs without their tree zones): commits write superblocks
-		 * that keep the tree pointers as they are; zcow_check fails.
+		 * The superblock is still served read-only (dump-super,
+		 * captured kernel logs without their tree zones); zcow_check
+		 * fails.
 		 */
 		zlog_warn(TAG, "trees of generation %llu unreadable: superblock-only mount",
 			  (unsigned long long)fs->generation);

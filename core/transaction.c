@@ -724,6 +724,14 @@ int zcow_commit(struct zcow_fs *fs)
 	if (!fs->has_trees)
 		return commit_sb_only(fs);
 	zcow_log_commit_prepare(fs);
+	/*
+	 * Every generation has its own root tree: btrfs-progs reads the root
+	 * tree expecting the superblock's generation, so even a commit that
+	 * changed nothing else copies the root tree's root.
+	 */
+	ret = zcow_tree_cow_root(&fs->root_tree);
+	if (ret)
+		goto fail;
 	ret = apply_delayed(fs);
 	if (ret)
 		goto fail;

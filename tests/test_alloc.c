@@ -437,7 +437,9 @@ START_TEST(test_alloc_mount_pads_a_torn_tail_and_continues_at_the_wp)
 	ck_assert_int_eq(zcow_unmount(fs), 0);
 	/* a torn node write: three 512-byte sectors past the meta wp */
 	fs = NULL;
-	ck_assert_int_eq(zcow_mount(dev, NULL, &fs), 0);
+	ck_assert_int_eq(zcow_mount(dev, &(struct zcow_mount_opts){
+						 .read_only = true },
+				    &fs), 0);
 	meta = find_type(fs, ZCOW_BG_METADATA, 0);
 	start = meta->start;
 	wp = zone_of(dev, meta->physical).wp;

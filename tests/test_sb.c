@@ -64,16 +64,24 @@ static uint64_t mounted_gen(struct zdev *dev)
 	return gen;
 }
 
-/* mount + n commits + unmount (one more commit). */
+/*
+ * n + 1 new generations of the superblock alone, as a commit writes them
+ * (the log rows here are about the superblock log, not the trees: with
+ * 16 KiB zones a full commit's tree nodes would not fit).
+ */
 static void commit_n(struct zdev *dev, int n)
 {
-	struct zcow_fs *fs = NULL;
+	struct zcow_super_block sb;
+	struct zcow_sb_copy found;
 	int i;
 
-	ck_assert_int_eq(zcow_mount(dev, NULL, &fs), 0);
-	for (i = 0; i < n; i++)
-		ck_assert_int_eq(zcow_commit_super(fs), 0);
-	ck_assert_int_eq(zcow_unmount(fs), 0);
+	for (i = 0; i <= n; i++) {
+		ck_assert_int_eq(zcow_sb_read_latest(dev, &sb, &found), 0);
+		sb.generation = htole64(le64toh(sb.generation) + 1);
+		ck_assert_int_eq(zcow_sb_write_all(dev,
+						   zcow_sb_placement_of(&sb),
+						   &sb), 0);
+	}
 }
 
 static void primary_pos(struct zdev *dev, struct zcow_sb_log_pos *pos,
@@ -205,6 +213,7 @@ START_TEST(test_sb_kernel_vectors_mount_at_expected_generation)
 	char dir[512], spec[600];
 	struct dirent *de;
 	struct zdev *dev;
+	struct zcow_fs *fs = NULL;
 	unsigned int nr = 0;
 	uint64_t want;
 	DIR *d = opendir(VECTORS);
@@ -222,7 +231,10 @@ START_TEST(test_sb_kernel_vectors_mount_at_expected_generation)
 		ck_assert_msg(mounted_gen(dev) == want,
 			      "vector %s: want generation %llu", de->d_name,
 			      (unsigned long long)want);
-		/* zcow keeps appending to the kernel's log. */
+		/* A kernel's file system has a free-space tree: zcow does
+		 * not write into it ... */
+		ck_assert_int_eq(zcow_mount(dev, NULL, &fs), -EOPNOTSUPP);
+		/* ... but its log writer continues the kernel's log. */
 		commit_n(dev, 2);
 		ck_assert_uint_eq(mounted_gen(dev), want + 3);
 		zdev_close(dev);
@@ -412,13 +424,11 @@ START_TEST(test_sb_log_wraps_and_resets_only_the_older_zone)
 	struct zdev *dev = new_sim(10, ZS, CAP, 0);
 	struct zcow_sb_log_pos pos;
 	struct zdev_stats st;
-	struct zcow_fs *fs = NULL;
 	int i;
 
 	do_mkfs(dev, ZCOW_SB_PLACE_SEED);
-	ck_assert_int_eq(zcow_mount(dev, NULL, &fs), 0);
 	for (i = 2; i <= 40; i++) {
-		ck_assert_int_eq(zcow_commit_super(fs), 0);
+		commit_n(dev, 0);
 		primary_pos(dev, &pos, 0);
 		/* never both in use, never the newest zone reset */
 		ck_assert(!(pos.state[0] == 'I' && pos.state[1] == 'I'));
@@ -427,7 +437,7 @@ START_TEST(test_sb_log_wraps_and_resets_only_the_older_zone)
 		ck_assert_uint_eq(pos.read_off,
 				  ((i - 1) % 8 / 4) * ZS + ((i - 1) % 4) * SBS);
 	}
-	ck_assert_int_eq(zcow_unmount(fs), 0);
+	commit_n(dev, 0);
 	zdev_get_stats(dev, &st);
 	/* 41 copies in rings of 8: a zone is reset before generations
 	 * 9, 13, 17, ..., 41 */
@@ -731,6 +741,7 @@ END_TEST
 START_TEST(test_sb_torn_newest_falls_back_to_older_valid_copy)
 {
 	struct zdev *dev = new_sim(10, ZS, CAP, 0);
+	struct zcow_mount_opts ro = { .read_only = true };
 	struct zcow_fs *fs = NULL;
 	unsigned long warns;
 
@@ -738,13 +749,14 @@ START_TEST(test_sb_torn_newest_falls_back_to_older_valid_copy)
 	commit_n(dev, 1);		/* generations 1..3 */
 	put_garbage(dev, 3 * SBS);	/* a torn 4th copy fills zone 0 */
 	warns = zlog_nr_warnings();
-	ck_assert_int_eq(zcow_mount(dev, NULL, &fs), 0);
+	ck_assert_int_eq(zcow_mount(dev, &ro, &fs), 0);
 	ck_assert_uint_eq(fs->generation, 3);
 	ck_assert(fs->found.is_fallback);
 	ck_assert_uint_eq(fs->found.off, 2 * SBS);
 	ck_assert_uint_gt(zlog_nr_warnings(), warns);
-	/* the log goes on past the torn copy, into zone 1 */
 	ck_assert_int_eq(zcow_unmount(fs), 0);
+	/* the log goes on past the torn copy, into zone 1 */
+	commit_n(dev, 0);
 	ck_assert_uint_eq(mounted_gen(dev), 4);
 	commit_n(dev, 6);	/* 5..11: wraps, resets zone 0 */
 	ck_assert_uint_eq(mounted_gen(dev), 11);
@@ -838,6 +850,191 @@ START_TEST(test_sb_read_only_mount_writes_nothing)
 }
 END_TEST
 
+/* ---- features zcow maintains, and what it must not write ------------- */
+
+/* Device-changing commands (writes, appends, zone management) so far. */
+static uint64_t nr_changes(struct zdev *dev)
+{
+	struct zdev_stats st;
+	uint64_t n = 0;
+	int c;
+
+	zdev_get_stats(dev, &st);
+	for (c = 0; c < ZDEV_NR_CLASSES; c++)
+		n += st.cmds[c][ZDEV_OP_WRITE] + st.cmds[c][ZDEV_OP_APPEND] +
+		     st.cmds[c][ZDEV_OP_RESET] + st.cmds[c][ZDEV_OP_FINISH];
+	return n;
+}
+
+/* A made file system whose newest superblock carries other features. */
+static struct zdev *fs_with_features(uint64_t compat_ro, uint64_t incompat)
+{
+	struct zdev *dev = new_sim(16, ZS, ZS, 0);
+	struct zcow_super_block sb;
+	struct zcow_sb_copy found;
+
+	do_mkfs(dev, ZCOW_SB_PLACE_SEED);
+	ck_assert_int_eq(zcow_sb_read_latest(dev, &sb, &found), 0);
+	sb.compat_ro_flags = htole64(compat_ro);
+	sb.incompat_flags |= htole64(incompat);
+	ck_assert_int_eq(zcow_sb_write_all(dev, ZCOW_SB_PLACE_SEED, &sb), 0);
+	return dev;
+}
+
+START_TEST(test_mount_refuses_rw_with_free_space_tree_and_writes_nothing)
+{
+	struct zdev *dev = fs_with_features(ZCOW_COMPAT_RO_FREE_SPACE_TREE |
+					    ZCOW_COMPAT_RO_FREE_SPACE_TREE_VALID,
+					    0);
+	struct zcow_mount_opts ro = { .read_only = true };
+	struct zcow_fs *fs = NULL;
+	uint64_t before = nr_changes(dev);
+
+	zlog_set_sink(keep_err, NULL);
+	ck_assert_int_eq(zcow_mount(dev, NULL, &fs), -EOPNOTSUPP);
+	ck_assert_ptr_null(fs);
+	ck_assert_msg(strstr(last_err, "free-space tree"), "message: %s",
+		      last_err);
+	ck_assert_msg(strstr(last_err, "read-only"), "message: %s", last_err);
+	ck_assert_uint_eq(nr_changes(dev), before);
+	/* read-only is fine: zcow only reads what it understands */
+	ck_assert_int_eq(zcow_mount(dev, &ro, &fs), 0);
+	ck_assert_int_eq(zcow_unmount(fs), 0);
+	ck_assert_uint_eq(nr_changes(dev), before);
+	zlog_set_sink(NULL, NULL);
+	zdev_close(dev);
+}
+END_TEST
+
+START_TEST(test_mount_refuses_rw_with_unknown_compat_ro)
+{
+	struct zdev *dev = fs_with_features(1ULL << 40, 0);
+	struct zcow_mount_opts ro = { .read_only = true };
+	struct zcow_fs *fs = NULL;
+
+	ck_assert_int_eq(zcow_mount(dev, NULL, &fs), -EOPNOTSUPP);
+	ck_assert_int_eq(zcow_mount(dev, &ro, &fs), 0);
+	ck_assert_int_eq(zcow_unmount(fs), 0);
+	zdev_close(dev);
+}
+END_TEST
+
+START_TEST(test_mount_refuses_features_zcow_cannot_read)
+{
+	static const uint64_t never[] = {
+		ZCOW_INCOMPAT_MIXED_GROUPS, ZCOW_INCOMPAT_COMPRESS_LZO,
+		ZCOW_INCOMPAT_COMPRESS_ZSTD, ZCOW_INCOMPAT_RAID56,
+		ZCOW_INCOMPAT_METADATA_UUID, ZCOW_INCOMPAT_RAID1C34,
+		ZCOW_INCOMPAT_EXTENT_TREE_V2, ZCOW_INCOMPAT_RAID_STRIPE_TREE,
+		ZCOW_INCOMPAT_SIMPLE_QUOTA,
+	};
+	struct zcow_mount_opts ro = { .read_only = true };
+	struct zcow_fs *fs = NULL;
+	struct zdev *dev;
+	unsigned int i;
+
+	for (i = 0; i < sizeof(never) / sizeof(never[0]); i++) {
+		dev = fs_with_features(0, never[i]);
+		ck_assert_int_eq(zcow_mount(dev, NULL, &fs), -EOPNOTSUPP);
+		ck_assert_msg(zcow_mount(dev, &ro, &fs) == -EOPNOTSUPP,
+			      "incompat 0x%llx mounted read-only",
+			      (unsigned long long)never[i]);
+		zdev_close(dev);
+	}
+	/* block groups in their own tree: not where zcow looks */
+	dev = fs_with_features(ZCOW_COMPAT_RO_BLOCK_GROUP_TREE, 0);
+	ck_assert_int_eq(zcow_mount(dev, &ro, &fs), -EOPNOTSUPP);
+	zdev_close(dev);
+}
+END_TEST
+
+START_TEST(test_mount_rw_only_with_features_zcow_maintains)
+{
+	struct zcow_mount_opts ro = { .read_only = true };
+	struct zcow_fs *fs = NULL;
+	struct zdev *dev;
+
+	/* extended inode refs: readable, but zcow does not maintain them */
+	dev = fs_with_features(0, ZCOW_INCOMPAT_EXTENDED_IREF);
+	ck_assert_int_eq(zcow_mount(dev, NULL, &fs), -EOPNOTSUPP);
+	ck_assert_int_eq(zcow_mount(dev, &ro, &fs), 0);
+	ck_assert_int_eq(zcow_unmount(fs), 0);
+	zdev_close(dev);
+	/* what btrfs sets for any zoned fs and zcow keeps true */
+	dev = fs_with_features(0, ZCOW_INCOMPAT_BIG_METADATA |
+					  ZCOW_INCOMPAT_NO_HOLES);
+	ck_assert_int_eq(zcow_mount(dev, NULL, &fs), 0);
+	ck_assert_int_eq(zcow_unmount(fs), 0);
+	zdev_close(dev);
+}
+END_TEST
+
+START_TEST(test_mount_refuses_rw_when_trees_unreadable)
+{
+	struct zdev *dev = new_sim(16, ZS, ZS, 16);	/* conventional */
+	struct zcow_mount_opts ro = { .read_only = true };
+	struct zcow_fs *fs = NULL;
+	struct zcow_bg *bg;
+	uint8_t junk[4096];
+	uint64_t phys, before;
+
+	do_mkfs(dev, ZCOW_SB_PLACE_SEED);
+	ck_assert_int_eq(zcow_mount(dev, &ro, &fs), 0);
+	bg = zcow_bg_lookup(fs, le64toh(fs->sb.root));
+	ck_assert_ptr_nonnull(bg);
+	phys = bg->physical + le64toh(fs->sb.root) - bg->start;
+	ck_assert_int_eq(zcow_unmount(fs), 0);
+	memset(junk, 0x5a, sizeof(junk));
+	ck_assert_int_eq(zdev_write(dev, junk, sizeof(junk), phys, 0,
+				    ZDEV_CLASS_OTHER), 0);
+	before = nr_changes(dev);
+	ck_assert_int_eq(zcow_mount(dev, NULL, &fs), -EUCLEAN);
+	ck_assert_uint_eq(nr_changes(dev), before);
+	/* the superblock is still served read-only */
+	ck_assert_int_eq(zcow_mount(dev, &ro, &fs), 0);
+	ck_assert(!fs->has_trees);
+	ck_assert_int_eq(zcow_unmount(fs), 0);
+	ck_assert_uint_eq(nr_changes(dev), before);
+	zdev_close(dev);
+}
+END_TEST
+
+/* btrfs-progs reads the root tree with the superblock's generation: the
+ * checker demands the same. */
+static void assert_root_is_current(struct zdev *dev)
+{
+	struct zcow_mount_opts ro = { .read_only = true };
+	struct zcow_fs *fs = NULL;
+
+	ck_assert_int_eq(zcow_mount(dev, &ro, &fs), 0);
+	ck_assert_int_eq(zcow_check(fs, NULL, NULL), 0);
+	ck_assert_int_eq(zcow_unmount(fs), 0);
+}
+
+START_TEST(test_empty_commit_writes_a_new_root_tree)
+{
+	struct zdev *dev = new_sim(16, ZS, ZS, 0);
+	struct zcow_fs *fs = NULL;
+
+	do_mkfs(dev, ZCOW_SB_PLACE_SEED);
+	assert_root_is_current(dev);
+	/* a mount with nothing dirty, unmounted: generation 2 */
+	ck_assert_int_eq(zcow_mount(dev, NULL, &fs), 0);
+	ck_assert_int_eq(zcow_unmount(fs), 0);
+	ck_assert_uint_eq(mounted_gen(dev), 2);
+	assert_root_is_current(dev);
+	/* explicit commits with nothing dirty, one after the other */
+	ck_assert_int_eq(zcow_mount(dev, NULL, &fs), 0);
+	ck_assert_int_eq(zcow_commit(fs), 0);
+	ck_assert_int_eq(zcow_commit(fs), 0);
+	ck_assert_int_eq(zcow_commit(fs), 0);
+	ck_assert_int_eq(zcow_unmount(fs), 0);
+	ck_assert_uint_eq(mounted_gen(dev), 6);
+	assert_root_is_current(dev);
+	zdev_close(dev);
+}
+END_TEST
+
 Suite *sb_suite(void)
 {
 	Suite *s = suite_create("sb");
@@ -845,6 +1042,12 @@ Suite *sb_suite(void)
 
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, test_sb_crc32c_is_btrfs_crc32c);
+	tcase_add_test(tc, test_mount_refuses_rw_with_free_space_tree_and_writes_nothing);
+	tcase_add_test(tc, test_mount_refuses_rw_with_unknown_compat_ro);
+	tcase_add_test(tc, test_mount_refuses_features_zcow_cannot_read);
+	tcase_add_test(tc, test_mount_rw_only_with_features_zcow_maintains);
+	tcase_add_test(tc, test_empty_commit_writes_a_new_root_tree);
+	tcase_add_test(tc, test_mount_refuses_rw_when_trees_unreadable);
 	tcase_add_test(tc, test_sb_layout_reads_kernel_written_fields);
 	tcase_add_test(tc, test_sb_offsets_are_btrfs_mirror_offsets);
 	tcase_add_test(tc, test_sb_kernel_vectors_mount_at_expected_generation);
