@@ -399,6 +399,26 @@ out:
 	return ret;
 }
 
+int zcow_fs_write_super(struct zcow_fs *fs, struct zcow_super_block *sb)
+{
+	uint32_t failed = 0, was = fs->sb_failed_mirrors;
+	int ret, m;
+
+	ret = zcow_sb_write_all_mirrors(fs->dev, fs->placement, sb, &failed);
+	fs->sb_failed_mirrors = failed;
+	if (failed == was)
+		return ret;
+	for (m = 0; m < ZCOW_SB_MIRROR_MAX; m++) {
+		if ((failed & ~was) & (1u << m))
+			zlog_warn(TAG, "superblock log mirror %d cannot be written: the log is degraded%s",
+				  m, ret ? "" : ", the other mirrors keep it");
+		if ((was & ~failed) & (1u << m))
+			zlog_info(TAG, "superblock log mirror %d written again",
+				  m);
+	}
+	return ret;
+}
+
 int zcow_commit_super(struct zcow_fs *fs)
 {
 	return zcow_commit(fs);

@@ -755,10 +755,17 @@ static int write_log(struct zdev *dev, const struct zcow_sb_loc *loc,
 int zcow_sb_write_all(struct zdev *dev, enum zcow_sb_placement p,
 		      struct zcow_super_block *sb)
 {
+	return zcow_sb_write_all_mirrors(dev, p, sb, NULL);
+}
+
+int zcow_sb_write_all_mirrors(struct zdev *dev, enum zcow_sb_placement p,
+			      struct zcow_super_block *sb,
+			      uint32_t *failed_ret)
+{
 	struct zcow_super_block *copy = NULL;
 	struct zcow_sb_loc loc;
 	int ret, first_err = 0, nr_ok = 0, nr_tried = 0, m;
-	bool primary_failed = false;
+	uint32_t failed = 0;
 
 	copy = malloc(sizeof(*copy));
 	if (!copy)
@@ -798,12 +805,12 @@ int zcow_sb_write_all(struct zdev *dev, enum zcow_sb_placement p,
 		else
 			ret = write_log(dev, &loc, copy);
 		if (ret) {
-			zlog_err(TAG, "writing superblock mirror %d failed: %d",
-				 m, ret);
+			if (!failed_ret)
+				zlog_err(TAG, "writing superblock mirror %d failed: %d",
+					 m, ret);
 			if (!first_err)
 				first_err = ret;
-			if (m == 0)
-				primary_failed = true;
+			failed |= 1u << m;
 			continue;
 		}
 		nr_ok++;
@@ -814,7 +821,9 @@ int zcow_sb_write_all(struct zdev *dev, enum zcow_sb_placement p,
 	}
 out:
 	free(copy);
-	if (!primary_failed && nr_ok > 0)
+	if (failed_ret)
+		*failed_ret = failed;
+	if (nr_ok > 0)
 		return 0;
 	return first_err ? first_err : -EIO;
 }

@@ -306,11 +306,18 @@ int zcow_sb_for_each_copy(struct zdev *dev, const struct zcow_sb_loc *loc,
  * Commit @sb (generation already set by the caller) to every mirror of
  * placement @p: flush, then per mirror reset a full zone if the table says
  * so, and write with FUA.  bytenr and csum are set per mirror (@sb keeps
- * the primary's).  Returns 0 when the primary and at least one mirror were
- * written, else the first error (-EIO, -EUCLEAN for a log in an impossible
- * state, -ENOSPC never).
+ * the primary's).  A mirror that cannot be written (a log zone offline or
+ * read-only, a write error) is skipped: the log is degraded, not dead, as
+ * long as one mirror holds the copy.  Returns 0 when at least one mirror
+ * was written, else the first error (-EIO, -EUCLEAN for a log in an
+ * impossible state, -ENOSPC never).  zcow_sb_write_all_mirrors() also
+ * returns the mirrors that failed as a bit mask (bit m = mirror m) in
+ * *failed_ret and leaves reporting them to its caller.
  */
 int zcow_sb_write_all(struct zdev *dev, enum zcow_sb_placement p,
 		      struct zcow_super_block *sb);
+int zcow_sb_write_all_mirrors(struct zdev *dev, enum zcow_sb_placement p,
+			      struct zcow_super_block *sb,
+			      uint32_t *failed_ret);
 
 #endif /* ZCOW_SB_H */

@@ -696,7 +696,7 @@ static int commit_sb_only(struct zcow_fs *fs)
 	*sb = fs->sb;
 	sb->generation = htole64(fs->generation + 1);
 	sb->flags |= htole64(ZCOW_SUPER_FLAG_WRITTEN);
-	ret = zcow_sb_write_all(fs->dev, fs->placement, sb);
+	ret = zcow_fs_write_super(fs, sb);
 	if (ret) {
 		zlog_err(TAG, "commit of generation %" PRIu64 " failed: %d",
 			 fs->generation + 1, ret);
@@ -789,7 +789,7 @@ int zcow_commit(struct zcow_fs *fs)
 	 * them: zcow_sb_write_all() flushes first, then writes every mirror
 	 * with FUA.
 	 */
-	ret = zcow_sb_write_all(fs->dev, fs->placement, sb);
+	ret = zcow_fs_write_super(fs, sb);
 	if (ret)
 		goto fail;
 	/* ORDER: the superblock log is durable before anything after it. */

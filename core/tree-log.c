@@ -734,7 +734,7 @@ static int log_write(struct zcow_fs *fs)
 	sb->log_root_level = (uint8_t)level;
 	sb->log_root_transid = htole64(lg->seq + 1);
 	sb->flags |= htole64(ZCOW_SUPER_FLAG_WRITTEN);
-	err = zcow_sb_write_all(fs->dev, fs->placement, sb);
+	err = zcow_fs_write_super(fs, sb);
 	free(sb);
 	if (err)
 		goto fail;

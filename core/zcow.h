@@ -85,6 +85,9 @@ struct zcow_fs {
 	uint64_t generation;		/* last committed generation */
 	bool read_only;
 	int error;			/* != 0: a commit failed; no more writes */
+	/* Superblock-log mirrors the last superblock write could not write
+	 * (bit m = mirror m; a degraded log, reported when it changes). */
+	uint32_t sb_failed_mirrors;
 
 	/* The trees (has_trees false: a bare superblock, no trees yet). */
 	bool has_trees;
@@ -168,6 +171,13 @@ extern int zcow_fault_mutation;
  */
 int zcow_write_at_meta_wp(struct zcow_fs *fs, struct zcow_bg *bg,
 			  uint64_t logical, const uint8_t *buf, uint64_t len);
+
+/*
+ * Internal to core/: write @sb to every superblock mirror
+ * (zcow_sb_write_all_mirrors) and report a change in the set of mirrors
+ * that could not be written.  0 or -errno (no mirror written).
+ */
+int zcow_fs_write_super(struct zcow_fs *fs, struct zcow_super_block *sb);
 
 /* Internal to core/: a ROOT_ITEM (struct btrfs_root_item, 439 bytes) for
  * @tree's current root into @buf. */

@@ -9,6 +9,7 @@
 #include <dirent.h>
 #include <endian.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -999,6 +1000,114 @@ START_TEST(test_mount_refuses_rw_when_trees_unreadable)
 }
 END_TEST
 
+/* Write @n bytes of @c to a new file @path and sync. */
+static void put_file(struct zcow_fs *fs, const char *path, int c, uint64_t n)
+{
+	struct zcow_file *f = NULL;
+	uint8_t *buf = malloc(n);
+
+	ck_assert_ptr_nonnull(buf);
+	memset(buf, c, n);
+	ck_assert_int_eq(zcow_create(fs, path, &f), 0);
+	ck_assert_int_eq(zcow_pwrite(f, buf, n, 0), (int64_t)n);
+	ck_assert_int_eq(zcow_close(f), 0);
+	ck_assert_int_eq(zcow_sync(fs), 0);
+	free(buf);
+}
+
+static void assert_file(struct zcow_fs *fs, const char *path, int c,
+			uint64_t n)
+{
+	struct zcow_file *f = NULL;
+	uint8_t *buf = malloc(n + 1);
+	uint64_t i;
+
+	ck_assert_ptr_nonnull(buf);
+	ck_assert_int_eq(zcow_open(fs, path, O_RDONLY, &f), 0);
+	ck_assert_int_eq(zcow_pread(f, buf, n + 1, 0), (int64_t)n);
+	for (i = 0; i < n; i++)
+		ck_assert_int_eq(buf[i], c);
+	ck_assert_int_eq(zcow_close(f), 0);
+	free(buf);
+}
+
+START_TEST(test_offline_primary_log_zone_keeps_commits_on_the_mirror)
+{
+	/* mirrors 0 (zones 0-1) and 1 (zones 16-17) */
+	struct zdev *dev = new_sim(24, ZS, ZS, 0);
+	struct zsim *sim = zsim_from_dev(dev);
+	struct zcow_fs *fs = NULL;
+	struct zcow_statfs st;
+
+	do_mkfs(dev, ZCOW_SB_PLACE_SEED);
+	ck_assert_int_eq(zcow_mount(dev, NULL, &fs), 0);
+	put_file(fs, "a", 'a', 8192);
+	ck_assert_uint_eq(fs->sb_failed_mirrors, 0);
+	/* the primary log's second zone goes offline */
+	ck_assert_int_eq(zsim_set_zone_cond(sim, ZS, ZDEV_COND_OFFLINE), 0);
+	put_file(fs, "b", 'b', 8192);
+	ck_assert_int_eq(fs->error, 0);
+	ck_assert_uint_eq(fs->sb_failed_mirrors, 1u << 0);
+	ck_assert_int_eq(zcow_statfs(fs, &st), 0);
+	put_file(fs, "c", 'c', 4096);
+	ck_assert_int_eq(zcow_unmount(fs), 0);
+	/* the newest generation is on the mirror: everything is there */
+	ck_assert_int_eq(zcow_mount(dev, NULL, &fs), 0);
+	ck_assert_int_eq(fs->found.mirror, 1);
+	assert_file(fs, "a", 'a', 8192);
+	assert_file(fs, "b", 'b', 8192);
+	assert_file(fs, "c", 'c', 4096);
+	ck_assert_int_eq(zcow_check(fs, NULL, NULL), 0);
+	put_file(fs, "d", 'd', 4096);
+	ck_assert_int_eq(zcow_unmount(fs), 0);
+	zdev_close(dev);
+}
+END_TEST
+
+START_TEST(test_offline_primary_log_zone_mounts_read_write_after_a_cut)
+{
+	struct zdev *dev = new_sim(24, ZS, ZS, 0);
+	struct zsim *sim = zsim_from_dev(dev);
+	struct zcow_fs *fs = NULL;
+
+	do_mkfs(dev, ZCOW_SB_PLACE_SEED);
+	ck_assert_int_eq(zsim_set_zone_cond(sim, ZS, ZDEV_COND_OFFLINE), 0);
+	ck_assert_int_eq(zcow_mount(dev, NULL, &fs), 0);
+	put_file(fs, "a", 'a', 12288);
+	ck_assert_int_eq(zsim_cut_now(sim, ZSIM_LOSS_DROP, 1), 0);
+	zcow_unmount(fs);
+	ck_assert_int_eq(zsim_power_cycle(sim), 0);
+	ck_assert_int_eq(zcow_mount(dev, NULL, &fs), 0);
+	assert_file(fs, "a", 'a', 12288);
+	put_file(fs, "b", 'b', 4096);
+	ck_assert_int_eq(zcow_unmount(fs), 0);
+	ck_assert_int_eq(zcow_mount(dev, NULL, &fs), 0);
+	assert_file(fs, "b", 'b', 4096);
+	ck_assert_int_eq(zcow_check(fs, NULL, NULL), 0);
+	ck_assert_int_eq(zcow_unmount(fs), 0);
+	zdev_close(dev);
+}
+END_TEST
+
+START_TEST(test_every_log_mirror_offline_fails_the_commit)
+{
+	struct zdev *dev = new_sim(24, ZS, ZS, 0);
+	struct zsim *sim = zsim_from_dev(dev);
+	struct zcow_fs *fs = NULL;
+
+	do_mkfs(dev, ZCOW_SB_PLACE_SEED);
+	ck_assert_int_eq(zcow_mount(dev, NULL, &fs), 0);
+	ck_assert_int_eq(zsim_set_zone_cond(sim, ZS, ZDEV_COND_OFFLINE), 0);
+	ck_assert_int_eq(zsim_set_zone_cond(sim, 17 * ZS, ZDEV_COND_OFFLINE),
+			 0);
+	ck_assert_int_eq(zcow_commit(fs), -EIO);
+	ck_assert_int_eq(fs->error, -EIO);
+	ck_assert_uint_eq(fs->sb_failed_mirrors, 3u);
+	zcow_unmount(fs);
+	zdev_close(dev);
+}
+END_TEST
+
 /* btrfs-progs reads the root tree with the superblock's generation: the
  * checker demands the same. */
 static void assert_root_is_current(struct zdev *dev)
@@ -1047,6 +1156,9 @@ Suite *sb_suite(void)
 	tcase_add_test(tc, test_mount_refuses_features_zcow_cannot_read);
 	tcase_add_test(tc, test_mount_rw_only_with_features_zcow_maintains);
 	tcase_add_test(tc, test_empty_commit_writes_a_new_root_tree);
+	tcase_add_test(tc, test_offline_primary_log_zone_keeps_commits_on_the_mirror);
+	tcase_add_test(tc, test_offline_primary_log_zone_mounts_read_write_after_a_cut);
+	tcase_add_test(tc, test_every_log_mirror_offline_fails_the_commit);
 	tcase_add_test(tc, test_mount_refuses_rw_when_trees_unreadable);
 	tcase_add_test(tc, test_sb_layout_reads_kernel_written_fields);
 	tcase_add_test(tc, test_sb_offsets_are_btrfs_mirror_offsets);
