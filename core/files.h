@@ -56,10 +56,6 @@
 #define ZCOW_MAX_EXTENT			(1ULL << 20)
 /* Active data block groups (mount option data_zones=N): at most this. */
 #define ZCOW_MAX_DATA_ZONES		16
-/* Active zones kept for everything but data when sizing data_zones:
- * system 1, metadata 2 (the open group and the next), the tree-log group
- * 1, superblock log one per mirror (ZCOW_SB_MIRROR_MAX). */
-#define ZCOW_NONDATA_ACTIVE_ZONES	7
 /* Plain-write order locks, one per zone modulo this (zone_append=off). */
 #define ZCOW_PLAIN_LOCKS		64
 

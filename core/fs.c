@@ -133,6 +133,42 @@ static int check_geometry(const struct zdev *dev, uint32_t nodesize)
 	return 0;
 }
 
+uint32_t zcow_active_zone_limit(const struct zdev *dev)
+{
+	return dev->info.max_active ? dev->info.max_active :
+				      dev->info.max_open;
+}
+
+uint32_t zcow_active_zones_needed(struct zdev *dev, enum zcow_sb_placement p,
+				  bool has_treelog, uint32_t nr_data)
+{
+	struct zcow_sb_loc loc;
+	uint32_t n = 1 + 1 + nr_data + (has_treelog ? 1 : 0);
+	int m;
+
+	for (m = 0; m < ZCOW_SB_MIRROR_MAX; m++) {
+		zcow_sb_locate_mirror(dev, p, m, &loc);
+		if (loc.kind == ZCOW_SB_LOC_LOG)
+			n++;
+	}
+	return n;
+}
+
+/* Refuse a device whose active-zone limit is below what the fs needs
+ * without a tree-log and with one data group: -EINVAL with the numbers. */
+static int check_active_zones(struct zdev *dev, enum zcow_sb_placement p,
+			      const char *what)
+{
+	uint32_t limit = zcow_active_zone_limit(dev);
+	uint32_t need = zcow_active_zones_needed(dev, p, false, 1);
+
+	if (!dev->info.is_zoned || !limit || limit >= need)
+		return 0;
+	zlog_err(TAG, "%s: the device allows %u active zones, zcow needs at least %u (superblock log %u, system 1, metadata 1, data 1)",
+		 what, limit, need, need - 3);
+	return -EINVAL;
+}
+
 /* Reset every sequential zone that is not empty (as btrfs-progs mkfs). */
 static int reset_zones(struct zdev *dev)
 {
@@ -188,6 +224,8 @@ int zcow_mkfs(struct zdev *dev, const struct zcow_mkfs_opts *opts)
 		return -EINVAL;
 	}
 	ret = check_geometry(dev, nodesize);
+	if (!ret)
+		ret = check_active_zones(dev, opts->placement, "mkfs");
 	if (ret)
 		return ret;
 
@@ -246,6 +284,12 @@ int zcow_mkfs(struct zdev *dev, const struct zcow_mkfs_opts *opts)
 	 * commit writes the trees, then generation 1.
 	 */
 	ret = zcow_commit(fs);
+	if (!ret && fs->sb_failed_mirrors) {
+		/* a new file system starts with every mirror written */
+		zlog_err(TAG, "mkfs: superblock mirrors 0x%x could not be written",
+			 fs->sb_failed_mirrors);
+		ret = -EIO;
+	}
 out:
 	if (fs)
 		zcow_fs_free_trees(fs);
@@ -378,8 +422,28 @@ int zcow_mount(struct zdev *dev, const struct zcow_mount_opts *opts,
 			 (unsigned long long)fs->generation, ret);
 		goto out;
 	}
+	if (!fs->read_only) {
+		ret = check_active_zones(dev, fs->placement, "mount");
+		if (ret)
+			goto out;
+	}
 	if (fs->has_trees) {	/* files: the file layer (issue 5) */
-		ret = zcow_files_mount(fs, opts);
+		struct zcow_mount_opts mo = { 0 };
+
+		if (opts)
+			mo = *opts;
+		if (!fs->read_only && !mo.no_treelog &&
+		    zcow_active_zone_limit(dev) && dev->info.is_zoned &&
+		    zcow_active_zone_limit(dev) <
+			    zcow_active_zones_needed(dev, fs->placement, true,
+						     1)) {
+			zlog_warn(TAG, "treelog=off: the device allows %u active zones, the tree-log needs %u; every fsync commits",
+				  zcow_active_zone_limit(dev),
+				  zcow_active_zones_needed(dev, fs->placement,
+							   true, 1));
+			mo.no_treelog = true;
+		}
+		ret = zcow_files_mount(fs, &mo);
 		if (ret)
 			goto out;
 		/* ORDER: the tree-log is replayed and committed before

@@ -47,8 +47,12 @@ struct zcow_mount_opts {
 	uint64_t commit_bytes;
 	/* files: data_zones=N, active data block groups written at once
 	 * (writers spread by inode number: slot = ino % N); 0 = default
-	 * min(4, max_active/max_open - ZCOW_NONDATA_ACTIVE_ZONES (7)), at
-	 * least 1; a larger N is clamped to that device limit (with a warning). */
+	 * min(4, the device's active/open limit minus the non-data zones:
+	 * zcow_active_zones_needed(.., 0) + 1 for the next metadata group),
+	 * at least 1; a larger N is clamped to that (with a warning).
+	 * Read-write mount refuses a device below
+	 * zcow_active_zones_needed(.., false, 1) (-EINVAL) and turns the
+	 * tree-log off (with a warning) below (.., true, 1). */
 	uint32_t data_zones;
 	/* tree-log (issue 9): true = treelog=off, every fsync is a full
 	 * commit; false (0) = fsync writes the file's items to the log tree
@@ -220,6 +224,18 @@ void zcow_fs_free_trees(struct zcow_fs *fs);
  */
 int zcow_check(struct zcow_fs *fs,
 	       void (*report)(void *arg, const char *msg), void *arg);
+
+/*
+ * Active zones (ZNS: implicitly/explicitly open or closed) a read-write
+ * file system keeps at once at the least: one per superblock-log mirror in
+ * sequential zones (placement @p), the open zone of the system and of the
+ * metadata block group, @nr_data data groups, and the tree-log group
+ * (@has_treelog).  docs/format.md, "Active zones".
+ */
+uint32_t zcow_active_zones_needed(struct zdev *dev, enum zcow_sb_placement p,
+				  bool has_treelog, uint32_t nr_data);
+/* The device's active-zone limit: max_active, else max_open; 0 = none. */
+uint32_t zcow_active_zone_limit(const struct zdev *dev);
 
 /*
  * Make a file system on @dev: check the geometry, reset every non-empty

@@ -205,14 +205,21 @@ START_TEST(test_data_threads_append_one_bg_reorders_and_reads_back)
 	struct tracer tr = { .lock = PTHREAD_MUTEX_INITIALIZER };
 	struct zcow_statfs st;
 
+	uint64_t rounds = 0;
+
 	zdev_set_trace(dev, trace, &tr);
-	run_threads(fs, false, 16384, 64);	/* 16 x 1 MiB */
-	ck_assert_int_eq(zcow_statfs(fs, &st), 0);
-	ck_assert_uint_eq(st.nr_appends, NR_THREADS * 64);
+	/* 16 x 1 MiB, again while the host happened to run the threads one
+	 * after the other (nothing to reorder then) */
+	do {
+		run_threads(fs, false, 16384, 64);
+		rounds++;
+		ck_assert_int_eq(zcow_statfs(fs, &st), 0);
+	} while (!st.nr_appends_moved && rounds < 8);
+	ck_assert_uint_eq(st.nr_appends, NR_THREADS * 64 * rounds);
 	/* The device, not the submitter, chose the order. */
 	ck_assert_uint_gt(st.nr_appends_moved, 0);
 	ck_assert_uint_eq(tr.data_writes, 0);
-	ck_assert_uint_eq(tr.data_appends, NR_THREADS * 64);
+	ck_assert_uint_eq(tr.data_appends, NR_THREADS * 64 * rounds);
 	ck_assert_uint_eq(zsim_nr_violations(zsim_from_dev(dev),
 					     ZSIM_RULE_WRITE_NOT_AT_WP), 0);
 	verify_all(fs, false, 64 * 16384);
@@ -355,13 +362,14 @@ START_TEST(test_data_4_zones_4_writers)
 	ck_assert_int_eq(zcow_unmount(fs), 0);
 	zdev_close(dev);
 
-	/* max_active 9 (7 kept for superblock logs, system, metadata and
-	 * the tree-log group): data_zones=4 is clamped to 2. */
+	/* max_active 7 (5 kept: the one superblock-log mirror of 16
+	 * zones, system, metadata and the next metadata group, the
+	 * tree-log group): data_zones=4 is clamped to 2. */
 	{
 		struct zsim_config cfg = { .nr_zones = 16,
 					   .zone_size = 64 * MiB, .seed = 11,
 					   .max_append = 64 * 1024,
-					   .max_open = 9, .max_active = 9 };
+					   .max_open = 7, .max_active = 7 };
 
 		ck_assert_int_eq(zsim_create(&cfg, &dev), 0);
 	}

@@ -1108,6 +1108,115 @@ START_TEST(test_every_log_mirror_offline_fails_the_commit)
 }
 END_TEST
 
+/* 64 zones of 4 MiB: superblock-log mirrors 0 and 1 in sequential zones,
+ * so zcow needs 2 + system + metadata + data = 5 active zones, and one
+ * more for the tree-log. */
+static struct zdev *limited_sim(uint32_t max_active)
+{
+	struct zsim_config cfg = {
+		.nr_zones = 64, .zone_size = ZS, .zone_capacity = ZS,
+		.max_active = max_active, .max_open = max_active,
+	};
+	struct zdev *dev = NULL;
+
+	ck_assert_int_eq(zsim_create(&cfg, &dev), 0);
+	return dev;
+}
+
+START_TEST(test_mkfs_refuses_too_few_active_zones_with_the_number)
+{
+	struct zcow_mkfs_opts opts = { .seed = 7 };
+	struct zdev *dev;
+	uint32_t lim;
+
+	for (lim = 3; lim <= 4; lim++) {
+		dev = limited_sim(lim);
+		ck_assert_uint_eq(zcow_active_zones_needed(dev,
+							   ZCOW_SB_PLACE_SEED,
+							   false, 1), 5);
+		last_err[0] = '\0';
+		zlog_set_sink(keep_err, NULL);
+		ck_assert_int_eq(zcow_mkfs(dev, &opts), -EINVAL);
+		zlog_set_sink(NULL, NULL);
+		ck_assert_msg(strstr(last_err, "needs at least 5"),
+			      "message: %s", last_err);
+		/* nothing written */
+		ck_assert_uint_eq(nr_changes(dev), 0);
+		zdev_close(dev);
+	}
+}
+END_TEST
+
+START_TEST(test_mount_turns_treelog_off_when_active_zones_lack)
+{
+	struct zcow_mkfs_opts opts = { .seed = 7 };
+	struct zcow_fs *fs = NULL;
+	struct zcow_file *f = NULL;
+	struct zcow_statfs st;
+	struct zdev *dev;
+	uint32_t lim;
+
+	for (lim = 5; lim <= 6; lim++) {
+		dev = limited_sim(lim);
+		ck_assert_int_eq(zcow_mkfs(dev, &opts), 0);
+		ck_assert_int_eq(zcow_mount(dev, NULL, &fs), 0);
+		ck_assert_int_eq(zcow_create(fs, "f", &f), 0);
+		ck_assert_int_eq(zcow_pwrite(f, "abcd", 4, 0), 4);
+		ck_assert_int_eq(zcow_fsync(f), 0);
+		ck_assert_int_eq(zcow_close(f), 0);
+		ck_assert_int_eq(zcow_statfs(fs, &st), 0);
+		/* 5: the fsync committed; 6: the tree-log took it */
+		ck_assert_uint_eq(st.nr_log_syncs, lim == 6 ? 1 : 0);
+		put_file(fs, "g", 'g', 3 * 4096);
+		ck_assert_int_eq(zcow_unmount(fs), 0);
+		ck_assert_int_eq(zcow_mount(dev, NULL, &fs), 0);
+		{
+			char got[8] = { 0 };
+
+			ck_assert_int_eq(zcow_open(fs, "f", O_RDONLY, &f), 0);
+			ck_assert_int_eq(zcow_pread(f, got, sizeof(got), 0), 4);
+			ck_assert_str_eq(got, "abcd");
+			ck_assert_int_eq(zcow_close(f), 0);
+		}
+		assert_file(fs, "g", 'g', 3 * 4096);
+		ck_assert_int_eq(zcow_check(fs, NULL, NULL), 0);
+		ck_assert_int_eq(zcow_unmount(fs), 0);
+		zdev_close(dev);
+	}
+}
+END_TEST
+
+START_TEST(test_mount_rw_refuses_too_few_active_zones_ro_reads)
+{
+	char img[] = "/tmp/zcow-active-XXXXXX", spec[128];
+	struct zcow_mount_opts ro = { .read_only = true };
+	struct zcow_mkfs_opts opts = { .seed = 7 };
+	struct zcow_fs *fs = NULL;
+	struct zdev *dev;
+	uint64_t before;
+	int fd = mkstemp(img);
+
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	unlink(img);
+	snprintf(spec, sizeof(spec), "sim:image=%s,zones=64,zone_size=4M",
+		 img);
+	ck_assert_int_eq(zdev_open(spec, &dev), 0);
+	ck_assert_int_eq(zcow_mkfs(dev, &opts), 0);
+	ck_assert_int_eq(zdev_close(dev), 0);
+	snprintf(spec, sizeof(spec), "sim:image=%s,max_active=4,max_open=4",
+		 img);
+	ck_assert_int_eq(zdev_open(spec, &dev), 0);
+	before = nr_changes(dev);
+	ck_assert_int_eq(zcow_mount(dev, NULL, &fs), -EINVAL);
+	ck_assert_uint_eq(nr_changes(dev), before);
+	ck_assert_int_eq(zcow_mount(dev, &ro, &fs), 0);
+	ck_assert_int_eq(zcow_unmount(fs), 0);
+	zdev_close(dev);
+	unlink(img);
+}
+END_TEST
+
 /* btrfs-progs reads the root tree with the superblock's generation: the
  * checker demands the same. */
 static void assert_root_is_current(struct zdev *dev)
@@ -1156,6 +1265,9 @@ Suite *sb_suite(void)
 	tcase_add_test(tc, test_mount_refuses_features_zcow_cannot_read);
 	tcase_add_test(tc, test_mount_rw_only_with_features_zcow_maintains);
 	tcase_add_test(tc, test_empty_commit_writes_a_new_root_tree);
+	tcase_add_test(tc, test_mkfs_refuses_too_few_active_zones_with_the_number);
+	tcase_add_test(tc, test_mount_turns_treelog_off_when_active_zones_lack);
+	tcase_add_test(tc, test_mount_rw_refuses_too_few_active_zones_ro_reads);
 	tcase_add_test(tc, test_offline_primary_log_zone_keeps_commits_on_the_mirror);
 	tcase_add_test(tc, test_offline_primary_log_zone_mounts_read_write_after_a_cut);
 	tcase_add_test(tc, test_every_log_mirror_offline_fails_the_commit);
