@@ -131,14 +131,23 @@ int cmd_ls(int argc, char **argv)
 	} else {
 		for (i = 0; i < nr; i++) {
 			struct zcow_stat st = { 0 };
-			char full[600];
+			char *full = NULL;
 
-			snprintf(full, sizeof(full), "%s/%s", path,
-				 ents[i].name);
-			zcow_stat(fs, full, &st);
-			printf("%c %8" PRIu64 " %12" PRIu64 " %s\n",
-			       ents[i].type == 2 ? 'd' : '-', ents[i].ino,
-			       st.size, ents[i].name);
+			/* an entry that cannot be read is an error, as
+			 * ls reports one; the others are still listed */
+			if (asprintf(&full, "%s/%s", path, ents[i].name) < 0) {
+				status = fail(&fa, path, -ENOMEM);
+				break;
+			}
+			ret = zcow_stat(fs, full, &st);
+			if (ret) {
+				status = fail(&fa, full, ret);
+			} else {
+				printf("%c %8" PRIu64 " %12" PRIu64 " %s\n",
+				       ents[i].type == 2 ? 'd' : '-',
+				       ents[i].ino, st.size, ents[i].name);
+			}
+			free(full);
 		}
 		free(ents);
 	}
@@ -169,9 +178,11 @@ static int copy_out(struct fargs *fa, struct zcow_fs *fs, const char *path,
 		}
 		off += (uint64_t)n;
 	}
-	zcow_close(f);
+	ret = zcow_close(f);
 	free(buf);
-	return n < 0 ? fail(fa, path, (int)n) : 0;
+	if (n < 0)
+		return fail(fa, path, (int)n);
+	return ret ? fail(fa, path, ret) : 0;
 }
 
 int cmd_cat(int argc, char **argv)
@@ -270,7 +281,9 @@ int cmd_put(int argc, char **argv)
 			if (ret)
 				status = fail(&fa, fa.args[1], ret);
 		}
-		zcow_close(f);
+		ret = zcow_close(f);
+		if (ret && !status)
+			status = fail(&fa, fa.args[1], ret);
 	}
 	if (in != stdin)
 		fclose(in);
@@ -394,7 +407,11 @@ int cmd_bench_fs(int argc, char **argv)
 			if (parse_size_arg("size", argv[++a], &seq_bytes))
 				return 2;
 		} else if (!strcmp(argv[a], "--rand") && a + 1 < argc) {
-			nr_rand = strtoull(argv[++a], NULL, 0);
+			if (zdev_parse_u64(argv[++a], &nr_rand)) {
+				fprintf(stderr, "zcow bench-fs: bad --rand '%s'\n",
+					argv[a]);
+				return 2;
+			}
 		} else if (!strcmp(argv[a], "--nodesize") && a + 1 < argc) {
 			uint64_t ns;
 
@@ -445,8 +462,12 @@ int cmd_bench_fs(int argc, char **argv)
 
 			ret = n < 0 ? (int)n : 0;
 		}
-		if (f)
-			zcow_close(f);
+		if (f) {
+			int cret = zcow_close(f);
+
+			if (!ret)
+				ret = cret;
+		}
 		f = NULL;
 	}
 	for (a = 0; a < 2 && !ret; a++) {
@@ -470,7 +491,9 @@ int cmd_bench_fs(int argc, char **argv)
 	if (!ret)
 		ret = zcow_fsync(f);
 	seq_s = now_sec() - t0;
-	zcow_close(f);
+	a = zcow_close(f);
+	if (!ret)
+		ret = a;
 	f = NULL;
 	if (ret)
 		goto out;
@@ -480,8 +503,9 @@ int cmd_bench_fs(int argc, char **argv)
 	ret = zcow_unlink(fs, "/seq");
 	if (!ret)
 		ret = zcow_sync(fs);
+	if (!ret)
+		ret = zcow_statfs(fs, &st);
 	if (!ret) {
-		zcow_statfs(fs, &st);
 		printf("after delete + sync: zone_unusable %" PRIu64 " MiB, sim memory %" PRIu64 " MiB\n",
 		       st.zone_unusable >> 20,
 		       zsim_mem_bytes(zsim_from_dev(dev)) >> 20);
@@ -502,9 +526,10 @@ int cmd_bench_fs(int argc, char **argv)
 	if (!ret)
 		ret = zcow_fsync(f);
 	rand_s = now_sec() - t0;
+	if (!ret)
+		ret = zcow_statfs(fs, &st);
 	if (ret)
 		goto out;
-	zcow_statfs(fs, &st);
 	printf("rand 4KiB: %" PRIu64 " writes in %.3f s = %.0f writes/s (%.2f GB/s)\n",
 	       nr_rand, rand_s, (double)nr_rand / rand_s,
 	       (double)nr_rand * 4096 / rand_s / 1e9);
@@ -512,14 +537,14 @@ int cmd_bench_fs(int argc, char **argv)
 	       fs->cstats.nr_commits, fs->cstats.nodes_written,
 	       st.zone_unusable >> 20, st.nr_appends);
 out:
-	if (f)
-		zcow_close(f);
+	if (f && (a = zcow_close(f)) && !ret)
+		ret = a;
+	if (fs && (a = zcow_unmount(fs)) && !ret)
+		ret = a;
+	if (dev && (a = zdev_close(dev)) && !ret)
+		ret = a;
 	if (ret)
 		fprintf(stderr, "zcow bench-fs: %s\n", strerror(-ret));
-	if (fs)
-		zcow_unmount(fs);
-	if (dev)
-		zdev_close(dev);
 	free(buf);
 	return ret ? 1 : 0;
 }

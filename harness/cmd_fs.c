@@ -102,8 +102,13 @@ int cmd_df(int argc, char **argv)
 		       zcow_space_name(order[i]), a, b, c, d, e, f,
 		       info.nr_groups);
 	}
-	zcow_unmount(fs);
-	return close_dev(dev, 0);
+	if (fs->sb_failed_mirrors)
+		printf("superblock log: degraded, mirrors 0x%x not written\n",
+		       fs->sb_failed_mirrors);
+	ret = zcow_unmount(fs);
+	if (ret)
+		fprintf(stderr, "zcow df: unmount: %s\n", strerror(-ret));
+	return close_dev(dev, ret ? 1 : 0);
 }
 
 static void print_problem(void *arg, const char *msg)
@@ -139,7 +144,8 @@ int cmd_check(int argc, char **argv)
 		printf("found %d problem%s\n", ret, ret == 1 ? "" : "s");
 	else
 		printf("no problems found\n");
-	zcow_unmount(fs);
+	if (zcow_unmount(fs) && !ret)
+		ret = 1;
 	return close_dev(dev, ret ? 1 : 0);
 }
 
@@ -249,6 +255,8 @@ int cmd_bench_meta(int argc, char **argv)
 	       st.bytes[ZDEV_CLASS_META][ZDEV_OP_WRITE], t1 - t0,
 	       (double)items / (t1 - t0));
 	ret = zcow_unmount(fs);
-	zdev_close(dev);
-	return ret ? 1 : 0;
+	if (ret)
+		fprintf(stderr, "zcow bench-meta: unmount: %s\n",
+			strerror(-ret));
+	return close_dev(dev, ret ? 1 : 0);
 }

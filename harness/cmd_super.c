@@ -348,8 +348,16 @@ int cmd_dump_super(int argc, char **argv)
 	if (all) {
 		printf("superblock copies:\n");
 		for (i = 0; i < ZCOW_SB_MIRROR_MAX; i++) {
-			zcow_sb_locate_mirror(dev, p, i, &loc);
-			zcow_sb_for_each_copy(dev, &loc, print_copy, NULL);
+			if (zcow_sb_locate_mirror(dev, p, i, &loc) ||
+			    loc.kind == ZCOW_SB_LOC_NONE)
+				continue;
+			ret = zcow_sb_for_each_copy(dev, &loc, print_copy,
+						    NULL);
+			if (ret && ret != -ENOENT) {
+				fprintf(stderr, "zcow dump-super: mirror %d: %s\n",
+					i, strerror(-ret));
+				status = 1;
+			}
 		}
 	}
 out:
@@ -373,6 +381,8 @@ static void mkfs_usage(FILE *out)
 int cmd_mkfs(int argc, char **argv)
 {
 	struct zcow_mkfs_opts opts = { 0 };
+	enum zcow_sb_placement placement = ZCOW_SB_PLACE_SEED;
+	struct zcow_super_block sb = { 0 };
 	struct zcow_fs *fs = NULL;
 	const char *spec = NULL;
 	struct zdev *dev = NULL;
@@ -445,16 +455,26 @@ int cmd_mkfs(int argc, char **argv)
 			strerror(-ret));
 		goto out;
 	}
-	printf("zcow mkfs: %s: fsid ", spec);
-	print_uuid(stdout, fs->sb.fsid);
-	printf(", generation %llu, nodesize %u, sb placement %s, seed %llu\n",
-	       (unsigned long long)fs->generation, G32(fs->sb.nodesize),
-	       zcow_sb_placement_name(fs->placement),
-	       (unsigned long long)opts.seed);
-	zcow_unmount(fs);
+	sb = fs->sb;
+	placement = fs->placement;
+	ret = zcow_unmount(fs);
+	if (ret) {
+		fprintf(stderr, "zcow mkfs: %s: %s\n", spec, strerror(-ret));
+		goto out;
+	}
 	status = 0;
 out:
-	return close_dev(dev, status);
+	/* success only once the device (an image: its file) is saved */
+	status = close_dev(dev, status);
+	if (status)
+		return status;
+	printf("zcow mkfs: %s: fsid ", spec);
+	print_uuid(stdout, sb.fsid);
+	printf(", generation %llu, nodesize %u, sb placement %s, seed %llu\n",
+	       (unsigned long long)le64toh(sb.generation), G32(sb.nodesize),
+	       zcow_sb_placement_name(placement),
+	       (unsigned long long)opts.seed);
+	return 0;
 }
 
 static void mount_usage(FILE *out)

@@ -5,6 +5,7 @@
  * status, stdout and stderr checked.
  */
 #include <dirent.h>
+#include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -15,6 +16,8 @@
 #include <unistd.h>
 
 #include "tests.h"
+#include "zcow.h"
+#include "zdev.h"
 
 #define MAX_OUT 65536
 #define ZS	(1u << 20)
@@ -315,6 +318,101 @@ START_TEST(test_cli_dump_super_of_blank_device_fails_cleanly)
 }
 END_TEST
 
+/*
+ * An image (conventional zones, so blocks can be overwritten) with 300
+ * files in /, whose fs-tree leaves holding only file inodes (first key
+ * above the root directory's objectid 256) are then overwritten with junk:
+ * the root directory still lists, the files' inode items fail their
+ * checksum.
+ */
+static void make_image_with_corrupt_inode_leaves(const char *spec)
+{
+	struct zcow_mkfs_opts mo = { .seed = 3 };
+	struct zcow_fs *fs = NULL;
+	struct zcow_file *f = NULL;
+	struct zdev *dev = NULL;
+	uint8_t node[16384], junk[4096];
+	char name[32];
+	uint64_t off, last_first = 0;
+	int i, pass, nr_bad = 0;
+
+	ck_assert_int_eq(zdev_open(spec, &dev), 0);
+	ck_assert_int_eq(zcow_mkfs(dev, &mo), 0);
+	ck_assert_int_eq(zcow_mount(dev, NULL, &fs), 0);
+	for (i = 0; i < 300; i++) {
+		snprintf(name, sizeof(name), "f%03d", i);
+		ck_assert_int_eq(zcow_create(fs, name, &f), 0);
+		ck_assert_int_eq(zcow_pwrite(f, name, 4, 0), 4);
+		ck_assert_int_eq(zcow_close(f), 0);
+	}
+	ck_assert_int_eq(zcow_unmount(fs), 0);
+	memset(junk, 0x6b, sizeof(junk));
+	/* pass 0 finds the last leaf's first key (mount reads that leaf
+	 * for the next free inode number), pass 1 spoils the others */
+	for (pass = 0; pass < 2; pass++) {
+		for (off = 0; off < dev->info.size; off += sizeof(node)) {
+			uint64_t owner, first;
+
+			ck_assert_int_eq(zdev_read(dev, node, sizeof(node),
+						   off, ZDEV_CLASS_OTHER), 0);
+			memcpy(&owner, node + 0x58, 8);
+			memcpy(&first, node + 0x65, 8);
+			first = le64toh(first);
+			if (le64toh(owner) != 5 || node[0x64] != 0 ||
+			    first <= 256 || !node[0x60])
+				continue;
+			if (pass == 0) {
+				if (first > last_first)
+					last_first = first;
+				continue;
+			}
+			if (first == last_first)
+				continue;
+			ck_assert_int_eq(zdev_write(dev, junk, sizeof(junk),
+						    off + 4096, 0,
+						    ZDEV_CLASS_OTHER), 0);
+			nr_bad++;
+		}
+	}
+	ck_assert_int_gt(nr_bad, 0);
+	ck_assert_int_eq(zdev_close(dev), 0);
+}
+
+START_TEST(test_cli_ls_fails_when_an_inode_leaf_is_corrupt)
+{
+	char img[] = "/tmp/zcow-cli-ls-XXXXXX", spec[160];
+	int fd = mkstemp(img);
+
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	unlink(img);
+	snprintf(spec, sizeof(spec),
+		 "sim:image=%s,zones=16,zone_size=4M,conv=16", img);
+	make_image_with_corrupt_inode_leaves(spec);
+	snprintf(spec, sizeof(spec), "sim:image=%s", img);
+	run_zcow("ls", spec, "/", NULL);
+	ck_assert_msg(res.status == 1, "ls exit %d, stdout: %.300s, stderr %.300s",
+		      res.status, res.out, res.err);
+	ck_assert_msg(strstr(res.err, "Structure needs cleaning"),
+		      "stderr: %s", res.err);
+	/* stat agrees */
+	run_zcow("stat", spec, "/f150", NULL);
+	ck_assert_int_eq(res.status, 1);
+	unlink(img);
+}
+END_TEST
+
+START_TEST(test_cli_mkfs_into_a_missing_directory_fails_without_success)
+{
+	run_zcow("mkfs", "sim:image=/nonexistent-zcow-dir/x.img,zones=16,zone_size=4M",
+		 "--seed", "1", NULL);
+	ck_assert_int_eq(res.status, 1);
+	ck_assert_msg(!strstr(res.out, "fsid"), "stdout: %s", res.out);
+	ck_assert_msg(strstr(res.err, "/nonexistent-zcow-dir/x.img"),
+		      "stderr: %s", res.err);
+}
+END_TEST
+
 Suite *cli_suite(void)
 {
 	Suite *s = suite_create("cli_suite");
@@ -342,6 +440,8 @@ Suite *cli_suite(void)
 		tc, test_cli_mkfs_mount_dump_super_share_an_image_across_processes);
 	tcase_add_test(tc,
 		       test_cli_mkfs_refuses_too_few_zones_stating_the_minimum);
+	tcase_add_test(tc, test_cli_mkfs_into_a_missing_directory_fails_without_success);
+	tcase_add_test(tc, test_cli_ls_fails_when_an_inode_leaf_is_corrupt);
 	tcase_add_test(tc, test_cli_dump_super_of_blank_device_fails_cleanly);
 	suite_add_tcase(s, tc);
 	return s;
