@@ -97,8 +97,9 @@ static int check_geometry(const struct zdev *dev, uint32_t nodesize)
 		return -EINVAL;
 	}
 	if (zs < ZCOW_MIN_ZONE_SIZE || zs > ZCOW_MAX_ZONE_SIZE) {
-		zlog_err(TAG, "zone size %llu MiB outside 4 MiB..8 GiB",
-			 (unsigned long long)(zs >> 20));
+		zlog_err(TAG, "zone size %llu bytes (%s) outside 4 MiB..8 GiB",
+			 (unsigned long long)zs,
+			 zs < ZCOW_MIN_ZONE_SIZE ? "too small" : "too large");
 		return -EINVAL;
 	}
 	if (info->size / zs < ZCOW_MIN_ZONES) {

@@ -1229,8 +1229,11 @@ int zcow_mount_opts_parse(const char *s, struct zcow_mount_opts *opts)
 			char *end;
 			unsigned long n = strtoul(val, &end, 10);
 
-			if (!*val || *end || n == 0 || n > ZCOW_MAX_DATA_ZONES)
-				goto bad;
+			if (!*val || *end || n == 0 || n > ZCOW_MAX_DATA_ZONES) {
+				zlog_err(TAG, "mount option data_zones=%s: need a number in 1..%u",
+					 val, ZCOW_MAX_DATA_ZONES);
+				return -EINVAL;
+			}
 			opts->data_zones = (uint32_t)n;
 		} else if (!strcmp(key, "nodatacow") ||
 			   !strcmp(key, "nodatasum")) {
@@ -1245,7 +1248,13 @@ int zcow_mount_opts_parse(const char *s, struct zcow_mount_opts *opts)
 		return r;
 	return 0;
 bad:
-	zlog_err(TAG, "unknown mount option '%s%s%s'", key, *val ? "=" : "",
-		 val);
+	if (!strcmp(key, "zone_append") || !strcmp(key, "treelog") ||
+	    !strcmp(key, "commit_bytes"))
+		zlog_err(TAG, "mount option %s: bad value '%s' (%s)", key, val,
+			 strcmp(key, "commit_bytes") ? "on or off" :
+						       "bytes, e.g. 64M");
+	else
+		zlog_err(TAG, "unknown mount option '%s%s%s'", key,
+			 *val ? "=" : "", val);
 	return -EINVAL;
 }

@@ -658,6 +658,35 @@ START_TEST(test_sb_mkfs_refuses_zone_size_outside_4m_8g)
 	ck_assert_int_eq(mkfs_geometry(16 * GiB, 64, 0), -EINVAL);
 	ck_assert_msg(strstr(last_err, "4 MiB..8 GiB"), "message: %s",
 		      last_err);
+	/* below 1 MiB the size is still named, not rounded to "0 MiB" */
+	ck_assert_int_eq(mkfs_geometry(64 * 1024, 64, 0), -EINVAL);
+	ck_assert_msg(strstr(last_err, "zone size 65536 bytes"),
+		      "message: %s", last_err);
+}
+END_TEST
+
+START_TEST(test_mount_opts_data_zones_out_of_range_names_the_range)
+{
+	struct zcow_mount_opts mo = { 0 };
+
+	last_err[0] = '\0';
+	zlog_set_sink(keep_err, NULL);
+	ck_assert_int_eq(zcow_mount_opts_parse("data_zones=0", &mo), -EINVAL);
+	ck_assert_msg(strstr(last_err, "data_zones=0: need a number in 1..16"),
+		      "message: %s", last_err);
+	ck_assert_int_eq(zcow_mount_opts_parse("data_zones=17", &mo),
+			 -EINVAL);
+	ck_assert_msg(strstr(last_err, "1..16"), "message: %s", last_err);
+	ck_assert_int_eq(zcow_mount_opts_parse("treelog=maybe", &mo),
+			 -EINVAL);
+	ck_assert_msg(strstr(last_err, "bad value 'maybe' (on or off)"),
+		      "message: %s", last_err);
+	ck_assert_int_eq(zcow_mount_opts_parse("frobnicate", &mo), -EINVAL);
+	ck_assert_msg(strstr(last_err, "unknown mount option 'frobnicate'"),
+		      "message: %s", last_err);
+	zlog_set_sink(NULL, NULL);
+	ck_assert_int_eq(zcow_mount_opts_parse("data_zones=16", &mo), 0);
+	ck_assert_uint_eq(mo.data_zones, 16);
 }
 END_TEST
 
@@ -1265,6 +1294,7 @@ Suite *sb_suite(void)
 	tcase_add_test(tc, test_mount_refuses_features_zcow_cannot_read);
 	tcase_add_test(tc, test_mount_rw_only_with_features_zcow_maintains);
 	tcase_add_test(tc, test_empty_commit_writes_a_new_root_tree);
+	tcase_add_test(tc, test_mount_opts_data_zones_out_of_range_names_the_range);
 	tcase_add_test(tc, test_mkfs_refuses_too_few_active_zones_with_the_number);
 	tcase_add_test(tc, test_mount_turns_treelog_off_when_active_zones_lack);
 	tcase_add_test(tc, test_mount_rw_refuses_too_few_active_zones_ro_reads);
