@@ -11,7 +11,8 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 
-PACKAGES=(gcc make pkg-config check libzbd-dev libisal-dev gnuplot-nox python3)
+PACKAGES=(gcc make pkg-config check libzbd-dev libisal-dev gnuplot-nox python3
+	btrfs-progs)
 
 install_missing() {
 	local missing=() p

@@ -413,6 +413,94 @@ START_TEST(test_cli_mkfs_into_a_missing_directory_fails_without_success)
 }
 END_TEST
 
+/* Run a shell command (btrfs-progs); its exit status. */
+static int sh(const char *fmt, ...)
+{
+	char cmd[1024];
+	va_list ap;
+	int st;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	st = system(cmd);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* A small local file to put. */
+static const char *small_file(void)
+{
+	static const char path[] = "/tmp/zcow-cli-small.txt";
+	FILE *f = fopen(path, "w");
+
+	ck_assert_ptr_nonnull(f);
+	fputs("zcow\n", f);
+	ck_assert_int_eq(fclose(f), 0);
+	return path;
+}
+
+static void need_btrfs_progs(void)
+{
+	ck_assert_msg(sh("command -v btrfs >/dev/null && command -v mkfs.btrfs >/dev/null") == 0,
+		      "btrfs-progs is missing: ./run.sh installs it (apt-get install btrfs-progs)");
+}
+
+/* btrfs-progs assumes 256 MiB zones for an image in a plain file. */
+#define BTRFS_FILE_SPEC "file:%s,zone_size=256M"
+
+START_TEST(test_cli_btrfs_check_passes_after_idle_mounts)
+{
+	char img[] = "/tmp/zcow-btrfs-XXXXXX", spec[160], mk[200];
+	int fd = mkstemp(img);
+
+	need_btrfs_progs();
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	unlink(img);
+	snprintf(mk, sizeof(mk), BTRFS_FILE_SPEC ",size=2G", img);
+	snprintf(spec, sizeof(spec), BTRFS_FILE_SPEC, img);
+	run_zcow("mkfs", mk, "--seed", "5", NULL);
+	ck_assert_msg(res.status == 0, "mkfs: %s", res.err);
+	run_zcow("put", spec, small_file(), "/h", NULL);
+	ck_assert_msg(res.status == 0, "put: %s", res.err);
+	/* commits with nothing dirty: each writes a new root tree */
+	run_zcow("mount", spec, NULL);
+	ck_assert_int_eq(res.status, 0);
+	run_zcow("mount", spec, NULL);
+	ck_assert_int_eq(res.status, 0);
+	ck_assert_int_eq(sh("btrfs check --readonly %s >/dev/null 2>&1", img),
+			 0);
+	ck_assert_int_eq(sh("btrfs inspect-internal dump-tree -t root %s 2>&1 | grep -q 'parent transid verify failed'",
+			    img), 1);
+	unlink(img);
+}
+END_TEST
+
+START_TEST(test_cli_put_refuses_a_btrfs_made_by_mkfs_btrfs)
+{
+	char img[] = "/tmp/zcow-mkfsbtrfs-XXXXXX", spec[160];
+	int fd = mkstemp(img);
+
+	need_btrfs_progs();
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(ftruncate(fd, 2LL << 30), 0);
+	close(fd);
+	ck_assert_int_eq(sh("mkfs.btrfs -q -f -O zoned -d single -m single %s >/dev/null 2>&1",
+			    img), 0);
+	snprintf(spec, sizeof(spec), BTRFS_FILE_SPEC, img);
+	run_zcow("put", spec, small_file(), "/h", NULL);
+	ck_assert_int_eq(res.status, 1);
+	ck_assert_msg(strstr(res.err, "not maintained by zcow"), "stderr: %s",
+		      res.err);
+	/* reading is fine, and btrfs still finds its file system intact */
+	run_zcow("ls", spec, "/", NULL);
+	ck_assert_msg(res.status == 0, "ls: %s", res.err);
+	ck_assert_int_eq(sh("btrfs check --readonly %s >/dev/null 2>&1", img),
+			 0);
+	unlink(img);
+}
+END_TEST
+
 Suite *cli_suite(void)
 {
 	Suite *s = suite_create("cli_suite");
@@ -441,6 +529,8 @@ Suite *cli_suite(void)
 	tcase_add_test(tc,
 		       test_cli_mkfs_refuses_too_few_zones_stating_the_minimum);
 	tcase_add_test(tc, test_cli_mkfs_into_a_missing_directory_fails_without_success);
+	tcase_add_test(tc, test_cli_btrfs_check_passes_after_idle_mounts);
+	tcase_add_test(tc, test_cli_put_refuses_a_btrfs_made_by_mkfs_btrfs);
 	tcase_add_test(tc, test_cli_ls_fails_when_an_inode_leaf_is_corrupt);
 	tcase_add_test(tc, test_cli_dump_super_of_blank_device_fails_cleanly);
 	suite_add_tcase(s, tc);
