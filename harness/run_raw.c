@@ -142,6 +142,10 @@ static int raw_job_init(struct zrun *run, struct zrun_job *job)
 	struct raw *raw = to_raw(run);
 	uint64_t zs = info->zone_size, off, size, inc;
 
+	if (f->is_filecreate)
+		return zrun_opt_err(run, f, ZFIO_OPT_IOENGINE, "filecreate "
+				    "creates files: it needs the fs target, "
+				    "not zonemode=zbd");
 	if (f->zonesize && f->zonesize != zs) {
 		zrun_errf(run, "%s:%d: job '%s': zonesize=%llu differs from "
 			       "the device's zone size %llu", f->file, f->line,
@@ -478,17 +482,18 @@ static int raw_fsync(struct zrun *run, struct zrun_job *job, bool is_data,
 	return ret;
 }
 
-static void raw_close(struct zrun *run)
+static int raw_close(struct zrun *run)
 {
 	struct raw *raw = to_raw(run);
 
 	if (!raw)
-		return;
+		return 0;
 	free(raw->zones);
 	free(raw->open);
 	free(raw->buf);
 	free(raw);
 	run->tpriv = NULL;
+	return 0;
 }
 
 const struct zrun_target_ops zrun_raw_target = {
