@@ -47,6 +47,15 @@ static struct raw *to_raw(struct zrun *run)
 	return run->tpriv;
 }
 
+/* Detach (@is_on) or re-attach the timing model for untimed set-up.
+ * ztime_attach() fails only on a device that is not simulated, which has
+ * no model (run->time NULL): nothing to check. */
+static void untimed(struct zrun *run, bool is_on)
+{
+	if (run->time)
+		(void)ztime_attach(run->dev, is_on ? NULL : run->time);
+}
+
 static int raw_open(struct zrun *run)
 {
 	const struct zdev_info *info = &run->dev->info;
@@ -104,14 +113,12 @@ static int raw_open(struct zrun *run)
 				enum zdev_zone_action act = wp ?
 					ZDEV_ZONE_FINISH : ZDEV_ZONE_RESET;
 
-				if (run->time)
-					ztime_attach(run->dev, NULL);
+				untimed(run, true);
 				ret = zdev_zone_mgmt(run->dev, act,
 						     zz[i].start,
 						     info->zone_size,
 						     ZDEV_CLASS_ZONE);
-				if (run->time)
-					ztime_attach(run->dev, run->time);
+				untimed(run, false);
 				if (ret) {
 					zrun_errf(run, "closing the active "
 						       "zone at %llu: %s",
@@ -209,8 +216,7 @@ static int raw_job_init(struct zrun *run, struct zrun_job *job)
 		uint64_t z;
 		int ret = 0;
 
-		if (run->time)
-			ztime_attach(run->dev, NULL);
+		untimed(run, true);
 		for (z = off / zs; z < (off + size) / zs && !ret; z++) {
 			struct raw_zone *rz = &raw->zones[z];
 
@@ -224,8 +230,7 @@ static int raw_job_init(struct zrun *run, struct zrun_job *job)
 				raw->valid += f->bs;
 			}
 		}
-		if (run->time)
-			ztime_attach(run->dev, run->time);
+		untimed(run, false);
 		if (ret) {
 			zrun_errf(run, "prefill: %s", strerror(-ret));
 			return ret;
