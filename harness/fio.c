@@ -39,7 +39,7 @@ struct zfio_sect {
 
 /* Options fio knows that have no meaning for zcow: accepted, listed. */
 static const char *const ignored_opts[] = {
-	"ioengine", "direct", "buffered", "group_reporting", "thread",
+	"direct", "buffered", "group_reporting", "thread",
 	"lat_percentiles", "clat_percentiles", "slat_percentiles",
 	"percentile_list", "sqthread_poll", "hipri", "fixedbufs",
 	"registerfiles", "norandommap", "randrepeat", "invalidate",
@@ -54,7 +54,7 @@ static const char *const ignored_opts[] = {
 	"iodepth_batch", "iodepth_batch_submit", "iodepth_batch_complete",
 	"iodepth_batch_complete_min", "iodepth_batch_complete_max",
 	"iodepth_low", "fallocate",
-	"lockfile", "flow", "stonewall", "new_group", "output-format",
+	"lockfile", "flow", "new_group", "output-format",
 	"recover_zbd_write_error", "overwrite", "nice", "prio", "prioclass",
 	"userspace_reap", "fadvise_hint", "bwavgtime", "iopsavgtime",
 	"clocksource", "unified_rw_reporting", "description", "invalidate",
@@ -526,6 +526,23 @@ static int get_u32(const struct zfio_kv *kv, uint32_t kb_base, uint32_t min,
 	return 0;
 }
 
+/* An integer in @min..@max, @max a documented limit (fio.h). */
+static int get_u32_max(const struct zfio_kv *kv, uint32_t kb_base,
+		       uint32_t min, uint32_t max, uint32_t *ret, char *err,
+		       size_t len)
+{
+	struct zfio_size sz;
+
+	if (!kv->has_val)
+		return fail(err, len, kv, "needs a value");
+	if (zfio_parse_size(kv->val, kb_base, &sz) || sz.unit != ZFIO_BYTES ||
+	    sz.val < min || sz.val > max)
+		return fail(err, len, kv, "'%s' is not an integer in %u..%u",
+			    kv->val, min, max);
+	*ret = (uint32_t)sz.val;
+	return 0;
+}
+
 static int get_bool(const struct zfio_kv *kv, bool *ret, char *err,
 		    size_t len)
 {
@@ -690,6 +707,11 @@ static int apply(struct zfio_spec *spec, struct zfio_job *j,
 
 		if (!r && !j->bs)
 			return fail(err, len, kv, "block size 0");
+		if (!r && j->bs > ZFIO_MAX_BS)
+			return fail(err, len, kv, "%llu bytes is above the "
+				    "limit of %llu (256 MiB)",
+				    (unsigned long long)j->bs,
+				    (unsigned long long)ZFIO_MAX_BS);
 		return r;
 	}
 	if (!strcmp(k, "size"))
@@ -701,7 +723,8 @@ static int apply(struct zfio_spec *spec, struct zfio_job *j,
 	if (!strcmp(k, "offset_increment"))
 		return get_size(kv, kb, true, &j->offset_increment, err, len);
 	if (!strcmp(k, "nrfiles"))
-		return get_u32(kv, kb, 1, &j->nrfiles, err, len);
+		return get_u32_max(kv, kb, 1, ZFIO_MAX_FILES, &j->nrfiles, err,
+				   len);
 	if (!strcmp(k, "filename"))
 		return get_str(kv, j->filename, sizeof(j->filename), err, len);
 	if (!strcmp(k, "directory"))
@@ -712,9 +735,19 @@ static int apply(struct zfio_spec *spec, struct zfio_job *j,
 	if (!strcmp(k, "wait_for"))
 		return get_str(kv, j->wait_for, sizeof(j->wait_for), err, len);
 	if (!strcmp(k, "numjobs"))
-		return get_u32(kv, kb, 1, &j->numjobs, err, len);
+		return get_u32_max(kv, kb, 1, ZFIO_MAX_JOBS, &j->numjobs, err,
+				   len);
 	if (!strcmp(k, "iodepth"))
-		return get_u32(kv, kb, 1, &j->iodepth, err, len);
+		return get_u32_max(kv, kb, 1, ZFIO_MAX_IODEPTH, &j->iodepth,
+				   err, len);
+	if (!strcmp(k, "stonewall") || !strcmp(k, "wait_for_previous"))
+		return get_bool(kv, &j->stonewall, err, len);
+	if (!strcmp(k, "ioengine")) {
+		if (!kv->has_val || !kv->val[0])
+			return fail(err, len, kv, "needs a value");
+		j->is_filecreate = !strcmp(kv->val, "filecreate");
+		return j->is_filecreate ? 0 : note_ignored(spec, k);
+	}
 	if (!strcmp(k, "loops"))
 		return get_u32(kv, kb, 1, &j->loops, err, len);
 	if (!strcmp(k, "fsync"))
@@ -844,6 +877,119 @@ static int apply(struct zfio_spec *spec, struct zfio_job *j,
 	return fail(err, len, kv, "unknown option");
 }
 
+/* enum zfio_opt: the option names (the first of any aliases). */
+static const char *const opt_names[ZFIO_NR_OPTS] = {
+	[ZFIO_OPT_NRFILES] = "nrfiles", [ZFIO_OPT_NUMJOBS] = "numjobs",
+	[ZFIO_OPT_SIZE] = "size", [ZFIO_OPT_FILESIZE] = "filesize",
+	[ZFIO_OPT_BS] = "bs", [ZFIO_OPT_DIRECTORY] = "directory",
+	[ZFIO_OPT_FILENAME] = "filename",
+	[ZFIO_OPT_FILENAME_FORMAT] = "filename_format",
+	[ZFIO_OPT_LOOPS] = "loops", [ZFIO_OPT_WAIT_FOR] = "wait_for",
+	[ZFIO_OPT_IOENGINE] = "ioengine",
+};
+
+const char *zfio_opt_name(enum zfio_opt opt)
+{
+	return opt_names[opt];
+}
+
+/* Remember where a tracked option of @j was set (the last setting). */
+static void note_at(struct zfio_job *j, const struct zfio_kv *kv)
+{
+	const char *k = !strcmp(kv->key, "blocksize") ? "bs" : kv->key;
+	unsigned int o;
+
+	for (o = 0; o < ZFIO_NR_OPTS; o++) {
+		if (strcmp(k, opt_names[o]))
+			continue;
+		snprintf(j->at[o].file, sizeof(j->at[o].file), "%s", kv->file);
+		j->at[o].line = kv->line;
+	}
+}
+
+void zfio_opt_where(const struct zfio_job *j, enum zfio_opt opt, char *buf,
+		    size_t len)
+{
+	const struct zfio_at *at = &j->at[opt];
+
+	if (at->line)
+		snprintf(buf, len, "%s:%d: option '%s'", at->file, at->line,
+			 opt_names[opt]);
+	else
+		snprintf(buf, len, "%s:%d: job '%s': option '%s' (default)",
+			 j->file, j->line, j->name, opt_names[opt]);
+}
+
+/* An error about option @opt of @j (zfio_opt_where()); -EINVAL. */
+static int fail_opt(char *err, size_t len, const struct zfio_job *j,
+		    enum zfio_opt opt, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+
+static int fail_opt(char *err, size_t len, const struct zfio_job *j,
+		    enum zfio_opt opt, const char *fmt, ...)
+{
+	char where[ZFIO_PATH_LEN + 128], msg[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	zfio_opt_where(j, opt, where, sizeof(where));
+	if (err && len)
+		snprintf(err, len, "%s: %s", where, msg);
+	return -EINVAL;
+}
+
+/*
+ * What spans the jobs, checked before anything is sized from it: the
+ * clones and files of all jobs (fio.h limits), and wait_for, as fio has
+ * it: the waitee is an earlier job (no forward references, so no cycles)
+ * whose name no other earlier job has.
+ */
+static int check_spec(struct zfio_spec *spec, char *err, size_t len)
+{
+	uint64_t clones = 0, files = 0;
+	unsigned int i, k;
+
+	for (i = 0; i < spec->nr_jobs; i++) {
+		const struct zfio_job *j = &spec->jobs[i];
+		unsigned int nr_named = 0;
+
+		clones += j->numjobs;
+		if (clones > ZFIO_MAX_JOBS)
+			return fail_opt(err, len, j, ZFIO_OPT_NUMJOBS,
+					"%llu clones in all is above the limit "
+					"of %u jobs", (unsigned long long)clones,
+					ZFIO_MAX_JOBS);
+		files += (uint64_t)(j->filename[0] ? 1 : j->nrfiles) *
+			 j->numjobs;
+		if (files > ZFIO_MAX_FILES)
+			return fail_opt(err, len, j, j->filename[0] ||
+					j->nrfiles == 1 ? ZFIO_OPT_NUMJOBS :
+					ZFIO_OPT_NRFILES,
+					"%llu files in all (nrfiles x numjobs) "
+					"is above the limit of %u",
+					(unsigned long long)files,
+					ZFIO_MAX_FILES);
+		if (!j->wait_for[0])
+			continue;
+		for (k = 0; k < i; k++)
+			if (!strcmp(spec->jobs[k].name, j->wait_for))
+				nr_named++;
+		if (!nr_named)
+			return fail_opt(err, len, j, ZFIO_OPT_WAIT_FOR,
+					"no job named '%s' before job '%s' "
+					"(the waitee must come first)",
+					j->wait_for, j->name);
+		if (nr_named > 1)
+			return fail_opt(err, len, j, ZFIO_OPT_WAIT_FOR,
+					"%u earlier jobs are named '%s'; a "
+					"waitee's name must be unique",
+					nr_named, j->wait_for);
+	}
+	return 0;
+}
+
 /* Options that only make sense in zonemode=zbd, 'z' sizes, and the
  * rename + unlink percentages (at most 100 once resolved). */
 static int check_job(struct zfio_job *j, const struct zfio_kv *const *src,
@@ -895,6 +1041,7 @@ static int resolve(struct zfio_spec *spec, const char *const *sets,
 	struct zfio_kv *setkv = NULL;
 	const struct zfio_kv **src = NULL;
 	unsigned int i, g, nr_globals = 0, *globals = NULL, nr_jobs = 0;
+	unsigned int nr_all = nr_sets;
 	int ret = 0;
 
 	if (nr_sets) {
@@ -902,10 +1049,14 @@ static int resolve(struct zfio_spec *spec, const char *const *sets,
 		if (!setkv)
 			return -ENOMEM;
 	}
-	for (i = 0; i < nr_sets; i++) {
-		const char *eq = strchr(sets[i], '=');
-		struct zfio_kv *kv = &setkv[i];
+	for (i = 0, nr_sets = 0; i < nr_all; i++) {
+		const char *eq;
+		struct zfio_kv *kv = &setkv[nr_sets];
 
+		if (!sets[i])
+			continue;	/* not ours; its number still counts */
+		nr_sets++;
+		eq = strchr(sets[i], '=');
 		snprintf(kv->file, sizeof(kv->file), "--set");
 		kv->line = (int)i + 1;
 		if (!eq || eq == sets[i] ||
@@ -966,6 +1117,7 @@ static int resolve(struct zfio_spec *spec, const char *const *sets,
 			ret = apply(spec, j, src[k], err, len);
 			if (ret)
 				goto out;
+			note_at(j, src[k]);
 		}
 		ret = check_job(j, src, nr, err, len);
 		if (ret)
@@ -998,8 +1150,11 @@ static int resolve(struct zfio_spec *spec, const char *const *sets,
 			      "(input)", 1, "no job section");
 		goto out;
 	}
-	if (!nr_jobs)
+	if (!nr_jobs) {
 		ret = fail_at(err, len, "(input)", 1, "no job section");
+		goto out;
+	}
+	ret = check_spec(spec, err, len);
 out:
 	free(setkv);
 	free(src);
@@ -1160,5 +1315,9 @@ void zfio_print_job(FILE *out, const struct zfio_job *j)
 			(unsigned long long)j->zonecapacity);
 	if (j->wait_for[0])
 		fprintf(out, "wait_for=%s\n", j->wait_for);
+	if (j->stonewall)
+		fprintf(out, "stonewall=1\n");
+	if (j->is_filecreate)
+		fprintf(out, "ioengine=filecreate\n");
 	fprintf(out, "kb_base=%u\n\n", j->kb_base);
 }

@@ -11,8 +11,9 @@
  * the target, and 'z' (zones) with zonemode=zbd.  A [zcow] section is not
  * fio's: it is kept raw for the runner (harness/run.c) to interpret.
  *
- * Options fio has that mean nothing here (ioengine, direct, ...) are
- * accepted and listed once in zfio_spec.ignored.  Job keys starting
+ * Options fio has that mean nothing here (direct, thread, ...) are
+ * accepted and listed once in zfio_spec.ignored; ioengine too, except
+ * ioengine=filecreate, which is modelled (zfio_job.is_filecreate).  Job keys starting
  * with "zcow_" are zcow's own (no fio equivalent; configs/README.md).  An unknown option or a
  * bad value is -EINVAL with the message "FILE:LINE: option 'x': reason".
  *
@@ -31,6 +32,17 @@
 #define ZFIO_VAL_LEN	256
 #define ZFIO_PATH_LEN	512
 #define ZFIO_ERR_LEN	768
+
+/*
+ * Limits checked while parsing, before anything is sized from them
+ * (configs/README.md, "Limits").  fio's own: at most 4096 jobs, clones
+ * included (fio's REAL_MAX_JOBS).  zcow's: files and iodepth slots are
+ * allocated per clone up front, so their totals are capped too.
+ */
+#define ZFIO_MAX_JOBS		4096u		/* numjobs clones, all jobs */
+#define ZFIO_MAX_FILES		1048576u	/* nrfiles x clones, all jobs */
+#define ZFIO_MAX_IODEPTH	4096u		/* per job */
+#define ZFIO_MAX_BS		(256ull << 20)	/* bytes; one I/O buffer */
 
 enum zfio_rw {
 	ZFIO_READ,
@@ -68,6 +80,29 @@ struct zfio_kv {
 	char val[ZFIO_VAL_LEN];
 	bool has_val;		/* false: a bare key */
 	char file[ZFIO_PATH_LEN];	/* "--set" for command-line overrides */
+	int line;
+};
+
+/* Options whose value the runner checks against the target: where
+ * each was set last, so its errors name the file, line and option. */
+enum zfio_opt {
+	ZFIO_OPT_NRFILES,
+	ZFIO_OPT_NUMJOBS,
+	ZFIO_OPT_SIZE,
+	ZFIO_OPT_FILESIZE,
+	ZFIO_OPT_BS,
+	ZFIO_OPT_DIRECTORY,
+	ZFIO_OPT_FILENAME,
+	ZFIO_OPT_FILENAME_FORMAT,
+	ZFIO_OPT_LOOPS,
+	ZFIO_OPT_WAIT_FOR,
+	ZFIO_OPT_IOENGINE,
+	ZFIO_NR_OPTS
+};
+
+/* Where an option was set: line 0 = not set (a default). */
+struct zfio_at {
+	char file[ZFIO_PATH_LEN];	/* "--set" for an override */
 	int line;
 };
 
@@ -124,7 +159,15 @@ struct zfio_job {
 	bool read_beyond_wp;
 	bool zone_append;		/* write_mode=zone_append */
 	uint32_t kb_base;		/* 1024 or 1000 */
-	char wait_for[ZFIO_NAME_LEN];	/* start after this job ends */
+	char wait_for[ZFIO_NAME_LEN];	/* start after this job ends; an
+					 * earlier job's unique name */
+	/* stonewall (fio's alias wait_for_previous): start once every
+	 * earlier job has finished: the first job of a later phase */
+	bool stonewall;
+	/* ioengine=filecreate: every operation only opens its file
+	 * (creating it), no data moves (fio's filecreate engine) */
+	bool is_filecreate;
+	struct zfio_at at[ZFIO_NR_OPTS];	/* enum zfio_opt */
 	char file[ZFIO_PATH_LEN];	/* where the section starts */
 	int line;
 };
@@ -145,7 +188,9 @@ struct zfio_spec {
 
 /*
  * Parse @path (or @text named @name) and resolve every job, applying the
- * @nr_sets overrides ("key=value" strings) to every job last.  Returns 0,
+ * @nr_sets overrides ("key=value" strings) to every job last.  A NULL
+ * override is skipped (the caller's own key); its number still counts:
+ * errors name the Nth override "--set:N".  Returns 0,
  * -EINVAL with the message in @err, -ENOENT/-errno when a file cannot be
  * read (message in @err), or -ENOMEM.  Free with zfio_free().
  */
@@ -171,6 +216,14 @@ const char *zfio_rw_name(enum zfio_rw rw);
 bool zfio_rw_is_random(enum zfio_rw rw);
 bool zfio_rw_has_write(enum zfio_rw rw);
 bool zfio_rw_has_read(enum zfio_rw rw);
+
+/*
+ * "FILE:LINE: option 'KEY'" for option @opt of job @j into @buf: where it
+ * was set, or, for a default, the job's section and "(default)".
+ */
+void zfio_opt_where(const struct zfio_job *j, enum zfio_opt opt, char *buf,
+		    size_t len);
+const char *zfio_opt_name(enum zfio_opt opt);
 
 /* Print one job's resolved options in fio syntax (for the results). */
 void zfio_print_job(FILE *out, const struct zfio_job *job);

@@ -3,6 +3,7 @@
  * zrun: settings, the discrete-event scheduler and the results folder
  * (see run.h, configs/README.md, docs/timing.md).
  */
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -84,8 +85,8 @@ int zrun_settings_apply(struct zrun_settings *set, const struct zfio_kv *kv,
 
 	if (!zrun_is_zcow_key(k))
 		return -ENOENT;
-	if (!kv->has_val && strcmp(k, "zone_append") && strcmp(k, "treelog") &&
-	    strcmp(k, "trace") && strcmp(k, "prefill"))
+	if ((!kv->has_val || !v[0]) && strcmp(k, "zone_append") &&
+	    strcmp(k, "treelog") && strcmp(k, "trace") && strcmp(k, "prefill"))
 		return bad(err, len, kv, "needs a value");
 	if (!strcmp(k, "device")) {
 		if (strlen(v) >= sizeof(set->device))
@@ -132,8 +133,9 @@ int zrun_settings_apply(struct zrun_settings *set, const struct zfio_kv *kv,
 
 		errno = 0;
 		set->seed = strtoull(v, &end, 0);
-		if (errno || *end || !*v)
-			return bad(err, len, kv, "not a number");
+		if (errno || *end || !isdigit((unsigned char)v[0]))
+			return bad(err, len, kv, "not a number in "
+				   "0..18446744073709551615");
 	} else if (!strcmp(k, "crash")) {
 		struct zsim_cut cut;
 
@@ -146,6 +148,8 @@ int zrun_settings_apply(struct zrun_settings *set, const struct zfio_kv *kv,
 		snprintf(set->crash[set->nr_crash++], sizeof(set->crash[0]),
 			 "%.63s", v);
 	} else if (!strcmp(k, "results")) {
+		if (strlen(v) >= sizeof(set->results))
+			return bad(err, len, kv, "too long");
 		snprintf(set->results, sizeof(set->results), "%s", v);
 	} else if (!strcmp(k, "interval")) {
 		if (zfio_parse_time(v, &set->interval_ns) ||
@@ -154,6 +158,10 @@ int zrun_settings_apply(struct zrun_settings *set, const struct zfio_kv *kv,
 	} else if (!strcmp(k, "scenario")) {
 		if (strlen(v) >= sizeof(set->name))
 			return bad(err, len, kv, "too long");
+		/* It names a folder under results: one path component. */
+		if (strchr(v, '/') || !strcmp(v, ".") || !strcmp(v, ".."))
+			return bad(err, len, kv, "not a folder name (no '/', "
+				   "'.' or '..')");
 		snprintf(set->name, sizeof(set->name), "%.63s", v);
 	}
 	return 0;
@@ -168,6 +176,20 @@ void zrun_errf(struct zrun *run, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(run->err, sizeof(run->err), fmt, ap);
 	va_end(ap);
+}
+
+int zrun_opt_err(struct zrun *run, const struct zfio_job *j,
+		 enum zfio_opt opt, const char *fmt, ...)
+{
+	char where[ZFIO_PATH_LEN + 128], msg[384];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	zfio_opt_where(j, opt, where, sizeof(where));
+	zrun_errf(run, "%s: %s", where, msg);
+	return -EINVAL;
 }
 
 uint64_t zrun_rand(struct zrun_job *job)
@@ -442,7 +464,12 @@ static uint64_t next_due(const struct zrun_job *j)
 	return j->slots[min_slot(j)];
 }
 
-/* Start jobs whose wait_for jobs have all finished. */
+/*
+ * Start the jobs that may start: a job waits for every job of a lower
+ * stonewall phase (fio's stonewall: a later phase starts once all earlier
+ * jobs have finished) and for every clone of its wait_for job; it starts
+ * when the last of them finished.
+ */
 static void release_waiters(struct zrun *run)
 {
 	unsigned int i, k;
@@ -455,11 +482,12 @@ static void release_waiters(struct zrun *run)
 
 		if (!w->is_waiting)
 			continue;
-		for (k = 0; k < run->nr_jobs; k++) {
+		for (k = 0; k < run->nr_jobs && is_ready; k++) {
 			const struct zrun_job *o = &run->jobs[k];
 
-			if (strcmp(o->fio->name, w->fio->wait_for) &&
-			    strcmp(o->fio->section, w->fio->wait_for))
+			if (o->phase >= w->phase &&
+			    (!w->fio->wait_for[0] ||
+			     strcmp(o->fio->name, w->fio->wait_for)))
 				continue;
 			if (!o->is_done)
 				is_ready = false;
@@ -572,8 +600,9 @@ static int schedule(struct zrun *run)
 		if (!j) {
 			if (!is_waiting)
 				break;
-			zrun_errf(run, "wait_for names a job that never ends "
-				       "or does not exist");
+			/* Not reached: wait_for names an earlier job
+			 * (fio.c), so some job can always run. */
+			zrun_errf(run, "jobs wait for each other");
 			return -EINVAL;
 		}
 		if (j->sync_due != ZRUN_SYNC_NONE) {
@@ -734,9 +763,10 @@ static uint64_t seed_mix(uint64_t a, uint64_t b)
 
 static int setup_jobs(struct zrun *run)
 {
-	unsigned int i, c, n = 0;
+	unsigned int i, c, n = 0, phase = 0;
 	int ret;
 
+	/* fio.c capped the clones (ZFIO_MAX_JOBS) before this. */
 	for (i = 0; i < run->spec->nr_jobs; i++)
 		n += run->spec->jobs[i].numjobs;
 	run->jobs = calloc(n, sizeof(*run->jobs));
@@ -745,45 +775,72 @@ static int setup_jobs(struct zrun *run)
 	for (i = 0; i < run->spec->nr_jobs; i++) {
 		const struct zfio_job *f = &run->spec->jobs[i];
 
+		if (f->stonewall && i)
+			phase++;
+		if (f->time_based && !f->runtime_ns) {
+			zrun_errf(run, "%s:%d: job '%s': time_based needs "
+				       "runtime", f->file, f->line, f->name);
+			return -EINVAL;
+		}
 		for (c = 0; c < f->numjobs; c++) {
 			struct zrun_job *j = &run->jobs[run->nr_jobs];
 
 			j->fio = f;
 			j->idx = run->nr_jobs++;
 			j->clone = c;
+			j->phase = phase;
 			j->rng = seed_mix(f->has_randseed ? f->randseed :
 							    run->seed,
 					  j->idx + 1);
 			j->slots = calloc(f->iodepth, sizeof(*j->slots));
 			if (!j->slots)
 				return -ENOMEM;
-			j->is_waiting = f->wait_for[0] != '\0';
-			if (f->runtime_ns)
+			j->is_waiting = phase || f->wait_for[0] != '\0';
+			if (f->runtime_ns) {
+				if (f->ramp_time_ns > UINT64_MAX -
+						      f->runtime_ns) {
+					zrun_errf(run, "%s:%d: job '%s': "
+						       "ramp_time + runtime "
+						       "overflows", f->file,
+						  f->line, f->name);
+					return -EINVAL;
+				}
 				j->end_limit = f->ramp_time_ns + f->runtime_ns;
+			}
 			ret = run->ops->job_init(run, j);
 			if (ret)
 				return ret;
-			if (!f->time_based && !j->bytes_goal)
+			if (!f->time_based && !j->bytes_goal) {
+				if (j->range_len &&
+				    f->loops > UINT64_MAX / j->range_len)
+					return zrun_opt_err(run, f,
+						ZFIO_OPT_LOOPS, "%u loops of "
+						"%llu bytes overflow", f->loops,
+						(unsigned long long)
+							j->range_len);
 				j->bytes_goal = j->range_len * f->loops;
+			}
 			if (f->time_based)
 				j->bytes_goal = 0;
-			if (f->time_based && !f->runtime_ns) {
-				zrun_errf(run, "%s:%d: job '%s': time_based "
-					       "needs runtime", f->file,
-					  f->line, f->name);
-				return -EINVAL;
-			}
 		}
 	}
 	return 0;
 }
 
-static void teardown(struct zrun *run)
+/* Close the target (unmount); 0 or its error.  The jobs stay. */
+static int close_target(struct zrun *run)
+{
+	if (!run->ops || !run->tpriv)
+		return 0;
+	return run->ops->close(run);
+}
+
+/* Close the target and the device; 0 or the target's close error. */
+static int teardown(struct zrun *run)
 {
 	unsigned int i;
+	int ret = close_target(run);
 
-	if (run->ops && run->tpriv)
-		run->ops->close(run);
 	for (i = 0; i < run->nr_jobs; i++) {
 		free(run->jobs[i].slots);
 		free(run->jobs[i].samples);
@@ -796,13 +853,18 @@ static void teardown(struct zrun *run)
 	run->base = NULL;
 	run->tpriv = NULL;
 	if (run->dev) {
-		if (run->time)
-			ztime_attach(run->dev, NULL);
-		zdev_close(run->dev);
+		int r = run->time ? ztime_attach(run->dev, NULL) : 0;
+
+		r = zdev_close(run->dev) ?: r;	/* saves images */
+		if (r && !ret) {
+			zrun_errf(run, "closing the device: %s", strerror(-r));
+			ret = r;
+		}
 	}
 	run->dev = NULL;
 	ztime_destroy(run->time);
 	run->time = NULL;
+	return ret;
 }
 
 /* ---- statistics and output ------------------------------------------ */
@@ -980,6 +1042,7 @@ struct rep_result {
 	uint64_t fs_fsyncs, fs_log_syncs, fs_log_fallbacks, fs_statfs_commits;
 	uint64_t excl_waits, excl_wait_ns, sync_joins;
 	uint64_t creates, renames, unlinks;
+	uint32_t max_open;
 	double wall_s;
 	uint64_t nr_jobs;
 };
@@ -1039,6 +1102,12 @@ static int write_summary(struct zrun *run, const char *dir,
 			   "      \"bs\": %llu,\n      \"iodepth\": %u,\n",
 			j->clone, zfio_rw_name(j->fio->rw),
 			(unsigned long long)j->fio->bs, j->fio->iodepth);
+		/* When it started (its stonewall phase, wait_for) and
+		 * ended, simulated ns. */
+		fprintf(f, "      \"phase\": %u,\n      \"start_ns\": %llu,\n"
+			   "      \"end_ns\": %llu,\n", j->phase,
+			(unsigned long long)j->start,
+			(unsigned long long)j->last_done);
 		put_stats(f, &st, "      ");
 		fprintf(f, "    }%s\n", i + 1 < run->nr_jobs ? "," : "");
 	}
@@ -1106,10 +1175,10 @@ static int write_summary(struct zrun *run, const char *dir,
 		(double)r0->excl_wait_ns / NS,
 		(unsigned long long)r0->sync_joins);
 	fprintf(f, "  \"namespace\": {\"creates\": %llu, \"renames\": %llu, "
-		   "\"unlinks\": %llu},\n",
+		   "\"unlinks\": %llu, \"max_open_files\": %u},\n",
 		(unsigned long long)r0->creates,
 		(unsigned long long)r0->renames,
-		(unsigned long long)r0->unlinks);
+		(unsigned long long)r0->unlinks, r0->max_open);
 	fprintf(f, "  \"crash_points\": [");
 	for (i = 0; i < run->set.nr_crash; i++) {
 		fprintf(f, "%s", i ? ", " : "");
@@ -1163,13 +1232,15 @@ static int write_intervals(struct zrun *run, const char *dir)
 	snprintf(path, sizeof(path), "%s/intervals.csv", dir);
 	f = fopen(path, "w");
 	if (!ios || !bytes || !lsum || !lmax || !f) {
+		int ret = f ? -ENOMEM : -errno;
+
 		free(ios);
 		free(bytes);
 		free(lsum);
 		free(lmax);
 		if (f)
 			fclose(f);
-		return -ENOMEM;
+		return ret;
 	}
 	for (j = 0; j < run->nr_jobs; j++) {
 		const struct zrun_job *jb = &run->jobs[j];
@@ -1328,11 +1399,15 @@ static int one_rep(struct zrun *run, const char *dir, struct rep_result *r)
 	if (!ret) {
 		unsigned int i;
 
-		for (i = 0; i < run->nr_jobs; i++)
+		for (i = 0; i < run->nr_jobs && !ret; i++)
 			if (!run->jobs[i].is_done)
-				finish_job(run, &run->jobs[i]);
-		if (run->ops->finish)
-			run->ops->finish(run);
+				ret = finish_job(run, &run->jobs[i]);
+	}
+	if (!ret && run->ops->finish)
+		ret = run->ops->finish(run);
+	if (!ret) {
+		unsigned int i;
+
 		r->zone_unusable = run->fs_zone_unusable;
 		r->block_groups = run->fs_block_groups;
 		r->commits = run->fs_commits;
@@ -1344,10 +1419,13 @@ static int one_rep(struct zrun *run, const char *dir, struct rep_result *r)
 		r->excl_wait_ns = run->excl_wait_ns;
 		r->sync_joins = run->nr_sync_joins;
 		r->creates = r->renames = r->unlinks = 0;
+		r->max_open = 0;
 		for (i = 0; i < run->nr_jobs; i++) {
 			r->creates += run->jobs[i].nr_creates;
 			r->renames += run->jobs[i].nr_renames;
 			r->unlinks += run->jobs[i].nr_unlinks;
+			if (run->jobs[i].max_open > r->max_open)
+				r->max_open = run->jobs[i].max_open;
 		}
 		ret = stats_of(run, 0, run->nr_jobs, &r->total);
 		zdev_get_stats(run->dev, &r->dev);
@@ -1362,7 +1440,10 @@ static int one_rep(struct zrun *run, const char *dir, struct rep_result *r)
 	}
 	if (trace) {
 		zsim_trace_csv(zsim_from_dev(run->dev), NULL);
-		fclose(trace);
+		if (fclose(trace) && !ret) {
+			zrun_errf(run, "writing trace.csv: %s", strerror(errno));
+			ret = -EIO;
+		}
 	}
 	r->wall_s = (double)(wall_ns() - w0) / NS;
 	return ret;
@@ -1375,7 +1456,7 @@ int zrun_scenario(const char *path, const char *const *sets,
 	struct zrun *run = calloc(1, sizeof(*run));
 	const char **fio_sets = calloc(nr_sets + 1, sizeof(*fio_sets));
 	struct rep_result *reps = NULL;
-	unsigned int i, nr_fio = 0;
+	unsigned int i;
 	char name[64], *dir = NULL;
 	int ret;
 
@@ -1394,10 +1475,9 @@ int zrun_scenario(const char *path, const char *const *sets,
 		snprintf(key, sizeof(key), "%.*s",
 			 eq ? (int)(eq - sets[i]) : (int)strlen(sets[i]),
 			 sets[i]);
-		if (!zrun_is_zcow_key(key))
-			fio_sets[nr_fio++] = sets[i];
+		fio_sets[i] = zrun_is_zcow_key(key) ? NULL : sets[i];
 	}
-	ret = zfio_parse_file(path, fio_sets, nr_fio, &run->spec, run->err,
+	ret = zfio_parse_file(path, fio_sets, nr_sets, &run->spec, run->err,
 			      sizeof(run->err));
 	if (ret)
 		goto out;
@@ -1419,8 +1499,16 @@ int zrun_scenario(const char *path, const char *const *sets,
 		struct zfio_kv kv = { .has_val = true, .line = (int)i + 1 };
 		const char *eq = strchr(sets[i], '=');
 
-		if (!eq)
-			continue;	/* the fio parser reported it */
+		if (!eq) {
+			/* A bare zcow key never reaches the fio parser. */
+			snprintf(kv.key, sizeof(kv.key), "%s", sets[i]);
+			snprintf(kv.file, sizeof(kv.file), "--set");
+			if (!zrun_is_zcow_key(kv.key))
+				continue;	/* the fio parser reported it */
+			ret = bad(run->err, sizeof(run->err), &kv,
+				  "not key=value");
+			goto out;
+		}
 		snprintf(kv.key, sizeof(kv.key), "%.*s", (int)(eq - sets[i]),
 			 sets[i]);
 		snprintf(kv.val, sizeof(kv.val), "%s", eq + 1);
@@ -1454,9 +1542,8 @@ int zrun_scenario(const char *path, const char *const *sets,
 	}
 	for (i = 0; i < run->set.repetitions; i++) {
 		run->seed = run->set.seed + i;
-		if (i)
-			teardown(run);
-		ret = one_rep(run, i == 0 ? dir : NULL, &reps[i]);
+		ret = i ? teardown(run) : 0;
+		ret = ret ?: one_rep(run, i == 0 ? dir : NULL, &reps[i]);
 		if (ret)
 			goto out;
 		if (i == 0) {
@@ -1470,21 +1557,28 @@ int zrun_scenario(const char *path, const char *const *sets,
 	/* The per-job figures are the last repetition's; re-run rep 0
 	 * when there were several so jobs[] matches total (rep 0). */
 	if (run->set.repetitions > 1) {
-		teardown(run);
 		run->seed = run->set.seed;
-		ret = one_rep(run, NULL, &reps[0]);
+		ret = teardown(run);
+		ret = ret ?: one_rep(run, NULL, &reps[0]);
 		if (ret)
 			goto out;
 	}
-	ret = write_config(run, dir, path, sets, nr_sets);
+	/* The file system is unmounted before the results are written: a
+	 * failed unmount fails the run. */
+	ret = close_target(run);
+	ret = ret ?: write_config(run, dir, path, sets, nr_sets);
 	ret = ret ?: write_summary(run, dir, name, reps,
 				   run->set.repetitions);
 out:
+	{
+		int r = teardown(run);
+
+		ret = ret ?: r;
+	}
 	if (ret && !run->err[0])
 		zrun_errf(run, "%s", strerror(-ret));
 	if (ret)
 		fprintf(stderr, "zcow run: %s\n", run->err);
-	teardown(run);
 	if (!ret && dir_ret)
 		*dir_ret = dir;
 	else

@@ -104,9 +104,10 @@ struct zrun_target_ops {
 		       uint64_t *done_ret);
 	/* Optional: after the jobs, before the statistics are taken: fill
 	 * zone_resets/zone_finishes and the fs_* counters of struct zrun. */
-	void (*finish)(struct zrun *run);
-	/* Tear down (unmount). */
-	void (*close)(struct zrun *run);
+	int (*finish)(struct zrun *run);
+	/* Tear down (unmount, unlink=1): 0 or the first error, reported
+	 * (zrun_errf()); everything is released either way. */
+	int (*close)(struct zrun *run);
 };
 
 extern const struct zrun_target_ops zrun_raw_target;
@@ -162,11 +163,16 @@ struct zrun_job {
 	 * job_end) likewise. */
 	int sync_due;
 	bool is_ending;
-	/* Namespace operations the target did for the job (fs target). */
+	/* Namespace operations the target did for the job (fs target),
+	 * and the most files it had open at once (openfiles caps it). */
 	uint64_t nr_creates, nr_renames, nr_unlinks;
+	uint32_t max_open;
 	uint64_t stat_bytes[ZRUN_NR_OPS], stat_ios[ZRUN_NR_OPS];
 	uint64_t first_stat, last_done;
 	bool is_done, is_waiting;
+	/* stonewall phase: 0, +1 at every job with stonewall after the
+	 * first; a job starts once every job of a lower phase is done */
+	unsigned int phase;
 	bool seq_by_target;		/* the target moves seq_pos itself */
 	struct zrun_sample *samples;
 	uint64_t nr_samples, samples_cap;
@@ -219,6 +225,12 @@ bool zrun_is_zcow_key(const char *key);
 /* Record an error message for the run (first one wins). */
 void zrun_errf(struct zrun *run, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+
+/* Record "FILE:LINE: option 'KEY': message" about option @opt of @j
+ * (zfio_opt_where()) as the run's error; returns -EINVAL. */
+int zrun_opt_err(struct zrun *run, const struct zfio_job *j,
+		 enum zfio_opt opt, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
 
 /* The per-clone PRNG (splitmix64). */
 uint64_t zrun_rand(struct zrun_job *job);

@@ -16,10 +16,14 @@
  *           their parents (untimed); filesize= per file, else
  *           size/nrfiles; the job's range is the files one after the
  *           other (file = offset / filesize: fio's
- *           file_service_type=sequential, not roundrobin).  Without
- *           create_on_open the files are created here (untimed); with it,
- *           each when the job first does I/O to it.  Jobs that read get
- *           their files laid out with data first (untimed), as fio does.
+ *           file_service_type=sequential, not roundrobin).  First the
+ *           files must fit the fs (check_room()).  Without
+ *           create_on_open the files are created here one by one
+ *           (untimed), and laid out with data for jobs that read, as fio
+ *           does; with it, each is created when the job first opens it
+ *           (no layout, as in fio).  Either way at most openfiles are
+ *           open at once.  ioengine=filecreate: an operation only opens
+ *           its file (fio's filecreate engine), no data moves.
  * do_io:    zcow_pwrite / zcow_pread at the offset in the file, one call
  *           per operation, timed: ztime_set_now(now) before the call, the
  *           completion is ztime_max_done() = the last device command the
@@ -34,7 +38,8 @@
  * finish:   fs counters for summary.json (zone resets from the device
  *           counters, zone_unusable, block groups, commits, the statfs
  *           fsync counters).
- * close:    unlink the files of jobs with unlink=1, unmount (untimed).
+ * close:    unlink the files of jobs with unlink=1, unmount (untimed);
+ *           the first error of these fails the run.
  *
  * Namespace operations (zcow_rename_pct, zcow_unlink_pct; sequential
  * jobs only): once the job has written a file's last block (and its
@@ -79,7 +84,7 @@
 #define NO_FILE		UINT32_MAX	/* fs_job.last/pending: none */
 
 struct fs_file {
-	char path[FS_PATH_LEN];
+	char *path;			/* malloc'd */
 	struct zcow_file *f;		/* NULL: closed */
 	bool is_created;		/* exists under path */
 };
@@ -101,6 +106,7 @@ struct fs_run {
 	uint64_t commits_base;
 	struct zcow_statfs st_base;
 	bool has_base;
+	uint64_t files_bytes;		/* the jobs' files so far, bytes */
 };
 
 static struct fs_run *to_fs(struct zrun *run)
@@ -108,10 +114,13 @@ static struct fs_run *to_fs(struct zrun *run)
 	return run->tpriv;
 }
 
+/* Detach (@is_on) or re-attach the timing model.  ztime_attach() fails
+ * only on a device that is not simulated, which has no model (run->time
+ * NULL): nothing to check. */
 static void untimed(struct zrun *run, bool is_on)
 {
 	if (run->time)
-		ztime_attach(run->dev, is_on ? NULL : run->time);
+		(void)ztime_attach(run->dev, is_on ? NULL : run->time);
 }
 
 /* Reset every sequential zone that is not empty or is open/closed. */
@@ -189,8 +198,10 @@ static int fs_open(struct zrun *run)
 	return ret;
 }
 
-/* mkdir -p of @dir (untimed). */
-static int make_dirs(struct zrun *run, const char *dir)
+/* mkdir -p of @dir (untimed); an error names option @opt of @job's
+ * file, line (where @dir comes from). */
+static int make_dirs(struct zrun *run, struct zrun_job *job,
+		     enum zfio_opt opt, const char *dir)
 {
 	char p[FS_PATH_LEN];
 	size_t i, len;
@@ -207,8 +218,9 @@ static int make_dirs(struct zrun *run, const char *dir)
 		if (p[0] && strcmp(p, "/")) {
 			ret = zcow_mkdir(to_fs(run)->fs, p);
 			if (ret && ret != -EEXIST) {
-				zrun_errf(run, "mkdir '%s': %s", p,
-					  strerror(-ret));
+				zrun_opt_err(run, job->fio, opt,
+					     "mkdir '%s': %s", p,
+					     strerror(-ret));
 				return ret;
 			}
 		}
@@ -226,13 +238,18 @@ static int file_err(struct zrun *run, struct zrun_job *job, const char *what,
 	return ret;
 }
 
-static void close_file(struct fs_job *fj, struct fs_file *ff)
+static int close_file(struct zrun *run, struct zrun_job *job,
+		      struct fs_file *ff)
 {
+	struct fs_job *fj = job->tpriv;
+	int ret;
+
 	if (!ff->f)
-		return;
-	zcow_close(ff->f);
+		return 0;
+	ret = zcow_close(ff->f);
 	ff->f = NULL;
 	fj->nr_open--;
+	return ret ? file_err(run, job, "close", ff->path, ret) : 0;
 }
 
 /* Open file @i (creating it if it does not exist), first closing the
@@ -249,7 +266,9 @@ static int open_file(struct zrun *run, struct zrun_job *job, uint32_t i)
 	if (job->fio->openfiles && fj->nr_open >= job->fio->openfiles) {
 		for (k = 0; k < fj->nr_files; k++) {
 			if (k != i && fj->files[k].f) {
-				close_file(fj, &fj->files[k]);
+				ret = close_file(run, job, &fj->files[k]);
+				if (ret)
+					return ret;
 				break;
 			}
 		}
@@ -257,7 +276,8 @@ static int open_file(struct zrun *run, struct zrun_job *job, uint32_t i)
 	ret = zcow_open(to_fs(run)->fs, ff->path, O_RDWR | O_CREAT, &ff->f);
 	if (ret)
 		return file_err(run, job, "open", ff->path, ret);
-	fj->nr_open++;
+	if (++fj->nr_open > job->max_open)
+		job->max_open = fj->nr_open;
 	if (!ff->is_created)
 		job->nr_creates++;
 	ff->is_created = true;
@@ -276,7 +296,9 @@ static int remove_file(struct zrun *run, struct zrun_job *job, uint32_t i,
 
 	if (!ff->is_created)
 		return 0;
-	close_file(fj, ff);
+	ret = close_file(run, job, ff);
+	if (ret)
+		return ret;
 	if (is_rename) {
 		snprintf(to, sizeof(to), "%s%s", ff->path, RENAMED_SUFFIX);
 		ret = zcow_rename(to_fs(run)->fs, ff->path, to);
@@ -320,20 +342,6 @@ static int unlink_loop(struct zrun *run, struct zrun_job *job)
 	for (i = 0; i < fj->nr_files && !ret; i++)
 		ret = remove_file(run, job, i, false);
 	return ret;
-}
-
-static int open_files(struct zrun *run, struct zrun_job *job)
-{
-	struct fs_job *fj = job->tpriv;
-	uint32_t i;
-	int ret;
-
-	for (i = 0; i < fj->nr_files; i++) {
-		ret = open_file(run, job, i);
-		if (ret)
-			return ret;
-	}
-	return 0;
 }
 
 /* fio's filename_format: $jobname, $jobnum (the clone), $filenum. */
@@ -381,6 +389,65 @@ static int need_buf(struct fs_run *fr, uint64_t len)
 	return 0;
 }
 
+/*
+ * The job's files must fit the file system before anything is allocated
+ * for them, with the files of the jobs before: every file costs at least
+ * one 4 KiB block (a file written once; an empty one costs metadata), a
+ * file laid out at set-up (a reader's, without create_on_open) its whole
+ * size.  Clones have their own files (filename=: one shared).  A
+ * necessary bound only: metadata needs room too, and a writer may still
+ * run out of space later (ENOSPC, reported by the I/O).
+ */
+static int check_room(struct zrun *run, struct zrun_job *job, uint32_t nr,
+		      uint64_t fsize, bool is_laid_out)
+{
+	const struct zfio_job *f = job->fio;
+	struct fs_run *fr = to_fs(run);
+	uint64_t total = fr->fs->writable_bytes, per, need;
+	enum zfio_opt opt;
+
+	if (f->filename[0] && job->clone)
+		return 0;
+	per = is_laid_out ? fsize : ZCOW_SECTORSIZE;
+	need = (unsigned __int128)nr * per > UINT64_MAX ? UINT64_MAX :
+							  nr * per;
+	if (need <= total && fr->files_bytes <= total - need) {
+		fr->files_bytes += need;
+		return 0;
+	}
+	opt = nr > 1 && (!is_laid_out || f->at[ZFIO_OPT_NRFILES].line) ?
+		      ZFIO_OPT_NRFILES :
+	      f->filesize.is_set ? ZFIO_OPT_FILESIZE : ZFIO_OPT_SIZE;
+	return zrun_opt_err(run, f, opt, "%u file(s) of at least %llu bytes "
+			    "(%s; clone %u, after %llu bytes for the files "
+			    "before) do not fit the file system's %llu "
+			    "writable bytes", nr, (unsigned long long)per,
+			    is_laid_out ? "laid out for reading" :
+					  "one 4 KiB block each",
+			    job->clone, (unsigned long long)fr->files_bytes,
+			    (unsigned long long)total);
+}
+
+/* Lay file @i out with data up to @fsize, as fio does for reads (open
+ * first: with openfiles it may be closed). */
+static int lay_out(struct zrun *run, struct zrun_job *job, uint32_t i,
+		   uint64_t fsize)
+{
+	struct fs_run *fr = to_fs(run);
+	struct fs_file *ff = &((struct fs_job *)job->tpriv)->files[i];
+	struct zcow_stat st;
+	uint64_t off;
+	int ret;
+
+	ret = zcow_fstat(ff->f, &st);
+	for (off = st.size; !ret && off < fsize; off += job->fio->bs) {
+		int64_t n = zcow_pwrite(ff->f, fr->buf, job->fio->bs, off);
+
+		ret = n < 0 ? (int)n : 0;
+	}
+	return ret ? file_err(run, job, "laying out", ff->path, ret) : 0;
+}
+
 static int fs_job_init(struct zrun *run, struct zrun_job *job)
 {
 	const struct zfio_job *f = job->fio;
@@ -388,20 +455,14 @@ static int fs_job_init(struct zrun *run, struct zrun_job *job)
 	uint64_t total = fr->fs->writable_bytes, zs = run->dev->info.zone_size;
 	uint64_t size, fsize;
 	struct fs_job *fj;
-	uint32_t i, nr = f->nrfiles ? f->nrfiles : 1;
+	uint32_t i, nr = f->filename[0] ? 1 : f->nrfiles;
 	const char *dir = f->directory[0] ? f->directory : "/";
+	const char *sep = dir[strlen(dir) - 1] == '/' ? "" : "/";
+	bool is_reader = zfio_rw_has_read(f->rw) && !f->is_filecreate;
 	int ret;
 
-	fj = calloc(1, sizeof(*fj));
-	if (!fj)
-		return -ENOMEM;
-	job->tpriv = fj;
-	if (f->filename[0])
+	if (!nr)
 		nr = 1;
-	fj->files = calloc(nr, sizeof(*fj->files));
-	if (!fj->files)
-		return -ENOMEM;
-	fj->nr_files = nr;
 	size = f->size.is_set ? zfio_size_bytes(&f->size, total, zs, f->bs) : 0;
 	fsize = f->filesize.is_set ?
 			zfio_size_bytes(&f->filesize, total, zs, f->bs) :
@@ -416,25 +477,37 @@ static int fs_job_init(struct zrun *run, struct zrun_job *job)
 			  (unsigned long long)f->bs);
 		return -EINVAL;
 	}
-	if (f->bs % ZCOW_SECTORSIZE) {
-		zrun_errf(run, "%s:%d: job '%s': bs=%llu is not a multiple "
-			       "of the 4 KiB block", f->file, f->line, f->name,
-			  (unsigned long long)f->bs);
-		return -EINVAL;
-	}
+	if (f->bs % ZCOW_SECTORSIZE)
+		return zrun_opt_err(run, f, ZFIO_OPT_BS, "%llu is not a "
+				    "multiple of the 4 KiB block",
+				    (unsigned long long)f->bs);
+	ret = check_room(run, job, nr, fsize, is_reader && !f->create_on_open);
+	if (ret)
+		return ret;
+
+	fj = calloc(1, sizeof(*fj));
+	if (!fj)
+		return -ENOMEM;
+	job->tpriv = fj;
+	fj->files = calloc(nr, sizeof(*fj->files));
+	if (!fj->files)
+		return -ENOMEM;
+	fj->nr_files = nr;
 	fj->filesize = fsize;
 	fj->last = NO_FILE;
 	fj->pending = NO_FILE;
 	for (i = 0; i < nr; i++) {
 		struct fs_file *ff = &fj->files[i];
-		const char *sep = dir[strlen(dir) - 1] == '/' ? "" : "/";
 		char name[ZFIO_VAL_LEN * 2];
 
 		if (f->filename[0])
 			snprintf(name, sizeof(name), "%s", f->filename);
 		else
 			format_name(f, job->clone, i, name, sizeof(name));
-		snprintf(ff->path, sizeof(ff->path), "%s%s%s", dir, sep, name);
+		if (asprintf(&ff->path, "%s%s%s", dir, sep, name) < 0) {
+			ff->path = NULL;
+			return -ENOMEM;
+		}
 	}
 	job->range_start = 0;
 	job->range_len = fsize * nr;
@@ -443,7 +516,7 @@ static int fs_job_init(struct zrun *run, struct zrun_job *job)
 	if (ret)
 		return ret;
 	untimed(run, true);
-	ret = make_dirs(run, dir);
+	ret = make_dirs(run, job, ZFIO_OPT_DIRECTORY, dir);
 	for (i = 0; i < nr && !ret && !f->filename[0]; i++) {
 		/* filename_format directories (fio creates them too). */
 		char *slash = strrchr(fj->files[i].path, '/');
@@ -451,30 +524,27 @@ static int fs_job_init(struct zrun *run, struct zrun_job *job)
 		if (!slash || slash == fj->files[i].path)
 			continue;
 		*slash = '\0';
-		ret = make_dirs(run, fj->files[i].path);
+		ret = make_dirs(run, job, ZFIO_OPT_FILENAME_FORMAT,
+				fj->files[i].path);
 		*slash = '/';
 	}
-	if (!ret && (!f->create_on_open || zfio_rw_has_read(f->rw)))
-		ret = open_files(run, job);
-	if (!ret)	/* set-up creates are not the job's */
+	/*
+	 * fio: without create_on_open the files are made at set-up (laid
+	 * out with data when the job reads); with it, a file is created
+	 * when the job first opens it (no layout), and at most openfiles
+	 * are open at once either way.
+	 */
+	for (i = 0; i < nr && !ret && !f->create_on_open; i++) {
+		ret = open_file(run, job, i);
+		if (!ret && is_reader)
+			ret = lay_out(run, job, i, fsize);
+	}
+	if (!ret) {	/* set-up creates and opens are not the job's */
 		job->nr_creates = 0;
-	if (!ret && zfio_rw_has_read(f->rw)) {
-		/* Lay the files out with data, as fio does for reads. */
-		uint64_t off;
-
-		for (i = 0; i < nr && !ret; i++) {
-			struct zcow_stat st;
-
-			ret = zcow_fstat(fj->files[i].f, &st);
-			for (off = st.size; !ret && off < fsize; off += f->bs) {
-				int64_t n = zcow_pwrite(fj->files[i].f, fr->buf,
-							f->bs, off);
-
-				ret = n < 0 ? (int)n : 0;
-			}
-		}
-		if (!ret)
-			ret = zcow_sync(fr->fs);
+		job->max_open = 0;
+	}
+	if (!ret && is_reader && !f->create_on_open) {
+		ret = zcow_sync(fr->fs);
 		if (ret)
 			zrun_errf(run, "%s:%d: job '%s': laying out the files: "
 				       "%s", f->file, f->line, f->name,
@@ -484,14 +554,28 @@ static int fs_job_init(struct zrun *run, struct zrun_job *job)
 	return ret;
 }
 
-/* The fs counters at the start of the jobs (set-up is not counted). */
-static void take_base(struct fs_run *fr)
+/* zcow_statfs() for the runner's counters; an error is the run's. */
+static int statfs_of(struct zrun *run, struct zcow_statfs *st)
 {
+	int ret = zcow_statfs(to_fs(run)->fs, st);
+
+	if (ret)
+		zrun_errf(run, "statfs: %s", strerror(-ret));
+	return ret;
+}
+
+/* The fs counters at the start of the jobs (set-up is not counted). */
+static int take_base(struct zrun *run)
+{
+	struct fs_run *fr = to_fs(run);
+	int ret;
+
 	if (fr->has_base)
-		return;
+		return 0;
 	fr->commits_base = fr->fs->cstats.nr_commits;
-	zcow_statfs(fr->fs, &fr->st_base);
-	fr->has_base = true;
+	ret = statfs_of(run, &fr->st_base);
+	fr->has_base = !ret;
+	return ret;
 }
 
 /*
@@ -507,27 +591,32 @@ struct fs_held {
 	uint64_t nr_commits, nr_log_syncs;
 };
 
-static void held_start(struct zrun *run, struct fs_held *h)
+static int held_start(struct zrun *run, struct fs_held *h)
 {
 	struct zcow_statfs st;
+	int ret;
 
 	memset(h, 0, sizeof(*h));
-	if (zcow_statfs(to_fs(run)->fs, &st))
-		return;
+	ret = statfs_of(run, &st);
+	if (ret)
+		return ret;
 	h->nr_commits = st.nr_commits;
 	h->nr_log_syncs = st.nr_log_syncs;
+	return 0;
 }
 
-static void held_done(struct zrun *run, const struct fs_held *h)
+static int held_done(struct zrun *run, const struct fs_held *h)
 {
 	struct zcow_statfs st;
+	int ret = statfs_of(run, &st);
 
-	if (zcow_statfs(to_fs(run)->fs, &st))
-		return;
+	if (ret)
+		return ret;
 	if (st.nr_commits != h->nr_commits)
 		run->op_excl = ZRUN_EXCL_ALL;
 	else if (st.nr_log_syncs != h->nr_log_syncs)
 		run->op_excl = ZRUN_EXCL_SYNCS;
+	return 0;
 }
 
 /* What the job does before its I/O to file @i: the namespace operation
@@ -560,13 +649,15 @@ static int fs_do_io(struct zrun *run, struct zrun_job *job, enum zrun_op op,
 
 	*len_ret = 0;
 	*done_ret = now;
-	take_base(fr);
 	if (op == ZRUN_OP_TRIM) {
 		zrun_errf(run, "job '%s': trim is not supported on files",
 			  job->fio->name);
 		return -EOPNOTSUPP;
 	}
-	held_start(run, &h);
+	ret = take_base(run);
+	ret = ret ?: held_start(run, &h);
+	if (ret)
+		return ret;
 	zrun_tick_start(run, &tk, now);
 	ret = before_io(run, job, off - job->range_start);
 	i = (uint32_t)((off / fj->filesize) % fj->nr_files);
@@ -577,7 +668,9 @@ static int fs_do_io(struct zrun *run, struct zrun_job *job, enum zrun_op op,
 	off %= fj->filesize;
 	if (len > fj->filesize - off)
 		len = fj->filesize - off;
-	if (op == ZRUN_OP_WRITE)
+	if (job->fio->is_filecreate)	/* the open was the operation */
+		n = (int64_t)len;
+	else if (op == ZRUN_OP_WRITE)
 		n = zcow_pwrite(ff->f, fr->buf, len, off);
 	else
 		n = zcow_pread(ff->f, fr->buf, len, off);
@@ -598,8 +691,7 @@ static int fs_do_io(struct zrun *run, struct zrun_job *job, enum zrun_op op,
 		fj->pending = i;
 	*len_ret = op == ZRUN_OP_READ && !n ? len : (uint64_t)n;
 	*done_ret = zrun_tick_done(run, &tk);
-	held_done(run, &h);
-	return 0;
+	return held_done(run, &h);
 }
 
 static int fs_fsync(struct zrun *run, struct zrun_job *job, bool is_data_only,
@@ -612,8 +704,10 @@ static int fs_fsync(struct zrun *run, struct zrun_job *job, bool is_data_only,
 	int ret = 0;
 
 	*done_ret = now;
-	take_base(to_fs(run));
-	held_start(run, &h);
+	ret = take_base(run);
+	ret = ret ?: held_start(run, &h);
+	if (ret)
+		return ret;
 	zrun_tick_start(run, &tk, now);
 	for (i = 0; i < fj->nr_files && !ret; i++) {
 		struct zcow_file *f = fj->files[i].f;
@@ -628,8 +722,7 @@ static int fs_fsync(struct zrun *run, struct zrun_job *job, bool is_data_only,
 		return ret;
 	}
 	*done_ret = zrun_tick_done(run, &tk);
-	held_done(run, &h);
-	return 0;
+	return held_done(run, &h);
 }
 
 /* Log-sync batching: the file fio's fsync=N syncs joins the next log
@@ -639,12 +732,19 @@ static int fs_sync_join(struct zrun *run, struct zrun_job *job,
 {
 	struct fs_job *fj = job->tpriv;
 	struct zcow_file *f;
+	int ret;
 
 	(void)is_data_only;
 	if (fj->last >= fj->nr_files || !(f = fj->files[fj->last].f))
 		return 0;
-	take_base(to_fs(run));
-	return zcow_fsync_join(f);
+	ret = take_base(run);
+	if (ret)
+		return ret;
+	ret = zcow_fsync_join(f);
+	if (ret < 0 && ret != -EAGAIN)
+		zrun_errf(run, "job '%s': fsync of '%s': %s", job->fio->name,
+			  fj->files[fj->last].path, strerror(-ret));
+	return ret;
 }
 
 static int fs_job_end(struct zrun *run, struct zrun_job *job, uint64_t now,
@@ -658,7 +758,9 @@ static int fs_job_end(struct zrun *run, struct zrun_job *job, uint64_t now,
 	*done_ret = now;
 	if (!fj->nr_io)
 		return 0;
-	held_start(run, &h);
+	ret = held_start(run, &h);
+	if (ret)
+		return ret;
 	zrun_tick_start(run, &tk, now);
 	ret = pending_op(run, job);
 	if (!ret && job->fio->unlink_each_loop &&
@@ -667,18 +769,19 @@ static int fs_job_end(struct zrun *run, struct zrun_job *job, uint64_t now,
 	if (ret)
 		return ret;
 	*done_ret = zrun_tick_done(run, &tk);
-	held_done(run, &h);
-	return 0;
+	return held_done(run, &h);
 }
 
-static void fs_finish(struct zrun *run)
+static int fs_finish(struct zrun *run)
 {
 	struct fs_run *fr = to_fs(run);
 	struct zcow_fs *fs = fr->fs;
 	struct zdev_stats now;
 	struct zcow_statfs st;
+	const struct zcow_statfs *b = &fr->st_base;
 	uint64_t i, unusable = 0, bgs = 0;
 	unsigned int c;
+	int ret;
 
 	for (i = 0; i < fs->nr_bgs; i++) {
 		const struct zcow_bg *bg = fs->bgs[i];
@@ -693,15 +796,13 @@ static void fs_finish(struct zrun *run)
 	run->fs_block_groups = bgs;
 	run->fs_commits = fs->cstats.nr_commits -
 			  (fr->has_base ? fr->commits_base : 0);
-	if (!zcow_statfs(fs, &st)) {
-		const struct zcow_statfs *b = &fr->st_base;
-
-		run->fs_fsyncs = st.nr_fsyncs - b->nr_fsyncs;
-		run->fs_log_syncs = st.nr_log_syncs - b->nr_log_syncs;
-		run->fs_log_fallbacks = st.nr_log_fallbacks -
-					b->nr_log_fallbacks;
-		run->fs_statfs_commits = st.nr_commits - b->nr_commits;
-	}
+	ret = statfs_of(run, &st);
+	if (ret)
+		return ret;
+	run->fs_fsyncs = st.nr_fsyncs - b->nr_fsyncs;
+	run->fs_log_syncs = st.nr_log_syncs - b->nr_log_syncs;
+	run->fs_log_fallbacks = st.nr_log_fallbacks - b->nr_log_fallbacks;
+	run->fs_statfs_commits = st.nr_commits - b->nr_commits;
 	run->has_fs_stats = true;
 	zdev_get_stats(run->dev, &now);
 	run->zone_resets = 0;
@@ -714,16 +815,29 @@ static void fs_finish(struct zrun *run)
 			now.cmds[c][ZDEV_OP_FINISH] -
 			(run->base ? run->base->cmds[c][ZDEV_OP_FINISH] : 0);
 	}
+	return 0;
 }
 
-static void fs_close(struct zrun *run)
+/* Keep the first error of a clean-up step (reported), carry on. */
+static void keep_err(struct zrun *run, int *ret, int r, const char *what,
+		     const char *path)
+{
+	if (!r || *ret)
+		return;
+	*ret = r;
+	zrun_errf(run, "%s%s%s: %s", what, path ? " " : "", path ? path : "",
+		  strerror(-r));
+}
+
+static int fs_close(struct zrun *run)
 {
 	struct fs_run *fr = to_fs(run);
 	unsigned int i;
 	uint32_t k;
+	int ret = 0;
 
 	if (!fr)
-		return;
+		return 0;
 	untimed(run, true);
 	for (i = 0; i < run->nr_jobs; i++) {
 		struct zrun_job *j = &run->jobs[i];
@@ -732,21 +846,33 @@ static void fs_close(struct zrun *run)
 		if (!fj)
 			continue;
 		for (k = 0; k < fj->nr_files; k++) {
-			if (fj->files[k].f)
-				zcow_close(fj->files[k].f);
-			if (fr->fs && j->fio->unlink && fj->files[k].is_created)
-				zcow_unlink(fr->fs, fj->files[k].path);
+			struct fs_file *ff = &fj->files[k];
+
+			if (ff->f)
+				keep_err(run, &ret, zcow_close(ff->f), "close",
+					 ff->path);
+			if (fr->fs && j->fio->unlink && ff->is_created) {
+				int r = zcow_unlink(fr->fs, ff->path);
+
+				/* filename=: the clones share one file */
+				if (r == -ENOENT && j->fio->filename[0])
+					r = 0;
+				keep_err(run, &ret, r, "unlink=1: unlink",
+					 ff->path);
+			}
+			free(ff->path);
 		}
 		free(fj->files);
 		free(fj);
 		j->tpriv = NULL;
 	}
 	if (fr->fs)
-		zcow_unmount(fr->fs);
+		keep_err(run, &ret, zcow_unmount(fr->fs), "unmount", NULL);
 	untimed(run, false);
 	free(fr->buf);
 	free(fr);
 	run->tpriv = NULL;
+	return ret;
 }
 
 const struct zrun_target_ops zrun_fs_target = {

@@ -47,6 +47,15 @@ static struct raw *to_raw(struct zrun *run)
 	return run->tpriv;
 }
 
+/* Detach (@is_on) or re-attach the timing model for untimed set-up.
+ * ztime_attach() fails only on a device that is not simulated, which has
+ * no model (run->time NULL): nothing to check. */
+static void untimed(struct zrun *run, bool is_on)
+{
+	if (run->time)
+		(void)ztime_attach(run->dev, is_on ? NULL : run->time);
+}
+
 static int raw_open(struct zrun *run)
 {
 	const struct zdev_info *info = &run->dev->info;
@@ -104,14 +113,12 @@ static int raw_open(struct zrun *run)
 				enum zdev_zone_action act = wp ?
 					ZDEV_ZONE_FINISH : ZDEV_ZONE_RESET;
 
-				if (run->time)
-					ztime_attach(run->dev, NULL);
+				untimed(run, true);
 				ret = zdev_zone_mgmt(run->dev, act,
 						     zz[i].start,
 						     info->zone_size,
 						     ZDEV_CLASS_ZONE);
-				if (run->time)
-					ztime_attach(run->dev, run->time);
+				untimed(run, false);
 				if (ret) {
 					zrun_errf(run, "closing the active "
 						       "zone at %llu: %s",
@@ -142,6 +149,10 @@ static int raw_job_init(struct zrun *run, struct zrun_job *job)
 	struct raw *raw = to_raw(run);
 	uint64_t zs = info->zone_size, off, size, inc;
 
+	if (f->is_filecreate)
+		return zrun_opt_err(run, f, ZFIO_OPT_IOENGINE, "filecreate "
+				    "creates files: it needs the fs target, "
+				    "not zonemode=zbd");
 	if (f->zonesize && f->zonesize != zs) {
 		zrun_errf(run, "%s:%d: job '%s': zonesize=%llu differs from "
 			       "the device's zone size %llu", f->file, f->line,
@@ -205,8 +216,7 @@ static int raw_job_init(struct zrun *run, struct zrun_job *job)
 		uint64_t z;
 		int ret = 0;
 
-		if (run->time)
-			ztime_attach(run->dev, NULL);
+		untimed(run, true);
 		for (z = off / zs; z < (off + size) / zs && !ret; z++) {
 			struct raw_zone *rz = &raw->zones[z];
 
@@ -220,8 +230,7 @@ static int raw_job_init(struct zrun *run, struct zrun_job *job)
 				raw->valid += f->bs;
 			}
 		}
-		if (run->time)
-			ztime_attach(run->dev, run->time);
+		untimed(run, false);
 		if (ret) {
 			zrun_errf(run, "prefill: %s", strerror(-ret));
 			return ret;
@@ -478,17 +487,18 @@ static int raw_fsync(struct zrun *run, struct zrun_job *job, bool is_data,
 	return ret;
 }
 
-static void raw_close(struct zrun *run)
+static int raw_close(struct zrun *run)
 {
 	struct raw *raw = to_raw(run);
 
 	if (!raw)
-		return;
+		return 0;
 	free(raw->zones);
 	free(raw->open);
 	free(raw->buf);
 	free(raw);
 	run->tpriv = NULL;
+	return 0;
 }
 
 const struct zrun_target_ops zrun_raw_target = {

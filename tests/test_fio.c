@@ -47,10 +47,10 @@ START_TEST(test_fio_every_option_parses)
 		"offset=2z\noffset_increment=4z\nzonesize=256M\n"
 		"zonerange=256M\nzonecapacity=128M\nread_beyond_wp=1\n"
 		"ignore_zone_limits=0\nwrite_mode=zone_append\n"
-		"wait_for=other\nname=renamed\n[j]\n");
-	const struct zfio_job *j = &s->jobs[0];
+		"[other]\n[j]\nwait_for=other\nname=renamed\n");
+	const struct zfio_job *j = &s->jobs[1];
 
-	ck_assert_uint_eq(s->nr_jobs, 1);
+	ck_assert_uint_eq(s->nr_jobs, 2);
 	ck_assert_int_eq(j->rw, ZFIO_RANDRW);
 	ck_assert_uint_eq(j->rwmixread, 70);
 	ck_assert_uint_eq(j->bs, 8192);
@@ -276,7 +276,7 @@ START_TEST(test_fio_errors_name_file_line_option)
 	parse_err("[j]\nrwmixread=120\n",
 		  "t.fio:2: option 'rwmixread': 120 is not a percentage");
 	parse_err("[j]\nnumjobs=0\n", "t.fio:2: option 'numjobs': '0' is "
-				      "not an integer >= 1");
+				      "not an integer in 1..4096");
 	parse_err("[j]\niodepth=x\n", "t.fio:2: option 'iodepth'");
 	parse_err("[j]\nruntime=5x\n",
 		  "t.fio:2: option 'runtime': '5x' is not a time");
@@ -435,6 +435,133 @@ START_TEST(test_fio_file_set_errors_name_file_line_option)
 }
 END_TEST
 
+/* Counts that size allocations are refused at their documented limits
+ * (fio.h) while parsing, before anything is allocated, naming the
+ * option; totals over all jobs name the option of the job that crosses
+ * them. */
+START_TEST(test_fio_huge_counts_refused_with_their_limit)
+{
+	parse_err("[j]\nnrfiles=10000000\n",
+		  "t.fio:2: option 'nrfiles': '10000000' is not an integer in "
+		  "1..1048576");
+	parse_err("[j]\nnumjobs=100000000\n",
+		  "t.fio:2: option 'numjobs': '100000000' is not an integer "
+		  "in 1..4096");
+	parse_err("[j]\niodepth=65536\n",
+		  "t.fio:2: option 'iodepth': '65536' is not an integer in "
+		  "1..4096");
+	parse_err("[j]\nbs=1t\n", "t.fio:2: option 'bs': 1099511627776 "
+				  "bytes is above the limit of 268435456");
+	parse_err("[a]\nnumjobs=4000\n[b]\nnumjobs=97\n",
+		  "t.fio:4: option 'numjobs': 4097 clones in all is above "
+		  "the limit of 4096 jobs");
+	parse_err("[global]\nnumjobs=2048\n[a]\nnrfiles=1024\n",
+		  "t.fio:4: option 'nrfiles': 2097152 files in all (nrfiles x "
+		  "numjobs) is above the limit of 1048576");
+	/* At the limits: accepted. */
+	zfio_free(parse_ok("[a]\nnumjobs=4096\niodepth=4096\n"));
+	zfio_free(parse_ok("[a]\nnrfiles=1048576\nbs=256m\n"));
+}
+END_TEST
+
+/* fio's wait_for: the waitee is an earlier job with a unique name. */
+START_TEST(test_fio_wait_for_names_an_earlier_unique_job)
+{
+	struct zfio_spec *s;
+
+	parse_err("[a]\n[b]\nwait_for=nosuch\n",
+		  "t.fio:3: option 'wait_for': no job named 'nosuch' before "
+		  "job 'b' (the waitee must come first)");
+	parse_err("[a]\nwait_for=a\n",
+		  "t.fio:2: option 'wait_for': no job named 'a' before job 'a'");
+	parse_err("[a]\nwait_for=b\n[b]\n",
+		  "t.fio:2: option 'wait_for': no job named 'b' before job 'a'");
+	parse_err("[a]\n[x]\nname=a\n[c]\nwait_for=a\n",
+		  "t.fio:5: option 'wait_for': 2 earlier jobs are named 'a'; "
+		  "a waitee's name must be unique");
+	s = parse_ok("[a]\nname=first\n[b]\nwait_for=first\n");
+	ck_assert_str_eq(s->jobs[1].wait_for, "first");
+	zfio_free(s);
+}
+END_TEST
+
+/* stonewall (and its alias wait_for_previous) is an option of the job,
+ * not an ignored one; a [global] stonewall applies to every job. */
+START_TEST(test_fio_stonewall_is_parsed_not_ignored)
+{
+	struct zfio_spec *s = parse_ok("[a]\n[b]\nstonewall\n[c]\n"
+				       "wait_for_previous=1\n[d]\n"
+				       "stonewall=0\n");
+	unsigned int i;
+
+	ck_assert(!s->jobs[0].stonewall);
+	ck_assert(s->jobs[1].stonewall);
+	ck_assert(s->jobs[2].stonewall);
+	ck_assert(!s->jobs[3].stonewall);
+	ck_assert_uint_eq(s->nr_ignored, 0);
+	zfio_free(s);
+	s = parse_ok("[global]\nstonewall\n[a]\n[b]\n");
+	for (i = 0; i < 2; i++)
+		ck_assert(s->jobs[i].stonewall);
+	zfio_free(s);
+	parse_err("[a]\nstonewall=sometimes\n",
+		  "t.fio:2: option 'stonewall': 'sometimes' is not a boolean");
+}
+END_TEST
+
+/* ioengine=filecreate is modelled; any other engine is ignored. */
+START_TEST(test_fio_ioengine_filecreate_modelled_others_ignored)
+{
+	struct zfio_spec *s = parse_ok("[global]\nioengine=filecreate\n[a]\n"
+				       "[b]\nioengine=psync\n");
+
+	ck_assert(s->jobs[0].is_filecreate);
+	ck_assert(!s->jobs[1].is_filecreate);
+	ck_assert_uint_eq(s->nr_ignored, 1);
+	ck_assert_str_eq(s->ignored[0], "ioengine");
+	zfio_free(s);
+	parse_err("[a]\nioengine\n", "t.fio:2: option 'ioengine': needs a "
+				     "value");
+}
+END_TEST
+
+/* Where an option was set, for the runner's errors: the last setting
+ * (--set last of all), or the job's section for a default. */
+START_TEST(test_fio_opt_where_names_the_last_setting)
+{
+	const char *sets[] = { NULL, "directory=/s" };
+	struct zfio_spec *s = NULL;
+	char err[ZFIO_ERR_LEN], buf[ZFIO_ERR_LEN];
+
+	ck_assert_int_eq(zfio_parse_text("t.fio", "[global]\nnrfiles=2\n"
+					 "[j]\nnrfiles=3\nblocksize=8k\n",
+					 sets, 2, &s, err, sizeof(err)), 0);
+	zfio_opt_where(&s->jobs[0], ZFIO_OPT_NRFILES, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "t.fio:4: option 'nrfiles'");
+	zfio_opt_where(&s->jobs[0], ZFIO_OPT_BS, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "t.fio:5: option 'bs'");
+	zfio_opt_where(&s->jobs[0], ZFIO_OPT_DIRECTORY, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "--set:2: option 'directory'");
+	zfio_opt_where(&s->jobs[0], ZFIO_OPT_SIZE, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "t.fio:3: job 'j': option 'size' (default)");
+	zfio_free(s);
+}
+END_TEST
+
+/* A NULL override (a key the caller handles itself) still counts: the
+ * Nth --set is "--set:N". */
+START_TEST(test_fio_set_numbers_count_skipped_overrides)
+{
+	const char *sets[] = { NULL, "nope=1" };
+	struct zfio_spec *s = NULL;
+	char err[ZFIO_ERR_LEN];
+
+	ck_assert_int_eq(zfio_parse_text("t.fio", "[a]\n", sets, 2, &s, err,
+					 sizeof(err)), -EINVAL);
+	ck_assert_str_eq(err, "--set:2: option 'nope': unknown option");
+}
+END_TEST
+
 Suite *fio_suite(void)
 {
 	Suite *s = suite_create("fio_suite");
@@ -458,6 +585,12 @@ Suite *fio_suite(void)
 	tcase_add_test(tc, test_fio_missing_file_is_enoent);
 	tcase_add_test(tc, test_fio_treelog_scenario_parses_file_set_and_zcow_keys);
 	tcase_add_test(tc, test_fio_file_set_errors_name_file_line_option);
+	tcase_add_test(tc, test_fio_huge_counts_refused_with_their_limit);
+	tcase_add_test(tc, test_fio_wait_for_names_an_earlier_unique_job);
+	tcase_add_test(tc, test_fio_stonewall_is_parsed_not_ignored);
+	tcase_add_test(tc, test_fio_ioengine_filecreate_modelled_others_ignored);
+	tcase_add_test(tc, test_fio_opt_where_names_the_last_setting);
+	tcase_add_test(tc, test_fio_set_numbers_count_skipped_overrides);
 	suite_add_tcase(s, tc);
 	return s;
 }

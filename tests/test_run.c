@@ -575,6 +575,336 @@ START_TEST(test_run_treelog_renames_and_unlinks_leave_their_names)
 }
 END_TEST
 
+#define T_FIO	"/tmp/zcow-test-t.fio"
+#define T_ERR	"/tmp/zcow-test-t.err"
+#define T_IMG	"/tmp/zcow-test-t.img"
+
+/*
+ * Run @text as the job file T_FIO with @sets; returns zrun_scenario()'s
+ * result, the results folder in *dir_ret (0) and what it printed on
+ * stderr, without "zcow run: " and the newline, in @err.
+ */
+static int run_text(const char *text, const char *const *sets,
+		    unsigned int nr, char **dir_ret, char *err, size_t len)
+{
+	FILE *f = fopen(T_FIO, "w");
+	int saved, fd, ret;
+	char *msg, *p;
+
+	ck_assert_ptr_nonnull(f);
+	fputs(text, f);
+	fclose(f);
+	fflush(stderr);
+	saved = dup(2);
+	fd = open(T_ERR, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	ck_assert(saved >= 0 && fd >= 0);
+	dup2(fd, 2);
+	close(fd);
+	*dir_ret = NULL;
+	ret = zrun_scenario(T_FIO, sets, nr, RES, true, dir_ret);
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	msg = slurp(T_ERR);
+	p = strncmp(msg, "zcow run: ", 10) ? msg : msg + 10;
+	p[strcspn(p, "\n")] = '\0';
+	snprintf(err, len, "%s", p);
+	free(msg);
+	unlink(T_ERR);
+	unlink(T_FIO);
+	return ret;
+}
+
+/* The run must fail with -EINVAL and a message starting with @want. */
+static void run_refused(const char *text, const char *const *sets,
+			unsigned int nr, const char *want)
+{
+	char err[1024], *dir;
+
+	ck_assert_int_eq(run_text(text, sets, nr, &dir, err, sizeof(err)),
+			 -EINVAL);
+	ck_assert_msg(!strncmp(err, want, strlen(want)),
+		      "error '%s' does not start with '%s'", err, want);
+	ck_assert_ptr_null(dir);
+}
+
+/* A job's "start_ns"/"end_ns" in summary.json (the @n-th job entry). */
+static uint64_t job_ns(const char *json, unsigned int n, const char *key)
+{
+	const char *p = strstr(json, "\"jobs\": [");
+	char k[64];
+
+	ck_assert_ptr_nonnull(p);
+	snprintf(k, sizeof(k), "\"%s\": ", key);
+	for (; n + 1; n--) {
+		p = strstr(p + 1, k);
+		ck_assert_ptr_nonnull(p);
+	}
+	return strtoull(p + strlen(k), NULL, 10);
+}
+
+/* More files than the file system can hold even at one block each, or
+ * laid out for reading, are refused at set-up, before any file is made,
+ * naming the option. */
+START_TEST(test_run_files_beyond_the_device_refused_at_setup)
+{
+	const char *dev[] = { "device=sim:zones=16,zone_size=64M" };
+
+	run_refused("[a]\nrw=write\nnrfiles=1048576\nfilesize=4k\n", dev, 1,
+		    T_FIO ":3: option 'nrfiles': 1048576 file(s) of at least "
+		    "4096 bytes (one 4 KiB block each; clone 0, after 0 bytes "
+		    "for the files before) do not fit the file system's ");
+	run_refused("[a]\nrw=read\nnrfiles=32\nfilesize=64m\n", dev, 1,
+		    T_FIO ":3: option 'nrfiles': 32 file(s) of at least "
+		    "67108864 bytes (laid out for reading; clone 0, after 0 "
+		    "bytes for the files before) do not fit");
+	run_refused("[a]\nrw=read\nfilesize=512m\n[b]\nrw=read\nsize=512m\n",
+		    dev, 1, T_FIO ":6: option 'size': 1 file(s) of at least "
+		    "536870912 bytes (laid out for reading; clone 0, after "
+		    "536870912 bytes for the files before) do not fit");
+}
+END_TEST
+
+START_TEST(test_run_directory_error_names_file_line_option)
+{
+	run_refused("[a]\nrw=write\nsize=64k\ndirectory=/..\n", NULL, 0,
+		    T_FIO ":4: option 'directory': mkdir '/..': ");
+}
+END_TEST
+
+/* fio's stonewall: the jobs from a stonewall job on start when every
+ * earlier job has finished, at the last one's end, together. */
+START_TEST(test_run_stonewall_starts_a_later_phase_at_the_last_end)
+{
+	static const char text[] = "[a]\nrw=write\nsize=1m\n[b]\nrw=write\n"
+				   "size=2m\n[c]\nstonewall\nrw=write\n"
+				   "size=1m\n[d]\nrw=write\nsize=1m\n";
+	const char *off[] = { "stonewall=0" };
+	char err[1024], *dir, *s;
+	uint64_t a_end, b_end;
+
+	ck_assert_int_eq(run_text(text, NULL, 0, &dir, err, sizeof(err)), 0);
+	s = summary_no_wall(dir);
+	a_end = job_ns(s, 0, "end_ns");
+	b_end = job_ns(s, 1, "end_ns");
+	ck_assert(a_end > 0 && b_end > a_end);
+	ck_assert_uint_eq(job_ns(s, 0, "start_ns"), 0);
+	ck_assert_uint_eq(job_ns(s, 1, "start_ns"), 0);
+	ck_assert_uint_eq(job_ns(s, 2, "start_ns"), b_end);
+	ck_assert_uint_eq(job_ns(s, 3, "start_ns"), b_end);
+	ck_assert_uint_eq(job_ns(s, 2, "phase"), 1);
+	ck_assert_uint_eq(job_ns(s, 3, "phase"), 1);
+	ck_assert(job_ns(s, 2, "end_ns") > b_end);
+	ck_assert(!strstr(s, "\"ignored_options\": [\"stonewall\""));
+	free(s);
+	free(dir);
+
+	/* Without it every job starts at 0. */
+	ck_assert_int_eq(run_text(text, off, 1, &dir, err, sizeof(err)), 0);
+	s = summary_no_wall(dir);
+	ck_assert_uint_eq(job_ns(s, 2, "start_ns"), 0);
+	ck_assert_uint_eq(job_ns(s, 3, "start_ns"), 0);
+	ck_assert_uint_eq(job_ns(s, 3, "phase"), 0);
+	free(s);
+	free(dir);
+}
+END_TEST
+
+START_TEST(test_run_wait_for_starts_at_its_waitee_end)
+{
+	char err[1024], *dir, *s;
+
+	ck_assert_int_eq(run_text("[a]\nrw=write\nsize=1m\n[b]\nrw=write\n"
+				  "size=1m\nwait_for=a\n[c]\nrw=write\n"
+				  "size=1m\n", NULL, 0, &dir, err,
+				  sizeof(err)), 0);
+	s = summary_no_wall(dir);
+	ck_assert(job_ns(s, 0, "end_ns") > 0);
+	ck_assert_uint_eq(job_ns(s, 1, "start_ns"), job_ns(s, 0, "end_ns"));
+	ck_assert_uint_eq(job_ns(s, 2, "start_ns"), 0);
+	free(s);
+	free(dir);
+	run_refused("[a]\nrw=write\nsize=1m\n[b]\nrw=write\nsize=1m\n"
+		    "wait_for=nosuch\n", NULL, 0,
+		    T_FIO ":7: option 'wait_for': no job named 'nosuch'");
+}
+END_TEST
+
+/* Run @text on the image T_IMG, then mount it read-only. */
+static struct zcow_fs *run_on_image(const char *text, char **summary_ret,
+				    struct zdev **dev_ret)
+{
+	const char *sets[] = { "device=sim:image=" T_IMG ",zones=32,"
+			       "zone_size=64M,zone_cap=34M,max_open=14,"
+			       "max_active=14" };
+	struct zcow_mount_opts mo = { .read_only = true };
+	struct zcow_fs *fs = NULL;
+	char err[1024], *dir;
+
+	unlink(T_IMG);
+	ck_assert_msg(run_text(text, sets, 1, &dir, err, sizeof(err)) == 0,
+		      "%s", err);
+	*summary_ret = summary_no_wall(dir);
+	free(dir);
+	ck_assert_int_eq(zdev_open("sim:image=" T_IMG, dev_ret), 0);
+	ck_assert_int_eq(zcow_mount(*dev_ret, &mo, &fs), 0);
+	return fs;
+}
+
+/* Every file @fmt % (clone, file) of @nr_clones x @nr_files exists with
+ * @size bytes of the runner's 0xa5 pattern; nothing else in @dir. */
+static void assert_files(struct zcow_fs *fs, const char *dir, const char *fmt,
+			 unsigned int nr_clones, unsigned int nr_files,
+			 uint64_t size)
+{
+	static char got[65536], want[65536];
+	struct zcow_dirent *ents;
+	unsigned int c, k;
+	uint64_t nr;
+
+	memset(want, 0xa5, sizeof(want));
+	ck_assert_int_eq(zcow_readdir(fs, dir, &ents, &nr), 0);
+	ck_assert_uint_eq(nr, (uint64_t)nr_clones * nr_files);
+	free(ents);
+	for (c = 0; c < nr_clones; c++) {
+		for (k = 0; k < nr_files; k++) {
+			struct zcow_stat st;
+			struct zcow_file *f;
+			char path[128];
+
+			snprintf(path, sizeof(path), fmt, c, k);
+			ck_assert_msg(zcow_stat(fs, path, &st) == 0, "%s", path);
+			ck_assert_uint_eq(st.size, size);
+			ck_assert_int_eq(zcow_open(fs, path, O_RDONLY, &f), 0);
+			ck_assert_int_eq(zcow_pread(f, got, sizeof(got), 0),
+					 (int64_t)size);
+			ck_assert(!memcmp(got, want, size));
+			zcow_close(f);
+		}
+	}
+}
+
+static void done_fs(struct zcow_fs *fs, struct zdev *dev)
+{
+	ck_assert_int_eq(zcow_unmount(fs), 0);
+	ck_assert_int_eq(zdev_close(dev), 0);
+	unlink(T_IMG);
+}
+
+/*
+ * create_on_open with openfiles below nrfiles (fio's
+ * filecreate-ioengine.fio example, the kernel's fsync job): each file is
+ * created when the job first opens it, at most openfiles are open at
+ * once, and the job runs to its end.  filecreate moves no data: its
+ * files stay empty, as fio leaves them.
+ */
+START_TEST(test_run_create_on_open_below_nrfiles_creates_every_file)
+{
+	struct zdev *dev;
+	struct zcow_fs *fs;
+	char *s;
+
+	/* fio's filecreate-ioengine.fio, 40 files per job, not 31250. */
+	fs = run_on_image("[global]\ncreate_on_open=1\nnrfiles=40\n"
+			  "ioengine=filecreate\nfallocate=none\nfilesize=4k\n"
+			  "openfiles=1\n\n[t0]\n[t1]\n[t2]\n", &s, &dev);
+	ck_assert(strstr(s, "\"namespace\": {\"creates\": 120, "
+			    "\"renames\": 0, \"unlinks\": 0, "
+			    "\"max_open_files\": 1}"));
+	ck_assert_uint_eq(json_num(s, "\"ios\""), 120);
+	ck_assert(strstr(s, "\"data\": {\"read\": 0, \"write\": 0, "
+			    "\"append\": 0"));
+	assert_files(fs, "/", "/t%u.0.%u", 3, 40, 0);
+	free(s);
+	done_fs(fs, dev);
+
+	/* The kernel's fsync job, scaled: 4 jobs x 40 files of 8 KiB. */
+	fs = run_on_image("[f]\ndirectory=/w\nnrfiles=40\nfilesize=8k\n"
+			  "bs=4k\nrw=write\nfsync=1\nnumjobs=4\n"
+			  "create_on_open=1\nopenfiles=1\n"
+			  "file_service_type=sequential\nfallocate=none\n"
+			  "runtime=20\n", &s, &dev);
+	ck_assert(strstr(s, "\"creates\": 160, \"renames\": 0, "
+			    "\"unlinks\": 0, \"max_open_files\": 1}"));
+	ck_assert_uint_eq(json_num(s, "\"syncs\""), 320);
+	assert_files(fs, "/w", "/w/f.%u.%u", 4, 40, 8192);
+	free(s);
+	done_fs(fs, dev);
+}
+END_TEST
+
+/* A reader's files are laid out one by one at set-up (each opened
+ * first, openfiles or not); with create_on_open they are created at the
+ * first read, empty, as fio does. */
+START_TEST(test_run_readers_with_openfiles_below_nrfiles_run)
+{
+	struct zdev *dev;
+	struct zcow_fs *fs;
+	char *s;
+
+	fs = run_on_image("[r]\nrw=read\nnrfiles=6\nfilesize=16k\n"
+			  "openfiles=2\nnumjobs=2\n", &s, &dev);
+	ck_assert(strstr(s, "\"creates\": 0, \"renames\": 0, "
+			    "\"unlinks\": 0, \"max_open_files\": 2}"));
+	ck_assert_uint_eq(json_num(s, "\"read_ios\""), 2 * 6 * 4);
+	assert_files(fs, "/", "/r.%u.%u", 2, 6, 16384);
+	free(s);
+	done_fs(fs, dev);
+
+	fs = run_on_image("[r]\nrw=read\nnrfiles=6\nfilesize=16k\n"
+			  "openfiles=2\ncreate_on_open=1\n", &s, &dev);
+	ck_assert(strstr(s, "\"creates\": 6, \"renames\": 0, "
+			    "\"unlinks\": 0, \"max_open_files\": 2}"));
+	assert_files(fs, "/", "/r.%u.%u", 1, 6, 0);
+	free(s);
+	done_fs(fs, dev);
+}
+END_TEST
+
+/* --set and [zcow]: a bare zcow key, an empty or unsafe value, and the
+ * numbering of overrides (zcow keys count). */
+START_TEST(test_run_set_and_zcow_values_name_file_line_option)
+{
+	const char *bare[] = { "profile" };
+	const char *num[] = { "profile=instant", "nope=1" };
+	static const struct {
+		const char *key, *val, *want;
+	} bad[] = {
+		{ "results", "", "f:3: option 'results': needs a value" },
+		{ "device", "", "f:3: option 'device': needs a value" },
+		{ "scenario", "../x", "f:3: option 'scenario': not a folder "
+				      "name (no '/', '.' or '..')" },
+		{ "scenario", "..", "f:3: option 'scenario': not a folder" },
+		{ "seed", "-1", "f:3: option 'seed': not a number in "
+				"0..18446744073709551615" },
+		{ "repetitions", "1001", "f:3: option 'repetitions': not a "
+					 "number in 1..1000" },
+	};
+	struct zrun_settings set;
+	char err[1024];
+	unsigned int i;
+
+	run_refused("[a]\nrw=write\nsize=64k\n", bare, 1,
+		    "--set:1: option 'profile': not key=value");
+	run_refused("[a]\nrw=write\nsize=64k\n", num, 2,
+		    "--set:2: option 'nope': unknown option");
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct zfio_kv kv = { .has_val = true, .line = 3 };
+
+		snprintf(kv.key, sizeof(kv.key), "%s", bad[i].key);
+		snprintf(kv.val, sizeof(kv.val), "%s", bad[i].val);
+		snprintf(kv.file, sizeof(kv.file), "f");
+		zrun_settings_default(&set);
+		ck_assert_int_eq(zrun_settings_apply(&set, &kv, err,
+						     sizeof(err)), -EINVAL);
+		ck_assert_msg(!strncmp(err, bad[i].want,
+				       strlen(bad[i].want)),
+			      "'%s' does not start with '%s'", err,
+			      bad[i].want);
+	}
+}
+END_TEST
+
 Suite *run_suite(void)
 {
 	Suite *s = suite_create("run_suite");
@@ -602,6 +932,15 @@ Suite *run_suite(void)
 	tcase_add_test(tc, test_run_treelog_client_dirs_hold_exact_files);
 	tcase_add_test(tc,
 		       test_run_treelog_renames_and_unlinks_leave_their_names);
+	tcase_add_test(tc, test_run_files_beyond_the_device_refused_at_setup);
+	tcase_add_test(tc, test_run_directory_error_names_file_line_option);
+	tcase_add_test(tc,
+		       test_run_stonewall_starts_a_later_phase_at_the_last_end);
+	tcase_add_test(tc, test_run_wait_for_starts_at_its_waitee_end);
+	tcase_add_test(tc,
+		       test_run_create_on_open_below_nrfiles_creates_every_file);
+	tcase_add_test(tc, test_run_readers_with_openfiles_below_nrfiles_run);
+	tcase_add_test(tc, test_run_set_and_zcow_values_name_file_line_option);
 	suite_add_tcase(s, tc);
 	return s;
 }
