@@ -623,11 +623,30 @@ out:
 	return ret;
 }
 
-/* Load DIR/zones/<zno>.bin (zone data from start to wp) if it exists. */
+/* Whether the rest of @f holds only zero bytes; -errno on a read error. */
+static int is_zero_tail(FILE *f, uint8_t *buf, size_t buf_len)
+{
+	size_t n, i;
+
+	while ((n = fread(buf, 1, buf_len, f)) > 0)
+		for (i = 0; i < n; i++)
+			if (buf[i])
+				return 0;
+	return ferror(f) ? -EIO : 1;
+}
+
+/*
+ * Load DIR/zones/<zno>.bin if it exists: the zone from its start to its
+ * reported wp (@rep_wp bytes; a full zone reports the zone end, so `dd` of
+ * it gives zone-size bytes), of which the first @wp bytes are data.  The
+ * bytes from @wp to @rep_wp are the gap past the capacity, which reads as
+ * zeros on the device: they must be zeros in the file too.
+ */
 static int import_data(struct zsim *sim, const char *dir, uint64_t zno,
-		       uint64_t wp, uint8_t *buf)
+		       uint64_t wp, uint64_t rep_wp, uint8_t *buf)
 {
 	uint64_t off = 0, zs = sim->cfg.zone_size;
+	uint64_t max = zno < sim->cfg.nr_conv ? zs : rep_wp;
 	char *path = NULL;
 	struct stat st;
 	FILE *f = NULL;
@@ -640,9 +659,9 @@ static int import_data(struct zsim *sim, const char *dir, uint64_t zno,
 		/* Not captured: the zone reads as zeros up to its wp. */
 		goto out;
 	}
-	if ((uint64_t)st.st_size > (zno < sim->cfg.nr_conv ? zs : wp)) {
-		zlog_err("sim", "import: %s: %lld bytes, more than the zone's wp",
-			 path, (long long)st.st_size);
+	if ((uint64_t)st.st_size > max) {
+		zlog_err("sim", "import: %s: %lld bytes, more than the zone's wp (%" PRIu64 " bytes)",
+			 path, (long long)st.st_size, max);
 		ret = -EINVAL;
 		goto out;
 	}
@@ -652,11 +671,31 @@ static int import_data(struct zsim *sim, const char *dir, uint64_t zno,
 		zlog_err("sim", "import: cannot open %s", path);
 		goto out;
 	}
-	while ((n = fread(buf, 1, sim->chunk_size, f)) > 0) {
+	if (zno < sim->cfg.nr_conv)
+		wp = zs;
+	while (off < wp) {
+		n = fread(buf, 1, wp - off < sim->chunk_size ?
+				  wp - off : sim->chunk_size, f);
+		if (!n)
+			break;
 		ret = zsim_store_locked(sim, zno, off, buf, n);
 		if (ret)
 			goto out;
 		off += n;
+	}
+	if (off == wp) {
+		ret = is_zero_tail(f, buf, sim->chunk_size);
+		if (ret == 0) {
+			zlog_err("sim", "import: %s: nonzero bytes past the zone's data end (%" PRIu64 " bytes, its capacity): not what the device reads there",
+				 path, wp);
+			ret = -EINVAL;
+			goto out;
+		}
+		ret = ret < 0 ? ret : 0;
+	}
+	if (ferror(f)) {
+		zlog_err("sim", "import: cannot read %s", path);
+		ret = -EIO;
 	}
 out:
 	if (f)
@@ -736,7 +775,7 @@ static int import_sim(const char *dir, struct zsim **sim_ret)
 			/* Imported data is durable. */
 			z->wp = z->durable = wp;
 		}
-		ret = import_data(sim, dir, i, wp, buf);
+		ret = import_data(sim, dir, i, wp, rz[i].wp, buf);
 		if (ret)
 			goto out;
 	}

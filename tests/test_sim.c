@@ -1792,6 +1792,62 @@ START_TEST(test_import_reads_blkzone_report_and_zone_data)
 }
 END_TEST
 
+/*
+ * `dd` of a full zone from its start to its reported wp (the zone end)
+ * gives zone-size bytes, zeros past the capacity: imported as the
+ * capacity's data.  Nonzero bytes past the capacity are refused.
+ */
+START_TEST(test_import_accepts_full_zone_captured_to_zone_end_zero_past_cap)
+{
+	static const char report[] =
+		"  start: 0x000000000, len 0x000080, cap 0x000060, wptr 0x000080 reset:0 non-seq:0, zcond:14(fu) [type: 2(SEQ_WRITE_REQUIRED)]\n"
+		"  start: 0x000000080, len 0x000080, cap 0x000060, wptr 0x000010 reset:0 non-seq:0, zcond: 2(oi) [type: 2(SEQ_WRITE_REQUIRED)]\n";
+	uint8_t *data = calloc(1, ZS);
+	char path[400];
+	struct zdev *dev;
+
+	ck_assert_ptr_nonnull(data);
+	mk_tmpdir();
+	snprintf(path, sizeof(path), "%s/report.txt", tmpdir);
+	write_file(path, report, strlen(report));
+	snprintf(path, sizeof(path), "%s/zones", tmpdir);
+	ck_assert_int_eq(mkdir(path, 0755), 0);
+	memset(data, 0xd1, CAP);
+	snprintf(path, sizeof(path), "%s/zones/0.bin", tmpdir);
+	write_file(path, data, ZS);
+	ck_assert_int_eq(zsim_import(tmpdir, &dev), 0);
+	ck_zone(dev, 0, ZDEV_COND_FULL, 16);
+	ck_data(dev, 0, 0, CAP / LBA, 0xd1);
+	ck_data(dev, 0, CAP / LBA, (ZS - CAP) / LBA, 0);
+	zdev_close(dev);
+
+	/* A nonzero byte past the capacity: not what the device holds. */
+	data[ZS - 1] = 1;
+	write_file(path, data, ZS);
+	ck_assert_int_eq(zsim_import(tmpdir, &dev), -EINVAL);
+	/* Longer than the zone: refused too. */
+	data[ZS - 1] = 0;
+	write_file(path, data, ZS);
+	{
+		FILE *f = fopen(path, "ab");
+
+		ck_assert_ptr_nonnull(f);
+		ck_assert_int_eq(fputc(0, f), 0);
+		fclose(f);
+	}
+	ck_assert_int_eq(zsim_import(tmpdir, &dev), -EINVAL);
+	/* An open zone's capture still ends at its wp. */
+	snprintf(path, sizeof(path), "%s/zones/0.bin", tmpdir);
+	write_file(path, data, ZS);
+	snprintf(path, sizeof(path), "%s/zones/1.bin", tmpdir);
+	memset(data, 0, ZS);
+	write_file(path, data, 3 * LBA);
+	ck_assert_int_eq(zsim_import(tmpdir, &dev), -EINVAL);
+	free(data);
+	rm_tmpdir();
+}
+END_TEST
+
 START_TEST(test_import_of_kernel_sblog_vector_matches_its_report)
 {
 	const char *dir = ZCOW_TESTDATA "/kernel-sblog/v3-zone-switch";
@@ -1835,6 +1891,8 @@ Suite *sim_image_suite(void)
 	tcase_add_test(tc, test_import_reads_blkzone_report_and_zone_data);
 	tcase_add_test(tc,
 		       test_import_of_kernel_sblog_vector_matches_its_report);
+	tcase_add_test(tc,
+		       test_import_accepts_full_zone_captured_to_zone_end_zero_past_cap);
 	suite_add_tcase(s, tc);
 	return s;
 }
