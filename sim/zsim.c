@@ -58,8 +58,32 @@ int zsim_check_config(struct zsim_config *cfg)
 		cfg->lba_size = 4096;
 	if (!cfg->max_append)
 		cfg->max_append = 512 * 1024;
-	if (cfg->lba_size < 512 || !is_pow2(cfg->lba_size)) {
-		zlog_err("sim", "lba=%u: the logical block size is not a power of two >= 512",
+	/* Limits first: nothing is allocated from an unchecked size. */
+	if (cfg->nr_zones > ZSIM_MAX_ZONES) {
+		zlog_err("sim", "zones=%llu: more than %llu zones",
+			 (unsigned long long)cfg->nr_zones, ZSIM_MAX_ZONES);
+		return -EINVAL;
+	}
+	if (cfg->zone_size > ZSIM_MAX_ZONE_SIZE) {
+		zlog_err("sim", "zone_size=%llu: above %llu bytes (4 GiB)",
+			 (unsigned long long)cfg->zone_size, ZSIM_MAX_ZONE_SIZE);
+		return -EINVAL;
+	}
+	if (cfg->nr_zones * cfg->zone_size > ZSIM_MAX_DEV_SIZE) {
+		zlog_err("sim", "zones=%llu x zone_size=%llu: device above %llu bytes (1 PiB)",
+			 (unsigned long long)cfg->nr_zones,
+			 (unsigned long long)cfg->zone_size, ZSIM_MAX_DEV_SIZE);
+		return -EINVAL;
+	}
+	if (cfg->max_append > ZSIM_MAX_APPEND_LIMIT) {
+		zlog_err("sim", "max_append=%llu: above %llu bytes (64 MiB)",
+			 (unsigned long long)cfg->max_append,
+			 ZSIM_MAX_APPEND_LIMIT);
+		return -EINVAL;
+	}
+	if (cfg->lba_size < 512 || cfg->lba_size > ZSIM_MAX_LBA ||
+	    !is_pow2(cfg->lba_size)) {
+		zlog_err("sim", "lba=%u: the logical block size is not a power of two in 512 .. 1 MiB",
 			 cfg->lba_size);
 		return -EINVAL;
 	}
@@ -83,11 +107,6 @@ int zsim_check_config(struct zsim_config *cfg)
 		zlog_err("sim", "conv=%llu: more than zones=%llu",
 			 (unsigned long long)cfg->nr_conv,
 			 (unsigned long long)cfg->nr_zones);
-		return -EINVAL;
-	}
-	if (cfg->nr_zones > UINT64_MAX / cfg->zone_size ||
-	    cfg->nr_zones >= ZSIM_NO_ZONE / 2) {
-		zlog_err("sim", "zones x zone_size: device too large");
 		return -EINVAL;
 	}
 	if (cfg->max_active && cfg->max_open > cfg->max_active) {

@@ -14,6 +14,7 @@
 
 #include "tests.h"
 #include "zdev.h"
+#include "zlog.h"
 #include "zsim.h"
 
 #define LBA 4096ull
@@ -873,6 +874,79 @@ START_TEST(test_spec_sets_geometry_and_bad_key_is_einval)
 }
 END_TEST
 
+/* The messages logged since the last open_msg() (sim errors). */
+static char log_buf[4096];
+
+static void keep_log(void *arg, enum zlog_level level, const char *tag,
+		     const char *msg)
+{
+	size_t n = strlen(log_buf);
+
+	(void)arg;
+	(void)level;
+	snprintf(log_buf + n, sizeof(log_buf) - n, "%s: %s\n", tag, msg);
+}
+
+/* zdev_open(@spec) with its messages kept in log_buf. */
+static int open_msg(const char *spec, struct zdev **dev_ret)
+{
+	int ret;
+
+	log_buf[0] = 0;
+	zlog_set_sink(keep_log, NULL);
+	ret = zdev_open(spec, dev_ret);
+	zlog_set_sink(NULL, NULL);
+	return ret;
+}
+
+/* Refused with -EINVAL, the message naming @key. */
+#define ck_refused(spec, key)                                               \
+	do {                                                                \
+		struct zdev *d_ = NULL;                                     \
+		ck_assert_int_eq(open_msg(spec, &d_), -EINVAL);             \
+		ck_assert_ptr_null(d_);                                     \
+		ck_assert_msg(strstr(log_buf, key) != NULL,                 \
+			      "%s: message does not name %s: %s", spec, key, \
+			      log_buf);                                     \
+	} while (0)
+
+/*
+ * Geometry beyond what a real device could have is refused before any
+ * allocation (the zone array is nr_zones x ~56 bytes): limits in
+ * docs/device-spec.md.
+ */
+START_TEST(test_spec_refuses_geometry_beyond_device_limits_naming_key)
+{
+	struct zdev *dev;
+	char spec[128];
+
+	/* At the limits: accepted (and sparse). */
+	snprintf(spec, sizeof(spec), "sim:zones=%llu,zone_size=4k,data=off",
+		 (unsigned long long)ZSIM_MAX_ZONES);
+	ck_assert_int_eq(zdev_open(spec, &dev), 0);
+	zdev_close(dev);
+	ck_assert_int_eq(zdev_open("sim:zones=1,zone_size=4G", &dev), 0);
+	zdev_close(dev);
+	ck_assert_int_eq(zdev_open("sim:zones=262144,zone_size=4G", &dev), 0);
+	zdev_close(dev);
+	ck_assert_int_eq(zdev_open("sim:max_append=64M", &dev), 0);
+	zdev_close(dev);
+	/* Beyond them: -EINVAL naming the key. */
+	snprintf(spec, sizeof(spec), "sim:zones=%llu,zone_size=4k",
+		 (unsigned long long)ZSIM_MAX_ZONES + 1);
+	ck_refused(spec, "zones=");
+	ck_refused("sim:zones=4294967296", "zones=");
+	ck_refused("sim:zones=18446744073709551615,zone_size=4k", "zones=");
+	ck_refused("sim:zones=1,zone_size=8G", "zone_size=");
+	ck_refused("sim:zones=1,zone_size=4611686018427387904", "zone_size=");
+	ck_refused("sim:zones=262145,zone_size=4G", "zones=");
+	ck_refused("sim:max_append=65M", "max_append=");
+	ck_refused("sim:max_append=1T", "max_append=");
+	ck_refused("sim:lba=2M", "lba");
+	ck_refused("sim:max_open=4294967296", "max_open");
+}
+END_TEST
+
 START_TEST(test_trace_csv_has_header_and_one_line_per_command)
 {
 	struct zdev *dev = mk();
@@ -990,6 +1064,8 @@ Suite *sim_suite(void)
 	tcase_add_test(tc,
 		       test_sparse_1tib_device_uses_memory_only_for_data);
 	tcase_add_test(tc, test_spec_sets_geometry_and_bad_key_is_einval);
+	tcase_add_test(tc,
+		       test_spec_refuses_geometry_beyond_device_limits_naming_key);
 	tcase_add_test(tc, test_trace_csv_has_header_and_one_line_per_command);
 	tcase_add_test(tc, test_parse_cut_names_crash_points);
 	suite_add_tcase(s, tc);
