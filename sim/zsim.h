@@ -125,13 +125,29 @@ struct zsim_cut {
 	uint64_t seed;		/* seeds the loss policy */
 };
 
-/* Fault injection. */
+/*
+ * Fault injection: a matching command fails with -EIO before it reaches
+ * the media (nothing of it lands), counted as ZSIM_RULE_INJECTED.
+ */
+enum zsim_fault_match {
+	ZSIM_MATCH_OP,		/* commands of @op, whatever their class */
+	ZSIM_MATCH_CLASS,	/* commands of class @cls except reads:
+				 * writes, appends, zone commands, flushes */
+	ZSIM_MATCH_CLASS_OP,	/* commands of @op with class @cls */
+	ZSIM_MATCH_ANY,		/* every command (reports are not commands) */
+};
+
 struct zsim_fault {
 	enum zdev_op op;	/* ZDEV_OP_READ / WRITE / APPEND / ... */
-	uint64_t ordinal;	/* fail the Nth command of @op (1-based);
+	uint64_t ordinal;	/* fail the Nth matching command (1-based);
 				 * 0 = use @rate_ppm instead */
-	uint32_t rate_ppm;	/* fail this many per million, seeded */
+	uint32_t rate_ppm;	/* fail this many per million, seeded by
+				 * the config's seed */
+	enum zsim_fault_match match;	/* 0: by @op */
+	enum zdev_class cls;	/* for ZSIM_MATCH_CLASS[_OP] */
 };
+
+#define ZSIM_PPM 1000000u	/* rate_ppm of a command that always fails */
 
 struct zsim;
 
@@ -174,12 +190,35 @@ const char *zsim_loss_name(enum zsim_loss loss);
 /* Returns the policy or -EINVAL. */
 int zsim_loss_parse(const char *name);
 
-/* Faults. */
+/*
+ * Faults.  zsim_add_fault() returns 0, -EINVAL for a bad fault, -ENOSPC
+ * when ZSIM_MAX_FAULTS are armed.  zsim_clear_faults() disarms every fault
+ * and every pending zone failure.
+ */
+#define ZSIM_MAX_FAULTS	16
 int zsim_add_fault(struct zsim *sim, const struct zsim_fault *fault);
 void zsim_clear_faults(struct zsim *sim);
 /* Turn a zone read-only or offline (as a device may on its own). */
 int zsim_set_zone_cond(struct zsim *sim, uint64_t zone_start,
 		       enum zdev_zone_cond cond);
+/*
+ * Turn the zone at @zone_start read-only or offline just before command
+ * number @at_cmd (zsim_nr_commands() counting; at or below the count so
+ * far: now).  Returns 0, -EINVAL, or -ENOSPC (ZSIM_MAX_FAULTS pending).
+ */
+int zsim_fail_zone_at(struct zsim *sim, uint64_t zone_start,
+		      enum zdev_zone_cond cond, uint64_t at_cmd);
+/* Commands (read, write, append, zone, flush; not report) since open. */
+uint64_t zsim_nr_commands(const struct zsim *sim);
+/*
+ * Parse the value of the spec key fail= ("write:5", "meta:3",
+ * "meta/read:2", "any:7"; docs/device-spec.md) into @fault_ret (ordinal
+ * set), or, when @is_rate, of fail_rate= ("write:2%", "data:500ppm",
+ * "20000", "0.5%": rate_ppm set, WHAT: defaults to any).  Returns 0 or
+ * -EINVAL.
+ */
+int zsim_parse_fault(const char *s, bool is_rate,
+		     struct zsim_fault *fault_ret);
 
 /*
  * Trace every command as CSV to @out (NULL stops):

@@ -879,9 +879,83 @@ static int apply_keys(struct zsim *sim, const struct zsim_config *cfg,
 	return 0;
 }
 
+/* The fault keys of a spec, armed once the device exists. */
+struct spec_faults {
+	struct zsim_fault f[ZSIM_MAX_FAULTS];
+	unsigned int nr;
+	struct {
+		uint64_t zno, at_cmd;
+		enum zdev_zone_cond cond;
+		char text[48];		/* the value, for messages */
+	} z[ZSIM_MAX_FAULTS];
+	unsigned int nr_z;
+};
+
+/* zone_fail=readonly|offline:ZONE[@CMD]. */
+static int parse_zone_fail(const char *val, struct spec_faults *sf)
+{
+	char buf[64], *colon, *at;
+	uint64_t zno, cmd = 0;
+	enum zdev_zone_cond cond;
+
+	if (strlen(val) >= sizeof(buf) || sf->nr_z == ZSIM_MAX_FAULTS)
+		return -EINVAL;
+	strcpy(buf, val);
+	colon = strchr(buf, ':');
+	if (!colon)
+		return -EINVAL;
+	*colon++ = '\0';
+	if (strcmp(buf, "readonly") == 0)
+		cond = ZDEV_COND_READONLY;
+	else if (strcmp(buf, "offline") == 0)
+		cond = ZDEV_COND_OFFLINE;
+	else
+		return -EINVAL;
+	at = strchr(colon, '@');
+	if (at) {
+		*at++ = '\0';
+		if (zdev_parse_u64(at, &cmd))
+			return -EINVAL;
+	}
+	if (zdev_parse_u64(colon, &zno))
+		return -EINVAL;
+	sf->z[sf->nr_z].zno = zno;
+	sf->z[sf->nr_z].at_cmd = cmd;
+	sf->z[sf->nr_z].cond = cond;
+	snprintf(sf->z[sf->nr_z].text, sizeof(sf->z[0].text), "%s", val);
+	sf->nr_z++;
+	return 0;
+}
+
+/* Arm the spec's faults on a new device. */
+static int arm_faults(struct zsim *sim, const struct spec_faults *sf)
+{
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < sf->nr; i++) {
+		ret = zsim_add_fault(sim, &sf->f[i]);
+		if (ret)
+			return ret;
+	}
+	for (i = 0; i < sf->nr_z; i++) {
+		if (sf->z[i].zno >= sim->cfg.nr_zones) {
+			zlog_err("sim", "zone_fail=%s: zone %" PRIu64 " beyond the device's %" PRIu64 " zones",
+				 sf->z[i].text, sf->z[i].zno,
+				 sim->cfg.nr_zones);
+			return -EINVAL;
+		}
+		ret = zsim_fail_zone_at(sim, sf->z[i].zno * sim->cfg.zone_size,
+					sf->z[i].cond, sf->z[i].at_cmd);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
 static int parse_spec(const char *params, struct zsim_config *cfg,
 		      unsigned int *keys_ret, char *image, char *import_dir,
-		      size_t path_len)
+		      size_t path_len, struct spec_faults *sf)
 {
 	char key[32], val[4096];
 	const char *pos = params;
@@ -946,6 +1020,19 @@ static int parse_spec(const char *params, struct zsim_config *cfg,
 			else
 				ret = -EINVAL;
 			*keys_ret |= KEY_AUTO_CLOSE;
+		} else if (strcmp(key, "fail") == 0 ||
+			   strcmp(key, "fail_rate") == 0) {
+			if (sf->nr == ZSIM_MAX_FAULTS) {
+				zlog_err("sim", "spec key '%s': more than %d faults",
+					 key, ZSIM_MAX_FAULTS);
+				return -EINVAL;
+			}
+			ret = zsim_parse_fault(val, key[4] == '_',
+					       &sf->f[sf->nr]);
+			if (!ret)
+				sf->nr++;
+		} else if (strcmp(key, "zone_fail") == 0) {
+			ret = parse_zone_fail(val, sf);
 		} else if (strcmp(key, "data") == 0) {
 			if (strcmp(val, "on") == 0)
 				cfg->no_data = false;
@@ -978,16 +1065,20 @@ static int backend_open(const char *params, struct zdev **dev_ret)
 {
 	struct zsim_config cfg = { 0 };
 	char image[4096], import_dir[4096];
+	struct spec_faults *sf;
 	struct zsim *sim = NULL;
 	unsigned int keys;
 	struct stat st;
 	int ret;
 
 	*dev_ret = NULL;
+	sf = calloc(1, sizeof(*sf));
+	if (!sf)
+		return -ENOMEM;
 	ret = parse_spec(params, &cfg, &keys, image, import_dir,
-			 sizeof(image));
+			 sizeof(image), sf);
 	if (ret)
-		return ret;
+		goto out;
 	if (*import_dir) {
 		ret = import_sim(import_dir, &sim);
 		ret = ret ?: apply_keys(sim, &cfg, keys, import_dir);
@@ -997,6 +1088,7 @@ static int backend_open(const char *params, struct zdev **dev_ret)
 	} else {
 		ret = zsim_new(&cfg, &sim);
 	}
+	ret = ret ?: arm_faults(sim, sf);
 	if (ret)
 		goto out;
 	if (*image) {
@@ -1010,6 +1102,7 @@ static int backend_open(const char *params, struct zdev **dev_ret)
 out:
 	if (ret)
 		zsim_destroy(sim);
+	free(sf);
 	return ret;
 }
 

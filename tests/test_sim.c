@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "run.h"
 #include "tests.h"
 #include "zdev.h"
 #include "zlog.h"
@@ -947,6 +948,169 @@ START_TEST(test_spec_refuses_geometry_beyond_device_limits_naming_key)
 }
 END_TEST
 
+/* fail=WHAT:N fails the Nth command WHAT matches, once. */
+START_TEST(test_spec_fail_key_fails_nth_command_of_op_or_class)
+{
+	uint8_t buf[LBA] = { 0 };
+	struct zdev *dev;
+
+	ck_assert_int_eq(zdev_open("sim:zones=12,zone_size=64K,zone_cap=48K,conv=2,fail=write:3",
+				   &dev), 0);
+	ck_assert_int_eq(wr(dev, 2, 0, 1, 1), 0);
+	ck_assert_int_eq(app(dev, 2, 1, 1, NULL), 0);	/* not a write */
+	ck_assert_int_eq(wr(dev, 2, 2, 1, 1), 0);
+	ck_assert_int_eq(wr(dev, 2, 3, 1, 1), -EIO);
+	ck_rule(dev, ZSIM_RULE_INJECTED, 0);
+	ck_zone(dev, 2, ZDEV_COND_IMP_OPEN, 3);
+	ck_assert_int_eq(wr(dev, 2, 3, 1, 1), 0);
+	ck_zone(dev, 2, ZDEV_COND_IMP_OPEN, 4);
+	zdev_close(dev);
+
+	/* A class counts its writes, appends, zone commands and flushes;
+	 * CLASS/OP one command of it; several keys add up. */
+	ck_assert_int_eq(zdev_open("sim:zones=12,zone_size=64K,fail=meta:2,fail=meta/read:1,fail=flush:1",
+				   &dev), 0);
+	ck_assert_int_eq(zdev_write(dev, buf, LBA, at(2, 0), 0,
+				    ZDEV_CLASS_DATA), 0);
+	ck_assert_int_eq(zdev_write(dev, buf, LBA, at(3, 0), 0,
+				    ZDEV_CLASS_META), 0);
+	ck_assert_int_eq(zdev_read(dev, buf, LBA, at(3, 0), ZDEV_CLASS_DATA),
+			 0);
+	ck_assert_int_eq(zdev_read(dev, buf, LBA, at(3, 0), ZDEV_CLASS_META),
+			 -EIO);
+	ck_assert_int_eq(zdev_read(dev, buf, LBA, at(3, 0), ZDEV_CLASS_META),
+			 0);
+	ck_assert_int_eq(zdev_append(dev, buf, LBA, at(3, 0), 0,
+				     ZDEV_CLASS_META, NULL), -EIO);
+	ck_zone(dev, 3, ZDEV_COND_IMP_OPEN, 1);
+	ck_assert_int_eq(zdev_flush(dev), -EIO);
+	ck_assert_int_eq(zdev_flush(dev), 0);
+	ck_assert_uint_eq(zsim_nr_violations(sim_of(dev), ZSIM_RULE_INJECTED),
+			  3);
+	zdev_close(dev);
+}
+END_TEST
+
+static int count_spec_faults(const char *spec)
+{
+	uint8_t buf[LBA];
+	struct zdev *dev;
+	int i, n = 0;
+
+	ck_assert_int_eq(zdev_open(spec, &dev), 0);
+	for (i = 0; i < 1000; i++)
+		n += zdev_read(dev, buf, LBA, 0, ZDEV_CLASS_OTHER) == -EIO;
+	ck_assert_uint_eq(zsim_nr_violations(sim_of(dev), ZSIM_RULE_INJECTED),
+			  n);
+	zdev_close(dev);
+	return n;
+}
+
+/* fail_rate=[WHAT:]RATE fails at a rate seeded by seed=. */
+START_TEST(test_spec_fail_rate_is_seeded_by_seed_key)
+{
+	int a = count_spec_faults("sim:zones=4,fail_rate=read:10%,seed=11");
+	int b = count_spec_faults("sim:zones=4,fail_rate=read:100000ppm,seed=11");
+	int c = count_spec_faults("sim:zones=4,fail_rate=read:10%,seed=12");
+
+	ck_assert_int_eq(a, b);
+	ck_assert_int_eq(a, count_faulty_reads(11));
+	ck_assert_int_ne(a, c);
+	ck_assert_int_gt(a, 50);
+	ck_assert_int_lt(a, 150);
+	ck_assert_int_eq(count_spec_faults("sim:zones=4,fail_rate=100%"), 1000);
+	ck_assert_int_eq(count_spec_faults("sim:zones=4,fail_rate=write:100%"),
+			 0);
+	ck_assert_int_eq(count_spec_faults("sim:zones=4,fail_rate=0.5%,seed=3"),
+			 count_spec_faults("sim:zones=4,fail_rate=5000,seed=3"));
+}
+END_TEST
+
+/* zone_fail=COND:ZONE[@CMD]: the zone turns read-only or offline just
+ * before command CMD (none: at open). */
+START_TEST(test_spec_zone_fail_turns_zone_at_command_count)
+{
+	struct zdev *dev;
+
+	ck_assert_int_eq(zdev_open("sim:zones=12,zone_size=64K,zone_cap=48K,conv=2,zone_fail=offline:3@4,zone_fail=readonly:5",
+				   &dev), 0);
+	ck_zone(dev, 5, ZDEV_COND_READONLY, 0);
+	ck_assert_int_eq(wr(dev, 3, 0, 1, 0x31), 0);	/* command 1 */
+	ck_assert_int_eq(wr(dev, 3, 1, 1, 0x31), 0);	/* 2 */
+	ck_assert_int_eq(zdev_flush(dev), 0);		/* 3 */
+	ck_zone(dev, 3, ZDEV_COND_IMP_OPEN, 2);
+	ck_assert_uint_eq(zsim_nr_commands(sim_of(dev)), 3);
+	ck_assert_int_eq(wr(dev, 3, 2, 1, 0x31), -EIO);	/* 4: offline */
+	ck_rule(dev, ZSIM_RULE_ZONE_OFFLINE, 0);
+	ck_zone(dev, 3, ZDEV_COND_OFFLINE, 2);
+	ck_assert_int_eq(wr(dev, 5, 0, 1, 1), -EIO);
+	ck_rule(dev, ZSIM_RULE_WRITE_READONLY, 0);
+	ck_assert_int_eq(wr(dev, 4, 0, 1, 1), 0);
+	zdev_close(dev);
+}
+END_TEST
+
+/* Malformed fault values are -EINVAL naming the key. */
+START_TEST(test_spec_refuses_malformed_fault_values_naming_key)
+{
+	char spec[1024];
+	int i;
+
+	ck_refused("sim:fail=write", "fail");
+	ck_refused("sim:fail=write:0", "fail");
+	ck_refused("sim:fail=write:x", "fail");
+	ck_refused("sim:fail=bogus:3", "fail");
+	ck_refused("sim:fail=meta/bogus:3", "fail");
+	ck_refused("sim:fail=report:3", "fail");
+	ck_refused("sim:fail_rate=write:101%", "fail_rate");
+	ck_refused("sim:fail_rate=0", "fail_rate");
+	ck_refused("sim:fail_rate=1000001", "fail_rate");
+	ck_refused("sim:fail_rate=write:5q", "fail_rate");
+	ck_refused("sim:fail_rate=0.00001%", "fail_rate");
+	ck_refused("sim:zone_fail=offline:64", "zone_fail");
+	ck_refused("sim:zone_fail=broken:1", "zone_fail");
+	ck_refused("sim:zone_fail=offline:1@x", "zone_fail");
+	ck_refused("sim:zone_fail=offline", "zone_fail");
+	snprintf(spec, sizeof(spec), "sim:zones=4");
+	for (i = 0; i <= ZSIM_MAX_FAULTS; i++)
+		strcat(spec, ",fail=write:1");
+	ck_refused(spec, "fail");
+}
+END_TEST
+
+/*
+ * A scenario names its device with device=sim:..., so the fault keys work
+ * in scenarios: the run stops with the device's error, never success.
+ */
+static int run_scenario_on(const char *faults)
+{
+	char dev[256], res[64];
+	const char *sets[] = { dev, "runtime=20ms" };
+	char *dir = NULL;
+	int ret;
+
+	snprintf(dev, sizeof(dev),
+		 "device=sim:zones=256,zone_size=64M,zone_cap=34M,max_open=14,max_active=14,data=off%s",
+		 faults);
+	snprintf(res, sizeof(res), "/tmp/zsim-run-XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(res));
+	ret = zrun_scenario("configs/raw-seqwrite-128k.scenario", sets, 2,
+			    res, true, &dir);
+	free(dir);
+	snprintf(dev, sizeof(dev), "rm -rf '%s'", res);
+	ck_assert_int_eq(system(dev), 0);
+	return ret;
+}
+
+START_TEST(test_scenario_device_with_fault_keys_fails_the_run_with_eio)
+{
+	ck_assert_int_eq(run_scenario_on(""), 0);
+	ck_assert_int_eq(run_scenario_on(",fail=write:100"), -EIO);
+	ck_assert_int_eq(run_scenario_on(",zone_fail=offline:0@10"), -EIO);
+	ck_assert_int_eq(run_scenario_on(",fail_rate=write:1%,seed=5"), -EIO);
+}
+END_TEST
+
 START_TEST(test_trace_csv_has_header_and_one_line_per_command)
 {
 	struct zdev *dev = mk();
@@ -1066,6 +1230,12 @@ Suite *sim_suite(void)
 	tcase_add_test(tc, test_spec_sets_geometry_and_bad_key_is_einval);
 	tcase_add_test(tc,
 		       test_spec_refuses_geometry_beyond_device_limits_naming_key);
+	tcase_add_test(tc, test_spec_fail_key_fails_nth_command_of_op_or_class);
+	tcase_add_test(tc, test_spec_fail_rate_is_seeded_by_seed_key);
+	tcase_add_test(tc, test_spec_zone_fail_turns_zone_at_command_count);
+	tcase_add_test(tc, test_spec_refuses_malformed_fault_values_naming_key);
+	tcase_add_test(tc,
+		       test_scenario_device_with_fault_keys_fails_the_run_with_eio);
 	tcase_add_test(tc, test_trace_csv_has_header_and_one_line_per_command);
 	tcase_add_test(tc, test_parse_cut_names_crash_points);
 	suite_add_tcase(s, tc);
