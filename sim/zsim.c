@@ -1467,6 +1467,11 @@ int zsim_fail_zone_at(struct zsim *sim, uint64_t zone_start,
 	return ret;
 }
 
+const char *zsim_image_path(const struct zsim *sim)
+{
+	return sim->image_path;
+}
+
 uint64_t zsim_nr_commands(const struct zsim *sim)
 {
 	return sim->nr_cmds;

@@ -208,6 +208,8 @@ int zsim_set_zone_cond(struct zsim *sim, uint64_t zone_start,
  */
 int zsim_fail_zone_at(struct zsim *sim, uint64_t zone_start,
 		      enum zdev_zone_cond cond, uint64_t at_cmd);
+/* The image file the device is saved to on close, or NULL. */
+const char *zsim_image_path(const struct zsim *sim);
 /* Commands (read, write, append, zone, flush; not report) since open. */
 uint64_t zsim_nr_commands(const struct zsim *sim);
 /*
