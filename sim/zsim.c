@@ -1467,6 +1467,13 @@ int zsim_fail_zone_at(struct zsim *sim, uint64_t zone_start,
 	return ret;
 }
 
+void zsim_reseed(struct zsim *sim, uint64_t seed)
+{
+	pthread_mutex_lock(&sim->lock);
+	sim->rng = seed;
+	pthread_mutex_unlock(&sim->lock);
+}
+
 const char *zsim_image_path(const struct zsim *sim)
 {
 	return sim->image_path;

@@ -208,6 +208,8 @@ int zsim_set_zone_cond(struct zsim *sim, uint64_t zone_start,
  */
 int zsim_fail_zone_at(struct zsim *sim, uint64_t zone_start,
 		      enum zdev_zone_cond cond, uint64_t at_cmd);
+/* Restart the fault-rate PRNG from @seed (as the spec key seed= does). */
+void zsim_reseed(struct zsim *sim, uint64_t seed);
 /* The image file the device is saved to on close, or NULL. */
 const char *zsim_image_path(const struct zsim *sim);
 /* Commands (read, write, append, zone, flush; not report) since open. */
