@@ -66,7 +66,8 @@ int zsim_check_config(struct zsim_config *cfg)
 	}
 	if (cfg->zone_size > ZSIM_MAX_ZONE_SIZE) {
 		zlog_err("sim", "zone_size=%llu: above %llu bytes (4 GiB)",
-			 (unsigned long long)cfg->zone_size, ZSIM_MAX_ZONE_SIZE);
+			 (unsigned long long)cfg->zone_size,
+			 ZSIM_MAX_ZONE_SIZE);
 		return -EINVAL;
 	}
 	if (cfg->nr_zones * cfg->zone_size > ZSIM_MAX_DEV_SIZE) {

@@ -32,11 +32,11 @@
  * state (about 56 bytes a zone, allocated at open) stays below 64 MiB.
  * Checked before anything is allocated (docs/device-spec.md).
  */
-#define ZSIM_MAX_ZONES		(1ull << 20)	/* zones */
-#define ZSIM_MAX_ZONE_SIZE	(4ull << 30)	/* bytes per zone */
-#define ZSIM_MAX_DEV_SIZE	(1ull << 50)	/* bytes: zones x zone size */
-#define ZSIM_MAX_APPEND_LIMIT	(64ull << 20)	/* bytes per zone append */
-#define ZSIM_MAX_LBA		(1u << 20)	/* bytes per logical block */
+#define ZSIM_MAX_ZONES (1ull << 20)		/* zones */
+#define ZSIM_MAX_ZONE_SIZE (4ull << 30)		/* bytes per zone */
+#define ZSIM_MAX_DEV_SIZE (1ull << 50)		/* bytes: zones x size */
+#define ZSIM_MAX_APPEND_LIMIT (64ull << 20)	/* bytes per append */
+#define ZSIM_MAX_LBA (1u << 20)			/* bytes per block */
 
 /*
  * Geometry and behaviour of a simulated device.  A zeroed config is valid:
@@ -130,11 +130,11 @@ struct zsim_cut {
  * the media (nothing of it lands), counted as ZSIM_RULE_INJECTED.
  */
 enum zsim_fault_match {
-	ZSIM_MATCH_OP,		/* commands of @op, whatever their class */
+	ZSIM_MATCH_OP,		/* commands of @op, any class */
 	ZSIM_MATCH_CLASS,	/* commands of class @cls except reads:
 				 * writes, appends, zone commands, flushes */
 	ZSIM_MATCH_CLASS_OP,	/* commands of @op with class @cls */
-	ZSIM_MATCH_ANY,		/* every command (reports are not commands) */
+	ZSIM_MATCH_ANY,		/* every command (a report is none) */
 };
 
 struct zsim_fault {
