@@ -65,7 +65,7 @@ int zsim_check_config(struct zsim_config *cfg)
 		return -EINVAL;
 	}
 	if (cfg->zone_size > ZSIM_MAX_ZONE_SIZE) {
-		zlog_err("sim", "zone_size=%llu: above %llu bytes (4 GiB)",
+		zlog_err("sim", "zone_size=%llu: above %llu bytes (64 GiB)",
 			 (unsigned long long)cfg->zone_size,
 			 ZSIM_MAX_ZONE_SIZE);
 		return -EINVAL;

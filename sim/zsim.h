@@ -28,12 +28,14 @@
 /*
  * Limits of a simulated device: beyond what a real zoned device has (the
  * largest SMR disks have ~120,000 zones of 256 MiB, ZNS SSDs zones of up
- * to 2 GiB and appends of a few MiB), and low enough that the per-zone
- * state (about 56 bytes a zone, allocated at open) stays below 64 MiB.
+ * to 2 GiB and appends of a few MiB; zone sizes up to 64 GiB leave room
+ * to test btrfs's 8 GiB limit from both sides), and low enough that the
+ * per-zone state (about 56 bytes a zone, allocated at open) stays below
+ * 64 MiB.
  * Checked before anything is allocated (docs/device-spec.md).
  */
 #define ZSIM_MAX_ZONES (1ull << 20)		/* zones */
-#define ZSIM_MAX_ZONE_SIZE (4ull << 30)		/* bytes per zone */
+#define ZSIM_MAX_ZONE_SIZE (64ull << 30)	/* bytes per zone */
 #define ZSIM_MAX_DEV_SIZE (1ull << 50)		/* bytes: zones x size */
 #define ZSIM_MAX_APPEND_LIMIT (64ull << 20)	/* bytes per append */
 #define ZSIM_MAX_LBA (1u << 20)			/* bytes per block */

@@ -928,9 +928,9 @@ START_TEST(test_spec_refuses_geometry_beyond_device_limits_naming_key)
 		 (unsigned long long)ZSIM_MAX_ZONES);
 	ck_assert_int_eq(zdev_open(spec, &dev), 0);
 	zdev_close(dev);
-	ck_assert_int_eq(zdev_open("sim:zones=1,zone_size=4G", &dev), 0);
+	ck_assert_int_eq(zdev_open("sim:zones=1,zone_size=64G", &dev), 0);
 	zdev_close(dev);
-	ck_assert_int_eq(zdev_open("sim:zones=262144,zone_size=4G", &dev), 0);
+	ck_assert_int_eq(zdev_open("sim:zones=16384,zone_size=64G", &dev), 0);
 	zdev_close(dev);
 	ck_assert_int_eq(zdev_open("sim:max_append=64M", &dev), 0);
 	zdev_close(dev);
@@ -940,9 +940,9 @@ START_TEST(test_spec_refuses_geometry_beyond_device_limits_naming_key)
 	ck_refused(spec, "zones=");
 	ck_refused("sim:zones=4294967296", "zones=");
 	ck_refused("sim:zones=18446744073709551615,zone_size=4k", "zones=");
-	ck_refused("sim:zones=1,zone_size=8G", "zone_size=");
+	ck_refused("sim:zones=1,zone_size=128G", "zone_size=");
 	ck_refused("sim:zones=1,zone_size=4611686018427387904", "zone_size=");
-	ck_refused("sim:zones=262145,zone_size=4G", "zones=");
+	ck_refused("sim:zones=16385,zone_size=64G", "zones=");
 	ck_refused("sim:max_append=65M", "max_append=");
 	ck_refused("sim:max_append=1T", "max_append=");
 	ck_refused("sim:lba=2M", "lba");
