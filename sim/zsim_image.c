@@ -886,7 +886,7 @@ struct spec_faults {
 	struct {
 		uint64_t zno, at_cmd;
 		enum zdev_zone_cond cond;
-		char text[48];		/* the value, for messages */
+		char text[64];		/* the value, for messages */
 	} z[ZSIM_MAX_FAULTS];
 	unsigned int nr_z;
 };
@@ -922,7 +922,7 @@ static int parse_zone_fail(const char *val, struct spec_faults *sf)
 	sf->z[sf->nr_z].zno = zno;
 	sf->z[sf->nr_z].at_cmd = cmd;
 	sf->z[sf->nr_z].cond = cond;
-	snprintf(sf->z[sf->nr_z].text, sizeof(sf->z[0].text), "%s", val);
+	memcpy(sf->z[sf->nr_z].text, val, strlen(val) + 1);	/* < 64 */
 	sf->nr_z++;
 	return 0;
 }

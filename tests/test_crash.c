@@ -308,7 +308,7 @@ START_TEST(test_faults_scenario_refuses_bad_keys_naming_line)
 	snprintf(text, sizeof(text), "[zcow]\ndevice=sim:\n[crash]\nworkload=meta\nfail=write\n");
 	ck_assert_int_eq(run_text(text, err, sizeof(err)), -EINVAL);
 	ck_assert_ptr_nonnull(strstr(err, "need workload=faults"));
-	/* A device spec with fault keys works in a campaign's device too. */
+	/* Well-formed fault keys: the campaign runs clean. */
 	snprintf(text, sizeof(text), "%sfail=meta\nfail_rate=write:7\n", head);
 	ck_assert_int_eq(run_text(text, err, sizeof(err)), 0);
 }
