@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * zcow zones: print the zones as `blkzone report` prints them.
- * zcow zone: reset, open, close or finish one zone or all of them.
+ * zcow zone: reset, open, close or finish one zone or all of them; turn a
+ * zone of a simulator image offline or read-only.
  *
  * The sector mode reproduces util-linux blkzone's report line byte for byte
  * (512-byte sectors in hex, wptr relative to the zone start, 0 for a
@@ -16,6 +17,7 @@
 
 #include "cmds.h"
 #include "zdev.h"
+#include "zsim.h"
 
 /* blkzone prints 512-byte sectors whatever the logical block size. */
 #define BLKZONE_SECTOR 512
@@ -140,14 +142,19 @@ out:
 static void zone_usage(FILE *out)
 {
 	fprintf(out,
-		"usage: zcow zone DEV reset|open|close|finish OFFSET|all\n\n"
+		"usage: zcow zone DEV reset|open|close|finish OFFSET|all\n"
+		"       zcow zone DEV offline|readonly OFFSET\n\n"
 		"Run one zone management command on the zone starting at "
 		"OFFSET\n"
 		"(bytes, suffixes k/M/G/T, or 0x hex; must be a zone start), "
 		"or on\n"
 		"every zone with 'all'.  Exit status 1 with the device's error "
 		"on\n"
-		"stderr when the device refuses it.\n");
+		"stderr when the device refuses it.\n"
+		"offline and readonly turn one zone of a simulator image "
+		"(DEV sim:image=PATH)\n"
+		"offline or read-only, as a device may on its own, and save "
+		"the image.\n");
 }
 
 static const struct {
@@ -173,6 +180,43 @@ static const char *hint(struct zdev *dev, uint64_t off, int err)
 	    z.type == ZDEV_ZONE_CONV)
 		return " (a conventional zone has no write pointer)";
 	return "";
+}
+
+/*
+ * Turn the zone at @off of the simulator image @spec offline or
+ * read-only; the image is saved when the device is closed.
+ */
+static int fail_zone(const char *spec, const char *what, uint64_t off,
+		     enum zdev_zone_cond cond)
+{
+	struct zdev *dev;
+	struct zsim *sim;
+	int ret;
+
+	if (open_dev(spec, &dev))
+		return 1;
+	sim = zsim_from_dev(dev);
+	if (!sim || !zsim_image_path(sim)) {
+		fprintf(stderr,
+			"zcow zone: %s needs a simulator image (sim:image=PATH): "
+			"on %s the change would be lost\n",
+			what, spec);
+		return close_dev(dev, 1);
+	}
+	if (off % dev->info.zone_size || off >= dev->info.size) {
+		fprintf(stderr, "zcow zone: %s of the zone at %" PRIu64
+			" failed: %s\n", what, off,
+			off % dev->info.zone_size ?
+			"not a zone start" : "past the end of the device");
+		return close_dev(dev, 1);
+	}
+	ret = zsim_set_zone_cond(sim, off, cond);
+	if (ret) {
+		fprintf(stderr, "zcow zone: %s of the zone at %" PRIu64
+			" failed: %s\n", what, off, strerror(-ret));
+		return close_dev(dev, 1);
+	}
+	return close_dev(dev, 0);
 }
 
 int cmd_zone(int argc, char **argv)
@@ -202,6 +246,22 @@ int cmd_zone(int argc, char **argv)
 		zone_usage(stderr);
 		return 2;
 	}
+	if (strcmp(args[1], "offline") == 0 ||
+	    strcmp(args[1], "readonly") == 0) {
+		if (strcmp(args[2], "all") == 0) {
+			fprintf(stderr,
+				"zcow zone: %s takes one zone's OFFSET, not "
+				"'all'\n",
+				args[1]);
+			return 2;
+		}
+		ret = parse_size_arg("offset", args[2], &off);
+		if (ret)
+			return ret;
+		return fail_zone(args[0], args[1], off,
+				 args[1][0] == 'o' ? ZDEV_COND_OFFLINE :
+						     ZDEV_COND_READONLY);
+	}
 	for (i = 0; i < sizeof(zone_actions) / sizeof(zone_actions[0]); i++) {
 		if (strcmp(args[1], zone_actions[i].name) == 0) {
 			action = zone_actions[i].action;
@@ -211,7 +271,7 @@ int cmd_zone(int argc, char **argv)
 	if (!found) {
 		fprintf(stderr,
 			"zcow zone: unknown action '%s' (reset, open, close, "
-			"finish)\n",
+			"finish, offline, readonly)\n",
 			args[1]);
 		return 2;
 	}

@@ -21,7 +21,7 @@ struct zcow_cmd {
 
 #define ZCOW_COMMANDS                                                          \
 	CMD("zones", cmd_zones, "print the zones like blkzone report")        \
-	CMD("zone", cmd_zone, "reset|open|close|finish one zone (or all)")    \
+	CMD("zone", cmd_zone, "reset|open|close|finish|offline|readonly a zone") \
 	CMD("mkfs", cmd_mkfs, "make a zcow file system")                      \
 	CMD("dump-super", cmd_dump_super, "print the superblock (log)")       \
 	CMD("mount", cmd_mount, "mount, report, and unmount (a new generation)") \

@@ -47,10 +47,24 @@ struct op {
 	uint64_t tag;		/* write: content seed */
 };
 
+/* One fault trial of a workload=faults campaign (armed after the
+ * workload's mount, so ordinals count the workload's commands). */
+enum ft_kind { FT_NONE, FT_FAIL, FT_RATE, FT_ZONE };
+
+struct ftrial {
+	enum ft_kind kind;
+	struct zsim_fault f;		/* FT_FAIL, FT_RATE */
+	uint64_t seed;			/* FT_RATE: the fault PRNG's seed */
+	uint64_t zno, at_cmd;		/* FT_ZONE: zone, before command */
+	enum zdev_zone_cond cond;	/* FT_ZONE */
+	char name[48];
+};
+
 struct wl {
 	struct op *ops;
 	unsigned int nr, cap;
 	char desc[160];
+	const struct ftrial *ft;	/* NULL: no faults */
 };
 
 static void wl_add(struct wl *w, enum op_kind k, const char *a, const char *b,
@@ -314,6 +328,9 @@ struct rec {			/* the uncut run of one workload */
 	uint64_t persist, mark_persist;
 	uint64_t cls[ZDEV_NR_CLASSES];
 	uint64_t resets, finishes, flushes, zone_ops;
+	uint64_t cmds[ZDEV_NR_CLASSES][ZDEV_NR_OPS];	/* after the mount */
+	uint64_t nr_cmds;		/* zsim_nr_commands() after the mount */
+	uint64_t nr_zones;
 	struct model final;
 };
 
@@ -339,6 +356,18 @@ struct camp {
 	bool quick;
 	unsigned int treelog;	/* ZCRASH_TREELOG_* mask */
 	int replay_cuts, qreplay_cuts;	/* enum replay_cuts; -1 = unset */
+	/* workload=faults: the sweep (docs/crash.md) */
+	char fail[MAX_POINTS_SPEC][64];	/* WHAT of fail=WHAT:N, swept */
+	unsigned int nr_fail;
+	uint64_t fail_step, qfail_step;
+	char rates[MAX_POINTS_SPEC][64];	/* fail_rate= values */
+	unsigned int nr_rates;
+	uint64_t rate_seeds[16], qrate_seeds[16];
+	unsigned int nr_rate_seeds, nr_qrate_seeds;
+	int zone_conds[2], nr_zone_conds;
+	uint64_t zone_points, qzone_points, zone_step, qzone_step;
+	struct ftrial *ft;		/* the trials of the current mode */
+	uint64_t nr_ft;
 };
 
 /* Recovery cuts: which crash states get their recovery mount cut again
@@ -451,6 +480,29 @@ static int fresh_dev(const struct camp *c, struct zdev **dev_ret)
 	}
 	*dev_ret = dev;
 	return 0;
+}
+
+/* Arm fault trial @ft (NULL: none) on a device just after its mount. */
+static int arm_trial(struct zdev *dev, const struct ftrial *ft)
+{
+	struct zsim *sim = zsim_from_dev(dev);
+
+	if (!ft)
+		return 0;
+	switch (ft->kind) {
+	case FT_NONE:
+		return 0;
+	case FT_RATE:
+		zsim_reseed(sim, ft->seed);
+		/* fall through */
+	case FT_FAIL:
+		return zsim_add_fault(sim, &ft->f);
+	case FT_ZONE:
+		return zsim_fail_zone_at(sim, ft->zno * dev->info.zone_size,
+					 ft->cond,
+					 zsim_nr_commands(sim) + ft->at_cmd);
+	}
+	return -EINVAL;
 }
 
 static void add_snap(struct rec *r, uint64_t gen, bool exact,
@@ -645,7 +697,7 @@ static int record(const struct camp *c, const struct wl *w,
 {
 	struct zdev *dev = NULL;
 	struct zcow_fs *fs = NULL;
-	struct zdev_stats s0, s1;
+	struct zdev_stats s0, s1, sm;
 	struct zsim *sim;
 	uint64_t p0, gen;
 	unsigned int i;
@@ -672,7 +724,18 @@ static int record(const struct camp *c, const struct wl *w,
 		return ret;
 	}
 	r->mount_gen = fs->generation;
+	r->nr_zones = dev->info.nr_zones;
 	add_snap(r, fs->generation, true, &r->final);
+	zdev_get_stats(dev, &sm);
+	r->nr_cmds = zsim_nr_commands(sim);
+	ret = arm_trial(dev, w->ft);
+	if (ret) {
+		snprintf(err, elen, "fault %s: %s", w->ft->name,
+			 strerror(-ret));
+		zcow_unmount(fs);
+		zdev_close(dev);
+		return ret;
+	}
 	for (i = 0; i < w->nr; i++) {
 		const struct op *o = &w->ops[i];
 
@@ -691,7 +754,7 @@ static int record(const struct camp *c, const struct wl *w,
 			add_snap(r, fs->generation,
 				 is_sync_op(o->kind) && r->ret[i] == 0,
 				 &r->final);
-		if (fs->error) {
+		if (fs->error && !w->ft) {
 			snprintf(err, elen, "uncut run: op %u (%s %s) put the fs in the error state: %s",
 				 i, op_names[o->kind], o->a,
 				 strerror(-fs->error));
@@ -703,7 +766,12 @@ static int record(const struct camp *c, const struct wl *w,
 	void_obligations(w, r);
 	r->persist = zsim_nr_persist(sim) - p0;
 	zdev_get_stats(dev, &s1);
+	r->nr_cmds = zsim_nr_commands(sim) - r->nr_cmds;
 	for (k = 0; k < ZDEV_NR_CLASSES; k++) {
+		int op;
+
+		for (op = 0; op < ZDEV_NR_OPS; op++)
+			r->cmds[k][op] = s1.cmds[k][op] - sm.cmds[k][op];
 		r->cls[k] = s1.cmds[k][ZDEV_OP_WRITE] - s0.cmds[k][ZDEV_OP_WRITE] +
 			    s1.cmds[k][ZDEV_OP_APPEND] - s0.cmds[k][ZDEV_OP_APPEND];
 		r->resets += s1.cmds[k][ZDEV_OP_RESET] - s0.cmds[k][ZDEV_OP_RESET];
@@ -827,6 +895,73 @@ static void gen_reset(const struct camp *c, struct wl *w)
 	}
 }
 
+/*
+ * crash-faults: acknowledged files overwritten and fsynced, new files,
+ * renames, unlinks, fdatasync and sync, so an injected fault lands on
+ * data, metadata, log and superblock writes alike.
+ */
+static void gen_faults(const struct camp *c, struct wl *w)
+{
+	uint64_t n = c->quick && c->qops ? c->qops : c->ops ? c->ops : 24;
+	uint64_t se = c->sync_every ? c->sync_every : 8, i, rng = c->seed;
+	char p[PATH_LEN], q[PATH_LEN];
+
+	snprintf(w->desc, sizeof(w->desc), "faults ops=%" PRIu64 " sync_every=%" PRIu64,
+		 n, se);
+	wl_add(w, OP_MKDIR, "/d", NULL, 0, 0);
+	wl_add(w, OP_CREATE, "/a", NULL, 0, 0);
+	wl_add(w, OP_WRITE, "/a", NULL, 0, 3 * BLK);
+	wl_add(w, OP_CREATE, "/d/b", NULL, 0, 0);
+	wl_add(w, OP_WRITE, "/d/b", NULL, 0, BLK);
+	wl_add(w, OP_SYNC, NULL, NULL, 0, 0);
+	wl_add(w, OP_MARK, NULL, NULL, 0, 0);
+	for (i = 0; i < n; i++) {
+		uint64_t r = (rng = mix64(rng));
+
+		snprintf(p, sizeof(p), "/d/f%" PRIu64, i);
+		switch (r % 8) {
+		case 0:
+		case 1:
+			wl_add(w, OP_CREATE, p, NULL, 0, 0);
+			wl_add(w, OP_WRITE, p, NULL, 0, BLK * (1 + r / 8 % 4));
+			if (r & 0x100)
+				wl_add(w, OP_FSYNC, p, NULL, 0, 0);
+			break;
+		case 2:		/* overwrite acknowledged data */
+			wl_add(w, OP_WRITE, "/a", NULL, (r / 8 % 4) * BLK, BLK);
+			wl_add(w, OP_FSYNC, "/a", NULL, 0, 0);
+			break;
+		case 3:
+			wl_add(w, OP_WRITE, "/d/b", NULL, (i % 5) * BLK, BLK);
+			wl_add(w, OP_FDATASYNC, "/d/b", NULL, 0, 0);
+			break;
+		case 4:		/* rename an earlier file */
+			snprintf(p, sizeof(p), "/d/f%" PRIu64, i / 2);
+			snprintf(q, sizeof(q), "/d/g%" PRIu64, i);
+			wl_add(w, OP_RENAME, p, q, 0, 0);
+			wl_add(w, OP_FSYNC, "/d", NULL, 0, 0);
+			break;
+		case 5:
+			snprintf(p, sizeof(p), "/d/f%" PRIu64, i / 3);
+			wl_add(w, OP_UNLINK, p, NULL, 0, 0);
+			break;
+		case 6:
+			wl_add(w, OP_TRUNC, "/a", NULL, BLK * (1 + r / 8 % 3), 0);
+			break;
+		default:
+			wl_add(w, OP_WRITE, "/a", NULL, 0, 2 * BLK);
+			break;
+		}
+		if ((i + 1) % se == 0)
+			wl_add(w, OP_SYNC, NULL, NULL, 0, 0);
+	}
+	/* no final sync: at the end cut, what the last fsyncs acknowledged
+	 * lives in the tree-log (treelog=on) */
+	wl_add(w, OP_WRITE, "/d/b", NULL, 0, 2 * BLK);
+	wl_add(w, OP_FSYNC, "/d/b", NULL, 0, 0);
+	wl_add(w, OP_FSYNC, "/a", NULL, 0, 0);
+}
+
 /* crash-fsync (ACE): 14 op instances, sequences of 1..len, 6 persistence
  * variants. */
 #define ACE_OPS 14
@@ -902,6 +1037,8 @@ static void gen_ace(uint64_t idx, struct wl *w)
 
 static uint64_t nr_workloads(const struct camp *c)
 {
+	if (!strcmp(c->workload, "faults"))
+		return c->nr_ft;
 	if (!strcmp(c->workload, "ace")) {
 		uint64_t n = ace_count(c->quick && c->qace_len ? c->qace_len :
 				       c->ace_len ? c->ace_len : 2);
@@ -929,9 +1066,134 @@ static void make_wl(const struct camp *c, uint64_t idx, struct wl *w)
 		gen_sblog(c, w);
 	} else if (!strcmp(c->workload, "reset")) {
 		gen_reset(c, w);
+	} else if (!strcmp(c->workload, "faults")) {
+		gen_faults(c, w);
+		if (idx < c->nr_ft) {
+			size_t l = strlen(w->desc);
+
+			w->ft = &c->ft[idx];
+			snprintf(w->desc + l, sizeof(w->desc) - l, "; %s",
+				 w->ft->name);
+		}
 	} else {
 		gen_fio(c, w);
 	}
+}
+
+/* ---- fault trials (workload=faults) ------------------------------ */
+
+/* Commands of the fault-free run (after its mount) that @f matches. */
+static uint64_t nr_matching(const struct rec *r, const struct zsim_fault *f)
+{
+	uint64_t n = 0;
+	int k, op;
+
+	for (k = 0; k < ZDEV_NR_CLASSES; k++)
+		for (op = 0; op < ZDEV_NR_OPS; op++) {
+			bool m = false;
+
+			if (op == ZDEV_OP_REPORT)
+				continue;
+			switch (f->match) {
+			case ZSIM_MATCH_OP:
+				m = (int)f->op == op;
+				break;
+			case ZSIM_MATCH_CLASS:
+				m = (int)f->cls == k && op != ZDEV_OP_READ;
+				break;
+			case ZSIM_MATCH_CLASS_OP:
+				m = (int)f->cls == k && (int)f->op == op;
+				break;
+			case ZSIM_MATCH_ANY:
+				m = true;
+				break;
+			}
+			if (m)
+				n += r->cmds[k][op];
+		}
+	return n;
+}
+
+static struct ftrial *ft_add(struct camp *c, enum ft_kind kind)
+{
+	struct ftrial *t;
+
+	if (!(c->nr_ft & (c->nr_ft + 1))) {	/* 0, 1, 3, 7, ...: grow */
+		c->ft = realloc(c->ft, 2 * (c->nr_ft + 1) * sizeof(*c->ft));
+		if (!c->ft)
+			abort();
+	}
+	t = &c->ft[c->nr_ft++];
+	memset(t, 0, sizeof(*t));
+	t->kind = kind;
+	return t;
+}
+
+/*
+ * The trials of a faults campaign, from the fault-free run @r: each
+ * fail=WHAT swept over the ordinals 1..(WHAT's commands in @r) by
+ * fail_step; each fail_rate x rate_seeds; each zone_fail condition x
+ * every zone_step-th zone x zone_points command counts spread over @r.
+ */
+static void build_trials(struct camp *c, const struct rec *r)
+{
+	uint64_t step = c->quick && c->qfail_step ? c->qfail_step :
+			c->fail_step ? c->fail_step : 1;
+	const uint64_t *rs = c->quick && c->nr_qrate_seeds ? c->qrate_seeds :
+			     c->rate_seeds;
+	unsigned int nr_rs = c->quick && c->nr_qrate_seeds ? c->nr_qrate_seeds :
+			     c->nr_rate_seeds;
+	uint64_t zp = c->quick && c->qzone_points ? c->qzone_points :
+		      c->zone_points ? c->zone_points : 2;
+	uint64_t zstep = c->quick && c->qzone_step ? c->qzone_step :
+			 c->zone_step ? c->zone_step : 1;
+	struct zsim_fault f;
+	struct ftrial *t;
+	char what[80];
+	uint64_t n, i, z;
+	unsigned int k, si;
+	int ci;
+
+	free(c->ft);
+	c->ft = NULL;
+	c->nr_ft = 0;
+	for (k = 0; k < c->nr_fail; k++) {
+		snprintf(what, sizeof(what), "%s:1", c->fail[k]);
+		if (zsim_parse_fault(what, false, &f))
+			continue;	/* checked at load */
+		n = nr_matching(r, &f);
+		for (i = 1; i <= n; i += step) {
+			t = ft_add(c, FT_FAIL);
+			t->f = f;
+			t->f.ordinal = i;
+			snprintf(t->name, sizeof(t->name), "fail=%s:%" PRIu64,
+				 c->fail[k], i);
+		}
+	}
+	for (k = 0; k < c->nr_rates; k++) {
+		if (zsim_parse_fault(c->rates[k], true, &f))
+			continue;
+		for (si = 0; si < nr_rs; si++) {
+			t = ft_add(c, FT_RATE);
+			t->f = f;
+			t->seed = rs[si];
+			snprintf(t->name, sizeof(t->name),
+				 "fail_rate=%s seed=%" PRIu64, c->rates[k],
+				 rs[si]);
+		}
+	}
+	for (ci = 0; ci < c->nr_zone_conds; ci++)
+		for (z = 0; z < r->nr_zones; z += zstep)
+			for (i = 0; i < zp; i++) {
+				t = ft_add(c, FT_ZONE);
+				t->cond = c->zone_conds[ci];
+				t->zno = z;
+				t->at_cmd = 1 + i * r->nr_cmds / zp;
+				snprintf(t->name, sizeof(t->name),
+					 "zone_fail=%s:%" PRIu64 "@+%" PRIu64,
+					 t->cond == ZDEV_COND_OFFLINE ?
+					 "offline" : "readonly", z, t->at_cmd);
+			}
 }
 
 /* ---- crash points ------------------------------------------------ */
@@ -1077,7 +1339,7 @@ bad:
 
 static const char *const oracle_names[ZCRASH_NR_ORACLES] = {
 	"ok", "mount", "check", "generation", "acked", "atomic", "device",
-	"fsync", "no-garbage"
+	"fsync", "no-garbage", "reported"
 };
 
 struct verdict {
@@ -1086,6 +1348,8 @@ struct verdict {
 	uint64_t gen, ack_gen;
 	uint64_t nr_recovery_persist;	/* issued by the recovery mount and
 					 * its first commit */
+	uint64_t nr_injected, nr_zone_fails, nr_errors;	/* faults */
+	bool is_degraded;
 };
 
 static void fail(struct verdict *v, enum zcrash_oracle o, const char *fmt, ...)
@@ -1418,7 +1682,69 @@ struct cstate {
 	int last_sync;		/* last acknowledged sync op; -1: none */
 	uint64_t ack_gen;	/* the generation oracle 3 requires */
 	uint64_t log_root;	/* of the durable superblock; 0: no log */
+	bool has_offline;	/* a zone went offline (faults) */
 };
+
+/* Path @p was touched by an op of @w, before op @end, that failed: it
+ * may hold part of that op's effect (a failed op may change part of what
+ * it touches and still fail). */
+static bool is_touched_by_failure(const struct wl *w, const struct rec *r,
+				  const char *p, unsigned int end)
+{
+	unsigned int i;
+
+	for (i = 0; i < end && i < w->nr; i++)
+		if (r->ret[i] && op_touches(&w->ops[i], p))
+			return true;
+	return false;
+}
+
+/*
+ * Oracle 9 (workload=faults): at the end of the workload, before the
+ * power cut, the live fs reads back what the ops that succeeded wrote
+ * (the model), or fails: never other content with success.  Paths a
+ * failed op touched may hold part of its effect.
+ */
+static void check_live(struct zcow_fs *fs, const struct wl *w,
+		       const struct rec *r, struct verdict *v, uint8_t *buf,
+		       uint64_t buf_len)
+{
+	struct scan *s = malloc(sizeof(*s));
+	unsigned int i;
+
+	if (!s)
+		abort();
+	if (scan_fs(fs, s, buf, buf_len))
+		goto out;	/* an error, reported: allowed */
+	for (i = 0; i < s->nr; i++) {
+		const struct rent *e = &s->e[i];
+		struct ent *m = m_find((struct model *)&r->final, e->path);
+
+		if (is_touched_by_failure(w, r, e->path, w->nr))
+			continue;
+		if (!m)
+			fail(v, ZCRASH_REPORTED, "live: unexpected %s %s",
+			     e->is_dir ? "dir" : "file", e->path);
+		else if (m->is_dir != e->is_dir)
+			fail(v, ZCRASH_REPORTED, "live: %s is a %s", e->path,
+			     e->is_dir ? "dir" : "file");
+		else if (!e->is_dir && !s->err[i] &&
+			 (s->size[i] != m->size ||
+			  s->hash[i] != hash_bytes(m->data, m->size)))
+			fail(v, ZCRASH_REPORTED, "live: %s reads back size %" PRIu64 " and content other than the ops that succeeded wrote (size %" PRIu64 ")",
+			     e->path, s->size[i], m->size);
+	}
+	for (i = 0; i < r->final.nr; i++) {
+		const struct ent *m = &r->final.e[i];
+
+		if (scan_find(s, m->path) < 0 &&
+		    !is_touched_by_failure(w, r, m->path, w->nr))
+			fail(v, ZCRASH_REPORTED, "live: %s %s missing",
+			     m->is_dir ? "dir" : "file", m->path);
+	}
+out:
+	free(s);
+}
 
 /*
  * The obligations in force (oracle 7): made by the last acknowledged
@@ -1542,7 +1868,8 @@ static bool lost_all(const struct wl *w, const struct rec *r,
 static int build_state(const struct camp *c, const struct wl *w,
 		       const struct rec *r, const struct cutpt *pt, int loss,
 		       uint64_t seed, const struct zcow_mount_opts *mo,
-		       uint8_t *tmp, struct cstate *st, struct verdict *v)
+		       uint8_t *tmp, uint8_t *buf, uint64_t buf_len,
+		       struct cstate *st, struct verdict *v)
 {
 	struct zcow_super_block sb;
 	struct zcow_sb_copy copy;
@@ -1575,6 +1902,12 @@ static int build_state(const struct camp *c, const struct wl *w,
 		zdev_close(dev);
 		return ret;
 	}
+	ret = arm_trial(dev, w->ft);
+	if (ret) {
+		zcow_unmount(fs);
+		zdev_close(dev);
+		return ret;
+	}
 	for (i = 0; i < w->nr; i++) {
 		enum op_kind k = w->ops[i].kind;
 
@@ -1583,6 +1916,8 @@ static int build_state(const struct camp *c, const struct wl *w,
 			st->cut_op = i;
 			break;
 		}
+		if (ret && w->ft)
+			v->nr_errors++;
 		if (ret != r->ret[i]) {
 			fail(v, ZCRASH_ACKED, "replay diverged at op %u (%s %s): %d, uncut %d",
 			     i, op_names[k], w->ops[i].a, ret, r->ret[i]);
@@ -1597,10 +1932,32 @@ static int build_state(const struct camp *c, const struct wl *w,
 		if (k == OP_SYNC)
 			st->last_sync = (int)i;
 	}
+	if (w->ft && !zsim_is_cut(sim))
+		check_live(fs, w, r, v, buf, buf_len);
+	if (w->ft)
+		v->nr_injected = zsim_nr_violations(sim, ZSIM_RULE_INJECTED);
 	if (!zsim_is_cut(sim))
 		zsim_cut_now(sim, (enum zsim_loss)loss, seed);
 	zcow_unmount(fs);	/* fails (power is off) and frees */
 	zsim_power_cycle(sim);
+	if (w->ft) {
+		uint64_t z;
+
+		/* EIO faults are transient; failed zones stay failed */
+		zsim_clear_faults(sim);
+		for (z = 0; z < dev->info.nr_zones; z++) {
+			struct zdev_zone zz;
+
+			if (zdev_report_zone(dev, z * dev->info.zone_size,
+					     &zz))
+				continue;
+			if (zz.cond == ZDEV_COND_OFFLINE)
+				st->has_offline = true;
+			if (zz.cond == ZDEV_COND_OFFLINE ||
+			    zz.cond == ZDEV_COND_READONLY)
+				v->nr_zone_fails++;
+		}
+	}
 	if (!zcow_sb_read_latest(dev, &sb, &copy))
 		st->log_root = zcow_sb_get64(sb.log_root);
 	st->dev = dev;
@@ -1782,6 +2139,85 @@ out:
 }
 
 /*
+ * Recovery of a state with an offline zone (workload=faults): the device
+ * lost that zone's data, so the mount may fail and a file or directory
+ * may fail to read (the state counts as degraded), but whatever reads
+ * back with success is right: every path and file a state it had by the
+ * cut (8), every acknowledged promise in force kept or its path failing
+ * with an error (7 and 4: what is acknowledged never reads back other
+ * content, never silently goes missing).
+ */
+static void recover_degraded(const struct wl *w, const struct rec *r,
+			     const struct cstate *st,
+			     const struct zcow_mount_opts *mo, uint8_t *buf,
+			     uint64_t buf_len, struct verdict *v)
+{
+	enum zcrash_oracle lost = mo->no_treelog ? ZCRASH_ACKED : ZCRASH_FSYNC;
+	struct scan *s = malloc(sizeof(*s));
+	struct zcow_fs *fs = NULL;
+	unsigned int i, j;
+	int k;
+
+	if (!s)
+		abort();
+	if (zcow_mount(st->dev, mo, &fs)) {
+		v->is_degraded = true;
+		goto out;
+	}
+	v->gen = fs->generation;
+	if (scan_fs(fs, s, buf, buf_len)) {
+		v->is_degraded = true;
+		goto unmount;
+	}
+	for (i = 0; i < s->nr; i++) {
+		const struct rent *e = &s->e[i];
+		bool ok = false;
+
+		if (s->err[i]) {
+			v->is_degraded = true;
+			continue;
+		}
+		if (is_touched_by_failure(w, r, e->path, st->cut_op + 1))
+			continue;
+		for (j = 0; j < r->nr_past && !ok; j++) {
+			const struct past *q = &r->past[j];
+
+			ok = q->first <= st->cut_op + 1 &&
+			     q->is_dir == e->is_dir && !strcmp(q->path, e->path) &&
+			     (e->is_dir || (q->size == s->size[i] &&
+					    q->hash == s->hash[i]));
+		}
+		if (!ok)
+			fail(v, ZCRASH_GARBAGE, "offline zone: %s %s: no state it had by op %u",
+			     e->is_dir ? "dir" : "file", e->path, st->cut_op);
+	}
+	for (i = 0; i < r->nr_obl; i++) {
+		const struct oblig *o = &r->obl[i];
+
+		if (!is_in_force(o, st) ||
+		    is_touched_by_failure(w, r, o->path, st->cut_op + 1))
+			continue;
+		k = scan_find(s, o->path);
+		if (k >= 0 && s->err[k])
+			continue;	/* lost with an error: the device's */
+		if (o->is_absent ? k >= 0 :
+		    k < 0 || s->e[k].is_dir != o->is_dir ||
+		    (o->has_data && (s->size[k] != o->size ||
+				     s->hash[k] != o->hash)))
+			fail(v, lost, "offline zone: op %u (%s %s): %s %s",
+			     o->op, op_names[w->ops[o->op].kind],
+			     w->ops[o->op].a, o->path,
+			     o->is_absent ? "present, removed before it" :
+			     k < 0 ? "missing without an error" :
+			     "reads back other than acknowledged");
+	}
+unmount:
+	zcow_unmount(fs);
+out:
+	free(s);
+}
+
+/*
  * One crash state: the workload cut at @pt, then (@cut2 > 0) its recovery
  * cut at persist point @cut2, then the oracles (@base_gen: see recover()).
  * *log_root_ret: the log
@@ -1798,13 +2234,17 @@ static int run_case(const struct camp *c, const struct wl *w,
 	int ret;
 
 	memset(v, 0, sizeof(*v));
-	ret = build_state(c, w, r, pt, loss, seed, mo, tmp, &st, v);
+	ret = build_state(c, w, r, pt, loss, seed, mo, tmp, buf, buf_len, &st,
+			  v);
 	if (ret)
 		return ret;
 	*log_root_ret = st.log_root;
 	if (cut2)
 		cut_recovery(&st, mo, cut2, loss, seed, tmp);
-	recover(w, r, &st, mo, base_gen, tmp, buf, buf_len, v);
+	if (st.has_offline)
+		recover_degraded(w, r, &st, mo, buf, buf_len, v);
+	else
+		recover(w, r, &st, mo, base_gen, tmp, buf, buf_len, v);
 	zdev_close(st.dev);
 	return 0;
 }
@@ -1879,6 +2319,54 @@ static int parse_seeds(const char *v, uint64_t *out, unsigned int *nr)
 			out[(*nr)++] = a;
 	}
 	return *nr ? 0 : -EINVAL;
+}
+
+/* A count that must be > 0. */
+static int parse_pos(const char *v, uint64_t *ret)
+{
+	return parse_u64(v, ret) ?: *ret ? 0 : -EINVAL;
+}
+
+/* fail= (WHATs: "write meta/read any") or fail_rate= ("2% data:0.5%"):
+ * space separated, each checked as the sim: spec key checks it. */
+static int parse_fail_list(const char *v, char (*out)[64], unsigned int *nr,
+			   bool is_rate)
+{
+	char tmp[512], what[80], *save = NULL, *t;
+	struct zsim_fault f;
+
+	*nr = 0;
+	snprintf(tmp, sizeof(tmp), "%s", v);
+	for (t = strtok_r(tmp, " \t", &save); t;
+	     t = strtok_r(NULL, " \t", &save)) {
+		snprintf(what, sizeof(what), "%s:1", t);
+		if (*nr >= MAX_POINTS_SPEC || strlen(t) >= 64 ||
+		    zsim_parse_fault(is_rate ? t : what, is_rate, &f))
+			return -EINVAL;
+		snprintf(out[(*nr)++], 64, "%s", t);
+	}
+	return *nr ? 0 : -EINVAL;
+}
+
+/* zone_fail=offline readonly */
+static int parse_conds(const char *v, struct camp *c)
+{
+	char tmp[128], *save = NULL, *t;
+
+	c->nr_zone_conds = 0;
+	snprintf(tmp, sizeof(tmp), "%s", v);
+	for (t = strtok_r(tmp, " ,\t", &save); t;
+	     t = strtok_r(NULL, " ,\t", &save)) {
+		if (c->nr_zone_conds == 2)
+			return -EINVAL;
+		if (!strcmp(t, "offline"))
+			c->zone_conds[c->nr_zone_conds++] = ZDEV_COND_OFFLINE;
+		else if (!strcmp(t, "readonly"))
+			c->zone_conds[c->nr_zone_conds++] = ZDEV_COND_READONLY;
+		else
+			return -EINVAL;
+	}
+	return c->nr_zone_conds ? 0 : -EINVAL;
 }
 
 static int parse_file(struct camp *c, const char *path, bool is_fio,
@@ -1981,6 +2469,30 @@ static int parse_file(struct camp *c, const char *path, bool is_fio,
 				ret = parse_rc(v, &c->replay_cuts);
 			else if (!strcmp(k, "quick_replay_cuts"))
 				ret = parse_rc(v, &c->qreplay_cuts);
+			else if (!strcmp(k, "fail"))
+				ret = parse_fail_list(v, c->fail, &c->nr_fail,
+						      false);
+			else if (!strcmp(k, "fail_rate"))
+				ret = parse_fail_list(v, c->rates, &c->nr_rates,
+						      true);
+			else if (!strcmp(k, "fail_step"))
+				ret = parse_pos(v, &c->fail_step);
+			else if (!strcmp(k, "quick_fail_step"))
+				ret = parse_pos(v, &c->qfail_step);
+			else if (!strcmp(k, "rate_seeds"))
+				ret = parse_seeds(v, c->rate_seeds, &c->nr_rate_seeds);
+			else if (!strcmp(k, "quick_rate_seeds"))
+				ret = parse_seeds(v, c->qrate_seeds, &c->nr_qrate_seeds);
+			else if (!strcmp(k, "zone_fail"))
+				ret = parse_conds(v, c);
+			else if (!strcmp(k, "zone_points"))
+				ret = parse_pos(v, &c->zone_points);
+			else if (!strcmp(k, "quick_zone_points"))
+				ret = parse_pos(v, &c->qzone_points);
+			else if (!strcmp(k, "zone_step"))
+				ret = parse_pos(v, &c->zone_step);
+			else if (!strcmp(k, "quick_zone_step"))
+				ret = parse_pos(v, &c->qzone_step);
 			else
 				ret = -ENOENT;
 		}
@@ -2048,6 +2560,21 @@ static int load_camp(struct camp *c, const char *path, bool quick, char *err,
 	if (strncmp(c->spec, "sim:", 4)) {
 		snprintf(err, elen, "%s: crash campaigns need a simulated device (device=sim:...)", path);
 		return -EINVAL;
+	}
+	if (strcmp(c->workload, "faults") &&
+	    (c->nr_fail || c->nr_rates || c->nr_zone_conds)) {
+		snprintf(err, elen, "%s: fail, fail_rate and zone_fail need workload=faults", path);
+		return -EINVAL;
+	}
+	if (!strcmp(c->workload, "faults")) {
+		if (!c->nr_fail && !c->nr_rates && !c->nr_zone_conds) {
+			snprintf(err, elen, "%s: workload=faults needs fail, fail_rate or zone_fail", path);
+			return -EINVAL;
+		}
+		if (c->nr_rates && !c->nr_rate_seeds) {
+			c->rate_seeds[0] = 1;
+			c->nr_rate_seeds = 1;
+		}
 	}
 	return 0;
 }
@@ -2141,6 +2668,11 @@ static void tally_state(struct tally *x, const struct wl *w, uint64_t wi,
 
 	sum->tried++;
 	sum->tried_treelog[is_on]++;
+	sum->nr_injected += v->nr_injected;
+	sum->nr_zone_fails += v->nr_zone_fails;
+	sum->nr_faulted += v->nr_injected || v->nr_zone_fails;
+	sum->nr_errors += v->nr_errors;
+	sum->nr_degraded += v->is_degraded;
 	if (cut2) {
 		sum->tried_replay++;
 		snprintf(c2, sizeof(c2), " cut2=persist=%" PRIu64, cut2);
@@ -2338,6 +2870,35 @@ int zcrash_run(const char *scenario, const struct zcrash_opts *opts,
 
 		if (!(c->treelog & (mi ? ZCRASH_TREELOG_ON : ZCRASH_TREELOG_OFF)))
 			continue;
+		if (!strcmp(c->workload, "faults")) {
+			/* the fault-free run sizes the sweep */
+			struct wl w;
+			struct rec r;
+
+			c->nr_ft = 0;
+			make_wl(c, 0, &w);
+			tmp_len = max_write_len(&w);
+			free(tmp);
+			tmp = malloc(tmp_len);
+			ret = record(c, &w, &mo, &r, tmp, err, sizeof(err));
+			free(w.ops);
+			if (ret) {
+				fprintf(stderr, "zcow crash: %s: treelog=%s fault-free run: %s\n",
+					c->path, mi ? "on" : "off", err);
+				goto out;
+			}
+			build_trials(c, &r);
+			rec_free(&r);
+			if (!o->repro)
+				nwl = c->nr_ft;
+			else if (rp.w >= c->nr_ft) {
+				fprintf(stderr, "zcow crash: w=%" PRIu64 ": the campaign has %" PRIu64 " trials\n",
+					rp.w, c->nr_ft);
+				ret = -EINVAL;
+				goto out;
+			}
+			x.nwl = nwl;
+		}
 		for (wi = w0; wi < nwl; wi++) {
 			struct wl w;
 			struct rec r;
@@ -2476,6 +3037,13 @@ finished:
 				       k ? "on" : "off", sum->tried_treelog[k],
 				       sum->violations_treelog[k]);
 		printf("  %-20s %10" PRIu64 "\n", "recovery cut again", sum->tried_replay);
+		if (!strcmp(c->workload, "faults")) {
+			printf("  %-20s %10" PRIu64 "\n", "states with a fault", sum->nr_faulted);
+			printf("  %-20s %10" PRIu64 "\n", "commands failed", sum->nr_injected);
+			printf("  %-20s %10" PRIu64 "\n", "zones failed", sum->nr_zone_fails);
+			printf("  %-20s %10" PRIu64 "\n", "errors reported", sum->nr_errors);
+			printf("  %-20s %10" PRIu64 "\n", "degraded (offline)", sum->nr_degraded);
+		}
 		printf("  %-20s %10.2f (%.0f states/min)\n", "seconds", sum->seconds,
 		       sum->seconds > 0 ? sum->tried * 60.0 / sum->seconds : 0.0);
 		if (dir[0])
@@ -2494,6 +3062,10 @@ finished:
 			sum->tried_treelog[0], sum->violations_treelog[0],
 			sum->tried_treelog[1], sum->violations_treelog[1],
 			sum->tried_replay);
+		if (!strcmp(c->workload, "faults"))
+			fprintf(x.js, ",\n  \"faults\": {\"states_with_a_fault\": %" PRIu64 ", \"commands_failed\": %" PRIu64 ", \"zones_failed\": %" PRIu64 ", \"errors_reported\": %" PRIu64 ", \"degraded\": %" PRIu64 "}",
+				sum->nr_faulted, sum->nr_injected, sum->nr_zone_fails,
+				sum->nr_errors, sum->nr_degraded);
 		fprintf(x.js, ",\n  \"seconds\": %.3f,\n  \"states_per_minute\": %.0f\n}\n",
 			sum->seconds, sum->seconds > 0 ? sum->tried * 60.0 / sum->seconds : 0.0);
 	}
@@ -2506,6 +3078,7 @@ out:
 	free(cl.p);
 	free(tmp);
 	free(buf);
+	free(c->ft);
 	free(c);
 	return ret;
 }

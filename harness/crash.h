@@ -26,8 +26,8 @@
 /*
  * The oracles (docs/crash.md); index 0 is unused.  4 and 5 hold with
  * treelog=off (the recovered state is one commit's), 7 and 8 with
- * treelog=on (the last commit plus what the log holds); the others in
- * both modes.
+ * treelog=on (the last commit plus what the log holds); 9 in fault
+ * campaigns only; the others in both modes.
  */
 enum zcrash_oracle {
 	ZCRASH_OK,
@@ -39,6 +39,8 @@ enum zcrash_oracle {
 	ZCRASH_DEVICE,		/* 6: device trace (wp, resets) */
 	ZCRASH_FSYNC,		/* 7: what each acked fsync/sync persisted */
 	ZCRASH_GARBAGE,		/* 8: every path and file a past state */
+	ZCRASH_REPORTED,	/* 9: workload=faults: what the ops that
+				 * succeeded wrote reads back, or an error */
 	ZCRASH_NR_ORACLES
 };
 
@@ -70,6 +72,14 @@ struct zcrash_summary {
 	uint64_t tried_treelog[2];	/* states per mode: [0] off, [1] on */
 	uint64_t violations_treelog[2];
 	uint64_t tried_replay;	/* of tried: recovery mount cut again */
+	/* workload=faults (0 otherwise), summed over the states tried */
+	uint64_t nr_injected;	/* commands failed by an injected fault */
+	uint64_t nr_zone_fails;	/* zones turned read-only or offline */
+	uint64_t nr_faulted;	/* states with a fault that fired */
+	uint64_t nr_errors;	/* ops that returned an error to the caller */
+	uint64_t nr_degraded;	/* states with an offline zone whose
+				 * acknowledged data read back with an error
+				 * or did not mount (the device lost it) */
 	double seconds;
 	char first_repro[512];	/* the first violation's repro line */
 	char dir[512];		/* results folder ("" if none) */

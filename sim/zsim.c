@@ -58,8 +58,33 @@ int zsim_check_config(struct zsim_config *cfg)
 		cfg->lba_size = 4096;
 	if (!cfg->max_append)
 		cfg->max_append = 512 * 1024;
-	if (cfg->lba_size < 512 || !is_pow2(cfg->lba_size)) {
-		zlog_err("sim", "lba=%u: the logical block size is not a power of two >= 512",
+	/* Limits first: nothing is allocated from an unchecked size. */
+	if (cfg->nr_zones > ZSIM_MAX_ZONES) {
+		zlog_err("sim", "zones=%llu: more than %llu zones",
+			 (unsigned long long)cfg->nr_zones, ZSIM_MAX_ZONES);
+		return -EINVAL;
+	}
+	if (cfg->zone_size > ZSIM_MAX_ZONE_SIZE) {
+		zlog_err("sim", "zone_size=%llu: above %llu bytes (64 GiB)",
+			 (unsigned long long)cfg->zone_size,
+			 ZSIM_MAX_ZONE_SIZE);
+		return -EINVAL;
+	}
+	if (cfg->nr_zones * cfg->zone_size > ZSIM_MAX_DEV_SIZE) {
+		zlog_err("sim", "zones=%llu x zone_size=%llu: device above %llu bytes (1 PiB)",
+			 (unsigned long long)cfg->nr_zones,
+			 (unsigned long long)cfg->zone_size, ZSIM_MAX_DEV_SIZE);
+		return -EINVAL;
+	}
+	if (cfg->max_append > ZSIM_MAX_APPEND_LIMIT) {
+		zlog_err("sim", "max_append=%llu: above %llu bytes (64 MiB)",
+			 (unsigned long long)cfg->max_append,
+			 ZSIM_MAX_APPEND_LIMIT);
+		return -EINVAL;
+	}
+	if (cfg->lba_size < 512 || cfg->lba_size > ZSIM_MAX_LBA ||
+	    !is_pow2(cfg->lba_size)) {
+		zlog_err("sim", "lba=%u: the logical block size is not a power of two in 512 .. 1 MiB",
 			 cfg->lba_size);
 		return -EINVAL;
 	}
@@ -83,11 +108,6 @@ int zsim_check_config(struct zsim_config *cfg)
 		zlog_err("sim", "conv=%llu: more than zones=%llu",
 			 (unsigned long long)cfg->nr_conv,
 			 (unsigned long long)cfg->nr_zones);
-		return -EINVAL;
-	}
-	if (cfg->nr_zones > UINT64_MAX / cfg->zone_size ||
-	    cfg->nr_zones >= ZSIM_NO_ZONE / 2) {
-		zlog_err("sim", "zones x zone_size: device too large");
 		return -EINVAL;
 	}
 	if (cfg->max_active && cfg->max_open > cfg->max_active) {
@@ -494,7 +514,23 @@ static void persist_zone_locked(struct zsim *sim, uint64_t zno)
 
 /* ---- faults, cut points, trace ----------------------------------------- */
 
-static bool fault_hits(struct zsim *sim, enum zdev_op op)
+static bool fault_matches(const struct zsim_fault *f, enum zdev_op op,
+			  enum zdev_class cls)
+{
+	switch (f->match) {
+	case ZSIM_MATCH_OP:
+		return f->op == op;
+	case ZSIM_MATCH_CLASS:
+		return f->cls == cls && op != ZDEV_OP_READ;
+	case ZSIM_MATCH_CLASS_OP:
+		return f->cls == cls && f->op == op;
+	case ZSIM_MATCH_ANY:
+		return true;
+	}
+	return false;
+}
+
+static bool fault_hits(struct zsim *sim, enum zdev_op op, enum zdev_class cls)
 {
 	bool hit = false;
 	unsigned int i;
@@ -502,7 +538,7 @@ static bool fault_hits(struct zsim *sim, enum zdev_op op)
 	for (i = 0; i < sim->nr_faults; i++) {
 		struct zsim_fault_slot *f = &sim->faults[i];
 
-		if (f->fault.op != op)
+		if (!fault_matches(&f->fault, op, cls))
 			continue;
 		f->seen++;
 		if (f->fault.ordinal) {
@@ -702,8 +738,35 @@ static struct zsim *to_sim(struct zdev *dev)
 	return dev->priv;
 }
 
+/* The zone turns read-only or offline: its data is what the media holds
+ * now, so it is made durable first. */
+static void fail_zone_locked(struct zsim *sim, uint64_t zno, uint8_t cond)
+{
+	if (is_seq(&sim->zones[zno]))
+		persist_zone_locked(sim, zno);
+	set_cond(sim, zno, cond);
+}
+
+/* Apply the zone failures due at this command (sim->nr_cmds). */
+static void zone_fails_locked(struct zsim *sim)
+{
+	unsigned int i = 0;
+
+	while (i < sim->nr_zone_fails) {
+		struct zsim_zone_fail *f = &sim->zone_fails[i];
+
+		if (f->at_cmd > sim->nr_cmds) {
+			i++;
+			continue;
+		}
+		fail_zone_locked(sim, f->zno, f->cond);
+		*f = sim->zone_fails[--sim->nr_zone_fails];
+	}
+}
+
 /*
- * Common entry of a command: power, then the armed crash point, then the
+ * Common entry of a command: power, then the due zone failures, then the
+ * armed crash point, then the
  * injected faults.  Returns 1 to go on, 0 with *ret set to stop here; sets
  * *when_ret to the crash point to apply after the command (or -1).
  */
@@ -717,6 +780,9 @@ static int enter_locked(struct zsim *sim, enum zdev_op op, enum zdev_class cls,
 		*ret = violate(sim, ZSIM_RULE_POWER_OFF, -EIO);
 		return 0;
 	}
+	sim->nr_cmds++;
+	if (sim->nr_zone_fails)
+		zone_fails_locked(sim);
 	if (is_persist)
 		sim->nr_persist++;
 	if (cut_matches(sim, op, cls)) {
@@ -731,7 +797,7 @@ static int enter_locked(struct zsim *sim, enum zdev_op op, enum zdev_class cls,
 		}
 		*when_ret = sim->cut.when;
 	}
-	if (fault_hits(sim, op)) {
+	if (fault_hits(sim, op, cls)) {
 		*ret = violate(sim, ZSIM_RULE_INJECTED, -EIO);
 		return 0;
 	}
@@ -1338,7 +1404,10 @@ int zsim_add_fault(struct zsim *sim, const struct zsim_fault *fault)
 	int ret = 0;
 
 	if ((unsigned int)fault->op >= ZDEV_NR_OPS ||
-	    (!fault->ordinal && !fault->rate_ppm))
+	    (unsigned int)fault->match > ZSIM_MATCH_ANY ||
+	    (unsigned int)fault->cls >= ZDEV_NR_CLASSES ||
+	    (!fault->ordinal && !fault->rate_ppm) ||
+	    fault->rate_ppm > ZSIM_PPM)
 		return -EINVAL;
 	pthread_mutex_lock(&sim->lock);
 	if (sim->nr_faults == ZSIM_MAX_FAULTS) {
@@ -1357,6 +1426,7 @@ void zsim_clear_faults(struct zsim *sim)
 {
 	pthread_mutex_lock(&sim->lock);
 	sim->nr_faults = 0;
+	sim->nr_zone_fails = 0;
 	pthread_mutex_unlock(&sim->lock);
 }
 
@@ -1370,12 +1440,163 @@ int zsim_set_zone_cond(struct zsim *sim, uint64_t zone_start,
 	    (cond != ZDEV_COND_READONLY && cond != ZDEV_COND_OFFLINE))
 		return -EINVAL;
 	pthread_mutex_lock(&sim->lock);
-	/* The zone's data is what the media holds now: make it durable. */
-	if (is_seq(&sim->zones[zno]))
-		persist_zone_locked(sim, zno);
-	set_cond(sim, zno, cond);
+	fail_zone_locked(sim, zno, cond);
 	pthread_mutex_unlock(&sim->lock);
 	return ret;
+}
+
+int zsim_fail_zone_at(struct zsim *sim, uint64_t zone_start,
+		      enum zdev_zone_cond cond, uint64_t at_cmd)
+{
+	uint64_t zno = zone_start / sim->cfg.zone_size;
+	int ret = 0;
+
+	if (zone_start % sim->cfg.zone_size || zno >= sim->cfg.nr_zones ||
+	    (cond != ZDEV_COND_READONLY && cond != ZDEV_COND_OFFLINE))
+		return -EINVAL;
+	pthread_mutex_lock(&sim->lock);
+	if (at_cmd <= sim->nr_cmds) {
+		fail_zone_locked(sim, zno, cond);
+	} else if (sim->nr_zone_fails == ZSIM_MAX_FAULTS) {
+		ret = -ENOSPC;
+	} else {
+		sim->zone_fails[sim->nr_zone_fails++] =
+			(struct zsim_zone_fail){ .zno = zno, .cond = cond,
+						 .at_cmd = at_cmd };
+	}
+	pthread_mutex_unlock(&sim->lock);
+	return ret;
+}
+
+void zsim_reseed(struct zsim *sim, uint64_t seed)
+{
+	pthread_mutex_lock(&sim->lock);
+	sim->rng = seed;
+	pthread_mutex_unlock(&sim->lock);
+}
+
+const char *zsim_image_path(const struct zsim *sim)
+{
+	return sim->image_path;
+}
+
+uint64_t zsim_nr_commands(const struct zsim *sim)
+{
+	return sim->nr_cmds;
+}
+
+/* "2%", "0.5%", "500ppm", "20000" (ppm) into *ppm_ret. */
+static int parse_rate(const char *s, uint32_t *ppm_ret)
+{
+	uint64_t whole = 0, frac = 0, scale = 1;
+	const char *p = s;
+
+	if (*p < '0' || *p > '9')
+		return -EINVAL;
+	for (; *p >= '0' && *p <= '9'; p++) {
+		whole = whole * 10 + (*p - '0');
+		if (whole > ZSIM_PPM)
+			return -EINVAL;
+	}
+	if (*p == '.') {
+		for (p++; *p >= '0' && *p <= '9'; p++) {
+			if (scale >= 10000)	/* 0.0001% = 1 ppm */
+				return -EINVAL;
+			frac = frac * 10 + (*p - '0');
+			scale *= 10;
+		}
+		if (scale == 1 || strcmp(p, "%"))
+			return -EINVAL;
+	}
+	if (strcmp(p, "%") == 0) {
+		if (whole > 100)
+			return -EINVAL;
+		whole = whole * 10000 + frac * 10000 / scale;
+	} else if (*p && strcmp(p, "ppm")) {
+		return -EINVAL;
+	}
+	if (!whole || whole > ZSIM_PPM)
+		return -EINVAL;
+	*ppm_ret = (uint32_t)whole;
+	return 0;
+}
+
+/* A command name ("read", "write", "append", "reset", "open", "close",
+ * "finish", "flush"); -EINVAL otherwise (reports are not commands). */
+static int parse_op(const char *s)
+{
+	int op;
+
+	for (op = 0; op < ZDEV_NR_OPS; op++)
+		if (op != ZDEV_OP_REPORT &&
+		    strcmp(s, zdev_op_name((enum zdev_op)op)) == 0)
+			return op;
+	return -EINVAL;
+}
+
+/* WHAT: an op, a class, CLASS/OP, or "any". */
+static int parse_what(const char *s, struct zsim_fault *f)
+{
+	char cls[16];
+	const char *slash = strchr(s, '/');
+	int c, op;
+
+	if (strcmp(s, "any") == 0) {
+		f->match = ZSIM_MATCH_ANY;
+		return 0;
+	}
+	if (slash) {
+		if ((size_t)(slash - s) >= sizeof(cls))
+			return -EINVAL;
+		memcpy(cls, s, slash - s);
+		cls[slash - s] = '\0';
+		c = zdev_class_parse(cls);
+		op = parse_op(slash + 1);
+		if (c < 0 || op < 0)
+			return -EINVAL;
+		f->match = ZSIM_MATCH_CLASS_OP;
+		f->cls = c;
+		f->op = op;
+		return 0;
+	}
+	op = parse_op(s);
+	if (op >= 0) {
+		f->match = ZSIM_MATCH_OP;
+		f->op = op;
+		return 0;
+	}
+	c = zdev_class_parse(s);
+	if (c < 0)
+		return -EINVAL;
+	f->match = ZSIM_MATCH_CLASS;
+	f->cls = c;
+	return 0;
+}
+
+int zsim_parse_fault(const char *s, bool is_rate, struct zsim_fault *fault_ret)
+{
+	const char *colon = strrchr(s, ':');
+	char what[32];
+
+	memset(fault_ret, 0, sizeof(*fault_ret));
+	if (!colon) {
+		if (!is_rate)
+			return -EINVAL;
+		fault_ret->match = ZSIM_MATCH_ANY;
+		return parse_rate(s, &fault_ret->rate_ppm);
+	}
+	if ((size_t)(colon - s) >= sizeof(what))
+		return -EINVAL;
+	memcpy(what, s, colon - s);
+	what[colon - s] = '\0';
+	if (parse_what(what, fault_ret))
+		return -EINVAL;
+	if (is_rate)
+		return parse_rate(colon + 1, &fault_ret->rate_ppm);
+	if (zdev_parse_u64(colon + 1, &fault_ret->ordinal) ||
+	    !fault_ret->ordinal)
+		return -EINVAL;
+	return 0;
 }
 
 void zsim_trace_csv(struct zsim *sim, FILE *out)

@@ -26,6 +26,21 @@
 #include "../core/zdev.h"
 
 /*
+ * Limits of a simulated device: beyond what a real zoned device has (the
+ * largest SMR disks have ~120,000 zones of 256 MiB, ZNS SSDs zones of up
+ * to 2 GiB and appends of a few MiB; zone sizes up to 64 GiB leave room
+ * to test btrfs's 8 GiB limit from both sides), and low enough that the
+ * per-zone state (about 56 bytes a zone, allocated at open) stays below
+ * 64 MiB.
+ * Checked before anything is allocated (docs/device-spec.md).
+ */
+#define ZSIM_MAX_ZONES (1ull << 20)		/* zones */
+#define ZSIM_MAX_ZONE_SIZE (64ull << 30)	/* bytes per zone */
+#define ZSIM_MAX_DEV_SIZE (1ull << 50)		/* bytes: zones x size */
+#define ZSIM_MAX_APPEND_LIMIT (64ull << 20)	/* bytes per append */
+#define ZSIM_MAX_LBA (1u << 20)			/* bytes per block */
+
+/*
  * Geometry and behaviour of a simulated device.  A zeroed config is valid:
  * every 0 field takes the default given beside it.
  */
@@ -112,13 +127,29 @@ struct zsim_cut {
 	uint64_t seed;		/* seeds the loss policy */
 };
 
-/* Fault injection. */
+/*
+ * Fault injection: a matching command fails with -EIO before it reaches
+ * the media (nothing of it lands), counted as ZSIM_RULE_INJECTED.
+ */
+enum zsim_fault_match {
+	ZSIM_MATCH_OP,		/* commands of @op, any class */
+	ZSIM_MATCH_CLASS,	/* commands of class @cls except reads:
+				 * writes, appends, zone commands, flushes */
+	ZSIM_MATCH_CLASS_OP,	/* commands of @op with class @cls */
+	ZSIM_MATCH_ANY,		/* every command (a report is none) */
+};
+
 struct zsim_fault {
 	enum zdev_op op;	/* ZDEV_OP_READ / WRITE / APPEND / ... */
-	uint64_t ordinal;	/* fail the Nth command of @op (1-based);
+	uint64_t ordinal;	/* fail the Nth matching command (1-based);
 				 * 0 = use @rate_ppm instead */
-	uint32_t rate_ppm;	/* fail this many per million, seeded */
+	uint32_t rate_ppm;	/* fail this many per million, seeded by
+				 * the config's seed */
+	enum zsim_fault_match match;	/* 0: by @op */
+	enum zdev_class cls;	/* for ZSIM_MATCH_CLASS[_OP] */
 };
+
+#define ZSIM_PPM 1000000u	/* rate_ppm of a command that always fails */
 
 struct zsim;
 
@@ -161,12 +192,39 @@ const char *zsim_loss_name(enum zsim_loss loss);
 /* Returns the policy or -EINVAL. */
 int zsim_loss_parse(const char *name);
 
-/* Faults. */
+/*
+ * Faults.  zsim_add_fault() returns 0, -EINVAL for a bad fault, -ENOSPC
+ * when ZSIM_MAX_FAULTS are armed.  zsim_clear_faults() disarms every fault
+ * and every pending zone failure.
+ */
+#define ZSIM_MAX_FAULTS	16
 int zsim_add_fault(struct zsim *sim, const struct zsim_fault *fault);
 void zsim_clear_faults(struct zsim *sim);
 /* Turn a zone read-only or offline (as a device may on its own). */
 int zsim_set_zone_cond(struct zsim *sim, uint64_t zone_start,
 		       enum zdev_zone_cond cond);
+/*
+ * Turn the zone at @zone_start read-only or offline just before command
+ * number @at_cmd (zsim_nr_commands() counting; at or below the count so
+ * far: now).  Returns 0, -EINVAL, or -ENOSPC (ZSIM_MAX_FAULTS pending).
+ */
+int zsim_fail_zone_at(struct zsim *sim, uint64_t zone_start,
+		      enum zdev_zone_cond cond, uint64_t at_cmd);
+/* Restart the fault-rate PRNG from @seed (as the spec key seed= does). */
+void zsim_reseed(struct zsim *sim, uint64_t seed);
+/* The image file the device is saved to on close, or NULL. */
+const char *zsim_image_path(const struct zsim *sim);
+/* Commands (read, write, append, zone, flush; not report) since open. */
+uint64_t zsim_nr_commands(const struct zsim *sim);
+/*
+ * Parse the value of the spec key fail= ("write:5", "meta:3",
+ * "meta/read:2", "any:7"; docs/device-spec.md) into @fault_ret (ordinal
+ * set), or, when @is_rate, of fail_rate= ("write:2%", "data:500ppm",
+ * "20000", "0.5%": rate_ppm set, WHAT: defaults to any).  Returns 0 or
+ * -EINVAL.
+ */
+int zsim_parse_fault(const char *s, bool is_rate,
+		     struct zsim_fault *fault_ret);
 
 /*
  * Trace every command as CSV to @out (NULL stops):

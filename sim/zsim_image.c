@@ -623,11 +623,30 @@ out:
 	return ret;
 }
 
-/* Load DIR/zones/<zno>.bin (zone data from start to wp) if it exists. */
+/* Whether the rest of @f holds only zero bytes; -errno on a read error. */
+static int is_zero_tail(FILE *f, uint8_t *buf, size_t buf_len)
+{
+	size_t n, i;
+
+	while ((n = fread(buf, 1, buf_len, f)) > 0)
+		for (i = 0; i < n; i++)
+			if (buf[i])
+				return 0;
+	return ferror(f) ? -EIO : 1;
+}
+
+/*
+ * Load DIR/zones/<zno>.bin if it exists: the zone from its start to its
+ * reported wp (@rep_wp bytes; a full zone reports the zone end, so `dd` of
+ * it gives zone-size bytes), of which the first @wp bytes are data.  The
+ * bytes from @wp to @rep_wp are the gap past the capacity, which reads as
+ * zeros on the device: they must be zeros in the file too.
+ */
 static int import_data(struct zsim *sim, const char *dir, uint64_t zno,
-		       uint64_t wp, uint8_t *buf)
+		       uint64_t wp, uint64_t rep_wp, uint8_t *buf)
 {
 	uint64_t off = 0, zs = sim->cfg.zone_size;
+	uint64_t max = zno < sim->cfg.nr_conv ? zs : rep_wp;
 	char *path = NULL;
 	struct stat st;
 	FILE *f = NULL;
@@ -640,9 +659,9 @@ static int import_data(struct zsim *sim, const char *dir, uint64_t zno,
 		/* Not captured: the zone reads as zeros up to its wp. */
 		goto out;
 	}
-	if ((uint64_t)st.st_size > (zno < sim->cfg.nr_conv ? zs : wp)) {
-		zlog_err("sim", "import: %s: %lld bytes, more than the zone's wp",
-			 path, (long long)st.st_size);
+	if ((uint64_t)st.st_size > max) {
+		zlog_err("sim", "import: %s: %lld bytes, more than the zone's wp (%" PRIu64 " bytes)",
+			 path, (long long)st.st_size, max);
 		ret = -EINVAL;
 		goto out;
 	}
@@ -652,11 +671,31 @@ static int import_data(struct zsim *sim, const char *dir, uint64_t zno,
 		zlog_err("sim", "import: cannot open %s", path);
 		goto out;
 	}
-	while ((n = fread(buf, 1, sim->chunk_size, f)) > 0) {
+	if (zno < sim->cfg.nr_conv)
+		wp = zs;
+	while (off < wp) {
+		n = fread(buf, 1, wp - off < sim->chunk_size ?
+				  wp - off : sim->chunk_size, f);
+		if (!n)
+			break;
 		ret = zsim_store_locked(sim, zno, off, buf, n);
 		if (ret)
 			goto out;
 		off += n;
+	}
+	if (off == wp) {
+		ret = is_zero_tail(f, buf, sim->chunk_size);
+		if (ret == 0) {
+			zlog_err("sim", "import: %s: nonzero bytes past the zone's data end (%" PRIu64 " bytes, its capacity): not what the device reads there",
+				 path, wp);
+			ret = -EINVAL;
+			goto out;
+		}
+		ret = ret < 0 ? ret : 0;
+	}
+	if (ferror(f)) {
+		zlog_err("sim", "import: cannot read %s", path);
+		ret = -EIO;
 	}
 out:
 	if (f)
@@ -736,7 +775,7 @@ static int import_sim(const char *dir, struct zsim **sim_ret)
 			/* Imported data is durable. */
 			z->wp = z->durable = wp;
 		}
-		ret = import_data(sim, dir, i, wp, buf);
+		ret = import_data(sim, dir, i, wp, rz[i].wp, buf);
 		if (ret)
 			goto out;
 	}
@@ -840,9 +879,83 @@ static int apply_keys(struct zsim *sim, const struct zsim_config *cfg,
 	return 0;
 }
 
+/* The fault keys of a spec, armed once the device exists. */
+struct spec_faults {
+	struct zsim_fault f[ZSIM_MAX_FAULTS];
+	unsigned int nr;
+	struct {
+		uint64_t zno, at_cmd;
+		enum zdev_zone_cond cond;
+		char text[64];		/* the value, for messages */
+	} z[ZSIM_MAX_FAULTS];
+	unsigned int nr_z;
+};
+
+/* zone_fail=readonly|offline:ZONE[@CMD]. */
+static int parse_zone_fail(const char *val, struct spec_faults *sf)
+{
+	char buf[64], *colon, *at;
+	uint64_t zno, cmd = 0;
+	enum zdev_zone_cond cond;
+
+	if (strlen(val) >= sizeof(buf) || sf->nr_z == ZSIM_MAX_FAULTS)
+		return -EINVAL;
+	strcpy(buf, val);
+	colon = strchr(buf, ':');
+	if (!colon)
+		return -EINVAL;
+	*colon++ = '\0';
+	if (strcmp(buf, "readonly") == 0)
+		cond = ZDEV_COND_READONLY;
+	else if (strcmp(buf, "offline") == 0)
+		cond = ZDEV_COND_OFFLINE;
+	else
+		return -EINVAL;
+	at = strchr(colon, '@');
+	if (at) {
+		*at++ = '\0';
+		if (zdev_parse_u64(at, &cmd))
+			return -EINVAL;
+	}
+	if (zdev_parse_u64(colon, &zno))
+		return -EINVAL;
+	sf->z[sf->nr_z].zno = zno;
+	sf->z[sf->nr_z].at_cmd = cmd;
+	sf->z[sf->nr_z].cond = cond;
+	memcpy(sf->z[sf->nr_z].text, val, strlen(val) + 1);	/* < 64 */
+	sf->nr_z++;
+	return 0;
+}
+
+/* Arm the spec's faults on a new device. */
+static int arm_faults(struct zsim *sim, const struct spec_faults *sf)
+{
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < sf->nr; i++) {
+		ret = zsim_add_fault(sim, &sf->f[i]);
+		if (ret)
+			return ret;
+	}
+	for (i = 0; i < sf->nr_z; i++) {
+		if (sf->z[i].zno >= sim->cfg.nr_zones) {
+			zlog_err("sim", "zone_fail=%s: zone %" PRIu64 " beyond the device's %" PRIu64 " zones",
+				 sf->z[i].text, sf->z[i].zno,
+				 sim->cfg.nr_zones);
+			return -EINVAL;
+		}
+		ret = zsim_fail_zone_at(sim, sf->z[i].zno * sim->cfg.zone_size,
+					sf->z[i].cond, sf->z[i].at_cmd);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
 static int parse_spec(const char *params, struct zsim_config *cfg,
 		      unsigned int *keys_ret, char *image, char *import_dir,
-		      size_t path_len)
+		      size_t path_len, struct spec_faults *sf)
 {
 	char key[32], val[4096];
 	const char *pos = params;
@@ -907,6 +1020,19 @@ static int parse_spec(const char *params, struct zsim_config *cfg,
 			else
 				ret = -EINVAL;
 			*keys_ret |= KEY_AUTO_CLOSE;
+		} else if (strcmp(key, "fail") == 0 ||
+			   strcmp(key, "fail_rate") == 0) {
+			if (sf->nr == ZSIM_MAX_FAULTS) {
+				zlog_err("sim", "spec key '%s': more than %d faults",
+					 key, ZSIM_MAX_FAULTS);
+				return -EINVAL;
+			}
+			ret = zsim_parse_fault(val, key[4] == '_',
+					       &sf->f[sf->nr]);
+			if (!ret)
+				sf->nr++;
+		} else if (strcmp(key, "zone_fail") == 0) {
+			ret = parse_zone_fail(val, sf);
 		} else if (strcmp(key, "data") == 0) {
 			if (strcmp(val, "on") == 0)
 				cfg->no_data = false;
@@ -939,16 +1065,20 @@ static int backend_open(const char *params, struct zdev **dev_ret)
 {
 	struct zsim_config cfg = { 0 };
 	char image[4096], import_dir[4096];
+	struct spec_faults *sf;
 	struct zsim *sim = NULL;
 	unsigned int keys;
 	struct stat st;
 	int ret;
 
 	*dev_ret = NULL;
+	sf = calloc(1, sizeof(*sf));
+	if (!sf)
+		return -ENOMEM;
 	ret = parse_spec(params, &cfg, &keys, image, import_dir,
-			 sizeof(image));
+			 sizeof(image), sf);
 	if (ret)
-		return ret;
+		goto out;
 	if (*import_dir) {
 		ret = import_sim(import_dir, &sim);
 		ret = ret ?: apply_keys(sim, &cfg, keys, import_dir);
@@ -958,6 +1088,7 @@ static int backend_open(const char *params, struct zdev **dev_ret)
 	} else {
 		ret = zsim_new(&cfg, &sim);
 	}
+	ret = ret ?: arm_faults(sim, sf);
 	if (ret)
 		goto out;
 	if (*image) {
@@ -971,6 +1102,7 @@ static int backend_open(const char *params, struct zdev **dev_ret)
 out:
 	if (ret)
 		zsim_destroy(sim);
+	free(sf);
 	return ret;
 }
 

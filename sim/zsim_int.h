@@ -24,7 +24,6 @@
 #define ZSIM_CHUNK_MAX	(2u << 20)	/* bytes per chunk, at most: one
 					 * transparent huge page */
 #define ZSIM_NO_ZONE	UINT64_MAX	/* list end / "no zone" sentinel */
-#define ZSIM_MAX_FAULTS	16
 
 struct zsim_zone {
 	uint8_t type;		/* enum zdev_zone_type */
@@ -61,7 +60,14 @@ struct zsim_last {
 
 struct zsim_fault_slot {
 	struct zsim_fault fault;
-	uint64_t seen;		/* commands of @fault.op seen since added */
+	uint64_t seen;		/* matching commands seen since added */
+};
+
+/* A zone that fails at a command count (zsim_fail_zone_at). */
+struct zsim_zone_fail {
+	uint64_t zno;
+	uint8_t cond;		/* READONLY or OFFLINE */
+	uint64_t at_cmd;	/* before this command (1-based) */
 };
 
 struct zsim {
@@ -94,6 +100,9 @@ struct zsim {
 	/* Faults. */
 	struct zsim_fault_slot faults[ZSIM_MAX_FAULTS];
 	unsigned int nr_faults;
+	struct zsim_zone_fail zone_fails[ZSIM_MAX_FAULTS];
+	unsigned int nr_zone_fails;
+	uint64_t nr_cmds;		/* commands since open (not reports) */
 	uint64_t rng;			/* splitmix64 state, from cfg.seed */
 
 	/* Rules. */

@@ -5,8 +5,11 @@
  * test-only ordering mutation of core/ (zcow_fault_mutation) is caught by
  * the campaign that targets it, in the tree-log mode it targets.
  */
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "crash.h"
 #include "tests.h"
@@ -198,6 +201,119 @@ START_TEST(test_repro_line)
 }
 END_TEST
 
+/*
+ * workload=faults: EIO on the Nth command, EIO rates, zones failing, then
+ * a power cut; faults fire, errors reach the callers, and nothing
+ * acknowledged is lost (no violation), in both tree-log modes.
+ */
+START_TEST(test_faults_campaign_reports_errors_and_loses_no_acked_write)
+{
+	struct zcrash_summary s = run("faults", 0);
+
+	ck_assert_uint_eq(s.violations, 0);
+	ck_assert_uint_gt(s.tried_treelog[0], 0);
+	ck_assert_uint_gt(s.tried_treelog[1], 0);
+	ck_assert_uint_gt(s.nr_faulted, s.tried / 2);
+	ck_assert_uint_gt(s.nr_injected, 0);
+	ck_assert_uint_gt(s.nr_zone_fails, 0);
+	ck_assert_uint_gt(s.nr_errors, 0);
+}
+END_TEST
+
+/* The faults campaign runs the recovery oracles: a tree-log that drops
+ * the fsynced inode's last extent is caught under oracle 7. */
+START_TEST(test_faults_campaign_catches_log_drop_item)
+{
+	struct zcrash_summary s;
+
+	ck_assert(is_fsync_logged());
+	s = run_modes("faults", "on", NULL, ZCOW_MUT_LOG_DROP_ITEM);
+	ck_assert_uint_gt(s.by_oracle[ZCRASH_FSYNC], 0);
+}
+END_TEST
+
+/* A repro line names one fault trial (w=N) and replays it alone. */
+START_TEST(test_faults_repro_line_replays_one_trial)
+{
+	struct zcrash_opts o = { .is_quiet = true, .no_results = true,
+		.repro = "configs/crash-faults.scenario quick w=3 treelog=on cut=end loss=drop seed=1" };
+	struct zcrash_summary sum;
+
+	ck_assert_int_eq(zcrash_run(NULL, &o, &sum), 0);
+	ck_assert_uint_eq(sum.tried, 1);
+	ck_assert_uint_eq(sum.nr_faulted, 1);
+	o.repro = "configs/crash-faults.scenario quick w=100000 treelog=on cut=end loss=drop seed=1";
+	ck_assert_int_eq(zcrash_run(NULL, &o, &sum), -EINVAL);
+}
+END_TEST
+
+/* Run a campaign from @text (a scenario written to a temp file); its
+ * stderr in @err. */
+static int run_text(const char *text, char *err, size_t elen)
+{
+	struct zcrash_opts o = { .is_quiet = true, .no_results = true,
+				 .quick = true };
+	char path[] = "/tmp/zcrash-scn-XXXXXX", epath[] = "/tmp/zcrash-err-XXXXXX";
+	struct zcrash_summary sum;
+	int fd = mkstemp(path), efd = mkstemp(epath), saved, ret;
+	ssize_t n;
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_ge(efd, 0);
+	ck_assert_int_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+	fflush(stderr);
+	saved = dup(2);
+	dup2(efd, 2);
+	ret = zcrash_run(path, &o, &sum);
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	n = pread(efd, err, elen - 1, 0);
+	err[n > 0 ? n : 0] = 0;
+	close(efd);
+	unlink(path);
+	unlink(epath);
+	return ret;
+}
+
+/* Bad fault keys: -EINVAL, the message naming file, line and option. */
+START_TEST(test_faults_scenario_refuses_bad_keys_naming_line)
+{
+	static const char head[] = "[zcow]\ndevice=sim:zones=16,zone_size=4M,zone_cap=1M\n[crash]\nworkload=faults\n";
+	static const struct {
+		const char *line, *option;
+	} bad[] = {
+		{ "fail=bogus", "'fail'" },
+		{ "fail=write:3", "'fail'" },
+		{ "fail_rate=101%", "'fail_rate'" },
+		{ "fail_rate=write:0", "'fail_rate'" },
+		{ "zone_fail=melted", "'zone_fail'" },
+		{ "fail_step=0", "'fail_step'" },
+		{ "zone_points=x", "'zone_points'" },
+	};
+	char text[512], err[1024];
+	unsigned int i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(text, sizeof(text), "%s%s\n", head, bad[i].line);
+		ck_assert_int_eq(run_text(text, err, sizeof(err)), -EINVAL);
+		ck_assert_msg(strstr(err, ":5: option ") &&
+			      strstr(err, bad[i].option),
+			      "%s: %s", bad[i].line, err);
+	}
+	/* No fault to inject, or fault keys for another workload. */
+	ck_assert_int_eq(run_text(head, err, sizeof(err)), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(err, "needs fail"));
+	snprintf(text, sizeof(text), "[zcow]\ndevice=sim:\n[crash]\nworkload=meta\nfail=write\n");
+	ck_assert_int_eq(run_text(text, err, sizeof(err)), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(err, "need workload=faults"));
+	/* Well-formed fault keys: the campaign runs clean. */
+	snprintf(text, sizeof(text), "%sfail=meta\nfail_rate=write:7\n", head);
+	ck_assert_int_eq(run_text(text, err, sizeof(err)), 0);
+}
+END_TEST
+
 Suite *crash_suite(void)
 {
 	Suite *s = suite_create("crash_suite");
@@ -214,6 +330,11 @@ Suite *crash_suite(void)
 	tcase_add_test(tc, test_treelog_mutation_sb_before_log_flush_caught);
 	tcase_add_test(tc, test_recovery_cut_again_clean);
 	tcase_add_test(tc, test_repro_line_recovery_cut);
+	tcase_add_test(tc,
+		       test_faults_campaign_reports_errors_and_loses_no_acked_write);
+	tcase_add_test(tc, test_faults_campaign_catches_log_drop_item);
+	tcase_add_test(tc, test_faults_repro_line_replays_one_trial);
+	tcase_add_test(tc, test_faults_scenario_refuses_bad_keys_naming_line);
 	suite_add_tcase(s, tc);
 	return s;
 }

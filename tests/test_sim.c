@@ -5,15 +5,19 @@
  * for its errno, the rule the simulator recorded, and the zone after.
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "run.h"
 #include "tests.h"
 #include "zdev.h"
+#include "zlog.h"
 #include "zsim.h"
 
 #define LBA 4096ull
@@ -873,6 +877,242 @@ START_TEST(test_spec_sets_geometry_and_bad_key_is_einval)
 }
 END_TEST
 
+/* The messages logged since the last open_msg() (sim errors). */
+static char log_buf[4096];
+
+static void keep_log(void *arg, enum zlog_level level, const char *tag,
+		     const char *msg)
+{
+	size_t n = strlen(log_buf);
+
+	(void)arg;
+	(void)level;
+	snprintf(log_buf + n, sizeof(log_buf) - n, "%s: %s\n", tag, msg);
+}
+
+/* zdev_open(@spec) with its messages kept in log_buf. */
+static int open_msg(const char *spec, struct zdev **dev_ret)
+{
+	int ret;
+
+	log_buf[0] = 0;
+	zlog_set_sink(keep_log, NULL);
+	ret = zdev_open(spec, dev_ret);
+	zlog_set_sink(NULL, NULL);
+	return ret;
+}
+
+/* Refused with -EINVAL, the message naming @key. */
+#define ck_refused(spec, key)                                               \
+	do {                                                                \
+		struct zdev *d_ = NULL;                                     \
+		ck_assert_int_eq(open_msg(spec, &d_), -EINVAL);             \
+		ck_assert_ptr_null(d_);                                     \
+		ck_assert_msg(strstr(log_buf, key) != NULL,                 \
+			      "%s: message does not name %s: %s", spec, key, \
+			      log_buf);                                     \
+	} while (0)
+
+/*
+ * Geometry beyond what a real device could have is refused before any
+ * allocation (the zone array is nr_zones x ~56 bytes): limits in
+ * docs/device-spec.md.
+ */
+START_TEST(test_spec_refuses_geometry_beyond_device_limits_naming_key)
+{
+	struct zdev *dev;
+	char spec[128];
+
+	/* At the limits: accepted (and sparse). */
+	snprintf(spec, sizeof(spec), "sim:zones=%llu,zone_size=4k,data=off",
+		 (unsigned long long)ZSIM_MAX_ZONES);
+	ck_assert_int_eq(zdev_open(spec, &dev), 0);
+	zdev_close(dev);
+	ck_assert_int_eq(zdev_open("sim:zones=1,zone_size=64G", &dev), 0);
+	zdev_close(dev);
+	ck_assert_int_eq(zdev_open("sim:zones=16384,zone_size=64G", &dev), 0);
+	zdev_close(dev);
+	ck_assert_int_eq(zdev_open("sim:max_append=64M", &dev), 0);
+	zdev_close(dev);
+	/* Beyond them: -EINVAL naming the key. */
+	snprintf(spec, sizeof(spec), "sim:zones=%llu,zone_size=4k",
+		 (unsigned long long)ZSIM_MAX_ZONES + 1);
+	ck_refused(spec, "zones=");
+	ck_refused("sim:zones=4294967296", "zones=");
+	ck_refused("sim:zones=18446744073709551615,zone_size=4k", "zones=");
+	ck_refused("sim:zones=1,zone_size=128G", "zone_size=");
+	ck_refused("sim:zones=1,zone_size=4611686018427387904", "zone_size=");
+	ck_refused("sim:zones=16385,zone_size=64G", "zones=");
+	ck_refused("sim:max_append=65M", "max_append=");
+	ck_refused("sim:max_append=1T", "max_append=");
+	ck_refused("sim:lba=2M", "lba");
+	ck_refused("sim:max_open=4294967296", "max_open");
+}
+END_TEST
+
+/* fail=WHAT:N fails the Nth command WHAT matches, once. */
+START_TEST(test_spec_fail_key_fails_nth_command_of_op_or_class)
+{
+	uint8_t buf[LBA] = { 0 };
+	struct zdev *dev;
+
+	ck_assert_int_eq(zdev_open("sim:zones=12,zone_size=64K,zone_cap=48K,conv=2,fail=write:3",
+				   &dev), 0);
+	ck_assert_int_eq(wr(dev, 2, 0, 1, 1), 0);
+	ck_assert_int_eq(app(dev, 2, 1, 1, NULL), 0);	/* not a write */
+	ck_assert_int_eq(wr(dev, 2, 2, 1, 1), 0);
+	ck_assert_int_eq(wr(dev, 2, 3, 1, 1), -EIO);
+	ck_rule(dev, ZSIM_RULE_INJECTED, 0);
+	ck_zone(dev, 2, ZDEV_COND_IMP_OPEN, 3);
+	ck_assert_int_eq(wr(dev, 2, 3, 1, 1), 0);
+	ck_zone(dev, 2, ZDEV_COND_IMP_OPEN, 4);
+	zdev_close(dev);
+
+	/* A class counts its writes, appends, zone commands and flushes;
+	 * CLASS/OP one command of it; several keys add up. */
+	ck_assert_int_eq(zdev_open("sim:zones=12,zone_size=64K,fail=meta:2,fail=meta/read:1,fail=flush:1",
+				   &dev), 0);
+	ck_assert_int_eq(zdev_write(dev, buf, LBA, at(2, 0), 0,
+				    ZDEV_CLASS_DATA), 0);
+	ck_assert_int_eq(zdev_write(dev, buf, LBA, at(3, 0), 0,
+				    ZDEV_CLASS_META), 0);
+	ck_assert_int_eq(zdev_read(dev, buf, LBA, at(3, 0), ZDEV_CLASS_DATA),
+			 0);
+	ck_assert_int_eq(zdev_read(dev, buf, LBA, at(3, 0), ZDEV_CLASS_META),
+			 -EIO);
+	ck_assert_int_eq(zdev_read(dev, buf, LBA, at(3, 0), ZDEV_CLASS_META),
+			 0);
+	ck_assert_int_eq(zdev_append(dev, buf, LBA, at(3, 0), 0,
+				     ZDEV_CLASS_META, NULL), -EIO);
+	ck_zone(dev, 3, ZDEV_COND_IMP_OPEN, 1);
+	ck_assert_int_eq(zdev_flush(dev), -EIO);
+	ck_assert_int_eq(zdev_flush(dev), 0);
+	ck_assert_uint_eq(zsim_nr_violations(sim_of(dev), ZSIM_RULE_INJECTED),
+			  3);
+	zdev_close(dev);
+}
+END_TEST
+
+static int count_spec_faults(const char *spec)
+{
+	uint8_t buf[LBA];
+	struct zdev *dev;
+	int i, n = 0;
+
+	ck_assert_int_eq(zdev_open(spec, &dev), 0);
+	for (i = 0; i < 1000; i++)
+		n += zdev_read(dev, buf, LBA, 0, ZDEV_CLASS_OTHER) == -EIO;
+	ck_assert_uint_eq(zsim_nr_violations(sim_of(dev), ZSIM_RULE_INJECTED),
+			  n);
+	zdev_close(dev);
+	return n;
+}
+
+/* fail_rate=[WHAT:]RATE fails at a rate seeded by seed=. */
+START_TEST(test_spec_fail_rate_is_seeded_by_seed_key)
+{
+	int a = count_spec_faults("sim:zones=4,fail_rate=read:10%,seed=11");
+	int b = count_spec_faults("sim:zones=4,fail_rate=read:100000ppm,seed=11");
+	int c = count_spec_faults("sim:zones=4,fail_rate=read:10%,seed=12");
+
+	ck_assert_int_eq(a, b);
+	ck_assert_int_eq(a, count_faulty_reads(11));
+	ck_assert_int_ne(a, c);
+	ck_assert_int_gt(a, 50);
+	ck_assert_int_lt(a, 150);
+	ck_assert_int_eq(count_spec_faults("sim:zones=4,fail_rate=100%"), 1000);
+	ck_assert_int_eq(count_spec_faults("sim:zones=4,fail_rate=write:100%"),
+			 0);
+	ck_assert_int_eq(count_spec_faults("sim:zones=4,fail_rate=0.5%,seed=3"),
+			 count_spec_faults("sim:zones=4,fail_rate=5000,seed=3"));
+}
+END_TEST
+
+/* zone_fail=COND:ZONE[@CMD]: the zone turns read-only or offline just
+ * before command CMD (none: at open). */
+START_TEST(test_spec_zone_fail_turns_zone_at_command_count)
+{
+	struct zdev *dev;
+
+	ck_assert_int_eq(zdev_open("sim:zones=12,zone_size=64K,zone_cap=48K,conv=2,zone_fail=offline:3@4,zone_fail=readonly:5",
+				   &dev), 0);
+	ck_zone(dev, 5, ZDEV_COND_READONLY, 0);
+	ck_assert_int_eq(wr(dev, 3, 0, 1, 0x31), 0);	/* command 1 */
+	ck_assert_int_eq(wr(dev, 3, 1, 1, 0x31), 0);	/* 2 */
+	ck_assert_int_eq(zdev_flush(dev), 0);		/* 3 */
+	ck_zone(dev, 3, ZDEV_COND_IMP_OPEN, 2);
+	ck_assert_uint_eq(zsim_nr_commands(sim_of(dev)), 3);
+	ck_assert_int_eq(wr(dev, 3, 2, 1, 0x31), -EIO);	/* 4: offline */
+	ck_rule(dev, ZSIM_RULE_ZONE_OFFLINE, 0);
+	ck_zone(dev, 3, ZDEV_COND_OFFLINE, 2);
+	ck_assert_int_eq(wr(dev, 5, 0, 1, 1), -EIO);
+	ck_rule(dev, ZSIM_RULE_WRITE_READONLY, 0);
+	ck_assert_int_eq(wr(dev, 4, 0, 1, 1), 0);
+	zdev_close(dev);
+}
+END_TEST
+
+/* Malformed fault values are -EINVAL naming the key. */
+START_TEST(test_spec_refuses_malformed_fault_values_naming_key)
+{
+	char spec[1024];
+	int i;
+
+	ck_refused("sim:fail=write", "fail");
+	ck_refused("sim:fail=write:0", "fail");
+	ck_refused("sim:fail=write:x", "fail");
+	ck_refused("sim:fail=bogus:3", "fail");
+	ck_refused("sim:fail=meta/bogus:3", "fail");
+	ck_refused("sim:fail=report:3", "fail");
+	ck_refused("sim:fail_rate=write:101%", "fail_rate");
+	ck_refused("sim:fail_rate=0", "fail_rate");
+	ck_refused("sim:fail_rate=1000001", "fail_rate");
+	ck_refused("sim:fail_rate=write:5q", "fail_rate");
+	ck_refused("sim:fail_rate=0.00001%", "fail_rate");
+	ck_refused("sim:zone_fail=offline:64", "zone_fail");
+	ck_refused("sim:zone_fail=broken:1", "zone_fail");
+	ck_refused("sim:zone_fail=offline:1@x", "zone_fail");
+	ck_refused("sim:zone_fail=offline", "zone_fail");
+	snprintf(spec, sizeof(spec), "sim:zones=4");
+	for (i = 0; i <= ZSIM_MAX_FAULTS; i++)
+		strcat(spec, ",fail=write:1");
+	ck_refused(spec, "fail");
+}
+END_TEST
+
+/*
+ * A scenario names its device with device=sim:..., so the fault keys work
+ * in scenarios: the run stops with the device's error, never success.
+ */
+static int run_scenario_on(const char *faults)
+{
+	char dev[256], res[64];
+	const char *sets[] = { dev, "runtime=20ms" };
+	char *dir = NULL;
+	int ret;
+
+	snprintf(dev, sizeof(dev),
+		 "device=sim:zones=256,zone_size=64M,zone_cap=34M,max_open=14,max_active=14,data=off%s",
+		 faults);
+	snprintf(res, sizeof(res), "/tmp/zsim-run-XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(res));
+	ret = zrun_scenario("configs/raw-seqwrite-128k.scenario", sets, 2,
+			    res, true, &dir);
+	free(dir);
+	snprintf(dev, sizeof(dev), "rm -rf '%s'", res);
+	ck_assert_int_eq(system(dev), 0);
+	return ret;
+}
+
+START_TEST(test_scenario_device_with_fault_keys_fails_the_run_with_eio)
+{
+	ck_assert_int_eq(run_scenario_on(""), 0);
+	ck_assert_int_eq(run_scenario_on(",fail=write:100"), -EIO);
+	ck_assert_int_eq(run_scenario_on(",zone_fail=offline:0@10"), -EIO);
+	ck_assert_int_eq(run_scenario_on(",fail_rate=write:1%,seed=5"), -EIO);
+}
+END_TEST
+
 START_TEST(test_trace_csv_has_header_and_one_line_per_command)
 {
 	struct zdev *dev = mk();
@@ -990,6 +1230,14 @@ Suite *sim_suite(void)
 	tcase_add_test(tc,
 		       test_sparse_1tib_device_uses_memory_only_for_data);
 	tcase_add_test(tc, test_spec_sets_geometry_and_bad_key_is_einval);
+	tcase_add_test(tc,
+		       test_spec_refuses_geometry_beyond_device_limits_naming_key);
+	tcase_add_test(tc, test_spec_fail_key_fails_nth_command_of_op_or_class);
+	tcase_add_test(tc, test_spec_fail_rate_is_seeded_by_seed_key);
+	tcase_add_test(tc, test_spec_zone_fail_turns_zone_at_command_count);
+	tcase_add_test(tc, test_spec_refuses_malformed_fault_values_naming_key);
+	tcase_add_test(tc,
+		       test_scenario_device_with_fault_keys_fails_the_run_with_eio);
 	tcase_add_test(tc, test_trace_csv_has_header_and_one_line_per_command);
 	tcase_add_test(tc, test_parse_cut_names_crash_points);
 	suite_add_tcase(s, tc);
@@ -1792,6 +2040,62 @@ START_TEST(test_import_reads_blkzone_report_and_zone_data)
 }
 END_TEST
 
+/*
+ * `dd` of a full zone from its start to its reported wp (the zone end)
+ * gives zone-size bytes, zeros past the capacity: imported as the
+ * capacity's data.  Nonzero bytes past the capacity are refused.
+ */
+START_TEST(test_import_accepts_full_zone_captured_to_zone_end_zero_past_cap)
+{
+	static const char report[] =
+		"  start: 0x000000000, len 0x000080, cap 0x000060, wptr 0x000080 reset:0 non-seq:0, zcond:14(fu) [type: 2(SEQ_WRITE_REQUIRED)]\n"
+		"  start: 0x000000080, len 0x000080, cap 0x000060, wptr 0x000010 reset:0 non-seq:0, zcond: 2(oi) [type: 2(SEQ_WRITE_REQUIRED)]\n";
+	uint8_t *data = calloc(1, ZS);
+	char path[400];
+	struct zdev *dev;
+
+	ck_assert_ptr_nonnull(data);
+	mk_tmpdir();
+	snprintf(path, sizeof(path), "%s/report.txt", tmpdir);
+	write_file(path, report, strlen(report));
+	snprintf(path, sizeof(path), "%s/zones", tmpdir);
+	ck_assert_int_eq(mkdir(path, 0755), 0);
+	memset(data, 0xd1, CAP);
+	snprintf(path, sizeof(path), "%s/zones/0.bin", tmpdir);
+	write_file(path, data, ZS);
+	ck_assert_int_eq(zsim_import(tmpdir, &dev), 0);
+	ck_zone(dev, 0, ZDEV_COND_FULL, 16);
+	ck_data(dev, 0, 0, CAP / LBA, 0xd1);
+	ck_data(dev, 0, CAP / LBA, (ZS - CAP) / LBA, 0);
+	zdev_close(dev);
+
+	/* A nonzero byte past the capacity: not what the device holds. */
+	data[ZS - 1] = 1;
+	write_file(path, data, ZS);
+	ck_assert_int_eq(zsim_import(tmpdir, &dev), -EINVAL);
+	/* Longer than the zone: refused too. */
+	data[ZS - 1] = 0;
+	write_file(path, data, ZS);
+	{
+		FILE *f = fopen(path, "ab");
+
+		ck_assert_ptr_nonnull(f);
+		ck_assert_int_eq(fputc(0, f), 0);
+		fclose(f);
+	}
+	ck_assert_int_eq(zsim_import(tmpdir, &dev), -EINVAL);
+	/* An open zone's capture still ends at its wp. */
+	snprintf(path, sizeof(path), "%s/zones/0.bin", tmpdir);
+	write_file(path, data, ZS);
+	snprintf(path, sizeof(path), "%s/zones/1.bin", tmpdir);
+	memset(data, 0, ZS);
+	write_file(path, data, 3 * LBA);
+	ck_assert_int_eq(zsim_import(tmpdir, &dev), -EINVAL);
+	free(data);
+	rm_tmpdir();
+}
+END_TEST
+
 START_TEST(test_import_of_kernel_sblog_vector_matches_its_report)
 {
 	const char *dir = ZCOW_TESTDATA "/kernel-sblog/v3-zone-switch";
@@ -1820,6 +2124,128 @@ START_TEST(test_import_of_kernel_sblog_vector_matches_its_report)
 }
 END_TEST
 
+/* Run the zcow tool ($ZCOW_BIN) with NULL-terminated @args; its stdout
+ * (and stderr) in *out_ret (malloc'd).  Returns the exit status. */
+static int run_tool(char **out_ret, char **err_ret, const char *arg, ...)
+{
+	const char *bin = getenv("ZCOW_BIN"), *argv[12];
+	char out_path[] = "/tmp/zsim-tool-out-XXXXXX";
+	char err_path[] = "/tmp/zsim-tool-err-XXXXXX";
+	int out_fd, err_fd, st, argc = 0;
+	char *bufs[2];
+	int fds[2];
+	va_list ap;
+	pid_t pid;
+	int i;
+
+	ck_assert_msg(bin && *bin, "ZCOW_BIN is not set: run `make test`");
+	argv[argc++] = bin;
+	va_start(ap, arg);
+	for (; arg && argc < 11; arg = va_arg(ap, const char *))
+		argv[argc++] = arg;
+	va_end(ap);
+	argv[argc] = NULL;
+	out_fd = mkstemp(out_path);
+	err_fd = mkstemp(err_path);
+	ck_assert_int_ge(out_fd, 0);
+	ck_assert_int_ge(err_fd, 0);
+	unlink(out_path);
+	unlink(err_path);
+	fflush(NULL);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		dup2(out_fd, 1);
+		dup2(err_fd, 2);
+		execv(argv[0], (char *const *)argv);
+		_exit(127);
+	}
+	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+	fds[0] = out_fd;
+	fds[1] = err_fd;
+	for (i = 0; i < 2; i++) {
+		off_t len = lseek(fds[i], 0, SEEK_END);
+
+		bufs[i] = calloc(1, len + 1);
+		ck_assert_ptr_nonnull(bufs[i]);
+		ck_assert_int_eq(pread(fds[i], bufs[i], len, 0), len);
+		close(fds[i]);
+	}
+	*out_ret = bufs[0];
+	if (err_ret)
+		*err_ret = bufs[1];
+	else
+		free(bufs[1]);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/*
+ * `zcow zone DEV offline|readonly OFFSET` turns a zone of an image
+ * offline or read-only for good: saved in the image, reported by `zcow
+ * zones`, and refused without an image (the change would be lost).
+ */
+START_TEST(test_zone_command_turns_image_zone_offline_or_readonly)
+{
+	char spec[400], *out, *err;
+	struct zdev *dev;
+
+	mk_tmpdir();
+	snprintf(spec, sizeof(spec),
+		 "sim:image=%s/dev.img,zones=5,zone_size=64K,zone_cap=48K,conv=1",
+		 tmpdir);
+	ck_assert_int_eq(zdev_open(spec, &dev), 0);
+	ck_assert_int_eq(wr(dev, 2, 0, 2, 0x2a), 0);
+	ck_assert_int_eq(wr(dev, 3, 0, 3, 0x3a), 0);
+	ck_assert_int_eq(zdev_close(dev), 0);
+	snprintf(spec, sizeof(spec), "sim:image=%s/dev.img", tmpdir);
+
+	ck_assert_int_eq(run_tool(&out, NULL, "zone", spec, "offline", "128K",
+				  NULL), 0);
+	free(out);
+	ck_assert_int_eq(run_tool(&out, NULL, "zone", spec, "readonly",
+				  "0x30000", NULL), 0);
+	free(out);
+	ck_assert_int_eq(run_tool(&out, NULL, "zones", spec, NULL), 0);
+	ck_assert_str_eq(out,
+		"  start: 0x000000000, len 0x000080, cap 0x000080, wptr 0x000000 reset:0 non-seq:0, zcond: 0(nw) [type: 1(CONVENTIONAL)]\n"
+		"  start: 0x000000080, len 0x000080, cap 0x000060, wptr 0x000000 reset:0 non-seq:0, zcond: 1(em) [type: 2(SEQ_WRITE_REQUIRED)]\n"
+		"  start: 0x000000100, len 0x000080, cap 0x000060, wptr 0x000010 reset:0 non-seq:0, zcond:15(of) [type: 2(SEQ_WRITE_REQUIRED)]\n"
+		"  start: 0x000000180, len 0x000080, cap 0x000060, wptr 0x000018 reset:0 non-seq:0, zcond:13(ro) [type: 2(SEQ_WRITE_REQUIRED)]\n"
+		"  start: 0x000000200, len 0x000080, cap 0x000060, wptr 0x000000 reset:0 non-seq:0, zcond: 1(em) [type: 2(SEQ_WRITE_REQUIRED)]\n");
+	free(out);
+
+	ck_assert_int_eq(zdev_open(spec, &dev), 0);
+	ck_zone(dev, 2, ZDEV_COND_OFFLINE, 2);
+	ck_zone(dev, 3, ZDEV_COND_READONLY, 3);
+	ck_zone(dev, 4, ZDEV_COND_EMPTY, 0);
+	ck_data(dev, 3, 0, 3, 0x3a);
+	ck_assert_int_eq(wr(dev, 3, 3, 1, 1), -EIO);
+	zdev_close(dev);
+
+	/* Not a zone start, past the end, no image, no simulator, 'all'. */
+	ck_assert_int_eq(run_tool(&out, &err, "zone", spec, "offline", "4k",
+				  NULL), 1);
+	ck_assert_ptr_nonnull(strstr(err, "not a zone start"));
+	free(out);
+	free(err);
+	ck_assert_int_eq(run_tool(&out, &err, "zone", spec, "offline", "320K",
+				  NULL), 1);
+	ck_assert_ptr_nonnull(strstr(err, "past the end"));
+	free(out);
+	free(err);
+	ck_assert_int_eq(run_tool(&out, &err, "zone", "sim:zones=4",
+				  "offline", "0", NULL), 1);
+	ck_assert_ptr_nonnull(strstr(err, "image"));
+	free(out);
+	free(err);
+	ck_assert_int_eq(run_tool(&out, &err, "zone", spec, "readonly", "all",
+				  NULL), 2);
+	free(out);
+	free(err);
+	rm_tmpdir();
+}
+END_TEST
+
 Suite *sim_image_suite(void)
 {
 	Suite *s = suite_create("sim_image");
@@ -1835,6 +2261,10 @@ Suite *sim_image_suite(void)
 	tcase_add_test(tc, test_import_reads_blkzone_report_and_zone_data);
 	tcase_add_test(tc,
 		       test_import_of_kernel_sblog_vector_matches_its_report);
+	tcase_add_test(tc,
+		       test_import_accepts_full_zone_captured_to_zone_end_zero_past_cap);
+	tcase_add_test(tc,
+		       test_zone_command_turns_image_zone_offline_or_readonly);
 	suite_add_tcase(s, tc);
 	return s;
 }
