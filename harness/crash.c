@@ -2369,6 +2369,21 @@ static int parse_conds(const char *v, struct camp *c)
 	return c->nr_zone_conds ? 0 : -EINVAL;
 }
 
+/* The campaign workloads (docs/crash.md); anything else is refused. */
+static int parse_workload(const char *v, char *buf, size_t len)
+{
+	static const char *const names[] = { "fio", "ace", "meta", "sblog",
+					     "reset", "faults" };
+	unsigned int i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(v, names[i])) {
+			snprintf(buf, len, "%s", v);
+			return 0;
+		}
+	return -EINVAL;
+}
+
 static int parse_file(struct camp *c, const char *path, bool is_fio,
 		      char *err, size_t elen)
 {
@@ -2438,7 +2453,8 @@ static int parse_file(struct camp *c, const char *path, bool is_fio,
 				snprintf(c->name, sizeof(c->name), "%s", v);
 		} else if (!strcmp(sect, "crash")) {
 			if (!strcmp(k, "workload"))
-				snprintf(c->workload, sizeof(c->workload), "%s", v);
+				ret = parse_workload(v, c->workload,
+						     sizeof(c->workload));
 			else if (!strcmp(k, "points"))
 				ret = add_list(v, c->points, &c->nr_points);
 			else if (!strcmp(k, "quick_points"))

@@ -302,6 +302,11 @@ START_TEST(test_faults_scenario_refuses_bad_keys_naming_line)
 			      strstr(err, bad[i].option),
 			      "%s: %s", bad[i].line, err);
 	}
+	/* An unknown workload is refused, not run as fio. */
+	snprintf(text, sizeof(text),
+		 "[zcow]\ndevice=sim:\n[crash]\nworkload=metaa\n");
+	ck_assert_int_eq(run_text(text, err, sizeof(err)), -EINVAL);
+	ck_assert_msg(strstr(err, ":4: option 'workload'"), "%s", err);
 	/* No fault to inject, or fault keys for another workload. */
 	ck_assert_int_eq(run_text(head, err, sizeof(err)), -EINVAL);
 	ck_assert_ptr_nonnull(strstr(err, "needs fail"));
