@@ -745,6 +745,21 @@ START_TEST(test_files_metadata_full_fails_at_start_and_fs_stays_usable)
 	ck_assert_int_eq(fs->error, 0);
 	nr = i;
 	ck_assert_int_gt(nr, 10);
+	/* Then renames of the files made until those fail too: a rename
+	 * refused is refused whole. */
+	for (i = 0; i < nr; i++) {
+		rsv_name(p, sizeof(p), "g", 0, i);
+		rsv_name(q, sizeof(q), "h", 0, i);
+		err = zcow_rename(fs, p, q);
+		ck_assert_msg(!err || err == -ENOSPC, "rename: %d", err);
+		ck_assert_int_eq(fs->error, 0);
+		if (err) {
+			ck_assert(exists(fs, p) && !exists(fs, q));
+			break;
+		}
+		ck_assert_int_eq(zcow_rename(fs, q, p), 0);
+	}
+	ck_assert_int_eq(err, -ENOSPC);
 	/* Still usable: every earlier file reads back, an unlink and a
 	 * sync succeed. */
 	for (i = 0; i < nr; i++) {
@@ -865,7 +880,7 @@ START_TEST(test_files_each_op_on_full_fs_is_all_or_nothing)
 }
 END_TEST
 
-#define RSV_THREADS	16
+#define RSV_THREADS	32
 
 enum { RSV_NONE, RSV_DATA, RSV_EMPTY };
 
@@ -878,13 +893,29 @@ struct rsv_job {
 	int bad;		/* an errno other than 0 / -ENOSPC */
 };
 
+static void rsv_rename_some(struct rsv_job *j, int i)
+{
+	char p[64], q[64];
+	int k = i % (j->nr ? j->nr : 1), err;
+
+	if (j->live[k] != RSV_DATA)
+		return;
+	rsv_name(p, sizeof(p), j->moved[k] ? "g" : "f", j->t, k);
+	rsv_name(q, sizeof(q), j->moved[k] ? "f" : "g", j->t, k);
+	err = zcow_rename(j->fs, p, q);
+	if (!err)
+		j->moved[k] = !j->moved[k];
+	else if (err != -ENOSPC)
+		j->bad = err;
+}
+
 static void *rsv_worker(void *arg)
 {
 	struct rsv_job *j = arg;
 	char p[64], q[64];
 	int i, nr_full = 0;
 
-	for (i = 0; i < 4000 && nr_full < 30 && !j->bad; i++) {
+	for (i = 0; i < 4000 && nr_full < 200 && !j->bad; i++) {
 		struct zcow_file *f;
 		uint8_t buf[4096];
 		uint64_t len = RSV_FILE_LEN(i);
@@ -898,6 +929,8 @@ static void *rsv_worker(void *arg)
 		if (err) {
 			nr_full += err == -ENOSPC;
 			j->bad = err == -ENOSPC ? 0 : err;
+			/* Renames back and forth of an earlier file. */
+			rsv_rename_some(j, i);
 			continue;
 		}
 		j->nr = i + 1;
