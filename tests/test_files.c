@@ -787,8 +787,39 @@ enum rsv_op { OP_RENAME, OP_MKDIR, OP_TRUNCATE, OP_SNAPSHOT, OP_UNLINK,
 static const char *const op_names[NR_OPS] = { "rename", "mkdir", "truncate",
 					      "snapshot", "unlink" };
 
-/* Run @op on the subject of step @i; assert it was all or nothing. */
-static int run_op(struct zcow_fs *fs, enum rsv_op op, int i, int *nr_snaps)
+/* What the operations did to the files of one run. */
+struct rsv_state {
+	uint8_t gone[20000];	/* unlinked */
+	uint8_t trunc[20000];	/* truncated to 50 bytes */
+	uint8_t moved[20000];	/* named r.. instead of f.. */
+	int nr_snaps;
+	int k;			/* names made so far (mkdir, snapshot) */
+};
+
+static void subject(const struct rsv_state *st, int i, char *p, size_t n)
+{
+	rsv_name(p, n, st->moved[i] ? "r" : "f", 0, i);
+}
+
+/* File @i reads as its operations left it. */
+static void rsv_expect_state(struct zcow_fs *fs, const struct rsv_state *st,
+			     int i)
+{
+	uint8_t buf[4096];
+	char p[64];
+
+	subject(st, i, p, sizeof(p));
+	if (st->gone[i]) {
+		ck_assert(!exists(fs, p));
+		return;
+	}
+	fill(buf, RSV_FILE_LEN(i), (uint32_t)i);
+	expect(fs, p, buf, st->trunc[i] ? 50 : RSV_FILE_LEN(i));
+}
+
+/* Run @op on file @i; assert it was all or nothing. */
+static int run_op(struct zcow_fs *fs, enum rsv_op op, int i,
+		  struct rsv_state *st)
 {
 	struct zcow_dirent *ents;
 	struct zcow_file *f;
@@ -796,87 +827,108 @@ static int run_op(struct zcow_fs *fs, enum rsv_op op, int i, int *nr_snaps)
 	char p[64], q[64];
 	int err;
 
-	rsv_name(p, sizeof(p), "f", 0, i);
+	subject(st, i, p, sizeof(p));
 	switch (op) {
 	case OP_RENAME:
-		rsv_name(q, sizeof(q), "r", 0, i);
+		rsv_name(q, sizeof(q), st->moved[i] ? "f" : "r", 0, i);
 		err = zcow_rename(fs, p, q);
-		if (err != -ENOSPC)
-			break;
-		ck_assert(exists(fs, p) && !exists(fs, q));
-		rsv_expect(fs, p, (uint32_t)i);
-		return err;
+		ck_assert_int_eq(exists(fs, p), err != 0);
+		ck_assert_int_eq(exists(fs, q), err == 0);
+		st->moved[i] ^= !err;
+		break;
 	case OP_MKDIR:
-		rsv_name(q, sizeof(q), "d", 0, i);
+		rsv_name(q, sizeof(q), "d", 0, st->k++);
 		err = zcow_mkdir(fs, q);
-		if (err == -ENOSPC)
-			ck_assert(!exists(fs, q));
+		ck_assert_int_eq(exists(fs, q), err == 0);
 		break;
 	case OP_TRUNCATE:
 		ck_assert_int_eq(zcow_open(fs, p, O_RDWR, &f), 0);
 		err = zcow_truncate(f, 50);
 		zcow_close(f);
-		if (err == -ENOSPC)
-			rsv_expect(fs, p, (uint32_t)i);
+		st->trunc[i] |= !err;
 		break;
 	case OP_SNAPSHOT:
-		snprintf(q, sizeof(q), "s%d", i);
+		snprintf(q, sizeof(q), "s%d", st->k++);
 		err = zcow_snapshot(fs, q, NULL);
-		*nr_snaps += !err;
+		st->nr_snaps += !err;
 		ck_assert_int_eq(zcow_readdir(fs, "/.snapshots", &ents,
 					      &nr_ents),
 				 0);
-		ck_assert_uint_eq(nr_ents, (uint64_t)*nr_snaps);
+		ck_assert_uint_eq(nr_ents, (uint64_t)st->nr_snaps);
 		free(ents);
 		break;
 	default:
 		err = zcow_unlink(fs, p);
-		ck_assert_int_eq(exists(fs, p), err != 0);
+		st->gone[i] = !err;
 		break;
 	}
 	ck_assert_msg(!err || err == -ENOSPC, "%s: %d", op_names[op], err);
 	ck_assert_int_eq(fs->error, 0);
+	rsv_expect_state(fs, st, i);
 	return err;
 }
 
 /*
- * Each operation, between files that fill the fs, until it fails: it
- * either completes or fails with -ENOSPC at its start, having changed
- * nothing; the fs stays out of its error state and checks clean.
+ * Each operation, after every file made while files fit and then on the
+ * full fs until it is refused: it either completes or fails with -ENOSPC
+ * at its start, having changed nothing; both outcomes are seen, the fs
+ * stays out of its error state and checks clean.
  */
 START_TEST(test_files_each_op_on_full_fs_is_all_or_nothing)
 {
 	struct zcow_mount_opts mo = { .no_treelog = true };
+	struct rsv_state *st = malloc(sizeof(*st));
 	int op;
 
 	for (op = 0; op < NR_OPS; op++) {
 		struct zdev *dev = new_small_sim();
 		struct zcow_fs *fs = mkfs_mount(dev, &mo);
-		int i, done = 0, full = 0, nr_snaps = 0, put_full = 0;
+		int i, nr, done = 0, full = 0;
 
-		for (i = 0; i < 20000 && put_full < 3; i++) {
+		memset(st, 0, sizeof(*st));
+		for (i = 0; i < 20000; i++) {
 			char p[64];
 
 			rsv_name(p, sizeof(p), "f", 0, i);
-			if (rsv_put(fs, p, (uint32_t)i)) {
-				put_full++;
+			if (rsv_put(fs, p, (uint32_t)i))
+				break;
+			if ((op == OP_SNAPSHOT && i % 16) ||
+			    (op == OP_UNLINK && i % 2))
 				continue;
-			}
-			if (op == OP_SNAPSHOT && i % 16)
-				continue;
-			if (run_op(fs, (enum rsv_op)op, i, &nr_snaps))
+			if (run_op(fs, (enum rsv_op)op, i, st))
 				full++;
 			else
 				done++;
 		}
+		/* The fs is full: the operation on earlier files until it
+		 * is refused. */
+		nr = i;
+		for (i = nr - 1; i >= 0 && i >= nr - 200; i--) {
+			if (st->gone[i])
+				continue;
+			if (run_op(fs, (enum rsv_op)op, i, st)) {
+				full++;
+				break;
+			}
+			done++;
+		}
 		zlog(ZLOG_INFO, "test", "%s: %d done, %d ENOSPC",
 		     op_names[op], done, full);
 		ck_assert_int_gt(done, 0);
+		/* (Unlinks free space: on the full fs they go on; the
+		 * global reserve and the flush let them.) */
+		if (op == OP_UNLINK)
+			ck_assert_int_ge(done, 200);
+		else
+			ck_assert_int_gt(full, 0);
 		ck_assert_int_eq(zcow_sync(fs), 0);
 		fs = remount(fs, &mo);
+		for (i = 0; i < nr; i++)
+			rsv_expect_state(fs, st, i);
 		ck_assert_int_eq(zcow_unmount(fs), 0);
 		zdev_close(dev);
 	}
+	free(st);
 }
 END_TEST
 
