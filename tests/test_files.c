@@ -949,6 +949,7 @@ static void rsv_rename_some(struct rsv_job *j, int i)
 {
 	char p[64], q[64];
 	int k = i % (j->nr ? j->nr : 1), err;
+	struct zcow_file *f;
 
 	if (j->live[k] != RSV_DATA)
 		return;
@@ -959,6 +960,22 @@ static void rsv_rename_some(struct rsv_job *j, int i)
 		j->moved[k] = !j->moved[k];
 	else if (err != -ENOSPC)
 		j->bad = err;
+	/* and an overwrite with the same bytes (new extent, new items) */
+	rsv_name(p, sizeof(p), j->moved[k] ? "g" : "f", j->t, k);
+	err = zcow_open(j->fs, p, O_RDWR, &f);
+	if (!err) {
+		uint8_t buf[4096];
+		int64_t n;
+
+		fill(buf, RSV_FILE_LEN(k), (uint32_t)(j->t * 10000 + k));
+		n = zcow_pwrite(f, buf, RSV_FILE_LEN(k), 0);
+		err = n < 0 ? (int)n : 0;
+		if (!err)
+			err = zcow_fsync(f);
+		zcow_close(f);
+	}
+	if (err && err != -ENOSPC)
+		j->bad = err;
 }
 
 static void *rsv_worker(void *arg)
@@ -967,7 +984,7 @@ static void *rsv_worker(void *arg)
 	char p[64], q[64];
 	int i, nr_full = 0;
 
-	for (i = 0; i < 4000 && nr_full < 200 && !j->bad; i++) {
+	for (i = 0; i < 4000 && nr_full < 1000 && !j->bad; i++) {
 		struct zcow_file *f;
 		uint8_t buf[4096];
 		uint64_t len = RSV_FILE_LEN(i);
@@ -1084,15 +1101,22 @@ static void run_threads_until_full(bool no_treelog)
 	zdev_close(dev);
 }
 
+/* Three runs each: the thread interleavings differ from run to run. */
 START_TEST(test_files_threads_fill_metadata_no_eio_treelog_off)
 {
-	run_threads_until_full(true);
+	int run;
+
+	for (run = 0; run < 3; run++)
+		run_threads_until_full(true);
 }
 END_TEST
 
 START_TEST(test_files_threads_fill_metadata_no_eio_treelog_on)
 {
-	run_threads_until_full(false);
+	int run;
+
+	for (run = 0; run < 3; run++)
+		run_threads_until_full(false);
 }
 END_TEST
 
