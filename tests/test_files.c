@@ -1123,7 +1123,7 @@ END_TEST
 Suite *files_suite(void)
 {
 	Suite *s = suite_create("files_suite");
-	TCase *tc = tcase_create("files");
+	TCase *tc = tcase_create("files"), *rsv;
 
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_files_write_fsync_remount_reads_back);
@@ -1135,10 +1135,14 @@ Suite *files_suite(void)
 	tcase_add_test(tc, test_files_emulated_zones_file_backend);
 	tcase_add_test(tc, test_files_check_finds_namespace_and_extent_damage);
 	tcase_add_test(tc, test_files_cli_put_get_ls_cat_rm_mkdir_stat);
-	tcase_add_test(tc, test_files_metadata_full_fails_at_start_and_fs_stays_usable);
-	tcase_add_test(tc, test_files_each_op_on_full_fs_is_all_or_nothing);
-	tcase_add_test(tc, test_files_threads_fill_metadata_no_eio_treelog_off);
-	tcase_add_test(tc, test_files_threads_fill_metadata_no_eio_treelog_on);
 	suite_add_tcase(s, tc);
+	/* Filling the fs: slow under the sanitizers. */
+	rsv = tcase_create("reserve");
+	tcase_set_timeout(rsv, 240);
+	tcase_add_test(rsv, test_files_metadata_full_fails_at_start_and_fs_stays_usable);
+	tcase_add_test(rsv, test_files_each_op_on_full_fs_is_all_or_nothing);
+	tcase_add_test(rsv, test_files_threads_fill_metadata_no_eio_treelog_off);
+	tcase_add_test(rsv, test_files_threads_fill_metadata_no_eio_treelog_on);
+	suite_add_tcase(s, rsv);
 	return s;
 }
