@@ -1729,6 +1729,59 @@ int zcow_tree_iter_prev(struct zcow_tree_iter *iter, struct zcow_key *key_ret,
 	return iter_step(iter, -1, key_ret, data_ret, len_ret);
 }
 
+/* Nodes below @node (itself included): internal nodes are read, leaves
+ * only counted from their parents' pointers. */
+static int64_t count_nodes(struct zcow_tree *tree, struct zcow_cnode *node)
+{
+	int64_t nr = 1;
+	uint32_t i;
+
+	if (node->level == 1)
+		return 1 + (int64_t)node->nr;
+	for (i = 0; node->level > 0 && i < node->nr; i++) {
+		struct zcow_cnode *child;
+		int64_t sub;
+		int ret = get_node(tree, node->e[i].bytenr, node->level - 1,
+				   node->e[i].gen, &node->e[i].key, &child);
+
+		if (ret)
+			return ret;
+		sub = count_nodes(tree, child);
+		if (sub < 0)
+			return sub;
+		nr += sub;
+	}
+	return nr;
+}
+
+int64_t zcow_tree_nr_nodes(struct zcow_tree *tree)
+{
+	struct zcow_cnode *root;
+	int64_t nr;
+	int ret;
+
+	if (tree->has_nodes_base)
+		return tree->nodes_base +
+		       (int64_t)(tree->stats.nr_alloc - tree->nodes_alloc_at) -
+		       (int64_t)(tree->stats.nr_free - tree->nodes_free_at);
+	if (tree->root_bytenr == ZCOW_NO_ROOT) {
+		nr = 0;
+	} else {
+		ret = get_node(tree, tree->root_bytenr, tree->root_level, 0,
+			       NULL, &root);
+		if (ret)
+			return ret;
+		nr = count_nodes(tree, root);
+		if (nr < 0)
+			return nr;
+	}
+	tree->nodes_base = nr;
+	tree->nodes_alloc_at = tree->stats.nr_alloc;
+	tree->nodes_free_at = tree->stats.nr_free;
+	tree->has_nodes_base = true;
+	return nr;
+}
+
 int64_t zcow_tree_nr_items(struct zcow_tree *tree)
 {
 	struct zcow_tree_iter iter;

@@ -209,6 +209,11 @@ struct zcow_tree {
 		struct zcow_key lo, hi;
 		bool has_lo, has_hi;
 	} hints[ZCOW_TREE_NR_HINTS];
+	/* zcow_tree_nr_nodes(): the count once walked, and the alloc/free
+	 * counters then; later counts follow the counters. */
+	bool has_nodes_base;
+	int64_t nodes_base;
+	uint64_t nodes_alloc_at, nodes_free_at;
 };
 
 /*
@@ -319,6 +324,14 @@ int zcow_tree_iter_next(struct zcow_tree_iter *iter, struct zcow_key *key_ret,
 			const void **data_ret, uint32_t *len_ret);
 int zcow_tree_iter_prev(struct zcow_tree_iter *iter, struct zcow_key *key_ret,
 			const void **data_ret, uint32_t *len_ret);
+
+/*
+ * Number of nodes (leaves and internal nodes) of the tree as it stands in
+ * memory.  The first call reads the internal nodes (not the leaves); later
+ * calls follow the node allocations and frees.  Returns the count or
+ * -errno (read errors of search).
+ */
+int64_t zcow_tree_nr_nodes(struct zcow_tree *tree);
 
 /* Number of items (walks the tree).  Returns the count or -errno. */
 int64_t zcow_tree_nr_items(struct zcow_tree *tree);

@@ -459,6 +459,112 @@ int zcow_files_commit_locked(struct zcow_fs *fs)
 	return 0;
 }
 
+/* ---- metadata reservation (docs/space.md) ---------------------------- */
+
+/* Item sizes the reservation charges per tree (upper bounds). */
+#define RSV_FS_ITEM	(ZCOW_DIR_ITEM_HDR + 255u)	/* a dir item */
+#define RSV_EXTENT_ITEM	(24u + ZCOW_MAX_INLINE_DATA_REFS * 29u)
+#define RSV_CSUM_ITEM(len) ((len) / BS * 4)
+
+static bool is_txn_dirty(struct zcow_fs *fs)
+{
+	uint64_t i;
+	int t;
+
+	if (fs->nr_refs || fs->nr_redirty)
+		return true;
+	for (t = 0; t < ZCOW_NR_TREES; t++)
+		if (zcow_fs_tree_nr(fs, t)->nr_dirty)
+			return true;
+	for (i = 0; i < fs->files->nr_snaps; i++)
+		if (fs->files->snaps[i].tree &&
+		    fs->files->snaps[i].tree->nr_dirty)
+			return true;
+	return false;
+}
+
+static bool has_reclaimable(struct zcow_fs *fs);
+
+int zcow_meta_reserve_locked(struct zcow_fs *fs, uint64_t nodes,
+			     bool may_use_global)
+{
+	int err;
+
+	if (fs->error)
+		return -EIO;
+	err = zcow_meta_check(fs, nodes, may_use_global);
+	if (err != -ENOSPC)
+		return err;
+	/*
+	 * Flush, as btrfs does before it gives up: a commit drops the
+	 * running transaction's delayed references (the commit reserve
+	 * shrinks) and turns freed space into whole unusable groups that
+	 * are reset.  Only when there is something to commit.
+	 */
+	if (!is_txn_dirty(fs) && !has_reclaimable(fs))
+		return -ENOSPC;
+	err = zcow_files_commit_locked(fs);
+	if (err)
+		return err;
+	return zcow_meta_check(fs, nodes, may_use_global);
+}
+
+int zcow_rsv_fs_items(struct zcow_fs *fs, struct zcow_tree *tree,
+		      uint64_t nr_items, uint64_t *nodes_ret)
+{
+	return zcow_rsv_nodes(fs, tree, nr_items, RSV_FS_ITEM, nodes_ret);
+}
+
+int zcow_rsv_drop_extents_locked(struct zcow_fs *fs, struct zcow_tree *tree,
+				 uint64_t ino, uint64_t from, uint64_t to,
+				 uint64_t *nodes_ret)
+{
+	struct zcow_fext *v = NULL;
+	uint64_t nr = 0, csum = 0, i;
+	int err;
+
+	err = collect_extents_locked(tree, ino, from, to, &v, &nr);
+	if (err)
+		return err;
+	for (i = 0; i < nr; i++)
+		if (RSV_CSUM_ITEM(v[i].disk_num_bytes) > csum)
+			csum = RSV_CSUM_ITEM(v[i].disk_num_bytes);
+	free(v);
+	if (!nr)
+		return 0;
+	/* Per extent: its item and a split tail (fs tree), its reference
+	 * (two with the tail), its checksums when the last goes. */
+	err = zcow_rsv_fs_items(fs, tree, 2 * nr, nodes_ret);
+	if (!err)
+		err = zcow_rsv_nodes(fs, &fs->extent_tree, 2 * nr,
+				     RSV_EXTENT_ITEM, nodes_ret);
+	if (!err)
+		err = zcow_rsv_nodes(fs, &fs->csum_tree, nr, csum, nodes_ret);
+	return err;
+}
+
+/* A data write of @len bytes at @off: its extent item, checksums, file
+ * extent and inode item, and what it replaces. */
+static int rsv_write_locked(struct zcow_file *f, uint64_t off, uint64_t len,
+			    uint64_t *nodes_ret)
+{
+	struct zcow_fs *fs = f->fs;
+	int err;
+
+	*nodes_ret = 0;
+	err = zcow_rsv_fs_items(fs, f->tree, 2, nodes_ret);
+	if (!err)
+		err = zcow_rsv_nodes(fs, &fs->extent_tree, 1, RSV_EXTENT_ITEM,
+				     nodes_ret);
+	if (!err)
+		err = zcow_rsv_nodes(fs, &fs->csum_tree, 1, RSV_CSUM_ITEM(len),
+				     nodes_ret);
+	if (!err)
+		err = zcow_rsv_drop_extents_locked(fs, f->tree, f->ino, off,
+						   off + len, nodes_ret);
+	return err;
+}
+
 /* ---- space ---------------------------------------------------------- */
 
 static uint64_t free_zones(struct zcow_fs *fs)
@@ -477,6 +583,22 @@ static bool has_reclaimable(struct zcow_fs *fs)
 		    (fs->bgs[i]->is_removing && !fs->bgs[i]->is_deleted))
 			return true;
 	return false;
+}
+
+/*
+ * May a new data chunk take a free zone?  Not one of the last
+ * META_RESERVE_ZONES, and only while the metadata room left without it
+ * still covers the commit and the global reserve (zcow_meta_may_give()).
+ */
+static bool data_may_take_zone(struct zcow_fs *fs)
+{
+	const struct zdev_info *info = &fs->dev->info;
+	uint64_t cap = info->is_zoned && info->nr_conv < info->nr_zones ?
+			       info->zone_capacity :
+			       info->zone_size;
+
+	return free_zones(fs) > META_RESERVE_ZONES &&
+	       zcow_meta_may_give(fs, cap - cap % fs->nodesize);
 }
 
 /* Is @bg the block group of a data slot other than @slot? */
@@ -578,10 +700,10 @@ static int pick_data_bg_locked(struct zcow_fs *fs, uint64_t ino, uint64_t len,
 			if (zcow_bg_has_room(fs->bgs[i], ZCOW_BG_DATA, len) &&
 			    !is_other_slot(fl, fs->bgs[i], slot))
 				bg = fs->bgs[i];
-		if (!bg && free_zones(fs) > META_RESERVE_ZONES &&
+		if (!bg && data_may_take_zone(fs) &&
 		    open_data_bgs(fs) >= fl->data_zones)
 			finish_full_enough_bg(fs, len);
-		if (!bg && free_zones(fs) > META_RESERVE_ZONES &&
+		if (!bg && data_may_take_zone(fs) &&
 		    open_data_bgs(fs) < fl->data_zones) {
 			err = zcow_chunk_alloc(fs, ZCOW_BG_DATA, &bg);
 			if (err && err != -ENOSPC)
@@ -757,7 +879,7 @@ static int write_extent(struct zcow_file *f, const uint8_t *buf,
 	struct zcow_fs *fs = f->fs;
 	struct zcow_files *fl = fs->files;
 	uint32_t *csums;
-	uint64_t logical, landed, b, dropped = 0;
+	uint64_t logical, landed, b, dropped = 0, nodes;
 	struct zcow_inode in;
 	struct zcow_fext fe;
 	struct zcow_bg *bg = NULL;
@@ -775,6 +897,12 @@ static int write_extent(struct zcow_file *f, const uint8_t *buf,
 	for (;;) {
 		LOCK(fs);
 		err = fs->error ? -EIO : 0;
+		/* Metadata first: no data is written for a write whose items
+		 * could not be added (checked again after the write). */
+		if (!err)
+			err = rsv_write_locked(f, off, len, &nodes);
+		if (!err)
+			err = zcow_meta_reserve_locked(fs, nodes, false);
 		if (!err)
 			err = pick_data_bg_locked(fs, f->ino, len, &bg);
 		if (err || !plain)
@@ -846,6 +974,19 @@ static int write_extent(struct zcow_file *f, const uint8_t *buf,
 		fl->nr_appends_moved += landed != logical;
 	} else {
 		fl->nr_data_writes++;
+	}
+	/*
+	 * The reservation, again under the lock held to the end: others
+	 * may have used the room while the data was written.  Without room
+	 * the write fails here, before any item changed; its data bytes
+	 * become unusable.
+	 */
+	err = rsv_write_locked(f, off, len, &nodes);
+	if (!err)
+		err = zcow_meta_reserve_locked(fs, nodes, false);
+	if (err) {
+		zcow_bg_release(fs, logical, len, true);
+		goto out;
 	}
 	/* ORDER: the data is on the device (completion) before any item
 	 * references its address; the commit makes both durable. */
@@ -986,6 +1127,18 @@ int zcow_truncate(struct zcow_file *f, uint64_t size)
 	}
 	LOCK(fs);
 	err = fs->error ? -EIO : 0;
+	if (!err) {
+		uint64_t nodes = 0;
+
+		/* the inode item, and the extents dropped */
+		err = zcow_rsv_fs_items(fs, f->tree, 1, &nodes);
+		if (!err && size < in.size)
+			err = zcow_rsv_drop_extents_locked(fs, f->tree, f->ino,
+							   round_up(size),
+							   UINT64_MAX, &nodes);
+		if (!err)
+			err = zcow_meta_reserve_locked(fs, nodes, false);
+	}
 	if (!err && size < in.size)
 		err = zcow_drop_extents_locked(fs, f->tree, f->root, f->ino,
 					       round_up(size), UINT64_MAX,
@@ -1244,6 +1397,21 @@ int zcow_snapshot(struct zcow_fs *fs, const char *name, uint64_t *id_ret)
 			err = -EEXIST;
 		if (fl->snaps[i].id >= id)
 			id = fl->snaps[i].id + 1;
+	}
+	if (!err) {
+		uint64_t nodes = 0;
+
+		/* The copy of the fs tree, a reference per file extent, the
+		 * root tree's three items. */
+		err = zcow_rsv_fs_items(fs, &fs->fs_tree, UINT64_MAX, &nodes);
+		if (!err)
+			err = zcow_rsv_nodes(fs, &fs->extent_tree, UINT64_MAX,
+					     RSV_EXTENT_ITEM, &nodes);
+		if (!err)
+			err = zcow_rsv_nodes(fs, &fs->root_tree, 3,
+					     ZCOW_ROOT_ITEM_SIZE, &nodes);
+		if (!err)
+			err = zcow_meta_reserve_locked(fs, nodes, false);
 	}
 	if (err)
 		goto out;

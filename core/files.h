@@ -181,6 +181,26 @@ int zcow_drop_extents_locked(struct zcow_fs *fs, struct zcow_tree *tree,
 /* Commit from the file layer (fs->files->lock held). */
 int zcow_files_commit_locked(struct zcow_fs *fs);
 
+/*
+ * Metadata reservation (docs/space.md), under files->lock before an
+ * operation changes anything: 0 when @nodes (its worst case, from the
+ * zcow_rsv_* helpers) fit with the commit's needs and, unless
+ * @may_use_global, the global reserve; otherwise one commit to flush the
+ * running transaction and a second look.  -ENOSPC (nothing changed), -EIO
+ * (the fs is in its error state), -EROFS, or a commit errno.
+ */
+int zcow_meta_reserve_locked(struct zcow_fs *fs, uint64_t nodes,
+			     bool may_use_global);
+/* Add to *nodes_ret: @nr_items fs-tree items of @tree (an inode, a
+ * directory entry); UINT64_MAX: the whole tree. */
+int zcow_rsv_fs_items(struct zcow_fs *fs, struct zcow_tree *tree,
+		      uint64_t nr_items, uint64_t *nodes_ret);
+/* Add to *nodes_ret: dropping @ino's file extents in [@from, @to) (their
+ * items, references and checksums). */
+int zcow_rsv_drop_extents_locked(struct zcow_fs *fs, struct zcow_tree *tree,
+				 uint64_t ino, uint64_t from, uint64_t to,
+				 uint64_t *nodes_ret);
+
 /* Create the root directory (inode 256) if it does not exist yet: the
  * first write of a file system does (mkfs leaves the fs tree empty). */
 int zcow_root_dir_locked(struct zcow_fs *fs);

@@ -537,26 +537,36 @@ static int new_inode_locked(struct zcow_fs *fs, struct zpath *zp,
 	return 0;
 }
 
-/* Free space for a new inode's metadata: keep a zone for the commit. */
-static int meta_headroom_locked(struct zcow_fs *fs)
+/*
+ * Metadata reservations of the namespace operations (docs/space.md), taken
+ * under the lock before anything changes.  A new inode: its inode item,
+ * the three items of its entry, the directory's inode item, and the root
+ * directory's two items when it is made first.
+ */
+#define RSV_NEW_INODE_ITEMS	7u
+/* An entry removed or added: three items and the directory's inode. */
+#define RSV_ENTRY_ITEMS		4u
+
+static int rsv_new_inode_locked(struct zcow_fs *fs, struct zpath *zp)
 {
-	uint64_t zs = fs->dev->info.zone_size, free_zones, i, room = 0;
+	uint64_t nodes = 0;
+	int err = zcow_rsv_fs_items(fs, zp->tree, RSV_NEW_INODE_ITEMS, &nodes);
 
-	free_zones = fs->writable_bytes / zs > fs->nr_bgs ?
-			     fs->writable_bytes / zs - fs->nr_bgs :
-			     0;
-	if (free_zones >= 2)
-		return 0;
-	for (i = 0; i < fs->nr_bgs; i++) {
-		struct zcow_bg *bg = fs->bgs[i];
+	return err ? err : zcow_meta_reserve_locked(fs, nodes, false);
+}
 
-		if ((bg->flags & ZCOW_BG_METADATA) && !bg->is_ro &&
-		    !bg->is_removing)
-			room += bg->capacity - bg->alloc_offset;
-	}
-	if (room + free_zones * zs >= 64ULL * fs->nodesize)
-		return 0;
-	return -ENOSPC;
+/* Removing @zp's entry of inode @ino: the entry, the inode item, and at
+ * its last link its file extents. */
+static int rsv_remove_locked(struct zcow_fs *fs, struct zpath *zp,
+			     uint64_t ino, uint64_t *nodes_ret)
+{
+	int err = zcow_rsv_fs_items(fs, zp->tree, RSV_ENTRY_ITEMS + 1,
+				    nodes_ret);
+
+	if (!err)
+		err = zcow_rsv_drop_extents_locked(fs, zp->tree, ino, 0,
+						   UINT64_MAX, nodes_ret);
+	return err;
 }
 
 int zcow_open(struct zcow_fs *fs, const char *path, int flags,
@@ -579,7 +589,7 @@ int zcow_open(struct zcow_fs *fs, const char *path, int flags,
 	if (err == -ENOENT && (flags & O_CREAT) && zp.is_parent_found) {
 		err = check_writable(fs);
 		if (!err && zp.root == ZCOW_FS_TREE_OBJECTID)
-			err = meta_headroom_locked(fs);
+			err = rsv_new_inode_locked(fs, &zp);
 		if (!err)
 			err = new_inode_locked(fs, &zp, S_IFREG | 0644, &ino);
 		type = ZCOW_FT_REG_FILE;
@@ -708,7 +718,7 @@ int zcow_mkdir(struct zcow_fs *fs, const char *path)
 	if (!err)
 		err = check_writable(fs);
 	if (!err)
-		err = meta_headroom_locked(fs);
+		err = rsv_new_inode_locked(fs, &zp);
 	if (!err)
 		err = new_inode_locked(fs, &zp, S_IFDIR | 0755, &ino);
 	UNLOCK(fs);
@@ -788,6 +798,16 @@ static int unlink_or_rmdir(struct zcow_fs *fs, const char *path, bool is_dir)
 		goto out;
 	}
 	err = check_writable(fs);
+	if (!err) {
+		uint64_t nodes = 0;
+
+		/* Unlink and rmdir free space: they may use the global
+		 * reserve (btrfs's fallback to it), so they run on a full
+		 * fs. */
+		err = rsv_remove_locked(fs, &zp, ino, &nodes);
+		if (!err)
+			err = zcow_meta_reserve_locked(fs, nodes, true);
+	}
 	if (!err)
 		err = remove_locked(fs, &zp, ino, is_dir);
 out:
@@ -833,8 +853,9 @@ static int is_below_locked(struct zcow_tree *tree, uint64_t dir, uint64_t anc)
 int zcow_rename(struct zcow_fs *fs, const char *from, const char *to)
 {
 	struct zpath src, dst;
-	uint64_t sino, dino;
+	uint64_t sino, dino, nodes = 0;
 	uint8_t stype, dtype;
+	bool has_dst;
 	int err;
 
 	if (!files_of(fs))
@@ -873,9 +894,14 @@ int zcow_rename(struct zcow_fs *fs, const char *from, const char *to)
 	}
 	err = zcow_dir_lookup(dst.tree, dst.dir, dst.name, dst.len, &dino,
 			    &dtype);
-	if (!err) {
-		if (dino == sino)
+	has_dst = !err;
+	if (err && err != -ENOENT)
+		goto out;
+	if (has_dst) {
+		if (dino == sino) {
+			err = 0;
 			goto out;	/* same inode: nothing to do */
+		}
 		if (stype == ZCOW_FT_DIR && dtype != ZCOW_FT_DIR) {
 			err = -ENOTDIR;
 			goto out;
@@ -884,12 +910,25 @@ int zcow_rename(struct zcow_fs *fs, const char *from, const char *to)
 			err = -EISDIR;
 			goto out;
 		}
-		err = remove_locked(fs, &dst, dino, dtype == ZCOW_FT_DIR);
-		if (err)
-			goto out;
-	} else if (err != -ENOENT) {
-		goto out;
+		if (dtype == ZCOW_FT_DIR) {
+			err = is_dir_empty_locked(dst.tree, dino);
+			if (err <= 0) {
+				err = err < 0 ? err : -ENOTEMPTY;
+				goto out;
+			}
+		}
 	}
+	/* Both entries and the replaced inode, reserved before any change:
+	 * a rename is all or nothing. */
+	err = zcow_rsv_fs_items(fs, src.tree, 2 * RSV_ENTRY_ITEMS, &nodes);
+	if (!err && has_dst)
+		err = rsv_remove_locked(fs, &dst, dino, &nodes);
+	if (!err)
+		err = zcow_meta_reserve_locked(fs, nodes, false);
+	if (!err && has_dst)
+		err = remove_locked(fs, &dst, dino, dtype == ZCOW_FT_DIR);
+	if (err)
+		goto out;
 	/* One transaction (commits take the same lock): atomic. */
 	err = del_entry_locked(fs, src.tree, src.dir, src.name, src.len, sino);
 	if (!err)

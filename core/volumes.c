@@ -376,6 +376,8 @@ int zcow_bg_reserve(struct zcow_fs *fs, uint64_t flags, uint64_t len,
 	return zcow_bg_reserve_in(fs, bg, len, logical_ret);
 }
 
+static uint64_t zone_room(struct zcow_fs *fs);
+
 int zcow_treelog_bg_prepare(struct zcow_fs *fs, uint64_t room, bool may_alloc)
 {
 	struct zcow_bg *bg = NULL;
@@ -399,7 +401,14 @@ int zcow_treelog_bg_prepare(struct zcow_fs *fs, uint64_t room, bool may_alloc)
 		    !b->reserved && !b->pinned)
 			bg = b;
 	}
+	/* The log's group leaves the metadata room: only while the running
+	 * transaction can still commit (else fsync commits instead). */
+	if (bg && !zcow_meta_may_give(fs, (bg->capacity - bg->alloc_offset) /
+						  fs->nodesize * fs->nodesize))
+		return -ENOSPC;
 	if (!bg && !may_alloc)
+		return -ENOSPC;
+	if (!bg && !zcow_meta_may_give(fs, zone_room(fs)))
 		return -ENOSPC;
 	if (!bg) {
 		int ret = zcow_chunk_alloc(fs, ZCOW_BG_METADATA, &bg);
@@ -627,4 +636,218 @@ void zcow_space_info(struct zcow_fs *fs, enum zcow_space_type type,
 		if (bg->is_ro)
 			info->readonly += bg->length - bg->used;
 	}
+}
+
+/*
+ * ---- metadata space reservation (docs/space.md) ----------------------
+ *
+ * Sizes in tree nodes.  btrfs charges nodesize * BTRFS_MAX_LEVEL * 2 per
+ * item; zcow charges from the tree's real height h (root_level + 1), one
+ * level of growth allowed during the operation: the CoW of the path (h+1
+ * nodes) and a split at every level plus a new root (h+2), so 2h + 3 per
+ * item.  A tree cannot dirty more than all of its nodes once per
+ * transaction (a CoWed node is changed in place afterwards) plus one split
+ * each plus what the new items fill: that caps a large operation.
+ */
+#define ITEM_HDR		25u	/* struct btrfs_item */
+#define META_REF_ITEM		(33u + ITEM_HDR) /* one tree block's item */
+/* Fixed nodes of a commit: block group, chunk, device items of chunks
+ * added or removed and the device item (one leaf each way). */
+#define COMMIT_FIXED_NODES	8u
+/* What an unlink of a small file may take from the global reserve. */
+#define SLACK_FS_ITEMS		8u
+#define SLACK_DATA_ITEMS	2u
+
+static uint64_t height(const struct zcow_tree *tree)
+{
+	return tree->root_bytenr == ZCOW_NO_ROOT ?
+		       0 :
+		       (uint64_t)tree->root_level + 1;
+}
+
+static uint64_t div_up(uint64_t a, uint64_t b)
+{
+	return (a + b - 1) / b;
+}
+
+int zcow_rsv_nodes(struct zcow_fs *fs, struct zcow_tree *tree,
+		   uint64_t nr_items, uint64_t item_bytes,
+		   uint64_t *nodes_ret)
+{
+	uint64_t h = height(tree), per, cap;
+	int64_t nr = zcow_tree_nr_nodes(tree);
+
+	if (nr < 0)
+		return (int)nr;
+	per = nr_items > UINT32_MAX ? UINT64_MAX : nr_items * (2 * h + 3);
+	cap = 2 * (uint64_t)nr + 2 * h + 3 +
+	      div_up(2 * (nr_items > UINT32_MAX ? (uint64_t)nr : nr_items) *
+			     (item_bytes + ITEM_HDR),
+		     fs->nodesize);
+	*nodes_ret += per < cap ? per : cap;
+	return 0;
+}
+
+/*
+ * The commit's own needs once the running transaction holds @op_nodes
+ * more nodes: every node of the extent, root and device trees CoWed and
+ * split once, the items of every delayed reference (an insert of
+ * META_REF_ITEM bytes each, two per node the transaction allocates: its
+ * allocation and the free of the node it replaced), the growth of the
+ * heights, the fixed items.  The commit's own nodes make references too:
+ * a share of 2 * META_REF_ITEM * 2 / nodesize of them on top (solved in
+ * closed form).  The system space is separate (sys_zone_held()).
+ */
+static int commit_nodes(struct zcow_fs *fs, uint64_t op_nodes,
+			uint64_t *nodes_ret)
+{
+	struct zcow_tree *trees[] = { &fs->extent_tree, &fs->root_tree,
+				      &fs->dev_tree };
+	uint64_t ns = fs->nodesize, n = 0, h = 0, refs, c0;
+	unsigned int i;
+
+	for (i = 0; i < sizeof(trees) / sizeof(trees[0]); i++) {
+		int64_t nr = zcow_tree_nr_nodes(trees[i]);
+
+		if (nr < 0)
+			return (int)nr;
+		n += (uint64_t)nr;
+		h += height(trees[i]) + 1;
+	}
+	n += op_nodes;
+	refs = fs->nr_refs + 2 * op_nodes;
+	c0 = 2 * n + h + COMMIT_FIXED_NODES +
+	     div_up(refs * 2 * META_REF_ITEM, ns);
+	*nodes_ret = div_up(c0 * ns, ns - 4 * META_REF_ITEM);
+	return 0;
+}
+
+/* Bytes a new metadata chunk holds: a zone's capacity in whole nodes. */
+static uint64_t zone_room(struct zcow_fs *fs)
+{
+	const struct zdev_info *info = &fs->dev->info;
+	uint64_t cap = info->is_zoned && info->nr_conv < info->nr_zones ?
+			       info->zone_capacity :
+			       info->zone_size;
+
+	return cap - cap % fs->nodesize;
+}
+
+static uint64_t nr_free_zones(struct zcow_fs *fs)
+{
+	uint64_t nz = fs->writable_bytes / fs->dev->info.zone_size;
+
+	return nz > fs->nr_bgs ? nz - fs->nr_bgs : 0;
+}
+
+/*
+ * Does the chunk tree's CoW in a commit (every node once, split once,
+ * growth) fit in the system groups?  If not, a commit may allocate a
+ * system chunk: one free zone is held for it.
+ */
+static int sys_zone_held(struct zcow_fs *fs, bool *held_ret)
+{
+	int64_t nr = zcow_tree_nr_nodes(&fs->chunk_tree);
+	uint64_t room = 0, i, need;
+
+	if (nr < 0)
+		return (int)nr;
+	for (i = 0; i < fs->nr_bgs; i++) {
+		struct zcow_bg *bg = fs->bgs[i];
+
+		if (zcow_bg_has_room(bg, ZCOW_BG_SYSTEM, fs->nodesize))
+			room += (bg->capacity - bg->alloc_offset) /
+				fs->nodesize;
+	}
+	need = 2 * (uint64_t)nr + 2 * (height(&fs->chunk_tree) + 1) + 2;
+	*held_ret = room < need;
+	return 0;
+}
+
+int zcow_meta_room(struct zcow_fs *fs, uint64_t *bytes_ret)
+{
+	uint64_t room = 0, free_z = nr_free_zones(fs), i;
+	bool sys_held = true;
+	int ret;
+
+	for (i = 0; i < fs->nr_bgs; i++) {
+		struct zcow_bg *bg = fs->bgs[i];
+
+		if (!zcow_bg_has_room(bg, ZCOW_BG_METADATA, fs->nodesize) ||
+		    bg->start == fs->treelog_bg)
+			continue;
+		room += (bg->capacity - bg->alloc_offset) / fs->nodesize *
+			fs->nodesize;
+	}
+	ret = sys_zone_held(fs, &sys_held);
+	if (ret)
+		return ret;
+	if (sys_held)
+		free_z = free_z ? free_z - 1 : 0;
+	*bytes_ret = room + free_z * zone_room(fs);
+	return 0;
+}
+
+/* Bytes held back from ordinary operations: the global reserve. */
+static int slack_nodes(struct zcow_fs *fs, uint64_t *nodes_ret)
+{
+	int ret;
+
+	*nodes_ret = 0;
+	ret = zcow_rsv_nodes(fs, &fs->fs_tree, SLACK_FS_ITEMS, 310,
+			     nodes_ret);
+	if (!ret)
+		ret = zcow_rsv_nodes(fs, &fs->extent_tree, SLACK_DATA_ITEMS,
+				     53, nodes_ret);
+	if (!ret)
+		ret = zcow_rsv_nodes(fs, &fs->csum_tree, SLACK_DATA_ITEMS,
+				     1024, nodes_ret);
+	return ret;
+}
+
+int zcow_meta_need(struct zcow_fs *fs, uint64_t op_nodes,
+		   bool may_use_global, uint64_t *bytes_ret)
+{
+	uint64_t slack = 0, commit = 0;
+	int ret;
+
+	if (!may_use_global) {
+		ret = slack_nodes(fs, &slack);
+		if (ret)
+			return ret;
+	}
+	ret = commit_nodes(fs, op_nodes + slack, &commit);
+	if (ret)
+		return ret;
+	*bytes_ret = (op_nodes + slack + commit) * fs->nodesize;
+	return 0;
+}
+
+int zcow_meta_check(struct zcow_fs *fs, uint64_t op_nodes,
+		    bool may_use_global)
+{
+	uint64_t room, need;
+	int ret;
+
+	if (fs->read_only)
+		return -EROFS;
+	if (!fs->has_trees)
+		return 0;
+	ret = zcow_meta_room(fs, &room);
+	if (!ret)
+		ret = zcow_meta_need(fs, op_nodes, may_use_global, &need);
+	if (ret)
+		return ret;
+	return room >= need ? 0 : -ENOSPC;
+}
+
+bool zcow_meta_may_give(struct zcow_fs *fs, uint64_t bytes)
+{
+	uint64_t room, need;
+
+	if (!fs->has_trees)
+		return true;
+	if (zcow_meta_room(fs, &room) || zcow_meta_need(fs, 0, false, &need))
+		return false;
+	return room >= bytes && room - bytes >= need;
 }

@@ -242,4 +242,51 @@ int zcow_chunk_decode(const uint8_t *buf, uint32_t len, uint64_t logical,
 void zcow_space_info(struct zcow_fs *fs, enum zcow_space_type type,
 		     struct zcow_space_info *info);
 
+/*
+ * ---- metadata space reservation (docs/space.md) ----
+ *
+ * An operation that changes trees first checks, under the fs lock, that
+ * the metadata space left covers its own worst case and the commit's: it
+ * then either fails with -ENOSPC before changing anything or completes,
+ * and a commit never runs out of space.  All sizes are worst cases in
+ * tree nodes; bytes are nodes x nodesize.
+ */
+struct zcow_tree;
+
+/*
+ * Add to *@nodes_ret the nodes @nr_items item changes of at most
+ * @item_bytes data each may dirty in @tree: (2h + 3) per item for a tree
+ * of height h, capped at every node of the tree CoWed and split once plus
+ * the leaves the items fill.  0 or a read errno.
+ */
+int zcow_rsv_nodes(struct zcow_fs *fs, struct zcow_tree *tree,
+		   uint64_t nr_items, uint64_t item_bytes,
+		   uint64_t *nodes_ret);
+
+/* Metadata bytes the node allocator can still hand out: room in the
+ * metadata groups (not the tree-log's) and in free zones (less one zone
+ * held for a system chunk when the system groups may not hold the chunk
+ * tree's CoW).  0 or a read errno. */
+int zcow_meta_room(struct zcow_fs *fs, uint64_t *bytes_ret);
+
+/*
+ * Metadata bytes that must be free to admit an operation of @op_nodes
+ * nodes: its own, the commit's (extent, root and device trees, delayed
+ * references, fixed items) once it is done and, unless @may_use_global
+ * (unlink, rmdir: operations that free space), the global reserve held
+ * back so that such an operation still runs on a full fs.  0 or -errno.
+ */
+int zcow_meta_need(struct zcow_fs *fs, uint64_t op_nodes,
+		   bool may_use_global, uint64_t *bytes_ret);
+
+/* 0 when an operation of @op_nodes fits (zcow_meta_need() <= room),
+ * -ENOSPC, -EROFS, or a read errno. */
+int zcow_meta_check(struct zcow_fs *fs, uint64_t op_nodes,
+		    bool may_use_global);
+
+/* May @bytes of metadata room go elsewhere (a data chunk, the tree-log
+ * group) and the running transaction still commit with the global
+ * reserve kept? */
+bool zcow_meta_may_give(struct zcow_fs *fs, uint64_t bytes);
+
 #endif /* ZCOW_VOLUMES_H */

@@ -9,6 +9,7 @@
 #include <stdarg.h>
 #include <sys/wait.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -611,10 +612,518 @@ START_TEST(test_files_check_finds_namespace_and_extent_damage)
 }
 END_TEST
 
+/* ---- metadata space reservation (docs/space.md) ----------------------- */
+
+/* A small device whose metadata fills in seconds: 16 zones of 4 MiB,
+ * 1 MiB writable each (sim:zones=16,zone_size=4M,zone_cap=1M). */
+static struct zdev *new_small_sim(void)
+{
+	struct zsim_config cfg = {
+		.nr_zones = 16,
+		.zone_size = ZS,
+		.zone_capacity = MiB,
+		.seed = 7,
+	};
+	struct zdev *dev = NULL;
+
+	ck_assert_int_eq(zsim_create(&cfg, &dev), 0);
+	return dev;
+}
+
+#define RSV_FILE_LEN(i)	(100 + (i) * 37 % 3000)
+
+static void rsv_name(char *p, size_t n, const char *pfx, int t, int i)
+{
+	snprintf(p, n, "/%s%d-%d", pfx, t, i);
+}
+
+/* Does @path exist?  Asserts the answer is yes or ENOENT. */
+static bool exists(struct zcow_fs *fs, const char *path)
+{
+	struct zcow_stat st;
+	int err = zcow_stat(fs, path, &st);
+
+	ck_assert_msg(!err || err == -ENOENT, "stat %s: %d", path, err);
+	return !err;
+}
+
+static uint64_t size_of(struct zcow_fs *fs, const char *path)
+{
+	struct zcow_stat st;
+
+	ck_assert_int_eq(zcow_stat(fs, path, &st), 0);
+	return st.size;
+}
+
+/*
+ * Create @path with RSV_FILE_LEN(@seed) bytes and fsync it.  Returns 0,
+ * or -ENOSPC after asserting that the failing step changed nothing (the
+ * path does not exist, or the file is still empty).
+ */
+static int rsv_put(struct zcow_fs *fs, const char *path, uint32_t seed)
+{
+	uint64_t len = RSV_FILE_LEN(seed);
+	uint8_t buf[4096];
+	struct zcow_file *f;
+	int64_t n;
+	int err;
+
+	fill(buf, len, seed);
+	err = zcow_open(fs, path, O_CREAT | O_EXCL | O_RDWR, &f);
+	if (err == -ENOSPC) {
+		ck_assert_msg(!exists(fs, path), "%s: created by a failed create",
+			      path);
+		return err;
+	}
+	ck_assert_int_eq(err, 0);
+	n = zcow_pwrite(f, buf, len, 0);
+	if (n == -ENOSPC) {
+		ck_assert_uint_eq(size_of(fs, path), 0);
+		zcow_close(f);
+		ck_assert_int_eq(zcow_unlink(fs, path), 0);
+		return -ENOSPC;
+	}
+	ck_assert_int_eq(n, (int64_t)len);
+	err = zcow_fsync(f);
+	zcow_close(f);
+	ck_assert_int_eq(err, 0);
+	return 0;
+}
+
+static void rsv_expect(struct zcow_fs *fs, const char *path, uint32_t seed)
+{
+	uint8_t buf[4096];
+
+	fill(buf, RSV_FILE_LEN(seed), seed);
+	expect(fs, path, buf, RSV_FILE_LEN(seed));
+}
+
+static void assert_statfs_sane(struct zcow_fs *fs)
+{
+	struct zcow_statfs st;
+
+	ck_assert_int_eq(zcow_statfs(fs, &st), 0);
+	ck_assert_uint_le(st.free, st.total);
+	ck_assert_uint_le(st.data_used + st.meta_used + st.zone_unusable,
+			  st.total);
+}
+
+START_TEST(test_files_metadata_full_fails_at_start_and_fs_stays_usable)
+{
+	struct zcow_mount_opts mo = { .no_treelog = true };
+	struct zdev *dev = new_small_sim();
+	struct zcow_fs *fs = mkfs_mount(dev, &mo);
+	char p[64], q[64];
+	int i, err = 0, nr;
+
+	/* Files, renamed and with a directory each, until metadata runs
+	 * out: every step either completes or fails at its start. */
+	for (i = 0; i < 100000; i++) {
+		rsv_name(p, sizeof(p), "f", 0, i);
+		rsv_name(q, sizeof(q), "g", 0, i);
+		err = rsv_put(fs, p, (uint32_t)i);
+		if (err)
+			break;
+		err = zcow_rename(fs, p, q);
+		if (err) {
+			ck_assert_int_eq(err, -ENOSPC);
+			ck_assert(exists(fs, p) && !exists(fs, q));
+			ck_assert_int_eq(zcow_rename(fs, p, q) == 0 ||
+						 !exists(fs, q),
+					 1);
+			break;
+		}
+		rsv_name(p, sizeof(p), "d", 0, i);
+		err = zcow_mkdir(fs, p);
+		if (err) {
+			ck_assert_int_eq(err, -ENOSPC);
+			ck_assert(!exists(fs, p));
+			break;
+		}
+	}
+	ck_assert_int_eq(err, -ENOSPC);
+	ck_assert_int_eq(fs->error, 0);
+	nr = i;
+	ck_assert_int_gt(nr, 10);
+	/* Then renames of the files made until those fail too: a rename
+	 * refused is refused whole. */
+	for (i = 0; i < nr; i++) {
+		rsv_name(p, sizeof(p), "g", 0, i);
+		rsv_name(q, sizeof(q), "h", 0, i);
+		err = zcow_rename(fs, p, q);
+		ck_assert_msg(!err || err == -ENOSPC, "rename: %d", err);
+		ck_assert_int_eq(fs->error, 0);
+		if (err) {
+			ck_assert(exists(fs, p) && !exists(fs, q));
+			break;
+		}
+		ck_assert_int_eq(zcow_rename(fs, q, p), 0);
+	}
+	ck_assert_int_eq(err, -ENOSPC);
+	/* Still usable: every earlier file reads back, an unlink and a
+	 * sync succeed. */
+	for (i = 0; i < nr; i++) {
+		rsv_name(q, sizeof(q), "g", 0, i);
+		rsv_expect(fs, q, (uint32_t)i);
+	}
+	rsv_name(q, sizeof(q), "g", 0, 0);
+	ck_assert_int_eq(zcow_unlink(fs, q), 0);
+	ck_assert(!exists(fs, q));
+	ck_assert_int_eq(zcow_sync(fs), 0);
+	assert_statfs_sane(fs);
+	ck_assert_int_eq(fs->error, 0);
+	fs = remount(fs, &mo);
+	for (i = 1; i < nr; i++) {
+		rsv_name(q, sizeof(q), "g", 0, i);
+		rsv_expect(fs, q, (uint32_t)i);
+	}
+	ck_assert_int_eq(zcow_unmount(fs), 0);
+	zdev_close(dev);
+}
+END_TEST
+
+enum rsv_op { OP_RENAME, OP_MKDIR, OP_TRUNCATE, OP_SNAPSHOT, OP_UNLINK,
+	      NR_OPS };
+static const char *const op_names[NR_OPS] = { "rename", "mkdir", "truncate",
+					      "snapshot", "unlink" };
+
+/* What the operations did to the files of one run. */
+struct rsv_state {
+	uint8_t gone[20000];	/* unlinked */
+	uint8_t trunc[20000];	/* truncated to 50 bytes */
+	uint8_t moved[20000];	/* named r.. instead of f.. */
+	int nr_snaps;
+	int k;			/* names made so far (mkdir, snapshot) */
+};
+
+static void subject(const struct rsv_state *st, int i, char *p, size_t n)
+{
+	rsv_name(p, n, st->moved[i] ? "r" : "f", 0, i);
+}
+
+/* File @i reads as its operations left it. */
+static void rsv_expect_state(struct zcow_fs *fs, const struct rsv_state *st,
+			     int i)
+{
+	uint8_t buf[4096];
+	char p[64];
+
+	subject(st, i, p, sizeof(p));
+	if (st->gone[i]) {
+		ck_assert(!exists(fs, p));
+		return;
+	}
+	fill(buf, RSV_FILE_LEN(i), (uint32_t)i);
+	expect(fs, p, buf, st->trunc[i] ? 50 : RSV_FILE_LEN(i));
+}
+
+/* Run @op on file @i; assert it was all or nothing. */
+static int run_op(struct zcow_fs *fs, enum rsv_op op, int i,
+		  struct rsv_state *st)
+{
+	struct zcow_dirent *ents;
+	struct zcow_file *f;
+	uint64_t nr_ents;
+	char p[64], q[64];
+	int err;
+
+	subject(st, i, p, sizeof(p));
+	switch (op) {
+	case OP_RENAME:
+		rsv_name(q, sizeof(q), st->moved[i] ? "f" : "r", 0, i);
+		err = zcow_rename(fs, p, q);
+		ck_assert_int_eq(exists(fs, p), err != 0);
+		ck_assert_int_eq(exists(fs, q), err == 0);
+		st->moved[i] ^= !err;
+		break;
+	case OP_MKDIR:
+		rsv_name(q, sizeof(q), "d", 0, st->k++);
+		err = zcow_mkdir(fs, q);
+		ck_assert_int_eq(exists(fs, q), err == 0);
+		break;
+	case OP_TRUNCATE:
+		ck_assert_int_eq(zcow_open(fs, p, O_RDWR, &f), 0);
+		err = zcow_truncate(f, 50);
+		zcow_close(f);
+		st->trunc[i] |= !err;
+		break;
+	case OP_SNAPSHOT:
+		snprintf(q, sizeof(q), "s%d", st->k++);
+		err = zcow_snapshot(fs, q, NULL);
+		st->nr_snaps += !err;
+		ck_assert_int_eq(zcow_readdir(fs, "/.snapshots", &ents,
+					      &nr_ents),
+				 0);
+		ck_assert_uint_eq(nr_ents, (uint64_t)st->nr_snaps);
+		free(ents);
+		break;
+	default:
+		err = zcow_unlink(fs, p);
+		st->gone[i] = !err;
+		break;
+	}
+	ck_assert_msg(!err || err == -ENOSPC, "%s: %d", op_names[op], err);
+	ck_assert_int_eq(fs->error, 0);
+	rsv_expect_state(fs, st, i);
+	return err;
+}
+
+/*
+ * Each operation, after every file made while files fit and then on the
+ * full fs until it is refused: it either completes or fails with -ENOSPC
+ * at its start, having changed nothing; both outcomes are seen, the fs
+ * stays out of its error state and checks clean.
+ */
+START_TEST(test_files_each_op_on_full_fs_is_all_or_nothing)
+{
+	struct zcow_mount_opts mo = { .no_treelog = true };
+	struct rsv_state *st = malloc(sizeof(*st));
+	int op;
+
+	for (op = 0; op < NR_OPS; op++) {
+		struct zdev *dev = new_small_sim();
+		struct zcow_fs *fs = mkfs_mount(dev, &mo);
+		int i, nr, done = 0, full = 0;
+
+		memset(st, 0, sizeof(*st));
+		for (i = 0; i < 20000; i++) {
+			char p[64];
+
+			rsv_name(p, sizeof(p), "f", 0, i);
+			if (rsv_put(fs, p, (uint32_t)i))
+				break;
+			if ((op == OP_SNAPSHOT && i % 16) ||
+			    (op == OP_UNLINK && i % 2))
+				continue;
+			if (run_op(fs, (enum rsv_op)op, i, st))
+				full++;
+			else
+				done++;
+		}
+		/* The fs is full: the operation on earlier files until it
+		 * is refused. */
+		nr = i;
+		for (i = nr - 1; i >= 0 && i >= nr - 200; i--) {
+			if (st->gone[i])
+				continue;
+			if (run_op(fs, (enum rsv_op)op, i, st)) {
+				full++;
+				break;
+			}
+			done++;
+		}
+		zlog(ZLOG_INFO, "test", "%s: %d done, %d ENOSPC",
+		     op_names[op], done, full);
+		ck_assert_int_gt(done, 0);
+		/* (Unlinks free space: on the full fs they go on; the
+		 * global reserve and the flush let them.) */
+		if (op == OP_UNLINK)
+			ck_assert_int_ge(done, 200);
+		else
+			ck_assert_int_gt(full, 0);
+		ck_assert_int_eq(zcow_sync(fs), 0);
+		fs = remount(fs, &mo);
+		for (i = 0; i < nr; i++)
+			rsv_expect_state(fs, st, i);
+		ck_assert_int_eq(zcow_unmount(fs), 0);
+		zdev_close(dev);
+	}
+	free(st);
+}
+END_TEST
+
+#define RSV_THREADS	32
+
+enum { RSV_NONE, RSV_DATA, RSV_EMPTY };
+
+struct rsv_job {
+	struct zcow_fs *fs;
+	int t;
+	int nr;			/* files made */
+	uint8_t *live;		/* RSV_*: file i (under its final name) */
+	bool *moved;		/* file i renamed g.. */
+	int bad;		/* an errno other than 0 / -ENOSPC */
+};
+
+static void rsv_rename_some(struct rsv_job *j, int i)
+{
+	char p[64], q[64];
+	int k = i % (j->nr ? j->nr : 1), err;
+	struct zcow_file *f;
+
+	if (j->live[k] != RSV_DATA)
+		return;
+	rsv_name(p, sizeof(p), j->moved[k] ? "g" : "f", j->t, k);
+	rsv_name(q, sizeof(q), j->moved[k] ? "f" : "g", j->t, k);
+	err = zcow_rename(j->fs, p, q);
+	if (!err)
+		j->moved[k] = !j->moved[k];
+	else if (err != -ENOSPC)
+		j->bad = err;
+	/* and an overwrite with the same bytes (new extent, new items) */
+	rsv_name(p, sizeof(p), j->moved[k] ? "g" : "f", j->t, k);
+	err = zcow_open(j->fs, p, O_RDWR, &f);
+	if (!err) {
+		uint8_t buf[4096];
+		int64_t n;
+
+		fill(buf, RSV_FILE_LEN(k), (uint32_t)(j->t * 10000 + k));
+		n = zcow_pwrite(f, buf, RSV_FILE_LEN(k), 0);
+		err = n < 0 ? (int)n : 0;
+		if (!err)
+			err = zcow_fsync(f);
+		zcow_close(f);
+	}
+	if (err && err != -ENOSPC)
+		j->bad = err;
+}
+
+static void *rsv_worker(void *arg)
+{
+	struct rsv_job *j = arg;
+	char p[64], q[64];
+	int i, nr_full = 0;
+
+	for (i = 0; i < 4000 && nr_full < 1000 && !j->bad; i++) {
+		struct zcow_file *f;
+		uint8_t buf[4096];
+		uint64_t len = RSV_FILE_LEN(i);
+		int err;
+		int64_t n;
+
+		rsv_name(p, sizeof(p), "f", j->t, i);
+		rsv_name(q, sizeof(q), "g", j->t, i);
+		fill(buf, len, (uint32_t)(j->t * 10000 + i));
+		err = zcow_open(j->fs, p, O_CREAT | O_EXCL | O_RDWR, &f);
+		if (err) {
+			nr_full += err == -ENOSPC;
+			j->bad = err == -ENOSPC ? 0 : err;
+			/* Renames back and forth of an earlier file. */
+			rsv_rename_some(j, i);
+			continue;
+		}
+		j->nr = i + 1;
+		n = zcow_pwrite(f, buf, len, 0);
+		err = n < 0 ? (int)n : 0;
+		if (!err)
+			err = zcow_fsync(f);
+		zcow_close(f);
+		if (err) {
+			/* The write failed at its start: an empty file. */
+			nr_full += err == -ENOSPC;
+			if (err != -ENOSPC)
+				j->bad = err;
+			j->live[i] = RSV_EMPTY;
+			err = zcow_unlink(j->fs, p);
+			if (!err)
+				j->live[i] = RSV_NONE;
+			else if (err != -ENOSPC)
+				j->bad = err;
+			continue;
+		}
+		j->live[i] = RSV_DATA;
+		if (i % 3 == 0) {
+			err = zcow_rename(j->fs, p, q);
+			if (!err)
+				j->moved[i] = true;
+			else if (err != -ENOSPC)
+				j->bad = err;
+		}
+		if (i % 4 == 0 && i >= 8 && j->live[i - 8] == RSV_DATA) {
+			rsv_name(p, sizeof(p), j->moved[i - 8] ? "g" : "f",
+				 j->t, i - 8);
+			err = zcow_unlink(j->fs, p);
+			if (!err)
+				j->live[i - 8] = RSV_NONE;
+			else if (err != -ENOSPC)
+				j->bad = err;
+		}
+		if (i % 7 == 0) {
+			rsv_name(p, sizeof(p), "d", j->t, i);
+			err = zcow_mkdir(j->fs, p);
+			if (err && err != -ENOSPC)
+				j->bad = err;
+		}
+	}
+	return NULL;
+}
+
+static void run_threads_until_full(bool no_treelog)
+{
+	struct zcow_mount_opts mo = { .no_treelog = no_treelog };
+	struct zdev *dev = new_small_sim();
+	struct zcow_fs *fs = mkfs_mount(dev, &mo);
+	struct rsv_job jobs[RSV_THREADS];
+	pthread_t th[RSV_THREADS];
+	int t, i, pass;
+
+	for (t = 0; t < RSV_THREADS; t++) {
+		jobs[t] = (struct rsv_job){ .fs = fs, .t = t };
+		jobs[t].live = calloc(4000, 1);
+		jobs[t].moved = calloc(4000, sizeof(bool));
+		ck_assert_int_eq(pthread_create(&th[t], NULL, rsv_worker,
+						&jobs[t]),
+				 0);
+	}
+	for (t = 0; t < RSV_THREADS; t++)
+		ck_assert_int_eq(pthread_join(th[t], NULL), 0);
+	ck_assert_int_eq(fs->error, 0);
+	for (t = 0; t < RSV_THREADS; t++)
+		ck_assert_msg(!jobs[t].bad, "thread %d: errno %d", t,
+			      jobs[t].bad);
+	ck_assert_int_eq(zcow_sync(fs), 0);
+	assert_statfs_sane(fs);
+	for (pass = 0; pass < 2; pass++) {
+		if (pass)
+			fs = remount(fs, &mo);
+		for (t = 0; t < RSV_THREADS; t++)
+			for (i = 0; i < jobs[t].nr; i++) {
+				char p[64];
+				uint8_t buf[4096];
+
+				if (jobs[t].live[i] == RSV_NONE)
+					continue;
+				rsv_name(p, sizeof(p),
+					 jobs[t].moved[i] ? "g" : "f", t, i);
+				fill(buf, RSV_FILE_LEN(i),
+				     (uint32_t)(t * 10000 + i));
+				expect(fs, p, buf,
+				       jobs[t].live[i] == RSV_DATA ?
+					       RSV_FILE_LEN(i) :
+					       0);
+			}
+	}
+	ck_assert_int_eq(zcow_unmount(fs), 0);
+	for (t = 0; t < RSV_THREADS; t++) {
+		free(jobs[t].live);
+		free(jobs[t].moved);
+	}
+	zdev_close(dev);
+}
+
+/* Three runs each: the thread interleavings differ from run to run. */
+START_TEST(test_files_threads_fill_metadata_no_eio_treelog_off)
+{
+	int run;
+
+	for (run = 0; run < 3; run++)
+		run_threads_until_full(true);
+}
+END_TEST
+
+START_TEST(test_files_threads_fill_metadata_no_eio_treelog_on)
+{
+	int run;
+
+	for (run = 0; run < 3; run++)
+		run_threads_until_full(false);
+}
+END_TEST
+
 Suite *files_suite(void)
 {
 	Suite *s = suite_create("files_suite");
-	TCase *tc = tcase_create("files");
+	TCase *tc = tcase_create("files"), *rsv;
 
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_files_write_fsync_remount_reads_back);
@@ -627,5 +1136,13 @@ Suite *files_suite(void)
 	tcase_add_test(tc, test_files_check_finds_namespace_and_extent_damage);
 	tcase_add_test(tc, test_files_cli_put_get_ls_cat_rm_mkdir_stat);
 	suite_add_tcase(s, tc);
+	/* Filling the fs: slow under the sanitizers. */
+	rsv = tcase_create("reserve");
+	tcase_set_timeout(rsv, 240);
+	tcase_add_test(rsv, test_files_metadata_full_fails_at_start_and_fs_stays_usable);
+	tcase_add_test(rsv, test_files_each_op_on_full_fs_is_all_or_nothing);
+	tcase_add_test(rsv, test_files_threads_fill_metadata_no_eio_treelog_off);
+	tcase_add_test(rsv, test_files_threads_fill_metadata_no_eio_treelog_on);
+	suite_add_tcase(s, rsv);
 	return s;
 }
