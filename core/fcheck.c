@@ -288,7 +288,11 @@ static void check_root(struct fck *ck, struct zcow_tree *t, uint64_t root)
 					root, k.objectid, k.offset);
 				break;
 			}
-			zcow_fext_decode(d, k.offset, &fe);
+			if (zcow_fext_decode(d, len, k.offset, &fe)) {
+				problem(ck, "root %" PRIu64 " inode %" PRIu64 ": file extent at %" PRIu64 " not decodable",
+					root, k.objectid, k.offset);
+				break;
+			}
 			if (k.offset < ext_end)
 				problem(ck, "root %" PRIu64 " inode %" PRIu64 ": extents overlap at %" PRIu64,
 					root, k.objectid, k.offset);

@@ -62,16 +62,44 @@ static uint64_t round_down(uint64_t v)
 	return v / BS * BS;
 }
 
-/* struct btrfs_file_extent_item, regular extent. */
-void zcow_fext_decode(const uint8_t *buf, uint64_t file_off,
-		      struct zcow_fext *ret)
+/* struct btrfs_file_extent_item: type at 20, compression 16, encryption
+ * 17, other_encoding 18..19; a regular extent's fields from 21. */
+int zcow_fext_decode(const uint8_t *buf, uint32_t len, uint64_t file_off,
+		     struct zcow_fext *ret)
 {
+	static const char *const types[] = { "inline", "regular",
+					     "preallocated" };
+
+	memset(ret, 0, sizeof(*ret));
+	if (len < 21) {
+		zlog_err(TAG, "file extent at %" PRIu64 ": item of %u bytes",
+			 file_off, len);
+		return -EUCLEAN;
+	}
+	if (buf[20] > 2) {
+		zlog_err(TAG, "file extent at %" PRIu64 ": unknown type %u",
+			 file_off, buf[20]);
+		return -EUCLEAN;
+	}
+	if (buf[20] != 1 || buf[16] || buf[17] || buf[18] || buf[19]) {
+		zlog_err(TAG, "file extent at %" PRIu64 ": %s%s%s extent: zcow reads only plain regular extents",
+			 file_off, buf[16] ? "compressed " : "",
+			 buf[17] || buf[18] || buf[19] ? "encoded " : "",
+			 types[buf[20]]);
+		return -EOPNOTSUPP;
+	}
+	if (len != ZCOW_FILE_EXTENT_SIZE) {
+		zlog_err(TAG, "file extent at %" PRIu64 ": regular extent item of %u bytes",
+			 file_off, len);
+		return -EUCLEAN;
+	}
 	ret->file_off = file_off;
 	ret->generation = zf_get64(buf + 0);
 	ret->disk_bytenr = zf_get64(buf + 21);
 	ret->disk_num_bytes = zf_get64(buf + 29);
 	ret->offset = zf_get64(buf + 37);
 	ret->num_bytes = zf_get64(buf + 45);
+	return 0;
 }
 
 void zcow_fext_encode(const struct zcow_fext *fe, uint8_t *buf)
@@ -339,11 +367,9 @@ have:
 		if (k.objectid != ino || k.type != ZCOW_EXTENT_DATA_KEY ||
 		    k.offset >= to)
 			break;
-		if (len < ZCOW_FILE_EXTENT_SIZE) {
-			err = -EUCLEAN;
+		err = zcow_fext_decode(data, len, k.offset, &fe);
+		if (err)
 			goto fail;
-		}
-		zcow_fext_decode(data, k.offset, &fe);
 		if (fe.file_off + fe.num_bytes <= from)
 			continue;
 		if (nr == cap) {
@@ -855,9 +881,9 @@ static int replace_same_range_locked(struct zcow_fs *fs, struct zcow_file *f,
 	err = zcow_tree_search(f->tree, &k, buf, sizeof(buf), &size);
 	if (err)
 		return err;
-	if (size != ZCOW_FILE_EXTENT_SIZE)
-		return -EUCLEAN;
-	zcow_fext_decode(buf, fe->file_off, &old);
+	err = zcow_fext_decode(buf, size, fe->file_off, &old);
+	if (err)
+		return err;
 	if (old.num_bytes != fe->num_bytes)
 		return -ENOENT;
 	err = put_fext_locked(f->tree, f->ino, fe, false);
@@ -1433,10 +1459,10 @@ int zcow_snapshot(struct zcow_fs *fs, const char *name, uint64_t *id_ret)
 	while (!(err = zcow_tree_iter_next(&it, &k, &data, &len))) {
 		struct zcow_fext fe;
 
-		if (k.type == ZCOW_EXTENT_DATA_KEY &&
-		    len >= ZCOW_FILE_EXTENT_SIZE) {
-			zcow_fext_decode(data, k.offset, &fe);
-			err = zcow_data_ref_locked(fs, fe.disk_bytenr,
+		if (k.type == ZCOW_EXTENT_DATA_KEY) {
+			err = zcow_fext_decode(data, len, k.offset, &fe);
+			if (!err)
+				err = zcow_data_ref_locked(fs, fe.disk_bytenr,
 						   fe.disk_num_bytes, +1, id,
 						   k.objectid,
 						   k.offset - fe.offset);

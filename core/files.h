@@ -145,8 +145,15 @@ uint32_t zcow_name_hash(const char *name, size_t len);
 void zcow_inode_encode(const struct zcow_inode *ino, uint8_t *buf);
 void zcow_inode_decode(const uint8_t *buf, uint64_t ino,
 		       struct zcow_inode *ret);
-void zcow_fext_decode(const uint8_t *buf, uint64_t file_off,
-		      struct zcow_fext *ret);
+/*
+ * Decode a file extent item of @len bytes at file offset @file_off.  zcow
+ * reads only what it writes: a regular extent (type 1), uncompressed,
+ * unencrypted.  Returns 0, -EOPNOTSUPP (inline, preallocated, compressed
+ * or encrypted: a btrfs image may hold them; logged) or -EUCLEAN (a
+ * regular extent item that is not 53 bytes, or an unknown type).
+ */
+int zcow_fext_decode(const uint8_t *buf, uint32_t len, uint64_t file_off,
+		     struct zcow_fext *ret);
 void zcow_fext_encode(const struct zcow_fext *fe, uint8_t *buf);
 
 /*

@@ -491,11 +491,9 @@ static int log_inode(struct zcow_fs *fs, uint64_t ino, uint64_t fsynced)
 		if (k.type == ZCOW_EXTENT_DATA_KEY) {
 			struct zcow_fext fe;
 
-			if (len < ZCOW_FILE_EXTENT_SIZE) {
-				err = -EUCLEAN;
+			err = zcow_fext_decode(data, len, k.offset, &fe);
+			if (err)
 				goto out;
-			}
-			zcow_fext_decode(data, k.offset, &fe);
 			if (fe.disk_bytenr && fe.generation == fs->transid) {
 				err = log_csums(fs, fe.disk_bytenr);
 				if (err)
@@ -1038,9 +1036,9 @@ static int replay_open(struct replay *rp)
 		case ZCOW_EXTENT_DATA_KEY: {
 			struct zcow_fext fe;
 
-			if (len < ZCOW_FILE_EXTENT_SIZE)
-				return -EUCLEAN;
-			zcow_fext_decode(data, k.offset, &fe);
+			err = zcow_fext_decode(data, len, k.offset, &fe);
+			if (err)
+				return err;
 			if (fe.disk_bytenr)
 				zcow_bg_claim_written(fs, fe.disk_bytenr,
 						      fe.disk_num_bytes);
@@ -1093,11 +1091,12 @@ static int collect_items(struct zcow_tree *tree, uint64_t ino,
 		memset(&v[nr], 0, sizeof(v[nr]));
 		v[nr].key = k;
 		if (k.type == ZCOW_EXTENT_DATA_KEY) {
-			if (len < ZCOW_FILE_EXTENT_SIZE) {
+			err = zcow_fext_decode(data, len, k.offset,
+					       &v[nr].fe);
+			if (err) {
 				free(v);
-				return -EUCLEAN;
+				return err;
 			}
-			zcow_fext_decode(data, k.offset, &v[nr].fe);
 		}
 		nr++;
 	}
@@ -1216,8 +1215,8 @@ static int replay_inode(struct replay *rp, uint64_t ino)
 		if (!err && k.type == ZCOW_EXTENT_DATA_KEY) {
 			struct zcow_fext fe;
 
-			zcow_fext_decode(data, k.offset, &fe);
-			if (fe.disk_bytenr)
+			err = zcow_fext_decode(data, len, k.offset, &fe);
+			if (!err && fe.disk_bytenr)
 				err = replay_extent_ref(rp, ino, &fe);
 		}
 	}

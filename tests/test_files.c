@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "files.h"
 #include "tests.h"
 #include "zcow.h"
 #include "zlog.h"
@@ -1120,12 +1121,73 @@ START_TEST(test_files_threads_fill_metadata_no_eio_treelog_on)
 }
 END_TEST
 
+/*
+ * File extents zcow does not write (a btrfs image may hold them): inline,
+ * preallocated, compressed (zlib has no incompat bit, so a read-only mount
+ * of such a btrfs is allowed) or encrypted.  A read returns an error,
+ * never the stored bytes as if they were the file's.
+ */
+START_TEST(test_files_read_refuses_extents_zcow_cannot_decode)
+{
+	struct zdev *dev = new_sim(16, 0);
+	struct zcow_fs *fs = mkfs_mount(dev, NULL);
+	struct zcow_file *f = NULL;
+	struct zcow_stat st;
+	struct zcow_key k;
+	uint8_t item[128], got[64];
+	uint32_t size;
+	int i;
+
+	put(fs, "/reg", "0123456789abcdef", 16);
+	ck_assert_int_eq(zcow_stat(fs, "/reg", &st), 0);
+	k = (struct zcow_key){ st.ino, ZCOW_EXTENT_DATA_KEY, 0 };
+	ck_assert_int_eq(zcow_tree_search(&fs->fs_tree, &k, item, sizeof(item),
+					  &size), 0);
+	ck_assert_uint_eq(size, ZCOW_FILE_EXTENT_SIZE);
+	for (i = 0; i < 4; i++) {
+		uint8_t bad[128];
+		uint32_t len = ZCOW_FILE_EXTENT_SIZE;
+
+		memcpy(bad, item, sizeof(bad));
+		if (i == 0)
+			bad[16] = 1;		/* compression zlib */
+		else if (i == 1)
+			bad[17] = 1;		/* encryption */
+		else if (i == 2)
+			bad[20] = 2;		/* preallocated */
+		else {
+			bad[20] = 0;		/* inline: the data follows */
+			memset(bad + 21, 'x', 16);
+			len = 21 + 16;
+		}
+		ck_assert_int_eq(zcow_tree_delete(&fs->fs_tree, &k), 0);
+		ck_assert_int_eq(zcow_tree_insert(&fs->fs_tree, &k, bad, len),
+				 0);
+		ck_assert_int_eq(zcow_open(fs, "/reg", O_RDONLY, &f), 0);
+		ck_assert_msg(zcow_pread(f, got, sizeof(got), 0) ==
+				      -EOPNOTSUPP,
+			      "variant %d read", i);
+		ck_assert_int_eq(zcow_close(f), 0);
+	}
+	/* a regular extent item of the wrong size is corrupt */
+	ck_assert_int_eq(zcow_tree_delete(&fs->fs_tree, &k), 0);
+	ck_assert_int_eq(zcow_tree_insert(&fs->fs_tree, &k, item,
+					  ZCOW_FILE_EXTENT_SIZE + 8), 0);
+	ck_assert_int_eq(zcow_open(fs, "/reg", O_RDONLY, &f), 0);
+	ck_assert_int_eq(zcow_pread(f, got, sizeof(got), 0), -EUCLEAN);
+	ck_assert_int_eq(zcow_close(f), 0);
+	zcow_unmount(fs);
+	zdev_close(dev);
+}
+END_TEST
+
 Suite *files_suite(void)
 {
 	Suite *s = suite_create("files_suite");
 	TCase *tc = tcase_create("files"), *rsv;
 
 	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, test_files_read_refuses_extents_zcow_cannot_decode);
 	tcase_add_test(tc, test_files_write_fsync_remount_reads_back);
 	tcase_add_test(tc, test_files_unaligned_overwrite_is_cow);
 	tcase_add_test(tc, test_files_dirs_rename_readdir);
