@@ -32,64 +32,19 @@ static struct run res;
 static char dev_path[64];
 static char dev_spec[160];
 
-static const char *zcow_bin(void)
-{
-	const char *bin = getenv("ZCOW_BIN");
-
-	ck_assert_msg(bin && *bin, "ZCOW_BIN is not set: run through `make "
-				   "test` or set it to the zcow binary");
-	ck_assert_msg(access(bin, X_OK) == 0, "ZCOW_BIN=%s is not executable",
-		      bin);
-	return bin;
-}
-
-static void slurp(int fd, char *buf)
-{
-	ssize_t n, len = 0;
-
-	lseek(fd, 0, SEEK_SET);
-	while ((n = read(fd, buf + len, MAX_OUT - 1 - len)) > 0)
-		len += n;
-	buf[len] = '\0';
-	close(fd);
-}
-
 /* Run zcow with the NULL-terminated arguments; fills res. */
 static void run_zcow(const char *arg, ...)
 {
-	const char *argv[16];
-	char out_tmp[] = "/tmp/zcow-cli-out-XXXXXX";
-	char err_tmp[] = "/tmp/zcow-cli-err-XXXXXX";
-	int out_fd, err_fd, st, argc = 0;
+	char *out, *err;
 	va_list ap;
-	pid_t pid;
 
-	argv[argc++] = zcow_bin();
 	va_start(ap, arg);
-	for (; arg && argc < 15; arg = va_arg(ap, const char *))
-		argv[argc++] = arg;
+	res.status = zcow_test_runv(&out, &err, arg, ap);
 	va_end(ap);
-	argv[argc] = NULL;
-
-	out_fd = mkstemp(out_tmp);
-	err_fd = mkstemp(err_tmp);
-	ck_assert_int_ge(out_fd, 0);
-	ck_assert_int_ge(err_fd, 0);
-	unlink(out_tmp);
-	unlink(err_tmp);
-	fflush(NULL);
-	pid = fork();
-	ck_assert_int_ge(pid, 0);
-	if (pid == 0) {
-		dup2(out_fd, 1);
-		dup2(err_fd, 2);
-		execv(argv[0], (char *const *)argv);
-		_exit(127);
-	}
-	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
-	res.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-	slurp(out_fd, res.out);
-	slurp(err_fd, res.err);
+	snprintf(res.out, sizeof(res.out), "%s", out);
+	snprintf(res.err, sizeof(res.err), "%s", err);
+	free(out);
+	free(err);
 }
 
 /* A 4-zone (1 MiB zones) file device. */

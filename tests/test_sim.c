@@ -2124,61 +2124,6 @@ START_TEST(test_import_of_kernel_sblog_vector_matches_its_report)
 }
 END_TEST
 
-/* Run the zcow tool ($ZCOW_BIN) with NULL-terminated @args; its stdout
- * (and stderr) in *out_ret (malloc'd).  Returns the exit status. */
-static int run_tool(char **out_ret, char **err_ret, const char *arg, ...)
-{
-	const char *bin = getenv("ZCOW_BIN"), *argv[12];
-	char out_path[] = "/tmp/zsim-tool-out-XXXXXX";
-	char err_path[] = "/tmp/zsim-tool-err-XXXXXX";
-	int out_fd, err_fd, st, argc = 0;
-	char *bufs[2];
-	int fds[2];
-	va_list ap;
-	pid_t pid;
-	int i;
-
-	ck_assert_msg(bin && *bin, "ZCOW_BIN is not set: run `make test`");
-	argv[argc++] = bin;
-	va_start(ap, arg);
-	for (; arg && argc < 11; arg = va_arg(ap, const char *))
-		argv[argc++] = arg;
-	va_end(ap);
-	argv[argc] = NULL;
-	out_fd = mkstemp(out_path);
-	err_fd = mkstemp(err_path);
-	ck_assert_int_ge(out_fd, 0);
-	ck_assert_int_ge(err_fd, 0);
-	unlink(out_path);
-	unlink(err_path);
-	fflush(NULL);
-	pid = fork();
-	ck_assert_int_ge(pid, 0);
-	if (pid == 0) {
-		dup2(out_fd, 1);
-		dup2(err_fd, 2);
-		execv(argv[0], (char *const *)argv);
-		_exit(127);
-	}
-	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
-	fds[0] = out_fd;
-	fds[1] = err_fd;
-	for (i = 0; i < 2; i++) {
-		off_t len = lseek(fds[i], 0, SEEK_END);
-
-		bufs[i] = calloc(1, len + 1);
-		ck_assert_ptr_nonnull(bufs[i]);
-		ck_assert_int_eq(pread(fds[i], bufs[i], len, 0), len);
-		close(fds[i]);
-	}
-	*out_ret = bufs[0];
-	if (err_ret)
-		*err_ret = bufs[1];
-	else
-		free(bufs[1]);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
 /*
  * `zcow zone DEV offline|readonly OFFSET` turns a zone of an image
  * offline or read-only for good: saved in the image, reported by `zcow
@@ -2199,13 +2144,13 @@ START_TEST(test_zone_command_turns_image_zone_offline_or_readonly)
 	ck_assert_int_eq(zdev_close(dev), 0);
 	snprintf(spec, sizeof(spec), "sim:image=%s/dev.img", tmpdir);
 
-	ck_assert_int_eq(run_tool(&out, NULL, "zone", spec, "offline", "128K",
+	ck_assert_int_eq(zcow_test_run(&out, NULL, "zone", spec, "offline", "128K",
 				  NULL), 0);
 	free(out);
-	ck_assert_int_eq(run_tool(&out, NULL, "zone", spec, "readonly",
+	ck_assert_int_eq(zcow_test_run(&out, NULL, "zone", spec, "readonly",
 				  "0x30000", NULL), 0);
 	free(out);
-	ck_assert_int_eq(run_tool(&out, NULL, "zones", spec, NULL), 0);
+	ck_assert_int_eq(zcow_test_run(&out, NULL, "zones", spec, NULL), 0);
 	ck_assert_str_eq(out,
 		"  start: 0x000000000, len 0x000080, cap 0x000080, wptr 0x000000 reset:0 non-seq:0, zcond: 0(nw) [type: 1(CONVENTIONAL)]\n"
 		"  start: 0x000000080, len 0x000080, cap 0x000060, wptr 0x000000 reset:0 non-seq:0, zcond: 1(em) [type: 2(SEQ_WRITE_REQUIRED)]\n"
@@ -2223,22 +2168,22 @@ START_TEST(test_zone_command_turns_image_zone_offline_or_readonly)
 	zdev_close(dev);
 
 	/* Not a zone start, past the end, no image, no simulator, 'all'. */
-	ck_assert_int_eq(run_tool(&out, &err, "zone", spec, "offline", "4k",
+	ck_assert_int_eq(zcow_test_run(&out, &err, "zone", spec, "offline", "4k",
 				  NULL), 1);
 	ck_assert_ptr_nonnull(strstr(err, "not a zone start"));
 	free(out);
 	free(err);
-	ck_assert_int_eq(run_tool(&out, &err, "zone", spec, "offline", "320K",
+	ck_assert_int_eq(zcow_test_run(&out, &err, "zone", spec, "offline", "320K",
 				  NULL), 1);
 	ck_assert_ptr_nonnull(strstr(err, "past the end"));
 	free(out);
 	free(err);
-	ck_assert_int_eq(run_tool(&out, &err, "zone", "sim:zones=4",
+	ck_assert_int_eq(zcow_test_run(&out, &err, "zone", "sim:zones=4",
 				  "offline", "0", NULL), 1);
 	ck_assert_ptr_nonnull(strstr(err, "image"));
 	free(out);
 	free(err);
-	ck_assert_int_eq(run_tool(&out, &err, "zone", spec, "readonly", "all",
+	ck_assert_int_eq(zcow_test_run(&out, &err, "zone", spec, "readonly", "all",
 				  NULL), 2);
 	free(out);
 	free(err);

@@ -6,6 +6,7 @@
 #define ZCOW_TESTS_H
 
 #include <check.h>
+#include <stdarg.h>
 
 #define ZCOW_TEST_SUITES        \
 	SUITE(zdev_suite)       \
@@ -35,6 +36,17 @@
 #define SUITE(name) Suite *name(void);
 ZCOW_TEST_SUITES
 #undef SUITE
+
+/*
+ * The zcow tool in a child process (tests/tool.c): $ZCOW_BIN with the
+ * NULL-terminated arguments; its stdout and stderr in *out_ret and
+ * *err_ret (malloc'd; either pointer may be NULL).  Returns the exit
+ * status, -1 if it did not exit.
+ */
+const char *zcow_test_bin(void);
+int zcow_test_run(char **out_ret, char **err_ret, const char *arg, ...);
+int zcow_test_runv(char **out_ret, char **err_ret, const char *arg,
+		   va_list ap);
 
 /* Directory of the test vectors (tests/data), relative to the repo root. */
 #define ZCOW_TESTDATA "tests/data"

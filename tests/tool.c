@@ -1,0 +1,98 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Running the zcow tool from a test: the binary named by $ZCOW_BIN (set by
+ * `make test`) in a child process, its stdout, stderr and exit status
+ * returned to the test.  Shared by the suites that test commands.
+ */
+#include <check.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "tests.h"
+
+#define MAX_ARGS 16
+
+const char *zcow_test_bin(void)
+{
+	const char *bin = getenv("ZCOW_BIN");
+
+	ck_assert_msg(bin && *bin, "ZCOW_BIN is not set: run through `make "
+				   "test` or set it to the zcow binary");
+	ck_assert_msg(access(bin, X_OK) == 0, "ZCOW_BIN=%s is not executable",
+		      bin);
+	return bin;
+}
+
+/* The whole of @fd (a temporary file) as a string; closes @fd. */
+static char *slurp(int fd)
+{
+	off_t len = lseek(fd, 0, SEEK_END);
+	char *buf;
+
+	ck_assert_int_ge(len, 0);
+	buf = calloc(1, (size_t)len + 1);
+	ck_assert_ptr_nonnull(buf);
+	ck_assert_int_eq(pread(fd, buf, (size_t)len, 0), len);
+	close(fd);
+	return buf;
+}
+
+int zcow_test_runv(char **out_ret, char **err_ret, const char *arg,
+		   va_list ap)
+{
+	const char *argv[MAX_ARGS + 1];
+	char out_path[] = "/tmp/zcow-test-out-XXXXXX";
+	char err_path[] = "/tmp/zcow-test-err-XXXXXX";
+	int out_fd, err_fd, st, argc = 0;
+	char *out, *err;
+	pid_t pid;
+
+	argv[argc++] = zcow_test_bin();
+	for (; arg; arg = va_arg(ap, const char *)) {
+		ck_assert_msg(argc < MAX_ARGS, "more than %d arguments",
+			      MAX_ARGS - 1);
+		argv[argc++] = arg;
+	}
+	argv[argc] = NULL;
+	out_fd = mkstemp(out_path);
+	err_fd = mkstemp(err_path);
+	ck_assert_int_ge(out_fd, 0);
+	ck_assert_int_ge(err_fd, 0);
+	unlink(out_path);
+	unlink(err_path);
+	fflush(NULL);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		dup2(out_fd, 1);
+		dup2(err_fd, 2);
+		execv(argv[0], (char *const *)argv);
+		_exit(127);
+	}
+	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+	out = slurp(out_fd);
+	err = slurp(err_fd);
+	if (out_ret)
+		*out_ret = out;
+	else
+		free(out);
+	if (err_ret)
+		*err_ret = err;
+	else
+		free(err);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+int zcow_test_run(char **out_ret, char **err_ret, const char *arg, ...)
+{
+	va_list ap;
+	int ret;
+
+	va_start(ap, arg);
+	ret = zcow_test_runv(out_ret, err_ret, arg, ap);
+	va_end(ap);
+	return ret;
+}
