@@ -40,8 +40,7 @@ static char *slurp(int fd)
 	return buf;
 }
 
-int zcow_test_runv(char **out_ret, char **err_ret, const char *arg,
-		   va_list ap)
+int zcow_test_runv(char **out_ret, char **err_ret, const char *arg, va_list ap)
 {
 	const char *argv[MAX_ARGS + 1];
 	char out_path[] = "/tmp/zcow-test-out-XXXXXX";
