@@ -56,6 +56,9 @@ void zfuzz_init(void);
 
 /* The byte at @off of a file named @name (its base name) in the images. */
 uint8_t zfuzz_pattern(const char *name, uint64_t off);
+/* zfuzz_pattern() of @len bytes from @off into @buf. */
+void zfuzz_fill_pattern(uint8_t *buf, const char *name, uint64_t off,
+			uint64_t len);
 
 /*
  * Seed images for the image harness: variant 0 .. ZFUZZ_NR_IMAGE_SEEDS - 1

@@ -29,12 +29,29 @@ static uint64_t mix(uint64_t x)
 	return x ^ (x >> 31);
 }
 
-uint8_t zfuzz_pattern(const char *name, uint64_t off)
+static uint64_t name_hash(const char *name)
 {
 	uint64_t h = 0xcbf29ce484222325ull;
 	const char *base = strrchr(name, '/');
 
 	for (base = base ? base + 1 : name; *base; base++)
 		h = (h ^ (uint8_t)*base) * 0x100000001b3ull;
-	return mix(h ^ mix(off / 8)) >> (8 * (off % 8));
+	return h;
+}
+
+uint8_t zfuzz_pattern(const char *name, uint64_t off)
+{
+	return mix(name_hash(name) ^ mix(off / 8)) >> (8 * (off % 8));
+}
+
+void zfuzz_fill_pattern(uint8_t *buf, const char *name, uint64_t off,
+			uint64_t len)
+{
+	uint64_t h = name_hash(name), word = 0, i;
+
+	for (i = 0; i < len; i++) {
+		if (i == 0 || (off + i) % 8 == 0)
+			word = mix(h ^ mix((off + i) / 8));
+		buf[i] = word >> (8 * ((off + i) % 8));
+	}
 }

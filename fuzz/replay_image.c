@@ -52,7 +52,22 @@ struct walk {
 	int nr_ents;
 	int failed;
 	uint8_t *buf;
+	uint8_t *want;		/* the pattern to compare with */
 };
+
+/* The first offset where @got differs from the pattern, or -1. */
+static int64_t mismatch(struct walk *w, const char *path, uint64_t off,
+			uint64_t len)
+{
+	uint64_t i;
+
+	zfuzz_fill_pattern(w->want, path, off, len);
+	if (!memcmp(w->buf, w->want, len))
+		return -1;
+	for (i = 0; w->buf[i] == w->want[i]; i++)
+		;
+	return off + i;
+}
 
 __attribute__((format(printf, 2, 0)))
 static int fail(struct walk *w, const char *fmt, const char *path,
@@ -81,7 +96,7 @@ static void read_file(struct walk *w, const char *path, uint64_t size)
 		return;
 	for (off = 0; off < READ_MAX && !w->failed; off += READ_CHUNK) {
 		int64_t n = zcow_pread(f, w->buf, READ_CHUNK, off);
-		int64_t i;
+		int64_t bad;
 
 		if (n < 0)
 			continue;	/* an error is a right answer */
@@ -90,12 +105,11 @@ static void read_file(struct walk *w, const char *path, uint64_t size)
 			     path, off);
 			break;
 		}
-		for (i = 0; i < n; i++)
-			if (w->buf[i] != zfuzz_pattern(path, off + i)) {
-				fail(w, "%s: wrong data at %llu", path,
-				     off + i);
-				break;
-			}
+		bad = mismatch(w, path, off, n);
+		if (bad >= 0) {
+			fail(w, "%s: wrong data at %llu", path, bad);
+			break;
+		}
 		if (n < READ_CHUNK)
 			break;
 	}
@@ -128,15 +142,6 @@ static void walk_dir(struct walk *w, const char *dir, int depth)
 	free(ents);
 }
 
-static void fill_pattern(uint8_t *buf, const char *name, uint64_t off,
-			 uint64_t len)
-{
-	uint64_t i;
-
-	for (i = 0; i < len; i++)
-		buf[i] = zfuzz_pattern(name, off + i);
-}
-
 /* Write @len pattern bytes to @path at @off (created if missing). */
 static int put_file(struct zcow_fs *fs, const char *path, uint64_t off,
 		    uint64_t len, bool do_fsync)
@@ -148,7 +153,7 @@ static int put_file(struct zcow_fs *fs, const char *path, uint64_t off,
 
 	if (!buf)
 		return -ENOMEM;
-	fill_pattern(buf, path, off, len);
+	zfuzz_fill_pattern(buf, path, off, len);
 	ret = zcow_open(fs, path, O_CREAT | O_RDWR, &f);
 	if (ret)
 		goto out;
@@ -191,7 +196,7 @@ static void rw_step(struct walk *w, struct zdev *dev)
 		goto out;
 	}
 	for (off = 0; off < RW_LEN && !w->failed; off += READ_CHUNK) {
-		uint64_t i;
+		int64_t bad;
 
 		n = zcow_pread(f, w->buf, READ_CHUNK, off);
 		if (n < 0)
@@ -201,12 +206,9 @@ static void rw_step(struct walk *w, struct zdev *dev)
 			     path, off + n);
 			break;
 		}
-		for (i = 0; i < (uint64_t)n; i++)
-			if (w->buf[i] != zfuzz_pattern(path, off + i)) {
-				fail(w, "%s: wrong fsynced data at %llu",
-				     path, off + i);
-				break;
-			}
+		bad = mismatch(w, path, off, n);
+		if (bad >= 0)
+			fail(w, "%s: wrong fsynced data at %llu", path, bad);
 	}
 	zcow_close(f);
 out:
@@ -259,7 +261,10 @@ int zfuzz_image_one(const uint8_t *data, size_t size, char *msg)
 	if (ret)
 		return 0;	/* refused: a right answer */
 	w.buf = malloc(READ_CHUNK);
-	if (!w.buf) {
+	w.want = malloc(READ_CHUNK);
+	if (!w.buf || !w.want) {
+		free(w.buf);
+		free(w.want);
 		zdev_close(dev);
 		return -ENOMEM;
 	}
@@ -274,6 +279,7 @@ int zfuzz_image_one(const uint8_t *data, size_t size, char *msg)
 	}
 	zdev_close(dev);
 	free(w.buf);
+	free(w.want);
 	return w.failed;
 }
 

@@ -14,7 +14,7 @@ time=${FUZZ_TIME:-60}
 jobs=${FUZZ_JOBS:-2}
 fbuild=${FUZZ_BUILD:-build-fuzz}
 seeds_bin=${SEEDS_BIN:-build/zfuzz-seeds}
-out=${FUZZ_RESULTS:-results}/fuzz-$(date -u +%Y%m%dT%H%M%SZ)
+out=$(realpath -m "${FUZZ_RESULTS:-results}")/fuzz-$(date -u +%Y%m%dT%H%M%SZ)
 mkdir -p "$out/seeds"
 fuzz/seeds.sh "$seeds_bin" "$out/seeds"
 

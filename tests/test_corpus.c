@@ -13,8 +13,13 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include "fuzz.h"
 #include "tests.h"
+#include "zcow.h"
+#include "zsim.h"
 
 #define CORPUS_DIR "tests/corpus"
 
@@ -102,13 +107,137 @@ START_TEST(test_corpus_replays_clean)
 }
 END_TEST
 
+/* A saved zsim image in memory (malloc'd). */
+static uint8_t *save_image(struct zdev *dev, size_t *len_ret)
+{
+	char path[] = "/tmp/zcow-corpus-XXXXXX";
+	uint8_t *data;
+	int fd = mkstemp(path);
+
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	ck_assert_int_eq(zsim_save(zsim_from_dev(dev), path), 0);
+	data = slurp(path, len_ret);
+	unlink(path);
+	return data;
+}
+
+/* Every generated seed image passes the oracle as it is. */
+START_TEST(test_image_seed_passes_oracle)
+{
+	char path[] = "/tmp/zcow-seed-XXXXXX", msg[ZFUZZ_MSG_LEN];
+	uint8_t *data;
+	size_t len;
+	int fd = mkstemp(path);
+
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	ck_assert_int_eq(zfuzz_image_seed(_i, path), 0);
+	data = slurp(path, &len);
+	unlink(path);
+	ck_assert_int_eq(zfuzz_image_one(data, len, msg), 0);
+	free(data);
+}
+END_TEST
+
+/* The image oracle is not vacuous: a file whose data is not the pattern
+ * of its name (checksums all valid) is a wrong answer. */
+START_TEST(test_image_oracle_flags_wrong_data)
+{
+	struct zsim_config cfg = { .nr_zones = 20, .zone_size = 4 << 20,
+				   .zone_capacity = 1 << 20 };
+	struct zcow_mkfs_opts mo = { .seed = 1 };
+	struct zcow_mount_opts mount = { 0 };
+	char msg[ZFUZZ_MSG_LEN];
+	uint8_t buf[4096] = { 0 }, *data;
+	struct zcow_file *f;
+	struct zcow_fs *fs;
+	struct zdev *dev;
+	size_t len;
+
+	buf[0] = zfuzz_pattern("a", 0);
+	buf[1] = zfuzz_pattern("a", 1) ^ 1;	/* wrong from byte 1 */
+	ck_assert_int_eq(zsim_create(&cfg, &dev), 0);
+	ck_assert_int_eq(zcow_mkfs(dev, &mo), 0);
+	ck_assert_int_eq(zcow_mount(dev, &mount, &fs), 0);
+	ck_assert_int_eq(zcow_create(fs, "/a", &f), 0);
+	ck_assert_int_eq(zcow_pwrite(f, buf, sizeof(buf), 0), sizeof(buf));
+	ck_assert_int_eq(zcow_close(f), 0);
+	ck_assert_int_eq(zcow_unmount(fs), 0);
+	data = save_image(dev, &len);
+	ck_assert_int_eq(zdev_close(dev), 0);
+	ck_assert_int_eq(zfuzz_image_one(data, len, msg), 1);
+	ck_assert_str_eq(msg, "/a: wrong data at 1");
+	free(data);
+}
+END_TEST
+
+/* The image file's FNV-1a 64 trailer over everything before it. */
+static void reseal(uint8_t *data, size_t len)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+	size_t i;
+
+	for (i = 0; i < len - 8; i++)
+		h = (h ^ data[i]) * 0x100000001b3ull;
+	for (i = 0; i < 8; i++)
+		data[len - 8 + i] = h >> (8 * i);
+}
+
+/* The trailer is resealed, so a mutated image reaches the loader and
+ * the file system: a flipped data byte of /c is a read error (crc32c),
+ * which the oracle takes as a right answer. */
+START_TEST(test_image_corrupt_data_reads_as_error)
+{
+	char path[] = "/tmp/zcow-seed-XXXXXX", msg[ZFUZZ_MSG_LEN];
+	struct zcow_mount_opts ro = { .read_only = true };
+	uint8_t *data, want[64], *hit, buf[4096];
+	struct zcow_file *f;
+	struct zcow_fs *fs;
+	struct zdev *dev;
+	size_t len;
+	int fd = mkstemp(path);
+
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	ck_assert_int_eq(zfuzz_image_seed(1, path), 0);
+	data = slurp(path, &len);
+	zfuzz_fill_pattern(want, "c", 0, sizeof(want));
+	hit = memmem(data, len, want, sizeof(want));
+	ck_assert_ptr_nonnull(hit);
+	hit[10] ^= 0x40;
+	ck_assert_int_eq(zfuzz_image_one(data, len, msg), 0);
+	reseal(data, len);
+	fd = open(path, O_WRONLY | O_TRUNC);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, data, len), (ssize_t)len);
+	close(fd);
+	ck_assert_int_eq(zsim_load(path, &dev), 0);
+	ck_assert_int_eq(zcow_mount(dev, &ro, &fs), 0);
+	ck_assert_int_eq(zcow_open(fs, "/c", O_RDONLY, &f), 0);
+	ck_assert_int_eq(zcow_pread(f, buf, sizeof(buf), 0), -EIO);
+	ck_assert_int_eq(zcow_close(f), 0);
+	ck_assert_int_eq(zcow_unmount(fs), 0);
+	ck_assert_int_eq(zdev_close(dev), 0);
+	free(data);
+	unlink(path);
+}
+END_TEST
+
 Suite *corpus_suite(void)
 {
 	Suite *s = suite_create("corpus");
 	TCase *tc = tcase_create("replay");
+	TCase *oc = tcase_create("oracle");
 
 	tcase_set_timeout(tc, 120);
 	tcase_add_loop_test(tc, test_corpus_replays_clean, 0, NR_HARNESSES);
 	suite_add_tcase(s, tc);
+	tcase_set_timeout(oc, 60);
+	tcase_add_loop_test(oc, test_image_seed_passes_oracle, 0,
+			    ZFUZZ_NR_IMAGE_SEEDS);
+	tcase_add_test(oc, test_image_oracle_flags_wrong_data);
+	tcase_add_test(oc, test_image_corrupt_data_reads_as_error);
+	suite_add_tcase(s, oc);
 	return s;
 }
