@@ -224,6 +224,42 @@ START_TEST(test_image_corrupt_data_reads_as_error)
 }
 END_TEST
 
+/* zsim_load() of @data (trailer resealed) from a temporary file. */
+static int load_image(uint8_t *data, size_t len, struct zdev **dev_ret)
+{
+	char path[] = "/tmp/zcow-corpus-XXXXXX";
+	int fd = mkstemp(path), ret;
+
+	ck_assert_int_ge(fd, 0);
+	reseal(data, len);
+	ck_assert_int_eq(write(fd, data, len), (ssize_t)len);
+	close(fd);
+	ret = zsim_load(path, dev_ret);
+	unlink(path);
+	return ret;
+}
+
+/* Found by the image fuzzer: a 310-byte image whose header claims 754M
+ * zones made the loader allocate 6 GiB and initialise every zone before
+ * reading the first record (a timeout); 2^40 zones failed with -ENOMEM.
+ * The zone count must fit in the file: -EUCLEAN before allocating. */
+START_TEST(test_image_loader_refuses_zone_count_beyond_file)
+{
+	struct zdev *dev = NULL;
+	uint8_t *data;
+	size_t len;
+	int i;
+
+	data = slurp(CORPUS_DIR "/image/oom-header-claims-754m-zones", &len);
+	ck_assert_int_eq(load_image(data, len, &dev), -EUCLEAN);
+	for (i = 0; i < 8; i++)		/* nr_zones = 2^40 */
+		data[16 + i] = i == 5;
+	ck_assert_int_eq(load_image(data, len, &dev), -EUCLEAN);
+	ck_assert_ptr_null(dev);
+	free(data);
+}
+END_TEST
+
 Suite *corpus_suite(void)
 {
 	Suite *s = suite_create("corpus");
@@ -238,6 +274,7 @@ Suite *corpus_suite(void)
 			    ZFUZZ_NR_IMAGE_SEEDS);
 	tcase_add_test(oc, test_image_oracle_flags_wrong_data);
 	tcase_add_test(oc, test_image_corrupt_data_reads_as_error);
+	tcase_add_test(oc, test_image_loader_refuses_zone_count_beyond_file);
 	suite_add_tcase(s, oc);
 	return s;
 }
