@@ -6,7 +6,8 @@
 # kept), artifacts (crash-*, leak-*, timeout-*, oom-*), log, and a
 # summary.txt with execs, exec/s, coverage and artifacts per harness.
 # Environment: FUZZ_BUILD (build-fuzz), SEEDS_BIN (build/zfuzz-seeds),
-# FUZZ_OPTS (more libFuzzer flags), FUZZ_RESULTS (results).
+# FUZZ_OPTS (more libFuzzer flags), FUZZ_RESULTS (results), FUZZ_RESUME
+# (an earlier results/fuzz-<stamp> folder: its corpora seed this run too).
 # libFuzzer runs in fork mode and keeps going after a crash, a leak, an
 # out-of-memory or a timeout, so one run finds more than the first.
 set -eu
@@ -28,7 +29,8 @@ one() {
 		-max_len=1048576 \
 		-fork=1 -ignore_crashes=1 -ignore_ooms=1 -ignore_timeouts=1 \
 		-print_final_stats=1 -artifact_prefix="$d/" \
-		${FUZZ_OPTS:-} "$d/corpus" "$out/seeds/$h" > "$d/log" 2>&1 ||
+		${FUZZ_OPTS:-} "$d/corpus" "$out/seeds/$h" \
+		${FUZZ_RESUME:+"$FUZZ_RESUME/$h/corpus"} > "$d/log" 2>&1 ||
 		echo "$h: stopped with an artifact (see $d/log)" >&2
 	# CPU of this subshell's children: the fuzzer and its fork jobs.
 	times > "$d/cputime"
