@@ -50,6 +50,10 @@ ifeq ($(STATIC),1)
 TOOL_OBJ += $(BUILD)/harness/qemu/crc32_iscsi_sw.o
 endif
 TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/%.o)
+# The fuzz harnesses' replay entries (fuzz/fuzz.h): linked into the tests,
+# which replay tests/corpus/, and into the libFuzzer binaries (make fuzz).
+FUZZ_REPLAY_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(wildcard fuzz/replay_*.c))
+TEST_OBJ += $(FUZZ_REPLAY_OBJ)
 
 LIBZCOW := $(BUILD)/libzcow.a
 LIBZSIM := $(BUILD)/libzsim.a
@@ -67,6 +71,9 @@ $(BUILD)/%.o: %.c
 $(BUILD)/tests/%.o: tests/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) $(CHECK_CFLAGS) -Itests -Iharness -MMD -MP -c $< -o $@
+
+$(BUILD)/fuzz/%.o: CFLAGS_ALL += -Iharness -Ifuzz
+$(BUILD)/tests/test_corpus.o: CFLAGS_ALL += -Ifuzz
 
 $(LIBZCOW): $(CORE_OBJ)
 	$(AR) rcs $@ $^
@@ -114,10 +121,44 @@ valgrind: $(ZCOW) $(TESTS)
 bench: $(ZCOW)
 	$(ZCOW) bench-dev
 
+# Fuzzing (docs/fuzz.md).  fuzz-build: libFuzzer binaries in build-fuzz/
+# (clang, -fsanitize=fuzzer,address,undefined); fuzz: run each harness for
+# FUZZ_TIME seconds (FUZZ_JOBS at once) from generated seeds, results in
+# results/fuzz-<stamp>/.
+FUZZ_BUILD ?= build-fuzz
+FUZZ_TIME ?= 60
+FUZZ_JOBS ?= 2
+FUZZ_HARNESSES ?= image sblog scenario devspec
+FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=undefined
+
+.PHONY: fuzz fuzz-build fuzz-bins
+fuzz-build:
+	$(MAKE) BUILD=$(FUZZ_BUILD) CC=clang \
+		OPT="-O1 -g -fno-omit-frame-pointer" \
+		SAN="$(FUZZ_SAN) -fsanitize=fuzzer-no-link" fuzz-bins
+	$(MAKE) $(BUILD)/zfuzz-seeds
+
+fuzz-bins: $(FUZZ_HARNESSES:%=$(BUILD)/fuzz/fuzz_%)
+
+$(BUILD)/fuzz/fuzz_%: $(BUILD)/fuzz/fuzz_%.o $(FUZZ_REPLAY_OBJ) $(LIBZRUN) \
+		$(LIBZSIM) $(LIBZCOW)
+	$(CC) $(CFLAGS_ALL) -fsanitize=fuzzer -o $@ $< $(FUZZ_REPLAY_OBJ) \
+		$(LIBZRUN) $(LIBZSIM) $(LIBZCOW) $(LDLIBS_ALL)
+
+$(BUILD)/zfuzz-seeds: $(BUILD)/fuzz/mkseeds.o $(FUZZ_REPLAY_OBJ) $(LIBZRUN) \
+		$(LIBZSIM) $(LIBZCOW)
+	$(CC) $(CFLAGS_ALL) -o $@ $< $(FUZZ_REPLAY_OBJ) $(LIBZRUN) \
+		$(LIBZSIM) $(LIBZCOW) $(LDLIBS_ALL)
+
+fuzz: fuzz-build
+	FUZZ_TIME=$(FUZZ_TIME) FUZZ_JOBS=$(FUZZ_JOBS) \
+		FUZZ_BUILD=$(FUZZ_BUILD) SEEDS_BIN=$(BUILD)/zfuzz-seeds \
+		fuzz/run.sh $(FUZZ_HARNESSES)
+
 format:
 	clang-format -i core/*.[ch] sim/*.[ch] harness/*.[ch] tests/*.[ch]
 
 clean:
-	rm -rf build build-asan build-static
+	rm -rf build build-asan build-static build-fuzz
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

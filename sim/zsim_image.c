@@ -37,6 +37,8 @@
 #define IMG_VERSION 1
 #define FNV_BASIS 0xcbf29ce484222325ull
 #define FNV_PRIME 0x100000001b3ull
+#define IMG_HDR_SIZE 80		/* bytes up to the first zone record */
+#define IMG_ZONE_REC 40		/* bytes of a zone record before its data */
 
 struct img {
 	FILE *f;
@@ -431,6 +433,7 @@ static int load_sim(const char *path, struct zsim **sim_ret)
 	char magic[8];
 	uint64_t i, sum, end_hash;
 	uint32_t flags;
+	struct stat st;
 	int ret = 0;
 
 	*sim_ret = NULL;
@@ -463,6 +466,12 @@ static int load_sim(const char *path, struct zsim **sim_ret)
 		BAD("image %s: bad header", path);
 	if (zsim_check_config(&cfg))
 		BAD("image %s: bad geometry", path);
+	/* Each zone has a record of IMG_ZONE_REC bytes after the header:
+	 * refuse a zone count the file cannot hold before allocating. */
+	if (fstat(fileno(im.f), &st) || st.st_size < IMG_HDR_SIZE ||
+	    cfg.nr_zones > (uint64_t)(st.st_size - IMG_HDR_SIZE) / IMG_ZONE_REC)
+		BAD("image %s: truncated (%" PRIu64 " zones do not fit)", path,
+		    cfg.nr_zones);
 	ret = zsim_new(&cfg, &sim);
 	if (ret)
 		goto out;
