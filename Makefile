@@ -140,6 +140,11 @@ fuzz-build:
 
 fuzz-bins: $(FUZZ_HARNESSES:%=$(BUILD)/fuzz/fuzz_%)
 
+# One libFuzzer main (fuzz/fuzz_main.c), compiled once per harness.
+$(BUILD)/fuzz/fuzz_%.o: fuzz/fuzz_main.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -DZFUZZ_HARNESS=$* -MMD -MP -c $< -o $@
+
 $(BUILD)/fuzz/fuzz_%: $(BUILD)/fuzz/fuzz_%.o $(FUZZ_REPLAY_OBJ) $(LIBZRUN) \
 		$(LIBZSIM) $(LIBZCOW)
 	$(CC) $(CFLAGS_ALL) -fsanitize=fuzzer -o $@ $< $(FUZZ_REPLAY_OBJ) \

@@ -5,7 +5,7 @@
  * Each harness has one entry, zfuzz_<name>_one(), that takes one input
  * (bytes from the fuzzer or from a file of tests/corpus/<name>/) and runs
  * it through the code under test with the harness's oracle.  The libFuzzer
- * binaries (fuzz/fuzz_<name>.c, `make fuzz-build`) and the corpus replay
+ * binaries (fuzz/fuzz_main.c per harness, `make fuzz-build`) and the corpus replay
  * suite (tests/test_corpus.c, `make test`) call the same entry, so a saved
  * crash input replays exactly what the fuzzer ran.
  *
