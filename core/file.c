@@ -593,13 +593,6 @@ static int rsv_write_locked(struct zcow_file *f, uint64_t off, uint64_t len,
 
 /* ---- space ---------------------------------------------------------- */
 
-static uint64_t free_zones(struct zcow_fs *fs)
-{
-	uint64_t nz = fs->writable_bytes / fs->dev->info.zone_size;
-
-	return nz > fs->nr_bgs ? nz - fs->nr_bgs : 0;
-}
-
 static bool has_reclaimable(struct zcow_fs *fs)
 {
 	uint64_t i;
@@ -618,13 +611,8 @@ static bool has_reclaimable(struct zcow_fs *fs)
  */
 static bool data_may_take_zone(struct zcow_fs *fs)
 {
-	const struct zdev_info *info = &fs->dev->info;
-	uint64_t cap = info->is_zoned && info->nr_conv < info->nr_zones ?
-			       info->zone_capacity :
-			       info->zone_size;
-
-	return free_zones(fs) > META_RESERVE_ZONES &&
-	       zcow_meta_may_give(fs, cap - cap % fs->nodesize);
+	return zcow_nr_free_zones(fs) > META_RESERVE_ZONES &&
+	       zcow_meta_may_give(fs, zcow_zone_room(fs));
 }
 
 /* Is @bg the block group of a data slot other than @slot? */

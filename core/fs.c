@@ -155,15 +155,22 @@ uint32_t zcow_active_zones_needed(struct zdev *dev, enum zcow_sb_placement p,
 	return n;
 }
 
-/* Refuse a device whose active-zone limit is below what the fs needs
- * without a tree-log and with one data group: -EINVAL with the numbers. */
+/*
+ * Refuse a device whose active-zone limit is below what the fs needs
+ * without a tree-log and with one data group: -EINVAL with the numbers.
+ * *has_log_room_ret (may be NULL): one more zone for the tree-log group.
+ */
 static int check_active_zones(struct zdev *dev, enum zcow_sb_placement p,
-			      const char *what)
+			      const char *what, bool *has_log_room_ret)
 {
 	uint32_t limit = zcow_active_zone_limit(dev);
+	/* without the tree-log; the log's group is one more */
 	uint32_t need = zcow_active_zones_needed(dev, p, false, 1);
+	bool is_limited = dev->info.is_zoned && limit;
 
-	if (!dev->info.is_zoned || !limit || limit >= need)
+	if (has_log_room_ret)
+		*has_log_room_ret = !is_limited || limit >= need + 1;
+	if (!is_limited || limit >= need)
 		return 0;
 	zlog_err(TAG, "%s: the device allows %u active zones, zcow needs at least %u (superblock log %u, system 1, metadata 1, data 1)",
 		 what, limit, need, need - 3);
@@ -226,7 +233,7 @@ int zcow_mkfs(struct zdev *dev, const struct zcow_mkfs_opts *opts)
 	}
 	ret = check_geometry(dev, nodesize);
 	if (!ret)
-		ret = check_active_zones(dev, opts->placement, "mkfs");
+		ret = check_active_zones(dev, opts->placement, "mkfs", NULL);
 	if (ret)
 		return ret;
 
@@ -374,6 +381,7 @@ int zcow_mount(struct zdev *dev, const struct zcow_mount_opts *opts,
 	       struct zcow_fs **fs_ret)
 {
 	struct zcow_fs *fs;
+	bool has_log_room = true;	/* read-only: never writes a log */
 	const char *name;
 	int ret;
 
@@ -424,7 +432,8 @@ int zcow_mount(struct zdev *dev, const struct zcow_mount_opts *opts,
 		goto out;
 	}
 	if (!fs->read_only) {
-		ret = check_active_zones(dev, fs->placement, "mount");
+		ret = check_active_zones(dev, fs->placement, "mount",
+					 &has_log_room);
 		if (ret)
 			goto out;
 	}
@@ -433,11 +442,7 @@ int zcow_mount(struct zdev *dev, const struct zcow_mount_opts *opts,
 
 		if (opts)
 			mo = *opts;
-		if (!fs->read_only && !mo.no_treelog &&
-		    zcow_active_zone_limit(dev) && dev->info.is_zoned &&
-		    zcow_active_zone_limit(dev) <
-			    zcow_active_zones_needed(dev, fs->placement, true,
-						     1)) {
+		if (!has_log_room && !mo.no_treelog) {
 			zlog_warn(TAG, "treelog=off: the device allows %u active zones, the tree-log needs %u; every fsync commits",
 				  zcow_active_zone_limit(dev),
 				  zcow_active_zones_needed(dev, fs->placement,

@@ -1251,19 +1251,22 @@ int zcow_mount_opts_parse(const char *s, struct zcow_mount_opts *opts)
 			else if (!strcmp(val, "off"))
 				opts->no_zone_append = true;
 			else
-				goto bad;
+				goto bad_on_off;
 		} else if (!strcmp(key, "treelog")) {
 			if (!strcmp(val, "on"))
 				opts->no_treelog = false;
 			else if (!strcmp(val, "off"))
 				opts->no_treelog = true;
 			else
-				goto bad;
+				goto bad_on_off;
 		} else if (!strcmp(key, "notreelog")) {
 			opts->no_treelog = true;
 		} else if (!strcmp(key, "commit_bytes")) {
-			if (zdev_parse_size(val, &opts->commit_bytes))
-				goto bad;
+			if (zdev_parse_size(val, &opts->commit_bytes)) {
+				zlog_err(TAG, "mount option %s: bad value '%s' (bytes, e.g. 64M)",
+					 key, val);
+				return -EINVAL;
+			}
 		} else if (!strcmp(key, "data_zones")) {
 			char *end;
 			unsigned long n = strtoul(val, &end, 10);
@@ -1286,14 +1289,11 @@ int zcow_mount_opts_parse(const char *s, struct zcow_mount_opts *opts)
 	if (r < 0)
 		return r;
 	return 0;
+bad_on_off:
+	zlog_err(TAG, "mount option %s: bad value '%s' (on or off)", key, val);
+	return -EINVAL;
 bad:
-	if (!strcmp(key, "zone_append") || !strcmp(key, "treelog") ||
-	    !strcmp(key, "commit_bytes"))
-		zlog_err(TAG, "mount option %s: bad value '%s' (%s)", key, val,
-			 strcmp(key, "commit_bytes") ? "on or off" :
-						       "bytes, e.g. 64M");
-	else
-		zlog_err(TAG, "unknown mount option '%s%s%s'", key,
-			 *val ? "=" : "", val);
+	zlog_err(TAG, "unknown mount option '%s%s%s'", key, *val ? "=" : "",
+		 val);
 	return -EINVAL;
 }

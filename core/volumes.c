@@ -376,8 +376,6 @@ int zcow_bg_reserve(struct zcow_fs *fs, uint64_t flags, uint64_t len,
 	return zcow_bg_reserve_in(fs, bg, len, logical_ret);
 }
 
-static uint64_t zone_room(struct zcow_fs *fs);
-
 int zcow_treelog_bg_prepare(struct zcow_fs *fs, uint64_t room, bool may_alloc)
 {
 	struct zcow_bg *bg = NULL;
@@ -408,7 +406,7 @@ int zcow_treelog_bg_prepare(struct zcow_fs *fs, uint64_t room, bool may_alloc)
 		return -ENOSPC;
 	if (!bg && !may_alloc)
 		return -ENOSPC;
-	if (!bg && !zcow_meta_may_give(fs, zone_room(fs)))
+	if (!bg && !zcow_meta_may_give(fs, zcow_zone_room(fs)))
 		return -ENOSPC;
 	if (!bg) {
 		int ret = zcow_chunk_alloc(fs, ZCOW_BG_METADATA, &bg);
@@ -722,8 +720,7 @@ static int commit_nodes(struct zcow_fs *fs, uint64_t op_nodes,
 	return 0;
 }
 
-/* Bytes a new metadata chunk holds: a zone's capacity in whole nodes. */
-static uint64_t zone_room(struct zcow_fs *fs)
+uint64_t zcow_zone_room(struct zcow_fs *fs)
 {
 	const struct zdev_info *info = &fs->dev->info;
 	uint64_t cap = info->is_zoned && info->nr_conv < info->nr_zones ?
@@ -733,7 +730,7 @@ static uint64_t zone_room(struct zcow_fs *fs)
 	return cap - cap % fs->nodesize;
 }
 
-static uint64_t nr_free_zones(struct zcow_fs *fs)
+uint64_t zcow_nr_free_zones(struct zcow_fs *fs)
 {
 	uint64_t nz = fs->writable_bytes / fs->dev->info.zone_size;
 
@@ -766,7 +763,7 @@ static int sys_zone_held(struct zcow_fs *fs, bool *held_ret)
 
 int zcow_meta_room(struct zcow_fs *fs, uint64_t *bytes_ret)
 {
-	uint64_t room = 0, free_z = nr_free_zones(fs), i;
+	uint64_t room = 0, free_z = zcow_nr_free_zones(fs), i;
 	bool sys_held = true;
 	int ret;
 
@@ -784,7 +781,7 @@ int zcow_meta_room(struct zcow_fs *fs, uint64_t *bytes_ret)
 		return ret;
 	if (sys_held)
 		free_z = free_z ? free_z - 1 : 0;
-	*bytes_ret = room + free_z * zone_room(fs);
+	*bytes_ret = room + free_z * zcow_zone_room(fs);
 	return 0;
 }
 

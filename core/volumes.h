@@ -263,6 +263,12 @@ int zcow_rsv_nodes(struct zcow_fs *fs, struct zcow_tree *tree,
 		   uint64_t nr_items, uint64_t item_bytes,
 		   uint64_t *nodes_ret);
 
+/* Bytes a new chunk of one zone holds: the zone's capacity (its size on
+ * conventional zones) in whole tree nodes. */
+uint64_t zcow_zone_room(struct zcow_fs *fs);
+/* Zones no block group uses (outside the superblock zones). */
+uint64_t zcow_nr_free_zones(struct zcow_fs *fs);
+
 /* Metadata bytes the node allocator can still hand out: room in the
  * metadata groups (not the tree-log's) and in free zones (less one zone
  * held for a system chunk when the system groups may not hold the chunk
