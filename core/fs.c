@@ -377,6 +377,32 @@ static int check_super(const struct zcow_super_block *sb,
 	return 0;
 }
 
+/*
+ * Mirrors whose log has a zone offline or read-only (or whose zones
+ * cannot be reported): every superblock write would fail there.  Mount
+ * reports them so that a degraded log shows before the next commit.
+ */
+static uint32_t unwritable_mirrors(struct zdev *dev, enum zcow_sb_placement p)
+{
+	struct zcow_sb_loc loc;
+	struct zdev_zone z;
+	uint32_t mask = 0;
+	unsigned int i;
+	int m;
+
+	for (m = 0; m < ZCOW_SB_MIRROR_MAX; m++) {
+		if (zcow_sb_locate_mirror(dev, p, m, &loc) ||
+		    loc.kind != ZCOW_SB_LOC_LOG)
+			continue;
+		for (i = 0; i < loc.nr_zones; i++)
+			if (zdev_report_zone(dev, loc.zone[i], &z) ||
+			    z.cond == ZDEV_COND_OFFLINE ||
+			    z.cond == ZDEV_COND_READONLY)
+				mask |= 1u << m;
+	}
+	return mask;
+}
+
 int zcow_mount(struct zdev *dev, const struct zcow_mount_opts *opts,
 	       struct zcow_fs **fs_ret)
 {
@@ -408,6 +434,10 @@ int zcow_mount(struct zdev *dev, const struct zcow_mount_opts *opts,
 		goto out;
 	fs->generation = le64toh(fs->sb.generation);
 	fs->placement = zcow_sb_placement_of(&fs->sb);
+	fs->sb_failed_mirrors = unwritable_mirrors(dev, fs->placement);
+	if (fs->sb_failed_mirrors)
+		zlog_warn(TAG, "superblock log mirrors 0x%x have a zone offline or read-only: the log is degraded",
+			  fs->sb_failed_mirrors);
 	ret = zcow_fs_load_trees(fs);
 	if (ret == -EUCLEAN && !fs->read_only) {
 		/* zcow never writes to what it cannot read */

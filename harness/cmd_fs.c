@@ -103,7 +103,7 @@ int cmd_df(int argc, char **argv)
 		       info.nr_groups);
 	}
 	if (fs->sb_failed_mirrors)
-		printf("superblock log: degraded, mirrors 0x%x not written\n",
+		printf("superblock log: degraded, mirrors 0x%x cannot be written\n",
 		       fs->sb_failed_mirrors);
 	ret = zcow_unmount(fs);
 	if (ret)
