@@ -74,33 +74,6 @@ static struct zcow_fs *remount(struct zcow_fs *fs,
 	return fs;
 }
 
-static void put(struct zcow_fs *fs, const char *path, const void *buf,
-		uint64_t len)
-{
-	struct zcow_file *f;
-
-	ck_assert_int_eq(zcow_open(fs, path, O_CREAT | O_TRUNC | O_RDWR, &f),
-			 0);
-	ck_assert_int_eq(zcow_pwrite(f, buf, len, 0), (int64_t)len);
-	zcow_close(f);
-}
-
-static void expect(struct zcow_fs *fs, const char *path, const void *want,
-		   uint64_t len)
-{
-	struct zcow_file *f;
-	struct zcow_stat st;
-	uint8_t *got = malloc(len + 1);
-
-	ck_assert_int_eq(zcow_open(fs, path, O_RDONLY, &f), 0);
-	ck_assert_int_eq(zcow_fstat(f, &st), 0);
-	ck_assert_uint_eq(st.size, len);
-	ck_assert_int_eq(zcow_pread(f, got, len + 1, 0), (int64_t)len);
-	ck_assert_msg(!memcmp(got, want, len), "%s: contents differ", path);
-	zcow_close(f);
-	free(got);
-}
-
 static void fill(uint8_t *buf, uint64_t len, uint32_t seed)
 {
 	uint64_t i;
@@ -124,10 +97,10 @@ START_TEST(test_files_write_fsync_remount_reads_back)
 	ck_assert_int_eq(zcow_pwrite(f, buf, len, 0), (int64_t)len);
 	ck_assert_int_eq(zcow_fsync(f), 0);
 	zcow_close(f);
-	expect(fs, "/a", buf, len);
+	zcow_test_expect(fs, "/a", buf, len);
 	assert_clean(fs);
 	fs = remount(fs, NULL);
-	expect(fs, "a", buf, len);
+	zcow_test_expect(fs, "a", buf, len);
 	ck_assert_int_eq(zcow_unmount(fs), 0);
 	zdev_close(dev);
 	free(buf);
@@ -156,23 +129,23 @@ START_TEST(test_files_unaligned_overwrite_is_cow)
 			end = off + len;
 	}
 	zcow_close(f);
-	expect(fs, "/f", model, end);
+	zcow_test_expect(fs, "/f", model, end);
 	zcow_space_info(fs, ZCOW_SPACE_DATA, &before);
 	ck_assert_int_eq(zcow_sync(fs), 0);
 	zcow_space_info(fs, ZCOW_SPACE_DATA, &after);
 	/* Overwritten blocks are unusable, not reused. */
 	ck_assert_uint_gt(after.zone_unusable, 0);
 	fs = remount(fs, NULL);
-	expect(fs, "/f", model, end);
+	zcow_test_expect(fs, "/f", model, end);
 	/* Truncate down to an unaligned size, then grow: zeros beyond. */
 	ck_assert_int_eq(zcow_open(fs, "/f", O_RDWR, &f), 0);
 	ck_assert_int_eq(zcow_truncate(f, 5000), 0);
 	ck_assert_int_eq(zcow_truncate(f, 9000), 0);
 	memset(model + 5000, 0, 4000);
 	zcow_close(f);
-	expect(fs, "/f", model, 9000);
+	zcow_test_expect(fs, "/f", model, 9000);
 	fs = remount(fs, NULL);
-	expect(fs, "/f", model, 9000);
+	zcow_test_expect(fs, "/f", model, 9000);
 	ck_assert_int_eq(zcow_unmount(fs), 0);
 	zdev_close(dev);
 	free(model);
@@ -190,11 +163,11 @@ START_TEST(test_files_dirs_rename_readdir)
 
 	ck_assert_int_eq(zcow_mkdir(fs, "/d"), 0);
 	ck_assert_int_eq(zcow_mkdir(fs, "/d/e"), 0);
-	put(fs, "/d/e/x", "hello", 5);
-	put(fs, "/d/y", "world!", 6);
+	zcow_test_put(fs, "/d/e/x", "hello", 5);
+	zcow_test_put(fs, "/d/y", "world!", 6);
 	ck_assert_int_eq(zcow_rename(fs, "/d/e/x", "/d/z"), 0);
 	ck_assert_int_eq(zcow_rename(fs, "/d/y", "/d/z"), 0);	/* replaces */
-	expect(fs, "/d/z", "world!", 6);
+	zcow_test_expect(fs, "/d/z", "world!", 6);
 	ck_assert_int_eq(zcow_stat(fs, "/d/y", &st), -ENOENT);
 	ck_assert_int_eq(zcow_rename(fs, "/d/e", "/f"), 0);
 	ck_assert_int_eq(zcow_readdir(fs, "/", &ents, &nr), 0);
@@ -233,9 +206,9 @@ START_TEST(test_files_every_errno)
 
 	memset(longname, 'n', 256);
 	longname[256] = '\0';
-	put(fs, "/file", "x", 1);
+	zcow_test_put(fs, "/file", "x", 1);
 	ck_assert_int_eq(zcow_mkdir(fs, "/dir"), 0);
-	put(fs, "/dir/in", "y", 1);
+	zcow_test_put(fs, "/dir/in", "y", 1);
 	ck_assert_int_eq(zcow_open(fs, "/nope", O_RDONLY, &f), -ENOENT);
 	ck_assert_int_eq(zcow_stat(fs, "/nope/x", &st), -ENOENT);
 	ck_assert_int_eq(zcow_create(fs, "/file", &f), -EEXIST);
@@ -249,7 +222,7 @@ START_TEST(test_files_every_errno)
 	ck_assert_int_eq(zcow_rename(fs, "/dir", "/file"), -ENOTDIR);
 	ck_assert_int_eq(zcow_rmdir(fs, "/dir"), -ENOTEMPTY);
 	ck_assert_int_eq(zcow_mkdir(fs, "/d2"), 0);
-	put(fs, "/d2/q", "z", 1);
+	zcow_test_put(fs, "/d2/q", "z", 1);
 	ck_assert_int_eq(zcow_rename(fs, "/d2", "/dir"), -ENOTEMPTY);
 	ck_assert_int_eq(zcow_rename(fs, "/dir", "/dir/in2"), -EINVAL);
 	ck_assert_int_eq(zcow_create(fs, longname, &f), -ENAMETOOLONG);
@@ -274,7 +247,7 @@ START_TEST(test_files_every_errno)
 	ck_assert_int_eq(zcow_mkdir(fs, "/newd"), -EROFS);
 	ck_assert_int_eq(zcow_unlink(fs, "/file"), -EROFS);
 	ck_assert_int_eq(zcow_open(fs, "/file", O_RDWR, &f), -EROFS);
-	expect(fs, "/file", "x", 1);
+	zcow_test_expect(fs, "/file", "x", 1);
 	ck_assert_int_eq(zcow_unmount(fs), 0);
 	zdev_close(dev);
 }
@@ -293,7 +266,7 @@ START_TEST(test_files_snapshot_keeps_old_contents_and_shares_extents)
 	fill(a, sizeof(a), 3);
 	fill(b, sizeof(b), 4);
 	ck_assert_int_eq(zcow_mkdir(fs, "/d"), 0);
-	put(fs, "/d/f", a, sizeof(a));
+	zcow_test_put(fs, "/d/f", a, sizeof(a));
 	ck_assert_int_eq(zcow_sync(fs), 0);
 	zcow_space_info(fs, ZCOW_SPACE_DATA, &s1);
 	ck_assert_int_eq(zcow_snapshot(fs, "s1", &id), 0);
@@ -302,14 +275,14 @@ START_TEST(test_files_snapshot_keeps_old_contents_and_shares_extents)
 	ck_assert_uint_eq(s1.used, s2.used);	/* shared, not copied */
 	ck_assert_int_eq(zcow_snapshot(fs, "s1", NULL), -EEXIST);
 	assert_clean(fs);
-	put(fs, "/d/f", b, sizeof(b));
+	zcow_test_put(fs, "/d/f", b, sizeof(b));
 	ck_assert_int_eq(zcow_unlink(fs, "/d/f"), 0);
-	expect(fs, "/.snapshots/s1/d/f", a, sizeof(a));
+	zcow_test_expect(fs, "/.snapshots/s1/d/f", a, sizeof(a));
 	ck_assert_int_eq(zcow_open(fs, "/.snapshots/s1/d/f", O_RDWR, &f),
 			 -EROFS);
 	ck_assert_int_eq(zcow_unlink(fs, "/.snapshots/s1/d/f"), -EROFS);
 	fs = remount(fs, NULL);
-	expect(fs, "/.snapshots/s1/d/f", a, sizeof(a));
+	zcow_test_expect(fs, "/.snapshots/s1/d/f", a, sizeof(a));
 	ck_assert_int_eq(zcow_readdir(fs, "/.snapshots", &ents, &nr), 0);
 	ck_assert_uint_eq(nr, 1);
 	ck_assert_str_eq(ents[0].name, "s1");
@@ -396,7 +369,7 @@ START_TEST(test_files_snapshot_adds_its_own_data_reference)
 	uint64_t id;
 
 	fill(a, sizeof(a), 9);
-	put(fs, "/f", a, sizeof(a));	/* inode 257 */
+	zcow_test_put(fs, "/f", a, sizeof(a));	/* inode 257 */
 	ck_assert_int_eq(zcow_snapshot(fs, "s", &id), 0);
 	size = data_extent_item(fs, 257, item, sizeof(item), &k);
 	ck_assert_uint_eq(size, 24 + 2 * 29);
@@ -453,7 +426,7 @@ START_TEST(test_files_snapshot_adds_its_own_data_reference)
 		ck_assert_uint_eq(le64_at(got), 5);
 	}
 	assert_clean(fs);
-	expect(fs, "/.snapshots/s/f", a, sizeof(a));
+	zcow_test_expect(fs, "/.snapshots/s/f", a, sizeof(a));
 	/* A damaged reference (another inode) is found by the checker. */
 	{
 		uint8_t bad[24 + 6 * 29];
@@ -486,10 +459,10 @@ START_TEST(test_files_emulated_zones_file_backend)
 	ck_assert_int_eq(zdev_open(spec, &dev), 0);
 	fs = mkfs_mount(dev, NULL);
 	fill(buf, sizeof(buf), 9);
-	put(fs, "/x", buf, sizeof(buf));
-	put(fs, "/x", buf, 5000);
+	zcow_test_put(fs, "/x", buf, sizeof(buf));
+	zcow_test_put(fs, "/x", buf, 5000);
 	fs = remount(fs, NULL);
-	expect(fs, "/x", buf, 5000);
+	zcow_test_expect(fs, "/x", buf, 5000);
 	ck_assert_int_eq(zcow_unmount(fs), 0);
 	zdev_close(dev);
 	unlink(path);
@@ -582,8 +555,8 @@ START_TEST(test_files_check_finds_namespace_and_extent_damage)
 	uint8_t ino[160];
 	uint32_t size;
 
-	put(fs, "/a", "aaaa", 4);
-	put(fs, "/b", "bbbb", 4);
+	zcow_test_put(fs, "/a", "aaaa", 4);
+	zcow_test_put(fs, "/b", "bbbb", 4);
 	ck_assert_int_eq(zcow_sync(fs), 0);
 	assert_clean(fs);
 	/* A link count that disagrees with the references. */
@@ -696,7 +669,7 @@ static void rsv_expect(struct zcow_fs *fs, const char *path, uint32_t seed)
 	uint8_t buf[4096];
 
 	fill(buf, RSV_FILE_LEN(seed), seed);
-	expect(fs, path, buf, RSV_FILE_LEN(seed));
+	zcow_test_expect(fs, path, buf, RSV_FILE_LEN(seed));
 }
 
 static void assert_statfs_sane(struct zcow_fs *fs)
@@ -815,7 +788,7 @@ static void rsv_expect_state(struct zcow_fs *fs, const struct rsv_state *st,
 		return;
 	}
 	fill(buf, RSV_FILE_LEN(i), (uint32_t)i);
-	expect(fs, p, buf, st->trunc[i] ? 50 : RSV_FILE_LEN(i));
+	zcow_test_expect(fs, p, buf, st->trunc[i] ? 50 : RSV_FILE_LEN(i));
 }
 
 /* Run @op on file @i; assert it was all or nothing. */
@@ -1088,7 +1061,7 @@ static void run_threads_until_full(bool no_treelog)
 					 jobs[t].moved[i] ? "g" : "f", t, i);
 				fill(buf, RSV_FILE_LEN(i),
 				     (uint32_t)(t * 10000 + i));
-				expect(fs, p, buf,
+				zcow_test_expect(fs, p, buf,
 				       jobs[t].live[i] == RSV_DATA ?
 					       RSV_FILE_LEN(i) :
 					       0);
@@ -1138,7 +1111,7 @@ START_TEST(test_files_read_refuses_extents_zcow_cannot_decode)
 	uint32_t size;
 	int i;
 
-	put(fs, "/reg", "0123456789abcdef", 16);
+	zcow_test_put(fs, "/reg", "0123456789abcdef", 16);
 	ck_assert_int_eq(zcow_stat(fs, "/reg", &st), 0);
 	k = (struct zcow_key){ st.ino, ZCOW_EXTENT_DATA_KEY, 0 };
 	ck_assert_int_eq(zcow_tree_search(&fs->fs_tree, &k, item, sizeof(item),

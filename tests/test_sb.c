@@ -1032,31 +1032,24 @@ END_TEST
 /* Write @n bytes of @c to a new file @path and sync. */
 static void put_file(struct zcow_fs *fs, const char *path, int c, uint64_t n)
 {
-	struct zcow_file *f = NULL;
 	uint8_t *buf = malloc(n);
 
 	ck_assert_ptr_nonnull(buf);
 	memset(buf, c, n);
-	ck_assert_int_eq(zcow_create(fs, path, &f), 0);
-	ck_assert_int_eq(zcow_pwrite(f, buf, n, 0), (int64_t)n);
-	ck_assert_int_eq(zcow_close(f), 0);
+	zcow_test_put(fs, path, buf, n);
 	ck_assert_int_eq(zcow_sync(fs), 0);
 	free(buf);
 }
 
+/* @path holds exactly @n bytes of @c. */
 static void assert_file(struct zcow_fs *fs, const char *path, int c,
 			uint64_t n)
 {
-	struct zcow_file *f = NULL;
-	uint8_t *buf = malloc(n + 1);
-	uint64_t i;
+	uint8_t *buf = malloc(n);
 
 	ck_assert_ptr_nonnull(buf);
-	ck_assert_int_eq(zcow_open(fs, path, O_RDONLY, &f), 0);
-	ck_assert_int_eq(zcow_pread(f, buf, n + 1, 0), (int64_t)n);
-	for (i = 0; i < n; i++)
-		ck_assert_int_eq(buf[i], c);
-	ck_assert_int_eq(zcow_close(f), 0);
+	memset(buf, c, n);
+	zcow_test_expect(fs, path, buf, n);
 	free(buf);
 }
 
@@ -1202,14 +1195,7 @@ START_TEST(test_mount_turns_treelog_off_when_active_zones_lack)
 		put_file(fs, "g", 'g', 3 * 4096);
 		ck_assert_int_eq(zcow_unmount(fs), 0);
 		ck_assert_int_eq(zcow_mount(dev, NULL, &fs), 0);
-		{
-			char got[8] = { 0 };
-
-			ck_assert_int_eq(zcow_open(fs, "f", O_RDONLY, &f), 0);
-			ck_assert_int_eq(zcow_pread(f, got, sizeof(got), 0), 4);
-			ck_assert_str_eq(got, "abcd");
-			ck_assert_int_eq(zcow_close(f), 0);
-		}
+		zcow_test_expect(fs, "f", "abcd", 4);
 		assert_file(fs, "g", 'g', 3 * 4096);
 		ck_assert_int_eq(zcow_check(fs, NULL, NULL), 0);
 		ck_assert_int_eq(zcow_unmount(fs), 0);

@@ -7,6 +7,7 @@
 
 #include <check.h>
 #include <stdarg.h>
+#include <stdint.h>
 
 #define ZCOW_TEST_SUITES        \
 	SUITE(zdev_suite)       \
@@ -48,6 +49,14 @@ const char *zcow_test_bin(void);
 int zcow_test_run(char **out_ret, char **err_ret, const char *arg, ...);
 int zcow_test_runv(char **out_ret, char **err_ret, const char *arg,
 		   va_list ap);
+
+/* Write @len bytes of @buf as file @path (created or truncated), and
+ * check that @path holds exactly @want (size and bytes). */
+struct zcow_fs;
+void zcow_test_put(struct zcow_fs *fs, const char *path, const void *buf,
+		   uint64_t len);
+void zcow_test_expect(struct zcow_fs *fs, const char *path, const void *want,
+		      uint64_t len);
 
 /* Directory of the test vectors (tests/data), relative to the repo root. */
 #define ZCOW_TESTDATA "tests/data"

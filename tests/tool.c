@@ -1,17 +1,21 @@
 // SPDX-License-Identifier: MIT
 /*
- * Running the zcow tool from a test: the binary named by $ZCOW_BIN (set by
- * `make test`) in a child process, its stdout, stderr and exit status
- * returned to the test.  Shared by the suites that test commands.
+ * Helpers shared by the suites: running the zcow tool (the binary named
+ * by $ZCOW_BIN, set by `make test`) in a child process with its stdout,
+ * stderr and exit status returned to the test; writing a file through the
+ * API and checking that it reads back exactly.
  */
 #include <check.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "tests.h"
+#include "zcow.h"
 
 #define MAX_ARGS 16
 
@@ -94,4 +98,32 @@ int zcow_test_run(char **out_ret, char **err_ret, const char *arg, ...)
 	ret = zcow_test_runv(out_ret, err_ret, arg, ap);
 	va_end(ap);
 	return ret;
+}
+
+void zcow_test_put(struct zcow_fs *fs, const char *path, const void *buf,
+		   uint64_t len)
+{
+	struct zcow_file *f;
+
+	ck_assert_int_eq(zcow_open(fs, path, O_CREAT | O_TRUNC | O_RDWR, &f),
+			 0);
+	ck_assert_int_eq(zcow_pwrite(f, buf, len, 0), (int64_t)len);
+	ck_assert_int_eq(zcow_close(f), 0);
+}
+
+void zcow_test_expect(struct zcow_fs *fs, const char *path, const void *want,
+		      uint64_t len)
+{
+	struct zcow_file *f;
+	struct zcow_stat st;
+	uint8_t *got = malloc(len + 1);
+
+	ck_assert_ptr_nonnull(got);
+	ck_assert_int_eq(zcow_open(fs, path, O_RDONLY, &f), 0);
+	ck_assert_int_eq(zcow_fstat(f, &st), 0);
+	ck_assert_uint_eq(st.size, len);
+	ck_assert_int_eq(zcow_pread(f, got, len + 1, 0), (int64_t)len);
+	ck_assert_msg(!memcmp(got, want, len), "%s: contents differ", path);
+	ck_assert_int_eq(zcow_close(f), 0);
+	free(got);
 }
