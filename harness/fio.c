@@ -920,6 +920,18 @@ void zfio_opt_where(const struct zfio_job *j, enum zfio_opt opt, char *buf,
 			 j->file, j->line, j->name, opt_names[opt]);
 }
 
+int zfio_opt_verr(char *err, size_t len, const struct zfio_job *j,
+		  enum zfio_opt opt, const char *fmt, va_list ap)
+{
+	char where[ZFIO_PATH_LEN + 128], msg[384];
+
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	zfio_opt_where(j, opt, where, sizeof(where));
+	if (err && len)
+		snprintf(err, len, "%s: %s", where, msg);
+	return -EINVAL;
+}
+
 /* An error about option @opt of @j (zfio_opt_where()); -EINVAL. */
 static int fail_opt(char *err, size_t len, const struct zfio_job *j,
 		    enum zfio_opt opt, const char *fmt, ...)
@@ -928,16 +940,13 @@ static int fail_opt(char *err, size_t len, const struct zfio_job *j,
 static int fail_opt(char *err, size_t len, const struct zfio_job *j,
 		    enum zfio_opt opt, const char *fmt, ...)
 {
-	char where[ZFIO_PATH_LEN + 128], msg[256];
 	va_list ap;
+	int ret;
 
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	ret = zfio_opt_verr(err, len, j, opt, fmt, ap);
 	va_end(ap);
-	zfio_opt_where(j, opt, where, sizeof(where));
-	if (err && len)
-		snprintf(err, len, "%s: %s", where, msg);
-	return -EINVAL;
+	return ret;
 }
 
 /*

@@ -23,6 +23,7 @@
 #ifndef ZCOW_FIO_H
 #define ZCOW_FIO_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -223,6 +224,10 @@ bool zfio_rw_has_read(enum zfio_rw rw);
  */
 void zfio_opt_where(const struct zfio_job *j, enum zfio_opt opt, char *buf,
 		    size_t len);
+/* "WHERE: MESSAGE" (zfio_opt_where() and @fmt) into @err; -EINVAL. */
+int zfio_opt_verr(char *err, size_t len, const struct zfio_job *j,
+		  enum zfio_opt opt, const char *fmt, va_list ap)
+	__attribute__((format(printf, 5, 0)));
 const char *zfio_opt_name(enum zfio_opt opt);
 
 /* Print one job's resolved options in fio syntax (for the results). */

@@ -181,14 +181,13 @@ void zrun_errf(struct zrun *run, const char *fmt, ...)
 int zrun_opt_err(struct zrun *run, const struct zfio_job *j,
 		 enum zfio_opt opt, const char *fmt, ...)
 {
-	char where[ZFIO_PATH_LEN + 128], msg[384];
 	va_list ap;
 
+	if (run->err[0])	/* the first error stays, as zrun_errf() */
+		return -EINVAL;
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	zfio_opt_verr(run->err, sizeof(run->err), j, opt, fmt, ap);
 	va_end(ap);
-	zfio_opt_where(j, opt, where, sizeof(where));
-	zrun_errf(run, "%s: %s", where, msg);
 	return -EINVAL;
 }
 
