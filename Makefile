@@ -7,7 +7,18 @@
 #   make WERROR=1 treat warnings as errors (CI does)
 #   make static   a fully static build-static/zcow for the VM runner
 #                 (harness/qemu/): libzbd.a, glibc's libc.a, and a portable
-#                 crc32c in place of ISA-L (Debian ships no libisal.a)
+#                 crc32c (base/crc32c_sw.c) in place of ISA-L (Debian ships
+#                 no libisal.a)
+#
+# Layers (docs/design.md), each a directory and a library, each compiled
+# with the include paths of the layers below it only, so that a broken
+# include rule is a compile error:
+#   base/     logger, endian, PRNG, growth, checksums      -Ibase
+#   dev/      the device plug and its file/libzbd backends  + -Idev
+#   sim/      the zone simulator (a device backend)         + -Isim
+#   core/     the file system                               + -Icore
+#   harness/  the zcow tool and the workload runner         base dev sim core
+#   tests/, fuzz/: every layer (white-box)
 
 CC ?= gcc
 OPT ?= -O2 -g
@@ -31,9 +42,14 @@ STATIC_LDFLAGS := -static
 endif
 
 CFLAGS_ALL := -std=gnu11 $(OPT) $(WARN) $(SAN) -D_GNU_SOURCE -pthread \
-	-Icore -Isim $(ZBD_CFLAGS) $(CFLAGS)
+	$(ZBD_CFLAGS) $(CFLAGS)
 LDLIBS_ALL := $(ZBD_LIBS) $(ISAL_LIBS) -pthread -lm $(LDLIBS)
 
+BASE_SRC := $(filter-out base/crc32c_sw.c,$(wildcard base/*.c))
+ifeq ($(STATIC),1)
+BASE_SRC += base/crc32c_sw.c
+endif
+DEV_SRC := $(wildcard dev/*.c)
 CORE_SRC := $(wildcard core/*.c)
 SIM_SRC := $(wildcard sim/*.c)
 # The workload runner (zcow run) is a library so the tests link it too.
@@ -42,19 +58,20 @@ RUN_SRC := harness/fio.c harness/run.c harness/run_raw.c harness/run_fs.c \
 TOOL_SRC := $(filter-out $(RUN_SRC),$(wildcard harness/*.c))
 TEST_SRC := $(wildcard tests/*.c)
 
+BASE_OBJ := $(BASE_SRC:%.c=$(BUILD)/%.o)
+DEV_OBJ := $(DEV_SRC:%.c=$(BUILD)/%.o)
 CORE_OBJ := $(CORE_SRC:%.c=$(BUILD)/%.o)
 SIM_OBJ := $(SIM_SRC:%.c=$(BUILD)/%.o)
 TOOL_OBJ := $(TOOL_SRC:%.c=$(BUILD)/%.o)
 RUN_OBJ := $(RUN_SRC:%.c=$(BUILD)/%.o)
-ifeq ($(STATIC),1)
-TOOL_OBJ += $(BUILD)/harness/qemu/crc32_iscsi_sw.o
-endif
 TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/%.o)
 # The fuzz harnesses' replay entries (fuzz/fuzz.h): linked into the tests,
 # which replay tests/corpus/, and into the libFuzzer binaries (make fuzz).
 FUZZ_REPLAY_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(wildcard fuzz/replay_*.c))
 TEST_OBJ += $(FUZZ_REPLAY_OBJ)
 
+LIBZBASE := $(BUILD)/libzbase.a
+LIBZDEV := $(BUILD)/libzdev.a
 LIBZCOW := $(BUILD)/libzcow.a
 LIBZSIM := $(BUILD)/libzsim.a
 LIBZRUN := $(BUILD)/libzrun.a
@@ -64,16 +81,25 @@ TESTS := $(BUILD)/zcow-tests
 .PHONY: all test asan valgrind bench clean format static
 all: $(ZCOW) $(TESTS)
 
+# Each layer's include paths (see the top of this file).
+$(BUILD)/base/%.o: INC := -Ibase
+$(BUILD)/dev/%.o: INC := -Ibase -Idev
+$(BUILD)/sim/%.o: INC := -Ibase -Idev -Isim
+$(BUILD)/core/%.o: INC := -Ibase -Idev -Icore
+$(BUILD)/harness/%.o: INC := -Ibase -Idev -Isim -Icore -Iharness
+$(BUILD)/tests/%.o: INC := -Ibase -Idev -Isim -Icore -Iharness -Itests \
+	-Ifuzz $(CHECK_CFLAGS)
+$(BUILD)/fuzz/%.o: INC := -Ibase -Idev -Isim -Icore -Iharness -Ifuzz
+
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) -MMD -MP -c $< -o $@
+	$(CC) $(CFLAGS_ALL) $(INC) -MMD -MP -c $< -o $@
 
-$(BUILD)/tests/%.o: tests/%.c
-	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) $(CHECK_CFLAGS) -Itests -Iharness -MMD -MP -c $< -o $@
+$(LIBZBASE): $(BASE_OBJ)
+	$(AR) rcs $@ $^
 
-$(BUILD)/fuzz/%.o: CFLAGS_ALL += -Iharness -Ifuzz
-$(BUILD)/tests/test_corpus.o: CFLAGS_ALL += -Ifuzz
+$(LIBZDEV): $(DEV_OBJ)
+	$(AR) rcs $@ $^
 
 $(LIBZCOW): $(CORE_OBJ)
 	$(AR) rcs $@ $^
@@ -96,13 +122,15 @@ $(BUILD)/version.stamp: FORCE
 $(BUILD)/harness/run.o: $(BUILD)/version.stamp
 .PHONY: FORCE
 
-$(ZCOW): $(TOOL_OBJ) $(LIBZRUN) $(LIBZSIM) $(LIBZCOW)
-	$(CC) $(CFLAGS_ALL) $(STATIC_LDFLAGS) -o $@ $(TOOL_OBJ) $(LIBZRUN) \
-		$(LIBZSIM) $(LIBZCOW) $(LDLIBS_ALL)
+LIBS_ALL := $(LIBZRUN) $(LIBZSIM) $(LIBZCOW) $(LIBZDEV) $(LIBZBASE)
 
-$(TESTS): $(TEST_OBJ) $(LIBZRUN) $(LIBZSIM) $(LIBZCOW)
-	$(CC) $(CFLAGS_ALL) -o $@ $(TEST_OBJ) $(LIBZRUN) $(LIBZSIM) $(LIBZCOW) \
-		$(CHECK_LIBS) $(LDLIBS_ALL)
+$(ZCOW): $(TOOL_OBJ) $(LIBS_ALL)
+	$(CC) $(CFLAGS_ALL) $(STATIC_LDFLAGS) -o $@ $(TOOL_OBJ) $(LIBS_ALL) \
+		$(LDLIBS_ALL)
+
+$(TESTS): $(TEST_OBJ) $(LIBS_ALL)
+	$(CC) $(CFLAGS_ALL) -o $@ $(TEST_OBJ) $(LIBS_ALL) $(CHECK_LIBS) \
+		$(LDLIBS_ALL)
 
 test: $(ZCOW) $(TESTS)
 	ZCOW_BIN=$(abspath $(ZCOW)) $(TESTS)
@@ -143,17 +171,15 @@ fuzz-bins: $(FUZZ_HARNESSES:%=$(BUILD)/fuzz/fuzz_%)
 # One libFuzzer main (fuzz/fuzz_main.c), compiled once per harness.
 $(BUILD)/fuzz/fuzz_%.o: fuzz/fuzz_main.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) -DZFUZZ_HARNESS=$* -MMD -MP -c $< -o $@
+	$(CC) $(CFLAGS_ALL) $(INC) -DZFUZZ_HARNESS=$* -MMD -MP -c $< -o $@
 
-$(BUILD)/fuzz/fuzz_%: $(BUILD)/fuzz/fuzz_%.o $(FUZZ_REPLAY_OBJ) $(LIBZRUN) \
-		$(LIBZSIM) $(LIBZCOW)
+$(BUILD)/fuzz/fuzz_%: $(BUILD)/fuzz/fuzz_%.o $(FUZZ_REPLAY_OBJ) $(LIBS_ALL)
 	$(CC) $(CFLAGS_ALL) -fsanitize=fuzzer -o $@ $< $(FUZZ_REPLAY_OBJ) \
-		$(LIBZRUN) $(LIBZSIM) $(LIBZCOW) $(LDLIBS_ALL)
+		$(LIBS_ALL) $(LDLIBS_ALL)
 
-$(BUILD)/zfuzz-seeds: $(BUILD)/fuzz/mkseeds.o $(FUZZ_REPLAY_OBJ) $(LIBZRUN) \
-		$(LIBZSIM) $(LIBZCOW)
-	$(CC) $(CFLAGS_ALL) -o $@ $< $(FUZZ_REPLAY_OBJ) $(LIBZRUN) \
-		$(LIBZSIM) $(LIBZCOW) $(LDLIBS_ALL)
+$(BUILD)/zfuzz-seeds: $(BUILD)/fuzz/mkseeds.o $(FUZZ_REPLAY_OBJ) $(LIBS_ALL)
+	$(CC) $(CFLAGS_ALL) -o $@ $< $(FUZZ_REPLAY_OBJ) $(LIBS_ALL) \
+		$(LDLIBS_ALL)
 
 fuzz: fuzz-build
 	FUZZ_TIME=$(FUZZ_TIME) FUZZ_JOBS=$(FUZZ_JOBS) \
@@ -161,7 +187,8 @@ fuzz: fuzz-build
 		fuzz/run.sh $(FUZZ_HARNESSES)
 
 format:
-	clang-format -i core/*.[ch] sim/*.[ch] harness/*.[ch] tests/*.[ch]
+	clang-format -i base/*.[ch] dev/*.[ch] core/*.[ch] sim/*.[ch] \
+		harness/*.[ch] tests/*.[ch]
 
 clean:
 	rm -rf build build-asan build-static build-fuzz

@@ -32,6 +32,7 @@
 #include <string.h>
 
 #include "csum.h"
+#include "prng.h"
 #include "zlog.h"
 
 #define TAG "ctree"
@@ -207,7 +208,7 @@ static void node_destroy(struct zcow_cnode *node, bool with_data)
 
 static uint32_t hash_slot(const struct zcow_tree *tree, uint64_t bytenr)
 {
-	return (uint32_t)(((bytenr >> 12) * 0x9e3779b97f4a7c15ULL) >> 32) &
+	return (uint32_t)(((bytenr >> 12) * ZCOW_GOLDEN64) >> 32) &
 	       (tree->hash_size - 1);
 }
 

@@ -22,6 +22,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "csum.h"
 #include "files.h"
 
 struct fref {
@@ -73,8 +74,8 @@ static int open_tree(struct zcow_fs *fs, struct zcow_tree *root,
 		return err;
 	if (size < ZCOW_ROOT_ITEM_SIZE)
 		return -EUCLEAN;
-	return zcow_tree_init(t, &fs->store, id, zf_get64(item + 176),
-			      item[238], zf_get64(item + 160));
+	return zcow_tree_init(t, &fs->store, id, get64(item + 176),
+			      item[238], get64(item + 160));
 }
 
 static void add_ref(struct fck *ck, uint64_t bytenr, uint64_t len,
@@ -108,11 +109,11 @@ static bool has_dir_item(struct zcow_tree *t, uint64_t dir, const char *name,
 	    size > sizeof(buf))
 		return false;
 	while (off + ZCOW_DIR_ITEM_HDR <= size) {
-		uint16_t l = zf_get16(buf + off + 27);
+		uint16_t l = get16(buf + off + 27);
 
 		if (l == nlen && !memcmp(buf + off + ZCOW_DIR_ITEM_HDR, name, l))
-			return zf_get64(buf + off) == ino;
-		off += ZCOW_DIR_ITEM_HDR + l + zf_get16(buf + off + 25);
+			return get64(buf + off) == ino;
+		off += ZCOW_DIR_ITEM_HDR + l + get16(buf + off + 25);
 	}
 	return false;
 }
@@ -219,8 +220,8 @@ static void check_root(struct fck *ck, struct zcow_tree *t, uint64_t root)
 			if (!have)
 				problem(ck, "root %" PRIu64 " inode %" PRIu64 ": reference without inode item", root, k.objectid);
 			while (off + ZCOW_INODE_REF_HDR <= len) {
-				uint64_t index = zf_get64(d + off);
-				uint16_t nlen = zf_get16(d + off + 8);
+				uint64_t index = get64(d + off);
+				uint16_t nlen = get16(d + off + 8);
 				const char *name = (const char *)d + off +
 						   ZCOW_INODE_REF_HDR;
 				struct zcow_key ik = { k.offset,
@@ -245,7 +246,7 @@ static void check_root(struct fck *ck, struct zcow_tree *t, uint64_t root)
 				if (zcow_tree_search(t, &ik, buf, sizeof(buf),
 						     &sz) ||
 				    sz < ZCOW_DIR_ITEM_HDR ||
-				    zf_get64(buf) != k.objectid)
+				    get64(buf) != k.objectid)
 					problem(ck, "root %" PRIu64 " inode %" PRIu64 ": no dir index %" PRIu64 " in dir %" PRIu64,
 						root, k.objectid, index,
 						k.offset);
@@ -259,12 +260,12 @@ static void check_root(struct fck *ck, struct zcow_tree *t, uint64_t root)
 
 			if (len < ZCOW_DIR_ITEM_HDR)
 				break;
-			nlen = zf_get16(d + 27);
+			nlen = get16(d + 27);
 			dir_bytes += 2ULL * nlen;
 			if (!have || !S_ISDIR(cur.mode))
 				problem(ck, "root %" PRIu64 " entry in %" PRIu64 ", not a directory",
 					root, k.objectid);
-			rk.objectid = zf_get64(d);
+			rk.objectid = get64(d);
 			rk.type = ZCOW_INODE_REF_KEY;
 			rk.offset = k.objectid;
 			if (zcow_inode_get(t, rk.objectid, &target))
@@ -327,7 +328,7 @@ static int cmp_ref(const void *a, const void *b)
 static void check_data_refs(struct fck *ck, uint64_t bytenr, const uint8_t *d,
 			    uint32_t len, uint64_t from, uint64_t to)
 {
-	uint64_t refs = zf_get64(d), sum = 0, j, prev = UINT64_MAX;
+	uint64_t refs = get64(d), sum = 0, j, prev = UINT64_MAX;
 	uint32_t off;
 
 	if ((len - 24) % 29) {
@@ -336,10 +337,10 @@ static void check_data_refs(struct fck *ck, uint64_t bytenr, const uint8_t *d,
 		return;
 	}
 	for (off = 24; off + 29 <= len; off += 29) {
-		uint64_t root = zf_get64(d + off + 1), ino = zf_get64(d + off + 9);
-		uint64_t offset = zf_get64(d + off + 17);
+		uint64_t root = get64(d + off + 1), ino = get64(d + off + 9);
+		uint64_t offset = get64(d + off + 17);
 		uint64_t hash = zcow_data_ref_hash(root, ino, offset);
-		uint32_t count = zf_get32(d + off + 25);
+		uint32_t count = get32(d + off + 25);
 
 		if (d[off] != ZCOW_EXTENT_DATA_REF_KEY) {
 			problem(ck, "data extent %" PRIu64 ": inline reference of type %u",
@@ -401,9 +402,9 @@ static void check_extent_refs(struct fck *ck)
 		uint64_t refs, to, found = 0;
 
 		if (k.type != ZCOW_EXTENT_ITEM_KEY || len < 24 ||
-		    !(zf_get64(d + 16) & ZCOW_EXTENT_FLAG_DATA))
+		    !(get64(d + 16) & ZCOW_EXTENT_FLAG_DATA))
 			continue;
-		refs = zf_get64(d);
+		refs = get64(d);
 		while (j < n && ck->refs[j].bytenr < k.objectid) {
 			problem(ck, "data extent %" PRIu64 ": referenced, no extent item", ck->refs[j].bytenr);
 			j++;

@@ -94,25 +94,25 @@ int zcow_fext_decode(const uint8_t *buf, uint32_t len, uint64_t file_off,
 		return -EUCLEAN;
 	}
 	ret->file_off = file_off;
-	ret->generation = zf_get64(buf + 0);
-	ret->disk_bytenr = zf_get64(buf + 21);
-	ret->disk_num_bytes = zf_get64(buf + 29);
-	ret->offset = zf_get64(buf + 37);
-	ret->num_bytes = zf_get64(buf + 45);
+	ret->generation = get64(buf + 0);
+	ret->disk_bytenr = get64(buf + 21);
+	ret->disk_num_bytes = get64(buf + 29);
+	ret->offset = get64(buf + 37);
+	ret->num_bytes = get64(buf + 45);
 	return 0;
 }
 
 void zcow_fext_encode(const struct zcow_fext *fe, uint8_t *buf)
 {
 	memset(buf, 0, ZCOW_FILE_EXTENT_SIZE);
-	zf_put64(buf + 0, fe->generation);
-	zf_put64(buf + 8, fe->disk_num_bytes);	/* ram_bytes */
+	put64(buf + 0, fe->generation);
+	put64(buf + 8, fe->disk_num_bytes);	/* ram_bytes */
 	buf[16] = 0;				/* compression */
 	buf[20] = 1;				/* BTRFS_FILE_EXTENT_REG */
-	zf_put64(buf + 21, fe->disk_bytenr);
-	zf_put64(buf + 29, fe->disk_num_bytes);
-	zf_put64(buf + 37, fe->offset);
-	zf_put64(buf + 45, fe->num_bytes);
+	put64(buf + 21, fe->disk_bytenr);
+	put64(buf + 29, fe->disk_num_bytes);
+	put64(buf + 37, fe->offset);
+	put64(buf + 45, fe->num_bytes);
 }
 
 /* ---- in-flight writes ----------------------------------------------- */
@@ -184,14 +184,14 @@ int zcow_data_extent_insert_locked(struct zcow_fs *fs, uint64_t bytenr,
 	int err;
 
 	memset(item, 0, sizeof(item));
-	zf_put64(item, 1);				/* refs */
-	zf_put64(item + 8, fs->transid);		/* generation */
-	zf_put64(item + 16, ZCOW_EXTENT_FLAG_DATA);	/* flags */
+	put64(item, 1);				/* refs */
+	put64(item + 8, fs->transid);		/* generation */
+	put64(item + 16, ZCOW_EXTENT_FLAG_DATA);	/* flags */
 	item[24] = ZCOW_EXTENT_DATA_REF_KEY;		/* inline ref */
-	zf_put64(item + 25, root);
-	zf_put64(item + 33, ino);
-	zf_put64(item + 41, offset);
-	zf_put32(item + 49, 1);				/* count */
+	put64(item + 25, root);
+	put64(item + 33, ino);
+	put64(item + 41, offset);
+	put32(item + 49, 1);				/* count */
 	err = zcow_tree_insert(&fs->extent_tree, &k, item, sizeof(item));
 	if (err)
 		return err;
@@ -228,27 +228,11 @@ static int extent_create_locked(struct zcow_fs *fs, uint64_t bytenr,
 #define DATA_REF_SIZE	29u	/* type + struct btrfs_extent_data_ref */
 #define EXTENT_HDR_SIZE	24u	/* struct btrfs_extent_item */
 
-uint64_t zcow_data_ref_hash(uint64_t root, uint64_t ino, uint64_t offset)
-{
-	uint8_t le[8];
-	uint32_t hi, lo;
-
-	/* btrfs's hash_extent_data_ref(): raw crc32c (seed ~0, no final
-	 * inversion) of the little-endian root, and of inode then offset. */
-	zf_put64(le, root);
-	hi = crc32_iscsi(le, 8, 0xffffffffu);
-	zf_put64(le, ino);
-	lo = crc32_iscsi(le, 8, 0xffffffffu);
-	zf_put64(le, offset);
-	lo = crc32_iscsi(le, 8, lo);
-	return ((uint64_t)hi << 31) ^ lo;
-}
-
 static bool is_data_ref(const uint8_t *r, uint64_t root, uint64_t ino,
 			uint64_t offset)
 {
-	return zf_get64(r + 1) == root && zf_get64(r + 9) == ino &&
-	       zf_get64(r + 17) == offset;
+	return get64(r + 1) == root && get64(r + 9) == ino &&
+	       get64(r + 17) == offset;
 }
 
 int zcow_data_ref_locked(struct zcow_fs *fs, uint64_t bytenr, uint64_t len,
@@ -282,13 +266,13 @@ int zcow_data_ref_locked(struct zcow_fs *fs, uint64_t bytenr, uint64_t len,
 		if (is_data_ref(c, root, ino, offset))
 			r = c;
 		if (at == nr &&
-		    zcow_data_ref_hash(zf_get64(c + 1), zf_get64(c + 9),
-				       zf_get64(c + 17)) < hash)
+		    zcow_data_ref_hash(get64(c + 1), get64(c + 9),
+				       get64(c + 17)) < hash)
 			at = i;
 	}
-	refs = zf_get64(item);
+	refs = get64(item);
 	if (delta < 0 && (!r || refs < (uint64_t)-delta ||
-			  zf_get32(r + 25) < (uint32_t)-delta)) {
+			  get32(r + 25) < (uint32_t)-delta)) {
 		zlog_err(TAG, "data extent %" PRIu64 ": no reference of root %" PRIu64 " inode %" PRIu64 " offset %" PRIu64 " to drop",
 			 bytenr, root, ino, offset);
 		return -EUCLEAN;
@@ -306,11 +290,11 @@ int zcow_data_ref_locked(struct zcow_fs *fs, uint64_t bytenr, uint64_t len,
 		zcow_bg_pin(fs, bytenr, len);
 		return 0;
 	}
-	zf_put64(item, refs);
+	put64(item, refs);
 	if (r) {
-		count = zf_get32(r + 25) + (uint64_t)(int64_t)delta;
+		count = get32(r + 25) + (uint64_t)(int64_t)delta;
 		if (count) {
-			zf_put32(r + 25, (uint32_t)count);
+			put32(r + 25, (uint32_t)count);
 		} else {	/* the last of this reference: remove it */
 			memmove(r, r + DATA_REF_SIZE,
 				size - (uint32_t)(r - item) - DATA_REF_SIZE);
@@ -325,10 +309,10 @@ int zcow_data_ref_locked(struct zcow_fs *fs, uint64_t bytenr, uint64_t len,
 		r = item + EXTENT_HDR_SIZE + at * DATA_REF_SIZE;
 		memmove(r + DATA_REF_SIZE, r, size - (uint32_t)(r - item));
 		r[0] = ZCOW_EXTENT_DATA_REF_KEY;
-		zf_put64(r + 1, root);
-		zf_put64(r + 9, ino);
-		zf_put64(r + 17, offset);
-		zf_put32(r + 25, (uint32_t)delta);
+		put64(r + 1, root);
+		put64(r + 9, ino);
+		put64(r + 17, offset);
+		put32(r + 25, (uint32_t)delta);
 		size += DATA_REF_SIZE;
 	}
 	return zcow_tree_update(&fs->extent_tree, &k, item, size);
@@ -1280,8 +1264,8 @@ struct zcow_tree *zcow_root_tree_locked(struct zcow_fs *fs, uint64_t root)
 	t = calloc(1, sizeof(*t));
 	if (!t)
 		return NULL;
-	if (zcow_tree_init(t, &fs->store, root, zf_get64(item + 176),
-			   item[238], zf_get64(item + 160)) ||
+	if (zcow_tree_init(t, &fs->store, root, get64(item + 176),
+			   item[238], get64(item + 160)) ||
 	    zcow_tree_set_transid(t, fs->transid)) {
 		free(t);
 		return NULL;
@@ -1329,7 +1313,7 @@ int zcow_snaps_load(struct zcow_fs *fs)
 			break;
 		if (len < ZCOW_ROOT_REF_HDR)
 			return -EUCLEAN;
-		nlen = zf_get16(d + 16);
+		nlen = get16(d + 16);
 		if (ZCOW_ROOT_REF_HDR + nlen > len)
 			return -EUCLEAN;
 		err = add_snap(fs->files, k.offset,
@@ -1363,19 +1347,19 @@ static void encode_snap_root_item(struct zcow_fs *fs, struct zcow_tree *t,
 
 	zcow_tree_root(t, &bytenr, &level, &gen);
 	memset(buf, 0, ZCOW_ROOT_ITEM_SIZE);
-	zf_put64(buf + 0, 1);			/* inode.generation */
-	zf_put32(buf + 40, 1);			/* inode.nlink */
-	zf_put32(buf + 52, S_IFDIR | 0755);	/* inode.mode */
-	zf_put64(buf + 160, gen);		/* generation */
-	zf_put64(buf + 168, ZCOW_ROOT_DIR_INO);	/* root_dirid */
-	zf_put64(buf + 176, bytenr);
-	zf_put64(buf + 192, fs->nodesize);	/* bytes_used (approx.) */
-	zf_put64(buf + 200, fs->transid);	/* last_snapshot */
-	zf_put64(buf + 208, ZCOW_ROOT_SUBVOL_RDONLY); /* flags */
-	zf_put32(buf + 216, 1);			/* refs */
+	put64(buf + 0, 1);			/* inode.generation */
+	put32(buf + 40, 1);			/* inode.nlink */
+	put32(buf + 52, S_IFDIR | 0755);	/* inode.mode */
+	put64(buf + 160, gen);		/* generation */
+	put64(buf + 168, ZCOW_ROOT_DIR_INO);	/* root_dirid */
+	put64(buf + 176, bytenr);
+	put64(buf + 192, fs->nodesize);	/* bytes_used (approx.) */
+	put64(buf + 200, fs->transid);	/* last_snapshot */
+	put64(buf + 208, ZCOW_ROOT_SUBVOL_RDONLY); /* flags */
+	put32(buf + 216, 1);			/* refs */
 	buf[238] = (uint8_t)level;
-	zf_put64(buf + 239, gen);		/* generation_v2 */
-	zf_put64(buf + 303, fs->transid);	/* otransid */
+	put64(buf + 239, gen);		/* generation_v2 */
+	put64(buf + 303, fs->transid);	/* otransid */
 }
 
 int zcow_snapshot(struct zcow_fs *fs, const char *name, uint64_t *id_ret)
@@ -1472,9 +1456,9 @@ int zcow_snapshot(struct zcow_fs *fs, const char *name, uint64_t *id_ret)
 	k.type = ZCOW_ROOT_ITEM_KEY;
 	k.offset = 0;
 	err = zcow_tree_insert(&fs->root_tree, &k, item, sizeof(item));
-	zf_put64(ref, ZCOW_ROOT_DIR_INO);	/* dirid */
-	zf_put64(ref + 8, id);			/* sequence */
-	zf_put16(ref + 16, (uint16_t)nlen);
+	put64(ref, ZCOW_ROOT_DIR_INO);	/* dirid */
+	put64(ref + 8, id);			/* sequence */
+	put16(ref + 16, (uint16_t)nlen);
 	memcpy(ref + ZCOW_ROOT_REF_HDR, name, nlen);
 	k.objectid = ZCOW_FS_TREE_OBJECTID;
 	k.type = ZCOW_ROOT_REF_KEY;

@@ -26,6 +26,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "le.h"
 #include "zcow.h"
 
 #define ZCOW_FIRST_FREE_OBJECTID	256ULL
@@ -131,17 +132,6 @@ struct zcow_file {
 	bool is_dir;
 };
 
-/* Little-endian helpers. */
-void zf_put64(uint8_t *p, uint64_t v);
-void zf_put32(uint8_t *p, uint32_t v);
-void zf_put16(uint8_t *p, uint16_t v);
-uint64_t zf_get64(const uint8_t *p);
-uint32_t zf_get32(const uint8_t *p);
-uint16_t zf_get16(const uint8_t *p);
-
-/* btrfs_name_hash: crc32c(~1, name) without the final inversion. */
-uint32_t zcow_name_hash(const char *name, size_t len);
-
 void zcow_inode_encode(const struct zcow_inode *ino, uint8_t *buf);
 void zcow_inode_decode(const uint8_t *buf, uint64_t ino,
 		       struct zcow_inode *ret);
@@ -171,10 +161,6 @@ int zcow_inode_put(struct zcow_tree *tree, const struct zcow_inode *ino);
 
 /* The tree of root @root (5 or a snapshot), or NULL. _locked. */
 struct zcow_tree *zcow_root_tree_locked(struct zcow_fs *fs, uint64_t root);
-
-/* btrfs's hash_extent_data_ref(): inline data references are kept in
- * descending order of it. */
-uint64_t zcow_data_ref_hash(uint64_t root, uint64_t ino, uint64_t offset);
 
 /* Data-extent references (file.c); _locked: under files->lock. */
 int zcow_data_ref_locked(struct zcow_fs *fs, uint64_t bytenr, uint64_t len,

@@ -3,6 +3,7 @@
  * The file-system skeleton: mkfs, mount, commit of a superblock
  * generation, unmount.  Later issues hang the trees off zcow_fs.
  */
+#include "prng.h"
 #include "zcow.h"
 
 #include <endian.h>
@@ -65,20 +66,10 @@ static bool is_pow2(uint64_t v)
 	return v && !(v & (v - 1));
 }
 
-/* splitmix64: the one PRNG of mkfs, seeded by the options. */
-static uint64_t next_rand(uint64_t *state)
-{
-	uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
 /* A version-4 (random) UUID, as uuid_generate() makes. */
 static void make_uuid(uint64_t *state, uint8_t uuid[16])
 {
-	uint64_t a = next_rand(state), b = next_rand(state);
+	uint64_t a = zcow_rand64(state), b = zcow_rand64(state);
 
 	memcpy(uuid, &a, 8);
 	memcpy(uuid + 8, &b, 8);

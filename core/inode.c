@@ -22,70 +22,22 @@
 #define TAG "files"
 #define SNAP_DIR ".snapshots"
 
-void zf_put64(uint8_t *p, uint64_t v)
-{
-	v = htole64(v);
-	memcpy(p, &v, 8);
-}
-
-void zf_put32(uint8_t *p, uint32_t v)
-{
-	v = htole32(v);
-	memcpy(p, &v, 4);
-}
-
-void zf_put16(uint8_t *p, uint16_t v)
-{
-	v = htole16(v);
-	memcpy(p, &v, 2);
-}
-
-uint64_t zf_get64(const uint8_t *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, 8);
-	return le64toh(v);
-}
-
-uint32_t zf_get32(const uint8_t *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, 4);
-	return le32toh(v);
-}
-
-uint16_t zf_get16(const uint8_t *p)
-{
-	uint16_t v;
-
-	memcpy(&v, p, 2);
-	return le16toh(v);
-}
-
-uint32_t zcow_name_hash(const char *name, size_t len)
-{
-	/* The kernel's crc32c(~1, ...): raw, not inverted at the end. */
-	return crc32_iscsi((unsigned char *)name, (int)len, 0xfffffffeu);
-}
-
 /* struct btrfs_inode_item: offsets in docs/format.md. */
 void zcow_inode_encode(const struct zcow_inode *ino, uint8_t *buf)
 {
 	memset(buf, 0, ZCOW_INODE_ITEM_SIZE);
-	zf_put64(buf + 0, ino->generation);
-	zf_put64(buf + 8, ino->transid);
-	zf_put64(buf + 16, ino->size);
-	zf_put64(buf + 24, ino->nbytes);
-	zf_put32(buf + 40, ino->nlink);
-	zf_put32(buf + 52, ino->mode);
-	zf_put64(buf + 64, ino->flags);
-	zf_put64(buf + 72, ino->sequence);
-	zf_put64(buf + 112, ino->mtime_sec);	/* atime */
-	zf_put64(buf + 124, ino->ctime_sec);	/* ctime */
-	zf_put64(buf + 136, ino->mtime_sec);	/* mtime */
-	zf_put64(buf + 148, ino->ctime_sec);	/* otime */
+	put64(buf + 0, ino->generation);
+	put64(buf + 8, ino->transid);
+	put64(buf + 16, ino->size);
+	put64(buf + 24, ino->nbytes);
+	put32(buf + 40, ino->nlink);
+	put32(buf + 52, ino->mode);
+	put64(buf + 64, ino->flags);
+	put64(buf + 72, ino->sequence);
+	put64(buf + 112, ino->mtime_sec);	/* atime */
+	put64(buf + 124, ino->ctime_sec);	/* ctime */
+	put64(buf + 136, ino->mtime_sec);	/* mtime */
+	put64(buf + 148, ino->ctime_sec);	/* otime */
 }
 
 void zcow_inode_decode(const uint8_t *buf, uint64_t objectid,
@@ -93,16 +45,16 @@ void zcow_inode_decode(const uint8_t *buf, uint64_t objectid,
 {
 	memset(ret, 0, sizeof(*ret));
 	ret->ino = objectid;
-	ret->generation = zf_get64(buf + 0);
-	ret->transid = zf_get64(buf + 8);
-	ret->size = zf_get64(buf + 16);
-	ret->nbytes = zf_get64(buf + 24);
-	ret->nlink = zf_get32(buf + 40);
-	ret->mode = zf_get32(buf + 52);
-	ret->flags = zf_get64(buf + 64);
-	ret->sequence = zf_get64(buf + 72);
-	ret->ctime_sec = zf_get64(buf + 124);
-	ret->mtime_sec = zf_get64(buf + 136);
+	ret->generation = get64(buf + 0);
+	ret->transid = get64(buf + 8);
+	ret->size = get64(buf + 16);
+	ret->nbytes = get64(buf + 24);
+	ret->nlink = get32(buf + 40);
+	ret->mode = get32(buf + 52);
+	ret->flags = get64(buf + 64);
+	ret->sequence = get64(buf + 72);
+	ret->ctime_sec = get64(buf + 124);
+	ret->mtime_sec = get64(buf + 136);
 }
 
 int zcow_inode_get(struct zcow_tree *tree, uint64_t ino,
@@ -163,12 +115,12 @@ int zcow_dir_lookup(struct zcow_tree *tree, uint64_t dir, const char *name,
 		return -EUCLEAN;
 	while (off + ZCOW_DIR_ITEM_HDR <= size) {
 		const uint8_t *d = buf + off;
-		uint16_t nlen = zf_get16(d + 27), dlen = zf_get16(d + 25);
+		uint16_t nlen = get16(d + 27), dlen = get16(d + 25);
 
 		if (off + ZCOW_DIR_ITEM_HDR + nlen + dlen > size)
 			return -EUCLEAN;
 		if (nlen == len && !memcmp(d + ZCOW_DIR_ITEM_HDR, name, len)) {
-			*ino_ret = zf_get64(d);
+			*ino_ret = get64(d);
 			if (type_ret)
 				*type_ret = d[29];
 			return 0;
@@ -181,12 +133,12 @@ int zcow_dir_lookup(struct zcow_tree *tree, uint64_t dir, const char *name,
 static void encode_dir_item(uint8_t *d, uint64_t ino, uint8_t type,
 			    uint64_t transid, const char *name, size_t len)
 {
-	zf_put64(d, ino);			/* location.objectid */
+	put64(d, ino);			/* location.objectid */
 	d[8] = ZCOW_INODE_ITEM_KEY;		/* location.type */
-	zf_put64(d + 9, 0);			/* location.offset */
-	zf_put64(d + 17, transid);
-	zf_put16(d + 25, 0);			/* data_len */
-	zf_put16(d + 27, (uint16_t)len);
+	put64(d + 9, 0);			/* location.offset */
+	put64(d + 17, transid);
+	put16(d + 25, 0);			/* data_len */
+	put16(d + 27, (uint16_t)len);
 	d[29] = type;
 	memcpy(d + ZCOW_DIR_ITEM_HDR, name, len);
 }
@@ -257,8 +209,8 @@ static int add_entry_locked(struct zcow_fs *fs, struct zcow_tree *tree,
 	err = zcow_tree_insert(tree, &key, ent, elen);
 	if (err)
 		return err;
-	zf_put64(ref, index);
-	zf_put16(ref + 8, (uint16_t)len);
+	put64(ref, index);
+	put16(ref + 8, (uint16_t)len);
 	memcpy(ref + ZCOW_INODE_REF_HDR, name, len);
 	key.objectid = ino;
 	key.type = ZCOW_INODE_REF_KEY;
@@ -287,7 +239,7 @@ static int del_entry_locked(struct zcow_fs *fs, struct zcow_tree *tree,
 		return err == -ENOENT ? -EUCLEAN : err;
 	if (size < ZCOW_INODE_REF_HDR)
 		return -EUCLEAN;
-	index = zf_get64(buf);
+	index = get64(buf);
 	err = zcow_tree_delete(tree, &key);
 	if (err)
 		return err;
@@ -303,9 +255,9 @@ static int del_entry_locked(struct zcow_fs *fs, struct zcow_tree *tree,
 	if (err)
 		return err == -ENOENT ? -EUCLEAN : err;
 	while (off + ZCOW_DIR_ITEM_HDR <= size) {
-		uint16_t nlen = zf_get16(buf + off + 27);
+		uint16_t nlen = get16(buf + off + 27);
 		uint32_t elen = ZCOW_DIR_ITEM_HDR + nlen +
-				zf_get16(buf + off + 25);
+				get16(buf + off + 25);
 
 		if (nlen == len &&
 		    !memcmp(buf + off + ZCOW_DIR_ITEM_HDR, name, len)) {
@@ -1002,7 +954,7 @@ int zcow_readdir(struct zcow_fs *fs, const char *path,
 			break;
 		if (len < ZCOW_DIR_ITEM_HDR)
 			continue;
-		nlen = zf_get16(d + 27);
+		nlen = get16(d + 27);
 		if (nlen > 255 || ZCOW_DIR_ITEM_HDR + nlen > len)
 			continue;
 		if (nr == cap) {
@@ -1015,7 +967,7 @@ int zcow_readdir(struct zcow_fs *fs, const char *path,
 			ents = e;
 		}
 		e = &ents[nr++];
-		e->ino = zf_get64(d);
+		e->ino = get64(d);
 		e->type = d[29];
 		memcpy(e->name, d + ZCOW_DIR_ITEM_HDR, nlen);
 		e->name[nlen] = '\0';
@@ -1102,8 +1054,8 @@ int zcow_root_dir_locked(struct zcow_fs *fs)
 	err = zcow_inode_put(&fs->fs_tree, &in);
 	if (err)
 		return err;
-	zf_put64(ref, 0);
-	zf_put16(ref + 8, 2);
+	put64(ref, 0);
+	put16(ref + 8, 2);
 	memcpy(ref + ZCOW_INODE_REF_HDR, "..", 2);
 	err = zcow_tree_insert(&fs->fs_tree, &k, ref, sizeof(ref));
 	if (!err)

@@ -79,12 +79,6 @@ CHECK_OFF(padding, 0xdcb);
 _Static_assert(offsetof(struct zcow_dev_item, uuid) == 0x42, "dev uuid");
 _Static_assert(offsetof(struct zcow_dev_item, fsid) == 0x52, "dev fsid");
 
-uint64_t zcow_sb_get64(uint64_t v) { return le64toh(v); }
-uint32_t zcow_sb_get32(uint32_t v) { return le32toh(v); }
-uint16_t zcow_sb_get16(uint16_t v) { return le16toh(v); }
-uint64_t zcow_sb_put64(uint64_t v) { return htole64(v); }
-uint32_t zcow_sb_put32(uint32_t v) { return htole32(v); }
-uint16_t zcow_sb_put16(uint16_t v) { return htole16(v); }
 
 uint64_t zcow_sb_offset(int mirror)
 {

@@ -20,6 +20,7 @@
 #ifndef ZCOW_SB_H
 #define ZCOW_SB_H
 
+#include <endian.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -127,7 +128,7 @@ struct zcow_root_backup {
 
 /*
  * struct btrfs_super_block: every integer little-endian on disk (use the
- * zcow_sb_get/put helpers or le64toh()).  Offsets are checked by the
+ * le64toh() and htole64() of <endian.h>).  Offsets are checked by the
  * _Static_asserts in sb.c against the kernel's layout and were verified on
  * the kernel-written vectors in tests/data/kernel-sblog/.
  */
@@ -218,12 +219,6 @@ struct zcow_sb_log_pos {
 };
 
 /* Byte order helpers for the fields above. */
-uint64_t zcow_sb_get64(uint64_t v);
-uint32_t zcow_sb_get32(uint32_t v);
-uint16_t zcow_sb_get16(uint16_t v);
-uint64_t zcow_sb_put64(uint64_t v);
-uint32_t zcow_sb_put32(uint32_t v);
-uint16_t zcow_sb_put16(uint16_t v);
 
 /* btrfs_sb_offset(): 64 KiB, 64 MiB, 256 GiB. */
 uint64_t zcow_sb_offset(int mirror);

@@ -56,6 +56,7 @@
 
 #include "files.h"
 #include "le.h"
+#include "prng.h"
 #include "zlog.h"
 
 #define TAG "treelog"
@@ -129,7 +130,7 @@ static int push64(uint64_t **v, uint64_t *nr, uint64_t *cap, uint64_t x)
 
 static uint64_t tab_slot(uint64_t ino, uint64_t size)
 {
-	return (ino * 0x9e3779b97f4a7c15ULL) >> 20 & (size - 1);
+	return (ino * ZCOW_GOLDEN64) >> 20 & (size - 1);
 }
 
 static struct touch *tab_find(struct zcow_log *lg, uint64_t ino)

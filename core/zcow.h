@@ -4,7 +4,7 @@
  *
  * Today a zcow file system is its superblock log (core/sb.h); later issues
  * add the trees, allocation and data paths behind the same entry points.
- * What it is not: a device layer (core/zdev.h) or a tool (harness/).
+ * What it is not: a device layer (dev/zdev.h) or a tool (harness/).
  *
  * Who may include this: core/, harness/, tests/.
  */

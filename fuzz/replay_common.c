@@ -6,6 +6,7 @@
 
 #include <string.h>
 
+#include "prng.h"
 #include "zlog.h"
 #include "zsim.h"
 
@@ -23,10 +24,7 @@ void zfuzz_init(void)
 
 static uint64_t mix(uint64_t x)
 {
-	x += 0x9e3779b97f4a7c15ull;
-	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-	x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-	return x ^ (x >> 31);
+	return zcow_mix64(x + ZCOW_GOLDEN64);
 }
 
 static uint64_t name_hash(const char *name)

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "cmds.h"
+#include "prng.h"
 #include "zcow.h"
 #include "zdev.h"
 #include "zlog.h"
@@ -368,15 +369,6 @@ static double now_sec(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-static uint64_t splitmix(uint64_t *s)
-{
-	uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
 int cmd_bench_fs(int argc, char **argv)
 {
 	struct zsim_config cfg = { .nr_zones = 128, .zone_size = 256ULL << 20,
@@ -518,7 +510,7 @@ int cmd_bench_fs(int argc, char **argv)
 		goto out;
 	t0 = now_sec();
 	for (i = 0; i < nr_rand && !ret; i++) {
-		uint64_t off = splitmix(&rng) % (file / 4096) * 4096;
+		uint64_t off = zcow_rand64(&rng) % (file / 4096) * 4096;
 		int64_t n = zcow_pwrite(f, buf, 4096, off);
 
 		ret = n < 0 ? (int)n : 0;

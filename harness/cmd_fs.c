@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "cmds.h"
+#include "prng.h"
 #include "zcow.h"
 #include "zdev.h"
 #include "zlog.h"
@@ -157,16 +158,6 @@ static double now_sec(void)
 	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-/* splitmix64: the benchmark's PRNG. */
-static uint64_t next_rand(uint64_t *s)
-{
-	uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
 int cmd_bench_meta(int argc, char **argv)
 {
 	struct zsim_config cfg = { .nr_zones = 256, .zone_size = 64ULL << 20 };
@@ -222,7 +213,7 @@ int cmd_bench_meta(int argc, char **argv)
 	for (i = 0; i < items && !ret; i++) {
 		struct zcow_key key = { 256, ZCOW_INODE_ITEM_KEY, 0 };
 
-		key.objectid = is_seq ? 256 + i : next_rand(&rng) >> 8;
+		key.objectid = is_seq ? 256 + i : zcow_rand64(&rng) >> 8;
 		memcpy(val, &i, sizeof(i));
 		memcpy(val + 8, &key.objectid, 8);
 		ret = zcow_tree_insert(&fs->fs_tree, &key, val, sizeof(val));

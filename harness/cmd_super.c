@@ -14,8 +14,8 @@
 #include "zcow.h"
 #include "zdev.h"
 
-#define G64(x) ((unsigned long long)zcow_sb_get64(x))
-#define G32(x) ((unsigned int)zcow_sb_get32(x))
+#define G64(x) ((unsigned long long)le64toh(x))
+#define G32(x) ((unsigned int)le32toh(x))
 
 static void print_uuid(FILE *out, const uint8_t *u)
 {
@@ -111,22 +111,22 @@ static void print_super(const struct zcow_super_block *sb, uint64_t bytenr,
 	int i;
 
 	memcpy(&crc, sb->csum, sizeof(crc));
-	crc = zcow_sb_get32(crc);
+	crc = le32toh(crc);
 	mu = memcmp(sb->metadata_uuid, zero, 16) ? sb->metadata_uuid : sb->fsid;
 	printf("superblock: bytenr=%llu, device=%s\n",
 	       (unsigned long long)bytenr, spec);
 	printf("---------------------------------------------------------\n");
-	printf("csum_type\t\t%u (%s)\n", zcow_sb_get16(sb->csum_type),
-	       zcow_sb_get16(sb->csum_type) == 0 ? "crc32c" : "unknown");
+	printf("csum_type\t\t%u (%s)\n", le16toh(sb->csum_type),
+	       le16toh(sb->csum_type) == 0 ? "crc32c" : "unknown");
 	printf("csum_size\t\t4\n");
 	/* btrfs-progs prints the checksum bytes in disk order. */
 	printf("csum\t\t\t0x%02x%02x%02x%02x [%s]\n", sb->csum[0],
 	       sb->csum[1], sb->csum[2], sb->csum[3],
 	       crc == zcow_sb_csum(sb) ? "match" : "DON'T MATCH");
 	printf("bytenr\t\t\t%llu\n", G64(sb->bytenr));
-	print_flags("flags\t\t\t", zcow_sb_get64(sb->flags), super_flags);
+	print_flags("flags\t\t\t", le64toh(sb->flags), super_flags);
 	printf("magic\t\t\t%.8s [%s]\n", (const char *)&sb->magic,
-	       zcow_sb_get64(sb->magic) == ZCOW_SB_MAGIC ? "match" :
+	       le64toh(sb->magic) == ZCOW_SB_MAGIC ? "match" :
 							    "DON'T MATCH");
 	printf("fsid\t\t\t");
 	print_uuid(stdout, sb->fsid);
@@ -152,11 +152,11 @@ static void print_super(const struct zcow_super_block *sb, uint64_t bytenr,
 	printf("stripesize\t\t%u\n", G32(sb->stripesize));
 	printf("root_dir\t\t%llu\n", G64(sb->root_dir_objectid));
 	printf("num_devices\t\t%llu\n", G64(sb->num_devices));
-	print_flags("compat_flags\t\t", zcow_sb_get64(sb->compat_flags),
+	print_flags("compat_flags\t\t", le64toh(sb->compat_flags),
 		    compat_ro_flags + 4 /* none named */);
-	print_flags("compat_ro_flags\t\t", zcow_sb_get64(sb->compat_ro_flags),
+	print_flags("compat_ro_flags\t\t", le64toh(sb->compat_ro_flags),
 		    compat_ro_flags);
-	print_flags("incompat_flags\t\t", zcow_sb_get64(sb->incompat_flags),
+	print_flags("incompat_flags\t\t", le64toh(sb->incompat_flags),
 		    incompat_flags);
 	printf("cache_generation\t%llu\n", G64(sb->cache_generation));
 	printf("uuid_tree_generation\t%llu\n", G64(sb->uuid_tree_generation));
@@ -336,7 +336,7 @@ int cmd_dump_super(int argc, char **argv)
 			ret == -EUCLEAN ? "no valid superblock (corrupt)" :
 					  strerror(-ret));
 	} else {
-		print_super(sb, zcow_sb_get64(sb->bytenr), spec);
+		print_super(sb, le64toh(sb->bytenr), spec);
 		printf("found_at\t\tmirror %d offset %llu generation %llu%s\n",
 		       copy.mirror, (unsigned long long)copy.off,
 		       (unsigned long long)copy.generation,

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "crash.h"
+#include "prng.h"
 #include "zcow.h"
 #include "zdev.h"
 #include "zsim.h"
@@ -85,15 +86,12 @@ static void wl_add(struct wl *w, enum op_kind k, const char *a, const char *b,
 	snprintf(o->b, sizeof(o->b), "%s", b ? b : "");
 	o->off = off;
 	o->len = len;
-	o->tag = w->nr * 0x9e3779b97f4a7c15ULL + 17;
+	o->tag = w->nr * ZCOW_GOLDEN64 + 17;
 }
 
 static uint64_t mix64(uint64_t z)
 {
-	z += 0x9e3779b97f4a7c15ULL;
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
+	return zcow_mix64(z + ZCOW_GOLDEN64);
 }
 
 static void fill(uint8_t *buf, uint64_t len, uint64_t tag, uint64_t off)
@@ -1959,7 +1957,7 @@ static int build_state(const struct camp *c, const struct wl *w,
 		}
 	}
 	if (!zcow_sb_read_latest(dev, &sb, &copy))
-		st->log_root = zcow_sb_get64(sb.log_root);
+		st->log_root = le64toh(sb.log_root);
 	st->dev = dev;
 	v->ack_gen = st->ack_gen;
 	return 0;

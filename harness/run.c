@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "prng.h"
 #include "run.h"
 #include "zdev.h"
 #include "zsim.h"
@@ -193,11 +194,7 @@ int zrun_opt_err(struct zrun *run, const struct zfio_job *j,
 
 uint64_t zrun_rand(struct zrun_job *job)
 {
-	uint64_t z = (job->rng += 0x9e3779b97f4a7c15ull);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
+	return zcow_rand64(&job->rng);
 }
 
 /* ---- the schedule ---------------------------------------------------- */
@@ -755,7 +752,7 @@ static int open_device(struct zrun *run)
 
 static uint64_t seed_mix(uint64_t a, uint64_t b)
 {
-	struct zrun_job tmp = { .rng = a ^ (b * 0x9e3779b97f4a7c15ull) };
+	struct zrun_job tmp = { .rng = a ^ (b * ZCOW_GOLDEN64) };
 
 	return zrun_rand(&tmp);
 }

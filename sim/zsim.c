@@ -21,6 +21,7 @@
  * "act" needs an active slot, "open" an open slot (see open_locked()).
  * A write that brings the wp to the capacity makes the zone FULL.
  */
+#include "prng.h"
 #include "zsim_int.h"
 
 #include <errno.h>
@@ -31,15 +32,6 @@
 #include "zlog.h"
 
 static const struct zdev_ops zsim_ops;
-
-uint64_t zsim_rand(uint64_t *state)
-{
-	uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
 
 static bool is_pow2(uint64_t v)
 {
@@ -544,7 +536,7 @@ static bool fault_hits(struct zsim *sim, enum zdev_op op, enum zdev_class cls)
 		if (f->fault.ordinal) {
 			if (f->seen == f->fault.ordinal)
 				hit = true;
-		} else if (zsim_rand(&sim->rng) % 1000000 <
+		} else if (zcow_rand64(&sim->rng) % 1000000 <
 			   f->fault.rate_ppm) {
 			hit = true;
 		}
@@ -616,7 +608,7 @@ static void garbage(uint64_t *rng, uint8_t *p, uint64_t len)
 	uint64_t i;
 
 	for (i = 0; i < len; i++)
-		p[i] = (uint8_t)(zsim_rand(rng) % 255 + 1);
+		p[i] = (uint8_t)(zcow_rand64(rng) % 255 + 1);
 }
 
 /*
@@ -650,7 +642,7 @@ static void cut_locked(struct zsim *sim, enum zsim_loss loss, uint64_t seed,
 		    torn.off >= lo && torn.off + torn.len == hi) {
 			uint64_t nb = torn.len / lba;
 
-			hi = torn.off + (zsim_rand(&rng) % nb) * lba;
+			hi = torn.off + (zcow_rand64(&rng) % nb) * lba;
 		}
 		switch (loss) {
 		case ZSIM_LOSS_KEEP:
@@ -661,7 +653,7 @@ static void cut_locked(struct zsim *sim, enum zsim_loss loss, uint64_t seed,
 			nw = lo;
 			break;
 		default:
-			nw = lo + zsim_rand(&rng) % ((hi - lo) / lba + 1) * lba;
+			nw = lo + zcow_rand64(&rng) % ((hi - lo) / lba + 1) * lba;
 			break;
 		}
 		if (nw != z->wp && z->cond == ZDEV_COND_FULL)
@@ -698,7 +690,7 @@ static void cut_locked(struct zsim *sim, enum zsim_loss loss, uint64_t seed,
 			keep = false;
 			break;
 		default:
-			keep = zsim_rand(&rng) & 1;
+			keep = zcow_rand64(&rng) & 1;
 			break;
 		}
 		if (u->is_durable)
@@ -706,7 +698,7 @@ static void cut_locked(struct zsim *sim, enum zsim_loss loss, uint64_t seed,
 		if (!keep)
 			continue;
 		if (is_torn) {
-			uint64_t k = (zsim_rand(&rng) % (u->len / lba)) * lba;
+			uint64_t k = (zcow_rand64(&rng) % (u->len / lba)) * lba;
 
 			garbage(&rng, u->new_data + k, u->len - k);
 		}

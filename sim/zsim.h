@@ -23,7 +23,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "../core/zdev.h"
+#include "zdev.h"
 
 /*
  * Limits of a simulated device: beyond what a real zoned device has (the

@@ -125,9 +125,6 @@ struct zsim {
 	char *image_path;		/* saved on close; NULL: none */
 };
 
-/* splitmix64: the one PRNG of the simulator. */
-uint64_t zsim_rand(uint64_t *state);
-
 /* Fill in defaults and check a config; -EINVAL with a message. */
 int zsim_check_config(struct zsim_config *cfg);
 

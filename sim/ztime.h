@@ -23,7 +23,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "../core/zdev.h"
+#include "zdev.h"
 
 #define ZTIME_NAME_LEN	16
 

@@ -13,6 +13,7 @@
 
 #include "csum.h"
 #include "ctree.h"
+#include "prng.h"
 #include "tests.h"
 
 #define STORE_BASE     (1ULL << 20) /* first address handed out (never 0) */
@@ -34,15 +35,6 @@ struct mem {
 	uint64_t last_written; /* writeback order check */
 	int fail_alloc;	       /* nonzero: alloc returns it */
 };
-
-static uint64_t splitmix64(uint64_t *s)
-{
-	uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
 
 static uint64_t idx_of(struct mem *m, uint64_t bytenr)
 {
@@ -391,7 +383,7 @@ START_TEST(test_ctree_iterates_in_key_order_both_ways)
 	/* insert in a scrambled order: i * 7919 mod n is a permutation */
 	for (i = 0; i < n; i++)
 		insert_seq(&t, (i * 7919) % n,
-			   (uint32_t)(splitmix64(&seed) % 64));
+			   (uint32_t)(zcow_rand64(&seed) % 64));
 	zcow_tree_iter_init(&it, &t, KEY(0, 0, 0));
 	while (!zcow_tree_iter_next(&it, &k, &data, &len)) {
 		struct zcow_key want = seq_key(nr);
@@ -489,7 +481,7 @@ START_TEST(test_ctree_splits_to_three_levels_and_merges_back_to_empty)
 	for (i = 0; i < n; i++)
 		perm[i] = i;
 	for (i = n - 1; i > 0; i--) {
-		uint64_t j = splitmix64(&seed) % (i + 1), x = perm[i];
+		uint64_t j = zcow_rand64(&seed) % (i + 1), x = perm[i];
 
 		perm[i] = perm[j];
 		perm[j] = x;
@@ -594,7 +586,7 @@ START_TEST(test_ctree_remembered_paths_follow_splits_merges_and_balances)
 		    i != probes[2])
 			left[nr_left++] = i;
 	for (; nr_left; nr_left--, step++) {
-		uint64_t j = splitmix64(&seed) % nr_left, id = left[j];
+		uint64_t j = zcow_rand64(&seed) % nr_left, id = left[j];
 		struct zcow_key k = seq_key(id);
 
 		left[j] = left[nr_left - 1];
@@ -1023,7 +1015,7 @@ static void model_compare(struct zcow_tree *t, struct model *md)
 
 static uint32_t random_len(uint64_t *seed, uint32_t nodesize)
 {
-	uint64_t r = splitmix64(seed);
+	uint64_t r = zcow_rand64(seed);
 
 	if (r % 50 == 0) /* sometimes a big one */
 		return (uint32_t)((r >> 8) %
@@ -1050,7 +1042,7 @@ START_TEST(test_ctree_random_ops_match_a_sorted_model)
 					ZCOW_NO_ROOT, 0, 0),
 			 0);
 	for (op = 0; op < 25000; op++) {
-		uint64_t r = splitmix64(&seed), id = (r >> 16) % NR_KEYS;
+		uint64_t r = zcow_rand64(&seed), id = (r >> 16) % NR_KEYS;
 		struct zcow_key k = model_key(id);
 		uint32_t len = random_len(&seed, nodesize), size;
 		/* phases: fill up, churn, drain */

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "prng.h"
 #include "tests.h"
 #include "zcow.h"
 #include "zsim.h"
@@ -68,7 +69,7 @@ static struct zcow_fs *remount(struct zcow_fs *fs,
 
 static uint8_t pattern(uint64_t file, uint64_t off)
 {
-	uint64_t z = file * 0x9e3779b97f4a7c15ULL + off / 8;
+	uint64_t z = file * ZCOW_GOLDEN64 + off / 8;
 
 	z ^= z >> 29;
 	return (uint8_t)(z * 0xbf58476d1ce4e5b9ULL >> 56);

@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "prng.h"
 #include "tests.h"
 #include "zcow.h"
 #include "zsim.h"
@@ -55,11 +56,7 @@ struct mt {
 
 static uint64_t rnd(struct mt *t)
 {
-	uint64_t z = (t->rng += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
+	return zcow_rand64(&t->rng);
 }
 
 static struct ment *find(struct model *m, const char *path)

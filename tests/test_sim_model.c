@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "prng.h"
 #include "tests.h"
 #include "zdev.h"
 #include "zsim.h"
@@ -292,7 +293,7 @@ static void run_model(uint64_t seed, uint32_t max_open, uint32_t max_active,
 	m.auto_close = auto_close;
 	for (i = 0; i < M_NR_ZONES; i++)
 		m.z[i].cond = i < M_NR_CONV ? NW : EM;
-	rng_state = seed * 0x9e3779b97f4a7c15ull + 1;
+	rng_state = seed * ZCOW_GOLDEN64 + 1;
 	ck_assert_int_eq(zsim_create(&cfg, &dev), 0);
 
 	for (i = 0; i < nr_cmds; i++) {

@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "prng.h"
 #include "tests.h"
 #include "zcow.h"
 #include "zlog.h"
@@ -34,15 +35,6 @@ static struct zdev *new_sim(uint64_t nr_zones, uint64_t cap, uint64_t nr_conv,
 
 	ck_assert_int_eq(zsim_create(&cfg, &dev), 0);
 	return dev;
-}
-
-static uint64_t next_rand(uint64_t *s)
-{
-	uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
 }
 
 static void print_problem(void *arg, const char *msg)
@@ -93,7 +85,7 @@ START_TEST(test_txn_random_inserts_deletes_match_model_after_remount)
 	ck_assert_int_eq(zcow_mkfs(dev, NULL), 0);
 	ck_assert_int_eq(zcow_mount(dev, NULL, &fs), 0);
 	for (i = 0; i < nr_ops; i++) {
-		uint64_t r = next_rand(&rng);
+		uint64_t r = zcow_rand64(&rng);
 		struct zcow_key key = { r % n, ZCOW_INODE_ITEM_KEY, 0 };
 		uint64_t k = key.objectid;
 
@@ -257,7 +249,7 @@ START_TEST(test_txn_commit_writes_nodes_at_the_wp_without_holes)
 		/* inserts and deletes in one transaction: splits then merges
 		 * free nodes allocated in it (redirtied) */
 		for (i = 0; i < 3000; i++) {
-			struct zcow_key key = { next_rand(&rng) % 20000,
+			struct zcow_key key = { zcow_rand64(&rng) % 20000,
 						ZCOW_INODE_ITEM_KEY, 0 };
 			uint64_t v = i;
 
@@ -268,7 +260,7 @@ START_TEST(test_txn_commit_writes_nodes_at_the_wp_without_holes)
 						 0);
 		}
 		for (i = 0; i < 1500; i++) {
-			struct zcow_key key = { next_rand(&rng) % 20000,
+			struct zcow_key key = { zcow_rand64(&rng) % 20000,
 						ZCOW_INODE_ITEM_KEY, 0 };
 
 			zcow_tree_delete(&fs->fs_tree, &key);
@@ -478,13 +470,13 @@ static struct cr_model *build_model(void)
 		memcpy(m->present[t], m->present[t - 1], CR_KEYS);
 		memcpy(m->val[t], m->val[t - 1], sizeof(m->val[t]));
 		for (i = 0; i < CR_INS; i++) {
-			uint64_t k = next_rand(&rng) % CR_KEYS;
+			uint64_t k = zcow_rand64(&rng) % CR_KEYS;
 
 			m->present[t][k] = 1;
 			m->val[t][k] = k * 1000 + (uint64_t)t;
 		}
 		for (i = 0; i < CR_DEL; i++)
-			m->present[t][next_rand(&rng) % CR_KEYS] = 0;
+			m->present[t][zcow_rand64(&rng) % CR_KEYS] = 0;
 	}
 	return m;
 }
@@ -506,7 +498,7 @@ static uint64_t cr_run(struct zdev *dev, const struct cr_model *m)
 		int ret = 0;
 
 		for (i = 0; i < CR_INS; i++) {
-			uint64_t k = next_rand(&rng) % CR_KEYS;
+			uint64_t k = zcow_rand64(&rng) % CR_KEYS;
 			struct zcow_key key = { k, ZCOW_INODE_ITEM_KEY, 0 };
 			uint64_t v = k * 1000 + (uint64_t)t;
 
@@ -516,7 +508,7 @@ static uint64_t cr_run(struct zdev *dev, const struct cr_model *m)
 				ret = zcow_tree_insert(&fs->fs_tree, &key, &v, 8);
 		}
 		for (i = 0; i < CR_DEL; i++) {
-			struct zcow_key key = { next_rand(&rng) % CR_KEYS,
+			struct zcow_key key = { zcow_rand64(&rng) % CR_KEYS,
 						ZCOW_INODE_ITEM_KEY, 0 };
 
 			if (!ret) {
@@ -666,7 +658,7 @@ START_TEST(test_txn_node_count_follows_splits_merges_and_cow)
 	memset(val, 0x5a, sizeof(val));
 	for (round = 0; round < 4; round++) {
 		for (i = 0; i < 3000; i++) {
-			struct zcow_key key = { 1000 + next_rand(&seed) % 6000,
+			struct zcow_key key = { 1000 + zcow_rand64(&seed) % 6000,
 						ZCOW_INODE_ITEM_KEY, 0 };
 			int ret;
 

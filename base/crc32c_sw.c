@@ -3,7 +3,7 @@
  * crc32_iscsi() for the static zcow of the VM runner (make static): Debian's
  * libisal-dev ships no libisal.a, so the static build links this portable
  * table-driven crc32c instead, with ISA-L's exact signature and semantics
- * (the caller passes the seed and inverts; see core/csum.h).  Only the
+ * (the caller passes the seed and inverts; see base/csum.h).  Only the
  * static build links it; everything else uses ISA-L.
  */
 #include <stdint.h>

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * zdev_zbd: internals of the real-device backend (core/zdev_zbd.c) that are
+ * zdev_zbd: internals of the real-device backend (dev/zdev_zbd.c) that are
  * pure functions, exposed so tests can pin them without a zoned device.
  *
  * Not an interface for the core: the core opens real devices through
- * zdev_open("/dev/...").  Who may include this: core/zdev_zbd.c and tests.
+ * zdev_open("/dev/...").  Who may include this: dev/zdev_zbd.c and tests.
  * These helpers are built with or without libzbd.
  */
 #ifndef ZCOW_ZDEV_ZBD_H

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Little-endian field access for zcow's on-disk structures (btrfs byte
- * order), on unaligned byte pointers.  Internal to core/.
+ * order), on unaligned byte pointers.  Who may include this: everything.
  */
 #ifndef ZCOW_LE_H
 #define ZCOW_LE_H

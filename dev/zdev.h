@@ -17,7 +17,7 @@
  * the errno a Linux zoned block device returns for the same command
  * (see docs/device-rules.md).
  *
- * Who may include this: everything.  Only core/zdev_zbd.c may include libzbd
+ * Who may include this: everything.  Only dev/zdev_zbd.c may include libzbd
  * or <linux/blkzoned.h>.
  */
 #ifndef ZCOW_ZDEV_H
@@ -276,7 +276,7 @@ int zdev_parse_u64(const char *s, uint64_t *ret);
  */
 int zdev_fd_io(int fd, void *buf, uint64_t len, uint64_t off, bool is_write);
 
-/* Built-in backends (core/zdev_file.c, core/zdev_zbd.c). */
+/* Built-in backends (dev/zdev_file.c, dev/zdev_zbd.c). */
 int zdev_file_open(const char *params, struct zdev **dev_ret);
 int zdev_zbd_open(const char *path, struct zdev **dev_ret);
 
