@@ -15,6 +15,7 @@
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,7 +58,7 @@ static const char *const ignored_opts[] = {
 	"lockfile", "flow", "new_group", "output-format",
 	"recover_zbd_write_error", "overwrite", "nice", "prio", "prioclass",
 	"userspace_reap", "fadvise_hint", "bwavgtime", "iopsavgtime",
-	"clocksource", "unified_rw_reporting", "description", "invalidate",
+	"clocksource", "unified_rw_reporting", "description",
 	"pre_read", "sync", "end_fsync_on_close", "nowait", "atomic",
 };
 
@@ -665,215 +666,366 @@ static int note_ignored(struct zfio_spec *spec, const char *key)
 	return 0;
 }
 
+/* ---- the job options -------------------------------------------------- */
+
+/*
+ * One row per job option (opts[] below): its name and fio's other
+ * spelling, the parser (the value's type, its limits, its error text) and
+ * the field of struct zfio_job it sets.  apply() looks a key up there; a
+ * key that is not there is accepted and listed when fio has it and it
+ * means nothing here (ignored_opts), else an error.  Adding an option is
+ * one row (and its field, default in job_defaults(), and its line in
+ * zfio_print_job() and configs/README.md).
+ */
+
+/* What a parser works on: the record being applied to job @j. */
+struct opt_arg {
+	struct zfio_spec *spec;
+	struct zfio_job *j;
+	const struct zfio_kv *kv;
+	char *err;
+	size_t len;
+};
+
+/* A name a value may take (set_enum), and what it stores. */
+struct opt_val {
+	const char *name;
+	int val;
+};
+
+struct opt {
+	const char *name;
+	const char *alias;	/* fio's other name for it; NULL: none */
+	/* Parse a->kv into the field; 0, -EINVAL (message) or -ENOMEM. */
+	int (*set)(const struct opt *o, const struct opt_arg *a);
+	size_t off;		/* the field in struct zfio_job ... */
+	size_t size;		/* ... and its size */
+	uint32_t min, max;	/* limits, for the parsers that take them */
+	const struct opt_val *vals;	/* set_enum: the names, NULL-ended */
+	const char *err;	/* set_enum: a bad value ("%s": the value) */
+};
+
+/*
+ * Field @f of struct zfio_job for a parser that stores a @type: a field of
+ * another type is a compile-time error (comparison of distinct pointer
+ * types), so a row cannot point a parser at the wrong field.
+ */
+#define JOB_FIELD(f, type)						\
+	.off = offsetof(struct zfio_job, f) +				\
+	       0 * sizeof(&((struct zfio_job *)0)->f == (type *)0),	\
+	.size = sizeof(((struct zfio_job *)0)->f)
+/* A string field: a char array. */
+#define JOB_STR(f)							\
+	.off = offsetof(struct zfio_job, f) +				\
+	       0 * sizeof(((struct zfio_job *)0)->f == (char *)0),	\
+	.size = sizeof(((struct zfio_job *)0)->f)
+
+static void *field(const struct opt *o, const struct opt_arg *a)
+{
+	return (char *)a->j + o->off;
+}
+
+/* A name from o->vals into an enum or a bool field. */
+static int set_enum(const struct opt *o, const struct opt_arg *a)
+{
+	const struct zfio_kv *kv = a->kv;
+	const struct opt_val *v;
+
+	if (!kv->has_val)
+		return fail(a->err, a->len, kv, "needs a value");
+	for (v = o->vals; v->name; v++) {
+		if (strcmp(kv->val, v->name))
+			continue;
+		if (o->size == sizeof(bool))
+			*(bool *)field(o, a) = v->val;
+		else
+			*(int *)field(o, a) = v->val;	/* an enum */
+		return 0;
+	}
+	return fail(a->err, a->len, kv, o->err, kv->val);
+}
+
+/* An enum field is stored as an int (set_enum). */
+_Static_assert(sizeof(enum zfio_rw) == sizeof(int) &&
+	       sizeof(enum zfio_zonemode) == sizeof(int),
+	       "set_enum stores enums as int");
+
+/* An integer >= o->min (fio's size syntax: 1k is 1024). */
+static int set_u32(const struct opt *o, const struct opt_arg *a)
+{
+	return get_u32(a->kv, a->j->kb_base, o->min, field(o, a), a->err,
+		       a->len);
+}
+
+/* An integer in o->min..o->max, the max a documented limit (fio.h). */
+static int set_u32_range(const struct opt *o, const struct opt_arg *a)
+{
+	return get_u32_max(a->kv, a->j->kb_base, o->min, o->max,
+			   field(o, a), a->err, a->len);
+}
+
+/* A percentage, 0..100. */
+static int set_pct(const struct opt *o, const struct opt_arg *a)
+{
+	uint32_t u;
+	int r = get_u32(a->kv, a->j->kb_base, 0, &u, a->err, a->len);
+
+	if (r)
+		return r;
+	if (u > 100)
+		return fail(a->err, a->len, a->kv, "%u is not a percentage",
+			    u);
+	*(uint32_t *)field(o, a) = u;
+	return 0;
+}
+
+/* rwmixwrite=N: the field is the read percentage, 100 - N. */
+static int set_pct_complement(const struct opt *o, const struct opt_arg *a)
+{
+	int r = set_pct(o, a);
+
+	if (!r)
+		*(uint32_t *)field(o, a) = 100 - *(uint32_t *)field(o, a);
+	return r;
+}
+
+static int set_bool(const struct opt *o, const struct opt_arg *a)
+{
+	return get_bool(a->kv, field(o, a), a->err, a->len);
+}
+
+/* A size that may be relative to the target: N%, Nz. */
+static int set_size(const struct opt *o, const struct opt_arg *a)
+{
+	return get_size(a->kv, a->j->kb_base, true, field(o, a), a->err,
+			a->len);
+}
+
+/* A size in bytes (no % or z). */
+static int set_bytes(const struct opt *o, const struct opt_arg *a)
+{
+	return get_bytes(a->kv, a->j->kb_base, field(o, a), a->err, a->len);
+}
+
+/* The block size: bytes, not 0, at most o->max (ZFIO_MAX_BS). */
+static int set_bs(const struct opt *o, const struct opt_arg *a)
+{
+	uint64_t *bs = field(o, a);
+	int r = get_bytes(a->kv, a->j->kb_base, bs, a->err, a->len);
+
+	if (!r && !*bs)
+		return fail(a->err, a->len, a->kv, "block size 0");
+	if (!r && *bs > o->max)
+		return fail(a->err, a->len, a->kv, "%llu bytes is above the "
+			    "limit of %llu (256 MiB)", (unsigned long long)*bs,
+			    (unsigned long long)o->max);
+	return r;
+}
+
+static int set_str(const struct opt *o, const struct opt_arg *a)
+{
+	return get_str(a->kv, field(o, a), o->size, a->err, a->len);
+}
+
+static int set_format(const struct opt *o, const struct opt_arg *a)
+{
+	return get_format(a->kv, field(o, a), o->size, a->err, a->len);
+}
+
+/* A duration (zfio_parse_time()), in ns. */
+static int set_time(const struct opt *o, const struct opt_arg *a)
+{
+	const struct zfio_kv *kv = a->kv;
+
+	if (!kv->has_val || zfio_parse_time(kv->val, field(o, a)))
+		return fail(a->err, a->len, kv, "'%s' is not a time",
+			    kv->has_val ? kv->val : "");
+	return 0;
+}
+
+static int set_ratio(const struct opt *o, const struct opt_arg *a)
+{
+	return get_ratio(a->kv, field(o, a), a->err, a->len);
+}
+
+/* ioengine=filecreate is modelled; any other engine is ignored (listed). */
+static int set_ioengine(const struct opt *o, const struct opt_arg *a)
+{
+	const struct zfio_kv *kv = a->kv;
+	bool *is_filecreate = field(o, a);
+
+	if (!kv->has_val || !kv->val[0])
+		return fail(a->err, a->len, kv, "needs a value");
+	*is_filecreate = !strcmp(kv->val, "filecreate");
+	return *is_filecreate ? 0 : note_ignored(a->spec, kv->key);
+}
+
+static int set_randseed(const struct opt *o, const struct opt_arg *a)
+{
+	const struct zfio_kv *kv = a->kv;
+	uint64_t *seed = field(o, a);
+	char *end;
+
+	if (!kv->has_val || !isdigit((unsigned char)kv->val[0]))
+		return fail(a->err, a->len, kv, "needs a number");
+	errno = 0;
+	*seed = strtoull(kv->val, &end, 0);
+	if (errno || *end)
+		return fail(a->err, a->len, kv, "'%s' is not a number",
+			    kv->val);
+	a->j->has_randseed = true;
+	return 0;
+}
+
+/* kb_base: 1000 or 1024 (itself read with fio's default, 1024). */
+static int set_kb_base(const struct opt *o, const struct opt_arg *a)
+{
+	uint32_t u;
+	int r = get_u32(a->kv, 1024, 0, &u, a->err, a->len);
+
+	if (r)
+		return r;
+	if (u != 1000 && u != 1024)
+		return fail(a->err, a->len, a->kv, "%u is not 1000 or 1024", u);
+	*(uint32_t *)field(o, a) = u;
+	return 0;
+}
+
+static const struct opt_val rw_vals[] = {
+	{ "read", ZFIO_READ }, { "write", ZFIO_WRITE },
+	{ "randread", ZFIO_RANDREAD }, { "randwrite", ZFIO_RANDWRITE },
+	{ "rw", ZFIO_RW }, { "readwrite", ZFIO_RW },
+	{ "randrw", ZFIO_RANDRW }, { "trim", ZFIO_TRIM },
+	{ "randtrim", ZFIO_RANDTRIM }, { NULL, 0 },
+};
+
+static const struct opt_val fst_vals[] = {
+	{ "sequential", true }, { NULL, 0 },
+};
+
+static const struct opt_val zonemode_vals[] = {
+	{ "none", ZFIO_ZONEMODE_NONE }, { "strided", ZFIO_ZONEMODE_STRIDED },
+	{ "zbd", ZFIO_ZONEMODE_ZBD }, { NULL, 0 },
+};
+
+static const struct opt_val write_mode_vals[] = {
+	{ "write", false }, { "zone_append", true }, { NULL, 0 },
+};
+
+static const struct opt opts[] = {
+	{ "rw", "readwrite", set_enum, JOB_FIELD(rw, enum zfio_rw),
+	  .vals = rw_vals, .err = "unknown pattern '%s'" },
+	{ "rwmixread", NULL, set_pct, JOB_FIELD(rwmixread, uint32_t) },
+	{ "rwmixwrite", NULL, set_pct_complement,
+	  JOB_FIELD(rwmixread, uint32_t) },
+	{ "bs", "blocksize", set_bs, JOB_FIELD(bs, uint64_t),
+	  .max = ZFIO_MAX_BS },
+	{ "size", NULL, set_size, JOB_FIELD(size, struct zfio_size) },
+	{ "filesize", NULL, set_size, JOB_FIELD(filesize, struct zfio_size) },
+	{ "offset", NULL, set_size, JOB_FIELD(offset, struct zfio_size) },
+	{ "offset_increment", NULL, set_size,
+	  JOB_FIELD(offset_increment, struct zfio_size) },
+	{ "nrfiles", NULL, set_u32_range, JOB_FIELD(nrfiles, uint32_t),
+	  .min = 1, .max = ZFIO_MAX_FILES },
+	{ "filename", NULL, set_str, JOB_STR(filename) },
+	{ "directory", NULL, set_str, JOB_STR(directory) },
+	{ "name", NULL, set_str, JOB_STR(name) },
+	{ "wait_for", NULL, set_str, JOB_STR(wait_for) },
+	{ "numjobs", NULL, set_u32_range, JOB_FIELD(numjobs, uint32_t),
+	  .min = 1, .max = ZFIO_MAX_JOBS },
+	{ "iodepth", NULL, set_u32_range, JOB_FIELD(iodepth, uint32_t),
+	  .min = 1, .max = ZFIO_MAX_IODEPTH },
+	{ "stonewall", "wait_for_previous", set_bool,
+	  JOB_FIELD(stonewall, bool) },
+	{ "ioengine", NULL, set_ioengine, JOB_FIELD(is_filecreate, bool) },
+	{ "loops", NULL, set_u32, JOB_FIELD(loops, uint32_t), .min = 1 },
+	{ "fsync", NULL, set_u32, JOB_FIELD(fsync, uint32_t) },
+	{ "fdatasync", NULL, set_u32, JOB_FIELD(fdatasync, uint32_t) },
+	{ "runtime", NULL, set_time, JOB_FIELD(runtime_ns, uint64_t) },
+	{ "ramp_time", NULL, set_time, JOB_FIELD(ramp_time_ns, uint64_t) },
+	{ "time_based", NULL, set_bool, JOB_FIELD(time_based, bool) },
+	{ "end_fsync", NULL, set_bool, JOB_FIELD(end_fsync, bool) },
+	{ "create_on_open", NULL, set_bool,
+	  JOB_FIELD(create_on_open, bool) },
+	{ "unlink", NULL, set_bool, JOB_FIELD(unlink, bool) },
+	{ "unlink_each_loop", NULL, set_bool,
+	  JOB_FIELD(unlink_each_loop, bool) },
+	{ "filename_format", NULL, set_format, JOB_STR(filename_format) },
+	{ "file_service_type", NULL, set_enum,
+	  JOB_FIELD(fst_sequential, bool), .vals = fst_vals,
+	  .err = "'%s': only sequential is modelled (files are served one "
+		 "after the other)" },
+	{ "openfiles", NULL, set_u32, JOB_FIELD(openfiles, uint32_t),
+	  .min = 1 },
+	/* The sum of the two is checked on the resolved job (check_job). */
+	{ "zcow_rename_pct", NULL, set_pct,
+	  JOB_FIELD(zcow_rename_pct, uint32_t) },
+	{ "zcow_unlink_pct", NULL, set_pct,
+	  JOB_FIELD(zcow_unlink_pct, uint32_t) },
+	{ "read_beyond_wp", NULL, set_bool, JOB_FIELD(read_beyond_wp, bool) },
+	{ "ignore_zone_limits", NULL, set_bool,
+	  JOB_FIELD(ignore_zone_limits, bool) },
+	{ "randseed", NULL, set_randseed, JOB_FIELD(randseed, uint64_t) },
+	{ "zonemode", NULL, set_enum, JOB_FIELD(zonemode, enum zfio_zonemode),
+	  .vals = zonemode_vals, .err = "'%s' is not none, strided or zbd" },
+	{ "max_open_zones", NULL, set_u32,
+	  JOB_FIELD(max_open_zones, uint32_t) },
+	{ "job_max_open_zones", NULL, set_u32,
+	  JOB_FIELD(job_max_open_zones, uint32_t) },
+	{ "zone_reset_threshold", NULL, set_ratio,
+	  JOB_FIELD(zone_reset_threshold, double) },
+	{ "zone_reset_frequency", NULL, set_ratio,
+	  JOB_FIELD(zone_reset_frequency, double) },
+	{ "zonesize", NULL, set_bytes, JOB_FIELD(zonesize, uint64_t) },
+	{ "zonerange", NULL, set_bytes, JOB_FIELD(zonerange, uint64_t) },
+	{ "zonecapacity", NULL, set_bytes,
+	  JOB_FIELD(zonecapacity, uint64_t) },
+	{ "zoneskip", NULL, set_bytes, JOB_FIELD(zoneskip, uint64_t) },
+	{ "write_mode", NULL, set_enum, JOB_FIELD(zone_append, bool),
+	  .vals = write_mode_vals,
+	  .err = "'%s': only write and zone_append are modelled" },
+	{ "kb_base", NULL, set_kb_base, JOB_FIELD(kb_base, uint32_t) },
+};
+
+/* The row of option @key (its name or alias); NULL: not a job option. */
+static const struct opt *find_opt(const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(opts) / sizeof(opts[0]); i++)
+		if (!strcmp(key, opts[i].name) ||
+		    (opts[i].alias && !strcmp(key, opts[i].alias)))
+			return &opts[i];
+	return NULL;
+}
+
+void zfio_list_options(FILE *out)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(opts) / sizeof(opts[0]); i++) {
+		if (opts[i].alias)
+			fprintf(out, "%s (alias %s)\n", opts[i].name,
+				opts[i].alias);
+		else
+			fprintf(out, "%s\n", opts[i].name);
+	}
+	for (i = 0; i < sizeof(ignored_opts) / sizeof(ignored_opts[0]); i++)
+		fprintf(out, "%s (ignored)\n", ignored_opts[i]);
+}
+
+/* Apply record @kv to job @j: its row's parser, or ignored, or an error. */
 static int apply(struct zfio_spec *spec, struct zfio_job *j,
 		 const struct zfio_kv *kv, char *err, size_t len)
 {
-	const char *k = kv->key;
-	uint32_t kb = j->kb_base;
-	uint32_t u;
+	const struct opt_arg a = { .spec = spec, .j = j, .kv = kv,
+				   .err = err, .len = len };
+	const struct opt *o = find_opt(kv->key);
 
-	if (!strcmp(k, "rw") || !strcmp(k, "readwrite")) {
-		static const struct { const char *n; enum zfio_rw rw; } m[] = {
-			{ "read", ZFIO_READ }, { "write", ZFIO_WRITE },
-			{ "randread", ZFIO_RANDREAD },
-			{ "randwrite", ZFIO_RANDWRITE }, { "rw", ZFIO_RW },
-			{ "readwrite", ZFIO_RW }, { "randrw", ZFIO_RANDRW },
-			{ "trim", ZFIO_TRIM }, { "randtrim", ZFIO_RANDTRIM },
-		};
-		size_t i;
-
-		if (!kv->has_val)
-			return fail(err, len, kv, "needs a value");
-		for (i = 0; i < sizeof(m) / sizeof(m[0]); i++) {
-			if (!strcmp(kv->val, m[i].n)) {
-				j->rw = m[i].rw;
-				return 0;
-			}
-		}
-		return fail(err, len, kv, "unknown pattern '%s'", kv->val);
-	}
-	if (!strcmp(k, "rwmixread") || !strcmp(k, "rwmixwrite")) {
-		int r = get_u32(kv, kb, 0, &u, err, len);
-
-		if (r)
-			return r;
-		if (u > 100)
-			return fail(err, len, kv, "%u is not a percentage", u);
-		j->rwmixread = k[5] == 'r' ? u : 100 - u;
-		return 0;
-	}
-	if (!strcmp(k, "bs") || !strcmp(k, "blocksize")) {
-		int r = get_bytes(kv, kb, &j->bs, err, len);
-
-		if (!r && !j->bs)
-			return fail(err, len, kv, "block size 0");
-		if (!r && j->bs > ZFIO_MAX_BS)
-			return fail(err, len, kv, "%llu bytes is above the "
-				    "limit of %llu (256 MiB)",
-				    (unsigned long long)j->bs,
-				    (unsigned long long)ZFIO_MAX_BS);
-		return r;
-	}
-	if (!strcmp(k, "size"))
-		return get_size(kv, kb, true, &j->size, err, len);
-	if (!strcmp(k, "filesize"))
-		return get_size(kv, kb, true, &j->filesize, err, len);
-	if (!strcmp(k, "offset"))
-		return get_size(kv, kb, true, &j->offset, err, len);
-	if (!strcmp(k, "offset_increment"))
-		return get_size(kv, kb, true, &j->offset_increment, err, len);
-	if (!strcmp(k, "nrfiles"))
-		return get_u32_max(kv, kb, 1, ZFIO_MAX_FILES, &j->nrfiles, err,
-				   len);
-	if (!strcmp(k, "filename"))
-		return get_str(kv, j->filename, sizeof(j->filename), err, len);
-	if (!strcmp(k, "directory"))
-		return get_str(kv, j->directory, sizeof(j->directory), err,
-			       len);
-	if (!strcmp(k, "name"))
-		return get_str(kv, j->name, sizeof(j->name), err, len);
-	if (!strcmp(k, "wait_for"))
-		return get_str(kv, j->wait_for, sizeof(j->wait_for), err, len);
-	if (!strcmp(k, "numjobs"))
-		return get_u32_max(kv, kb, 1, ZFIO_MAX_JOBS, &j->numjobs, err,
-				   len);
-	if (!strcmp(k, "iodepth"))
-		return get_u32_max(kv, kb, 1, ZFIO_MAX_IODEPTH, &j->iodepth,
-				   err, len);
-	if (!strcmp(k, "stonewall") || !strcmp(k, "wait_for_previous"))
-		return get_bool(kv, &j->stonewall, err, len);
-	if (!strcmp(k, "ioengine")) {
-		if (!kv->has_val || !kv->val[0])
-			return fail(err, len, kv, "needs a value");
-		j->is_filecreate = !strcmp(kv->val, "filecreate");
-		return j->is_filecreate ? 0 : note_ignored(spec, k);
-	}
-	if (!strcmp(k, "loops"))
-		return get_u32(kv, kb, 1, &j->loops, err, len);
-	if (!strcmp(k, "fsync"))
-		return get_u32(kv, kb, 0, &j->fsync, err, len);
-	if (!strcmp(k, "fdatasync"))
-		return get_u32(kv, kb, 0, &j->fdatasync, err, len);
-	if (!strcmp(k, "runtime") || !strcmp(k, "ramp_time")) {
-		uint64_t *dst = k[0] == 'r' && k[1] == 'u' ? &j->runtime_ns :
-							     &j->ramp_time_ns;
-
-		if (!kv->has_val || zfio_parse_time(kv->val, dst))
-			return fail(err, len, kv, "'%s' is not a time",
-				    kv->has_val ? kv->val : "");
-		return 0;
-	}
-	if (!strcmp(k, "time_based"))
-		return get_bool(kv, &j->time_based, err, len);
-	if (!strcmp(k, "end_fsync"))
-		return get_bool(kv, &j->end_fsync, err, len);
-	if (!strcmp(k, "create_on_open"))
-		return get_bool(kv, &j->create_on_open, err, len);
-	if (!strcmp(k, "unlink"))
-		return get_bool(kv, &j->unlink, err, len);
-	if (!strcmp(k, "unlink_each_loop"))
-		return get_bool(kv, &j->unlink_each_loop, err, len);
-	if (!strcmp(k, "filename_format"))
-		return get_format(kv, j->filename_format,
-				  sizeof(j->filename_format), err, len);
-	if (!strcmp(k, "file_service_type")) {
-		if (!kv->has_val)
-			return fail(err, len, kv, "needs a value");
-		if (strcmp(kv->val, "sequential"))
-			return fail(err, len, kv,
-				    "'%s': only sequential is modelled "
-				    "(files are served one after the other)",
-				    kv->val);
-		j->fst_sequential = true;
-		return 0;
-	}
-	if (!strcmp(k, "openfiles"))
-		return get_u32(kv, kb, 1, &j->openfiles, err, len);
-	if (!strcmp(k, "zcow_rename_pct") || !strcmp(k, "zcow_unlink_pct")) {
-		uint32_t *dst = k[5] == 'r' ? &j->zcow_rename_pct :
-					      &j->zcow_unlink_pct;
-		int r = get_u32(kv, kb, 0, &u, err, len);
-
-		if (r)
-			return r;
-		if (u > 100)
-			return fail(err, len, kv, "%u is not a percentage", u);
-		*dst = u;	/* the sum is checked on the resolved job */
-		return 0;
-	}
-	if (!strcmp(k, "read_beyond_wp"))
-		return get_bool(kv, &j->read_beyond_wp, err, len);
-	if (!strcmp(k, "ignore_zone_limits"))
-		return get_bool(kv, &j->ignore_zone_limits, err, len);
-	if (!strcmp(k, "randseed")) {
-		char *end;
-
-		if (!kv->has_val || !isdigit((unsigned char)kv->val[0]))
-			return fail(err, len, kv, "needs a number");
-		errno = 0;
-		j->randseed = strtoull(kv->val, &end, 0);
-		if (errno || *end)
-			return fail(err, len, kv, "'%s' is not a number",
-				    kv->val);
-		j->has_randseed = true;
-		return 0;
-	}
-	if (!strcmp(k, "zonemode")) {
-		if (!kv->has_val)
-			return fail(err, len, kv, "needs a value");
-		if (!strcmp(kv->val, "none"))
-			j->zonemode = ZFIO_ZONEMODE_NONE;
-		else if (!strcmp(kv->val, "strided"))
-			j->zonemode = ZFIO_ZONEMODE_STRIDED;
-		else if (!strcmp(kv->val, "zbd"))
-			j->zonemode = ZFIO_ZONEMODE_ZBD;
-		else
-			return fail(err, len, kv,
-				    "'%s' is not none, strided or zbd",
-				    kv->val);
-		return 0;
-	}
-	if (!strcmp(k, "max_open_zones"))
-		return get_u32(kv, kb, 0, &j->max_open_zones, err, len);
-	if (!strcmp(k, "job_max_open_zones"))
-		return get_u32(kv, kb, 0, &j->job_max_open_zones, err, len);
-	if (!strcmp(k, "zone_reset_threshold"))
-		return get_ratio(kv, &j->zone_reset_threshold, err, len);
-	if (!strcmp(k, "zone_reset_frequency"))
-		return get_ratio(kv, &j->zone_reset_frequency, err, len);
-	if (!strcmp(k, "zonesize"))
-		return get_bytes(kv, kb, &j->zonesize, err, len);
-	if (!strcmp(k, "zonerange"))
-		return get_bytes(kv, kb, &j->zonerange, err, len);
-	if (!strcmp(k, "zonecapacity"))
-		return get_bytes(kv, kb, &j->zonecapacity, err, len);
-	if (!strcmp(k, "zoneskip"))
-		return get_bytes(kv, kb, &j->zoneskip, err, len);
-	if (!strcmp(k, "write_mode")) {
-		if (!kv->has_val)
-			return fail(err, len, kv, "needs a value");
-		if (!strcmp(kv->val, "write"))
-			j->zone_append = false;
-		else if (!strcmp(kv->val, "zone_append"))
-			j->zone_append = true;
-		else
-			return fail(err, len, kv,
-				    "'%s': only write and zone_append are "
-				    "modelled", kv->val);
-		return 0;
-	}
-	if (!strcmp(k, "kb_base")) {
-		int r = get_u32(kv, 1024, 0, &u, err, len);
-
-		if (r)
-			return r;
-		if (u != 1000 && u != 1024)
-			return fail(err, len, kv, "%u is not 1000 or 1024", u);
-		j->kb_base = u;
-		return 0;
-	}
-	if (is_ignored(k))
-		return note_ignored(spec, k);
+	if (o)
+		return o->set(o, &a);
+	if (is_ignored(kv->key))
+		return note_ignored(spec, kv->key);
 	return fail(err, len, kv, "unknown option");
 }
 
@@ -896,7 +1048,8 @@ const char *zfio_opt_name(enum zfio_opt opt)
 /* Remember where a tracked option of @j was set (the last setting). */
 static void note_at(struct zfio_job *j, const struct zfio_kv *kv)
 {
-	const char *k = !strcmp(kv->key, "blocksize") ? "bs" : kv->key;
+	const struct opt *row = find_opt(kv->key);
+	const char *k = row ? row->name : kv->key;
 	unsigned int o;
 
 	for (o = 0; o < ZFIO_NR_OPTS; o++) {
@@ -999,6 +1152,14 @@ static int check_spec(struct zfio_spec *spec, char *err, size_t len)
 	return 0;
 }
 
+/* A size option that may be relative to the target (set_size rows). */
+static bool is_relative_size(const struct zfio_kv *kv)
+{
+	const struct opt *o = find_opt(kv->key);
+
+	return o && o->set == set_size;
+}
+
 /* Options that only make sense in zonemode=zbd, 'z' sizes, and the
  * rename + unlink percentages (at most 100 once resolved). */
 static int check_job(struct zfio_job *j, const struct zfio_kv *const *src,
@@ -1015,10 +1176,7 @@ static int check_job(struct zfio_job *j, const struct zfio_kv *const *src,
 		    !strcmp(kv->key, "zcow_unlink_pct"))
 			last_pct = kv;
 
-		if (j->zonemode != ZFIO_ZONEMODE_ZBD &&
-		    (!strcmp(kv->key, "size") || !strcmp(kv->key, "offset") ||
-		     !strcmp(kv->key, "offset_increment") ||
-		     !strcmp(kv->key, "filesize")) &&
+		if (j->zonemode != ZFIO_ZONEMODE_ZBD && is_relative_size(kv) &&
 		    !zfio_parse_size(kv->val, j->kb_base, &sz) &&
 		    sz.unit == ZFIO_ZONES)
 			return fail(err, len, kv,

@@ -230,6 +230,14 @@ int zfio_opt_verr(char *err, size_t len, const struct zfio_job *j,
 	__attribute__((format(printf, 5, 0)));
 const char *zfio_opt_name(enum zfio_opt opt);
 
+/*
+ * The job options the parser knows, one a line, as harness/fio.c's option
+ * table lists them: "NAME" or "NAME (alias OTHER)"; then the options fio
+ * has that are accepted and ignored here, "NAME (ignored)".  Any other key
+ * is an "unknown option" error.
+ */
+void zfio_list_options(FILE *out);
+
 /* Print one job's resolved options in fio syntax (for the results). */
 void zfio_print_job(FILE *out, const struct zfio_job *job);
 

@@ -29,6 +29,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "grow.h"
 #include "zlog.h"
 
 static const struct zdev_ops zsim_ops;
@@ -241,19 +242,11 @@ static uint8_t *get_chunk(struct zsim *sim, bool is_conv)
  */
 static void put_chunk(struct zsim *sim, uint8_t *c)
 {
-	uint8_t **list;
-	size_t max;
-
 	sim->mem_bytes -= sim->chunk_size;
-	if (sim->nr_free_chunks == sim->max_free_chunks) {
-		max = sim->max_free_chunks ? 2 * sim->max_free_chunks : 64;
-		list = realloc(sim->free_chunks, max * sizeof(*list));
-		if (!list) {
-			free(c);
-			return;
-		}
-		sim->free_chunks = list;
-		sim->max_free_chunks = max;
+	if (ZCOW_GROW_ONE(&sim->free_chunks, sim->nr_free_chunks,
+			  &sim->max_free_chunks)) {
+		free(c);
+		return;
 	}
 	sim->free_chunks[sim->nr_free_chunks++] = c;
 }
@@ -894,15 +887,8 @@ static int write_conv_locked(struct zsim *sim, uint64_t zno, uint64_t rel,
 
 	if (is_fua && !sim->nr_undo)
 		return zsim_store_locked(sim, zno, rel, buf, len);
-	if (sim->nr_undo == sim->undo_cap) {
-		uint64_t cap = sim->undo_cap ? 2 * sim->undo_cap : 64;
-		struct zsim_undo *n = realloc(sim->undo, cap * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		sim->undo = n;
-		sim->undo_cap = cap;
-	}
+	if (ZCOW_GROW_ONE(&sim->undo, sim->nr_undo, &sim->undo_cap))
+		return -ENOMEM;
 	u = &sim->undo[sim->nr_undo];
 	u->off = zno * sim->cfg.zone_size + rel;
 	u->len = len;

@@ -31,6 +31,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "grow.h"
+#include "le.h"
 #include "zlog.h"
 
 #define IMG_MAGIC "ZSIMIMG"	/* 8 bytes with the NUL */
@@ -69,20 +71,16 @@ static void put(struct img *im, const void *p, size_t len)
 static void put_u64(struct img *im, uint64_t v)
 {
 	uint8_t b[8];
-	int i;
 
-	for (i = 0; i < 8; i++)
-		b[i] = v >> (8 * i);
+	put64(b, v);
 	put(im, b, 8);
 }
 
 static void put_u32(struct img *im, uint32_t v)
 {
 	uint8_t b[4];
-	int i;
 
-	for (i = 0; i < 4; i++)
-		b[i] = v >> (8 * i);
+	put32(b, v);
 	put(im, b, 4);
 }
 
@@ -103,25 +101,17 @@ static void get(struct img *im, void *p, size_t len)
 static uint64_t get_u64(struct img *im)
 {
 	uint8_t b[8];
-	uint64_t v = 0;
-	int i;
 
 	get(im, b, 8);
-	for (i = 0; i < 8; i++)
-		v |= (uint64_t)b[i] << (8 * i);
-	return v;
+	return get64(b);
 }
 
 static uint32_t get_u32(struct img *im)
 {
 	uint8_t b[4];
-	uint32_t v = 0;
-	int i;
 
 	get(im, b, 4);
-	for (i = 0; i < 4; i++)
-		v |= (uint32_t)b[i] << (8 * i);
-	return v;
+	return get32(b);
 }
 
 static uint64_t imp_rank(const struct zsim *sim, uint64_t zno)
@@ -382,7 +372,6 @@ static int load_undo(struct zsim *sim, struct img *im, const char *path)
 		BAD("image %s: truncated before the undo log", path);
 	for (i = 0; i < nr; i++) {
 		struct zsim_undo u = { 0 };
-		struct zsim_undo *nu;
 
 		u.off = get_u64(im);
 		u.len = get_u64(im);
@@ -396,17 +385,8 @@ static int load_undo(struct zsim *sim, struct img *im, const char *path)
 		u.is_durable = d[0];
 		u.old_data = malloc(u.len);
 		u.new_data = malloc(u.len);
-		if (sim->nr_undo == sim->undo_cap) {
-			uint64_t cap = sim->undo_cap ? 2 * sim->undo_cap : 64;
-
-			nu = realloc(sim->undo, cap * sizeof(*nu));
-			if (nu) {
-				sim->undo = nu;
-				sim->undo_cap = cap;
-			}
-		}
 		if (!u.old_data || !u.new_data ||
-		    sim->nr_undo == sim->undo_cap) {
+		    ZCOW_GROW_ONE(&sim->undo, sim->nr_undo, &sim->undo_cap)) {
 			free(u.old_data);
 			free(u.new_data);
 			ret = -ENOMEM;
@@ -577,7 +557,7 @@ static int parse_line(const char *line, struct rep_zone *r)
 static int read_report(const char *dir, struct rep_zone **zones_ret,
 		       uint64_t *nr_ret)
 {
-	struct rep_zone *zones = NULL, *nz;
+	struct rep_zone *zones = NULL;
 	uint64_t nr = 0, cap = 0, lineno = 0;
 	char *path = NULL, *line = NULL;
 	size_t line_cap = 0;
@@ -597,14 +577,9 @@ static int read_report(const char *dir, struct rep_zone **zones_ret,
 		lineno++;
 		if (strspn(line, " \t\r\n") == strlen(line))
 			continue;
-		if (nr == cap) {
-			cap = cap ? 2 * cap : 256;
-			nz = realloc(zones, cap * sizeof(*zones));
-			if (!nz) {
-				ret = -ENOMEM;
-				goto out;
-			}
-			zones = nz;
+		if (ZCOW_GROW_ONE(&zones, nr, &cap)) {
+			ret = -ENOMEM;
+			goto out;
 		}
 		if (parse_line(line, &zones[nr])) {
 			zlog_err("sim", "import: %s:%" PRIu64

@@ -119,8 +119,8 @@ struct zsim {
 	/* Memory. */
 	uint64_t mem_bytes;
 	uint8_t **free_chunks;		/* recycled chunks (grows to the peak) */
-	size_t nr_free_chunks;
-	size_t max_free_chunks;
+	uint64_t nr_free_chunks;
+	uint64_t max_free_chunks;	/* capacity (zcow_grow()) */
 
 	char *image_path;		/* saved on close; NULL: none */
 };

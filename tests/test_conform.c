@@ -109,6 +109,53 @@ START_TEST(test_conform_equal_limits_agree)
 }
 END_TEST
 
+/* A set-up step that fails is its rule's DIFFER line, naming the step; the
+ * rule chained to it does not run, the rules after it still do. */
+START_TEST(test_conform_failed_setup_differs_and_later_rules_still_run)
+{
+	ck_assert_int_eq(conform("sim:zones=16,zone_size=1M,max_open=4,"
+				 "max_active=6,fail=close:1"), 1);
+	ck_assert_msg(strstr(out, "rule write_above_wp_of_closed_stays_closed: "
+			     "expected setup:OK got setup:mgmt(c, "
+			     "ZDEV_ZONE_CLOSE, 0)=EIO DIFFER\n"), "%s", out);
+	ck_assert_msg(!strstr(out, "write_at_wp_of_closed_reopens"), "%s",
+		      out);
+	ck_assert_msg(strstr(out, "rule write_at_wp_of_explicit_open_stays_"
+			     "explicit: expected OK,z0=oe+1 got OK,z0=oe+1 "
+			     "ok\n"), "%s", out);
+	ck_assert_msg(strstr(out, " 1 differed, 1 skipped"), "%s", out);
+}
+END_TEST
+
+/* `zcow conform --list`: every rule with where it is stated, no device;
+ * a run on the smoke geometry reports each listed rule once. */
+START_TEST(test_conform_list_names_every_rule_a_run_reports)
+{
+	char *list = NULL, *line, *save = NULL;
+	int nr = 0;
+
+	ck_assert_int_eq(zcow_test_run(&list, NULL, "conform", "--list",
+				       NULL), 0);
+	ck_assert_int_eq(conform(SMOKE_SPEC), 0);
+	for (line = strtok_r(list, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char want[128];
+		const char *colon = strchr(line, ':'), *hit;
+
+		ck_assert_msg(colon && colon[1] == ' ' && colon[2], "%s", line);
+		snprintf(want, sizeof(want), "rule %.*s: ", (int)(colon - line),
+			 line);
+		hit = strstr(out, want);
+		ck_assert_msg(hit, "'%s' not reported", want);
+		ck_assert_msg(!strstr(hit + 1, want), "'%s' twice", want);
+		nr++;
+	}
+	/* 58 rules and 1 skipped on this geometry. */
+	ck_assert_int_eq(nr, 59);
+	free(list);
+}
+END_TEST
+
 Suite *conform_suite(void)
 {
 	Suite *s = suite_create("conform_suite");
@@ -121,6 +168,9 @@ Suite *conform_suite(void)
 	tcase_add_test(tc,
 		       test_conform_sim_without_limits_skips_limit_rules_and_says_so);
 	tcase_add_test(tc, test_conform_equal_limits_agree);
+	tcase_add_test(tc,
+		       test_conform_failed_setup_differs_and_later_rules_still_run);
+	tcase_add_test(tc, test_conform_list_names_every_rule_a_run_reports);
 	suite_add_tcase(s, tc);
 	return s;
 }

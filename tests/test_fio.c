@@ -5,6 +5,8 @@
  */
 #include <check.h>
 #include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -562,6 +564,86 @@ START_TEST(test_fio_set_numbers_count_skipped_overrides)
 }
 END_TEST
 
+/* The option list (zfio_list_options()) is what the parser knows: every
+ * listed name and alias is accepted as a key, a made-up one is neither
+ * listed nor accepted. */
+START_TEST(test_fio_listed_options_are_the_known_ones)
+{
+	char *list = NULL, *line, *save = NULL;
+	size_t list_len = 0;
+	unsigned int nr = 0;
+	FILE *m = open_memstream(&list, &list_len);
+
+	ck_assert_ptr_nonnull(m);
+	zfio_list_options(m);
+	fclose(m);
+	for (line = strtok_r(list, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char name[ZFIO_NAME_LEN], alias[ZFIO_NAME_LEN] = "";
+		const char *keys[2] = { name, alias };
+		unsigned int k;
+
+		ck_assert_int_ge(sscanf(line, "%63s (alias %63[^)])", name,
+					alias), 1);
+		ck_assert_str_ne(name, "frobnicate");
+		for (k = 0; k < 2 && keys[k][0]; k++) {
+			struct zfio_spec *s = NULL;
+			char text[128], err[ZFIO_ERR_LEN];
+
+			snprintf(text, sizeof(text), "[j]\n%s=1\n", keys[k]);
+			if (zfio_parse_text("t.fio", text, NULL, 0, &s, err,
+					    sizeof(err)) == 0) {
+				zfio_free(s);
+				continue;
+			}
+			ck_assert_msg(!strstr(err, "unknown option"),
+				      "listed '%s': %s", keys[k], err);
+		}
+		nr++;
+	}
+	/* 46 options (3 with an alias), 71 accepted and ignored. */
+	ck_assert_uint_eq(nr, 117);
+	free(list);
+	parse_err("[j]\nfrobnicate=1\n", "unknown option");
+}
+END_TEST
+
+/* Every option the parser models is in configs/README.md's list. */
+START_TEST(test_fio_every_modelled_option_is_documented)
+{
+	char *list = NULL, *line, *save = NULL, *doc;
+	size_t list_len = 0;
+	FILE *m = open_memstream(&list, &list_len), *f;
+	long doc_len;
+
+	ck_assert_ptr_nonnull(m);
+	zfio_list_options(m);
+	fclose(m);
+	f = fopen("configs/README.md", "r");
+	ck_assert_ptr_nonnull(f);
+	fseek(f, 0, SEEK_END);
+	doc_len = ftell(f);
+	rewind(f);
+	doc = calloc(1, doc_len + 1);
+	ck_assert_ptr_nonnull(doc);
+	ck_assert_uint_eq(fread(doc, 1, doc_len, f), (size_t)doc_len);
+	fclose(f);
+	for (line = strtok_r(list, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char name[ZFIO_NAME_LEN], quoted[ZFIO_NAME_LEN + 2];
+
+		if (strstr(line, "(ignored)"))
+			continue;
+		ck_assert_int_eq(sscanf(line, "%63s", name), 1);
+		snprintf(quoted, sizeof(quoted), "`%s", name);
+		ck_assert_msg(strstr(doc, quoted),
+			      "option '%s' is not in configs/README.md", name);
+	}
+	free(doc);
+	free(list);
+}
+END_TEST
+
 Suite *fio_suite(void)
 {
 	Suite *s = suite_create("fio_suite");
@@ -591,6 +673,8 @@ Suite *fio_suite(void)
 	tcase_add_test(tc, test_fio_ioengine_filecreate_modelled_others_ignored);
 	tcase_add_test(tc, test_fio_opt_where_names_the_last_setting);
 	tcase_add_test(tc, test_fio_set_numbers_count_skipped_overrides);
+	tcase_add_test(tc, test_fio_listed_options_are_the_known_ones);
+	tcase_add_test(tc, test_fio_every_modelled_option_is_documented);
 	suite_add_tcase(s, tc);
 	return s;
 }
