@@ -10,7 +10,8 @@
  *   3. per command, under the fs lock: reserve len bytes in a data block
  *      group (strictly sequential accounting at its allocation offset;
  *      up to data_zones groups are filled at once, inode I writes to
- *      slot I % data_zones: pick_data_bg_locked) and
+ *      slot I % data_zones: the zoned policy picks the group,
+ *      zcow_zoned_pick_data_bg() in core/zoned.c) and
  *      count the write in flight for the inode; unlock;
  *   4. outside the lock: crc32c per block, then
  *        zone_append=on, sequential zone: Zone Append to the zone start;
@@ -43,10 +44,10 @@
 #include "csum.h"
 #include "files.h"
 #include "zlog.h"
+#include "zoned.h"
 
 #define TAG "files"
 #define BS ZCOW_SECTORSIZE
-#define META_RESERVE_ZONES 2	/* free zones data may not take */
 #define MAX_EXTENTS_PER_OP 4096
 
 #define LOCK(fs) pthread_mutex_lock(&(fs)->files->lock)
@@ -444,31 +445,6 @@ int zcow_drop_extents_locked(struct zcow_fs *fs, struct zcow_tree *tree,
 	return err;
 }
 
-/* ---- commits ------------------------------------------------------ */
-
-int zcow_files_commit_locked(struct zcow_fs *fs)
-{
-	uint64_t i;
-	int err, round;
-
-	/* Two rounds when the first leaves whole unusable block groups: the
-	 * second deletes their items and resets their zones. */
-	for (round = 0; round < 2; round++) {
-		bool removing = false;
-
-		err = zcow_commit(fs);
-		if (err)
-			return err;
-		fs->files->dirty_bytes = 0;
-		for (i = 0; i < fs->nr_bgs; i++)
-			if (fs->bgs[i]->is_removing && !fs->bgs[i]->is_deleted)
-				removing = true;
-		if (!removing)
-			break;
-	}
-	return 0;
-}
-
 /* ---- metadata reservation (docs/space.md) ---------------------------- */
 
 /* Item sizes the reservation charges per tree (upper bounds). */
@@ -493,8 +469,6 @@ static bool is_txn_dirty(struct zcow_fs *fs)
 	return false;
 }
 
-static bool has_reclaimable(struct zcow_fs *fs);
-
 int zcow_meta_reserve_locked(struct zcow_fs *fs, uint64_t nodes,
 			     bool may_use_global)
 {
@@ -511,7 +485,7 @@ int zcow_meta_reserve_locked(struct zcow_fs *fs, uint64_t nodes,
 	 * shrinks) and turns freed space into whole unusable groups that
 	 * are reset.  Only when there is something to commit.
 	 */
-	if (!is_txn_dirty(fs) && !has_reclaimable(fs))
+	if (!is_txn_dirty(fs) && !zcow_zoned_has_reclaimable(fs))
 		return -ENOSPC;
 	err = zcow_files_commit_locked(fs);
 	if (err)
@@ -573,156 +547,6 @@ static int rsv_write_locked(struct zcow_file *f, uint64_t off, uint64_t len,
 		err = zcow_rsv_drop_extents_locked(fs, f->tree, f->ino, off,
 						   off + len, nodes_ret);
 	return err;
-}
-
-/* ---- space ---------------------------------------------------------- */
-
-static bool has_reclaimable(struct zcow_fs *fs)
-{
-	uint64_t i;
-
-	for (i = 0; i < fs->nr_bgs; i++)
-		if (fs->bgs[i]->pinned ||
-		    (fs->bgs[i]->is_removing && !fs->bgs[i]->is_deleted))
-			return true;
-	return false;
-}
-
-/*
- * May a new data chunk take a free zone?  Not one of the last
- * META_RESERVE_ZONES, and only while the metadata room left without it
- * still covers the commit and the global reserve (zcow_meta_may_give()).
- */
-static bool data_may_take_zone(struct zcow_fs *fs)
-{
-	return zcow_nr_free_zones(fs) > META_RESERVE_ZONES &&
-	       zcow_meta_may_give(fs, zcow_zone_room(fs));
-}
-
-/* Is @bg the block group of a data slot other than @slot? */
-static bool is_other_slot(struct zcow_files *fl, const struct zcow_bg *bg,
-			  uint32_t slot)
-{
-	uint32_t i;
-
-	for (i = 0; i < fl->data_zones; i++)
-		if (i != slot && fl->data_active[i] == bg->start)
-			return true;
-	return false;
-}
-
-/*
- * Data block groups being filled (active zones): sequential, not full,
- * written to or held by a slot.
- */
-static uint32_t open_data_bgs(struct zcow_fs *fs)
-{
-	uint32_t n = 0;
-	uint64_t i;
-
-	for (i = 0; i < fs->nr_bgs; i++) {
-		struct zcow_bg *b = fs->bgs[i];
-
-		if (zcow_bg_has_room(b, ZCOW_BG_DATA, BS) && b->is_seq &&
-		    (b->alloc_offset || is_other_slot(fs->files, b,
-						      UINT32_MAX)))
-			n++;
-	}
-	return n;
-}
-
-/*
- * A data group with room for less than @len holds an active zone it will
- * hardly use: finish it (btrfs zoned finishes a group to free an active
- * zone), so a new group can be opened.  Only a group with no write in
- * flight (nothing reserved); its unwritten tail becomes zone_unusable.
- * Returns true when one was finished.
- */
-static bool finish_full_enough_bg(struct zcow_fs *fs, uint64_t len)
-{
-	struct zcow_files *fl = fs->files;
-	uint64_t i;
-	uint32_t s;
-
-	for (i = 0; i < fs->nr_bgs; i++) {
-		struct zcow_bg *b = fs->bgs[i];
-
-		if (!zcow_bg_has_room(b, ZCOW_BG_DATA, BS) ||
-		    zcow_bg_has_room(b, ZCOW_BG_DATA, len) || !b->is_seq ||
-		    b->reserved || !b->alloc_offset)
-			continue;
-		/* ORDER: nothing; the zone only stops taking writes, what it
-		 * holds stays (a crash sees it FULL: offset = capacity). */
-		if (zdev_finish_zone(fs->dev, b->physical, ZDEV_CLASS_ZONE))
-			continue;
-		b->zone_unusable += b->capacity - b->alloc_offset;
-		b->alloc_offset = b->capacity;
-		for (s = 0; s < fl->data_zones; s++)
-			if (fl->data_active[s] == b->start)
-				fl->data_active[s] = 0;
-		return true;
-	}
-	return false;
-}
-
-/*
- * The data block group for a write of @len bytes of inode @ino: slot
- * ino % data_zones keeps its group while it has room; else the lowest
- * group with room that no other slot holds, else a new chunk while fewer
- * than data_zones data groups are open (a group too full for the write
- * is finished to make room) and a new data chunk may not take the last
- * META_RESERVE_ZONES free zones (the commit needs them for metadata),
- * else any group with room (shared with another slot).  When
- * nothing is free, commit (pinned space becomes unusable, whole unusable
- * groups are removed and reset) and retry.
- */
-static int pick_data_bg_locked(struct zcow_fs *fs, uint64_t ino, uint64_t len,
-			       struct zcow_bg **bg_ret)
-{
-	struct zcow_files *fl = fs->files;
-	uint32_t slot = (uint32_t)(ino % fl->data_zones);
-	int attempt, err;
-	uint64_t i;
-
-	if (fs->read_only)
-		return -EROFS;
-	for (attempt = 0;; attempt++) {
-		struct zcow_bg *bg = NULL;
-
-		if (fl->data_active[slot]) {
-			bg = zcow_bg_lookup(fs, fl->data_active[slot]);
-			if (!zcow_bg_has_room(bg, ZCOW_BG_DATA, len))
-				bg = NULL;
-		}
-		for (i = 0; !bg && i < fs->nr_bgs; i++)
-			if (zcow_bg_has_room(fs->bgs[i], ZCOW_BG_DATA, len) &&
-			    !is_other_slot(fl, fs->bgs[i], slot))
-				bg = fs->bgs[i];
-		if (!bg && data_may_take_zone(fs) &&
-		    open_data_bgs(fs) >= fl->data_zones)
-			finish_full_enough_bg(fs, len);
-		if (!bg && data_may_take_zone(fs) &&
-		    open_data_bgs(fs) < fl->data_zones) {
-			err = zcow_chunk_alloc(fs, ZCOW_BG_DATA, &bg);
-			if (err && err != -ENOSPC)
-				return err;
-			if (!err && !zcow_bg_has_room(bg, ZCOW_BG_DATA, len))
-				bg = NULL;
-		}
-		for (i = 0; !bg && i < fs->nr_bgs; i++)
-			if (zcow_bg_has_room(fs->bgs[i], ZCOW_BG_DATA, len))
-				bg = fs->bgs[i];
-		if (bg) {
-			fl->data_active[slot] = bg->start;
-			*bg_ret = bg;
-			return 0;
-		}
-		if (attempt >= 2 || !has_reclaimable(fs))
-			return -ENOSPC;
-		err = zcow_files_commit_locked(fs);
-		if (err)
-			return err;
-	}
 }
 
 /* ---- reads --------------------------------------------------------- */
@@ -902,7 +726,7 @@ static int write_extent(struct zcow_file *f, const uint8_t *buf,
 		if (!err)
 			err = zcow_meta_reserve_locked(fs, nodes, false);
 		if (!err)
-			err = pick_data_bg_locked(fs, f->ino, len, &bg);
+			err = zcow_zoned_pick_data_bg(fs, f->ino, len, &bg);
 		if (err || !plain)
 			break;
 		want = &fl->plain_locks[(bg->physical /

@@ -171,7 +171,10 @@ int zcow_data_ref_locked(struct zcow_fs *fs, uint64_t bytenr, uint64_t len,
 int zcow_drop_extents_locked(struct zcow_fs *fs, struct zcow_tree *tree,
 			     uint64_t root, uint64_t ino, uint64_t from,
 			     uint64_t to, uint64_t *dropped_ret);
-/* Commit from the file layer (fs->files->lock held). */
+/* Commit from the file layer or a flush (fs->files->lock held;
+ * transaction.c): zcow_commit(), then once more when it left whole
+ * unusable block groups (the second deletes their items and resets their
+ * zones).  The data bytes written since are counted from 0 again. */
 int zcow_files_commit_locked(struct zcow_fs *fs);
 
 /*

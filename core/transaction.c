@@ -847,6 +847,35 @@ fail:
 	return ret;
 }
 
+/*
+ * The commit of the file layer and of a flush (fs->files->lock held):
+ * zcow_commit(), and a second one when the first left whole unusable
+ * block groups.
+ */
+int zcow_files_commit_locked(struct zcow_fs *fs)
+{
+	uint64_t i;
+	int err, round;
+
+	/* Two rounds when the first leaves whole unusable block groups: the
+	 * second deletes their items and resets their zones. */
+	for (round = 0; round < 2; round++) {
+		bool removing = false;
+
+		err = zcow_commit(fs);
+		if (err)
+			return err;
+		fs->files->dirty_bytes = 0;
+		for (i = 0; i < fs->nr_bgs; i++)
+			if (fs->bgs[i]->is_removing && !fs->bgs[i]->is_deleted)
+				removing = true;
+		if (!removing)
+			break;
+	}
+	return 0;
+}
+
+
 /* ---- setup --------------------------------------------------------------- */
 
 static int init_store(struct zcow_fs *fs)

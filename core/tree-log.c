@@ -58,6 +58,7 @@
 #include "le.h"
 #include "prng.h"
 #include "zlog.h"
+#include "zoned.h"
 
 #define TAG "treelog"
 #define LOG_MAX_INODES		4096
