@@ -6,14 +6,16 @@
  *   1. widen to 4 KiB blocks; partial head/tail blocks are read first
  *      (read-modify-write: the new block is a copy, never an overwrite);
  *   2. split into write commands of at most max_extent bytes (the device's
- *      max append size with zone append): one command = one data extent;
- *   3. per command, under the fs lock: reserve len bytes in a data block
+ *      max append size with zone append): one command = one data extent
+ *      (zcow_pwrite; each command: write_extent, crc32c per block first);
+ *   3. reserve (write_reserve), per command, under the fs lock: the
+ *      metadata its items need, then reserve len bytes in a data block
  *      group (strictly sequential accounting at its allocation offset;
  *      up to data_zones groups are filled at once, inode I writes to
  *      slot I % data_zones: the zoned policy picks the group,
  *      zcow_zoned_pick_data_bg() in core/zoned.c) and
  *      count the write in flight for the inode; unlock;
- *   4. outside the lock: crc32c per block, then
+ *   4. submit (write_submit -> zcow_zoned_write_data), outside the lock:
  *        zone_append=on, sequential zone: Zone Append to the zone start;
  *          the device says where it landed (any order among threads);
  *        zone_append=off, sequential zone: a plain write at the reserved
@@ -22,7 +24,7 @@
  *          allocation order (other groups are written meanwhile);
  *        conventional zone (emulated zones): a plain write at the
  *          reserved offset;
- *   5. under the lock: the data EXTENT_ITEM, the EXTENT_CSUM item and the
+ *   5. record (write_record), under the lock: the data EXTENT_ITEM, the EXTENT_CSUM item and the
  *      file extent item are inserted at the address where the data
  *      landed, old extents in the range are dropped (their references go
  *      down; a data extent with no reference left is pinned and becomes
@@ -692,37 +694,49 @@ static int replace_same_range_locked(struct zcow_fs *fs, struct zcow_file *f,
 }
 
 /*
- * Write the block-aligned @buf at the block-aligned file offset @off as
- * one data extent; the inode's size becomes at least @min_size.
+ * One data write command (one extent) on its way down: what the reserve
+ * step hands to the submit step and the submit step to the record step.
  */
-static int write_extent(struct zcow_file *f, const uint8_t *buf,
-			uint64_t len, uint64_t off, uint64_t min_size)
+struct write_cmd {
+	struct zcow_file *f;
+	const uint8_t *buf;	/* block-aligned data */
+	uint64_t len;
+	uint64_t off;		/* block-aligned file offset */
+	uint64_t min_size;	/* the inode's size becomes at least this */
+	uint32_t *csums;	/* crc32c per block, little-endian */
+	struct zcow_bg *bg;	/* the data group of the reservation */
+	uint64_t logical;	/* the reservation */
+	uint64_t landed;	/* where the device put the data */
+	pthread_mutex_t *plock;	/* zone_append=off: held reserve..submit */
+};
+
+/*
+ * Step 3 of the header, reserve: under the fs lock, the metadata the
+ * write's items need, then a data group picked by the zoned policy and
+ * len bytes at its allocation offset; the write counts as in flight for
+ * its inode.  Returns 0 with the fs lock released (and, zone_append=off,
+ * the group's plain lock held), or -errno with neither held and nothing
+ * reserved.
+ */
+static int write_reserve(struct write_cmd *wc)
 {
+	struct zcow_file *f = wc->f;
 	struct zcow_fs *fs = f->fs;
 	struct zcow_files *fl = fs->files;
-	uint32_t *csums;
-	uint64_t logical, landed, b, dropped = 0, nodes;
-	struct zcow_inode in;
-	struct zcow_fext fe;
+	uint64_t nodes, len = wc->len;
 	struct zcow_bg *bg = NULL;
 	bool plain = !fl->zone_append;
-	pthread_mutex_t *plock, *want;
+	pthread_mutex_t *plock = NULL, *want;
 	uint64_t plock_bg = 0;
 	int err;
 
-	csums = malloc(len / BS * 4);
-	if (!csums)
-		return -ENOMEM;
-	for (b = 0; b < len; b += BS)
-		csums[b / BS] = htole32(zcow_crc32c(buf + b, BS));
-	plock = NULL;
 	for (;;) {
 		LOCK(fs);
 		err = fs->error ? -EIO : 0;
 		/* Metadata first: no data is written for a write whose items
 		 * could not be added (checked again after the write). */
 		if (!err)
-			err = rsv_write_locked(f, off, len, &nodes);
+			err = rsv_write_locked(f, wc->off, len, &nodes);
 		if (!err)
 			err = zcow_meta_reserve_locked(fs, nodes, false);
 		if (!err)
@@ -747,56 +761,84 @@ static int write_extent(struct zcow_file *f, const uint8_t *buf,
 		pthread_mutex_lock(plock);
 	}
 	if (!err)
-		err = zcow_bg_reserve_in(fs, bg, len, &logical);
+		err = zcow_bg_reserve_in(fs, bg, len, &wc->logical);
 	if (!err) {
 		err = inflight_add_locked(fl, f->root, f->ino);
 		if (err)	/* nothing written: the offset may rewind */
-			zcow_bg_release(fs, logical, len, false);
+			zcow_bg_release(fs, wc->logical, len, false);
 	}
 	UNLOCK(fs);
 	if (err) {
 		if (plock)
 			pthread_mutex_unlock(plock);
-		free(csums);
 		return err;
 	}
+	wc->bg = bg;
+	wc->plock = plock;
+	return 0;
+}
+
+/*
+ * Step 4, submit: the device write, outside the fs lock, by the zoned
+ * policy (Zone Append, or a plain write at the reservation).  Returns
+ * with the fs lock held: 0, or -errno with the reservation given back
+ * (its bytes unusable).
+ */
+static int write_submit(struct write_cmd *wc)
+{
+	struct zcow_fs *fs = wc->f->fs;
+	struct zcow_files *fl = fs->files;
+	struct zcow_bg *bg = wc->bg;
+	uint64_t len = wc->len;
+	int err;
+
 	/*
 	 * The device write, outside the fs lock.  @bg stays valid: it holds
 	 * our reservation, so it cannot be removed.
 	 */
-	if (bg->is_seq && !plain) {
-		uint64_t where;
-
-		err = zdev_append(fs->dev, buf, len, bg->physical, 0,
-				  ZDEV_CLASS_DATA, &where);
-		landed = bg->start + (where - bg->physical);
-	} else {
-		err = zdev_write(fs->dev, buf, len,
-				 bg->physical + (logical - bg->start), 0,
-				 ZDEV_CLASS_DATA);
-		landed = logical;
-	}
-	if (plock)
-		pthread_mutex_unlock(plock);
+	err = zcow_zoned_write_data(fs, bg, wc->logical, wc->buf, len,
+				    &wc->landed);
+	if (wc->plock)
+		pthread_mutex_unlock(wc->plock);
 	LOCK(fs);
-	if (!err && (landed < bg->start ||
-		     landed + len > bg->start + bg->alloc_offset)) {
+	if (!err && (wc->landed < bg->start ||
+		     wc->landed + len > bg->start + bg->alloc_offset)) {
 		zlog_err(TAG, "append landed at %" PRIu64 ", outside the reservations of block group %" PRIu64,
-			 landed, bg->start);
+			 wc->landed, bg->start);
 		err = -EIO;
 	}
 	if (err) {
 		zlog_err(TAG, "data write of %" PRIu64 " bytes for inode %" PRIu64 " failed: %d",
-			 len, f->ino, err);
-		zcow_bg_release(fs, logical, len, true);
-		goto out;
+			 len, wc->f->ino, err);
+		zcow_bg_release(fs, wc->logical, len, true);
+		return err;
 	}
-	if (bg->is_seq && !plain) {
+	if (zcow_zoned_use_append(fs, bg)) {
 		fl->nr_appends++;
-		fl->nr_appends_moved += landed != logical;
+		fl->nr_appends_moved += wc->landed != wc->logical;
 	} else {
 		fl->nr_data_writes++;
 	}
+	return 0;
+}
+
+/*
+ * Step 5, record, under the fs lock: the data's extent item, checksums and
+ * file extent at the address where it landed, the extents it replaces
+ * dropped, the inode item.  Returns 0 or -errno: before any item changed
+ * the reservation is given back; after, the fs enters its error state.
+ */
+static int write_record(struct write_cmd *wc)
+{
+	struct zcow_file *f = wc->f;
+	struct zcow_fs *fs = f->fs;
+	struct zcow_files *fl = fs->files;
+	uint64_t len = wc->len, off = wc->off, landed = wc->landed;
+	uint64_t dropped = 0, nodes;
+	struct zcow_inode in;
+	struct zcow_fext fe;
+	int err;
+
 	/*
 	 * The reservation, again under the lock held to the end: others
 	 * may have used the room while the data was written.  Without room
@@ -807,17 +849,17 @@ static int write_extent(struct zcow_file *f, const uint8_t *buf,
 	if (!err)
 		err = zcow_meta_reserve_locked(fs, nodes, false);
 	if (err) {
-		zcow_bg_release(fs, logical, len, true);
-		goto out;
+		zcow_bg_release(fs, wc->logical, len, true);
+		return err;
 	}
 	/* ORDER: the data is on the device (completion) before any item
 	 * references its address; the commit makes both durable. */
 	err = zcow_inode_get(f->tree, f->ino, &in);
 	if (err) {
-		zcow_bg_release(fs, logical, len, true);
-		goto out;
+		zcow_bg_release(fs, wc->logical, len, true);
+		return err;
 	}
-	err = extent_create_locked(fs, landed, len, csums, f->root, f->ino,
+	err = extent_create_locked(fs, landed, len, wc->csums, f->root, f->ino,
 				   off);
 	fe.file_off = off;
 	fe.generation = fs->transid;
@@ -833,12 +875,12 @@ static int write_extent(struct zcow_file *f, const uint8_t *buf,
 		if (!err)
 			err = put_fext_locked(f->tree, f->ino, &fe, true);
 	}
-	if (!err && (min_size > in.size || len != dropped ||
+	if (!err && (wc->min_size > in.size || len != dropped ||
 		     in.transid != fs->transid)) {
 		/* (A same-size overwrite in the same transaction changes
 		 * nothing of the inode item: it is not rewritten.) */
-		if (min_size > in.size)
-			in.size = min_size;
+		if (wc->min_size > in.size)
+			in.size = wc->min_size;
 		in.nbytes = in.nbytes + len - dropped;
 		in.transid = fs->transid;
 		in.sequence++;
@@ -850,16 +892,45 @@ static int write_extent(struct zcow_file *f, const uint8_t *buf,
 			 f->ino, err);
 		if (!fs->error)
 			fs->error = err;
-		goto out;
+		return err;
 	}
 	zcow_log_note_write(fs, f->ino);
 	fl->dirty_bytes += len;
 	if (fl->commit_bytes && fl->dirty_bytes >= fl->commit_bytes)
 		err = zcow_files_commit_locked(fs);
-out:
-	inflight_done_locked(fl, f->root, f->ino);
+	return err;
+}
+
+/*
+ * Write the block-aligned @buf at the block-aligned file offset @off as
+ * one data extent; the inode's size becomes at least @min_size.  The
+ * steps of the header: checksums, reserve, submit, record.
+ */
+static int write_extent(struct zcow_file *f, const uint8_t *buf,
+			uint64_t len, uint64_t off, uint64_t min_size)
+{
+	struct zcow_fs *fs = f->fs;
+	struct write_cmd wc = { .f = f, .buf = buf, .len = len, .off = off,
+				.min_size = min_size };
+	uint64_t b;
+	int err;
+
+	wc.csums = malloc(len / BS * 4);
+	if (!wc.csums)
+		return -ENOMEM;
+	for (b = 0; b < len; b += BS)
+		wc.csums[b / BS] = htole32(zcow_crc32c(buf + b, BS));
+	err = write_reserve(&wc);
+	if (err) {
+		free(wc.csums);
+		return err;
+	}
+	err = write_submit(&wc);	/* returns with the fs lock held */
+	if (!err)
+		err = write_record(&wc);
+	inflight_done_locked(fs->files, f->root, f->ino);
 	UNLOCK(fs);
-	free(csums);
+	free(wc.csums);
 	return err;
 }
 
