@@ -45,6 +45,7 @@
 
 #include "csum.h"
 #include "files.h"
+#include "grow.h"
 #include "zlog.h"
 #include "zoned.h"
 
@@ -137,16 +138,9 @@ static int inflight_add_locked(struct zcow_files *fl, uint64_t root,
 	struct zcow_inflight *in = inflight_find(fl, root, ino);
 
 	if (!in) {
-		if (fl->nr_inflight == fl->cap_inflight) {
-			uint64_t cap = fl->cap_inflight ? fl->cap_inflight * 2 :
-							  16;
-			void *p = realloc(fl->inflight, cap * sizeof(*in));
-
-			if (!p)
-				return -ENOMEM;
-			fl->inflight = p;
-			fl->cap_inflight = cap;
-		}
+		if (ZCOW_GROW_ONE(&fl->inflight, fl->nr_inflight,
+				  &fl->cap_inflight))
+			return -ENOMEM;
 		in = &fl->inflight[fl->nr_inflight++];
 		in->root = root;
 		in->ino = ino;
@@ -359,16 +353,9 @@ have:
 			goto fail;
 		if (fe.file_off + fe.num_bytes <= from)
 			continue;
-		if (nr == cap) {
-			void *p;
-
-			cap = cap ? cap * 2 : 8;
-			p = realloc(v, cap * sizeof(*v));
-			if (!p) {
-				err = -ENOMEM;
-				goto fail;
-			}
-			v = p;
+		if (ZCOW_GROW_ONE(&v, nr, &cap)) {
+			err = -ENOMEM;
+			goto fail;
 		}
 		v[nr++] = fe;
 	}

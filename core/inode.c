@@ -17,6 +17,7 @@
 
 #include "csum.h"
 #include "files.h"
+#include "grow.h"
 #include "zlog.h"
 #include "zoned.h"
 
@@ -958,14 +959,9 @@ int zcow_readdir(struct zcow_fs *fs, const char *path,
 		nlen = get16(d + 27);
 		if (nlen > 255 || ZCOW_DIR_ITEM_HDR + nlen > len)
 			continue;
-		if (nr == cap) {
-			cap = cap ? cap * 2 : 16;
-			e = realloc(ents, cap * sizeof(*ents));
-			if (!e) {
-				err = -ENOMEM;
-				goto out;
-			}
-			ents = e;
+		if (ZCOW_GROW_ONE(&ents, nr, &cap)) {
+			err = -ENOMEM;
+			goto out;
 		}
 		e = &ents[nr++];
 		e->ino = get64(d);

@@ -39,6 +39,7 @@
 #include <string.h>
 
 #include "files.h"
+#include "grow.h"
 #include "le.h"
 #include "zcow.h"
 #include "zlog.h"
@@ -93,16 +94,9 @@ static void add_ref(struct zcow_fs *fs, uint64_t bytenr, uint64_t owner,
 {
 	struct zcow_delayed_ref *r;
 
-	if (fs->nr_refs == fs->refs_cap) {
-		uint64_t cap = fs->refs_cap ? fs->refs_cap * 2 : 256;
-
-		r = realloc(fs->refs, cap * sizeof(*r));
-		if (!r) {
-			fs->error = -ENOMEM;
-			return;
-		}
-		fs->refs = r;
-		fs->refs_cap = cap;
+	if (ZCOW_GROW_ONE(&fs->refs, fs->nr_refs, &fs->refs_cap)) {
+		fs->error = -ENOMEM;
+		return;
 	}
 	r = &fs->refs[fs->nr_refs++];
 	r->bytenr = bytenr;
@@ -153,17 +147,10 @@ static void store_free(void *arg, uint64_t bytenr, uint64_t gen)
 		 * for run_refs(), which knows whether the allocation was
 		 * already turned into an extent item in an earlier round.
 		 */
-		if (fs->nr_redirty == fs->redirty_cap) {
-			uint64_t cap = fs->redirty_cap ? fs->redirty_cap * 2 :
-							 64;
-			uint64_t *p = realloc(fs->redirty, cap * sizeof(*p));
-
-			if (!p) {
-				fs->error = -ENOMEM;
-				return;
-			}
-			fs->redirty = p;
-			fs->redirty_cap = cap;
+		if (ZCOW_GROW_ONE(&fs->redirty, fs->nr_redirty,
+				  &fs->redirty_cap)) {
+			fs->error = -ENOMEM;
+			return;
 		}
 		fs->redirty[fs->nr_redirty++] = bytenr;
 		add_ref(fs, bytenr, 0, -1, -1, true);

@@ -3,6 +3,7 @@
  * Chunks, block groups and the zoned allocator (seeds 003, 004, 005).
  */
 #include "le.h"
+#include "grow.h"
 #include "volumes.h"
 
 #include <endian.h>
@@ -177,18 +178,11 @@ int zcow_map_logical(struct zcow_fs *fs, uint64_t logical, uint64_t len,
 int zcow_bg_add(struct zcow_fs *fs, const struct zcow_bg *tmpl,
 		struct zcow_bg **bg_ret)
 {
-	struct zcow_bg *bg, **arr;
+	struct zcow_bg *bg;
 	uint64_t i;
 
-	if (fs->nr_bgs == fs->bgs_cap) {
-		uint64_t cap = fs->bgs_cap ? fs->bgs_cap * 2 : 16;
-
-		arr = realloc(fs->bgs, cap * sizeof(*arr));
-		if (!arr)
-			return -ENOMEM;
-		fs->bgs = arr;
-		fs->bgs_cap = cap;
-	}
+	if (ZCOW_GROW_ONE(&fs->bgs, fs->nr_bgs, &fs->bgs_cap))
+		return -ENOMEM;
 	bg = malloc(sizeof(*bg));
 	if (!bg)
 		return -ENOMEM;
