@@ -24,11 +24,12 @@
  *          allocation order (other groups are written meanwhile);
  *        conventional zone (emulated zones): a plain write at the
  *          reserved offset;
- *   5. record (write_record), under the lock: the data EXTENT_ITEM, the EXTENT_CSUM item and the
- *      file extent item are inserted at the address where the data
- *      landed, old extents in the range are dropped (their references go
- *      down; a data extent with no reference left is pinned and becomes
- *      zone_unusable after the commit), the inode's size grows.
+ *   5. record (write_record), under the lock: the data EXTENT_ITEM, the
+ *      EXTENT_CSUM item and the file extent item are inserted at the
+ *      address where the data landed, old extents in the range are
+ *      dropped (their references go down; a data extent with no reference
+ *      left is pinned and becomes zone_unusable after the commit), the
+ *      inode's size grows.
  *      ORDER: items are created only after the device completed the write,
  *      so a commit never references data that has not landed.
  *

@@ -22,7 +22,8 @@
  * unusable groups, which the commit resets.
  *
  * Locking: every function runs under files->lock (see core/files.h), except
- * zcow_zoned_write_data(), which runs outside it on a reservation held.
+ * zcow_zoned_write_data(), which runs outside it on a reservation held,
+ * and zcow_zoned_data_zones(), called by mount before the fs is shared.
  *
  * Who may include it: core/ and tests/ only.
  */
@@ -124,9 +125,9 @@ bool zcow_zoned_use_append(struct zcow_fs *fs, const struct zcow_bg *bg);
  * the fs lock (the reservation keeps @bg alive): a Zone Append to the zone
  * start or a plain write at @logical (zcow_zoned_use_append()).  Returns 0
  * and *landed_ret, the logical address where the data landed (seed 006:
- * the completion's address, which the file extent then records), -EIO
- * when an append landed outside the group's reservations, or a device
- * errno.
+ * the completion's address, which the file extent then records), or a
+ * device errno.  The caller checks, under the fs lock again, that it
+ * landed inside the group's reservations.
  */
 int zcow_zoned_write_data(struct zcow_fs *fs, struct zcow_bg *bg,
 			  uint64_t logical, const void *buf, uint64_t len,
