@@ -24,6 +24,7 @@
 
 #include "csum.h"
 #include "files.h"
+#include "grow.h"
 
 struct fref {
 	uint64_t bytenr;
@@ -81,16 +82,9 @@ static int open_tree(struct zcow_fs *fs, struct zcow_tree *root,
 static void add_ref(struct fck *ck, uint64_t bytenr, uint64_t len,
 		    uint64_t root, uint64_t ino, uint64_t offset)
 {
-	if (ck->nr_refs == ck->cap_refs) {
-		uint64_t cap = ck->cap_refs ? ck->cap_refs * 2 : 256;
-		void *p = realloc(ck->refs, cap * sizeof(*ck->refs));
-
-		if (!p) {
-			ck->is_nomem = true;
-			return;
-		}
-		ck->refs = p;
-		ck->cap_refs = cap;
+	if (ZCOW_GROW_ONE(&ck->refs, ck->nr_refs, &ck->cap_refs)) {
+		ck->is_nomem = true;
+		return;
 	}
 	ck->refs[ck->nr_refs++] = (struct fref){ bytenr, len, root, ino,
 						 offset, 1, false };
@@ -436,7 +430,7 @@ int zcow_files_check(struct zcow_fs *fs,
 	struct zcow_tree root, extent, csum, t;
 	struct zcow_key start = { 256, ZCOW_ROOT_ITEM_KEY, 0 }, k;
 	struct zcow_tree_iter it;
-	uint64_t *ids = NULL, nr_ids = 0, i;
+	uint64_t *ids = NULL, nr_ids = 0, cap_ids = 0, i;
 	int err;
 
 	memset(&root, 0, sizeof(root));
@@ -484,18 +478,14 @@ int zcow_files_check(struct zcow_fs *fs,
 	/* Snapshots: every ROOT_ITEM with objectid in [256, -256). */
 	zcow_tree_iter_init(&it, &root, &start);
 	while (!(err = zcow_tree_iter_next(&it, &k, NULL, NULL))) {
-		void *p;
-
 		if (k.objectid >= (uint64_t)-256)
 			break;
 		if (k.type != ZCOW_ROOT_ITEM_KEY)
 			continue;
-		p = realloc(ids, (nr_ids + 1) * sizeof(*ids));
-		if (!p) {
+		if (ZCOW_GROW_ONE(&ids, nr_ids, &cap_ids)) {
 			ck.is_nomem = true;
 			break;
 		}
-		ids = p;
 		ids[nr_ids++] = k.objectid;
 	}
 	for (i = 0; i < nr_ids; i++) {

@@ -1,18 +1,21 @@
 // SPDX-License-Identifier: MIT
 /*
- * The data path of the file layer (seed 006), and snapshots.
+ * The data path of the file layer (seed 006).  Snapshots: core/snapshot.c.
  *
  * A write of [off, off + len):
  *   1. widen to 4 KiB blocks; partial head/tail blocks are read first
  *      (read-modify-write: the new block is a copy, never an overwrite);
  *   2. split into write commands of at most max_extent bytes (the device's
- *      max append size with zone append): one command = one data extent;
- *   3. per command, under the fs lock: reserve len bytes in a data block
+ *      max append size with zone append): one command = one data extent
+ *      (zcow_pwrite; each command: write_extent, crc32c per block first);
+ *   3. reserve (write_reserve), per command, under the fs lock: the
+ *      metadata its items need, then reserve len bytes in a data block
  *      group (strictly sequential accounting at its allocation offset;
  *      up to data_zones groups are filled at once, inode I writes to
- *      slot I % data_zones: pick_data_bg_locked) and
+ *      slot I % data_zones: the zoned policy picks the group,
+ *      zcow_zoned_pick_data_bg() in core/zoned.c) and
  *      count the write in flight for the inode; unlock;
- *   4. outside the lock: crc32c per block, then
+ *   4. submit (write_submit -> zcow_zoned_write_data), outside the lock:
  *        zone_append=on, sequential zone: Zone Append to the zone start;
  *          the device says where it landed (any order among threads);
  *        zone_append=off, sequential zone: a plain write at the reserved
@@ -21,11 +24,12 @@
  *          allocation order (other groups are written meanwhile);
  *        conventional zone (emulated zones): a plain write at the
  *          reserved offset;
- *   5. under the lock: the data EXTENT_ITEM, the EXTENT_CSUM item and the
- *      file extent item are inserted at the address where the data
- *      landed, old extents in the range are dropped (their references go
- *      down; a data extent with no reference left is pinned and becomes
- *      zone_unusable after the commit), the inode's size grows.
+ *   5. record (write_record), under the lock: the data EXTENT_ITEM, the
+ *      EXTENT_CSUM item and the file extent item are inserted at the
+ *      address where the data landed, old extents in the range are
+ *      dropped (their references go down; a data extent with no reference
+ *      left is pinned and becomes zone_unusable after the commit), the
+ *      inode's size grows.
  *      ORDER: items are created only after the device completed the write,
  *      so a commit never references data that has not landed.
  *
@@ -42,11 +46,12 @@
 
 #include "csum.h"
 #include "files.h"
+#include "grow.h"
 #include "zlog.h"
+#include "zoned.h"
 
 #define TAG "files"
 #define BS ZCOW_SECTORSIZE
-#define META_RESERVE_ZONES 2	/* free zones data may not take */
 #define MAX_EXTENTS_PER_OP 4096
 
 #define LOCK(fs) pthread_mutex_lock(&(fs)->files->lock)
@@ -134,16 +139,9 @@ static int inflight_add_locked(struct zcow_files *fl, uint64_t root,
 	struct zcow_inflight *in = inflight_find(fl, root, ino);
 
 	if (!in) {
-		if (fl->nr_inflight == fl->cap_inflight) {
-			uint64_t cap = fl->cap_inflight ? fl->cap_inflight * 2 :
-							  16;
-			void *p = realloc(fl->inflight, cap * sizeof(*in));
-
-			if (!p)
-				return -ENOMEM;
-			fl->inflight = p;
-			fl->cap_inflight = cap;
-		}
+		if (ZCOW_GROW_ONE(&fl->inflight, fl->nr_inflight,
+				  &fl->cap_inflight))
+			return -ENOMEM;
 		in = &fl->inflight[fl->nr_inflight++];
 		in->root = root;
 		in->ino = ino;
@@ -356,16 +354,9 @@ have:
 			goto fail;
 		if (fe.file_off + fe.num_bytes <= from)
 			continue;
-		if (nr == cap) {
-			void *p;
-
-			cap = cap ? cap * 2 : 8;
-			p = realloc(v, cap * sizeof(*v));
-			if (!p) {
-				err = -ENOMEM;
-				goto fail;
-			}
-			v = p;
+		if (ZCOW_GROW_ONE(&v, nr, &cap)) {
+			err = -ENOMEM;
+			goto fail;
 		}
 		v[nr++] = fe;
 	}
@@ -444,36 +435,11 @@ int zcow_drop_extents_locked(struct zcow_fs *fs, struct zcow_tree *tree,
 	return err;
 }
 
-/* ---- commits ------------------------------------------------------ */
-
-int zcow_files_commit_locked(struct zcow_fs *fs)
-{
-	uint64_t i;
-	int err, round;
-
-	/* Two rounds when the first leaves whole unusable block groups: the
-	 * second deletes their items and resets their zones. */
-	for (round = 0; round < 2; round++) {
-		bool removing = false;
-
-		err = zcow_commit(fs);
-		if (err)
-			return err;
-		fs->files->dirty_bytes = 0;
-		for (i = 0; i < fs->nr_bgs; i++)
-			if (fs->bgs[i]->is_removing && !fs->bgs[i]->is_deleted)
-				removing = true;
-		if (!removing)
-			break;
-	}
-	return 0;
-}
-
 /* ---- metadata reservation (docs/space.md) ---------------------------- */
 
 /* Item sizes the reservation charges per tree (upper bounds). */
 #define RSV_FS_ITEM	(ZCOW_DIR_ITEM_HDR + 255u)	/* a dir item */
-#define RSV_EXTENT_ITEM	(24u + ZCOW_MAX_INLINE_DATA_REFS * 29u)
+#define RSV_EXTENT_ITEM	ZCOW_RSV_EXTENT_ITEM
 #define RSV_CSUM_ITEM(len) ((len) / BS * 4)
 
 static bool is_txn_dirty(struct zcow_fs *fs)
@@ -493,8 +459,6 @@ static bool is_txn_dirty(struct zcow_fs *fs)
 	return false;
 }
 
-static bool has_reclaimable(struct zcow_fs *fs);
-
 int zcow_meta_reserve_locked(struct zcow_fs *fs, uint64_t nodes,
 			     bool may_use_global)
 {
@@ -511,7 +475,7 @@ int zcow_meta_reserve_locked(struct zcow_fs *fs, uint64_t nodes,
 	 * shrinks) and turns freed space into whole unusable groups that
 	 * are reset.  Only when there is something to commit.
 	 */
-	if (!is_txn_dirty(fs) && !has_reclaimable(fs))
+	if (!is_txn_dirty(fs) && !zcow_zoned_has_reclaimable(fs))
 		return -ENOSPC;
 	err = zcow_files_commit_locked(fs);
 	if (err)
@@ -573,156 +537,6 @@ static int rsv_write_locked(struct zcow_file *f, uint64_t off, uint64_t len,
 		err = zcow_rsv_drop_extents_locked(fs, f->tree, f->ino, off,
 						   off + len, nodes_ret);
 	return err;
-}
-
-/* ---- space ---------------------------------------------------------- */
-
-static bool has_reclaimable(struct zcow_fs *fs)
-{
-	uint64_t i;
-
-	for (i = 0; i < fs->nr_bgs; i++)
-		if (fs->bgs[i]->pinned ||
-		    (fs->bgs[i]->is_removing && !fs->bgs[i]->is_deleted))
-			return true;
-	return false;
-}
-
-/*
- * May a new data chunk take a free zone?  Not one of the last
- * META_RESERVE_ZONES, and only while the metadata room left without it
- * still covers the commit and the global reserve (zcow_meta_may_give()).
- */
-static bool data_may_take_zone(struct zcow_fs *fs)
-{
-	return zcow_nr_free_zones(fs) > META_RESERVE_ZONES &&
-	       zcow_meta_may_give(fs, zcow_zone_room(fs));
-}
-
-/* Is @bg the block group of a data slot other than @slot? */
-static bool is_other_slot(struct zcow_files *fl, const struct zcow_bg *bg,
-			  uint32_t slot)
-{
-	uint32_t i;
-
-	for (i = 0; i < fl->data_zones; i++)
-		if (i != slot && fl->data_active[i] == bg->start)
-			return true;
-	return false;
-}
-
-/*
- * Data block groups being filled (active zones): sequential, not full,
- * written to or held by a slot.
- */
-static uint32_t open_data_bgs(struct zcow_fs *fs)
-{
-	uint32_t n = 0;
-	uint64_t i;
-
-	for (i = 0; i < fs->nr_bgs; i++) {
-		struct zcow_bg *b = fs->bgs[i];
-
-		if (zcow_bg_has_room(b, ZCOW_BG_DATA, BS) && b->is_seq &&
-		    (b->alloc_offset || is_other_slot(fs->files, b,
-						      UINT32_MAX)))
-			n++;
-	}
-	return n;
-}
-
-/*
- * A data group with room for less than @len holds an active zone it will
- * hardly use: finish it (btrfs zoned finishes a group to free an active
- * zone), so a new group can be opened.  Only a group with no write in
- * flight (nothing reserved); its unwritten tail becomes zone_unusable.
- * Returns true when one was finished.
- */
-static bool finish_full_enough_bg(struct zcow_fs *fs, uint64_t len)
-{
-	struct zcow_files *fl = fs->files;
-	uint64_t i;
-	uint32_t s;
-
-	for (i = 0; i < fs->nr_bgs; i++) {
-		struct zcow_bg *b = fs->bgs[i];
-
-		if (!zcow_bg_has_room(b, ZCOW_BG_DATA, BS) ||
-		    zcow_bg_has_room(b, ZCOW_BG_DATA, len) || !b->is_seq ||
-		    b->reserved || !b->alloc_offset)
-			continue;
-		/* ORDER: nothing; the zone only stops taking writes, what it
-		 * holds stays (a crash sees it FULL: offset = capacity). */
-		if (zdev_finish_zone(fs->dev, b->physical, ZDEV_CLASS_ZONE))
-			continue;
-		b->zone_unusable += b->capacity - b->alloc_offset;
-		b->alloc_offset = b->capacity;
-		for (s = 0; s < fl->data_zones; s++)
-			if (fl->data_active[s] == b->start)
-				fl->data_active[s] = 0;
-		return true;
-	}
-	return false;
-}
-
-/*
- * The data block group for a write of @len bytes of inode @ino: slot
- * ino % data_zones keeps its group while it has room; else the lowest
- * group with room that no other slot holds, else a new chunk while fewer
- * than data_zones data groups are open (a group too full for the write
- * is finished to make room) and a new data chunk may not take the last
- * META_RESERVE_ZONES free zones (the commit needs them for metadata),
- * else any group with room (shared with another slot).  When
- * nothing is free, commit (pinned space becomes unusable, whole unusable
- * groups are removed and reset) and retry.
- */
-static int pick_data_bg_locked(struct zcow_fs *fs, uint64_t ino, uint64_t len,
-			       struct zcow_bg **bg_ret)
-{
-	struct zcow_files *fl = fs->files;
-	uint32_t slot = (uint32_t)(ino % fl->data_zones);
-	int attempt, err;
-	uint64_t i;
-
-	if (fs->read_only)
-		return -EROFS;
-	for (attempt = 0;; attempt++) {
-		struct zcow_bg *bg = NULL;
-
-		if (fl->data_active[slot]) {
-			bg = zcow_bg_lookup(fs, fl->data_active[slot]);
-			if (!zcow_bg_has_room(bg, ZCOW_BG_DATA, len))
-				bg = NULL;
-		}
-		for (i = 0; !bg && i < fs->nr_bgs; i++)
-			if (zcow_bg_has_room(fs->bgs[i], ZCOW_BG_DATA, len) &&
-			    !is_other_slot(fl, fs->bgs[i], slot))
-				bg = fs->bgs[i];
-		if (!bg && data_may_take_zone(fs) &&
-		    open_data_bgs(fs) >= fl->data_zones)
-			finish_full_enough_bg(fs, len);
-		if (!bg && data_may_take_zone(fs) &&
-		    open_data_bgs(fs) < fl->data_zones) {
-			err = zcow_chunk_alloc(fs, ZCOW_BG_DATA, &bg);
-			if (err && err != -ENOSPC)
-				return err;
-			if (!err && !zcow_bg_has_room(bg, ZCOW_BG_DATA, len))
-				bg = NULL;
-		}
-		for (i = 0; !bg && i < fs->nr_bgs; i++)
-			if (zcow_bg_has_room(fs->bgs[i], ZCOW_BG_DATA, len))
-				bg = fs->bgs[i];
-		if (bg) {
-			fl->data_active[slot] = bg->start;
-			*bg_ret = bg;
-			return 0;
-		}
-		if (attempt >= 2 || !has_reclaimable(fs))
-			return -ENOSPC;
-		err = zcow_files_commit_locked(fs);
-		if (err)
-			return err;
-	}
 }
 
 /* ---- reads --------------------------------------------------------- */
@@ -868,41 +682,53 @@ static int replace_same_range_locked(struct zcow_fs *fs, struct zcow_file *f,
 }
 
 /*
- * Write the block-aligned @buf at the block-aligned file offset @off as
- * one data extent; the inode's size becomes at least @min_size.
+ * One data write command (one extent) on its way down: what the reserve
+ * step hands to the submit step and the submit step to the record step.
  */
-static int write_extent(struct zcow_file *f, const uint8_t *buf,
-			uint64_t len, uint64_t off, uint64_t min_size)
+struct write_cmd {
+	struct zcow_file *f;
+	const uint8_t *buf;	/* block-aligned data */
+	uint64_t len;
+	uint64_t off;		/* block-aligned file offset */
+	uint64_t min_size;	/* the inode's size becomes at least this */
+	uint32_t *csums;	/* crc32c per block, little-endian */
+	struct zcow_bg *bg;	/* the data group of the reservation */
+	uint64_t logical;	/* the reservation */
+	uint64_t landed;	/* where the device put the data */
+	pthread_mutex_t *plock;	/* zone_append=off: held reserve..submit */
+};
+
+/*
+ * Step 3 of the header, reserve: under the fs lock, the metadata the
+ * write's items need, then a data group picked by the zoned policy and
+ * len bytes at its allocation offset; the write counts as in flight for
+ * its inode.  Returns 0 with the fs lock released (and, zone_append=off,
+ * the group's plain lock held), or -errno with neither held and nothing
+ * reserved.
+ */
+static int write_reserve(struct write_cmd *wc)
 {
+	struct zcow_file *f = wc->f;
 	struct zcow_fs *fs = f->fs;
 	struct zcow_files *fl = fs->files;
-	uint32_t *csums;
-	uint64_t logical, landed, b, dropped = 0, nodes;
-	struct zcow_inode in;
-	struct zcow_fext fe;
+	uint64_t nodes, len = wc->len;
 	struct zcow_bg *bg = NULL;
 	bool plain = !fl->zone_append;
-	pthread_mutex_t *plock, *want;
+	pthread_mutex_t *plock = NULL, *want;
 	uint64_t plock_bg = 0;
 	int err;
 
-	csums = malloc(len / BS * 4);
-	if (!csums)
-		return -ENOMEM;
-	for (b = 0; b < len; b += BS)
-		csums[b / BS] = htole32(zcow_crc32c(buf + b, BS));
-	plock = NULL;
 	for (;;) {
 		LOCK(fs);
 		err = fs->error ? -EIO : 0;
 		/* Metadata first: no data is written for a write whose items
 		 * could not be added (checked again after the write). */
 		if (!err)
-			err = rsv_write_locked(f, off, len, &nodes);
+			err = rsv_write_locked(f, wc->off, len, &nodes);
 		if (!err)
 			err = zcow_meta_reserve_locked(fs, nodes, false);
 		if (!err)
-			err = pick_data_bg_locked(fs, f->ino, len, &bg);
+			err = zcow_zoned_pick_data_bg(fs, f->ino, len, &bg);
 		if (err || !plain)
 			break;
 		want = &fl->plain_locks[(bg->physical /
@@ -923,56 +749,84 @@ static int write_extent(struct zcow_file *f, const uint8_t *buf,
 		pthread_mutex_lock(plock);
 	}
 	if (!err)
-		err = zcow_bg_reserve_in(fs, bg, len, &logical);
+		err = zcow_bg_reserve_in(fs, bg, len, &wc->logical);
 	if (!err) {
 		err = inflight_add_locked(fl, f->root, f->ino);
 		if (err)	/* nothing written: the offset may rewind */
-			zcow_bg_release(fs, logical, len, false);
+			zcow_bg_release(fs, wc->logical, len, false);
 	}
 	UNLOCK(fs);
 	if (err) {
 		if (plock)
 			pthread_mutex_unlock(plock);
-		free(csums);
 		return err;
 	}
+	wc->bg = bg;
+	wc->plock = plock;
+	return 0;
+}
+
+/*
+ * Step 4, submit: the device write, outside the fs lock, by the zoned
+ * policy (Zone Append, or a plain write at the reservation).  Returns
+ * with the fs lock held: 0, or -errno with the reservation given back
+ * (its bytes unusable).
+ */
+static int write_submit(struct write_cmd *wc)
+{
+	struct zcow_fs *fs = wc->f->fs;
+	struct zcow_files *fl = fs->files;
+	struct zcow_bg *bg = wc->bg;
+	uint64_t len = wc->len;
+	int err;
+
 	/*
 	 * The device write, outside the fs lock.  @bg stays valid: it holds
 	 * our reservation, so it cannot be removed.
 	 */
-	if (bg->is_seq && !plain) {
-		uint64_t where;
-
-		err = zdev_append(fs->dev, buf, len, bg->physical, 0,
-				  ZDEV_CLASS_DATA, &where);
-		landed = bg->start + (where - bg->physical);
-	} else {
-		err = zdev_write(fs->dev, buf, len,
-				 bg->physical + (logical - bg->start), 0,
-				 ZDEV_CLASS_DATA);
-		landed = logical;
-	}
-	if (plock)
-		pthread_mutex_unlock(plock);
+	err = zcow_zoned_write_data(fs, bg, wc->logical, wc->buf, len,
+				    &wc->landed);
+	if (wc->plock)
+		pthread_mutex_unlock(wc->plock);
 	LOCK(fs);
-	if (!err && (landed < bg->start ||
-		     landed + len > bg->start + bg->alloc_offset)) {
+	if (!err && (wc->landed < bg->start ||
+		     wc->landed + len > bg->start + bg->alloc_offset)) {
 		zlog_err(TAG, "append landed at %" PRIu64 ", outside the reservations of block group %" PRIu64,
-			 landed, bg->start);
+			 wc->landed, bg->start);
 		err = -EIO;
 	}
 	if (err) {
 		zlog_err(TAG, "data write of %" PRIu64 " bytes for inode %" PRIu64 " failed: %d",
-			 len, f->ino, err);
-		zcow_bg_release(fs, logical, len, true);
-		goto out;
+			 len, wc->f->ino, err);
+		zcow_bg_release(fs, wc->logical, len, true);
+		return err;
 	}
-	if (bg->is_seq && !plain) {
+	if (zcow_zoned_use_append(fs, bg)) {
 		fl->nr_appends++;
-		fl->nr_appends_moved += landed != logical;
+		fl->nr_appends_moved += wc->landed != wc->logical;
 	} else {
 		fl->nr_data_writes++;
 	}
+	return 0;
+}
+
+/*
+ * Step 5, record, under the fs lock: the data's extent item, checksums and
+ * file extent at the address where it landed, the extents it replaces
+ * dropped, the inode item.  Returns 0 or -errno: before any item changed
+ * the reservation is given back; after, the fs enters its error state.
+ */
+static int write_record(struct write_cmd *wc)
+{
+	struct zcow_file *f = wc->f;
+	struct zcow_fs *fs = f->fs;
+	struct zcow_files *fl = fs->files;
+	uint64_t len = wc->len, off = wc->off, landed = wc->landed;
+	uint64_t dropped = 0, nodes;
+	struct zcow_inode in;
+	struct zcow_fext fe;
+	int err;
+
 	/*
 	 * The reservation, again under the lock held to the end: others
 	 * may have used the room while the data was written.  Without room
@@ -983,17 +837,17 @@ static int write_extent(struct zcow_file *f, const uint8_t *buf,
 	if (!err)
 		err = zcow_meta_reserve_locked(fs, nodes, false);
 	if (err) {
-		zcow_bg_release(fs, logical, len, true);
-		goto out;
+		zcow_bg_release(fs, wc->logical, len, true);
+		return err;
 	}
 	/* ORDER: the data is on the device (completion) before any item
 	 * references its address; the commit makes both durable. */
 	err = zcow_inode_get(f->tree, f->ino, &in);
 	if (err) {
-		zcow_bg_release(fs, logical, len, true);
-		goto out;
+		zcow_bg_release(fs, wc->logical, len, true);
+		return err;
 	}
-	err = extent_create_locked(fs, landed, len, csums, f->root, f->ino,
+	err = extent_create_locked(fs, landed, len, wc->csums, f->root, f->ino,
 				   off);
 	fe.file_off = off;
 	fe.generation = fs->transid;
@@ -1009,12 +863,12 @@ static int write_extent(struct zcow_file *f, const uint8_t *buf,
 		if (!err)
 			err = put_fext_locked(f->tree, f->ino, &fe, true);
 	}
-	if (!err && (min_size > in.size || len != dropped ||
+	if (!err && (wc->min_size > in.size || len != dropped ||
 		     in.transid != fs->transid)) {
 		/* (A same-size overwrite in the same transaction changes
 		 * nothing of the inode item: it is not rewritten.) */
-		if (min_size > in.size)
-			in.size = min_size;
+		if (wc->min_size > in.size)
+			in.size = wc->min_size;
 		in.nbytes = in.nbytes + len - dropped;
 		in.transid = fs->transid;
 		in.sequence++;
@@ -1026,16 +880,45 @@ static int write_extent(struct zcow_file *f, const uint8_t *buf,
 			 f->ino, err);
 		if (!fs->error)
 			fs->error = err;
-		goto out;
+		return err;
 	}
 	zcow_log_note_write(fs, f->ino);
 	fl->dirty_bytes += len;
 	if (fl->commit_bytes && fl->dirty_bytes >= fl->commit_bytes)
 		err = zcow_files_commit_locked(fs);
-out:
-	inflight_done_locked(fl, f->root, f->ino);
+	return err;
+}
+
+/*
+ * Write the block-aligned @buf at the block-aligned file offset @off as
+ * one data extent; the inode's size becomes at least @min_size.  The
+ * steps of the header: checksums, reserve, submit, record.
+ */
+static int write_extent(struct zcow_file *f, const uint8_t *buf,
+			uint64_t len, uint64_t off, uint64_t min_size)
+{
+	struct zcow_fs *fs = f->fs;
+	struct write_cmd wc = { .f = f, .buf = buf, .len = len, .off = off,
+				.min_size = min_size };
+	uint64_t b;
+	int err;
+
+	wc.csums = malloc(len / BS * 4);
+	if (!wc.csums)
+		return -ENOMEM;
+	for (b = 0; b < len; b += BS)
+		wc.csums[b / BS] = htole32(zcow_crc32c(buf + b, BS));
+	err = write_reserve(&wc);
+	if (err) {
+		free(wc.csums);
+		return err;
+	}
+	err = write_submit(&wc);	/* returns with the fs lock held */
+	if (!err)
+		err = write_record(&wc);
+	inflight_done_locked(fs->files, f->root, f->ino);
 	UNLOCK(fs);
-	free(csums);
+	free(wc.csums);
 	return err;
 }
 
@@ -1224,273 +1107,4 @@ int zcow_set_nodatacow(struct zcow_file *f)
 	zlog_err(TAG, "inode %" PRIu64 ": nodatacow refused: zoned file systems never overwrite data in place",
 		 f->ino);
 	return -EOPNOTSUPP;
-}
-
-/* ---- snapshots ----------------------------------------------------- */
-
-uint64_t zcow_files_nr_trees(struct zcow_fs *fs)
-{
-	return fs->files ? fs->files->nr_snaps : 0;
-}
-
-struct zcow_tree *zcow_files_tree_nr(struct zcow_fs *fs, uint64_t i)
-{
-	if (!fs->files || i >= fs->files->nr_snaps)
-		return NULL;
-	return fs->files->snaps[i].tree;
-}
-
-struct zcow_tree *zcow_root_tree_locked(struct zcow_fs *fs, uint64_t root)
-{
-	struct zcow_key k = { root, ZCOW_ROOT_ITEM_KEY, 0 };
-	uint8_t item[ZCOW_ROOT_ITEM_SIZE];
-	struct zcow_snap *s = NULL;
-	struct zcow_tree *t;
-	uint32_t size;
-	uint64_t i;
-
-	if (root == ZCOW_FS_TREE_OBJECTID)
-		return &fs->fs_tree;
-	for (i = 0; i < fs->files->nr_snaps; i++)
-		if (fs->files->snaps[i].id == root)
-			s = &fs->files->snaps[i];
-	if (!s)
-		return NULL;
-	if (s->tree)
-		return s->tree;
-	if (zcow_tree_search(&fs->root_tree, &k, item, sizeof(item), &size) ||
-	    size < ZCOW_ROOT_ITEM_SIZE)
-		return NULL;
-	t = calloc(1, sizeof(*t));
-	if (!t)
-		return NULL;
-	if (zcow_tree_init(t, &fs->store, root, get64(item + 176),
-			   item[238], get64(item + 160)) ||
-	    zcow_tree_set_transid(t, fs->transid)) {
-		free(t);
-		return NULL;
-	}
-	s->tree = t;
-	return t;
-}
-
-static int add_snap(struct zcow_files *fl, uint64_t id, const char *name,
-		    size_t len)
-{
-	struct zcow_snap *p = realloc(fl->snaps,
-				      (fl->nr_snaps + 1) * sizeof(*p));
-
-	if (!p)
-		return -ENOMEM;
-	fl->snaps = p;
-	p = &fl->snaps[fl->nr_snaps++];
-	memset(p, 0, sizeof(*p));
-	p->id = id;
-	if (len > 255)
-		len = 255;
-	memcpy(p->name, name, len);
-	p->name[len] = '\0';
-	return 0;
-}
-
-int zcow_snaps_load(struct zcow_fs *fs)
-{
-	struct zcow_key start = { ZCOW_FS_TREE_OBJECTID, ZCOW_ROOT_REF_KEY, 0 };
-	struct zcow_key k;
-	struct zcow_tree_iter it;
-	const void *data;
-	uint32_t len;
-	int err;
-
-	/* ROOT_REF (5, ROOT_REF, id): struct btrfs_root_ref + name. */
-	zcow_tree_iter_init(&it, &fs->root_tree, &start);
-	while (!(err = zcow_tree_iter_next(&it, &k, &data, &len))) {
-		const uint8_t *d = data;
-		uint16_t nlen;
-
-		if (k.objectid != ZCOW_FS_TREE_OBJECTID ||
-		    k.type != ZCOW_ROOT_REF_KEY)
-			break;
-		if (len < ZCOW_ROOT_REF_HDR)
-			return -EUCLEAN;
-		nlen = get16(d + 16);
-		if (ZCOW_ROOT_REF_HDR + nlen > len)
-			return -EUCLEAN;
-		err = add_snap(fs->files, k.offset,
-			       (const char *)d + ZCOW_ROOT_REF_HDR, nlen);
-		if (err)
-			return err;
-	}
-	return err == -ENOENT ? 0 : err;
-}
-
-void zcow_snaps_free(struct zcow_fs *fs)
-{
-	uint64_t i;
-
-	for (i = 0; i < fs->files->nr_snaps; i++) {
-		if (fs->files->snaps[i].tree) {
-			zcow_tree_release(fs->files->snaps[i].tree);
-			free(fs->files->snaps[i].tree);
-		}
-	}
-	free(fs->files->snaps);
-	fs->files->snaps = NULL;
-	fs->files->nr_snaps = 0;
-}
-
-static void encode_snap_root_item(struct zcow_fs *fs, struct zcow_tree *t,
-				  uint8_t *buf)
-{
-	uint64_t bytenr, gen;
-	int level;
-
-	zcow_tree_root(t, &bytenr, &level, &gen);
-	memset(buf, 0, ZCOW_ROOT_ITEM_SIZE);
-	put64(buf + 0, 1);			/* inode.generation */
-	put32(buf + 40, 1);			/* inode.nlink */
-	put32(buf + 52, S_IFDIR | 0755);	/* inode.mode */
-	put64(buf + 160, gen);		/* generation */
-	put64(buf + 168, ZCOW_ROOT_DIR_INO);	/* root_dirid */
-	put64(buf + 176, bytenr);
-	put64(buf + 192, fs->nodesize);	/* bytes_used (approx.) */
-	put64(buf + 200, fs->transid);	/* last_snapshot */
-	put64(buf + 208, ZCOW_ROOT_SUBVOL_RDONLY); /* flags */
-	put32(buf + 216, 1);			/* refs */
-	buf[238] = (uint8_t)level;
-	put64(buf + 239, gen);		/* generation_v2 */
-	put64(buf + 303, fs->transid);	/* otransid */
-}
-
-int zcow_snapshot(struct zcow_fs *fs, const char *name, uint64_t *id_ret)
-{
-	struct zcow_files *fl;
-	struct zcow_key start = { 0, 0, 0 }, k;
-	struct zcow_tree_iter it;
-	struct zcow_tree *t = NULL;
-	uint8_t item[ZCOW_ROOT_ITEM_SIZE], ref[ZCOW_ROOT_REF_HDR + 256];
-	uint64_t id = 256, i;
-	size_t nlen;
-	const void *data;
-	uint32_t len;
-	int err;
-
-	if (!fs || !fs->files || !name)
-		return -EINVAL;
-	fl = fs->files;
-	nlen = strlen(name);
-	if (nlen > 255)
-		return -ENAMETOOLONG;
-	if (!nlen || strchr(name, '/') || !strcmp(name, ".") ||
-	    !strcmp(name, ".."))
-		return -EINVAL;
-	if (fs->read_only)
-		return -EROFS;
-	LOCK(fs);
-	while (fl->nr_inflight)
-		pthread_cond_wait(&fl->cond, &fl->lock);
-	err = fs->error ? -EIO : 0;
-	for (i = 0; !err && i < fl->nr_snaps; i++) {
-		if (!strcmp(fl->snaps[i].name, name))
-			err = -EEXIST;
-		if (fl->snaps[i].id >= id)
-			id = fl->snaps[i].id + 1;
-	}
-	if (!err) {
-		uint64_t nodes = 0;
-
-		/* The copy of the fs tree, a reference per file extent, the
-		 * root tree's three items. */
-		err = zcow_rsv_fs_items(fs, &fs->fs_tree, UINT64_MAX, &nodes);
-		if (!err)
-			err = zcow_rsv_nodes(fs, &fs->extent_tree, UINT64_MAX,
-					     RSV_EXTENT_ITEM, &nodes);
-		if (!err)
-			err = zcow_rsv_nodes(fs, &fs->root_tree, 3,
-					     ZCOW_ROOT_ITEM_SIZE, &nodes);
-		if (!err)
-			err = zcow_meta_reserve_locked(fs, nodes, false);
-	}
-	if (err)
-		goto out;
-	t = calloc(1, sizeof(*t));
-	if (!t) {
-		err = -ENOMEM;
-		goto out;
-	}
-	err = zcow_tree_init(t, &fs->store, id, ZCOW_NO_ROOT, 0,
-			     fs->generation);
-	if (!err)
-		err = zcow_tree_set_transid(t, fs->transid);
-	if (!err)
-		err = zcow_tree_create_root(t);
-	if (err)
-		goto fail;
-	/* Copy every item; every file extent takes a data reference. */
-	zcow_tree_iter_init(&it, &fs->fs_tree, &start);
-	while (!(err = zcow_tree_iter_next(&it, &k, &data, &len))) {
-		struct zcow_fext fe;
-
-		if (k.type == ZCOW_EXTENT_DATA_KEY) {
-			err = zcow_fext_decode(data, len, k.offset, &fe);
-			if (!err)
-				err = zcow_data_ref_locked(fs, fe.disk_bytenr,
-						   fe.disk_num_bytes, +1, id,
-						   k.objectid,
-						   k.offset - fe.offset);
-			if (err)
-				goto fail;
-		}
-		err = zcow_tree_insert(t, &k, data, len);
-		if (err)
-			goto fail;
-	}
-	if (err != -ENOENT)
-		goto fail;
-	err = add_snap(fl, id, name, nlen);
-	if (err)
-		goto fail;
-	fl->snaps[fl->nr_snaps - 1].tree = t;
-	encode_snap_root_item(fs, t, item);
-	k.objectid = id;
-	k.type = ZCOW_ROOT_ITEM_KEY;
-	k.offset = 0;
-	err = zcow_tree_insert(&fs->root_tree, &k, item, sizeof(item));
-	put64(ref, ZCOW_ROOT_DIR_INO);	/* dirid */
-	put64(ref + 8, id);			/* sequence */
-	put16(ref + 16, (uint16_t)nlen);
-	memcpy(ref + ZCOW_ROOT_REF_HDR, name, nlen);
-	k.objectid = ZCOW_FS_TREE_OBJECTID;
-	k.type = ZCOW_ROOT_REF_KEY;
-	k.offset = id;
-	if (!err)
-		err = zcow_tree_insert(&fs->root_tree, &k, ref,
-				       ZCOW_ROOT_REF_HDR + (uint32_t)nlen);
-	k.objectid = id;
-	k.type = ZCOW_ROOT_BACKREF_KEY;
-	k.offset = ZCOW_FS_TREE_OBJECTID;
-	if (!err)
-		err = zcow_tree_insert(&fs->root_tree, &k, ref,
-				       ZCOW_ROOT_REF_HDR + (uint32_t)nlen);
-	if (!err)
-		err = zcow_files_commit_locked(fs);
-	if (err) {
-		zlog_err(TAG, "snapshot %s: %d", name, err);
-		if (!fs->error)
-			fs->error = err;
-	}
-	if (!err && id_ret)
-		*id_ret = id;
-	goto out;
-fail:
-	/* Nothing referenced the new tree yet; its nodes are dropped with
-	 * the transaction (the fs enters the error state). */
-	zlog_err(TAG, "snapshot %s failed: %d", name, err);
-	if (!fs->error)
-		fs->error = err;
-	zcow_tree_release(t);
-	free(t);
-out:
-	UNLOCK(fs);
-	return err;
 }

@@ -5,7 +5,8 @@
  *
  * What it is: the state and helpers shared by core/inode.c (namespace:
  * paths, inodes, directory entries), core/file.c (the data path of seed
- * 006: zone append, checksums, copy-on-write extents, truncate, snapshots)
+ * 006: zone append, checksums, copy-on-write extents, truncate),
+ * core/snapshot.c (read-only snapshots), core/zoned.c (the data slots)
  * and core/fcheck.c (the fs-tree part of zcow check).  The public API is
  * the "files" section of core/zcow.h.
  *
@@ -114,7 +115,7 @@ struct zcow_files {
 	struct zcow_inflight *inflight;
 	uint64_t nr_inflight, cap_inflight;
 	struct zcow_snap *snaps;
-	uint64_t nr_snaps;
+	uint64_t nr_snaps, cap_snaps;
 	uint64_t dirty_bytes;		/* data written since the last commit */
 	uint64_t commit_bytes;		/* commit after this many (0 = never) */
 	uint64_t nr_appends;		/* zone appends of data */
@@ -159,7 +160,8 @@ int zcow_inode_get(struct zcow_tree *tree, uint64_t ino,
 		   struct zcow_inode *ret);
 int zcow_inode_put(struct zcow_tree *tree, const struct zcow_inode *ino);
 
-/* The tree of root @root (5 or a snapshot), or NULL. _locked. */
+/* The tree of root @root (5 or a snapshot), or NULL (snapshot.c).
+ * _locked. */
 struct zcow_tree *zcow_root_tree_locked(struct zcow_fs *fs, uint64_t root);
 
 /* Data-extent references (file.c); _locked: under files->lock. */
@@ -171,7 +173,10 @@ int zcow_data_ref_locked(struct zcow_fs *fs, uint64_t bytenr, uint64_t len,
 int zcow_drop_extents_locked(struct zcow_fs *fs, struct zcow_tree *tree,
 			     uint64_t root, uint64_t ino, uint64_t from,
 			     uint64_t to, uint64_t *dropped_ret);
-/* Commit from the file layer (fs->files->lock held). */
+/* Commit from the file layer or a flush (fs->files->lock held;
+ * transaction.c): zcow_commit(), then once more when it left whole
+ * unusable block groups (the second deletes their items and resets their
+ * zones).  The data bytes written since are counted from 0 again. */
 int zcow_files_commit_locked(struct zcow_fs *fs);
 
 /*
@@ -184,6 +189,9 @@ int zcow_files_commit_locked(struct zcow_fs *fs);
  */
 int zcow_meta_reserve_locked(struct zcow_fs *fs, uint64_t nodes,
 			     bool may_use_global);
+/* Bytes the reservation charges per extent-tree item of a data extent
+ * (an extent item with every inline reference; an upper bound). */
+#define ZCOW_RSV_EXTENT_ITEM	(24u + ZCOW_MAX_INLINE_DATA_REFS * 29u)
 /* Add to *nodes_ret: @nr_items fs-tree items of @tree (an inode, a
  * directory entry); UINT64_MAX: the whole tree. */
 int zcow_rsv_fs_items(struct zcow_fs *fs, struct zcow_tree *tree,
@@ -240,7 +248,7 @@ bool zcow_log_root(struct zcow_fs *fs, uint64_t *bytenr_ret, int *level_ret);
 void zcow_log_stats(struct zcow_fs *fs, uint64_t *fsyncs, uint64_t *syncs,
 		    uint64_t *fallbacks, uint64_t *replayed, bool *is_lost);
 
-/* Snapshot loading at mount (file.c). */
+/* Snapshot loading at mount (snapshot.c). */
 int zcow_snaps_load(struct zcow_fs *fs);
 void zcow_snaps_free(struct zcow_fs *fs);
 

@@ -17,7 +17,9 @@
 
 #include "csum.h"
 #include "files.h"
+#include "grow.h"
 #include "zlog.h"
+#include "zoned.h"
 
 #define TAG "files"
 #define SNAP_DIR ".snapshots"
@@ -957,14 +959,9 @@ int zcow_readdir(struct zcow_fs *fs, const char *path,
 		nlen = get16(d + 27);
 		if (nlen > 255 || ZCOW_DIR_ITEM_HDR + nlen > len)
 			continue;
-		if (nr == cap) {
-			cap = cap ? cap * 2 : 16;
-			e = realloc(ents, cap * sizeof(*ents));
-			if (!e) {
-				err = -ENOMEM;
-				goto out;
-			}
-			ents = e;
+		if (ZCOW_GROW_ONE(&ents, nr, &cap)) {
+			err = -ENOMEM;
+			goto out;
 		}
 		e = &ents[nr++];
 		e->ino = get64(d);
@@ -1063,39 +1060,6 @@ int zcow_root_dir_locked(struct zcow_fs *fs)
 	return err;
 }
 
-/*
- * The number of active data block groups: @want (0 = 4), clamped to what
- * the device's active/open zone limit leaves after the non-data zones,
- * at least 1, at most ZCOW_MAX_DATA_ZONES.
- */
-static uint32_t data_zones_for(struct zcow_fs *fs, uint32_t want,
-			       bool has_treelog)
-{
-	const struct zdev_info *info = &fs->dev->info;
-	uint32_t limit = info->max_active, n = want ? want : 4, avail;
-	/* everything but data, with room for the next metadata group */
-	uint32_t nondata = zcow_active_zones_needed(fs->dev, fs->placement,
-						    has_treelog, 0) + 1;
-
-	if (info->max_open && (!limit || info->max_open < limit))
-		limit = info->max_open;
-	if (n > ZCOW_MAX_DATA_ZONES) {
-		zlog_warn(TAG, "data_zones=%u: at most %u", n,
-			  ZCOW_MAX_DATA_ZONES);
-		n = ZCOW_MAX_DATA_ZONES;
-	}
-	if (limit) {
-		avail = limit > nondata ? limit - nondata : 1;
-		if (n > avail) {
-			if (want)
-				zlog_warn(TAG, "data_zones=%u: the device allows %u active zones, using %u",
-					  want, limit, avail);
-			n = avail;
-		}
-	}
-	return n;
-}
-
 int zcow_files_rescan(struct zcow_fs *fs)
 {
 	struct zcow_files *fl = fs->files;
@@ -1147,8 +1111,9 @@ int zcow_files_mount(struct zcow_fs *fs, const struct zcow_mount_opts *opts)
 				 fs->dev->info.max_append % ZCOW_SECTORSIZE;
 	fl->commit_bytes = opts && opts->commit_bytes ? opts->commit_bytes :
 							256ULL << 20;
-	fl->data_zones = data_zones_for(fs, opts ? opts->data_zones : 0,
-					!(opts && opts->no_treelog));
+	fl->data_zones = zcow_zoned_data_zones(fs,
+					       opts ? opts->data_zones : 0,
+					       !(opts && opts->no_treelog));
 	fs->files = fl;
 	err = zcow_files_rescan(fs);
 	if (!err)

@@ -16,16 +16,21 @@
  * (nodes CoWed once are modified in place, so this converges in a few
  * rounds).  Only then are the nodes written.
  *
- * Commit order (each step marked ORDER: below):
- *   1. apply the delayed changes until nothing changes;
+ * Commit order (each step marked ORDER: below; zcow_commit() calls one
+ * static function per step):
+ *   1. apply the delayed changes until nothing changes
+ *      (commit_apply_delayed);
  *   2. write every dirty node (and every node freed before writeback,
  *      zeroed: "redirty") in ascending logical order; per block group the
  *      writes go exactly at the meta write pointer, plain writes, never
- *      zone append (nodes point at each other by logical address);
+ *      zone append (nodes point at each other by logical address)
+ *      (commit_write_nodes);
  *   3. flush (inside zcow_sb_write_all, which flushes first), then the
- *      superblock log with FUA, then flush;
- *   4. only then: pinned -> zone_unusable, and the zones of block groups
- *      this commit removed are reset.
+ *      superblock log with FUA, then flush (commit_fill_super,
+ *      commit_write_super; then commit_next_transaction);
+ *   4. only then: the zones of block groups this commit removed are reset
+ *      (commit_reset_removed), and pinned -> zone_unusable
+ *      (commit_unpin).
  */
 #include <endian.h>
 #include <errno.h>
@@ -34,6 +39,7 @@
 #include <string.h>
 
 #include "files.h"
+#include "grow.h"
 #include "le.h"
 #include "zcow.h"
 #include "zlog.h"
@@ -88,16 +94,9 @@ static void add_ref(struct zcow_fs *fs, uint64_t bytenr, uint64_t owner,
 {
 	struct zcow_delayed_ref *r;
 
-	if (fs->nr_refs == fs->refs_cap) {
-		uint64_t cap = fs->refs_cap ? fs->refs_cap * 2 : 256;
-
-		r = realloc(fs->refs, cap * sizeof(*r));
-		if (!r) {
-			fs->error = -ENOMEM;
-			return;
-		}
-		fs->refs = r;
-		fs->refs_cap = cap;
+	if (ZCOW_GROW_ONE(&fs->refs, fs->nr_refs, &fs->refs_cap)) {
+		fs->error = -ENOMEM;
+		return;
 	}
 	r = &fs->refs[fs->nr_refs++];
 	r->bytenr = bytenr;
@@ -148,17 +147,10 @@ static void store_free(void *arg, uint64_t bytenr, uint64_t gen)
 		 * for run_refs(), which knows whether the allocation was
 		 * already turned into an extent item in an earlier round.
 		 */
-		if (fs->nr_redirty == fs->redirty_cap) {
-			uint64_t cap = fs->redirty_cap ? fs->redirty_cap * 2 :
-							 64;
-			uint64_t *p = realloc(fs->redirty, cap * sizeof(*p));
-
-			if (!p) {
-				fs->error = -ENOMEM;
-				return;
-			}
-			fs->redirty = p;
-			fs->redirty_cap = cap;
+		if (ZCOW_GROW_ONE(&fs->redirty, fs->nr_redirty,
+				  &fs->redirty_cap)) {
+			fs->error = -ENOMEM;
+			return;
 		}
 		fs->redirty[fs->nr_redirty++] = bytenr;
 		add_ref(fs, bytenr, 0, -1, -1, true);
@@ -713,16 +705,14 @@ out:
 /* Test-only ordering mutations (zcow.h); 0 in every real run. */
 int zcow_fault_mutation;
 
-int zcow_commit(struct zcow_fs *fs)
+/*
+ * Commit step 1: apply the delayed changes until nothing changes, after
+ * the tree-log's group is readied and the root tree's root copied.
+ */
+static int commit_apply_delayed(struct zcow_fs *fs)
 {
-	struct zcow_super_block *sb = NULL;
-	uint64_t bytenr, gen, used = 0, i;
-	int level, t, ret;
+	int ret;
 
-	if (fs->read_only || fs->error)
-		return -EROFS;
-	if (!fs->has_trees)
-		return commit_sb_only(fs);
 	zcow_log_commit_prepare(fs);
 	/*
 	 * Every generation has its own root tree: btrfs-progs reads the root
@@ -731,23 +721,27 @@ int zcow_commit(struct zcow_fs *fs)
 	 */
 	ret = zcow_tree_cow_root(&fs->root_tree);
 	if (ret)
-		goto fail;
-	ret = apply_delayed(fs);
-	if (ret)
-		goto fail;
+		return ret;
+	return apply_delayed(fs);
+}
+
+/* Commit step 2: write every dirty and every redirtied node. */
+static int commit_write_nodes(struct zcow_fs *fs)
+{
 	/*
 	 * ORDER: every node of this transaction (and every redirtied one) is
 	 * written before the superblock that references them; writes are
 	 * plain and sequential at each group's meta write pointer.
 	 */
-	ret = write_nodes(fs);
-	if (ret)
-		goto fail;
-	sb = malloc(sizeof(*sb));
-	if (!sb) {
-		ret = -ENOMEM;
-		goto fail;
-	}
+	return write_nodes(fs);
+}
+
+/* The superblock of this commit: the roots, bytes used, no tree-log. */
+static void commit_fill_super(struct zcow_fs *fs, struct zcow_super_block *sb)
+{
+	uint64_t bytenr, gen, used = 0, i;
+	int level;
+
 	*sb = fs->sb;
 	zcow_tree_root(&fs->root_tree, &bytenr, &level, &gen);
 	sb->root = htole64(bytenr);
@@ -767,6 +761,18 @@ int zcow_commit(struct zcow_fs *fs)
 	sb->log_root_level = 0;
 	sb->log_root_transid = 0;
 	fill_backup_root(fs, sb);
+}
+
+/*
+ * Commit step 3: flush, the superblock log with FUA, flush: the commit is
+ * durable when this returns 0.
+ */
+static int commit_write_super(struct zcow_fs *fs,
+			      struct zcow_super_block *sb)
+{
+	uint64_t i;
+	int ret;
+
 	/* Test-only mutation 1 (docs/crash.md): reset the removed block
 	 * groups before the commit that drops them is durable. */
 	if (zcow_fault_mutation == ZCOW_MUT_RESET_BEFORE_COMMIT)
@@ -791,11 +797,19 @@ int zcow_commit(struct zcow_fs *fs)
 	 */
 	ret = zcow_fs_write_super(fs, sb);
 	if (ret)
-		goto fail;
+		return ret;
 	/* ORDER: the superblock log is durable before anything after it. */
-	ret = zdev_flush(fs->dev);
-	if (ret)
-		goto fail;
+	return zdev_flush(fs->dev);
+}
+
+/* The durable commit's superblock is the fs's; a new transaction opens
+ * with every tree clean. */
+static void commit_next_transaction(struct zcow_fs *fs,
+				    const struct zcow_super_block *sb)
+{
+	uint64_t i;
+	int t;
+
 	fs->sb = *sb;
 	fs->generation = fs->transid;
 	fs->transid++;
@@ -815,6 +829,14 @@ int zcow_commit(struct zcow_fs *fs)
 		zcow_tree_set_transid(tree, fs->transid);
 	}
 	fs->cstats.nr_commits++;
+}
+
+/* Commit step 4a: reset the zones of the block groups it removed. */
+static void commit_reset_removed(struct zcow_fs *fs)
+{
+	uint64_t i;
+	int ret;
+
 	/*
 	 * ORDER: the commit that dropped these block groups is durable: only
 	 * now may their zones be reset (a crash before leaves the data that
@@ -833,10 +855,44 @@ int zcow_commit(struct zcow_fs *fs)
 				  bg->start, ret);
 		zcow_bg_remove(fs, bg);
 	}
+}
+
+/* Commit step 4b: drop the tree-log, pinned -> zone_unusable. */
+static void commit_unpin(struct zcow_fs *fs)
+{
 	/* ORDER: the commit is durable: the log is garbage (tree-log), and
 	 * pinned space is unusable now. */
 	zcow_log_commit_done(fs);
 	zcow_bg_unpin_all(fs);
+}
+
+int zcow_commit(struct zcow_fs *fs)
+{
+	struct zcow_super_block *sb = NULL;
+	int ret;
+
+	if (fs->read_only || fs->error)
+		return -EROFS;
+	if (!fs->has_trees)
+		return commit_sb_only(fs);
+	ret = commit_apply_delayed(fs);
+	if (ret)
+		goto fail;
+	ret = commit_write_nodes(fs);
+	if (ret)
+		goto fail;
+	sb = malloc(sizeof(*sb));
+	if (!sb) {
+		ret = -ENOMEM;
+		goto fail;
+	}
+	commit_fill_super(fs, sb);
+	ret = commit_write_super(fs, sb);
+	if (ret)
+		goto fail;
+	commit_next_transaction(fs, sb);
+	commit_reset_removed(fs);
+	commit_unpin(fs);
 	free(sb);
 	return 0;
 fail:
@@ -846,6 +902,35 @@ fail:
 	free(sb);
 	return ret;
 }
+
+/*
+ * The commit of the file layer and of a flush (fs->files->lock held):
+ * zcow_commit(), and a second one when the first left whole unusable
+ * block groups.
+ */
+int zcow_files_commit_locked(struct zcow_fs *fs)
+{
+	uint64_t i;
+	int err, round;
+
+	/* Two rounds when the first leaves whole unusable block groups: the
+	 * second deletes their items and resets their zones. */
+	for (round = 0; round < 2; round++) {
+		bool removing = false;
+
+		err = zcow_commit(fs);
+		if (err)
+			return err;
+		fs->files->dirty_bytes = 0;
+		for (i = 0; i < fs->nr_bgs; i++)
+			if (fs->bgs[i]->is_removing && !fs->bgs[i]->is_deleted)
+				removing = true;
+		if (!removing)
+			break;
+	}
+	return 0;
+}
+
 
 /* ---- setup --------------------------------------------------------------- */
 

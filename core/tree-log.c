@@ -55,9 +55,11 @@
 #include <sys/stat.h>
 
 #include "files.h"
+#include "grow.h"
 #include "le.h"
 #include "prng.h"
 #include "zlog.h"
+#include "zoned.h"
 
 #define TAG "treelog"
 #define LOG_MAX_INODES		4096
@@ -101,26 +103,9 @@ struct zcow_log {
 	bool is_lost;			/* a log was ignored at mount */
 };
 
-/* Room in the array *@v (*@cap elements of @size) for element @nr. */
-static int grow(void *v, uint64_t nr, uint64_t *cap, size_t size)
-{
-	void **pv = v, *p;
-	uint64_t c;
-
-	if (nr < *cap)
-		return 0;
-	c = *cap ? *cap * 2 : 16;
-	p = realloc(*pv, c * size);
-	if (!p)
-		return -ENOMEM;
-	*pv = p;
-	*cap = c;
-	return 0;
-}
-
 static int push64(uint64_t **v, uint64_t *nr, uint64_t *cap, uint64_t x)
 {
-	if (grow(v, *nr, cap, sizeof(**v)))
+	if (ZCOW_GROW_ONE(v, *nr, cap))
 		return -ENOMEM;
 	(*v)[(*nr)++] = x;
 	return 0;
@@ -406,7 +391,7 @@ static int log_keys(struct zcow_tree *log, uint64_t ino,
 	zcow_tree_iter_init(&it, log, &start);
 	while (!(err = zcow_tree_iter_next(&it, &k, NULL, NULL)) &&
 	       k.objectid == ino) {
-		if (grow(&v, nr, &cap, sizeof(*v))) {
+		if (ZCOW_GROW_ONE(&v, nr, &cap)) {
 			free(v);
 			return -ENOMEM;
 		}
@@ -618,7 +603,7 @@ static int collect(void *arg, uint64_t bytenr, const void *buf)
 	struct wlist *wl = arg;
 	struct zcow_wnode *w;
 
-	if (grow(&wl->v, wl->nr, &wl->cap, sizeof(*wl->v)))
+	if (ZCOW_GROW_ONE(&wl->v, wl->nr, &wl->cap))
 		return -ENOMEM;
 	w = &wl->v[wl->nr];
 	w->bytenr = bytenr;
@@ -1085,7 +1070,7 @@ static int collect_items(struct zcow_tree *tree, uint64_t ino,
 	zcow_tree_iter_init(&it, tree, &start);
 	while (!(err = zcow_tree_iter_next(&it, &k, &data, &len)) &&
 	       k.objectid == ino) {
-		if (grow(&v, nr, &cap, sizeof(*v))) {
+		if (ZCOW_GROW_ONE(&v, nr, &cap)) {
 			free(v);
 			return -ENOMEM;
 		}
@@ -1260,7 +1245,7 @@ static int dir_entries(struct zcow_tree *tree, uint64_t dir,
 			free(v);
 			return -EUCLEAN;
 		}
-		if (grow(&v, nr, &cap, sizeof(*v))) {
+		if (ZCOW_GROW_ONE(&v, nr, &cap)) {
 			free(v);
 			return -ENOMEM;
 		}

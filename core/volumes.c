@@ -3,6 +3,7 @@
  * Chunks, block groups and the zoned allocator (seeds 003, 004, 005).
  */
 #include "le.h"
+#include "grow.h"
 #include "volumes.h"
 
 #include <endian.h>
@@ -177,18 +178,11 @@ int zcow_map_logical(struct zcow_fs *fs, uint64_t logical, uint64_t len,
 int zcow_bg_add(struct zcow_fs *fs, const struct zcow_bg *tmpl,
 		struct zcow_bg **bg_ret)
 {
-	struct zcow_bg *bg, **arr;
+	struct zcow_bg *bg;
 	uint64_t i;
 
-	if (fs->nr_bgs == fs->bgs_cap) {
-		uint64_t cap = fs->bgs_cap ? fs->bgs_cap * 2 : 16;
-
-		arr = realloc(fs->bgs, cap * sizeof(*arr));
-		if (!arr)
-			return -ENOMEM;
-		fs->bgs = arr;
-		fs->bgs_cap = cap;
-	}
+	if (ZCOW_GROW_ONE(&fs->bgs, fs->nr_bgs, &fs->bgs_cap))
+		return -ENOMEM;
 	bg = malloc(sizeof(*bg));
 	if (!bg)
 		return -ENOMEM;
@@ -374,59 +368,6 @@ int zcow_bg_reserve(struct zcow_fs *fs, uint64_t flags, uint64_t len,
 			return ret;
 	}
 	return zcow_bg_reserve_in(fs, bg, len, logical_ret);
-}
-
-int zcow_treelog_bg_prepare(struct zcow_fs *fs, uint64_t room, bool may_alloc)
-{
-	struct zcow_bg *bg = NULL;
-	uint64_t i;
-
-	if (fs->read_only)
-		return -EROFS;
-	if (fs->treelog_bg) {
-		bg = zcow_bg_lookup(fs, fs->treelog_bg);
-		if (bg && zcow_bg_has_room(bg, ZCOW_BG_METADATA, room))
-			return 0;
-		/* Full, read-only or removed: a new one (as the seed). */
-		fs->treelog_bg = 0;
-		bg = NULL;
-	}
-	for (i = 0; i < fs->nr_bgs && !bg; i++) {
-		struct zcow_bg *b = fs->bgs[i];
-
-		/* A group in use must not become the log's (seed 010). */
-		if (zcow_bg_has_room(b, ZCOW_BG_METADATA, room) && !b->used &&
-		    !b->reserved && !b->pinned)
-			bg = b;
-	}
-	/* The log's group leaves the metadata room: only while the running
-	 * transaction can still commit (else fsync commits instead). */
-	if (bg && !zcow_meta_may_give(fs, (bg->capacity - bg->alloc_offset) /
-						  fs->nodesize * fs->nodesize))
-		return -ENOSPC;
-	if (!bg && !may_alloc)
-		return -ENOSPC;
-	if (!bg && !zcow_meta_may_give(fs, zcow_zone_room(fs)))
-		return -ENOSPC;
-	if (!bg) {
-		int ret = zcow_chunk_alloc(fs, ZCOW_BG_METADATA, &bg);
-
-		if (ret)
-			return ret;
-	}
-	fs->treelog_bg = bg->start;
-	return 0;
-}
-
-int zcow_bg_reserve_treelog(struct zcow_fs *fs, uint64_t len,
-			    uint64_t *logical_ret)
-{
-	int ret = zcow_treelog_bg_prepare(fs, len, true);
-
-	if (ret)
-		return ret;
-	return zcow_bg_reserve_in(fs, zcow_bg_lookup(fs, fs->treelog_bg), len,
-				  logical_ret);
 }
 
 void zcow_bg_claim_written(struct zcow_fs *fs, uint64_t logical, uint64_t len)
@@ -694,7 +635,7 @@ int zcow_rsv_nodes(struct zcow_fs *fs, struct zcow_tree *tree,
  * allocation and the free of the node it replaced), the growth of the
  * heights, the fixed items.  The commit's own nodes make references too:
  * a share of 2 * META_REF_ITEM * 2 / nodesize of them on top (solved in
- * closed form).  The system space is separate (sys_zone_held()).
+ * closed form).  The system space is separate (zcow_sys_zone_held()).
  */
 static int commit_nodes(struct zcow_fs *fs, uint64_t op_nodes,
 			uint64_t *nodes_ret)
@@ -720,29 +661,12 @@ static int commit_nodes(struct zcow_fs *fs, uint64_t op_nodes,
 	return 0;
 }
 
-uint64_t zcow_zone_room(struct zcow_fs *fs)
-{
-	const struct zdev_info *info = &fs->dev->info;
-	uint64_t cap = info->is_zoned && info->nr_conv < info->nr_zones ?
-			       info->zone_capacity :
-			       info->zone_size;
-
-	return cap - cap % fs->nodesize;
-}
-
-uint64_t zcow_nr_free_zones(struct zcow_fs *fs)
-{
-	uint64_t nz = fs->writable_bytes / fs->dev->info.zone_size;
-
-	return nz > fs->nr_bgs ? nz - fs->nr_bgs : 0;
-}
-
 /*
  * Does the chunk tree's CoW in a commit (every node once, split once,
  * growth) fit in the system groups?  If not, a commit may allocate a
  * system chunk: one free zone is held for it.
  */
-static int sys_zone_held(struct zcow_fs *fs, bool *held_ret)
+int zcow_sys_zone_held(struct zcow_fs *fs, bool *held_ret)
 {
 	int64_t nr = zcow_tree_nr_nodes(&fs->chunk_tree);
 	uint64_t room = 0, i, need;
@@ -758,30 +682,6 @@ static int sys_zone_held(struct zcow_fs *fs, bool *held_ret)
 	}
 	need = 2 * (uint64_t)nr + 2 * (height(&fs->chunk_tree) + 1) + 2;
 	*held_ret = room < need;
-	return 0;
-}
-
-int zcow_meta_room(struct zcow_fs *fs, uint64_t *bytes_ret)
-{
-	uint64_t room = 0, free_z = zcow_nr_free_zones(fs), i;
-	bool sys_held = true;
-	int ret;
-
-	for (i = 0; i < fs->nr_bgs; i++) {
-		struct zcow_bg *bg = fs->bgs[i];
-
-		if (!zcow_bg_has_room(bg, ZCOW_BG_METADATA, fs->nodesize) ||
-		    bg->start == fs->treelog_bg)
-			continue;
-		room += (bg->capacity - bg->alloc_offset) / fs->nodesize *
-			fs->nodesize;
-	}
-	ret = sys_zone_held(fs, &sys_held);
-	if (ret)
-		return ret;
-	if (sys_held)
-		free_z = free_z ? free_z - 1 : 0;
-	*bytes_ret = room + free_z * zcow_zone_room(fs);
 	return 0;
 }
 
@@ -818,33 +718,4 @@ int zcow_meta_need(struct zcow_fs *fs, uint64_t op_nodes,
 		return ret;
 	*bytes_ret = (op_nodes + slack + commit) * fs->nodesize;
 	return 0;
-}
-
-int zcow_meta_check(struct zcow_fs *fs, uint64_t op_nodes,
-		    bool may_use_global)
-{
-	uint64_t room, need;
-	int ret;
-
-	if (fs->read_only)
-		return -EROFS;
-	if (!fs->has_trees)
-		return 0;
-	ret = zcow_meta_room(fs, &room);
-	if (!ret)
-		ret = zcow_meta_need(fs, op_nodes, may_use_global, &need);
-	if (ret)
-		return ret;
-	return room >= need ? 0 : -ENOSPC;
-}
-
-bool zcow_meta_may_give(struct zcow_fs *fs, uint64_t bytes)
-{
-	uint64_t room, need;
-
-	if (!fs->has_trees)
-		return true;
-	if (zcow_meta_room(fs, &room) || zcow_meta_need(fs, 0, false, &need))
-		return false;
-	return room >= bytes && room - bytes >= need;
 }

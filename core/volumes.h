@@ -20,6 +20,10 @@
  * memory (is_new / is_removing) and put into the chunk, device and extent
  * trees by the transaction commit (core/transaction.c), which is what lets
  * the node allocator allocate a chunk in the middle of a tree operation.
+ * Nor the zoned policy: which group data goes to, the active-zone budget,
+ * zone finish, the free-zone counts, the metadata room and the tree-log
+ * group are core/zoned.h, which calls down into this module (never the
+ * other way).
  *
  * Who may include it: core/, harness/, tests/.
  */
@@ -151,25 +155,6 @@ int zcow_bg_reserve_in(struct zcow_fs *fs, struct zcow_bg *bg, uint64_t len,
 		       uint64_t *logical_ret);
 
 /*
- * Reserve @len bytes for a tree-log node (seed 010): only in the dedicated
- * tree-log block group fs->treelog_bg.  Without one, or when it is full,
- * a metadata group nothing lives in (used, reserved and pinned all 0)
- * becomes it, else a new metadata chunk.  zcow_bg_reserve() never hands
- * out space there.  Returns 0 and *logical_ret, -ENOSPC, -EROFS.
- */
-int zcow_bg_reserve_treelog(struct zcow_fs *fs, uint64_t len,
-			    uint64_t *logical_ret);
-
-/*
- * Make sure a tree-log group with room for @room bytes exists (picked, or
- * with @may_alloc allocated, as above), without reserving.  Mount and the
- * commit call it so that the log's group is in the committed chunk tree
- * before a log uses it.  Returns 0, -ENOSPC, -EROFS.
- */
-int zcow_treelog_bg_prepare(struct zcow_fs *fs, uint64_t room,
-			    bool may_alloc);
-
-/*
  * Mount, before a tree-log replay: [@logical, +@len) was written after
  * the last commit (a log node or a logged data extent).  A conventional
  * group's allocation offset (from its last extent item) is raised over
@@ -249,7 +234,9 @@ void zcow_space_info(struct zcow_fs *fs, enum zcow_space_type type,
  * the metadata space left covers its own worst case and the commit's: it
  * then either fails with -ENOSPC before changing anything or completes,
  * and a commit never runs out of space.  All sizes are worst cases in
- * tree nodes; bytes are nodes x nodesize.
+ * tree nodes; bytes are nodes x nodesize.  Here: what an operation and a
+ * commit need; what is there and the admission (zcow_meta_room,
+ * zcow_meta_check, zcow_meta_may_give) are core/zoned.h.
  */
 struct zcow_tree;
 
@@ -263,17 +250,11 @@ int zcow_rsv_nodes(struct zcow_fs *fs, struct zcow_tree *tree,
 		   uint64_t nr_items, uint64_t item_bytes,
 		   uint64_t *nodes_ret);
 
-/* Bytes a new chunk of one zone holds: the zone's capacity (its size on
- * conventional zones) in whole tree nodes. */
-uint64_t zcow_zone_room(struct zcow_fs *fs);
-/* Zones no block group uses (outside the superblock zones). */
-uint64_t zcow_nr_free_zones(struct zcow_fs *fs);
-
-/* Metadata bytes the node allocator can still hand out: room in the
- * metadata groups (not the tree-log's) and in free zones (less one zone
- * held for a system chunk when the system groups may not hold the chunk
- * tree's CoW).  0 or a read errno. */
-int zcow_meta_room(struct zcow_fs *fs, uint64_t *bytes_ret);
+/* Does the chunk tree's CoW in a commit (every node once, split once,
+ * growth) not fit in the system groups, so that a commit may allocate a
+ * system chunk?  *held_ret true: zcow_meta_room() holds a zone for it.
+ * 0 or a read errno. */
+int zcow_sys_zone_held(struct zcow_fs *fs, bool *held_ret);
 
 /*
  * Metadata bytes that must be free to admit an operation of @op_nodes
@@ -284,15 +265,5 @@ int zcow_meta_room(struct zcow_fs *fs, uint64_t *bytes_ret);
  */
 int zcow_meta_need(struct zcow_fs *fs, uint64_t op_nodes,
 		   bool may_use_global, uint64_t *bytes_ret);
-
-/* 0 when an operation of @op_nodes fits (zcow_meta_need() <= room),
- * -ENOSPC, -EROFS, or a read errno. */
-int zcow_meta_check(struct zcow_fs *fs, uint64_t op_nodes,
-		    bool may_use_global);
-
-/* May @bytes of metadata room go elsewhere (a data chunk, the tree-log
- * group) and the running transaction still commit with the global
- * reserve kept? */
-bool zcow_meta_may_give(struct zcow_fs *fs, uint64_t bytes);
 
 #endif /* ZCOW_VOLUMES_H */

@@ -17,6 +17,7 @@
 #include "zcow.h"
 #include "zlog.h"
 #include "zsim.h"
+#include "zoned.h"
 
 #define MiB (1024ULL * 1024)
 #define ZS (4 * MiB)

@@ -25,6 +25,7 @@
 	SUITE(files_suite)      \
 	SUITE(files_model_suite) \
 	SUITE(data_suite)       \
+	SUITE(zoned_suite)      \
 	SUITE(treelog_suite)    \
 	SUITE(crash_suite)      \
 	SUITE(cli_suite)        \

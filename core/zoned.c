@@ -1,0 +1,360 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The zoned space policy (core/zoned.h): free zones, metadata headroom,
+ * the active data slots, zone finish, the tree-log group, and how data
+ * reaches its zone.
+ */
+#include "zoned.h"
+
+#include <errno.h>
+#include <inttypes.h>
+
+#include "files.h"
+#include "zlog.h"
+
+#define TAG "zoned"
+#define BS ZCOW_SECTORSIZE
+#define META_RESERVE_ZONES 2	/* free zones data may not take */
+
+/* ---- zone counts ----------------------------------------------------- */
+
+uint64_t zcow_zoned_zone_room(struct zcow_fs *fs)
+{
+	const struct zdev_info *info = &fs->dev->info;
+	uint64_t cap = info->is_zoned && info->nr_conv < info->nr_zones ?
+			       info->zone_capacity :
+			       info->zone_size;
+
+	return cap - cap % fs->nodesize;
+}
+
+uint64_t zcow_zoned_nr_free_zones(struct zcow_fs *fs)
+{
+	uint64_t nz = fs->writable_bytes / fs->dev->info.zone_size;
+
+	return nz > fs->nr_bgs ? nz - fs->nr_bgs : 0;
+}
+
+/* ---- metadata headroom (docs/space.md) -------------------------------- */
+
+int zcow_meta_room(struct zcow_fs *fs, uint64_t *bytes_ret)
+{
+	uint64_t room = 0, free_z = zcow_zoned_nr_free_zones(fs), i;
+	bool sys_held = true;
+	int ret;
+
+	for (i = 0; i < fs->nr_bgs; i++) {
+		struct zcow_bg *bg = fs->bgs[i];
+
+		if (!zcow_bg_has_room(bg, ZCOW_BG_METADATA, fs->nodesize) ||
+		    bg->start == fs->treelog_bg)
+			continue;
+		room += (bg->capacity - bg->alloc_offset) / fs->nodesize *
+			fs->nodesize;
+	}
+	ret = zcow_sys_zone_held(fs, &sys_held);
+	if (ret)
+		return ret;
+	if (sys_held)
+		free_z = free_z ? free_z - 1 : 0;
+	*bytes_ret = room + free_z * zcow_zoned_zone_room(fs);
+	return 0;
+}
+
+int zcow_meta_check(struct zcow_fs *fs, uint64_t op_nodes,
+		    bool may_use_global)
+{
+	uint64_t room, need;
+	int ret;
+
+	if (fs->read_only)
+		return -EROFS;
+	if (!fs->has_trees)
+		return 0;
+	ret = zcow_meta_room(fs, &room);
+	if (!ret)
+		ret = zcow_meta_need(fs, op_nodes, may_use_global, &need);
+	if (ret)
+		return ret;
+	return room >= need ? 0 : -ENOSPC;
+}
+
+bool zcow_meta_may_give(struct zcow_fs *fs, uint64_t bytes)
+{
+	uint64_t room, need;
+
+	if (!fs->has_trees)
+		return true;
+	if (zcow_meta_room(fs, &room) || zcow_meta_need(fs, 0, false, &need))
+		return false;
+	return room >= bytes && room - bytes >= need;
+}
+
+bool zcow_zoned_has_reclaimable(struct zcow_fs *fs)
+{
+	uint64_t i;
+
+	for (i = 0; i < fs->nr_bgs; i++)
+		if (fs->bgs[i]->pinned ||
+		    (fs->bgs[i]->is_removing && !fs->bgs[i]->is_deleted))
+			return true;
+	return false;
+}
+
+/*
+ * May a new data chunk take a free zone?  Not one of the last
+ * META_RESERVE_ZONES, and only while the metadata room left without it
+ * still covers the commit and the global reserve (zcow_meta_may_give()).
+ */
+static bool data_may_take_zone(struct zcow_fs *fs)
+{
+	return zcow_zoned_nr_free_zones(fs) > META_RESERVE_ZONES &&
+	       zcow_meta_may_give(fs, zcow_zoned_zone_room(fs));
+}
+
+/* ---- active zones ------------------------------------------------------ */
+
+uint32_t zcow_zoned_data_zones(struct zcow_fs *fs, uint32_t want,
+			       bool has_treelog)
+{
+	const struct zdev_info *info = &fs->dev->info;
+	uint32_t limit = info->max_active, n = want ? want : 4, avail;
+	/* everything but data, with room for the next metadata group */
+	uint32_t nondata = zcow_active_zones_needed(fs->dev, fs->placement,
+						    has_treelog, 0) + 1;
+
+	if (info->max_open && (!limit || info->max_open < limit))
+		limit = info->max_open;
+	if (n > ZCOW_MAX_DATA_ZONES) {
+		zlog_warn(TAG, "data_zones=%u: at most %u", n,
+			  ZCOW_MAX_DATA_ZONES);
+		n = ZCOW_MAX_DATA_ZONES;
+	}
+	if (limit) {
+		avail = limit > nondata ? limit - nondata : 1;
+		if (n > avail) {
+			if (want)
+				zlog_warn(TAG, "data_zones=%u: the device allows %u active zones, using %u",
+					  want, limit, avail);
+			n = avail;
+		}
+	}
+	return n;
+}
+
+/* Is @bg the block group of a data slot other than @slot? */
+static bool is_other_slot(struct zcow_files *fl, const struct zcow_bg *bg,
+			  uint32_t slot)
+{
+	uint32_t i;
+
+	for (i = 0; i < fl->data_zones; i++)
+		if (i != slot && fl->data_active[i] == bg->start)
+			return true;
+	return false;
+}
+
+/*
+ * Data block groups being filled (active zones): sequential, not full,
+ * written to or held by a slot.
+ */
+static uint32_t nr_open_data_bgs(struct zcow_fs *fs)
+{
+	uint32_t n = 0;
+	uint64_t i;
+
+	for (i = 0; i < fs->nr_bgs; i++) {
+		struct zcow_bg *b = fs->bgs[i];
+
+		if (zcow_bg_has_room(b, ZCOW_BG_DATA, BS) && b->is_seq &&
+		    (b->alloc_offset || is_other_slot(fs->files, b,
+						      UINT32_MAX)))
+			n++;
+	}
+	return n;
+}
+
+/*
+ * A data group with room for less than @len holds an active zone it will
+ * hardly use: finish it (btrfs zoned finishes a group to free an active
+ * zone: btrfs_zone_finish), so a new group can be opened.  Only a group
+ * with no write in flight (nothing reserved); its unwritten tail becomes
+ * zone_unusable.  Returns true when one was finished.
+ */
+static bool zone_finish_full_enough(struct zcow_fs *fs, uint64_t len)
+{
+	struct zcow_files *fl = fs->files;
+	uint64_t i;
+	uint32_t s;
+
+	for (i = 0; i < fs->nr_bgs; i++) {
+		struct zcow_bg *b = fs->bgs[i];
+
+		if (!zcow_bg_has_room(b, ZCOW_BG_DATA, BS) ||
+		    zcow_bg_has_room(b, ZCOW_BG_DATA, len) || !b->is_seq ||
+		    b->reserved || !b->alloc_offset)
+			continue;
+		/* ORDER: nothing; the zone only stops taking writes, what it
+		 * holds stays (a crash sees it FULL: offset = capacity). */
+		if (zdev_finish_zone(fs->dev, b->physical, ZDEV_CLASS_ZONE))
+			continue;
+		b->zone_unusable += b->capacity - b->alloc_offset;
+		b->alloc_offset = b->capacity;
+		for (s = 0; s < fl->data_zones; s++)
+			if (fl->data_active[s] == b->start)
+				fl->data_active[s] = 0;
+		return true;
+	}
+	return false;
+}
+
+/* ---- data placement ---------------------------------------------------- */
+
+/*
+ * One pass of zcow_zoned_pick_data_bg() (the rule is in zoned.h): the
+ * group, or NULL when none has room and no zone may be opened.
+ */
+static int pick_once(struct zcow_fs *fs, uint32_t slot, uint64_t len,
+		     struct zcow_bg **bg_ret)
+{
+	struct zcow_files *fl = fs->files;
+	struct zcow_bg *bg = NULL;
+	uint64_t i;
+	int err;
+
+	if (fl->data_active[slot]) {
+		bg = zcow_bg_lookup(fs, fl->data_active[slot]);
+		if (!zcow_bg_has_room(bg, ZCOW_BG_DATA, len))
+			bg = NULL;
+	}
+	for (i = 0; !bg && i < fs->nr_bgs; i++)
+		if (zcow_bg_has_room(fs->bgs[i], ZCOW_BG_DATA, len) &&
+		    !is_other_slot(fl, fs->bgs[i], slot))
+			bg = fs->bgs[i];
+	if (!bg && data_may_take_zone(fs) &&
+	    nr_open_data_bgs(fs) >= fl->data_zones)
+		zone_finish_full_enough(fs, len);
+	if (!bg && data_may_take_zone(fs) &&
+	    nr_open_data_bgs(fs) < fl->data_zones) {
+		err = zcow_chunk_alloc(fs, ZCOW_BG_DATA, &bg);
+		if (err && err != -ENOSPC)
+			return err;
+		if (!err && !zcow_bg_has_room(bg, ZCOW_BG_DATA, len))
+			bg = NULL;
+	}
+	for (i = 0; !bg && i < fs->nr_bgs; i++)
+		if (zcow_bg_has_room(fs->bgs[i], ZCOW_BG_DATA, len))
+			bg = fs->bgs[i];
+	*bg_ret = bg;
+	return 0;
+}
+
+int zcow_zoned_pick_data_bg(struct zcow_fs *fs, uint64_t ino, uint64_t len,
+			    struct zcow_bg **bg_ret)
+{
+	struct zcow_files *fl = fs->files;
+	uint32_t slot = (uint32_t)(ino % fl->data_zones);
+	int attempt, err;
+
+	if (fs->read_only)
+		return -EROFS;
+	for (attempt = 0;; attempt++) {
+		struct zcow_bg *bg;
+
+		err = pick_once(fs, slot, len, &bg);
+		if (err)
+			return err;
+		if (bg) {
+			fl->data_active[slot] = bg->start;
+			*bg_ret = bg;
+			return 0;
+		}
+		if (attempt >= 2 || !zcow_zoned_has_reclaimable(fs))
+			return -ENOSPC;
+		/* Flush: pinned space becomes unusable, whole unusable
+		 * groups are removed and their zones reset. */
+		err = zcow_files_commit_locked(fs);
+		if (err)
+			return err;
+	}
+}
+
+bool zcow_zoned_use_append(struct zcow_fs *fs, const struct zcow_bg *bg)
+{
+	return bg->is_seq && fs->files->zone_append;
+}
+
+int zcow_zoned_write_data(struct zcow_fs *fs, struct zcow_bg *bg,
+			  uint64_t logical, const void *buf, uint64_t len,
+			  uint64_t *landed_ret)
+{
+	uint64_t where;
+	int err;
+
+	if (zcow_zoned_use_append(fs, bg)) {
+		err = zdev_append(fs->dev, buf, len, bg->physical, 0,
+				  ZDEV_CLASS_DATA, &where);
+		*landed_ret = bg->start + (where - bg->physical);
+	} else {
+		err = zdev_write(fs->dev, buf, len,
+				 bg->physical + (logical - bg->start), 0,
+				 ZDEV_CLASS_DATA);
+		*landed_ret = logical;
+	}
+	return err;
+}
+
+/* ---- the tree-log group (seed 010) ------------------------------------ */
+
+int zcow_treelog_bg_prepare(struct zcow_fs *fs, uint64_t room, bool may_alloc)
+{
+	struct zcow_bg *bg = NULL;
+	uint64_t i;
+
+	if (fs->read_only)
+		return -EROFS;
+	if (fs->treelog_bg) {
+		bg = zcow_bg_lookup(fs, fs->treelog_bg);
+		if (bg && zcow_bg_has_room(bg, ZCOW_BG_METADATA, room))
+			return 0;
+		/* Full, read-only or removed: a new one (as the seed). */
+		fs->treelog_bg = 0;
+		bg = NULL;
+	}
+	for (i = 0; i < fs->nr_bgs && !bg; i++) {
+		struct zcow_bg *b = fs->bgs[i];
+
+		/* A group in use must not become the log's (seed 010). */
+		if (zcow_bg_has_room(b, ZCOW_BG_METADATA, room) && !b->used &&
+		    !b->reserved && !b->pinned)
+			bg = b;
+	}
+	/* The log's group leaves the metadata room: only while the running
+	 * transaction can still commit (else fsync commits instead). */
+	if (bg && !zcow_meta_may_give(fs, (bg->capacity - bg->alloc_offset) /
+						  fs->nodesize * fs->nodesize))
+		return -ENOSPC;
+	if (!bg && !may_alloc)
+		return -ENOSPC;
+	if (!bg && !zcow_meta_may_give(fs, zcow_zoned_zone_room(fs)))
+		return -ENOSPC;
+	if (!bg) {
+		int ret = zcow_chunk_alloc(fs, ZCOW_BG_METADATA, &bg);
+
+		if (ret)
+			return ret;
+	}
+	fs->treelog_bg = bg->start;
+	return 0;
+}
+
+int zcow_bg_reserve_treelog(struct zcow_fs *fs, uint64_t len,
+			    uint64_t *logical_ret)
+{
+	int ret = zcow_treelog_bg_prepare(fs, len, true);
+
+	if (ret)
+		return ret;
+	return zcow_bg_reserve_in(fs, zcow_bg_lookup(fs, fs->treelog_bg), len,
+				  logical_ret);
+}

@@ -1,0 +1,157 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * zoned: the zoned space policy of zcow, in one place, as btrfs keeps it in
+ * fs/btrfs/zoned.c behind one-line hooks.
+ *
+ * What it is: every placement decision that depends on zones: how many
+ * zones are free and what one holds, the metadata headroom (room left for
+ * tree nodes, and whether a zone may go to data or to the tree-log group),
+ * the active-zone budget of data (the data_zones slots), which block group
+ * a data write goes to, finishing a group to free an active zone, the
+ * dedicated tree-log group (seed 010) and how data reaches its zone (Zone
+ * Append or a plain write at the write pointer, seed 006).
+ *
+ * What it is not: the mechanism.  Chunks, block-group records, the
+ * sequential reservation at the allocation offset and the space accounting
+ * are core/volumes.c; the worst-case sizes of operations and commits in
+ * tree nodes are core/volumes.c too (zcow_rsv_nodes, zcow_meta_need).  The
+ * file layer (core/file.c) calls the hooks below and never decides where
+ * data goes; the calls go down: file -> zoned -> volumes -> device.  The
+ * one way back is a flush: when nothing is free, a pick commits the
+ * running transaction (core/transaction.c) to turn freed space into whole
+ * unusable groups, which the commit resets.
+ *
+ * Locking: every function runs under files->lock (see core/files.h), except
+ * zcow_zoned_write_data(), which runs outside it on a reservation held,
+ * and zcow_zoned_data_zones(), called by mount before the fs is shared.
+ *
+ * Who may include it: core/ and tests/ only.
+ */
+#ifndef ZCOW_ZONED_H
+#define ZCOW_ZONED_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct zcow_fs;
+struct zcow_bg;
+
+/* ---- zone counts ---------------------------------------------------- */
+
+/*
+ * Zones no block group uses, outside the superblock-log zones (seed 003:
+ * a device extent is whole zones, one chunk = one zone here).
+ */
+uint64_t zcow_zoned_nr_free_zones(struct zcow_fs *fs);
+
+/*
+ * Bytes a new chunk of one zone holds: the zone capacity (its size on
+ * conventional zones, seed 002) in whole tree nodes.
+ */
+uint64_t zcow_zoned_zone_room(struct zcow_fs *fs);
+
+/* ---- metadata headroom (docs/space.md) ------------------------------ */
+
+/*
+ * Metadata bytes the node allocator can still hand out: room in the
+ * metadata groups (not the tree-log's, seed 010) and in free zones, less
+ * one zone held for a system chunk when the system groups may not hold
+ * the chunk tree's CoW.  Returns 0 and *bytes_ret, or a read errno.
+ */
+int zcow_meta_room(struct zcow_fs *fs, uint64_t *bytes_ret);
+
+/*
+ * Admission of an operation of @op_nodes nodes: 0 when zcow_meta_need()
+ * <= zcow_meta_room(), -ENOSPC, -EROFS, or a read errno.  Nothing is
+ * reserved: the check and the operation run under the one fs lock.
+ */
+int zcow_meta_check(struct zcow_fs *fs, uint64_t op_nodes,
+		    bool may_use_global);
+
+/*
+ * May @bytes of metadata room go elsewhere (a data chunk, the tree-log
+ * group) and the running transaction still commit with the global
+ * reserve kept?  False also on a read error.
+ */
+bool zcow_meta_may_give(struct zcow_fs *fs, uint64_t bytes);
+
+/*
+ * Would a commit free space?  True when a group holds pinned bytes (they
+ * become zone_unusable) or is removable (all unusable: its zone is reset
+ * after the commit, seed 005).  The flush of a reservation or a data pick
+ * commits only then.
+ */
+bool zcow_zoned_has_reclaimable(struct zcow_fs *fs);
+
+/* ---- active zones and data placement -------------------------------- */
+
+/*
+ * The active-zone budget of data at mount: the number of data slots, @want
+ * (0 = 4), clamped to what the device's active/open zone limit leaves after
+ * the non-data zones (superblock log, system, metadata, the tree-log group
+ * when @has_treelog, and the next metadata group), at least 1, at most
+ * ZCOW_MAX_DATA_ZONES (warned when clamped).
+ */
+uint32_t zcow_zoned_data_zones(struct zcow_fs *fs, uint32_t want,
+			       bool has_treelog);
+
+/*
+ * The hook of the data path: the data block group a write of @len bytes
+ * of inode @ino goes to (nothing reserved yet; the caller reserves at its
+ * allocation offset with zcow_bg_reserve_in() under the same lock hold).
+ * Slot ino % data_zones keeps its group while it has room; else the lowest
+ * group with room no other slot holds; else a new data chunk while fewer
+ * than data_zones data groups are open (a group too full for the write is
+ * finished first to free its active zone, as btrfs_zone_finish) and the
+ * zone is not one of the last free zones metadata needs (headroom); else
+ * any group with room (shared with another slot).  When nothing is free
+ * and a commit would reclaim space, commit and try again (twice at most).
+ * Returns 0 and *bg_ret, -ENOSPC, -EROFS, or a chunk/commit errno.
+ */
+int zcow_zoned_pick_data_bg(struct zcow_fs *fs, uint64_t ino, uint64_t len,
+			    struct zcow_bg **bg_ret);
+
+/*
+ * Does data for @bg go by Zone Append (seed 006; btrfs_use_zone_append)?
+ * Yes for a sequential group when the mount uses zone append; a plain
+ * write at the reserved offset otherwise (zone_append=off: at the write
+ * pointer, in allocation order under the group's plain lock; conventional
+ * zones: anywhere).
+ */
+bool zcow_zoned_use_append(struct zcow_fs *fs, const struct zcow_bg *bg);
+
+/*
+ * Submit @len bytes of data for the reservation at @logical in @bg, outside
+ * the fs lock (the reservation keeps @bg alive): a Zone Append to the zone
+ * start or a plain write at @logical (zcow_zoned_use_append()).  Returns 0
+ * and *landed_ret, the logical address where the data landed (seed 006:
+ * the completion's address, which the file extent then records), or a
+ * device errno.  The caller checks, under the fs lock again, that it
+ * landed inside the group's reservations.
+ */
+int zcow_zoned_write_data(struct zcow_fs *fs, struct zcow_bg *bg,
+			  uint64_t logical, const void *buf, uint64_t len,
+			  uint64_t *landed_ret);
+
+/* ---- the tree-log group (seed 010) ---------------------------------- */
+
+/*
+ * Make sure a tree-log group with room for @room bytes exists: the current
+ * one, else a metadata group nothing lives in (used, reserved and pinned
+ * all 0), else with @may_alloc a new metadata chunk; either only while
+ * zcow_meta_may_give() lets its room go.  Nothing is reserved.  Mount and
+ * the commit call it so that the log's group is in the committed chunk
+ * tree before a log uses it.  Returns 0, -ENOSPC, -EROFS.
+ */
+int zcow_treelog_bg_prepare(struct zcow_fs *fs, uint64_t room,
+			    bool may_alloc);
+
+/*
+ * Reserve @len bytes for a tree-log node only in the dedicated tree-log
+ * group fs->treelog_bg, prepared as above (zcow_bg_reserve() never hands
+ * out space there).  Returns 0 and *logical_ret, -ENOSPC, -EROFS.
+ */
+int zcow_bg_reserve_treelog(struct zcow_fs *fs, uint64_t len,
+			    uint64_t *logical_ret);
+
+#endif /* ZCOW_ZONED_H */
