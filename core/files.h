@@ -27,7 +27,7 @@
 #include <stdint.h>
 
 #include "le.h"
-#include "zcow.h"
+#include "fs.h"
 
 #define ZCOW_FIRST_FREE_OBJECTID	256ULL
 #define ZCOW_ROOT_DIR_INO		256ULL

@@ -35,7 +35,7 @@
 
 #include "files.h"
 #include "le.h"
-#include "zcow.h"
+#include "fs.h"
 #include "zlog.h"
 
 #define TAG "txn"

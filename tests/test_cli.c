@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "tests.h"
-#include "zcow.h"
+#include "fs.h"
 #include "zdev.h"
 
 #define MAX_OUT 65536

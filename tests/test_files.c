@@ -18,7 +18,7 @@
 
 #include "files.h"
 #include "tests.h"
-#include "zcow.h"
+#include "fs.h"
 #include "zlog.h"
 #include "zsim.h"
 

@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "run.h"
-#include "zcow.h"
+#include "fs.h"
 #include "zdev.h"
 #include "tests.h"
 

@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "tests.h"
-#include "zcow.h"
+#include "fs.h"
 
 #define MAX_ARGS 16
 
