@@ -100,17 +100,23 @@ struct zcow_fs;
 int zcow_mkfs(struct zdev *dev, const struct zcow_mkfs_opts *opts);
 
 /*
- * Mount: locate the newest valid superblock, check it.  Returns 0 and
- * *fs_ret, -ENOENT (no superblock), -EUCLEAN (corrupt, with a message),
- * -EOPNOTSUPP (features zcow cannot handle), -ENOMEM, or a device -errno.
+ * Mount (@opts may be NULL: defaults): locate the newest valid superblock,
+ * check it and its features, load the trees, start the file layer and
+ * replay the tree-log (a read-write mount commits the replay).  Trees that
+ * cannot be read allow a read-only, superblock-only mount (zcow_fs_info()
+ * has_trees false).  Returns 0 and *fs_ret, -ENOENT (no superblock),
+ * -EUCLEAN (corrupt, with a message), -EOPNOTSUPP (features zcow cannot
+ * handle), -EINVAL (too few active zones for a read-write mount), -ENOMEM,
+ * or a device -errno.
  */
 int zcow_mount(struct zdev *dev, const struct zcow_mount_opts *opts,
 	       struct zcow_fs **fs_ret);
 
 /*
- * Commit a new superblock generation (generation + 1) to every mirror.
- * Returns 0, -EROFS (read-only or after a failed commit), or the error of
- * zcow_sb_write_all(); a failed commit puts the fs in the error state.
+ * Commit a new superblock generation (generation + 1) to every mirror:
+ * the same call as zcow_commit().  Returns 0, -EROFS (read-only or after a
+ * failed commit), or the commit's error; a failed commit puts the fs in
+ * the error state (zcow_fs_error()).
  */
 int zcow_commit_super(struct zcow_fs *fs);
 
@@ -195,9 +201,12 @@ int zcow_commit(struct zcow_fs *fs);
  * zone's write pointer, that every chunk has a block group item and a
  * device extent, that block-group used bytes equal the sum of their
  * extent items, and that every tree block has exactly one extent item with
- * refs == 1 and owner == its tree (and no extent item is left dangling).
- * Each problem is passed to @report (may be NULL).  Returns the number of
- * problems (0 = clean) or -ENOMEM / -EINVAL (no trees).
+ * refs == 1 and owner == its tree (and no extent item is left dangling),
+ * that no group holds more used bytes than its zones hold written
+ * (zcow_check_zones()), the tree-log, and the files (directories, inodes,
+ * extents, checksums).  Each problem is passed to @report (may be NULL).
+ * Returns the number of problems (0 = clean) or -ENOMEM / -EINVAL (no
+ * trees).  Reads only: any mount, read-only included.
  */
 int zcow_check(struct zcow_fs *fs,
 	       void (*report)(void *arg, const char *msg), void *arg);
@@ -263,6 +272,7 @@ struct zcow_file;
 
 /* zcow_open flags (O_ACCMODE, O_CREAT, O_EXCL, O_TRUNC of <fcntl.h>). */
 
+/* An inode, as zcow_stat() and zcow_fstat() give it. */
 struct zcow_stat {
 	uint64_t ino;
 	uint32_t mode;		/* S_IFREG | 0644, S_IFDIR | 0755 */
@@ -273,6 +283,7 @@ struct zcow_stat {
 	uint64_t transid;	/* last transaction that changed it */
 };
 
+/* Space and counters of a file system (zcow_statfs()). */
 struct zcow_statfs {
 	uint64_t bsize;		/* 4096 */
 	uint64_t total;		/* bytes outside the superblock zones */
@@ -296,6 +307,7 @@ struct zcow_statfs {
 				 * it held are lost */
 };
 
+/* One directory entry (zcow_readdir()). */
 struct zcow_dirent {
 	uint64_t ino;
 	uint8_t type;		/* 1 regular file, 2 directory (btrfs FT_*) */
@@ -312,6 +324,8 @@ int zcow_create(struct zcow_fs *fs, const char *path,
 /* Open a file or directory (directories: O_RDONLY only, else -EISDIR). */
 int zcow_open(struct zcow_fs *fs, const char *path, int flags,
 	      struct zcow_file **file_ret);
+/* Free the handle; outstanding writes stay the file system's (zcow_sync
+ * waits for them).  Returns 0. */
 int zcow_close(struct zcow_file *file);
 /* Returns bytes read (short at end of file) or -errno. */
 int64_t zcow_pread(struct zcow_file *file, void *buf, uint64_t len,
@@ -320,9 +334,14 @@ int64_t zcow_pread(struct zcow_file *file, void *buf, uint64_t len,
  * extents written). */
 int64_t zcow_pwrite(struct zcow_file *file, const void *buf, uint64_t len,
 		    uint64_t off);
+/* Set the file's size: extents beyond it are dropped, a grown tail reads
+ * as zeros.  -EISDIR, -EBADF (read-only handle), -EROFS. */
 int zcow_truncate(struct zcow_file *file, uint64_t size);
-/* Wait for the file's outstanding appends, then commit. */
+/* Wait for the file's outstanding appends, then make its changes durable:
+ * through the tree-log (treelog on), else a full commit. */
 int zcow_fsync(struct zcow_file *file);
+/* As zcow_fsync() (the inode item holds the size, logged as fsync logs
+ * it). */
 int zcow_fdatasync(struct zcow_file *file);
 /*
  * Log-sync batching, as btrfs batches fsyncs that wait on the log: put
@@ -337,10 +356,15 @@ int zcow_fsync_join(struct zcow_file *file);
 int zcow_fallocate(struct zcow_file *file, uint64_t off, uint64_t len);
 /* nodatacow (chattr +C) is refused: -EOPNOTSUPP, with a message. */
 int zcow_set_nodatacow(struct zcow_file *file);
+/* The inode of an open file into @st. */
 int zcow_fstat(struct zcow_file *file, struct zcow_stat *st);
 
+/* Remove a file's name; its data is freed with its last name (-EISDIR on
+ * a directory). */
 int zcow_unlink(struct zcow_fs *fs, const char *path);
+/* Make a directory (mode 0755); its parent must exist. */
 int zcow_mkdir(struct zcow_fs *fs, const char *path);
+/* Remove an empty directory (-ENOTEMPTY, -ENOTDIR). */
 int zcow_rmdir(struct zcow_fs *fs, const char *path);
 /* Atomic within the transaction; replaces an existing target (file over
  * file, empty dir over dir). */
@@ -348,7 +372,10 @@ int zcow_rename(struct zcow_fs *fs, const char *from, const char *to);
 /* The entries of a directory, sorted by name, in *ents_ret (free()). */
 int zcow_readdir(struct zcow_fs *fs, const char *path,
 		 struct zcow_dirent **ents_ret, uint64_t *nr_ret);
+/* The inode at @path into @st ("/.snapshots" reads as a directory). */
 int zcow_stat(struct zcow_fs *fs, const char *path, struct zcow_stat *st);
+/* The file system's space and counters into @st.  -EINVAL without a file
+ * layer (a superblock-only mount). */
 int zcow_statfs(struct zcow_fs *fs, struct zcow_statfs *st);
 /* Wait for every outstanding write, then commit. */
 int zcow_sync(struct zcow_fs *fs);
