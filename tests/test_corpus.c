@@ -18,7 +18,7 @@
 
 #include "fuzz.h"
 #include "tests.h"
-#include "fs.h"
+#include "zcow.h"
 #include "zsim.h"
 
 #define CORPUS_DIR "tests/corpus"

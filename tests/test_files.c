@@ -18,7 +18,7 @@
 
 #include "files.h"
 #include "tests.h"
-#include "fs.h"
+#include "zcow.h"
 #include "zlog.h"
 #include "zsim.h"
 

@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "run.h"
-#include "fs.h"
+#include "zcow.h"
 #include "zdev.h"
 #include "tests.h"
 

@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "tests.h"
-#include "fs.h"
+#include "zcow.h"
 
 #define MAX_ARGS 16
 
