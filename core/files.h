@@ -7,7 +7,7 @@
  * paths, inodes, directory entries), core/file.c (the data path of seed
  * 006: zone append, checksums, copy-on-write extents, truncate, snapshots)
  * and core/fcheck.c (the fs-tree part of zcow check).  The public API is
- * the "files" section of core/zcow.h.
+ * the "files" section of include/zcow.h.
  *
  * Locking: one mutex per file system (files->lock) serializes every tree
  * operation and every change of block-group accounting.  Device writes of

@@ -1,7 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
- * The file-system skeleton: mkfs, mount, commit of a superblock
- * generation, unmount.  Later issues hang the trees off zcow_fs.
+ * The file system's life cycle: mkfs (geometry and feature checks, zone
+ * resets, generation 1), mount (the newest superblock, its features, the
+ * trees, the file layer, the tree-log replay), superblock writes, unmount;
+ * and what the public API reads of a mounted fs (zcow_fs_info(),
+ * zcow_fs_super()).  The trees are transaction.c's, the files inode.c's
+ * and file.c's.
  */
 #include "prng.h"
 #include "fs.h"
