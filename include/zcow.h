@@ -18,8 +18,8 @@
  * Who may include this: anyone (harness/, tests/, fuzz/); core/ includes
  * it through its internal header core/fs.h.
  *
- * Every call returns 0 (or a count where stated) or -errno, and logs its
- * reason once through zlog (base/zlog.h).
+ * A call that can fail returns 0 (or a count where stated) or -errno, and
+ * logs the reason once through zlog (base/zlog.h).
  */
 #ifndef ZCOW_ZCOW_H
 #define ZCOW_ZCOW_H
