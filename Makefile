@@ -16,8 +16,10 @@
 #   base/     logger, endian, PRNG, growth, checksums      -Ibase
 #   dev/      the device plug and its file/libzbd backends  + -Idev
 #   sim/      the zone simulator (a device backend)         + -Isim
-#   core/     the file system                               + -Icore
-#   harness/  the zcow tool and the workload runner         base dev sim core
+#   include/  the file system's public API (zcow.h, zcow_super.h)
+#   core/     the file system                               + -Iinclude -Icore
+#   harness/  the zcow tool and the workload runner         base dev sim
+#             include: the public API only, never core/'s internal headers
 #   tests/, fuzz/: every layer (white-box)
 
 CC ?= gcc
@@ -85,11 +87,18 @@ all: $(ZCOW) $(TESTS)
 $(BUILD)/base/%.o: INC := -Ibase
 $(BUILD)/dev/%.o: INC := -Ibase -Idev
 $(BUILD)/sim/%.o: INC := -Ibase -Idev -Isim
-$(BUILD)/core/%.o: INC := -Ibase -Idev -Icore
-$(BUILD)/harness/%.o: INC := -Ibase -Idev -Isim -Icore -Iharness
-$(BUILD)/tests/%.o: INC := -Ibase -Idev -Isim -Icore -Iharness -Itests \
-	-Ifuzz $(CHECK_CFLAGS)
-$(BUILD)/fuzz/%.o: INC := -Ibase -Idev -Isim -Icore -Iharness -Ifuzz
+$(BUILD)/core/%.o: INC := -Ibase -Idev -Iinclude -Icore
+$(BUILD)/harness/%.o: INC := -Ibase -Idev -Isim -Iinclude -Iharness
+# TEMPORARY: the crash campaign (harness/crash*.c) still reads core
+# internals (core/fs.h); it moves to the public calls of include/zcow.h
+# (zcow_fs_generation, zcow_fs_error, zcow_check_zones) and
+# include/zcow_super.h, then this line goes.
+$(patsubst %.c,$(BUILD)/%.o,$(wildcard harness/crash*.c)): \
+	INC := -Ibase -Idev -Isim -Iinclude -Icore -Iharness
+$(BUILD)/tests/%.o: INC := -Ibase -Idev -Isim -Iinclude -Icore -Iharness \
+	-Itests -Ifuzz $(CHECK_CFLAGS)
+$(BUILD)/fuzz/%.o: INC := -Ibase -Idev -Isim -Iinclude -Icore -Iharness \
+	-Ifuzz
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -187,8 +196,8 @@ fuzz: fuzz-build
 		fuzz/run.sh $(FUZZ_HARNESSES)
 
 format:
-	clang-format -i base/*.[ch] dev/*.[ch] core/*.[ch] sim/*.[ch] \
-		harness/*.[ch] tests/*.[ch]
+	clang-format -i base/*.[ch] dev/*.[ch] include/*.h core/*.[ch] \
+		sim/*.[ch] harness/*.[ch] tests/*.[ch]
 
 clean:
 	rm -rf build build-asan build-static build-fuzz

@@ -11,9 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "le.h"
 #include "files.h"
-#include "zcow.h"
+#include "fs.h"
+#include "grow.h"
+#include "le.h"
 #include "zlog.h"
 
 #define HDR 101u
@@ -85,16 +86,9 @@ static void problem(struct ck *ck, const char *fmt, ...)
 static void *grow(struct ck *ck, void **arr, uint64_t *nr, uint64_t *cap,
 		  size_t size)
 {
-	if (*nr == *cap) {
-		uint64_t ncap = *cap ? *cap * 2 : 64;
-		void *p = realloc(*arr, ncap * size);
-
-		if (!p) {
-			ck->is_nomem = true;
-			return NULL;
-		}
-		*arr = p;
-		*cap = ncap;
+	if (zcow_grow(arr, cap, *nr + 1, size)) {
+		ck->is_nomem = true;
+		return NULL;
 	}
 	return (char *)*arr + (*nr)++ * size;
 }
@@ -531,6 +525,51 @@ out:
 	free(has_meta);
 }
 
+/*
+ * Block groups against their zones: a group the committed state
+ * references holds no more used bytes than its zones hold written (a
+ * zone reset too early, or behind the file system's back, would not).
+ */
+static void check_zones(struct ck *ck)
+{
+	struct zcow_fs *fs = ck->fs;
+	uint64_t i;
+
+	for (i = 0; i < fs->nr_bgs; i++) {
+		struct zcow_bg *bg = fs->bgs[i];
+		uint64_t off, written = 0;
+		bool is_lost = false;
+
+		/* read-only/offline zones: what they hold is the device's */
+		if (!bg->is_seq || bg->is_deleted || bg->is_ro)
+			continue;
+		for (off = 0; off < bg->length && !is_lost;
+		     off += fs->dev->info.zone_size) {
+			struct zdev_zone z;
+
+			/* an unreportable zone: zcow_check() names it */
+			if (zdev_report_zone(fs->dev, bg->physical + off, &z))
+				return;
+			is_lost = z.cond == ZDEV_COND_OFFLINE ||
+				  z.cond == ZDEV_COND_READONLY;
+			written += z.wp - z.start;
+		}
+		if (!is_lost && bg->item_used > written)
+			problem(ck, "block group %" PRIu64 " (zone %" PRIu64 ") referenced with %" PRIu64 " used bytes, zone holds %" PRIu64 " (reset too early?)",
+				bg->start, zdev_zone_no(fs->dev, bg->physical),
+				bg->item_used, written);
+	}
+}
+
+int zcow_check_zones(struct zcow_fs *fs,
+		     void (*report)(void *arg, const char *msg), void *arg)
+{
+	struct ck ck = { .fs = fs, .report = report, .arg = arg };
+
+	check_zones(&ck);
+	return ck.nr_errors;
+}
+
 int zcow_check(struct zcow_fs *fs, void (*report)(void *arg, const char *msg),
 	       void *arg)
 {
@@ -576,6 +615,7 @@ int zcow_check(struct zcow_fs *fs, void (*report)(void *arg, const char *msg),
 			problem(&ck, "root item of tree %" PRIu64 " missing",
 				i);
 	cross_check(&ck);
+	check_zones(&ck);
 	check_log(&ck);					/* tree-log (issue 9) */
 	ret = zcow_files_check(fs, report, arg);	/* files (issue 5) */
 	if (ret < 0)

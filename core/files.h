@@ -8,7 +8,7 @@
  * 006: zone append, checksums, copy-on-write extents, truncate),
  * core/snapshot.c (read-only snapshots), core/zoned.c (the data slots)
  * and core/fcheck.c (the fs-tree part of zcow check).  The public API is
- * the "files" section of core/zcow.h.
+ * the "files" section of include/zcow.h.
  *
  * Locking: one mutex per file system (files->lock) serializes every tree
  * operation and every change of block-group accounting.  Device writes of
@@ -28,7 +28,7 @@
 #include <stdint.h>
 
 #include "le.h"
-#include "zcow.h"
+#include "fs.h"
 
 #define ZCOW_FIRST_FREE_OBJECTID	256ULL
 #define ZCOW_ROOT_DIR_INO		256ULL

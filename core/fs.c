@@ -1,10 +1,14 @@
 // SPDX-License-Identifier: MIT
 /*
- * The file-system skeleton: mkfs, mount, commit of a superblock
- * generation, unmount.  Later issues hang the trees off zcow_fs.
+ * The file system's life cycle: mkfs (geometry and feature checks, zone
+ * resets, generation 1), mount (the newest superblock, its features, the
+ * trees, the file layer, the tree-log replay), superblock writes, unmount;
+ * and what the public API reads of a mounted fs (zcow_fs_info(),
+ * zcow_fs_super()).  The trees are transaction.c's, the files inode.c's
+ * and file.c's.
  */
 #include "prng.h"
-#include "zcow.h"
+#include "fs.h"
 
 #include <endian.h>
 #include <errno.h>
@@ -529,4 +533,73 @@ int zcow_unmount(struct zcow_fs *fs)
 	zcow_fs_free_trees(fs);
 	free(fs);
 	return ret;
+}
+
+int zcow_fs_info(struct zcow_fs *fs, struct zcow_fs_info *info)
+{
+	struct zcow_space_info si;
+	uint64_t i;
+	int t;
+
+	_Static_assert((int)ZCOW_FS_NR_SPACE == (int)ZCOW_NR_SPACE &&
+			       (int)ZCOW_FS_SPACE_DATA == (int)ZCOW_SPACE_DATA &&
+			       (int)ZCOW_FS_SPACE_SYSTEM ==
+				       (int)ZCOW_SPACE_SYSTEM &&
+			       (int)ZCOW_FS_SPACE_METADATA ==
+				       (int)ZCOW_SPACE_METADATA,
+		       "the public space types are the allocator's");
+	memset(info, 0, sizeof(*info));
+	info->generation = fs->generation;
+	info->error = fs->error;
+	info->read_only = fs->read_only;
+	info->has_trees = fs->has_trees;
+	info->placement = fs->placement;
+	info->sb_failed_mirrors = fs->sb_failed_mirrors;
+	info->nodesize = fs->has_trees ? fs->nodesize : 0;
+	info->writable_bytes = fs->has_trees ? fs->writable_bytes : 0;
+	info->nr_block_groups = fs->nr_bgs;
+	for (i = 0; i < fs->nr_bgs; i++) {
+		const struct zcow_bg *bg = fs->bgs[i];
+		uint64_t gap = bg->length - bg->capacity;
+
+		/* Freed below the write pointer; not the capacity gap. */
+		info->zone_unusable += bg->zone_unusable > gap ?
+					       bg->zone_unusable - gap :
+					       0;
+	}
+	info->commits = fs->cstats;
+	for (t = 0; t < ZCOW_NR_SPACE; t++) {
+		struct zcow_fs_space *s = &info->space[t];
+
+		zcow_space_info(fs, (enum zcow_space_type)t, &si);
+		s->name = zcow_space_name((enum zcow_space_type)t);
+		s->total = si.total;
+		s->used = si.used;
+		s->reserved = si.reserved;
+		s->pinned = si.pinned;
+		s->readonly = si.readonly;
+		s->zone_unusable = si.zone_unusable;
+		s->nr_groups = si.nr_groups;
+	}
+	return 0;
+}
+
+uint64_t zcow_fs_generation(const struct zcow_fs *fs)
+{
+	return fs->generation;
+}
+
+int zcow_fs_error(const struct zcow_fs *fs)
+{
+	return fs->error;
+}
+
+int zcow_fs_super(const struct zcow_fs *fs, struct zcow_super_block *sb_ret,
+		  struct zcow_sb_copy *found_ret)
+{
+	if (sb_ret)
+		*sb_ret = fs->sb;
+	if (found_ret)
+		*found_ret = fs->found;
+	return 0;
 }

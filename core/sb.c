@@ -20,7 +20,7 @@
 #include <string.h>
 
 #include "csum.h"
-#include "zcow.h"
+#include "fs.h"
 #include "zlog.h"
 
 #define TAG "sb"

@@ -41,7 +41,7 @@
 #include "files.h"
 #include "grow.h"
 #include "le.h"
-#include "zcow.h"
+#include "fs.h"
 #include "zlog.h"
 
 #define TAG "txn"

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "zcow.h"
+#include "fs.h"
 #include "zlog.h"
 
 #define TAG "alloc"

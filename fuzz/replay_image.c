@@ -36,7 +36,7 @@
 #include <unistd.h>
 
 #include "csum.h"
-#include "zcow.h"
+#include "fs.h"
 #include "zsim.h"
 
 #define MiB (1024ULL * 1024)

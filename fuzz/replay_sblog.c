@@ -34,7 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "zcow.h"
+#include "fs.h"
 #include "zsim.h"
 
 #define MiB (1024ULL * 1024)

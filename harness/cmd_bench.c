@@ -1,10 +1,17 @@
 // SPDX-License-Identifier: MIT
 /*
- * zcow bench-dev: in-memory simulator throughput, one thread, wall clock.
- * (a) 4 KiB zone appends round-robin across 16 zones, (b) 128 KiB
- * sequential writes.  Zones are reset as they fill, so memory stays bounded
- * (16 zones, kept for reuse) and each run lasts about 1.5 s.  Commands go through the
- * checked zdev_*() wrappers, as the file system's would.
+ * The benchmarks, one thread, wall clock, on the in-memory simulator:
+ *   zcow bench-dev   the simulator alone: (a) 4 KiB zone appends
+ *                    round-robin across 16 zones, (b) 128 KiB sequential
+ *                    writes.  Zones are reset as they fill, so memory stays
+ *                    bounded (16 zones, kept for reuse) and each run lasts
+ *                    about 1.5 s.  Commands go through the checked zdev_*()
+ *                    wrappers, as the file system's would.
+ *   zcow bench-meta  the metadata engine: tree inserts and commits
+ *                    (zcow_bench_tree_insert()), nodes written per commit.
+ *   zcow bench-fs    the whole file layer: sequential and random writes.
+ * They share the clock, the option parser (a table per command), the
+ * set-up of a simulated file system and the clean-up with its messages.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -14,21 +21,139 @@
 #include <time.h>
 
 #include "cmds.h"
+#include "prng.h"
+#include "zcow.h"
 #include "zdev.h"
+#include "zlog.h"
 #include "zsim.h"
 
-#define BENCH_SECONDS 1.5
-#define BENCH_ZONES 16
-#define TARGET_APPENDS 1e6	/* 4 KiB appends per second */
-#define TARGET_GBPS 2.0		/* 128 KiB writes, GB/s (1e9 bytes) */
+/* ---- shared: clock, options, a simulated file system ------------------- */
 
-static double now(void)
+static double now_sec(void)
 {
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
+
+/* One option of a benchmark command. */
+struct bench_opt {
+	const char *name;	/* "--items" */
+	enum {
+		BOPT_FLAG,	/* no value: *(bool *)dst = true */
+		BOPT_U64,	/* a number (decimal or 0x-hex) */
+		BOPT_SIZE,	/* bytes with a suffix: 64M, 0x1000 */
+		BOPT_STR,	/* *(const char **)dst = the value */
+	} kind;
+	void *dst;
+	bool is_nonzero;	/* BOPT_U64/SIZE: 0 is refused */
+};
+
+/*
+ * Parse @argv by the table @opts (ends with a NULL name).  Returns 0, -1
+ * (--help: @help printed), or 2 (a usage error, printed with the option
+ * and the value).
+ */
+static int bench_parse(const char *cmd, const char *help,
+		       const struct bench_opt *opts, int argc, char **argv)
+{
+	const struct bench_opt *o;
+	int a;
+
+	for (a = 1; a < argc; a++) {
+		if (is_help(argv[a])) {
+			fputs(help, stdout);
+			return -1;
+		}
+		for (o = opts; o->name && strcmp(o->name, argv[a]); o++)
+			;
+		if (!o->name) {
+			fprintf(stderr, "zcow %s: unexpected argument '%s'\n",
+				cmd, argv[a]);
+			return 2;
+		}
+		if (o->kind == BOPT_FLAG) {
+			*(bool *)o->dst = true;
+			continue;
+		}
+		if (a + 1 >= argc) {
+			fprintf(stderr, "zcow %s: option %s needs a value\n",
+				cmd, o->name);
+			return 2;
+		}
+		a++;
+		if (o->kind == BOPT_STR) {
+			*(const char **)o->dst = argv[a];
+			continue;
+		}
+		if (o->kind == BOPT_SIZE ?
+			    zdev_parse_size(argv[a], o->dst) :
+			    zdev_parse_u64(argv[a], o->dst)) {
+			fprintf(stderr, "zcow %s: bad %s '%s' (expected %s)\n",
+				cmd, o->name, argv[a],
+				o->kind == BOPT_SIZE ?
+					"bytes, e.g. 4096, 0x1000, 64M" :
+					"a number");
+			return 2;
+		}
+		if (o->is_nonzero && !*(uint64_t *)o->dst) {
+			fprintf(stderr, "zcow %s: %s must be above 0\n", cmd,
+				o->name);
+			return 2;
+		}
+	}
+	return 0;
+}
+
+/* A simulated device @cfg with a new file system on it, mounted. */
+static int bench_fs_setup(const struct zsim_config *cfg,
+			  const struct zcow_mkfs_opts *mko,
+			  const struct zcow_mount_opts *mo,
+			  struct zdev **dev_ret, struct zcow_fs **fs_ret)
+{
+	int ret;
+
+	ret = zsim_create(cfg, dev_ret);
+	if (!ret)
+		ret = zcow_mkfs(*dev_ret, mko);
+	if (!ret)
+		ret = zcow_mount(*dev_ret, mo, fs_ret);
+	return ret;
+}
+
+/*
+ * The end of a file-system benchmark: report @ret (what failed: @what,
+ * may be NULL), unmount @fs and close @dev (either may be NULL),
+ * reporting their first error.  Returns the exit status.
+ */
+static int bench_fs_end(const char *cmd, const char *what, struct zcow_fs *fs,
+			struct zdev *dev, int ret)
+{
+	int r;
+
+	if (ret)
+		fprintf(stderr, "zcow %s: %s%s%s\n", cmd, what ? what : "",
+			what ? ": " : "", strerror(-ret));
+	if (fs && (r = zcow_unmount(fs)) && !ret) {
+		fprintf(stderr, "zcow %s: unmount: %s\n", cmd, strerror(-r));
+		ret = r;
+	}
+	if (dev && (r = zdev_close(dev)) && !ret) {
+		fprintf(stderr, "zcow %s: closing the device: %s\n", cmd,
+			strerror(-r));
+		ret = r;
+	}
+	return ret ? 1 : 0;
+}
+
+/* ---- bench-dev: the simulator ------------------------------------------ */
+
+#define BENCH_SECONDS 1.5
+#define BENCH_ZONES 16
+#define BENCH_ZONES_STR "16"	/* BENCH_ZONES, for the help text */
+#define TARGET_APPENDS 1e6	/* 4 KiB appends per second */
+#define TARGET_GBPS 2.0		/* 128 KiB writes, GB/s (1e9 bytes) */
 
 /* Append @bs bytes round-robin over BENCH_ZONES zones; returns commands. */
 static int run_appends(struct zdev *dev, const void *buf, uint64_t bs,
@@ -36,7 +161,7 @@ static int run_appends(struct zdev *dev, const void *buf, uint64_t bs,
 {
 	uint64_t zs = dev->info.zone_size, cap = dev->info.zone_capacity;
 	uint64_t fill[BENCH_ZONES] = { 0 }, n = 0, off;
-	double t0 = now(), t;
+	double t0 = now_sec(), t;
 	unsigned int z;
 	int ret;
 
@@ -56,7 +181,7 @@ static int run_appends(struct zdev *dev, const void *buf, uint64_t bs,
 			fill[z] += bs;
 		}
 		n += BENCH_ZONES;
-		if (n % 4096 == 0 && (t = now() - t0) >= BENCH_SECONDS)
+		if (n % 4096 == 0 && (t = now_sec() - t0) >= BENCH_SECONDS)
 			break;
 	}
 	*nr_ret = n;
@@ -71,7 +196,7 @@ static int run_writes(struct zdev *dev, const void *buf, uint64_t bs,
 	uint64_t zs = dev->info.zone_size, cap = dev->info.zone_capacity;
 	uint64_t n = 0, wp = 0;
 	unsigned int z = 0;
-	double t0 = now(), t;
+	double t0 = now_sec(), t;
 	int ret;
 
 	for (;;) {
@@ -87,7 +212,7 @@ static int run_writes(struct zdev *dev, const void *buf, uint64_t bs,
 			return ret;
 		wp += bs;
 		n++;
-		if (n % 256 == 0 && (t = now() - t0) >= BENCH_SECONDS)
+		if (n % 256 == 0 && (t = now_sec() - t0) >= BENCH_SECONDS)
 			break;
 	}
 	*nr_ret = n;
@@ -100,13 +225,13 @@ static int time_big_open(double *secs_ret)
 {
 	struct zsim_config big = { .nr_zones = 16384, .zone_size = 64 << 20 };
 	struct zdev *dev;
-	double t0 = now();
+	double t0 = now_sec();
 	int ret;
 
 	ret = zsim_create(&big, &dev);
 	if (ret)
 		return ret;
-	*secs_ret = now() - t0;
+	*secs_ret = now_sec() - t0;
 	return zdev_close(dev);
 }
 
@@ -120,7 +245,7 @@ static int warm_up(struct zdev *dev, const void *buf, double *gbps_ret)
 {
 	uint64_t zs = dev->info.zone_size, cap = dev->info.zone_capacity;
 	uint64_t off, bs = 128 * 1024;
-	double t0 = now();
+	double t0 = now_sec();
 	unsigned int z;
 	int ret;
 
@@ -132,7 +257,7 @@ static int warm_up(struct zdev *dev, const void *buf, double *gbps_ret)
 				return ret;
 		}
 	}
-	*gbps_ret = BENCH_ZONES * (double)(cap - cap % bs) / (now() - t0) / 1e9;
+	*gbps_ret = BENCH_ZONES * (double)(cap - cap % bs) / (now_sec() - t0) / 1e9;
 	return zdev_zone_mgmt(dev, ZDEV_ZONE_RESET, 0, 0, ZDEV_CLASS_ZONE);
 }
 
@@ -143,36 +268,30 @@ int cmd_bench_dev(int argc, char **argv)
 		.zone_size = 64ull << 20,
 	};
 	const char *csv_path = NULL;
+	const struct bench_opt opts[] = {
+		{ "--zone-size", BOPT_SIZE, &cfg.zone_size, true },
+		{ "--csv", BOPT_STR, &csv_path, false },
+		{ NULL, BOPT_FLAG, NULL, false },
+	};
 	struct zdev *dev = NULL;
 	double secs, rate, gbps;
 	FILE *csv = NULL;
 	uint64_t n;
 	void *buf;
-	int ret, i, status = 0;
+	int ret, status = 0;
 
-	for (i = 1; i < argc; i++) {
-		if (is_help(argv[i])) {
-			printf("usage: zcow bench-dev [--zone-size SIZE] [--csv FILE]\n\n"
-			       "Simulator throughput, in memory, one thread, wall clock:\n"
-			       "4 KiB appends round-robin across %d zones, and 128 KiB\n"
-			       "sequential writes.  Targets: >= 1M appends/s, >= 2 GB/s.\n"
-			       "--zone-size  zone size of the simulated device (default 64M)\n"
-			       "--csv FILE   also write benchmark,metric,value,target rows\n",
-			       BENCH_ZONES);
-			return 0;
-		}
-		if (strcmp(argv[i], "--csv") == 0 && i + 1 < argc) {
-			csv_path = argv[++i];
-		} else if (strcmp(argv[i], "--zone-size") == 0 && i + 1 < argc) {
-			if (parse_size_arg("zone size", argv[++i],
-					   &cfg.zone_size))
-				return 2;
-		} else {
-			fprintf(stderr, "zcow bench-dev: unexpected argument '%s'\n",
-				argv[i]);
-			return 2;
-		}
-	}
+	_Static_assert(BENCH_ZONES == 16, "BENCH_ZONES_STR");
+	ret = bench_parse("bench-dev",
+			  "usage: zcow bench-dev [--zone-size SIZE] [--csv FILE]\n\n"
+			  "Simulator throughput, in memory, one thread, wall clock:\n"
+			  "4 KiB appends round-robin across " BENCH_ZONES_STR " zones, and 128 KiB\n"
+			  "sequential writes.  Targets: >= 1M appends/s, >= 2 GB/s.\n"
+			  "--zone-size  zone size of the simulated device (default 64M)\n"
+			  "--csv FILE   also write benchmark,metric,value,target rows\n",
+			  opts, argc, argv);
+	if (ret)
+		return ret < 0 ? 0 : ret;
+
 	if (csv_path) {
 		csv = fopen(csv_path, "w");
 		if (!csv) {
@@ -244,4 +363,226 @@ out:
 	}
 	free(buf);
 	return close_dev(dev, status);
+}
+
+/* ---- bench-meta: the metadata engine ----------------------------------- */
+
+int cmd_bench_meta(int argc, char **argv)
+{
+	struct zsim_config cfg = { .nr_zones = 256, .zone_size = 64ULL << 20 };
+	uint64_t items = 1000000, every = 10000, seed = 1, done = 0;
+	bool is_seq = false;
+	const struct bench_opt opts[] = {
+		{ "--items", BOPT_U64, &items, false },
+		{ "--commit-every", BOPT_U64, &every, true },
+		{ "--seed", BOPT_U64, &seed, false },
+		{ "--seq", BOPT_FLAG, &is_seq, false },
+		{ NULL, BOPT_FLAG, NULL, false },
+	};
+	struct zcow_fs_info info;
+	struct zcow_fs *fs = NULL;
+	struct zdev *dev = NULL;
+	struct zdev_stats st;
+	const struct zcow_commit_stats *cs = &info.commits;
+	char what[64];
+	double t0, t1;
+	int ret;
+
+	ret = bench_parse("bench-meta",
+			  "usage: zcow bench-meta [--items N] [--commit-every N] [--seq] [--seed N]\n"
+			  "Insert N items (16-byte values, random keys unless --seq) into the fs\n"
+			  "tree on an in-memory simulator, committing every N items; report\n"
+			  "nodes written per commit and wall-clock time.\n",
+			  opts, argc, argv);
+	if (ret)
+		return ret < 0 ? 0 : ret;
+	zlog_set_level(ZLOG_WARN);
+	ret = bench_fs_setup(&cfg, NULL, NULL, &dev, &fs);
+	if (ret)
+		return bench_fs_end("bench-meta", "setup failed", fs, dev, ret);
+	t0 = now_sec();
+	ret = zcow_bench_tree_insert(fs, items, every, is_seq, seed, &done);
+	t1 = now_sec();
+	if (ret) {
+		snprintf(what, sizeof(what), "failed after %" PRIu64 " items",
+			 done);
+		return bench_fs_end("bench-meta", what, fs, dev, ret);
+	}
+	zdev_get_stats(dev, &st);
+	zcow_fs_info(fs, &info);
+	printf("items=%" PRIu64 " keys=%s commit_every=%" PRIu64 " nodesize=%u\n",
+	       items, is_seq ? "sequential" : "random", every, info.nodesize);
+	printf("commits=%" PRIu64 " nodes_written=%" PRIu64 " nodes_per_commit=%.1f last_commit_nodes=%" PRIu64 " redirtied=%" PRIu64 " meta_write_cmds=%" PRIu64 " max_rounds=%" PRIu64 "\n",
+	       cs->nr_commits, cs->nodes_written,
+	       cs->nr_commits ? (double)cs->nodes_written / cs->nr_commits :
+				0.0,
+	       cs->last_nodes_written, cs->nodes_redirtied, cs->write_cmds,
+	       cs->max_rounds);
+	printf("meta_bytes_written=%" PRIu64 " wall_seconds=%.3f items_per_second=%.0f\n",
+	       st.bytes[ZDEV_CLASS_META][ZDEV_OP_WRITE], t1 - t0,
+	       (double)items / (t1 - t0));
+	return bench_fs_end("bench-meta", NULL, fs, dev, 0);
+}
+
+/* ---- bench-fs: the file layer ------------------------------------------ */
+
+int cmd_bench_fs(int argc, char **argv)
+{
+	struct zsim_config cfg = { .nr_zones = 128, .zone_size = 256ULL << 20,
+				   .seed = 1 };
+	struct zcow_mkfs_opts mko = { .seed = 1 };
+	struct zcow_mount_opts mo = { 0 };
+	uint64_t seq_bytes = 1ULL << 30, nr_rand = 500000, file = 256ULL << 20;
+	uint64_t rng = 42, i, warm, nodesize = 0;
+	const char *mount_opts = NULL;
+	const struct bench_opt opts[] = {
+		{ "--seq", BOPT_SIZE, &seq_bytes, false },
+		{ "--rand", BOPT_U64, &nr_rand, false },
+		{ "--nodesize", BOPT_SIZE, &nodesize, false },
+		{ "--no-data", BOPT_FLAG, &cfg.no_data, false },
+		{ "-o", BOPT_STR, &mount_opts, false },
+		{ NULL, BOPT_FLAG, NULL, false },
+	};
+	struct zcow_fs_info info;
+	struct zcow_fs *fs = NULL;
+	struct zcow_file *f = NULL;
+	struct zdev *dev = NULL;
+	struct zcow_statfs st;
+	double t0, seq_s, rand_s;
+	uint8_t *buf;
+	int ret, a;
+
+	ret = bench_parse("bench-fs",
+			  "usage: zcow bench-fs [--seq BYTES] [--rand N] [--nodesize B] [--no-data] [-o MOUNT_OPTS]\n"
+			  "  in-memory simulator, one thread, wall clock (after an untimed\n"
+			  "  warm-up that faults in the simulator's memory): BYTES of 128 KiB\n"
+			  "  sequential writes, then N 4 KiB random writes into a 256 MiB\n"
+			  "  file, through the whole file layer (allocation, checksums,\n"
+			  "  tree updates, commits every 256 MiB).  --no-data drops the data\n"
+			  "  bytes in the simulator (breaks mount: superblocks are data too)\n",
+			  opts, argc, argv);
+	if (ret)
+		return ret < 0 ? 0 : ret;
+	if (nodesize > UINT32_MAX) {
+		fprintf(stderr, "zcow bench-fs: --nodesize %" PRIu64 " too large\n",
+			nodesize);
+		return 2;
+	}
+	mko.nodesize = (uint32_t)nodesize;
+	if (mount_opts && zcow_mount_opts_parse(mount_opts, &mo)) {
+		fprintf(stderr, "zcow bench-fs: bad mount options '%s'\n",
+			mount_opts);
+		return 2;
+	}
+	buf = malloc(128 << 10);
+	if (!buf) {
+		fprintf(stderr, "zcow bench-fs: out of memory\n");
+		return 1;
+	}
+	for (i = 0; i < (128 << 10); i++)
+		buf[i] = (uint8_t)(i * 7);
+	ret = bench_fs_setup(&cfg, &mko, &mo, &dev, &fs);
+	/*
+	 * Warm-up, untimed: the simulator's memory for the data of both
+	 * phases is faulted in once (the host's page zeroing is not the file system's
+	 * cost); deleting the file resets the zones, and their memory is
+	 * reused by the timed passes.  The random phase runs while the
+	 * sequential file's last zones are still pinned (up to seq_bytes),
+	 * and its node writes add about a tenth to its data: fault in the
+	 * sum, with a quarter for metadata and a zone of slack.
+	 */
+	warm = seq_bytes + nr_rand * 4096 + nr_rand * 4096 / 4;
+	if (warm < file)
+		warm = file;
+	warm = (warm + (256ULL << 20)) / 2;
+	for (a = 0; a < 2 && !ret; a++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "/warm%d", a);
+		ret = zcow_create(fs, name, &f);
+		for (i = 0; i < warm && !ret; i += 128 << 10) {
+			int64_t n = zcow_pwrite(f, buf, 128 << 10, i);
+
+			ret = n < 0 ? (int)n : 0;
+		}
+		if (f) {
+			int cret = zcow_close(f);
+
+			if (!ret)
+				ret = cret;
+		}
+		f = NULL;
+	}
+	for (a = 0; a < 2 && !ret; a++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "/warm%d", a);
+		ret = zcow_unlink(fs, name);
+	}
+	if (!ret)
+		ret = zcow_sync(fs);
+	if (!ret)
+		ret = zcow_create(fs, "/seq", &f);
+	if (ret)
+		goto out;
+	t0 = now_sec();
+	for (i = 0; i < seq_bytes && !ret; i += 128 << 10) {
+		int64_t n = zcow_pwrite(f, buf, 128 << 10, i);
+
+		ret = n < 0 ? (int)n : 0;
+	}
+	if (!ret)
+		ret = zcow_fsync(f);
+	seq_s = now_sec() - t0;
+	a = zcow_close(f);
+	if (!ret)
+		ret = a;
+	f = NULL;
+	if (ret)
+		goto out;
+	printf("seq 128KiB: %" PRIu64 " MiB in %.3f s = %.2f GB/s (%.0f writes/s)\n",
+	       seq_bytes >> 20, seq_s, (double)seq_bytes / seq_s / 1e9,
+	       (double)seq_bytes / (128 << 10) / seq_s);
+	ret = zcow_unlink(fs, "/seq");
+	if (!ret)
+		ret = zcow_sync(fs);
+	if (!ret)
+		ret = zcow_statfs(fs, &st);
+	if (!ret) {
+		printf("after delete + sync: zone_unusable %" PRIu64 " MiB, sim memory %" PRIu64 " MiB\n",
+		       st.zone_unusable >> 20,
+		       zsim_mem_bytes(zsim_from_dev(dev)) >> 20);
+	}
+	if (!ret)
+		ret = zcow_create(fs, "/rand", &f);
+	if (!ret)
+		ret = zcow_truncate(f, file);
+	if (ret)
+		goto out;
+	t0 = now_sec();
+	for (i = 0; i < nr_rand && !ret; i++) {
+		uint64_t off = zcow_rand64(&rng) % (file / 4096) * 4096;
+		int64_t n = zcow_pwrite(f, buf, 4096, off);
+
+		ret = n < 0 ? (int)n : 0;
+	}
+	if (!ret)
+		ret = zcow_fsync(f);
+	rand_s = now_sec() - t0;
+	if (!ret)
+		ret = zcow_statfs(fs, &st);
+	if (ret)
+		goto out;
+	printf("rand 4KiB: %" PRIu64 " writes in %.3f s = %.0f writes/s (%.2f GB/s)\n",
+	       nr_rand, rand_s, (double)nr_rand / rand_s,
+	       (double)nr_rand * 4096 / rand_s / 1e9);
+	zcow_fs_info(fs, &info);
+	printf("commits: %" PRIu64 ", nodes written: %" PRIu64 ", zone_unusable: %" PRIu64 " MiB, appends: %" PRIu64 "\n",
+	       info.commits.nr_commits, info.commits.nodes_written,
+	       st.zone_unusable >> 20, st.nr_appends);
+out:
+	if (f && (a = zcow_close(f)) && !ret)
+		ret = a;
+	free(buf);
+	return bench_fs_end("bench-fs", NULL, fs, dev, ret);
 }

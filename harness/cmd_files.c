@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * zcow ls, cat, put, get, rm, mkdir, stat: moving data in and out of a
- * zcow image; zcow bench-fs: the file-layer benchmark on the simulator.
+ * zcow image (the file-layer benchmark, bench-fs: cmd_bench.c).
  *
  * Every file command takes [-o MOUNT_OPTS] DEV PATH...; it mounts (read-only
  * for ls/cat/get/stat), acts, and unmounts (a new generation for writers).
@@ -13,15 +13,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cmds.h"
-#include "prng.h"
 #include "zcow.h"
 #include "zdev.h"
-#include "zlog.h"
-#include "zsim.h"
 
 struct fargs {
 	const char *cmd;
@@ -78,9 +74,15 @@ static int do_mount(struct fargs *fa, bool read_only, struct zdev **dev_ret,
 	if (open_dev(fa->dev, dev_ret))
 		return 1;
 	ret = zcow_mount(*dev_ret, &mo, fs_ret);
-	if (!ret && !(*fs_ret)->files) {
-		zcow_unmount(*fs_ret);
-		ret = -EUCLEAN;
+	if (!ret) {
+		struct zcow_fs_info info;
+
+		/* a superblock-only mount has no files */
+		zcow_fs_info(*fs_ret, &info);
+		if (!info.has_trees) {
+			zcow_unmount(*fs_ret);
+			ret = -EUCLEAN;
+		}
 	}
 	if (ret) {
 		fprintf(stderr, "zcow %s: mount %s: %s\n", fa->cmd, fa->dev,
@@ -357,186 +359,4 @@ int cmd_stat(int argc, char **argv)
 		       st.generation, st.transid);
 	}
 	return do_unmount(&fa, dev, fs, status);
-}
-
-/* ---- bench-fs ------------------------------------------------------ */
-
-static double now_sec(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-int cmd_bench_fs(int argc, char **argv)
-{
-	struct zsim_config cfg = { .nr_zones = 128, .zone_size = 256ULL << 20,
-				   .seed = 1 };
-	struct zcow_mkfs_opts mko = { .seed = 1 };
-	struct zcow_mount_opts mo = { 0 };
-	uint64_t seq_bytes = 1ULL << 30, nr_rand = 500000, file = 256ULL << 20;
-	uint64_t rng = 42, i, warm;
-	struct zcow_fs *fs = NULL;
-	struct zcow_file *f = NULL;
-	struct zdev *dev = NULL;
-	struct zcow_statfs st;
-	double t0, seq_s, rand_s;
-	uint8_t *buf;
-	int ret, a;
-
-	for (a = 1; a < argc; a++) {
-		if (is_help(argv[a])) {
-			printf("usage: zcow bench-fs [--seq BYTES] [--rand N] [--nodesize B] [--no-data] [-o MOUNT_OPTS]\n"
-			       "  in-memory simulator, one thread, wall clock (after an untimed\n"
-			       "  warm-up that faults in the simulator's memory): BYTES of 128 KiB\n"
-			       "  sequential writes, then N 4 KiB random writes into a 256 MiB\n"
-			       "  file, through the whole file layer (allocation, checksums,\n"
-			       "  tree updates, commits every 256 MiB).  --no-data drops the data\n"
-			       "  bytes in the simulator (breaks mount: superblocks are data too)\n");
-			return 0;
-		} else if (!strcmp(argv[a], "--seq") && a + 1 < argc) {
-			if (parse_size_arg("size", argv[++a], &seq_bytes))
-				return 2;
-		} else if (!strcmp(argv[a], "--rand") && a + 1 < argc) {
-			if (zdev_parse_u64(argv[++a], &nr_rand)) {
-				fprintf(stderr, "zcow bench-fs: bad --rand '%s'\n",
-					argv[a]);
-				return 2;
-			}
-		} else if (!strcmp(argv[a], "--nodesize") && a + 1 < argc) {
-			uint64_t ns;
-
-			if (parse_size_arg("node size", argv[++a], &ns))
-				return 2;
-			mko.nodesize = (uint32_t)ns;
-		} else if (!strcmp(argv[a], "--no-data")) {
-			cfg.no_data = true;
-		} else if (!strcmp(argv[a], "-o") && a + 1 < argc) {
-			if (zcow_mount_opts_parse(argv[++a], &mo))
-				return 2;
-		} else {
-			fprintf(stderr, "zcow bench-fs: unexpected argument '%s'\n",
-				argv[a]);
-			return 2;
-		}
-	}
-	buf = malloc(128 << 10);
-	if (!buf)
-		return 1;
-	for (i = 0; i < (128 << 10); i++)
-		buf[i] = (uint8_t)(i * 7);
-	ret = zsim_create(&cfg, &dev);
-	if (!ret)
-		ret = zcow_mkfs(dev, &mko);
-	if (!ret)
-		ret = zcow_mount(dev, &mo, &fs);
-	/*
-	 * Warm-up, untimed: the simulator's memory for the data of both
-	 * phases is faulted in once (the host's page zeroing is not the file system's
-	 * cost); deleting the file resets the zones, and their memory is
-	 * reused by the timed passes.  The random phase runs while the
-	 * sequential file's last zones are still pinned (up to seq_bytes),
-	 * and its node writes add about a tenth to its data: fault in the
-	 * sum, with a quarter for metadata and a zone of slack.
-	 */
-	warm = seq_bytes + nr_rand * 4096 + nr_rand * 4096 / 4;
-	if (warm < file)
-		warm = file;
-	warm = (warm + (256ULL << 20)) / 2;
-	for (a = 0; a < 2 && !ret; a++) {
-		char name[32];
-
-		snprintf(name, sizeof(name), "/warm%d", a);
-		ret = zcow_create(fs, name, &f);
-		for (i = 0; i < warm && !ret; i += 128 << 10) {
-			int64_t n = zcow_pwrite(f, buf, 128 << 10, i);
-
-			ret = n < 0 ? (int)n : 0;
-		}
-		if (f) {
-			int cret = zcow_close(f);
-
-			if (!ret)
-				ret = cret;
-		}
-		f = NULL;
-	}
-	for (a = 0; a < 2 && !ret; a++) {
-		char name[32];
-
-		snprintf(name, sizeof(name), "/warm%d", a);
-		ret = zcow_unlink(fs, name);
-	}
-	if (!ret)
-		ret = zcow_sync(fs);
-	if (!ret)
-		ret = zcow_create(fs, "/seq", &f);
-	if (ret)
-		goto out;
-	t0 = now_sec();
-	for (i = 0; i < seq_bytes && !ret; i += 128 << 10) {
-		int64_t n = zcow_pwrite(f, buf, 128 << 10, i);
-
-		ret = n < 0 ? (int)n : 0;
-	}
-	if (!ret)
-		ret = zcow_fsync(f);
-	seq_s = now_sec() - t0;
-	a = zcow_close(f);
-	if (!ret)
-		ret = a;
-	f = NULL;
-	if (ret)
-		goto out;
-	printf("seq 128KiB: %" PRIu64 " MiB in %.3f s = %.2f GB/s (%.0f writes/s)\n",
-	       seq_bytes >> 20, seq_s, (double)seq_bytes / seq_s / 1e9,
-	       (double)seq_bytes / (128 << 10) / seq_s);
-	ret = zcow_unlink(fs, "/seq");
-	if (!ret)
-		ret = zcow_sync(fs);
-	if (!ret)
-		ret = zcow_statfs(fs, &st);
-	if (!ret) {
-		printf("after delete + sync: zone_unusable %" PRIu64 " MiB, sim memory %" PRIu64 " MiB\n",
-		       st.zone_unusable >> 20,
-		       zsim_mem_bytes(zsim_from_dev(dev)) >> 20);
-	}
-	if (!ret)
-		ret = zcow_create(fs, "/rand", &f);
-	if (!ret)
-		ret = zcow_truncate(f, file);
-	if (ret)
-		goto out;
-	t0 = now_sec();
-	for (i = 0; i < nr_rand && !ret; i++) {
-		uint64_t off = zcow_rand64(&rng) % (file / 4096) * 4096;
-		int64_t n = zcow_pwrite(f, buf, 4096, off);
-
-		ret = n < 0 ? (int)n : 0;
-	}
-	if (!ret)
-		ret = zcow_fsync(f);
-	rand_s = now_sec() - t0;
-	if (!ret)
-		ret = zcow_statfs(fs, &st);
-	if (ret)
-		goto out;
-	printf("rand 4KiB: %" PRIu64 " writes in %.3f s = %.0f writes/s (%.2f GB/s)\n",
-	       nr_rand, rand_s, (double)nr_rand / rand_s,
-	       (double)nr_rand * 4096 / rand_s / 1e9);
-	printf("commits: %" PRIu64 ", nodes written: %" PRIu64 ", zone_unusable: %" PRIu64 " MiB, appends: %" PRIu64 "\n",
-	       fs->cstats.nr_commits, fs->cstats.nodes_written,
-	       st.zone_unusable >> 20, st.nr_appends);
-out:
-	if (f && (a = zcow_close(f)) && !ret)
-		ret = a;
-	if (fs && (a = zcow_unmount(fs)) && !ret)
-		ret = a;
-	if (dev && (a = zdev_close(dev)) && !ret)
-		ret = a;
-	if (ret)
-		fprintf(stderr, "zcow bench-fs: %s\n", strerror(-ret));
-	free(buf);
-	return ret ? 1 : 0;
 }

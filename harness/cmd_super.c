@@ -10,7 +10,7 @@
 #include <sys/random.h>
 
 #include "cmds.h"
-#include "sb.h"
+#include "zcow_super.h"
 #include "zcow.h"
 #include "zdev.h"
 
@@ -455,8 +455,8 @@ int cmd_mkfs(int argc, char **argv)
 			strerror(-ret));
 		goto out;
 	}
-	sb = fs->sb;
-	placement = fs->placement;
+	zcow_fs_super(fs, &sb, NULL);
+	placement = zcow_sb_placement_of(&sb);
 	ret = zcow_unmount(fs);
 	if (ret) {
 		fprintf(stderr, "zcow mkfs: %s: %s\n", spec, strerror(-ret));
@@ -489,6 +489,8 @@ static void mount_usage(FILE *out)
 int cmd_mount(int argc, char **argv)
 {
 	struct zcow_mount_opts opts = { 0 };
+	struct zcow_sb_copy found;
+	struct zcow_fs_info info;
 	struct zcow_fs *fs = NULL;
 	const char *spec = NULL;
 	struct zdev *dev = NULL;
@@ -521,12 +523,14 @@ int cmd_mount(int argc, char **argv)
 		fprintf(stderr, "zcow mount: %s: %s\n", spec, strerror(-ret));
 		goto out;
 	}
-	gen = fs->generation;
+	zcow_fs_info(fs, &info);
+	zcow_fs_super(fs, NULL, &found);
+	gen = info.generation;
 	printf("mounted %s: generation %llu (mirror %d, offset %llu%s), sb placement %s\n",
-	       spec, (unsigned long long)gen, fs->found.mirror,
-	       (unsigned long long)fs->found.off,
-	       fs->found.is_fallback ? ", fallback copy" : "",
-	       zcow_sb_placement_name(fs->placement));
+	       spec, (unsigned long long)gen, found.mirror,
+	       (unsigned long long)found.off,
+	       found.is_fallback ? ", fallback copy" : "",
+	       zcow_sb_placement_name(info.placement));
 	ret = zcow_unmount(fs);
 	if (ret) {
 		fprintf(stderr, "zcow mount: unmount failed: %s\n",

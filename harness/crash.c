@@ -20,7 +20,7 @@
 
 #include "crash.h"
 #include "prng.h"
-#include "zcow.h"
+#include "fs.h"
 #include "zdev.h"
 #include "zsim.h"
 

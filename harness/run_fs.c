@@ -107,6 +107,7 @@ struct fs_run {
 	struct zcow_statfs st_base;
 	bool has_base;
 	uint64_t files_bytes;		/* the jobs' files so far, bytes */
+	uint64_t writable_bytes;	/* the fs's (zcow_fs_info), at mount */
 };
 
 static struct fs_run *to_fs(struct zrun *run)
@@ -193,6 +194,12 @@ static int fs_open(struct zrun *run)
 		if (ret)
 			zrun_errf(run, "mount '%s': %s", run->dev->spec,
 				  strerror(-ret));
+	}
+	if (!ret) {
+		struct zcow_fs_info info;
+
+		ret = zcow_fs_info(fr->fs, &info);
+		fr->writable_bytes = info.writable_bytes;
 	}
 	untimed(run, false);
 	return ret;
@@ -403,7 +410,7 @@ static int check_room(struct zrun *run, struct zrun_job *job, uint32_t nr,
 {
 	const struct zfio_job *f = job->fio;
 	struct fs_run *fr = to_fs(run);
-	uint64_t total = fr->fs->writable_bytes, per, need;
+	uint64_t total = fr->writable_bytes, per, need;
 	enum zfio_opt opt;
 
 	if (f->filename[0] && job->clone)
@@ -452,7 +459,7 @@ static int fs_job_init(struct zrun *run, struct zrun_job *job)
 {
 	const struct zfio_job *f = job->fio;
 	struct fs_run *fr = to_fs(run);
-	uint64_t total = fr->fs->writable_bytes, zs = run->dev->info.zone_size;
+	uint64_t total = fr->writable_bytes, zs = run->dev->info.zone_size;
 	uint64_t size, fsize;
 	struct fs_job *fj;
 	uint32_t i, nr = f->filename[0] ? 1 : f->nrfiles;
@@ -568,11 +575,15 @@ static int statfs_of(struct zrun *run, struct zcow_statfs *st)
 static int take_base(struct zrun *run)
 {
 	struct fs_run *fr = to_fs(run);
+	struct zcow_fs_info info;
 	int ret;
 
 	if (fr->has_base)
 		return 0;
-	fr->commits_base = fr->fs->cstats.nr_commits;
+	ret = zcow_fs_info(fr->fs, &info);
+	if (ret)
+		return ret;
+	fr->commits_base = info.commits.nr_commits;
 	ret = statfs_of(run, &fr->st_base);
 	fr->has_base = !ret;
 	return ret;
@@ -775,26 +786,20 @@ static int fs_job_end(struct zrun *run, struct zrun_job *job, uint64_t now,
 static int fs_finish(struct zrun *run)
 {
 	struct fs_run *fr = to_fs(run);
-	struct zcow_fs *fs = fr->fs;
 	struct zdev_stats now;
 	struct zcow_statfs st;
+	struct zcow_fs_info info;
 	const struct zcow_statfs *b = &fr->st_base;
-	uint64_t i, unusable = 0, bgs = 0;
 	unsigned int c;
 	int ret;
 
-	for (i = 0; i < fs->nr_bgs; i++) {
-		const struct zcow_bg *bg = fs->bgs[i];
-		uint64_t gap = bg->length - bg->capacity;
-
-		/* Freed below the write pointer; not the capacity gap. */
-		unusable += bg->zone_unusable > gap ? bg->zone_unusable - gap :
-						      0;
-		bgs++;
-	}
-	run->fs_zone_unusable = unusable;
-	run->fs_block_groups = bgs;
-	run->fs_commits = fs->cstats.nr_commits -
+	ret = zcow_fs_info(fr->fs, &info);
+	if (ret)
+		return ret;
+	/* Freed below the write pointers; not the capacity gaps. */
+	run->fs_zone_unusable = info.zone_unusable;
+	run->fs_block_groups = info.nr_block_groups;
+	run->fs_commits = info.commits.nr_commits -
 			  (fr->has_base ? fr->commits_base : 0);
 	ret = statfs_of(run, &st);
 	if (ret)

@@ -431,6 +431,63 @@ START_TEST(test_cli_btrfs_check_passes_after_idle_mounts)
 }
 END_TEST
 
+/* The benchmarks (harness/cmd_bench.c) share one option parser: a bad
+ * value or a missing one is a usage error naming the option. */
+START_TEST(test_cli_bench_commands_refuse_bad_options_naming_them)
+{
+	static const struct {
+		const char *cmd, *opt, *val, *want;
+	} cases[] = {
+		{ "bench-meta", "--commit-every", "0", "--commit-every" },
+		{ "bench-meta", "--items", "many", "bad --items 'many'" },
+		{ "bench-meta", "--items", NULL, "--items needs a value" },
+		{ "bench-fs", "--rand", "x", "bad --rand 'x'" },
+		{ "bench-fs", "--seq", "12Q", "bad --seq '12Q'" },
+		{ "bench-fs", "--bogus", NULL, "unexpected argument '--bogus'" },
+		{ "bench-fs", "-o", "nodatacow", "bad mount options" },
+		{ "bench-dev", "--zone-size", "0", "--zone-size" },
+		{ "bench-dev", "--csv", NULL, "--csv needs a value" },
+	};
+	unsigned int i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		run_zcow(cases[i].cmd, cases[i].opt, cases[i].val, NULL);
+		ck_assert_msg(res.status == 2, "%s %s: exit %d", cases[i].cmd,
+			      cases[i].opt, res.status);
+		ck_assert_msg(strstr(res.err, cases[i].want),
+			      "%s %s: stderr: %s", cases[i].cmd, cases[i].opt,
+			      res.err);
+		ck_assert_str_eq(res.out, "");
+	}
+	run_zcow("bench-meta", "--help", NULL);
+	ck_assert_int_eq(res.status, 0);
+	ck_assert_ptr_nonnull(strstr(res.out, "usage: zcow bench-meta"));
+	run_zcow("bench-fs", "-h", NULL);
+	ck_assert_int_eq(res.status, 0);
+	ck_assert_ptr_nonnull(strstr(res.out, "usage: zcow bench-fs"));
+	run_zcow("bench-dev", "--help", NULL);
+	ck_assert_int_eq(res.status, 0);
+	ck_assert_ptr_nonnull(strstr(res.out, "across 16 zones"));
+}
+END_TEST
+
+/* bench-meta through the public zcow_bench_tree_insert(): the commit
+ * counters of a small sequential run are exact. */
+START_TEST(test_cli_bench_meta_counts_its_commits)
+{
+	run_zcow("bench-meta", "--items", "2000", "--commit-every", "500",
+		 "--seq", NULL);
+	ck_assert_msg(res.status == 0, "exit %d, stderr: %s", res.status,
+		      res.err);
+	ck_assert_msg(strstr(res.out, "items=2000 keys=sequential commit_every=500 nodesize=16384\n"),
+		      "stdout: %s", res.out);
+	/* four every 500 items, one at the end */
+	ck_assert_msg(strstr(res.out, "\ncommits=5 nodes_written="),
+		      "stdout: %s", res.out);
+	ck_assert_ptr_nonnull(strstr(res.out, "meta_bytes_written="));
+}
+END_TEST
+
 START_TEST(test_cli_put_refuses_a_btrfs_made_by_mkfs_btrfs)
 {
 	char img[] = "/tmp/zcow-mkfsbtrfs-XXXXXX", spec[160];
@@ -486,6 +543,9 @@ Suite *cli_suite(void)
 	tcase_add_test(tc, test_cli_mkfs_into_a_missing_directory_fails_without_success);
 	tcase_add_test(tc, test_cli_btrfs_check_passes_after_idle_mounts);
 	tcase_add_test(tc, test_cli_put_refuses_a_btrfs_made_by_mkfs_btrfs);
+	tcase_add_test(tc,
+		       test_cli_bench_commands_refuse_bad_options_naming_them);
+	tcase_add_test(tc, test_cli_bench_meta_counts_its_commits);
 	tcase_add_test(tc, test_cli_ls_fails_when_an_inode_leaf_is_corrupt);
 	tcase_add_test(tc, test_cli_dump_super_of_blank_device_fails_cleanly);
 	suite_add_tcase(s, tc);

@@ -13,7 +13,7 @@
 
 #include "crash.h"
 #include "tests.h"
-#include "zcow.h"
+#include "fs.h"
 
 static void print_summary(const char *name, const char *treelog, int mutation,
 			  const struct zcrash_summary *sum)

@@ -16,7 +16,7 @@
 
 #include "prng.h"
 #include "tests.h"
-#include "zcow.h"
+#include "fs.h"
 #include "zsim.h"
 
 #define MiB (1024ULL * 1024)

@@ -18,7 +18,7 @@
 #include "csum.h"
 #include "sb.h"
 #include "tests.h"
-#include "zcow.h"
+#include "fs.h"
 #include "zdev.h"
 #include "zlog.h"
 #include "zsim.h"

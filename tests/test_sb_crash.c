@@ -23,7 +23,7 @@
 
 #include "sb.h"
 #include "tests.h"
-#include "zcow.h"
+#include "fs.h"
 #include "zdev.h"
 #include "zlog.h"
 #include "zsim.h"

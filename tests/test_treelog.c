@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "tests.h"
-#include "zcow.h"
+#include "fs.h"
 #include "zlog.h"
 #include "zsim.h"
 

@@ -14,7 +14,7 @@
 
 #include "prng.h"
 #include "tests.h"
-#include "zcow.h"
+#include "fs.h"
 #include "zlog.h"
 #include "zsim.h"
 #include "zoned.h"
@@ -332,6 +332,56 @@ START_TEST(test_txn_check_finds_missing_extent_item_and_bad_used)
 	ck_assert_int_eq(zcow_commit(fs), 0);
 	/* the block has no extent item, the group's used is off */
 	ck_assert_int_ge(zcow_check(fs, NULL, NULL), 2);
+	zcow_unmount(fs);
+	zdev_close(dev);
+}
+END_TEST
+
+/* The checker's zones rule: a data group whose zone was reset behind the
+ * file system's back (its committed used bytes are no longer on the
+ * device) is a problem zcow_check() reports. */
+static void count_zone_reset(void *arg, const char *msg)
+{
+	if (strstr(msg, "reset too early"))
+		(*(int *)arg)++;
+}
+
+START_TEST(test_txn_check_finds_group_whose_zone_was_reset_behind_its_back)
+{
+	struct zcow_mount_opts ro = { .read_only = true };
+	struct zdev *dev = new_sim(20, 0, 0, 5);
+	struct zcow_fs *fs = NULL;
+	struct zcow_file *f = NULL;
+	struct zcow_bg *data = NULL;
+	uint8_t buf[65536];
+	int nr_reset = 0;
+	uint64_t i;
+
+	memset(buf, 0x5a, sizeof(buf));
+	ck_assert_int_eq(zcow_mkfs(dev, NULL), 0);
+	ck_assert_int_eq(zcow_mount(dev, NULL, &fs), 0);
+	ck_assert_int_eq(zcow_create(fs, "/a", &f), 0);
+	ck_assert_int_eq(zcow_pwrite(f, buf, sizeof(buf), 0),
+			 (int64_t)sizeof(buf));
+	ck_assert_int_eq(zcow_fsync(f), 0);
+	ck_assert_int_eq(zcow_close(f), 0);
+	ck_assert_int_eq(zcow_unmount(fs), 0);
+	ck_assert_int_eq(zcow_mount(dev, &ro, &fs), 0);
+	ck_assert_int_eq(zcow_check(fs, print_problem, NULL), 0);
+	ck_assert_int_eq(zcow_check_zones(fs, print_problem, NULL), 0);
+	for (i = 0; i < fs->nr_bgs && !data; i++)
+		if ((fs->bgs[i]->flags & ZCOW_BG_DATA) &&
+		    fs->bgs[i]->item_used)
+			data = fs->bgs[i];
+	ck_assert_ptr_nonnull(data);
+	ck_assert_int_eq(zdev_reset_zone(dev, data->physical,
+					 ZDEV_CLASS_ZONE), 0);
+	ck_assert_int_eq(zcow_check_zones(fs, count_zone_reset, &nr_reset),
+			 1);
+	ck_assert_int_eq(nr_reset, 1);
+	nr_reset = 0;
+	ck_assert_int_ge(zcow_check(fs, count_zone_reset, &nr_reset), 1);
+	ck_assert_int_eq(nr_reset, 1);
 	zcow_unmount(fs);
 	zdev_close(dev);
 }
@@ -750,6 +800,8 @@ Suite *txn_suite(void)
 	tcase_add_test(tc, test_txn_check_finds_missing_extent_item_and_bad_used);
 	tcase_add_test(tc,
 		       test_txn_check_finds_corrupt_node_in_conventional_zone);
+	tcase_add_test(
+		tc, test_txn_check_finds_group_whose_zone_was_reset_behind_its_back);
 	tcase_add_test(tc,
 		       test_txn_tool_check_and_df_report_and_fail_on_corruption);
 	tcase_add_test(tc, test_txn_node_count_follows_splits_merges_and_cow);

@@ -1,12 +1,25 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * zcow: the file system (skeleton: mkfs, mount, commit, unmount).
+ * zcow: the public API of the file system.
  *
- * Today a zcow file system is its superblock log (core/sb.h); later issues
- * add the trees, allocation and data paths behind the same entry points.
- * What it is not: a device layer (dev/zdev.h) or a tool (harness/).
+ * zcow is a copy-on-write file system for zoned block devices, following
+ * Linux btrfs's zoned support and its on-disk format (docs/format.md):
+ * mkfs, mount and unmount, transaction commits, a superblock log, files
+ * and directories with checksummed copy-on-write data, snapshots, a
+ * tree-log for fsync, and a checker.  It runs over any device of the plug
+ * (dev/zdev.h): the zone simulator, an emulated-zones image file, or a
+ * real zoned device.
  *
- * Who may include this: core/, harness/, tests/.
+ * What it is not: the device layer (dev/zdev.h) or a tool (harness/).  A
+ * mounted file system is an opaque handle (struct zcow_fs): its state is
+ * read through the calls below.  The on-disk superblock and the
+ * superblock log, for a dump tool, are include/zcow_super.h.
+ *
+ * Who may include this: anyone (harness/, tests/, fuzz/); core/ includes
+ * it through its internal header core/fs.h.
+ *
+ * A call that can fail returns 0 (or a count where stated) or -errno, and
+ * logs the reason once through zlog (base/zlog.h).
  */
 #ifndef ZCOW_ZCOW_H
 #define ZCOW_ZCOW_H
@@ -14,10 +27,16 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "ctree.h"
-#include "sb.h"
-#include "volumes.h"
 #include "zdev.h"
+
+/* Where the superblock mirrors live on a device with sequential zones. */
+enum zcow_sb_placement {
+	ZCOW_SB_PLACE_SEED,	/* zones 0, 16, min(256 GiB / zone, 1024) */
+	ZCOW_SB_PLACE_KERNEL,	/* zones 0, 512 GiB / zone, 4 TiB / zone */
+};
+
+/* "seed" or "kernel". */
+const char *zcow_sb_placement_name(enum zcow_sb_placement p);
 
 /* btrfs-progs' minimum for -m single -d single (mkfs/common.c): 2 zones
  * for the primary superblock log + system, metadata and data block groups
@@ -60,16 +79,6 @@ struct zcow_mount_opts {
 	bool no_treelog;
 };
 
-/* A delayed reference change of one tree block (applied at commit). */
-struct zcow_delayed_ref {
-	uint64_t bytenr;
-	uint64_t owner;		/* tree objectid; 0 when freed (unknown) */
-	int level;		/* -1 when freed (unknown) */
-	int delta;		/* +1 allocated, -1 freed */
-	bool is_same_trans;	/* freed block was allocated in this
-				 * transaction (never written) */
-};
-
 /* Commit statistics (zcow bench-meta). */
 struct zcow_commit_stats {
 	uint64_t nr_commits;
@@ -80,61 +89,99 @@ struct zcow_commit_stats {
 	uint64_t max_rounds;		/* most fixpoint rounds of one commit */
 };
 
-/* A mounted file system. */
-struct zcow_fs {
-	struct zdev *dev;
-	struct zcow_super_block sb;	/* last committed, on-disk byte order */
-	struct zcow_sb_copy found;	/* where mount found it */
-	enum zcow_sb_placement placement;
-	uint64_t generation;		/* last committed generation */
-	bool read_only;
-	int error;			/* != 0: a commit failed; no more writes */
-	/* Superblock-log mirrors the last superblock write could not write
-	 * (bit m = mirror m; a degraded log, reported when it changes). */
-	uint32_t sb_failed_mirrors;
+/* A mounted file system (opaque: core/fs.h). */
+struct zcow_fs;
 
-	/* The trees (has_trees false: a bare superblock, no trees yet). */
-	bool has_trees;
-	uint32_t nodesize;
-	uint64_t transid;		/* running transaction = generation + 1 */
-	struct zcow_node_store store;
-	struct zcow_tree root_tree;	/* rooted from sb.root */
-	struct zcow_tree chunk_tree;	/* rooted from sb.chunk_root */
-	struct zcow_tree extent_tree;	/* ROOT_ITEMs in the root tree */
-	struct zcow_tree dev_tree;
-	struct zcow_tree fs_tree;
-	struct zcow_tree csum_tree;
+/*
+ * Make a file system on @dev: check the geometry, reset every non-empty
+ * sequential zone, write generation 1 to every mirror.  Returns 0, -EINVAL
+ * (geometry or option refused, with a message), or a device -errno.
+ */
+int zcow_mkfs(struct zdev *dev, const struct zcow_mkfs_opts *opts);
 
-	/* Block groups, sorted by start. */
-	struct zcow_bg **bgs;
-	uint64_t nr_bgs;
-	uint64_t bgs_cap;
-	uint64_t writable_bytes;	/* device bytes outside sb zones */
+/*
+ * Mount (@opts may be NULL: defaults): locate the newest valid superblock,
+ * check it and its features, load the trees, start the file layer and
+ * replay the tree-log (a read-write mount commits the replay).  Trees that
+ * cannot be read allow a read-only, superblock-only mount (zcow_fs_info()
+ * has_trees false).  Returns 0 and *fs_ret, -ENOENT (no superblock),
+ * -EUCLEAN (corrupt, with a message), -EOPNOTSUPP (features zcow cannot
+ * handle), -EINVAL (too few active zones for a read-write mount), -ENOMEM,
+ * or a device -errno.
+ */
+int zcow_mount(struct zdev *dev, const struct zcow_mount_opts *opts,
+	       struct zcow_fs **fs_ret);
 
-	/* The running transaction's in-memory state. */
-	struct zcow_delayed_ref *refs;
-	uint64_t nr_refs, refs_cap;
-	uint64_t *redirty;		/* freed before writeback: write zeroed */
-	uint64_t nr_redirty, redirty_cap;
-	uint8_t *wb_arena;		/* commit: node images, kept for reuse */
-	uint64_t wb_arena_size;		/* bytes */
-	struct zcow_commit_stats cstats;
+/*
+ * Commit a new superblock generation (generation + 1) to every mirror:
+ * the same call as zcow_commit().  Returns 0, -EROFS (read-only or after a
+ * failed commit), or the commit's error; a failed commit puts the fs in
+ * the error state (zcow_fs_error()).
+ */
+int zcow_commit_super(struct zcow_fs *fs);
 
-	/* The file layer (core/files.h); NULL without trees. */
-	struct zcow_files *files;
+/*
+ * Unmount: commit a new generation (unless read-only or in the error
+ * state) and free @fs.  The device stays open.  Returns 0 or the commit's
+ * error (@fs is freed either way).
+ */
+int zcow_unmount(struct zcow_fs *fs);
 
-	/* The tree-log (core/tree-log.c, issue 9); NULL without files. */
-	struct zcow_log *log;
-	/* Start of the dedicated tree-log block group, 0 = none yet (seed
-	 * 010): log nodes are allocated only there, nothing else is. */
-	uint64_t treelog_bg;
+/* Sums over the block groups of one space type: a row of `zcow df`. */
+struct zcow_fs_space {
+	const char *name;	/* "Data", "System", "Metadata" */
+	uint64_t total;		/* bytes of its block groups */
+	uint64_t used;		/* bytes in use (committed or not) */
+	uint64_t reserved;	/* allocated, not yet accounted as used */
+	uint64_t pinned;	/* freed in the running transaction */
+	uint64_t readonly;	/* bytes of read-only groups not in use */
+	uint64_t zone_unusable;	/* freed below the write pointers, and the
+				 * zones' capacity gaps (as btrfs counts) */
+	uint64_t nr_groups;
 };
 
-/* The trees of a file system, in a fixed order (root tree first). */
-#define ZCOW_NR_TREES 6
-struct zcow_tree *zcow_fs_tree_nr(struct zcow_fs *fs, int i);
-/* The tree with objectid @objectid, or NULL. */
-struct zcow_tree *zcow_fs_tree(struct zcow_fs *fs, uint64_t objectid);
+/* The space types of zcow_fs_info.space[], in `zcow df`'s order. */
+enum {
+	ZCOW_FS_SPACE_DATA,
+	ZCOW_FS_SPACE_SYSTEM,
+	ZCOW_FS_SPACE_METADATA,
+	ZCOW_FS_NR_SPACE
+};
+
+/* The state of a mounted file system (zcow_fs_info()). */
+struct zcow_fs_info {
+	uint64_t generation;	/* last committed generation */
+	int error;		/* != 0 (-errno): a commit failed, the fs
+				 * takes no more writes */
+	bool read_only;		/* mounted read-only */
+	bool has_trees;		/* false: a superblock-only mount (trees
+				 * unreadable); files and zcow_check fail */
+	enum zcow_sb_placement placement; /* of the superblock mirrors */
+	/* Superblock-log mirrors the last superblock write could not write
+	 * (bit m = mirror m; 0 = every mirror written: not degraded). */
+	uint32_t sb_failed_mirrors;
+	uint32_t nodesize;	/* bytes; 0 without trees */
+	uint64_t writable_bytes; /* device bytes outside the superblock
+				  * zones; 0 without trees */
+	uint64_t nr_block_groups;
+	/* Bytes freed below the block groups' write pointers, not counting
+	 * the zones' capacity gaps (what a reclaim could win back). */
+	uint64_t zone_unusable;
+	struct zcow_commit_stats commits;	/* since mount */
+	struct zcow_fs_space space[ZCOW_FS_NR_SPACE];
+};
+
+/*
+ * The state of @fs into @info (in-memory counters: no device I/O).  Not
+ * serialized with writers running at the same time in other threads: call
+ * it between operations.  Returns 0.
+ */
+int zcow_fs_info(struct zcow_fs *fs, struct zcow_fs_info *info);
+/* The last committed generation of @fs (zcow_fs_info's generation). */
+uint64_t zcow_fs_generation(const struct zcow_fs *fs);
+/* 0, or the -errno of the commit that failed: @fs takes no more writes
+ * (zcow_fs_info's error). */
+int zcow_fs_error(const struct zcow_fs *fs);
 
 /*
  * Commit the running transaction (seed 007 order, see transaction.c):
@@ -147,70 +194,6 @@ struct zcow_tree *zcow_fs_tree(struct zcow_fs *fs, uint64_t objectid);
 int zcow_commit(struct zcow_fs *fs);
 
 /*
- * TEST-ONLY ordering mutations (docs/crash.md): a runtime switch that
- * defaults to 0 and is set only by tests/test_crash.c to prove the crash
- * oracles can fail.  Nothing else may set it.
- *   ZCOW_MUT_RESET_BEFORE_COMMIT: reset removed block groups' zones
- *	before the superblock that drops them is written;
- *   ZCOW_MUT_SB_BEFORE_FLUSH: write the superblock without flushing
- *	the metadata (and data) it points at first;
- *   ZCOW_MUT_LOG_DROP_ITEM: fsync leaves the fsynced inode's last file
- *	extent item out of the log tree;
- *   ZCOW_MUT_LOG_SB_BEFORE_FLUSH: fsync writes the superblock that
- *	points at the log before the log's nodes are flushed.
- */
-enum {
-	ZCOW_MUT_NONE,
-	ZCOW_MUT_RESET_BEFORE_COMMIT,
-	ZCOW_MUT_SB_BEFORE_FLUSH,
-	ZCOW_MUT_LOG_DROP_ITEM,
-	ZCOW_MUT_LOG_SB_BEFORE_FLUSH,
-};
-extern int zcow_fault_mutation;
-
-/*
- * Internal to core/: write @len bytes of node images at logical @logical
- * of @bg exactly at its meta write pointer (zeros first over a gap left
- * by a rounded-up offset or an unwritten released node).  0 or -errno.
- */
-int zcow_write_at_meta_wp(struct zcow_fs *fs, struct zcow_bg *bg,
-			  uint64_t logical, const uint8_t *buf, uint64_t len);
-
-/*
- * Internal to core/: write @sb to every superblock mirror
- * (zcow_sb_write_all_mirrors) and report a change in the set of mirrors
- * that could not be written.  0 or -errno (no mirror written).
- */
-int zcow_fs_write_super(struct zcow_fs *fs, struct zcow_super_block *sb);
-
-/* Internal to core/: a ROOT_ITEM (struct btrfs_root_item, 439 bytes) for
- * @tree's current root into @buf. */
-void zcow_root_item_encode(uint8_t *buf, const struct zcow_tree *tree,
-			   uint32_t nodesize);
-/* Internal to core/: update the item @key, or insert it.  0 or -errno. */
-int zcow_tree_put(struct zcow_tree *tree, const struct zcow_key *key,
-		  const void *data, uint32_t len);
-
-/* Internal to core/: a node image to write (NULL: a node freed before it
- * was written, written zeroed to keep the zone sequential). */
-struct zcow_wnode {
-	uint64_t bytenr;
-	uint8_t *buf;
-};
-/*
- * Internal to core/: write @v (sorted here) in address order at each
- * block group's meta write pointer, contiguous nodes coalesced up to
- * 1 MiB per command (the commit's and the tree-log's writeback).
- */
-int zcow_write_node_list(struct zcow_fs *fs, struct zcow_wnode *v,
-			 uint64_t nr);
-
-/* Internal to core/: set up / load / free the trees of @fs. */
-int zcow_fs_create_trees(struct zcow_fs *fs);
-int zcow_fs_load_trees(struct zcow_fs *fs);
-void zcow_fs_free_trees(struct zcow_fs *fs);
-
-/*
  * The checker: walks every tree of the last committed state from the
  * device, verifies node checksums and headers, key order across nodes,
  * generations (<= the superblock's, == the parent pointer's), that every
@@ -218,12 +201,25 @@ void zcow_fs_free_trees(struct zcow_fs *fs);
  * zone's write pointer, that every chunk has a block group item and a
  * device extent, that block-group used bytes equal the sum of their
  * extent items, and that every tree block has exactly one extent item with
- * refs == 1 and owner == its tree (and no extent item is left dangling).
- * Each problem is passed to @report (may be NULL).  Returns the number of
- * problems (0 = clean) or -ENOMEM / -EINVAL (no trees).
+ * refs == 1 and owner == its tree (and no extent item is left dangling),
+ * that no group holds more used bytes than its zones hold written
+ * (zcow_check_zones()), the tree-log, and the files (directories, inodes,
+ * extents, checksums).  Each problem is passed to @report (may be NULL).
+ * Returns the number of problems (0 = clean) or -ENOMEM / -EINVAL (no
+ * trees).  Reads only: any mount, read-only included.
  */
 int zcow_check(struct zcow_fs *fs,
 	       void (*report)(void *arg, const char *msg), void *arg);
+/*
+ * One rule of the checker, also run by zcow_check(): no block group holds
+ * more used bytes (as its committed item records them) than its zones
+ * hold written on the device, i.e. no zone of a referenced group was reset
+ * (or lost its data) behind the file system's back.  Groups on read-only
+ * or offline zones and groups being deleted are skipped.  Each problem is
+ * passed to @report (may be NULL).  Returns the number of problems.
+ */
+int zcow_check_zones(struct zcow_fs *fs,
+		     void (*report)(void *arg, const char *msg), void *arg);
 
 /*
  * Active zones (ZNS: implicitly/explicitly open or closed) a read-write
@@ -238,33 +234,21 @@ uint32_t zcow_active_zones_needed(struct zdev *dev, enum zcow_sb_placement p,
 uint32_t zcow_active_zone_limit(const struct zdev *dev);
 
 /*
- * Make a file system on @dev: check the geometry, reset every non-empty
- * sequential zone, write generation 1 to every mirror.  Returns 0, -EINVAL
- * (geometry or option refused, with a message), or a device -errno.
+ * The metadata benchmark of `zcow bench-meta`: insert @nr_items items
+ * (key (objectid, INODE_ITEM, 0), 16-byte value: the item's index and its
+ * objectid) into the fs tree, objectids 256, 257, ... (@is_seq) or
+ * zcow_rand64(@seed) >> 8 (a duplicate key is skipped), committing after
+ * every @commit_every items (0: only at the end) and once at the end.
+ * The items are not inodes: the file system is left inconsistent, so run
+ * it only on a scratch device, and read the commit statistics with
+ * zcow_fs_info().  Returns 0, -EINVAL (no trees: a superblock-only
+ * mount), or the -errno of an insert or a commit (-ENOSPC, a device
+ * error); *done_ret (may be NULL): the items handled, the failing one
+ * included (@nr_items on success or when the last commit failed).
  */
-int zcow_mkfs(struct zdev *dev, const struct zcow_mkfs_opts *opts);
-
-/*
- * Mount: locate the newest valid superblock, check it.  Returns 0 and
- * *fs_ret, -ENOENT (no superblock), -EUCLEAN (corrupt, with a message),
- * -EOPNOTSUPP (features zcow cannot handle), -ENOMEM, or a device -errno.
- */
-int zcow_mount(struct zdev *dev, const struct zcow_mount_opts *opts,
-	       struct zcow_fs **fs_ret);
-
-/*
- * Commit a new superblock generation (generation + 1) to every mirror.
- * Returns 0, -EROFS (read-only or after a failed commit), or the error of
- * zcow_sb_write_all(); a failed commit puts the fs in the error state.
- */
-int zcow_commit_super(struct zcow_fs *fs);
-
-/*
- * Unmount: commit a new generation (unless read-only or in the error
- * state) and free @fs.  The device stays open.  Returns 0 or the commit's
- * error (@fs is freed either way).
- */
-int zcow_unmount(struct zcow_fs *fs);
+int zcow_bench_tree_insert(struct zcow_fs *fs, uint64_t nr_items,
+			   uint64_t commit_every, bool is_seq, uint64_t seed,
+			   uint64_t *done_ret);
 
 /* ==== files (issue 5): inodes, directories, data; core/inode.c, file.c ====
  *
@@ -288,6 +272,7 @@ struct zcow_file;
 
 /* zcow_open flags (O_ACCMODE, O_CREAT, O_EXCL, O_TRUNC of <fcntl.h>). */
 
+/* An inode, as zcow_stat() and zcow_fstat() give it. */
 struct zcow_stat {
 	uint64_t ino;
 	uint32_t mode;		/* S_IFREG | 0644, S_IFDIR | 0755 */
@@ -298,6 +283,7 @@ struct zcow_stat {
 	uint64_t transid;	/* last transaction that changed it */
 };
 
+/* Space and counters of a file system (zcow_statfs()). */
 struct zcow_statfs {
 	uint64_t bsize;		/* 4096 */
 	uint64_t total;		/* bytes outside the superblock zones */
@@ -321,6 +307,7 @@ struct zcow_statfs {
 				 * it held are lost */
 };
 
+/* One directory entry (zcow_readdir()). */
 struct zcow_dirent {
 	uint64_t ino;
 	uint8_t type;		/* 1 regular file, 2 directory (btrfs FT_*) */
@@ -337,6 +324,8 @@ int zcow_create(struct zcow_fs *fs, const char *path,
 /* Open a file or directory (directories: O_RDONLY only, else -EISDIR). */
 int zcow_open(struct zcow_fs *fs, const char *path, int flags,
 	      struct zcow_file **file_ret);
+/* Free the handle; outstanding writes stay the file system's (zcow_sync
+ * waits for them).  Returns 0. */
 int zcow_close(struct zcow_file *file);
 /* Returns bytes read (short at end of file) or -errno. */
 int64_t zcow_pread(struct zcow_file *file, void *buf, uint64_t len,
@@ -345,9 +334,14 @@ int64_t zcow_pread(struct zcow_file *file, void *buf, uint64_t len,
  * extents written). */
 int64_t zcow_pwrite(struct zcow_file *file, const void *buf, uint64_t len,
 		    uint64_t off);
+/* Set the file's size: extents beyond it are dropped, a grown tail reads
+ * as zeros.  -EISDIR, -EBADF (read-only handle), -EROFS. */
 int zcow_truncate(struct zcow_file *file, uint64_t size);
-/* Wait for the file's outstanding appends, then commit. */
+/* Wait for the file's outstanding appends, then make its changes durable:
+ * through the tree-log (treelog on), else a full commit. */
 int zcow_fsync(struct zcow_file *file);
+/* As zcow_fsync() (the inode item holds the size, logged as fsync logs
+ * it). */
 int zcow_fdatasync(struct zcow_file *file);
 /*
  * Log-sync batching, as btrfs batches fsyncs that wait on the log: put
@@ -362,10 +356,15 @@ int zcow_fsync_join(struct zcow_file *file);
 int zcow_fallocate(struct zcow_file *file, uint64_t off, uint64_t len);
 /* nodatacow (chattr +C) is refused: -EOPNOTSUPP, with a message. */
 int zcow_set_nodatacow(struct zcow_file *file);
+/* The inode of an open file into @st. */
 int zcow_fstat(struct zcow_file *file, struct zcow_stat *st);
 
+/* Remove a file's name; its data is freed with its last name (-EISDIR on
+ * a directory). */
 int zcow_unlink(struct zcow_fs *fs, const char *path);
+/* Make a directory (mode 0755); its parent must exist. */
 int zcow_mkdir(struct zcow_fs *fs, const char *path);
+/* Remove an empty directory (-ENOTEMPTY, -ENOTDIR). */
 int zcow_rmdir(struct zcow_fs *fs, const char *path);
 /* Atomic within the transaction; replaces an existing target (file over
  * file, empty dir over dir). */
@@ -373,7 +372,10 @@ int zcow_rename(struct zcow_fs *fs, const char *from, const char *to);
 /* The entries of a directory, sorted by name, in *ents_ret (free()). */
 int zcow_readdir(struct zcow_fs *fs, const char *path,
 		 struct zcow_dirent **ents_ret, uint64_t *nr_ret);
+/* The inode at @path into @st ("/.snapshots" reads as a directory). */
 int zcow_stat(struct zcow_fs *fs, const char *path, struct zcow_stat *st);
+/* The file system's space and counters into @st.  -EINVAL without a file
+ * layer (a superblock-only mount). */
 int zcow_statfs(struct zcow_fs *fs, struct zcow_statfs *st);
 /* Wait for every outstanding write, then commit. */
 int zcow_sync(struct zcow_fs *fs);
@@ -383,13 +385,5 @@ int zcow_sync(struct zcow_fs *fs);
  * Committed at once.  -EEXIST if NAME exists.
  */
 int zcow_snapshot(struct zcow_fs *fs, const char *name, uint64_t *id_ret);
-
-/* Internal hooks of the file layer, called by fs.c. */
-int zcow_files_mount(struct zcow_fs *fs, const struct zcow_mount_opts *opts);
-void zcow_files_unmount(struct zcow_fs *fs);
-/* Trees of the file layer beyond the fixed six (snapshots): the commit
- * writes their dirty nodes too.  0 / NULL without a file layer. */
-uint64_t zcow_files_nr_trees(struct zcow_fs *fs);
-struct zcow_tree *zcow_files_tree_nr(struct zcow_fs *fs, uint64_t i);
 
 #endif /* ZCOW_ZCOW_H */

@@ -1,0 +1,165 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * fs: the internal header of core/: the mounted file system (the full
+ * struct zcow_fs, opaque outside core/) and the calls the modules of core/
+ * make to one another (commit writeback, superblock writes, tree set-up,
+ * the file layer's hooks).
+ *
+ * What it is not: the API.  That is include/zcow.h, included here, which
+ * every caller outside core/ uses; this header adds what only core/ may
+ * touch, so that a change here never breaks the tool.
+ *
+ * Who may include this: core/, and the white-box tests/ and fuzz/.  Not
+ * harness/: the Makefile gives it no -Icore.
+ */
+#ifndef ZCOW_FS_H
+#define ZCOW_FS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "zcow.h"	/* the public API (include/zcow.h) */
+#include "ctree.h"
+#include "sb.h"
+#include "volumes.h"
+#include "zdev.h"
+
+/* A delayed reference change of one tree block (applied at commit). */
+struct zcow_delayed_ref {
+	uint64_t bytenr;
+	uint64_t owner;		/* tree objectid; 0 when freed (unknown) */
+	int level;		/* -1 when freed (unknown) */
+	int delta;		/* +1 allocated, -1 freed */
+	bool is_same_trans;	/* freed block was allocated in this
+				 * transaction (never written) */
+};
+
+/* A mounted file system (the public API's opaque handle). */
+struct zcow_fs {
+	struct zdev *dev;
+	struct zcow_super_block sb;	/* last committed, on-disk byte order */
+	struct zcow_sb_copy found;	/* where mount found it */
+	enum zcow_sb_placement placement;
+	uint64_t generation;		/* last committed generation */
+	bool read_only;
+	int error;			/* != 0: a commit failed; no more writes */
+	/* Superblock-log mirrors the last superblock write could not write
+	 * (bit m = mirror m; a degraded log, reported when it changes). */
+	uint32_t sb_failed_mirrors;
+
+	/* The trees (has_trees false: a bare superblock, no trees yet). */
+	bool has_trees;
+	uint32_t nodesize;
+	uint64_t transid;		/* running transaction = generation + 1 */
+	struct zcow_node_store store;
+	struct zcow_tree root_tree;	/* rooted from sb.root */
+	struct zcow_tree chunk_tree;	/* rooted from sb.chunk_root */
+	struct zcow_tree extent_tree;	/* ROOT_ITEMs in the root tree */
+	struct zcow_tree dev_tree;
+	struct zcow_tree fs_tree;
+	struct zcow_tree csum_tree;
+
+	/* Block groups, sorted by start. */
+	struct zcow_bg **bgs;
+	uint64_t nr_bgs;
+	uint64_t bgs_cap;
+	uint64_t writable_bytes;	/* device bytes outside sb zones */
+
+	/* The running transaction's in-memory state. */
+	struct zcow_delayed_ref *refs;
+	uint64_t nr_refs, refs_cap;
+	uint64_t *redirty;		/* freed before writeback: write zeroed */
+	uint64_t nr_redirty, redirty_cap;
+	uint8_t *wb_arena;		/* commit: node images, kept for reuse */
+	uint64_t wb_arena_size;		/* bytes */
+	struct zcow_commit_stats cstats;
+
+	/* The file layer (core/files.h); NULL without trees. */
+	struct zcow_files *files;
+
+	/* The tree-log (core/tree-log.c, issue 9); NULL without files. */
+	struct zcow_log *log;
+	/* Start of the dedicated tree-log block group, 0 = none yet (seed
+	 * 010): log nodes are allocated only there, nothing else is. */
+	uint64_t treelog_bg;
+};
+
+/* The trees of a file system, in a fixed order (root tree first). */
+#define ZCOW_NR_TREES 6
+struct zcow_tree *zcow_fs_tree_nr(struct zcow_fs *fs, int i);
+/* The tree with objectid @objectid, or NULL. */
+struct zcow_tree *zcow_fs_tree(struct zcow_fs *fs, uint64_t objectid);
+
+/*
+ * TEST-ONLY ordering mutations (docs/crash.md): a runtime switch that
+ * defaults to 0 and is set only by tests/test_crash.c to prove the crash
+ * oracles can fail.  Nothing else may set it.
+ *   ZCOW_MUT_RESET_BEFORE_COMMIT: reset removed block groups' zones
+ *	before the superblock that drops them is written;
+ *   ZCOW_MUT_SB_BEFORE_FLUSH: write the superblock without flushing
+ *	the metadata (and data) it points at first;
+ *   ZCOW_MUT_LOG_DROP_ITEM: fsync leaves the fsynced inode's last file
+ *	extent item out of the log tree;
+ *   ZCOW_MUT_LOG_SB_BEFORE_FLUSH: fsync writes the superblock that
+ *	points at the log before the log's nodes are flushed.
+ */
+enum {
+	ZCOW_MUT_NONE,
+	ZCOW_MUT_RESET_BEFORE_COMMIT,
+	ZCOW_MUT_SB_BEFORE_FLUSH,
+	ZCOW_MUT_LOG_DROP_ITEM,
+	ZCOW_MUT_LOG_SB_BEFORE_FLUSH,
+};
+extern int zcow_fault_mutation;
+
+/*
+ * Internal to core/: write @len bytes of node images at logical @logical
+ * of @bg exactly at its meta write pointer (zeros first over a gap left
+ * by a rounded-up offset or an unwritten released node).  0 or -errno.
+ */
+int zcow_write_at_meta_wp(struct zcow_fs *fs, struct zcow_bg *bg,
+			  uint64_t logical, const uint8_t *buf, uint64_t len);
+
+/*
+ * Internal to core/: write @sb to every superblock mirror
+ * (zcow_sb_write_all_mirrors) and report a change in the set of mirrors
+ * that could not be written.  0 or -errno (no mirror written).
+ */
+int zcow_fs_write_super(struct zcow_fs *fs, struct zcow_super_block *sb);
+
+/* Internal to core/: a ROOT_ITEM (struct btrfs_root_item, 439 bytes) for
+ * @tree's current root into @buf. */
+void zcow_root_item_encode(uint8_t *buf, const struct zcow_tree *tree,
+			   uint32_t nodesize);
+/* Internal to core/: update the item @key, or insert it.  0 or -errno. */
+int zcow_tree_put(struct zcow_tree *tree, const struct zcow_key *key,
+		  const void *data, uint32_t len);
+
+/* Internal to core/: a node image to write (NULL: a node freed before it
+ * was written, written zeroed to keep the zone sequential). */
+struct zcow_wnode {
+	uint64_t bytenr;
+	uint8_t *buf;
+};
+/*
+ * Internal to core/: write @v (sorted here) in address order at each
+ * block group's meta write pointer, contiguous nodes coalesced up to
+ * 1 MiB per command (the commit's and the tree-log's writeback).
+ */
+int zcow_write_node_list(struct zcow_fs *fs, struct zcow_wnode *v,
+			 uint64_t nr);
+
+/* Internal to core/: set up / load / free the trees of @fs. */
+int zcow_fs_create_trees(struct zcow_fs *fs);
+int zcow_fs_load_trees(struct zcow_fs *fs);
+void zcow_fs_free_trees(struct zcow_fs *fs);
+
+/* Internal hooks of the file layer, called by fs.c. */
+int zcow_files_mount(struct zcow_fs *fs, const struct zcow_mount_opts *opts);
+void zcow_files_unmount(struct zcow_fs *fs);
+/* Trees of the file layer beyond the fixed six (snapshots): the commit
+ * writes their dirty nodes too.  0 / NULL without a file layer. */
+uint64_t zcow_files_nr_trees(struct zcow_fs *fs);
+struct zcow_tree *zcow_files_tree_nr(struct zcow_fs *fs, uint64_t i);
+
+#endif /* ZCOW_FS_H */
