@@ -1,6 +1,12 @@
 // SPDX-License-Identifier: MIT
 /*
  * zcrash: crash-consistency campaigns (harness/crash.h, docs/crash.md).
+ * This file is the campaign: per tree-log mode, every workload recorded
+ * uncut, its crash points expanded against that run, every (point x loss
+ * policy x seed) state run and judged (crash_oracle.c), the recovery cut
+ * again at its persist points (replay_cuts), repro lines, the table and
+ * the results folder (harness/results.h: crash.csv, crash.json, the
+ * scenario).  The other parts are listed in crash_int.h.
  *
  * Every crash state is built in-process on a fresh simulated device: the
  * device spec is opened, formatted and the workload replayed up to the
@@ -8,13 +14,10 @@
  * simulator stores data sparsely), so no image snapshot is needed.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 

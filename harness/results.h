@@ -13,12 +13,14 @@
  * JSON and CSV are written with fprintf and one escaping rule for text:
  * '"' and '\' are backslash-escaped (JSON) or '"' doubled (CSV), and
  * every control character below 0x20 is written as \u00XX, never dropped.
- * No JSON library (jansson, json-c): the files are written as a stream in
- * a fixed field order with fixed number formats (%.3f, %.9f, integers),
- * which the readers (harness/ Python scripts, the tests' byte-for-byte comparisons)
- * rely on; a library would print doubles its own way (%.17g) and change
- * every figure's text.  What the writer needs from one is the string
- * escaping, which is zres_json_str().
+ * No JSON library (jansson and json-c were considered): the files are
+ * written as a stream in a fixed field order with fixed number formats
+ * (%.3f, %.9f, integers), which the readers (the harness's Python
+ * scripts, the tests' byte-for-byte comparisons of summary.json) rely
+ * on; a library prints doubles its own way (%.17g) and would change the
+ * text of every figure, and would be one more library for the static
+ * build (make static).  What the writer needed from one is the string
+ * escaping: zres_json_str().
  *
  * Who may include this: harness/ and tests/.
  */
