@@ -56,7 +56,8 @@ CORE_SRC := $(wildcard core/*.c)
 SIM_SRC := $(wildcard sim/*.c)
 # The workload runner (zcow run) is a library so the tests link it too.
 RUN_SRC := harness/fio.c harness/run.c harness/run_raw.c harness/run_fs.c \
-	harness/crash.c
+	harness/results.c harness/crash.c harness/crash_workload.c \
+	harness/crash_oracle.c harness/crash_scenario.c
 TOOL_SRC := $(filter-out $(RUN_SRC),$(wildcard harness/*.c))
 TEST_SRC := $(wildcard tests/*.c)
 
@@ -89,12 +90,6 @@ $(BUILD)/dev/%.o: INC := -Ibase -Idev
 $(BUILD)/sim/%.o: INC := -Ibase -Idev -Isim
 $(BUILD)/core/%.o: INC := -Ibase -Idev -Iinclude -Icore
 $(BUILD)/harness/%.o: INC := -Ibase -Idev -Isim -Iinclude -Iharness
-# TEMPORARY: the crash campaign (harness/crash*.c) still reads core
-# internals (core/fs.h); it moves to the public calls of include/zcow.h
-# (zcow_fs_generation, zcow_fs_error, zcow_check_zones) and
-# include/zcow_super.h, then this line goes.
-$(patsubst %.c,$(BUILD)/%.o,$(wildcard harness/crash*.c)): \
-	INC := -Ibase -Idev -Isim -Iinclude -Icore -Iharness
 $(BUILD)/tests/%.o: INC := -Ibase -Idev -Isim -Iinclude -Icore -Iharness \
 	-Itests -Ifuzz $(CHECK_CFLAGS)
 $(BUILD)/fuzz/%.o: INC := -Ibase -Idev -Isim -Iinclude -Icore -Iharness \
@@ -119,16 +114,17 @@ $(LIBZSIM): $(SIM_OBJ)
 $(LIBZRUN): $(RUN_OBJ)
 	$(AR) rcs $@ $^
 
-# Version and git commit recorded in every summary.json.
+# Version and git commit recorded in every summary.json and crash.json.
 ZCOW_VERSION := 0.1
 GIT_DESC := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
-$(BUILD)/harness/run.o: CFLAGS_ALL += -DZCOW_VERSION='"$(ZCOW_VERSION)"' \
+$(BUILD)/harness/results.o: CFLAGS_ALL += -DZCOW_VERSION='"$(ZCOW_VERSION)"' \
 	-DZCOW_GIT='"$(GIT_DESC)"'
-# run.o is rebuilt whenever the commit changes, not only when run.c does.
+# results.o is rebuilt whenever the commit changes, not only when
+# results.c does.
 $(BUILD)/version.stamp: FORCE
 	@mkdir -p $(BUILD)
 	@echo '$(GIT_DESC)' | cmp -s - $@ || echo '$(GIT_DESC)' > $@
-$(BUILD)/harness/run.o: $(BUILD)/version.stamp
+$(BUILD)/harness/results.o: $(BUILD)/version.stamp
 .PHONY: FORCE
 
 LIBS_ALL := $(LIBZRUN) $(LIBZSIM) $(LIBZCOW) $(LIBZDEV) $(LIBZBASE)

@@ -25,7 +25,9 @@ static void usage(FILE *out)
 		"--treelog and --replay-cuts override the scenario's [zcow] treelog=\n"
 		"and [crash] replay_cuts= (cut the recovery mount again at each of\n"
 		"its persist points: for states with a log, or every state).\n"
-		"Prints a table and a repro: line per violation; exit 1 on any.\n");
+		"Prints a table and a repro: line per violation; exit 1 on any,\n"
+		"2 on a bad scenario or option or when the campaign cannot run\n"
+		"(the error on stderr).\n");
 }
 
 int cmd_crash(int argc, char **argv)

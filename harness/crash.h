@@ -87,8 +87,11 @@ struct zcrash_summary {
 
 /*
  * Run a campaign (or one repro line when opts->repro is set; @scenario
- * may then be NULL).  Returns 0 when every case passed, 1 when a
- * violation was found, or -errno (bad scenario, printed to stderr).
+ * may then be NULL).  The scenario is read as zcow run reads scenarios
+ * (configs/README.md): an unknown key is -EINVAL.  Returns 0 when every
+ * case passed, 1 when a violation was found, or -errno (a bad scenario
+ * or option, a results folder that cannot be written, -ENOMEM; the error
+ * printed to stderr).  The internals: harness/crash_int.h.
  */
 int zcrash_run(const char *scenario, const struct zcrash_opts *opts,
 	       struct zcrash_summary *sum);

@@ -25,7 +25,7 @@
 #define MAX_INCLUDE_DEPTH	8
 #define MAX_LINE		4096
 
-enum sect_kind { SECT_GLOBAL, SECT_JOB, SECT_ZCOW };
+enum sect_kind { SECT_GLOBAL, SECT_JOB, SECT_ZCOW, SECT_CRASH };
 
 struct zfio_sect {
 	enum sect_kind kind;
@@ -439,7 +439,8 @@ static int read_line(struct reader *r, const char *name, int lineno,
 		snprintf(s->file, sizeof(s->file), "%s", name);
 		s->line = lineno;
 		s->kind = !strcmp(p, "global") ? SECT_GLOBAL :
-			  !strcmp(p, "zcow") ? SECT_ZCOW : SECT_JOB;
+			  !strcmp(p, "zcow") ? SECT_ZCOW :
+			  !strcmp(p, "crash") ? SECT_CRASH : SECT_JOB;
 		r->cur = spec->nr_sects - 1;
 		return 0;
 	}
@@ -1209,6 +1210,7 @@ static int resolve(struct zfio_spec *spec, const char *const *sets,
 	const struct zfio_kv **src = NULL;
 	unsigned int i, g, nr_globals = 0, *globals = NULL, nr_jobs = 0;
 	unsigned int nr_all = nr_sets;
+	bool has_raw_crash = false;
 	int ret = 0;
 
 	if (nr_sets) {
@@ -1258,8 +1260,10 @@ static int resolve(struct zfio_spec *spec, const char *const *sets,
 				globals[nr_globals++] = s->kv[k];
 			continue;
 		}
-		if (s->kind == SECT_ZCOW)
+		if (s->kind == SECT_ZCOW || s->kind == SECT_CRASH) {
+			has_raw_crash |= s->kind == SECT_CRASH;
 			continue;
+		}
 		for (g = 0; g < nr_globals; g++)
 			src[nr++] = &spec->kvs[globals[g]];
 		for (k = 0; k < s->nr_kv; k++)
@@ -1293,25 +1297,32 @@ static int resolve(struct zfio_spec *spec, const char *const *sets,
 	}
 	spec->nr_jobs = nr_jobs;
 
-	/* The [zcow] sections, kept raw, in order. */
+	/* The [zcow] and [crash] sections, kept raw, in order. */
 	for (i = 0; i < spec->nr_sects; i++) {
 		struct zfio_sect *s = &spec->sects[i];
+		bool is_crash = s->kind == SECT_CRASH;
+		struct zfio_kv **raw = is_crash ? &spec->crash : &spec->zcow;
+		unsigned int *nr_raw = is_crash ? &spec->nr_crash :
+				       &spec->nr_zcow;
 		unsigned int k;
 
-		if (s->kind != SECT_ZCOW)
+		if (s->kind != SECT_ZCOW && !is_crash)
 			continue;
 		for (k = 0; k < s->nr_kv; k++) {
-			struct zfio_kv *n = realloc(spec->zcow,
-				(spec->nr_zcow + 1) * sizeof(*n));
+			struct zfio_kv *n = realloc(*raw,
+				(*nr_raw + 1) * sizeof(*n));
 
 			if (!n) {
 				ret = -ENOMEM;
 				goto out;
 			}
-			spec->zcow = n;
-			n[spec->nr_zcow++] = spec->kvs[s->kv[k]];
+			*raw = n;
+			n[(*nr_raw)++] = spec->kvs[s->kv[k]];
 		}
 	}
+	/* A crash campaign (a [crash] section) may have no job. */
+	if (!nr_jobs && has_raw_crash)
+		goto out;
 	if (!nr_jobs && !nr_sets) {
 		ret = fail_at(err, len, spec->nr_sects ? spec->sects[0].file :
 			      "(input)", 1, "no job section");
@@ -1413,6 +1424,7 @@ void zfio_free(struct zfio_spec *spec)
 	free(spec->kvs);
 	free(spec->jobs);
 	free(spec->zcow);
+	free(spec->crash);
 	free(spec->ignored);
 	free(spec);
 }

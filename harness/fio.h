@@ -9,7 +9,9 @@
  * Sizes take fio's suffixes (k, m, g, t, p; binary unless kb_base=1000 or
  * a "KiB"-style suffix in fio's compatibility mode says otherwise), '%' of
  * the target, and 'z' (zones) with zonemode=zbd.  A [zcow] section is not
- * fio's: it is kept raw for the runner (harness/run.c) to interpret.
+ * fio's: it is kept raw for the runner (harness/run.c) to interpret; a
+ * [crash] section likewise for zcow crash (harness/crash.h), and a file
+ * with one needs no job section.
  *
  * Options fio has that mean nothing here (direct, thread, ...) are
  * accepted and listed once in zfio_spec.ignored; ioengine too, except
@@ -178,6 +180,8 @@ struct zfio_spec {
 	unsigned int nr_jobs;
 	struct zfio_kv *zcow;		/* the raw [zcow] section(s) */
 	unsigned int nr_zcow;
+	struct zfio_kv *crash;		/* the raw [crash] section(s) */
+	unsigned int nr_crash;
 	char (*ignored)[ZFIO_NAME_LEN];	/* ignored option names, once each */
 	unsigned int nr_ignored;
 	/* Private: raw storage. */

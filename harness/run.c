@@ -10,22 +10,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "prng.h"
+#include "results.h"
 #include "run.h"
 #include "zdev.h"
 #include "zsim.h"
 #include "ztime.h"
-
-#ifndef ZCOW_VERSION
-#define ZCOW_VERSION "0.1"
-#endif
-#ifndef ZCOW_GIT
-#define ZCOW_GIT "unknown"
-#endif
 
 #define NS	1000000000ull
 #define PROGRESS_AFTER_NS	(3 * NS)	/* wall clock */
@@ -166,6 +159,16 @@ int zrun_settings_apply(struct zrun_settings *set, const struct zfio_kv *kv,
 		snprintf(set->name, sizeof(set->name), "%.63s", v);
 	}
 	return 0;
+}
+
+int zrun_zcow_apply(struct zrun_settings *set, const struct zfio_kv *kv,
+		    char *err, size_t len)
+{
+	int ret = zrun_settings_apply(set, kv, err, len);
+
+	if (ret == -ENOENT)
+		ret = bad(err, len, kv, "unknown zcow option");
+	return ret;
 }
 
 void zrun_errf(struct zrun *run, const char *fmt, ...)
@@ -1016,20 +1019,6 @@ static void put_stats(FILE *f, const struct stats *st, const char *ind)
 		(unsigned long long)st->lat_max);
 }
 
-static void json_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			fprintf(f, "\\%c", *s);
-		else if ((unsigned char)*s < 0x20)
-			fprintf(f, "\\u%04x", *s);
-		else
-			fputc(*s, f);
-	}
-	fputc('"', f);
-}
-
 struct rep_result {
 	struct stats total;
 	struct zdev_stats dev;
@@ -1048,14 +1037,12 @@ static int write_summary(struct zrun *run, const char *dir,
 			 unsigned int nr_reps)
 {
 	const struct rep_result *r0 = &reps[0];
-	char path[ZFIO_PATH_LEN + 64];
 	uint64_t dev_written = 0, cls_written[ZDEV_NR_CLASSES] = { 0 };
 	unsigned int i, c;
 	FILE *f;
 	int ret = 0;
 
-	snprintf(path, sizeof(path), "%s/summary.json", dir);
-	f = fopen(path, "w");
+	f = zres_open(dir, "summary.json");
 	if (!f)
 		return -errno;
 	for (c = 0; c < ZDEV_NR_CLASSES; c++) {
@@ -1064,17 +1051,17 @@ static int write_summary(struct zrun *run, const char *dir,
 		dev_written += cls_written[c];
 	}
 	fprintf(f, "{\n  \"zcow_version\": ");
-	json_str(f, ZCOW_VERSION);
+	zres_json_str(f, zres_version());
 	fprintf(f, ",\n  \"git_commit\": ");
-	json_str(f, ZCOW_GIT);
+	zres_json_str(f, zres_git());
 	fprintf(f, ",\n  \"scenario\": ");
-	json_str(f, scenario);
+	zres_json_str(f, scenario);
 	fprintf(f, ",\n  \"target\": ");
-	json_str(f, run->ops->name);
+	zres_json_str(f, run->ops->name);
 	fprintf(f, ",\n  \"device\": ");
-	json_str(f, run_device(run));
+	zres_json_str(f, run_device(run));
 	fprintf(f, ",\n  \"profile\": ");
-	json_str(f, run->time ? run->set.profile : "none (wall clock)");
+	zres_json_str(f, run->time ? run->set.profile : "none (wall clock)");
 	fprintf(f, ",\n  \"zone_append\": %s,\n", run->set.zone_append ?
 						      "true" : "false");
 	fprintf(f, "  \"treelog\": %s,\n", run->set.treelog ? "true" : "false");
@@ -1093,7 +1080,7 @@ static int write_summary(struct zrun *run, const char *dir,
 		if (ret)
 			goto out;
 		fprintf(f, "    {\n      \"name\": ");
-		json_str(f, j->fio->name);
+		zres_json_str(f, j->fio->name);
 		fprintf(f, ",\n      \"clone\": %u,\n      \"rw\": \"%s\",\n"
 			   "      \"bs\": %llu,\n      \"iodepth\": %u,\n",
 			j->clone, zfio_rw_name(j->fio->rw),
@@ -1178,12 +1165,12 @@ static int write_summary(struct zrun *run, const char *dir,
 	fprintf(f, "  \"crash_points\": [");
 	for (i = 0; i < run->set.nr_crash; i++) {
 		fprintf(f, "%s", i ? ", " : "");
-		json_str(f, run->set.crash[i]);
+		zres_json_str(f, run->set.crash[i]);
 	}
 	fprintf(f, "],\n  \"ignored_options\": [");
 	for (i = 0; i < run->spec->nr_ignored; i++) {
 		fprintf(f, "%s", i ? ", " : "");
-		json_str(f, run->spec->ignored[i]);
+		zres_json_str(f, run->spec->ignored[i]);
 	}
 	fprintf(f, "],\n  \"runs\": [\n");
 	for (i = 0; i < nr_reps; i++) {
@@ -1210,7 +1197,6 @@ out:
 
 static int write_intervals(struct zrun *run, const char *dir)
 {
-	char path[ZFIO_PATH_LEN + 64];
 	uint64_t iv = run->set.interval_ns, nb, b, i;
 	unsigned int j;
 	uint64_t *ios, *bytes;
@@ -1225,8 +1211,7 @@ static int write_intervals(struct zrun *run, const char *dir)
 	bytes = calloc(nb, sizeof(*bytes));
 	lsum = calloc(nb, sizeof(*lsum));
 	lmax = calloc(nb, sizeof(*lmax));
-	snprintf(path, sizeof(path), "%s/intervals.csv", dir);
-	f = fopen(path, "w");
+	f = zres_open(dir, "intervals.csv");
 	if (!ios || !bytes || !lsum || !lmax || !f) {
 		int ret = f ? -ENOMEM : -errno;
 
@@ -1277,12 +1262,10 @@ static int write_intervals(struct zrun *run, const char *dir)
 static int write_config(struct zrun *run, const char *dir, const char *src,
 			const char *const *sets, unsigned int nr_sets)
 {
-	char path[ZFIO_PATH_LEN + 64];
 	unsigned int i;
 	FILE *f;
 
-	snprintf(path, sizeof(path), "%s/config.fio", dir);
-	f = fopen(path, "w");
+	f = zres_open(dir, "config.fio");
 	if (!f)
 		return -errno;
 	fprintf(f, "; resolved from %s", src);
@@ -1310,39 +1293,6 @@ static int write_config(struct zrun *run, const char *dir, const char *src,
 	return fclose(f) ? -EIO : 0;
 }
 
-static int make_dir(const char *parent, const char *scenario, char **dir_ret)
-{
-	char stamp[32], *dir;
-	time_t now = time(NULL);
-	struct tm tm;
-	size_t len = strlen(parent) + strlen(scenario) + 64;
-	int n;
-
-	gmtime_r(&now, &tm);
-	strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ", &tm);
-	if (mkdir(parent, 0777) && errno != EEXIST)
-		return -errno;
-	dir = malloc(len);
-	if (!dir)
-		return -ENOMEM;
-	for (n = 1; n < 10000; n++) {
-		if (n == 1)
-			snprintf(dir, len, "%s/%s-%s", parent, stamp, scenario);
-		else
-			snprintf(dir, len, "%s/%s-%s-%d", parent, stamp,
-				 scenario, n);
-		if (!mkdir(dir, 0777)) {
-			*dir_ret = dir;
-			return 0;
-		}
-		if (errno != EEXIST)
-			break;
-	}
-	n = -errno;
-	free(dir);
-	return n ? n : -EEXIST;
-}
-
 static void scenario_name(const char *path, char *name, size_t len)
 {
 	const char *b = strrchr(path, '/');
@@ -1364,10 +1314,7 @@ static int one_rep(struct zrun *run, const char *dir, struct rep_result *r)
 	if (ret)
 		return ret;
 	if (run->set.trace && dir && zsim_from_dev(run->dev)) {
-		char path[ZFIO_PATH_LEN + 64];
-
-		snprintf(path, sizeof(path), "%s/trace.csv", dir);
-		trace = fopen(path, "w");
+		trace = zres_open(dir, "trace.csv");
 		if (!trace)
 			return -errno;
 		fprintf(trace, "seq,class,op,zone,offset,length,result,"
@@ -1477,17 +1424,24 @@ int zrun_scenario(const char *path, const char *const *sets,
 			      sizeof(run->err));
 	if (ret)
 		goto out;
-	for (i = 0; i < run->spec->nr_zcow; i++) {
-		ret = zrun_settings_apply(&run->set, &run->spec->zcow[i],
-					  run->err, sizeof(run->err));
-		if (ret == -ENOENT) {
-			const struct zfio_kv *kv = &run->spec->zcow[i];
-
+	/* A [crash] section makes a crash campaign (docs/crash.md). */
+	if (run->spec->nr_crash || !run->spec->nr_jobs) {
+		if (run->spec->nr_crash)
 			snprintf(run->err, sizeof(run->err),
-				 "%s:%d: option '%s': unknown zcow option",
-				 kv->file, kv->line, kv->key);
-			ret = -EINVAL;
-		}
+				 "%s:%d: a [crash] section: a crash campaign, "
+				 "run it with zcow crash",
+				 run->spec->crash[0].file,
+				 run->spec->crash[0].line);
+		else
+			snprintf(run->err, sizeof(run->err),
+				 "%s: a [crash] section and no job: a crash "
+				 "campaign, run it with zcow crash", path);
+		ret = -EINVAL;
+		goto out;
+	}
+	for (i = 0; i < run->spec->nr_zcow; i++) {
+		ret = zrun_zcow_apply(&run->set, &run->spec->zcow[i],
+				      run->err, sizeof(run->err));
 		if (ret)
 			goto out;
 	}
@@ -1528,7 +1482,7 @@ int zrun_scenario(const char *path, const char *const *sets,
 		ret = -ENOMEM;
 		goto out;
 	}
-	ret = make_dir(results_parent ? results_parent : run->set.results,
+	ret = zres_make_dir(results_parent ? results_parent : run->set.results,
 		       name, &dir);
 	if (ret) {
 		zrun_errf(run, "cannot create the results folder under '%s': "

@@ -221,6 +221,11 @@ void zrun_settings_default(struct zrun_settings *set);
 int zrun_settings_apply(struct zrun_settings *set, const struct zfio_kv *kv,
 			char *err, size_t err_len);
 bool zrun_is_zcow_key(const char *key);
+/* One key of a scenario's [zcow] section (zcow run and zcow crash): as
+ * zrun_settings_apply(), but a key that is not a zcow key is -EINVAL,
+ * "FILE:LINE: option 'x': unknown zcow option". */
+int zrun_zcow_apply(struct zrun_settings *set, const struct zfio_kv *kv,
+		    char *err, size_t err_len);
 
 /* Record an error message for the run (first one wins). */
 void zrun_errf(struct zrun *run, const char *fmt, ...)

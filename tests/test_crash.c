@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "crash.h"
+#include "results.h"
 #include "tests.h"
 #include "fs.h"
 
@@ -319,6 +320,166 @@ START_TEST(test_faults_scenario_refuses_bad_keys_naming_line)
 }
 END_TEST
 
+/* A scenario file @name under a fresh folder (its path in @path). */
+static void put_scenario(char *path, size_t len, const char *name,
+			 const char *text)
+{
+	char dir[] = "/tmp/zcrash-scn-XXXXXX";
+	FILE *f;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(path, len, "%s/%s", dir, name);
+	f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs(text, f);
+	ck_assert_int_eq(fclose(f), 0);
+}
+
+static const char small_meta[] =
+	"[zcow]\ndevice=sim:zones=16,zone_size=4M,zone_cap=1M\n"
+	"[crash]\nworkload=meta\nops=4\npoints=end\n";
+
+/*
+ * A crash scenario is read as zcow run reads its scenarios: an unknown
+ * [zcow] key is refused by zcow crash (it was ignored), naming the file,
+ * the line and the key, with the exit status of a bad scenario (2; 1
+ * means a violation); so are an unknown [crash] key and a zcow run key a
+ * campaign has no use for; zcow run refuses a crash campaign.
+ */
+START_TEST(test_scenario_unknown_zcow_key_refused_naming_file_line)
+{
+	char path[256], want[400], text[512], *out = NULL, *err = NULL;
+
+	snprintf(text, sizeof(text), "[zcow]\n"
+		 "device=sim:zones=16,zone_size=4M,zone_cap=1M\n"
+		 "bogus_key=1\n[crash]\nworkload=meta\nops=4\n");
+	put_scenario(path, sizeof(path), "unknown.scenario", text);
+	ck_assert_int_eq(zcow_test_run(&out, &err, "crash", path, "--quick",
+				       "--no-results", NULL), 2);
+	snprintf(want, sizeof(want),
+		 "%s:3: option 'bogus_key': unknown zcow option", path);
+	ck_assert_msg(strstr(err, want), "stderr: %s", err);
+	ck_assert_ptr_null(strstr(out, "campaign"));
+	free(out);
+	free(err);
+	ck_assert_int_eq(run_text(text, want, sizeof(want)), -EINVAL);
+	ck_assert_msg(strstr(want, ":3: option 'bogus_key': unknown zcow option"),
+		      "%s", want);
+	ck_assert_int_eq(run_text("[zcow]\ndevice=sim:zones=16,zone_size=4M,"
+				  "zone_cap=1M\n[crash]\nworkload=meta\n"
+				  "opps=4\n", want, sizeof(want)), -EINVAL);
+	ck_assert_msg(strstr(want, ":5: option 'opps': unknown crash option"),
+		      "%s", want);
+	ck_assert_int_eq(run_text("[zcow]\nprofile=zn540\n[crash]\n"
+				  "workload=meta\n", want, sizeof(want)),
+			 -EINVAL);
+	ck_assert_msg(strstr(want, ":2: option 'profile': a zcow run setting"),
+		      "%s", want);
+	/* the shared keys keep zcow run's values: nodesize is checked */
+	ck_assert_int_eq(run_text("[zcow]\nnodesize=3000\n[crash]\n"
+				  "workload=meta\n", want, sizeof(want)),
+			 -EINVAL);
+	ck_assert_msg(strstr(want, ":2: option 'nodesize': not a power of two"),
+		      "%s", want);
+	ck_assert_int_eq(zcow_test_run(&out, &err, "run",
+				       "configs/crash-commit.scenario",
+				       "--results", "/tmp/zcrash-no-results",
+				       NULL), 1);
+	ck_assert_msg(strstr(err, "configs/crash-commit.scenario:11: a [crash] "
+			     "section: a crash campaign, run it with zcow crash"),
+		      "stderr: %s", err);
+	free(out);
+	free(err);
+}
+END_TEST
+
+/* A small campaign of @path with its results under @parent. */
+static void run_into(const char *path, const char *parent,
+		     struct zcrash_summary *sum)
+{
+	struct zcrash_opts o = { .is_quiet = true, .quick = true,
+				 .results = parent, .max_cases = 1 };
+
+	ck_assert_int_eq(zcrash_run(path, &o, sum), 0);
+	ck_assert_uint_eq(sum->tried, 1);
+	ck_assert(sum->dir[0]);
+}
+
+static char *slurp_in(const char *dir, const char *file)
+{
+	char path[700];
+	FILE *f;
+	char *buf;
+	long n;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	f = fopen(path, "r");
+	ck_assert_msg(f != NULL, "%s", path);
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	rewind(f);
+	buf = calloc(1, n + 1);
+	ck_assert_int_eq(fread(buf, 1, n, f), n);
+	fclose(f);
+	return buf;
+}
+
+/*
+ * The results of a campaign: crash.json carries the zcow version and the
+ * git revision of the build, and the scenario copied; two campaigns in
+ * the same second get two folders (the second used to overwrite the
+ * first).
+ */
+START_TEST(test_results_carry_git_revision_and_never_overwrite)
+{
+	char path[256], parent[] = "/tmp/zcrash-res-XXXXXX", want[256];
+	struct zcrash_summary s1, s2;
+	char *js, *copy;
+
+	put_scenario(path, sizeof(path), "small.scenario", small_meta);
+	ck_assert_ptr_nonnull(mkdtemp(parent));
+	run_into(path, parent, &s1);
+	run_into(path, parent, &s2);
+	ck_assert_str_ne(s1.dir, s2.dir);
+	js = slurp_in(s1.dir, "crash.json");
+	snprintf(want, sizeof(want), "\"git_commit\": \"%s\"", zres_git());
+	ck_assert_msg(strstr(js, want), "%s", js);
+	snprintf(want, sizeof(want), "\"zcow_version\": \"%s\"",
+		 zres_version());
+	ck_assert_msg(strstr(js, want), "%s", js);
+	free(js);
+	js = slurp_in(s2.dir, "crash.json");
+	ck_assert_ptr_nonnull(strstr(js, "\"tried\": 1,"));
+	free(js);
+	copy = slurp_in(s2.dir, "small.scenario");
+	ck_assert_str_eq(copy, small_meta);
+	free(copy);
+}
+END_TEST
+
+/*
+ * Text in crash.json is escaped, never dropped: a scenario path with a
+ * control character (0x01, a tab) is written \u0001 and \u0009.
+ */
+START_TEST(test_json_escapes_control_characters_in_the_scenario_path)
+{
+	char path[256], parent[] = "/tmp/zcrash-res-XXXXXX", want[400];
+	struct zcrash_summary s;
+	char *js, *p;
+
+	put_scenario(path, sizeof(path), "a\001b\tc.scenario", small_meta);
+	ck_assert_ptr_nonnull(mkdtemp(parent));
+	run_into(path, parent, &s);
+	js = slurp_in(s.dir, "crash.json");
+	p = strrchr(path, '/');
+	snprintf(want, sizeof(want),
+		 "\"scenario\": \"%.*s/a\\u0001b\\u0009c.scenario\",",
+		 (int)(p - path), path);
+	ck_assert_msg(strstr(js, want), "want %s in %s", want, js);
+	free(js);
+}
+END_TEST
+
 Suite *crash_suite(void)
 {
 	Suite *s = suite_create("crash_suite");
@@ -340,6 +501,11 @@ Suite *crash_suite(void)
 	tcase_add_test(tc, test_faults_campaign_catches_log_drop_item);
 	tcase_add_test(tc, test_faults_repro_line_replays_one_trial);
 	tcase_add_test(tc, test_faults_scenario_refuses_bad_keys_naming_line);
+	tcase_add_test(tc,
+		       test_scenario_unknown_zcow_key_refused_naming_file_line);
+	tcase_add_test(tc, test_results_carry_git_revision_and_never_overwrite);
+	tcase_add_test(tc,
+		       test_json_escapes_control_characters_in_the_scenario_path);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "results.h"
 #include "run.h"
 #include "zcow.h"
 #include "zdev.h"
@@ -905,6 +906,62 @@ START_TEST(test_run_set_and_zcow_values_name_file_line_option)
 }
 END_TEST
 
+/* @s through @put (zres_json_str or zres_csv_str), as written. */
+static char *written(void (*put)(FILE *, const char *), const char *s)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+
+	ck_assert_ptr_nonnull(m);
+	put(m, s);
+	fclose(m);
+	return buf;
+}
+
+/*
+ * One escaping rule for the results' text: quotes and backslashes
+ * escaped, every control character written \u00XX (crash.json used to
+ * drop them, crash.csv dropped quotes), byte for byte.
+ */
+START_TEST(test_results_json_and_csv_escape_control_characters)
+{
+	static const char label[] = "a\"b\\c\001d\te\nf\037g";
+	char *s;
+
+	s = written(zres_json_str, label);
+	ck_assert_str_eq(s, "\"a\\\"b\\\\c\\u0001d\\u0009e\\u000af\\u001fg\"");
+	free(s);
+	s = written(zres_csv_str, label);
+	ck_assert_str_eq(s, "\"a\"\"b\\c\\u0001d\\u0009e\\u000af\\u001fg\"");
+	free(s);
+}
+END_TEST
+
+/* Two results folders of one name in the same second: two folders, the
+ * second "-2", neither overwritten. */
+START_TEST(test_results_folders_in_the_same_second_are_distinct)
+{
+	char parent[] = "/tmp/zcow-test-res-XXXXXX", *d1 = NULL, *d2 = NULL;
+	char *d3 = NULL;
+	struct stat st;
+
+	ck_assert_ptr_nonnull(mkdtemp(parent));
+	ck_assert_int_eq(zres_make_dir_at(parent, "x", 86400, &d1), 0);
+	ck_assert_int_eq(zres_make_dir_at(parent, "x", 86400, &d2), 0);
+	ck_assert_int_eq(zres_make_dir(parent, "x", &d3), 0);
+	ck_assert_str_ne(d1, d2);
+	ck_assert_str_ne(d2, d3);
+	ck_assert_ptr_nonnull(strstr(d1, "/19700102T000000Z-x"));
+	ck_assert_ptr_nonnull(strstr(d2, "/19700102T000000Z-x-2"));
+	ck_assert_int_eq(stat(d1, &st), 0);
+	ck_assert_int_eq(stat(d2, &st), 0);
+	free(d1);
+	free(d2);
+	free(d3);
+}
+END_TEST
+
 Suite *run_suite(void)
 {
 	Suite *s = suite_create("run_suite");
@@ -941,6 +998,8 @@ Suite *run_suite(void)
 		       test_run_create_on_open_below_nrfiles_creates_every_file);
 	tcase_add_test(tc, test_run_readers_with_openfiles_below_nrfiles_run);
 	tcase_add_test(tc, test_run_set_and_zcow_values_name_file_line_option);
+	tcase_add_test(tc, test_results_json_and_csv_escape_control_characters);
+	tcase_add_test(tc, test_results_folders_in_the_same_second_are_distinct);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -1,0 +1,289 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * zcrash internals: what the parts of a campaign share (harness/crash.h is
+ * the public entry, docs/crash.md the guarantees).
+ *
+ *   crash_workload.c  the workloads (ops, generators, fault trials) and
+ *                     their oracle bookkeeping: the model of the namespace
+ *                     and contents, the snapshots at each commit, every
+ *                     state a path had, what each fsync/sync promised
+ *   crash_oracle.c    the runs on the file system: the uncut run of a
+ *                     workload, each crash state (replay, cut, power
+ *                     cycle), its recovery and the oracles (verdicts).
+ *   crash_scenario.c  the scenario: the [zcow] and [crash] keys, read by
+ *                     the fio reader (harness/fio.h) as `zcow run` reads
+ *                     its scenarios
+ *   crash.c           the campaign: workloads x crash points x loss
+ *                     policies x seeds, the recovery cuts, repro lines,
+ *                     the table, crash.csv and crash.json
+ *
+ * Functions return 0 or -errno (-ENOMEM when memory runs out: the
+ * campaign stops and `zcow crash` says so); none aborts.
+ *
+ * Who may include this: harness/crash*.c only.
+ */
+#ifndef ZCOW_CRASH_INT_H
+#define ZCOW_CRASH_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "crash.h"
+#include "prng.h"
+#include "zcow.h"
+#include "zcow_super.h"
+#include "zdev.h"
+#include "zsim.h"
+
+#define BLK 4096u
+#define MAX_ENT 128
+#define PATH_LEN 64
+#define MAX_POINTS_SPEC 16
+
+/* ---- workload ---------------------------------------------------- */
+
+enum op_kind {
+	OP_CREATE, OP_MKDIR, OP_WRITE, OP_TRUNC, OP_RENAME, OP_UNLINK,
+	OP_FSYNC, OP_FDATASYNC, OP_SYNC, OP_MARK
+};
+
+extern const char *const op_names[];
+
+struct op {
+	enum op_kind kind;
+	char a[PATH_LEN], b[PATH_LEN];
+	uint64_t off, len;	/* write: range; trunc: size in off */
+	uint64_t tag;		/* write: content seed */
+};
+
+/* One fault trial of a workload=faults campaign (armed after the
+ * workload's mount, so ordinals count the workload's commands). */
+enum ft_kind { FT_NONE, FT_FAIL, FT_RATE, FT_ZONE };
+
+struct ftrial {
+	enum ft_kind kind;
+	struct zsim_fault f;		/* FT_FAIL, FT_RATE */
+	uint64_t seed;			/* FT_RATE: the fault PRNG's seed */
+	uint64_t zno, at_cmd;		/* FT_ZONE: zone, before command */
+	enum zdev_zone_cond cond;	/* FT_ZONE */
+	char name[48];
+};
+
+struct wl {
+	struct op *ops;
+	unsigned int nr;
+	uint64_t cap;
+	char desc[160];
+	const struct ftrial *ft;	/* NULL: no faults */
+	int err;		/* -ENOMEM once an op could not be added */
+};
+
+static inline uint64_t zcrash_mix64(uint64_t z)
+{
+	return zcow_mix64(z + ZCOW_GOLDEN64);
+}
+
+/* ---- the model --------------------------------------------------- */
+
+struct ent {
+	char path[PATH_LEN];
+	bool is_dir;
+	uint64_t ino;		/* the model's own number: kept by rename */
+	uint8_t *data;
+	uint64_t size, cap;
+};
+
+struct model {
+	struct ent e[MAX_ENT];
+	unsigned int nr;
+	uint64_t last_ino;
+};
+
+/* ---- running a workload ------------------------------------------ */
+
+struct snap {
+	uint64_t gen;
+	bool exact;		/* taken at a commit that ended an op */
+	struct model m;
+};
+
+/*
+ * A state one path had at an op boundary (treelog=on, oracle 8).  Op
+ * boundary b is "after b ops"; the recovered state may only hold states
+ * reached by the op in progress at the cut.
+ */
+struct past {
+	char path[PATH_LEN];
+	bool is_dir;
+	uint64_t ino, size, hash;
+	unsigned int first;	/* first op boundary with this state */
+};
+
+/*
+ * What one acknowledged fsync, fdatasync or sync made durable
+ * (treelog=on, oracle 7): @path present (a file with @size and @hash when
+ * has_data), or absent.  It holds while no later op touched @path
+ * (wrote it, renamed or removed it or a directory above it, created it):
+ * up to op @void_at, exclusive.
+ */
+struct oblig {
+	unsigned int op;	/* the fsync/fdatasync/sync */
+	unsigned int void_at;	/* first later op touching @path; NO_OP */
+	bool is_absent;
+	bool is_dir;
+	bool has_data;
+	char path[PATH_LEN];
+	uint64_t size, hash;
+};
+
+#define NO_OP UINT32_MAX	/* sentinel: no op (never voided) */
+
+struct rec {			/* the uncut run of one workload */
+	int *ret;		/* per op */
+	uint64_t *gen_after;	/* fs generation after each op */
+	struct snap *snaps;
+	unsigned int nr_snaps;
+	uint64_t snaps_cap;
+	struct past *past;	/* every path state, deduplicated */
+	unsigned int nr_past;
+	uint64_t past_cap;
+	struct oblig *obl;	/* by op, ascending */
+	unsigned int nr_obl;
+	uint64_t obl_cap;
+	uint64_t mount_gen;
+	uint64_t persist, mark_persist;
+	uint64_t cls[ZDEV_NR_CLASSES];
+	uint64_t resets, finishes, flushes, zone_ops;
+	uint64_t cmds[ZDEV_NR_CLASSES][ZDEV_NR_OPS];	/* after the mount */
+	uint64_t nr_cmds;		/* zsim_nr_commands() after the mount */
+	uint64_t nr_zones;
+	struct model final;
+};
+
+struct camp {
+	char path[512], name[64];
+	char spec[512];
+	char workload[16];
+	char results[512];	/* [zcow] results=: parent folder */
+	uint64_t seed;
+	uint32_t nodesize;
+	bool zone_append;	/* [zcow] zone_append= (on) */
+	/* fio */
+	char rw[16];
+	uint64_t bs, size, nrfiles, fsync_every;
+	/* generators */
+	uint64_t ops, sync_every, ace_len;
+	char points[MAX_POINTS_SPEC][64];
+	unsigned int nr_points;
+	char qpoints[MAX_POINTS_SPEC][64];
+	unsigned int nr_qpoints;
+	int loss[ZSIM_NR_LOSS], nr_loss, qloss[ZSIM_NR_LOSS], nr_qloss;
+	uint64_t seeds[16], qseeds[16];
+	unsigned int nr_seeds, nr_qseeds;
+	uint64_t qops, qace_len, qworkloads;
+	bool quick;
+	unsigned int treelog;	/* ZCRASH_TREELOG_* mask */
+	int replay_cuts, qreplay_cuts;	/* enum replay_cuts; -1 = unset */
+	/* workload=faults: the sweep (docs/crash.md) */
+	char fail[MAX_POINTS_SPEC][64];	/* WHAT of fail=WHAT:N, swept */
+	unsigned int nr_fail;
+	uint64_t fail_step, qfail_step;
+	char rates[MAX_POINTS_SPEC][64];	/* fail_rate= values */
+	unsigned int nr_rates;
+	uint64_t rate_seeds[16], qrate_seeds[16];
+	unsigned int nr_rate_seeds, nr_qrate_seeds;
+	int zone_conds[2], nr_zone_conds;
+	uint64_t zone_points, qzone_points, zone_step, qzone_step;
+	struct ftrial *ft;		/* the trials of the current mode */
+	uint64_t nr_ft, ft_cap;
+};
+
+/* Recovery cuts: which crash states get their recovery mount cut again
+ * at every persist point it issues (mount, log replay, first commit). */
+enum replay_cuts {
+	RC_OFF,
+	RC_LOG,			/* states whose durable superblock has a log */
+	RC_EVERY,		/* every state */
+};
+
+extern const char *const rc_names[];
+
+
+struct cutpt {
+	struct zsim_cut cut;
+	bool is_end;		/* no cut: power fails after the workload */
+	char name[48];
+};
+
+struct verdict {
+	bool bad[ZCRASH_NR_ORACLES];
+	char msg[640];
+	uint64_t gen, ack_gen;
+	uint64_t nr_recovery_persist;	/* issued by the recovery mount and
+					 * its first commit */
+	uint64_t nr_injected, nr_zone_fails, nr_errors;	/* faults */
+	bool is_degraded;
+};
+
+extern const char *const oracle_names[ZCRASH_NR_ORACLES];
+
+/* ---- crash_workload.c -------------------------------------------- */
+
+/* The 64-bit content of @len bytes written by a write with tag @tag at
+ * file offset @off. */
+void zcrash_fill(uint8_t *buf, uint64_t len, uint64_t tag, uint64_t off);
+/* Content hash of a file state (size included). */
+uint64_t zcrash_hash_bytes(const uint8_t *p, uint64_t n);
+struct ent *zcrash_m_find(struct model *m, const char *p);
+/* Apply op @o (that succeeded) to model @m; @tmp holds its largest
+ * write.  0, -ENOMEM or -E2BIG (more than MAX_ENT entries). */
+int zcrash_m_apply(struct model *m, const struct op *o, uint8_t *tmp);
+int zcrash_is_sync_op(enum op_kind k);
+/* One op against the fs. */
+int zcrash_do_op(struct zcow_fs *fs, const struct op *o, uint8_t *tmp);
+/* Op @o changes what lies at @path (or could, had it succeeded). */
+bool zcrash_op_touches(const struct op *o, const char *path);
+/* The recording of the uncut run (record(), crash_oracle.c): 0 or
+ * -ENOMEM/-E2BIG. */
+int zcrash_add_snap(struct rec *r, uint64_t gen, bool exact,
+		    const struct model *m);
+int zcrash_note_past(struct rec *r, const struct op *o, unsigned int b);
+int zcrash_note_durable(struct rec *r, const struct op *o, unsigned int i);
+void zcrash_void_obligations(const struct wl *w, struct rec *r);
+void zcrash_rec_free(struct rec *r);
+uint64_t zcrash_max_write_len(const struct wl *w);
+/* Workload @idx of the campaign into @w (free w->ops): 0 or -ENOMEM. */
+int zcrash_make_wl(const struct camp *c, uint64_t idx, struct wl *w);
+uint64_t zcrash_nr_workloads(const struct camp *c);
+/* The fault trials of a workload=faults campaign from its fault-free
+ * run @r into c->ft: 0 or -ENOMEM. */
+int zcrash_build_trials(struct camp *c, const struct rec *r);
+
+/* ---- crash_oracle.c ---------------------------------------------- */
+
+/* The uncut run of @w: counts, the model at every commit, every path
+ * state and what each persistence op made durable.  0 or -errno (the
+ * message in @err). */
+int zcrash_record(const struct camp *c, const struct wl *w,
+		  const struct zcow_mount_opts *mo, struct rec *r,
+		  uint8_t *tmp, char *err, size_t elen);
+/* One crash state and its verdict (crash_oracle.c, run_case()). */
+int zcrash_run_case(const struct camp *c, const struct wl *w,
+		    const struct rec *r, const struct cutpt *pt, int loss,
+		    uint64_t seed, const struct zcow_mount_opts *mo,
+		    uint64_t cut2, uint64_t base_gen, uint8_t *tmp,
+		    uint8_t *buf, uint64_t buf_len, struct verdict *v,
+		    uint64_t *log_root_ret);
+
+/* ---- crash_scenario.c -------------------------------------------- */
+
+int zcrash_parse_treelog(const char *v, unsigned int *mask_ret);
+int zcrash_parse_rc(const char *v, int *rc_ret);
+/* Read scenario @path into @c (the --quick variant when @quick).
+ * 0, -EINVAL with "FILE:LINE: option 'KEY': reason" (or "FILE: ...") in
+ * @err, -errno when a file cannot be read, or -ENOMEM. */
+int zcrash_load_camp(struct camp *c, const char *path, bool quick,
+		     char *err, size_t elen);
+
+#endif /* ZCOW_CRASH_INT_H */

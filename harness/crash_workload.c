@@ -1,0 +1,866 @@
+// SPDX-License-Identifier: MIT
+/*
+ * zcrash workloads (harness/crash_int.h, docs/crash.md): the ops a
+ * campaign replays, the generators that make them from the scenario, the
+ * fault trials of workload=faults, and the oracles' bookkeeping of the
+ * uncut run: an in-memory model of the namespace and contents, a snapshot
+ * at every commit, every state each path had, and what each acknowledged
+ * fsync, fdatasync or sync made durable.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "crash_int.h"
+#include "grow.h"
+
+const char *const op_names[] = {
+	"create", "mkdir", "write", "truncate", "rename", "unlink",
+	"fsync", "fdatasync", "sync", "mark"
+};
+
+static void wl_add(struct wl *w, enum op_kind k, const char *a, const char *b,
+		   uint64_t off, uint64_t len)
+{
+	struct op *o;
+
+	/* a failure sticks: zcrash_make_wl() returns it */
+	if (w->err || (w->err = ZCOW_GROW_ONE(&w->ops, w->nr, &w->cap)))
+		return;
+	o = &w->ops[w->nr++];
+	memset(o, 0, sizeof(*o));
+	o->kind = k;
+	snprintf(o->a, sizeof(o->a), "%s", a ? a : "");
+	snprintf(o->b, sizeof(o->b), "%s", b ? b : "");
+	o->off = off;
+	o->len = len;
+	o->tag = w->nr * ZCOW_GOLDEN64 + 17;
+}
+
+void zcrash_fill(uint8_t *buf, uint64_t len, uint64_t tag, uint64_t off)
+{
+	uint64_t i;
+
+	for (i = 0; i < len; i += 8) {
+		uint64_t v = zcrash_mix64(tag ^ ((off + i) * 0x100000001b3ULL));
+
+		memcpy(buf + i, &v, len - i < 8 ? len - i : 8);
+	}
+}
+
+struct ent *zcrash_m_find(struct model *m, const char *p)
+{
+	unsigned int i;
+
+	for (i = 0; i < m->nr; i++)
+		if (!strcmp(m->e[i].path, p))
+			return &m->e[i];
+	return NULL;
+}
+
+static struct ent *m_add(struct model *m, const char *p, bool is_dir)
+{
+	struct ent *e;
+
+	if (m->nr >= MAX_ENT)
+		return NULL;
+	e = &m->e[m->nr++];
+	memset(e, 0, sizeof(*e));
+	snprintf(e->path, sizeof(e->path), "%s", p);
+	e->is_dir = is_dir;
+	e->ino = ++m->last_ino;
+	return e;
+}
+
+static void m_del(struct model *m, struct ent *e)
+{
+	free(e->data);
+	*e = m->e[--m->nr];
+}
+
+static int m_resize(struct ent *e, uint64_t size)
+{
+	if (size > e->cap) {
+		uint64_t cap = size + BLK;
+		uint8_t *n = realloc(e->data, cap);
+
+		if (!n)
+			return -ENOMEM;
+		e->data = n;
+		memset(e->data + e->cap, 0, cap - e->cap);
+		e->cap = cap;
+	}
+	if (size < e->size)
+		memset(e->data + size, 0, e->size - size);
+	e->size = size;
+	return 0;
+}
+
+/* 0 or -ENOMEM (@dst holds what was copied: free it with m_free()). */
+static int m_copy(struct model *dst, const struct model *src)
+{
+	unsigned int i;
+
+	dst->nr = src->nr;
+	dst->last_ino = src->last_ino;
+	for (i = 0; i < src->nr; i++) {
+		dst->e[i] = src->e[i];
+		dst->e[i].data = NULL;
+		dst->e[i].cap = 0;
+		if (src->e[i].size) {
+			dst->e[i].data = malloc(src->e[i].size);
+			if (!dst->e[i].data) {
+				dst->nr = i + 1;	/* what m_free() frees */
+				return -ENOMEM;
+			}
+			memcpy(dst->e[i].data, src->e[i].data, src->e[i].size);
+			dst->e[i].cap = src->e[i].size;
+		}
+	}
+	return 0;
+}
+
+static void m_free(struct model *m)
+{
+	unsigned int i;
+
+	for (i = 0; i < m->nr; i++)
+		free(m->e[i].data);
+	m->nr = 0;
+}
+
+/* @p is @q or lies below it ("/A/foo" under "/A"); an empty @q holds
+ * nothing. */
+static bool is_under(const char *p, const char *q)
+{
+	size_t l = strlen(q);
+
+	return l && !strncmp(p, q, l) && (p[l] == 0 || p[l] == '/');
+}
+
+/* @p is a direct entry of directory @d. */
+static bool is_child(const char *p, const char *d)
+{
+	size_t l = strlen(d);
+
+	return !strncmp(p, d, l) && p[l] == '/' && p[l + 1] &&
+	       !strchr(p + l + 1, '/');
+}
+
+/* Content hash of a file state (size included). */
+uint64_t zcrash_hash_bytes(const uint8_t *p, uint64_t n)
+{
+	uint64_t h = zcrash_mix64(n), i, v;
+
+	for (i = 0; i < n; i += 8) {
+		v = 0;
+		memcpy(&v, p + i, n - i < 8 ? n - i : 8);
+		h = zcrash_mix64(h ^ v);
+	}
+	return h;
+}
+
+int zcrash_m_apply(struct model *m, const struct op *o, uint8_t *tmp)
+{
+	struct ent *e = zcrash_m_find(m, o->a), *t;
+	size_t la = strlen(o->a);
+	unsigned int i;
+	int ret;
+
+	switch (o->kind) {
+	case OP_CREATE:
+	case OP_MKDIR:
+		if (!m_add(m, o->a, o->kind == OP_MKDIR))
+			return -E2BIG;
+		break;
+	case OP_WRITE:
+		if (o->off + o->len > e->size) {
+			ret = m_resize(e, o->off + o->len);
+			if (ret)
+				return ret;
+		}
+		zcrash_fill(tmp, o->len, o->tag, 0);
+		memcpy(e->data + o->off, tmp, o->len);
+		break;
+	case OP_TRUNC:
+		return m_resize(e, o->off);
+	case OP_RENAME:
+		t = zcrash_m_find(m, o->b);
+		if (t && t != e)
+			m_del(m, t);
+		e = zcrash_m_find(m, o->a);
+		for (i = 0; i < m->nr; i++) {
+			char np[PATH_LEN];
+
+			if (strncmp(m->e[i].path, o->a, la) ||
+			    (m->e[i].path[la] && m->e[i].path[la] != '/'))
+				continue;
+			snprintf(np, sizeof(np), "%s%s", o->b,
+				 m->e[i].path + la);
+			memcpy(m->e[i].path, np, PATH_LEN);
+		}
+		(void)e;
+		break;
+	case OP_UNLINK:
+		m_del(m, e);
+		break;
+	default:
+		break;
+	}
+	return 0;
+}
+
+int zcrash_is_sync_op(enum op_kind k)
+{
+	return k == OP_FSYNC || k == OP_FDATASYNC || k == OP_SYNC;
+}
+
+/* One op against the fs. */
+int zcrash_do_op(struct zcow_fs *fs, const struct op *o, uint8_t *tmp)
+{
+	struct zcow_file *f = NULL;
+	int ret = 0, r2;
+	int64_t n;
+
+	switch (o->kind) {
+	case OP_CREATE:
+		ret = zcow_create(fs, o->a, &f);
+		break;
+	case OP_MKDIR:
+		return zcow_mkdir(fs, o->a);
+	case OP_RENAME:
+		return zcow_rename(fs, o->a, o->b);
+	case OP_UNLINK:
+		return zcow_unlink(fs, o->a);
+	case OP_SYNC:
+		return zcow_sync(fs);
+	case OP_MARK:
+		return 0;
+	case OP_WRITE:
+	case OP_TRUNC:
+		ret = zcow_open(fs, o->a, O_RDWR, &f);
+		if (ret)
+			return ret;
+		if (o->kind == OP_TRUNC) {
+			ret = zcow_truncate(f, o->off);
+		} else {
+			zcrash_fill(tmp, o->len, o->tag, 0);
+			n = zcow_pwrite(f, tmp, o->len, o->off);
+			ret = n < 0 ? (int)n : n == (int64_t)o->len ? 0 : -EIO;
+		}
+		break;
+	case OP_FSYNC:
+	case OP_FDATASYNC:
+		ret = zcow_open(fs, o->a, O_RDONLY, &f);
+		if (ret)
+			return ret;
+		ret = o->kind == OP_FSYNC ? zcow_fsync(f) : zcow_fdatasync(f);
+		break;
+	}
+	if (f) {
+		r2 = zcow_close(f);
+		if (!ret)
+			ret = r2;
+	}
+	return ret;
+}
+
+int zcrash_add_snap(struct rec *r, uint64_t gen, bool exact,
+		    const struct model *m)
+{
+	struct snap *s;
+
+	if (ZCOW_GROW_ONE(&r->snaps, r->nr_snaps, &r->snaps_cap))
+		return -ENOMEM;
+	s = &r->snaps[r->nr_snaps++];
+	memset(s, 0, sizeof(*s));
+	s->gen = gen;
+	s->exact = exact;
+	return m_copy(&s->m, m);
+}
+
+void zcrash_rec_free(struct rec *r)
+{
+	unsigned int i;
+
+	for (i = 0; i < r->nr_snaps; i++)
+		m_free(&r->snaps[i].m);
+	free(r->snaps);
+	free(r->past);
+	free(r->obl);
+	free(r->ret);
+	free(r->gen_after);
+	m_free(&r->final);
+	memset(r, 0, sizeof(*r));
+}
+
+uint64_t zcrash_max_write_len(const struct wl *w)
+{
+	uint64_t m = 2 * BLK;
+	unsigned int i;
+
+	for (i = 0; i < w->nr; i++)
+		if (w->ops[i].kind == OP_WRITE && w->ops[i].len > m)
+			m = w->ops[i].len;
+	return m;
+}
+
+static int add_past(struct rec *r, const struct ent *e, unsigned int b)
+{
+	uint64_t h = e->is_dir ? 0 : zcrash_hash_bytes(e->data, e->size);
+	struct past *q;
+	unsigned int i;
+
+	for (i = 0; i < r->nr_past; i++) {
+		q = &r->past[i];
+		if (q->ino == e->ino && q->is_dir == e->is_dir &&
+		    q->size == e->size && q->hash == h &&
+		    !strcmp(q->path, e->path))
+			return 0;
+	}
+	if (ZCOW_GROW_ONE(&r->past, r->nr_past, &r->past_cap))
+		return -ENOMEM;
+	q = &r->past[r->nr_past++];
+	memcpy(q->path, e->path, PATH_LEN);
+	q->is_dir = e->is_dir;
+	q->ino = e->ino;
+	q->size = e->size;
+	q->hash = h;
+	q->first = b;
+	return 0;
+}
+
+/* Op @o completed (@b ops done): record the states it gave, every entry
+ * at or below its paths. */
+int zcrash_note_past(struct rec *r, const struct op *o, unsigned int b)
+{
+	const struct model *m = &r->final;
+	unsigned int i;
+	int ret = 0;
+
+	for (i = 0; i < m->nr && !ret; i++)
+		if (is_under(m->e[i].path, o->a) ||
+		    is_under(m->e[i].path, o->b))
+			ret = add_past(r, &m->e[i], b);
+	return ret;
+}
+
+static bool has_obl(const struct rec *r, unsigned int op, const char *path)
+{
+	unsigned int i;
+
+	for (i = r->nr_obl; i-- && r->obl[i].op == op;)
+		if (!strcmp(r->obl[i].path, path))
+			return true;
+	return false;
+}
+
+static int add_obl(struct rec *r, unsigned int op, const char *path,
+		   const struct ent *e, bool has_data)
+{
+	struct oblig *o;
+
+	if (has_obl(r, op, path))
+		return 0;
+	if (ZCOW_GROW_ONE(&r->obl, r->nr_obl, &r->obl_cap))
+		return -ENOMEM;
+	o = &r->obl[r->nr_obl++];
+	memset(o, 0, sizeof(*o));
+	o->op = op;
+	o->void_at = NO_OP;
+	o->is_absent = !e;
+	snprintf(o->path, sizeof(o->path), "%s", path);
+	if (e) {
+		o->is_dir = e->is_dir;
+		o->has_data = has_data && !e->is_dir;
+		o->size = e->size;
+		o->hash = o->has_data ? zcrash_hash_bytes(e->data, e->size) : 0;
+	}
+	return 0;
+}
+
+/*
+ * What persistence op @i (@o, acknowledged) makes durable with the
+ * tree-log on (docs/crash.md, oracle 7):
+ *   sync             every entry with its content; every name the
+ *                    workload used so far and that is gone, absent;
+ *   fsync of file X  X at its path with its content; X's earlier names
+ *                    (renamed away) absent;
+ *   fsync of dir D   D and each entry in it; names D held before, absent.
+ * fdatasync is held to fsync's guarantees.
+ */
+int zcrash_note_durable(struct rec *r, const struct op *o, unsigned int i)
+{
+	const struct model *m = &r->final;
+	const struct ent *x = NULL;
+	unsigned int k;
+	int ret = 0;
+
+	if (o->kind != OP_SYNC) {
+		x = zcrash_m_find((struct model *)m, o->a);
+		if (!x)
+			return 0;
+		ret = add_obl(r, i, x->path, x, true);
+	}
+	for (k = 0; k < m->nr && !ret; k++)
+		if (!x || (x->is_dir && is_child(m->e[k].path, x->path)))
+			ret = add_obl(r, i, m->e[k].path, &m->e[k], !x);
+	for (k = 0; k < r->nr_past && !ret; k++) {
+		const struct past *q = &r->past[k];
+
+		if (zcrash_m_find((struct model *)m, q->path))
+			continue;
+		if (!x || (x->is_dir ? is_child(q->path, x->path) :
+			   q->ino == x->ino))
+			ret = add_obl(r, i, q->path, NULL, false);
+	}
+	return ret;
+}
+
+/* Op @o changes what lies at @path (or could, had it succeeded). */
+bool zcrash_op_touches(const struct op *o, const char *path)
+{
+	switch (o->kind) {
+	case OP_CREATE:
+	case OP_MKDIR:
+	case OP_WRITE:
+	case OP_TRUNC:
+	case OP_UNLINK:
+	case OP_RENAME:
+		return is_under(path, o->a) || is_under(path, o->b);
+	default:
+		return false;
+	}
+}
+
+/* The op after which each obligation no longer holds. */
+void zcrash_void_obligations(const struct wl *w, struct rec *r)
+{
+	unsigned int i, j;
+
+	for (i = 0; i < r->nr_obl; i++) {
+		struct oblig *o = &r->obl[i];
+
+		for (j = o->op + 1; j < w->nr && o->void_at == NO_OP; j++)
+			if (!r->ret[j] && zcrash_op_touches(&w->ops[j], o->path))
+				o->void_at = j;
+	}
+}
+
+
+/* ---- workloads from the scenario --------------------------------- */
+
+static void gen_fio(const struct camp *c, struct wl *w)
+{
+	uint64_t nf = c->nrfiles ? c->nrfiles : 1;
+	uint64_t fsz = (c->size ? c->size : 1 << 20) / nf;
+	uint64_t bs = c->bs ? c->bs : BLK, nblk = fsz / bs, i, f, n = 0;
+	bool rnd = strstr(c->rw, "rand") != NULL;
+	uint64_t rng = c->seed;
+	char p[PATH_LEN];
+
+	snprintf(w->desc, sizeof(w->desc), "fio rw=%s bs=%" PRIu64 " size=%" PRIu64 " nrfiles=%" PRIu64 " fsync=%" PRIu64,
+		 c->rw, bs, fsz * nf, nf, c->fsync_every);
+	for (f = 0; f < nf; f++) {
+		snprintf(p, sizeof(p), "/job.%" PRIu64, f);
+		wl_add(w, OP_CREATE, p, NULL, 0, 0);
+	}
+	wl_add(w, OP_MARK, NULL, NULL, 0, 0);
+	for (i = 0; i < nblk; i++) {
+		for (f = 0; f < nf; f++) {
+			uint64_t blk = i;
+
+			if (rnd)
+				blk = (rng = zcrash_mix64(rng)) % nblk;
+			snprintf(p, sizeof(p), "/job.%" PRIu64, f);
+			wl_add(w, OP_WRITE, p, NULL, blk * bs, bs);
+			if (c->fsync_every && ++n % c->fsync_every == 0)
+				wl_add(w, OP_FSYNC, p, NULL, 0, 0);
+		}
+	}
+	wl_add(w, OP_SYNC, NULL, NULL, 0, 0);
+}
+
+/* crash-commit: a multi-transaction metadata workload. */
+static void gen_meta(const struct camp *c, struct wl *w)
+{
+	uint64_t n = c->quick && c->qops ? c->qops : c->ops ? c->ops : 60;
+	uint64_t se = c->sync_every ? c->sync_every : 6, i, rng = c->seed;
+	char p[PATH_LEN], q[PATH_LEN];
+
+	snprintf(w->desc, sizeof(w->desc), "meta ops=%" PRIu64 " sync_every=%" PRIu64, n, se);
+	wl_add(w, OP_MARK, NULL, NULL, 0, 0);
+	for (i = 0; i < n; i++) {
+		uint64_t d = i / 8, r = (rng = zcrash_mix64(rng));
+
+		snprintf(p, sizeof(p), "/d%" PRIu64 "/f%" PRIu64, d, i);
+		if (i % 8 == 0) {
+			snprintf(q, sizeof(q), "/d%" PRIu64, d);
+			wl_add(w, OP_MKDIR, q, NULL, 0, 0);
+		}
+		wl_add(w, OP_CREATE, p, NULL, 0, 0);
+		wl_add(w, OP_WRITE, p, NULL, 0, BLK * (1 + r % 3));
+		if (i >= 2 && r % 4 == 0) {
+			snprintf(q, sizeof(q), "/d%" PRIu64 "/f%" PRIu64, (i - 2) / 8, i - 2);
+			wl_add(w, OP_UNLINK, q, NULL, 0, 0);
+		} else if (i >= 1 && r % 4 == 1) {
+			snprintf(q, sizeof(q), "/d%" PRIu64 "/f%" PRIu64, (i - 1) / 8, i - 1);
+			snprintf(p, sizeof(p), "/d%" PRIu64 "/r%" PRIu64, d, i);
+			wl_add(w, OP_RENAME, q, p, 0, 0);
+		}
+		if ((i + 1) % se == 0)
+			wl_add(w, OP_SYNC, NULL, NULL, 0, 0);
+	}
+	wl_add(w, OP_SYNC, NULL, NULL, 0, 0);
+}
+
+/* crash-sblog: many small commits so the superblock log wraps. */
+static void gen_sblog(const struct camp *c, struct wl *w)
+{
+	uint64_t n = c->quick && c->qops ? c->qops : c->ops ? c->ops : 40, i;
+	char p[PATH_LEN];
+
+	snprintf(w->desc, sizeof(w->desc), "sblog commits=%" PRIu64, n);
+	wl_add(w, OP_CREATE, "/f", NULL, 0, 0);
+	wl_add(w, OP_MARK, NULL, NULL, 0, 0);
+	for (i = 0; i < n; i++) {
+		snprintf(p, sizeof(p), "/f");
+		wl_add(w, OP_WRITE, p, NULL, (i % 4) * BLK, BLK);
+		wl_add(w, i % 2 ? OP_FSYNC : OP_SYNC, p, NULL, 0, 0);
+	}
+}
+
+/* crash-reset: fill block groups, free them, commit: zones are reset. */
+static void gen_reset(const struct camp *c, struct wl *w)
+{
+	uint64_t n = c->quick && c->qops ? c->qops : c->ops ? c->ops : 6, i;
+	uint64_t len = c->size ? c->size : 256 * 1024;
+	char p[PATH_LEN];
+
+	snprintf(w->desc, sizeof(w->desc), "reset rounds=%" PRIu64 " file=%" PRIu64, n, len);
+	wl_add(w, OP_MARK, NULL, NULL, 0, 0);
+	for (i = 0; i < n; i++) {
+		snprintf(p, sizeof(p), "/r%" PRIu64, i);
+		wl_add(w, OP_CREATE, p, NULL, 0, 0);
+		wl_add(w, OP_WRITE, p, NULL, 0, len);
+		wl_add(w, OP_FSYNC, p, NULL, 0, 0);
+		wl_add(w, OP_WRITE, p, NULL, 0, len);	/* overwrite: old unusable */
+		wl_add(w, OP_SYNC, NULL, NULL, 0, 0);
+		if (i) {
+			snprintf(p, sizeof(p), "/r%" PRIu64, i - 1);
+			wl_add(w, OP_UNLINK, p, NULL, 0, 0);
+			wl_add(w, OP_SYNC, NULL, NULL, 0, 0);
+		}
+	}
+}
+
+/*
+ * crash-faults: acknowledged files overwritten and fsynced, new files,
+ * renames, unlinks, fdatasync and sync, so an injected fault lands on
+ * data, metadata, log and superblock writes alike.
+ */
+static void gen_faults(const struct camp *c, struct wl *w)
+{
+	uint64_t n = c->quick && c->qops ? c->qops : c->ops ? c->ops : 24;
+	uint64_t se = c->sync_every ? c->sync_every : 8, i, rng = c->seed;
+	char p[PATH_LEN], q[PATH_LEN];
+
+	snprintf(w->desc, sizeof(w->desc), "faults ops=%" PRIu64 " sync_every=%" PRIu64,
+		 n, se);
+	wl_add(w, OP_MKDIR, "/d", NULL, 0, 0);
+	wl_add(w, OP_CREATE, "/a", NULL, 0, 0);
+	wl_add(w, OP_WRITE, "/a", NULL, 0, 3 * BLK);
+	wl_add(w, OP_CREATE, "/d/b", NULL, 0, 0);
+	wl_add(w, OP_WRITE, "/d/b", NULL, 0, BLK);
+	wl_add(w, OP_SYNC, NULL, NULL, 0, 0);
+	wl_add(w, OP_MARK, NULL, NULL, 0, 0);
+	for (i = 0; i < n; i++) {
+		uint64_t r = (rng = zcrash_mix64(rng));
+
+		snprintf(p, sizeof(p), "/d/f%" PRIu64, i);
+		switch (r % 8) {
+		case 0:
+		case 1:
+			wl_add(w, OP_CREATE, p, NULL, 0, 0);
+			wl_add(w, OP_WRITE, p, NULL, 0, BLK * (1 + r / 8 % 4));
+			if (r & 0x100)
+				wl_add(w, OP_FSYNC, p, NULL, 0, 0);
+			break;
+		case 2:		/* overwrite acknowledged data */
+			wl_add(w, OP_WRITE, "/a", NULL, (r / 8 % 4) * BLK, BLK);
+			wl_add(w, OP_FSYNC, "/a", NULL, 0, 0);
+			break;
+		case 3:
+			wl_add(w, OP_WRITE, "/d/b", NULL, (i % 5) * BLK, BLK);
+			wl_add(w, OP_FDATASYNC, "/d/b", NULL, 0, 0);
+			break;
+		case 4:		/* rename an earlier file */
+			snprintf(p, sizeof(p), "/d/f%" PRIu64, i / 2);
+			snprintf(q, sizeof(q), "/d/g%" PRIu64, i);
+			wl_add(w, OP_RENAME, p, q, 0, 0);
+			wl_add(w, OP_FSYNC, "/d", NULL, 0, 0);
+			break;
+		case 5:
+			snprintf(p, sizeof(p), "/d/f%" PRIu64, i / 3);
+			wl_add(w, OP_UNLINK, p, NULL, 0, 0);
+			break;
+		case 6:
+			wl_add(w, OP_TRUNC, "/a", NULL, BLK * (1 + r / 8 % 3), 0);
+			break;
+		default:
+			wl_add(w, OP_WRITE, "/a", NULL, 0, 2 * BLK);
+			break;
+		}
+		if ((i + 1) % se == 0)
+			wl_add(w, OP_SYNC, NULL, NULL, 0, 0);
+	}
+	/* no final sync: at the end cut, what the last fsyncs acknowledged
+	 * lives in the tree-log (treelog=on) */
+	wl_add(w, OP_WRITE, "/d/b", NULL, 0, 2 * BLK);
+	wl_add(w, OP_FSYNC, "/d/b", NULL, 0, 0);
+	wl_add(w, OP_FSYNC, "/a", NULL, 0, 0);
+}
+
+/* crash-fsync (ACE): 14 op instances, sequences of 1..len, 6 persistence
+ * variants. */
+#define ACE_OPS 14
+#define ACE_PERS 6
+static void ace_op(struct wl *w, unsigned int k)
+{
+	static const char *const f[2] = { "/A/foo", "/B/bar" };
+	const char *x = f[k & 1], *y = f[!(k & 1)];
+
+	switch (k >> 1) {
+	case 0: wl_add(w, OP_CREATE, x, NULL, 0, 0); break;
+	case 1: wl_add(w, OP_WRITE, x, NULL, 2 * BLK, BLK); break;	/* append */
+	case 2: wl_add(w, OP_WRITE, x, NULL, 0, BLK); break;		/* overwrite */
+	case 3: wl_add(w, OP_TRUNC, x, NULL, 2048, 0); break;
+	case 4: wl_add(w, OP_RENAME, x, y, 0, 0); break;
+	case 5: wl_add(w, OP_UNLINK, x, NULL, 0, 0); break;
+	default: wl_add(w, OP_MKDIR, k & 1 ? "/B/C" : "/A/C", NULL, 0, 0); break;
+	}
+}
+
+static uint64_t ace_count(uint64_t len)
+{
+	uint64_t n = 0, p = 1, l;
+
+	for (l = 1; l <= len; l++)
+		n += (p *= ACE_OPS);
+	return n * ACE_PERS;
+}
+
+static void gen_ace(uint64_t idx, struct wl *w)
+{
+	static const char *const pers[ACE_PERS] = {
+		"fsync /A/foo", "fsync /B/bar", "fdatasync /A/foo",
+		"fdatasync /B/bar", "fsync /A", "sync"
+	};
+	unsigned int pv = idx % ACE_PERS, seq[3], len = 1, i;
+	uint64_t s = idx / ACE_PERS, lim = ACE_OPS;
+	size_t dl;
+
+	while (s >= lim) {
+		s -= lim;
+		lim *= ACE_OPS;
+		len++;
+	}
+	for (i = 0; i < len; i++) {
+		seq[len - 1 - i] = s % ACE_OPS;
+		s /= ACE_OPS;
+	}
+	wl_add(w, OP_MKDIR, "/A", NULL, 0, 0);
+	wl_add(w, OP_MKDIR, "/B", NULL, 0, 0);
+	wl_add(w, OP_CREATE, "/A/foo", NULL, 0, 0);
+	wl_add(w, OP_WRITE, "/A/foo", NULL, 0, 2 * BLK);
+	wl_add(w, OP_SYNC, NULL, NULL, 0, 0);
+	wl_add(w, OP_MARK, NULL, NULL, 0, 0);
+	snprintf(w->desc, sizeof(w->desc), "ace");
+	for (i = 0; i < len; i++) {
+		ace_op(w, seq[i]);
+		if (w->err)
+			return;
+		dl = strlen(w->desc);
+		snprintf(w->desc + dl, sizeof(w->desc) - dl, " %s %s",
+			 op_names[w->ops[w->nr - 1].kind], w->ops[w->nr - 1].a);
+	}
+	switch (pv) {
+	case 0: wl_add(w, OP_FSYNC, "/A/foo", NULL, 0, 0); break;
+	case 1: wl_add(w, OP_FSYNC, "/B/bar", NULL, 0, 0); break;
+	case 2: wl_add(w, OP_FDATASYNC, "/A/foo", NULL, 0, 0); break;
+	case 3: wl_add(w, OP_FDATASYNC, "/B/bar", NULL, 0, 0); break;
+	case 4: wl_add(w, OP_FSYNC, "/A", NULL, 0, 0); break;
+	default: wl_add(w, OP_SYNC, NULL, NULL, 0, 0); break;
+	}
+	dl = strlen(w->desc);
+	snprintf(w->desc + dl, sizeof(w->desc) - dl, "; %s", pers[pv]);
+}
+
+uint64_t zcrash_nr_workloads(const struct camp *c)
+{
+	if (!strcmp(c->workload, "faults"))
+		return c->nr_ft;
+	if (!strcmp(c->workload, "ace")) {
+		uint64_t n = ace_count(c->quick && c->qace_len ? c->qace_len :
+				       c->ace_len ? c->ace_len : 2);
+
+		if (c->quick && c->qworkloads && c->qworkloads < n)
+			return c->qworkloads;
+		return n;
+	}
+	return 1;
+}
+
+/* Workload @idx; quick ACE takes an evenly spread sample. */
+int zcrash_make_wl(const struct camp *c, uint64_t idx, struct wl *w)
+{
+	memset(w, 0, sizeof(*w));
+	if (!strcmp(c->workload, "ace")) {
+		uint64_t all = ace_count(c->quick && c->qace_len ? c->qace_len :
+					 c->ace_len ? c->ace_len : 2);
+		uint64_t n = zcrash_nr_workloads(c);
+
+		gen_ace(n < all ? idx * all / n : idx, w);
+	} else if (!strcmp(c->workload, "meta")) {
+		gen_meta(c, w);
+	} else if (!strcmp(c->workload, "sblog")) {
+		gen_sblog(c, w);
+	} else if (!strcmp(c->workload, "reset")) {
+		gen_reset(c, w);
+	} else if (!strcmp(c->workload, "faults")) {
+		gen_faults(c, w);
+		if (idx < c->nr_ft) {
+			size_t l = strlen(w->desc);
+
+			w->ft = &c->ft[idx];
+			snprintf(w->desc + l, sizeof(w->desc) - l, "; %s",
+				 w->ft->name);
+		}
+	} else {
+		gen_fio(c, w);
+	}
+	return w->err;
+}
+
+/* ---- fault trials (workload=faults) ------------------------------ */
+
+/* Commands of the fault-free run (after its mount) that @f matches. */
+static uint64_t nr_matching(const struct rec *r, const struct zsim_fault *f)
+{
+	uint64_t n = 0;
+	int k, op;
+
+	for (k = 0; k < ZDEV_NR_CLASSES; k++)
+		for (op = 0; op < ZDEV_NR_OPS; op++) {
+			bool m = false;
+
+			if (op == ZDEV_OP_REPORT)
+				continue;
+			switch (f->match) {
+			case ZSIM_MATCH_OP:
+				m = (int)f->op == op;
+				break;
+			case ZSIM_MATCH_CLASS:
+				m = (int)f->cls == k && op != ZDEV_OP_READ;
+				break;
+			case ZSIM_MATCH_CLASS_OP:
+				m = (int)f->cls == k && (int)f->op == op;
+				break;
+			case ZSIM_MATCH_ANY:
+				m = true;
+				break;
+			}
+			if (m)
+				n += r->cmds[k][op];
+		}
+	return n;
+}
+
+static struct ftrial *ft_add(struct camp *c, enum ft_kind kind)
+{
+	struct ftrial *t;
+
+	if (ZCOW_GROW_ONE(&c->ft, c->nr_ft, &c->ft_cap))
+		return NULL;
+	t = &c->ft[c->nr_ft++];
+	memset(t, 0, sizeof(*t));
+	t->kind = kind;
+	return t;
+}
+
+/*
+ * The trials of a faults campaign, from the fault-free run @r: each
+ * fail=WHAT swept over the ordinals 1..(WHAT's commands in @r) by
+ * fail_step; each fail_rate x rate_seeds; each zone_fail condition x
+ * every zone_step-th zone x zone_points command counts spread over @r.
+ */
+int zcrash_build_trials(struct camp *c, const struct rec *r)
+{
+	uint64_t step = c->quick && c->qfail_step ? c->qfail_step :
+			c->fail_step ? c->fail_step : 1;
+	const uint64_t *rs = c->quick && c->nr_qrate_seeds ? c->qrate_seeds :
+			     c->rate_seeds;
+	unsigned int nr_rs = c->quick && c->nr_qrate_seeds ? c->nr_qrate_seeds :
+			     c->nr_rate_seeds;
+	uint64_t zp = c->quick && c->qzone_points ? c->qzone_points :
+		      c->zone_points ? c->zone_points : 2;
+	uint64_t zstep = c->quick && c->qzone_step ? c->qzone_step :
+			 c->zone_step ? c->zone_step : 1;
+	struct zsim_fault f;
+	struct ftrial *t;
+	char what[80];
+	uint64_t n, i, z;
+	unsigned int k, si;
+	int ci;
+
+	free(c->ft);
+	c->ft = NULL;
+	c->nr_ft = c->ft_cap = 0;
+	for (k = 0; k < c->nr_fail; k++) {
+		snprintf(what, sizeof(what), "%s:1", c->fail[k]);
+		if (zsim_parse_fault(what, false, &f))
+			continue;	/* checked at load */
+		n = nr_matching(r, &f);
+		for (i = 1; i <= n; i += step) {
+			t = ft_add(c, FT_FAIL);
+			if (!t)
+				return -ENOMEM;
+			t->f = f;
+			t->f.ordinal = i;
+			snprintf(t->name, sizeof(t->name), "fail=%s:%" PRIu64,
+				 c->fail[k], i);
+		}
+	}
+	for (k = 0; k < c->nr_rates; k++) {
+		if (zsim_parse_fault(c->rates[k], true, &f))
+			continue;
+		for (si = 0; si < nr_rs; si++) {
+			t = ft_add(c, FT_RATE);
+			if (!t)
+				return -ENOMEM;
+			t->f = f;
+			t->seed = rs[si];
+			snprintf(t->name, sizeof(t->name),
+				 "fail_rate=%s seed=%" PRIu64, c->rates[k],
+				 rs[si]);
+		}
+	}
+	for (ci = 0; ci < c->nr_zone_conds; ci++)
+		for (z = 0; z < r->nr_zones; z += zstep)
+			for (i = 0; i < zp; i++) {
+				t = ft_add(c, FT_ZONE);
+				if (!t)
+					return -ENOMEM;
+				t->cond = c->zone_conds[ci];
+				t->zno = z;
+				t->at_cmd = 1 + i * r->nr_cmds / zp;
+				snprintf(t->name, sizeof(t->name),
+					 "zone_fail=%s:%" PRIu64 "@+%" PRIu64,
+					 t->cond == ZDEV_COND_OFFLINE ?
+					 "offline" : "readonly", z, t->at_cmd);
+			}
+	return 0;
+}
