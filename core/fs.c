@@ -412,6 +412,7 @@ int zcow_mount(struct zdev *dev, const struct zcow_mount_opts *opts,
 		return -ENOMEM;
 	fs->dev = dev;
 	fs->read_only = opts && opts->read_only;
+	fs->mutation = opts ? opts->mutation : ZCOW_MUT_NONE;
 	name = dev->spec[0] ? dev->spec : "the device";
 	ret = zcow_sb_read_latest(dev, &fs->sb, &fs->found);
 	if (ret == -ENOENT) {
@@ -497,9 +498,13 @@ out:
 int zcow_fs_write_super(struct zcow_fs *fs, struct zcow_super_block *sb)
 {
 	uint32_t failed = 0, was = fs->sb_failed_mirrors;
+	bool skip_flush = fs->mutation == ZCOW_MUT_SB_BEFORE_FLUSH ||
+			  (fs->mutation == ZCOW_MUT_LOG_SB_BEFORE_FLUSH &&
+			   sb->log_root);
 	int ret, m;
 
-	ret = zcow_sb_write_all_mirrors(fs->dev, fs->placement, sb, &failed);
+	ret = zcow_sb_write_all_mirrors(fs->dev, fs->placement, sb,
+					skip_flush, &failed);
 	fs->sb_failed_mirrors = failed;
 	if (failed == was)
 		return ret;

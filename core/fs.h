@@ -42,6 +42,7 @@ struct zcow_fs {
 	enum zcow_sb_placement placement;
 	uint64_t generation;		/* last committed generation */
 	bool read_only;
+	enum zcow_mutation mutation;	/* test-only: 0 (zcow_mount_opts) */
 	int error;			/* != 0: a commit failed; no more writes */
 	/* Superblock-log mirrors the last superblock write could not write
 	 * (bit m = mirror m; a degraded log, reported when it changes). */
@@ -89,28 +90,6 @@ struct zcow_fs {
 struct zcow_tree *zcow_fs_tree_nr(struct zcow_fs *fs, int i);
 /* The tree with objectid @objectid, or NULL. */
 struct zcow_tree *zcow_fs_tree(struct zcow_fs *fs, uint64_t objectid);
-
-/*
- * TEST-ONLY ordering mutations (docs/crash.md): a runtime switch that
- * defaults to 0 and is set only by tests/test_crash.c to prove the crash
- * oracles can fail.  Nothing else may set it.
- *   ZCOW_MUT_RESET_BEFORE_COMMIT: reset removed block groups' zones
- *	before the superblock that drops them is written;
- *   ZCOW_MUT_SB_BEFORE_FLUSH: write the superblock without flushing
- *	the metadata (and data) it points at first;
- *   ZCOW_MUT_LOG_DROP_ITEM: fsync leaves the fsynced inode's last file
- *	extent item out of the log tree;
- *   ZCOW_MUT_LOG_SB_BEFORE_FLUSH: fsync writes the superblock that
- *	points at the log before the log's nodes are flushed.
- */
-enum {
-	ZCOW_MUT_NONE,
-	ZCOW_MUT_RESET_BEFORE_COMMIT,
-	ZCOW_MUT_SB_BEFORE_FLUSH,
-	ZCOW_MUT_LOG_DROP_ITEM,
-	ZCOW_MUT_LOG_SB_BEFORE_FLUSH,
-};
-extern int zcow_fault_mutation;
 
 /*
  * Internal to core/: write @len bytes of node images at logical @logical

@@ -749,11 +749,11 @@ static int write_log(struct zdev *dev, const struct zcow_sb_loc *loc,
 int zcow_sb_write_all(struct zdev *dev, enum zcow_sb_placement p,
 		      struct zcow_super_block *sb)
 {
-	return zcow_sb_write_all_mirrors(dev, p, sb, NULL);
+	return zcow_sb_write_all_mirrors(dev, p, sb, false, NULL);
 }
 
 int zcow_sb_write_all_mirrors(struct zdev *dev, enum zcow_sb_placement p,
-			      struct zcow_super_block *sb,
+			      struct zcow_super_block *sb, bool skip_flush,
 			      uint32_t *failed_ret)
 {
 	struct zcow_super_block *copy = NULL;
@@ -767,14 +767,9 @@ int zcow_sb_write_all_mirrors(struct zdev *dev, enum zcow_sb_placement p,
 	/*
 	 * ORDER: everything the new superblock points at (data, metadata,
 	 * and the previous superblock copies) durable before any copy of it
-	 * is written.  (Test-only mutation 2 skips it: docs/crash.md.)
+	 * is written.  (Test-only mutations skip it: docs/crash.md.)
 	 */
-	ret = zcow_fault_mutation == ZCOW_MUT_SB_BEFORE_FLUSH ||
-			      (zcow_fault_mutation ==
-				       ZCOW_MUT_LOG_SB_BEFORE_FLUSH &&
-			       sb->log_root) ?
-		      0 :
-		      zdev_flush(dev);
+	ret = skip_flush ? 0 : zdev_flush(dev);
 	if (ret) {
 		first_err = ret;
 		goto out;

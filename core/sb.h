@@ -50,12 +50,14 @@ bool zcow_sb_is_reserved_zone(struct zdev *dev, enum zcow_sb_placement p,
  * was written, else the first error (-EIO, -EUCLEAN for a log in an
  * impossible state, -ENOSPC never).  zcow_sb_write_all_mirrors() also
  * returns the mirrors that failed as a bit mask (bit m = mirror m) in
- * *failed_ret and leaves reporting them to its caller.
+ * *failed_ret and leaves reporting them to its caller; @skip_flush is the
+ * test-only ordering mutation (ZCOW_MUT_*_BEFORE_FLUSH, docs/crash.md):
+ * false in every real write.
  */
 int zcow_sb_write_all(struct zdev *dev, enum zcow_sb_placement p,
 		      struct zcow_super_block *sb);
 int zcow_sb_write_all_mirrors(struct zdev *dev, enum zcow_sb_placement p,
-			      struct zcow_super_block *sb,
+			      struct zcow_super_block *sb, bool skip_flush,
 			      uint32_t *failed_ret);
 
 #endif /* ZCOW_SB_H */

@@ -702,9 +702,6 @@ out:
 	return ret;
 }
 
-/* Test-only ordering mutations (zcow.h); 0 in every real run. */
-int zcow_fault_mutation;
-
 /*
  * Commit step 1: apply the delayed changes until nothing changes, after
  * the tree-log's group is readied and the root tree's root copied.
@@ -775,7 +772,7 @@ static int commit_write_super(struct zcow_fs *fs,
 
 	/* Test-only mutation 1 (docs/crash.md): reset the removed block
 	 * groups before the commit that drops them is durable. */
-	if (zcow_fault_mutation == ZCOW_MUT_RESET_BEFORE_COMMIT)
+	if (fs->mutation == ZCOW_MUT_RESET_BEFORE_COMMIT)
 		for (i = 0; i < fs->nr_bgs; i++) {
 			struct zcow_bg *mbg = fs->bgs[i];
 			bool all;

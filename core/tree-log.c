@@ -504,7 +504,7 @@ rest:
 		goto out;
 	/* Test-only mutation (docs/crash.md): lose the fsynced file's last
 	 * extent item. */
-	if (zcow_fault_mutation == ZCOW_MUT_LOG_DROP_ITEM && ino == fsynced &&
+	if (fs->mutation == ZCOW_MUT_LOG_DROP_ITEM && ino == fsynced &&
 	    last_ext.type == ZCOW_EXTENT_DATA_KEY) {
 		err = zcow_tree_delete(&lg->tree, &last_ext);
 		if (err)

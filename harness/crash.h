@@ -60,6 +60,10 @@ struct zcrash_opts {
 	const char *treelog;	/* "on", "off", "both"; NULL = the scenario's */
 	const char *replay_cuts; /* "off", "log", "every"; NULL = the
 				  * scenario's */
+	/* TEST-ONLY: every mount of the campaign breaks this ordering rule
+	 * (enum zcow_mutation, include/zcow.h), to prove the oracles catch
+	 * it; 0 = none.  No command sets it. */
+	int mutation;
 };
 
 struct zcrash_summary {

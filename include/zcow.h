@@ -77,6 +77,29 @@ struct zcow_mount_opts {
 	 * commit; false (0) = fsync writes the file's items to the log tree
 	 * in the dedicated tree-log block group (seed 010). */
 	bool no_treelog;
+	/* TEST-ONLY (docs/crash.md): break one ordering rule on purpose
+	 * (enum zcow_mutation), so that tests can prove the crash oracles
+	 * catch it; 0 = none.  No tool sets it. */
+	int mutation;
+};
+
+/*
+ * The test-only ordering mutations of struct zcow_mount_opts.mutation:
+ *   ZCOW_MUT_RESET_BEFORE_COMMIT: reset removed block groups' zones
+ *	before the superblock that drops them is written (seed 005);
+ *   ZCOW_MUT_SB_BEFORE_FLUSH: write the superblock without flushing
+ *	the metadata (and data) it points at first;
+ *   ZCOW_MUT_LOG_DROP_ITEM: fsync leaves the fsynced inode's last file
+ *	extent item out of the log tree;
+ *   ZCOW_MUT_LOG_SB_BEFORE_FLUSH: fsync writes the superblock that
+ *	points at the log before the log's nodes are flushed.
+ */
+enum zcow_mutation {
+	ZCOW_MUT_NONE,
+	ZCOW_MUT_RESET_BEFORE_COMMIT,
+	ZCOW_MUT_SB_BEFORE_FLUSH,
+	ZCOW_MUT_LOG_DROP_ITEM,
+	ZCOW_MUT_LOG_SB_BEFORE_FLUSH,
 };
 
 /* Commit statistics (zcow bench-meta). */

@@ -2,7 +2,8 @@
 /*
  * Crash-consistency campaigns (harness/crash.h, docs/crash.md): the quick
  * variant of every configs/crash-*.scenario runs clean, and each
- * test-only ordering mutation of core/ (zcow_fault_mutation) is caught by
+ * test-only ordering mutation of core/ (zcrash_opts.mutation, a mount
+ * option of the fs under test) is caught by
  * the campaign that targets it, in the tree-log mode it targets.
  */
 #include <errno.h>
@@ -38,15 +39,13 @@ static struct zcrash_summary run_modes(const char *name, const char *treelog,
 {
 	struct zcrash_opts o = { .quick = true, .is_quiet = true,
 				 .no_results = true, .treelog = treelog,
-				 .replay_cuts = replay_cuts };
+				 .replay_cuts = replay_cuts, .mutation = mutation };
 	struct zcrash_summary sum;
 	char path[256];
 	int ret;
 
 	snprintf(path, sizeof(path), "configs/crash-%s.scenario", name);
-	zcow_fault_mutation = mutation;
 	ret = zcrash_run(path, &o, &sum);
-	zcow_fault_mutation = 0;
 	ck_assert_int_ge(ret, 0);
 	ck_assert_uint_gt(sum.tried, 0);
 	if (sum.violations)
@@ -190,7 +189,7 @@ START_TEST(test_repro_line)
 
 	ck_assert_int_eq(zcrash_run(NULL, &o, &sum), 0);
 	ck_assert_uint_eq(sum.tried, 1);
-	zcow_fault_mutation = ZCOW_MUT_SB_BEFORE_FLUSH;
+	o.mutation = ZCOW_MUT_SB_BEFORE_FLUSH;
 	o.repro = NULL;
 	o.quick = true;
 	ck_assert_int_eq(zcrash_run("configs/crash-commit.scenario", &o, &sum), 1);
@@ -198,7 +197,6 @@ START_TEST(test_repro_line)
 	o.repro = line;
 	ck_assert_int_eq(zcrash_run(NULL, &o, &sum), 1);
 	ck_assert_uint_eq(sum.tried, 1);
-	zcow_fault_mutation = 0;
 }
 END_TEST
 

@@ -420,9 +420,9 @@ START_TEST(test_treelog_corrupt_log_is_reported_lost)
 	ck_assert_int_eq(zcow_sync(fs), 0);
 	/* Superblock before the log nodes are flushed, then power fails
 	 * losing every unflushed write: the log's nodes are gone. */
-	zcow_fault_mutation = ZCOW_MUT_LOG_SB_BEFORE_FLUSH;
+	fs->mutation = ZCOW_MUT_LOG_SB_BEFORE_FLUSH;
 	write_file(fs, "/lost", 4096, 11, true);
-	zcow_fault_mutation = ZCOW_MUT_NONE;
+	fs->mutation = ZCOW_MUT_NONE;
 	crash(fs, ZSIM_LOSS_DROP);
 	fs = mount_opts(dev, "");
 	stats(fs, &st);
@@ -445,9 +445,9 @@ START_TEST(test_treelog_drop_item_mutation_loses_data)
 	struct zcow_fs *fs = fresh(dev, "", NULL);
 	struct zcow_stat st;
 
-	zcow_fault_mutation = ZCOW_MUT_LOG_DROP_ITEM;
+	fs->mutation = ZCOW_MUT_LOG_DROP_ITEM;
 	write_file(fs, "/m", 8192, 12, true);
-	zcow_fault_mutation = ZCOW_MUT_NONE;
+	fs->mutation = ZCOW_MUT_NONE;
 	crash(fs, ZSIM_LOSS_DROP);
 	fs = mount_opts(dev, "");
 	/* The size came back, the extent did not: a hole of zeros. */
