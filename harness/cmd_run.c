@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * zcow run SCENARIO [--set key=value ...] [--results DIR] [--quiet]
+ * zcow run --list-options
  *
  * Runs one scenario (configs/README.md) and prints the results folder on
  * stdout (its last line), with a one-line summary before it.
@@ -10,6 +11,7 @@
 #include <string.h>
 
 #include "cmds.h"
+#include "fio.h"
 #include "run.h"
 
 static void run_usage(FILE *out)
@@ -17,12 +19,15 @@ static void run_usage(FILE *out)
 	fprintf(out,
 		"usage: zcow run SCENARIO [--set key=value ...] "
 		"[--results DIR] [--quiet]\n"
+		"       zcow run --list-options\n"
 		"  SCENARIO  a .scenario file (include + [zcow]) or a fio job "
 		"file\n"
 		"  --set     override a fio option (every job) or a [zcow] "
 		"option\n"
 		"  --results parent folder of the result folder (default: "
 		"the scenario's results=, else results/)\n"
+		"  --list-options  the fio job options zcow runs, and those "
+		"it accepts and ignores\n"
 		"See configs/README.md.\n");
 }
 
@@ -48,6 +53,10 @@ int cmd_run(int argc, char **argv)
 			sets[nr_sets++] = argv[i] + 6;
 		} else if (!strcmp(argv[i], "--results") && i + 1 < argc) {
 			results = argv[++i];
+		} else if (!strcmp(argv[i], "--list-options")) {
+			zfio_list_options(stdout);
+			free(sets);
+			return 0;
 		} else if (!strcmp(argv[i], "--quiet")) {
 			is_quiet = true;
 		} else if (argv[i][0] != '-' && !path) {

@@ -924,6 +924,22 @@ static char *written(void (*put)(FILE *, const char *), const char *s)
  * escaped, every control character written \u00XX (crash.json used to
  * drop them, crash.csv dropped quotes), byte for byte.
  */
+START_TEST(test_run_list_options_names_every_option_the_parser_knows)
+{
+	char *out = NULL, *err = NULL;
+
+	ck_assert_int_eq(zcow_test_run(&out, &err, "run", "--list-options",
+				       NULL), 0);
+	/* One a line: a modelled option, an alias, an ignored one. */
+	ck_assert_ptr_nonnull(strstr(out, "\nbs (alias blocksize)\n"));
+	ck_assert_ptr_nonnull(strstr(out, "\nrwmixread\n"));
+	ck_assert_ptr_nonnull(strstr(out, "\ndirect (ignored)\n"));
+	ck_assert_str_eq(err, "");
+	free(out);
+	free(err);
+}
+END_TEST
+
 START_TEST(test_results_json_and_csv_escape_control_characters)
 {
 	static const char label[] = "a\"b\\c\001d\te\nf\037g";
@@ -998,6 +1014,7 @@ Suite *run_suite(void)
 		       test_run_create_on_open_below_nrfiles_creates_every_file);
 	tcase_add_test(tc, test_run_readers_with_openfiles_below_nrfiles_run);
 	tcase_add_test(tc, test_run_set_and_zcow_values_name_file_line_option);
+	tcase_add_test(tc, test_run_list_options_names_every_option_the_parser_knows);
 	tcase_add_test(tc, test_results_json_and_csv_escape_control_characters);
 	tcase_add_test(tc, test_results_folders_in_the_same_second_are_distinct);
 	suite_add_tcase(s, tc);
