@@ -10,30 +10,30 @@
 #include <stdint.h>
 
 #define ZCOW_TEST_SUITES        \
-	SUITE(zdev_suite)       \
-	SUITE(sim_suite)        \
-	SUITE(sim_power_suite)  \
-	SUITE(sim_image_suite)  \
-	SUITE(sim_model_suite)  \
-	SUITE(zdev_file_suite)  \
-	SUITE(zdev_zbd_suite)   \
-	SUITE(sb_suite)         \
-	SUITE(sb_crash_suite)   \
-	SUITE(ctree_suite)      \
-	SUITE(alloc_suite)      \
-	SUITE(txn_suite)        \
-	SUITE(files_suite)      \
+	SUITE(zdev_suite)      \
+	SUITE(sim_suite)       \
+	SUITE(sim_power_suite) \
+	SUITE(sim_image_suite) \
+	SUITE(sim_model_suite) \
+	SUITE(zdev_file_suite) \
+	SUITE(zdev_zbd_suite)  \
+	SUITE(sb_suite)        \
+	SUITE(sb_crash_suite)  \
+	SUITE(ctree_suite)     \
+	SUITE(volumes_suite)   \
+	SUITE(transaction_suite) \
+	SUITE(inode_suite)     \
 	SUITE(files_model_suite) \
-	SUITE(data_suite)       \
-	SUITE(zoned_suite)      \
-	SUITE(treelog_suite)    \
-	SUITE(crash_suite)      \
-	SUITE(cli_suite)        \
-	SUITE(conform_suite)    \
-	SUITE(fio_suite)        \
-	SUITE(ztime_suite)      \
-	SUITE(run_suite)        \
-	SUITE(corpus_suite)     \
+	SUITE(file_suite)      \
+	SUITE(zoned_suite)     \
+	SUITE(tree_log_suite)  \
+	SUITE(crash_suite)     \
+	SUITE(cli_suite)       \
+	SUITE(conform_suite)   \
+	SUITE(fio_suite)       \
+	SUITE(ztime_suite)     \
+	SUITE(run_suite)       \
+	SUITE(corpus_suite)    \
 	SUITE(vm_suite)		/* keep last: the VM smoke run (ZCOW_VM=1) */
 
 #define SUITE(name) Suite *name(void);

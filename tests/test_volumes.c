@@ -649,9 +649,9 @@ START_TEST(test_alloc_crash_before_removing_commit_is_durable)
 }
 END_TEST
 
-Suite *alloc_suite(void)
+Suite *volumes_suite(void)
 {
-	Suite *s = suite_create("alloc_suite");
+	Suite *s = suite_create("volumes_suite");
 	TCase *tc = tcase_create("core");
 
 	tcase_set_timeout(tc, 60);

@@ -642,9 +642,9 @@ START_TEST(test_data_power_cut_keeps_every_fsynced_file)
 }
 END_TEST
 
-Suite *data_suite(void)
+Suite *file_suite(void)
 {
-	Suite *s = suite_create("data_suite");
+	Suite *s = suite_create("file_suite");
 	TCase *tc = tcase_create("data");
 
 	tcase_set_timeout(tc, 60);

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * The file layer's namespace and API (core/inode.c, core/file.c): files
- * and directories survive unmount/mount, every errno POSIX gives, rename,
- * snapshots, the checker's fs-tree checks.
+ * The file layer's namespace and API (core/inode.c; core/file.c and
+ * core/snapshot.c through it): files and directories survive
+ * unmount/mount, every errno POSIX gives, rename, snapshots, the checker's
+ * fs-tree checks.
  */
 #include <check.h>
 #include <errno.h>
@@ -1154,9 +1155,9 @@ START_TEST(test_files_read_refuses_extents_zcow_cannot_decode)
 }
 END_TEST
 
-Suite *files_suite(void)
+Suite *inode_suite(void)
 {
-	Suite *s = suite_create("files_suite");
+	Suite *s = suite_create("inode_suite");
 	TCase *tc = tcase_create("files"), *rsv;
 
 	tcase_set_timeout(tc, 60);

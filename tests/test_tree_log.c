@@ -835,9 +835,9 @@ START_TEST(test_treelog_concurrent_fsyncs)
 }
 END_TEST
 
-Suite *treelog_suite(void)
+Suite *tree_log_suite(void)
 {
-	Suite *s = suite_create("treelog");
+	Suite *s = suite_create("tree_log");
 	TCase *tc = tcase_create("treelog");
 
 	tcase_set_timeout(tc, 60);

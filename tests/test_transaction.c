@@ -785,9 +785,9 @@ START_TEST(test_txn_reserve_holds_back_little_on_default_geometry)
 }
 END_TEST
 
-Suite *txn_suite(void)
+Suite *transaction_suite(void)
 {
-	Suite *s = suite_create("txn_suite");
+	Suite *s = suite_create("transaction_suite");
 	TCase *tc = tcase_create("core");
 	TCase *cr = tcase_create("crash");
 
