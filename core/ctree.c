@@ -22,7 +22,6 @@
  * obtained before the first node changes, so a failing allocator leaves
  * the tree as it was (apart from CoW of the path, which is consistent).
  */
-#include "le.h"
 #include "ctree.h"
 
 #include <endian.h>
@@ -32,6 +31,7 @@
 #include <string.h>
 
 #include "csum.h"
+#include "le.h"
 #include "prng.h"
 #include "zlog.h"
 

@@ -553,6 +553,7 @@ static int read_raw_locked(struct zcow_file *f, uint8_t *buf, uint64_t off,
 	uint64_t nr = 0, i, end = off + len;
 	uint8_t *tmp = NULL;
 	uint32_t *csums = NULL;
+	uint64_t tmp_cap = 0, csums_cap = 0;
 	int err;
 
 	memset(buf, 0, len);
@@ -576,9 +577,11 @@ static int read_raw_locked(struct zcow_file *f, uint8_t *buf, uint64_t off,
 			err = -EUCLEAN;
 			break;
 		}
-		tmp = realloc(tmp, n);
-		csums = realloc(csums, fe->disk_num_bytes / BS * 4);
-		if (!tmp || !csums) {
+		/* Grown in place: on failure the old buffers are still
+		 * freed below. */
+		if (zcow_grow(&tmp, &tmp_cap, n, 1) ||
+		    zcow_grow(&csums, &csums_cap, fe->disk_num_bytes / BS * 4,
+			      1)) {
 			err = -ENOMEM;
 			break;
 		}

@@ -7,7 +7,6 @@
  * zcow_fs_super()).  The trees are transaction.c's, the files inode.c's
  * and file.c's.
  */
-#include "prng.h"
 #include "fs.h"
 
 #include <endian.h>
@@ -16,6 +15,7 @@
 #include <string.h>
 
 #include "files.h"
+#include "prng.h"
 #include "zlog.h"
 
 #define TAG "fs"

@@ -2,8 +2,6 @@
 /*
  * Chunks, block groups and the zoned allocator (seeds 003, 004, 005).
  */
-#include "le.h"
-#include "grow.h"
 #include "volumes.h"
 
 #include <endian.h>
@@ -13,6 +11,8 @@
 #include <string.h>
 
 #include "fs.h"
+#include "grow.h"
+#include "le.h"
 #include "zlog.h"
 
 #define TAG "alloc"

@@ -22,7 +22,6 @@
  * (no -DHAVE_LIBZBD), zdev_zbd_open() still checks the path and then
  * returns -EOPNOTSUPP; the pure helpers of zdev_zbd.h are always built.
  */
-#include "zdev.h"
 #include "zdev_zbd.h"
 
 #include <errno.h>
@@ -32,6 +31,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "zdev.h"
 #include "zlog.h"
 
 #define TAG "zbd"

@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "fio.h"
+#include "grow.h"
 
 #define MAX_INCLUDE_DEPTH	8
 #define MAX_LINE		4096
@@ -33,7 +34,8 @@ struct zfio_sect {
 	char file[ZFIO_PATH_LEN];
 	int line;
 	unsigned int *kv;	/* indices into spec->kvs */
-	unsigned int nr_kv, kv_cap;
+	unsigned int nr_kv;
+	uint64_t kv_cap;
 	unsigned int nr_globals;	/* job: globals (kv indices) in force */
 	unsigned int *globals;
 };
@@ -290,15 +292,8 @@ bool zfio_rw_has_read(enum zfio_rw rw)
 static int add_kv(struct zfio_spec *spec, const struct zfio_kv *kv,
 		  unsigned int *idx_ret)
 {
-	if (spec->nr_kvs == spec->kvs_cap) {
-		unsigned int cap = spec->kvs_cap ? spec->kvs_cap * 2 : 64;
-		struct zfio_kv *n = realloc(spec->kvs, cap * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		spec->kvs = n;
-		spec->kvs_cap = cap;
-	}
+	if (ZCOW_GROW_ONE(&spec->kvs, spec->nr_kvs, &spec->kvs_cap))
+		return -ENOMEM;
 	spec->kvs[spec->nr_kvs] = *kv;
 	*idx_ret = spec->nr_kvs++;
 	return 0;
@@ -306,15 +301,8 @@ static int add_kv(struct zfio_spec *spec, const struct zfio_kv *kv,
 
 static int sect_add(struct zfio_sect *s, unsigned int idx)
 {
-	if (s->nr_kv == s->kv_cap) {
-		unsigned int cap = s->kv_cap ? s->kv_cap * 2 : 16;
-		unsigned int *n = realloc(s->kv, cap * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		s->kv = n;
-		s->kv_cap = cap;
-	}
+	if (ZCOW_GROW_ONE(&s->kv, s->nr_kv, &s->kv_cap))
+		return -ENOMEM;
 	s->kv[s->nr_kv++] = idx;
 	return 0;
 }
@@ -323,15 +311,8 @@ static struct zfio_sect *new_sect(struct zfio_spec *spec)
 {
 	struct zfio_sect *s;
 
-	if (spec->nr_sects == spec->sects_cap) {
-		unsigned int cap = spec->sects_cap ? spec->sects_cap * 2 : 8;
-		struct zfio_sect *n = realloc(spec->sects, cap * sizeof(*n));
-
-		if (!n)
-			return NULL;
-		spec->sects = n;
-		spec->sects_cap = cap;
-	}
+	if (ZCOW_GROW_ONE(&spec->sects, spec->nr_sects, &spec->sects_cap))
+		return NULL;
 	s = &spec->sects[spec->nr_sects++];
 	memset(s, 0, sizeof(*s));
 	return s;

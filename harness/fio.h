@@ -186,9 +186,11 @@ struct zfio_spec {
 	unsigned int nr_ignored;
 	/* Private: raw storage. */
 	struct zfio_kv *kvs;
-	unsigned int nr_kvs, kvs_cap;
+	unsigned int nr_kvs;
+	uint64_t kvs_cap;
 	struct zfio_sect *sects;
-	unsigned int nr_sects, sects_cap;
+	unsigned int nr_sects;
+	uint64_t sects_cap;
 };
 
 /*

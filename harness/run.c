@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "grow.h"
 #include "prng.h"
 #include "results.h"
 #include "run.h"
@@ -236,15 +237,8 @@ static int add_sample(struct zrun_job *j, uint64_t done, uint64_t lat,
 {
 	struct zrun_sample *s;
 
-	if (j->nr_samples == j->samples_cap) {
-		uint64_t cap = j->samples_cap ? j->samples_cap * 2 : 4096;
-
-		s = realloc(j->samples, cap * sizeof(*s));
-		if (!s)
-			return -ENOMEM;
-		j->samples = s;
-		j->samples_cap = cap;
-	}
+	if (ZCOW_GROW_ONE(&j->samples, j->nr_samples, &j->samples_cap))
+		return -ENOMEM;
 	s = &j->samples[j->nr_samples++];
 	s->done = done;
 	s->lat = lat > UINT32_MAX ? UINT32_MAX : (uint32_t)lat;
@@ -257,15 +251,8 @@ static int add_sample(struct zrun_job *j, uint64_t done, uint64_t lat,
 
 static int add_sync_lat(struct zrun_job *j, uint64_t lat)
 {
-	if (j->nr_sync_lat == j->sync_lat_cap) {
-		uint64_t cap = j->sync_lat_cap ? j->sync_lat_cap * 2 : 256;
-		uint32_t *n = realloc(j->sync_lat, cap * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		j->sync_lat = n;
-		j->sync_lat_cap = cap;
-	}
+	if (ZCOW_GROW_ONE(&j->sync_lat, j->nr_sync_lat, &j->sync_lat_cap))
+		return -ENOMEM;
 	j->sync_lat[j->nr_sync_lat++] = lat > UINT32_MAX ? UINT32_MAX :
 							   (uint32_t)lat;
 	return 0;

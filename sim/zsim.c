@@ -21,7 +21,6 @@
  * "act" needs an active slot, "open" an open slot (see open_locked()).
  * A write that brings the wp to the capacity makes the zone FULL.
  */
-#include "prng.h"
 #include "zsim_int.h"
 
 #include <errno.h>
@@ -30,6 +29,7 @@
 #include <sys/mman.h>
 
 #include "grow.h"
+#include "prng.h"
 #include "zlog.h"
 
 static const struct zdev_ops zsim_ops;
