@@ -165,6 +165,22 @@ static int oom(void)
 	return -ENOMEM;
 }
 
+/* Workload @idx in *@w and a write buffer for its largest write in
+ * *@tmp (the previous one freed).  0 or -ENOMEM (said; *@w freed). */
+static int make_wl(const struct camp *c, uint64_t idx, struct wl *w,
+		   uint8_t **tmp)
+{
+	int ret = zcrash_make_wl(c, idx, w);
+
+	free(*tmp);
+	*tmp = ret ? NULL : malloc(zcrash_max_write_len(w));
+	if (!*tmp) {
+		free(w->ops);
+		return oom();
+	}
+	return 0;
+}
+
 static double now_s(void)
 {
 	struct timespec ts;
@@ -366,7 +382,7 @@ int zcrash_run(const char *scenario, const struct zcrash_opts *opts,
 	struct tally x = { .o = o, .sum = sum, .first_viol = true };
 	char err[600] = "", name[80], *dir = NULL;
 	uint8_t *tmp = NULL, *buf = NULL;
-	uint64_t wi, nwl, w0 = 0, i, buf_len, tmp_len;
+	uint64_t wi, nwl, w0 = 0, i, buf_len;
 	double t0 = now_s();
 	int ret = 0, li, mi;
 	unsigned int si;
@@ -456,15 +472,9 @@ int zcrash_run(const char *scenario, const struct zcrash_opts *opts,
 			struct rec r;
 
 			c->nr_ft = 0;
-			ret = zcrash_make_wl(c, 0, &w);
-			tmp_len = zcrash_max_write_len(&w);
-			free(tmp);
-			tmp = ret ? NULL : malloc(tmp_len);
-			if (!tmp) {
-				free(w.ops);
-				ret = oom();
+			ret = make_wl(c, 0, &w, &tmp);
+			if (ret)
 				goto out;
-			}
 			ret = zcrash_record(c, &w, &mo, &r, tmp, err, sizeof(err));
 			free(w.ops);
 			if (ret) {
@@ -493,15 +503,9 @@ int zcrash_run(const char *scenario, const struct zcrash_opts *opts,
 			struct wl w;
 			struct rec r;
 
-			ret = zcrash_make_wl(c, wi, &w);
-			tmp_len = zcrash_max_write_len(&w);
-			free(tmp);
-			tmp = ret ? NULL : malloc(tmp_len);
-			if (!tmp) {
-				free(w.ops);
-				ret = oom();
+			ret = make_wl(c, wi, &w, &tmp);
+			if (ret)
 				goto out;
-			}
 			ret = zcrash_record(c, &w, &mo, &r, tmp, err, sizeof(err));
 			if (ret) {
 				fprintf(stderr, "zcow crash: %s: treelog=%s workload %" PRIu64 " (%s): %s\n",
