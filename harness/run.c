@@ -258,6 +258,142 @@ static int add_sync_lat(struct zrun_job *j, uint64_t lat)
 	return 0;
 }
 
+/* ---- write amplification by interval ------------------------------- */
+
+/* intervals.csv has at most this many rows; later times go to the last. */
+#define MAX_INTERVALS	1000000ull
+
+/* One interval: bytes the jobs wrote, bytes the device wrote per class. */
+struct wa_bucket {
+	uint64_t host;
+	uint64_t dev[ZDEV_NR_CLASSES];
+};
+
+struct zrun_wa {
+	struct wa_bucket *b;		/* intervals 0 .. nr-1 */
+	uint64_t nr, cap;
+	uint64_t iv;			/* interval, ns */
+	bool is_on;			/* the trace hook is installed */
+	zdev_trace_fn prev;		/* the hook it replaced, chained */
+	void *prev_arg;
+	int err;			/* -ENOMEM: a count was lost */
+};
+
+/* The interval that holds time @t, grown and zeroed up to it; NULL (and
+ * wa->err set) when memory runs out. */
+static struct wa_bucket *wa_bucket(struct zrun_wa *wa, uint64_t t)
+{
+	uint64_t b = t / wa->iv;
+
+	if (b >= MAX_INTERVALS)
+		b = MAX_INTERVALS - 1;
+	if (b >= wa->nr) {
+		if (zcow_grow(&wa->b, &wa->cap, b + 1, sizeof(*wa->b))) {
+			wa->err = -ENOMEM;
+			return NULL;
+		}
+		memset(wa->b + wa->nr, 0, (b + 1 - wa->nr) * sizeof(*wa->b));
+		wa->nr = b + 1;
+	}
+	return &wa->b[b];
+}
+
+/*
+ * When the device command just accounted completed: with a timing model,
+ * the completion it charged for it (the simulator charges a command when
+ * it completes, before the wrapper accounts it); without one, the wall
+ * clock from the start of the target call, as zrun_tick_done() times the
+ * call.
+ */
+static uint64_t cmd_done(const struct zrun *run)
+{
+	if (run->time)
+		return ztime_last_done(run->time);
+	return run->tick_now + (wall_ns() - run->tick_w0);
+}
+
+/*
+ * The device's trace hook while the jobs run (called under the device's
+ * counter lock, once per command the wrappers counted): the bytes of a
+ * write or an append go to its class in the interval of its completion,
+ * exactly what the device counters add to device_bytes_written.
+ */
+static void wa_trace(void *arg, const struct zdev_trace_rec *rec)
+{
+	struct zrun *run = arg;
+	struct zrun_wa *wa = run->wa;
+	struct wa_bucket *b;
+
+	if (wa->prev)
+		wa->prev(wa->prev_arg, rec);
+	if (rec->result < 0 ||
+	    (rec->op != ZDEV_OP_WRITE && rec->op != ZDEV_OP_APPEND))
+		return;
+	b = wa_bucket(wa, cmd_done(run));
+	if (b)
+		b->dev[rec->cls] += rec->len;
+}
+
+/* A write operation of the jobs wrote @len bytes, completing at @done. */
+static void wa_host(struct zrun *run, uint64_t done, uint64_t len)
+{
+	struct wa_bucket *b;
+
+	if (!run->wa)
+		return;
+	b = wa_bucket(run->wa, done);
+	if (b)
+		b->host += len;
+}
+
+/* Start counting: the device counters were just taken as the base. */
+static int wa_start(struct zrun *run)
+{
+	struct zrun_wa *wa = calloc(1, sizeof(*wa));
+
+	if (!wa)
+		return -ENOMEM;
+	wa->iv = run->set.interval_ns;
+	wa->prev = run->dev->trace;
+	wa->prev_arg = run->dev->trace_arg;
+	run->wa = wa;
+	zdev_set_trace(run->dev, wa_trace, run);
+	wa->is_on = true;
+	return 0;
+}
+
+/* Stop counting (again: a no-op); 0 or the count's error. */
+static int wa_stop(struct zrun *run)
+{
+	struct zrun_wa *wa = run->wa;
+
+	if (!wa)
+		return 0;
+	if (wa->is_on && run->dev)
+		zdev_set_trace(run->dev, wa->prev, wa->prev_arg);
+	wa->is_on = false;
+	return wa->err;
+}
+
+static void wa_free(struct zrun *run)
+{
+	if (!run->wa)
+		return;
+	free(run->wa->b);
+	free(run->wa);
+	run->wa = NULL;
+}
+
+/* Bytes the jobs wrote over the whole run. */
+static uint64_t wa_host_total(const struct zrun_wa *wa)
+{
+	uint64_t i, s = 0;
+
+	for (i = 0; i < wa->nr; i++)
+		s += wa->b[i].host;
+	return s;
+}
+
 /*
  * The fs's locks in simulated time.  The fs runs one call at a time, so
  * its locks never block anyone in host time; the target says what a call
@@ -650,6 +786,7 @@ static int schedule(struct zrun *run)
 		}
 		if (op == ZRUN_OP_WRITE) {
 			j->nr_writes++;
+			wa_host(run, done, len);
 			if (j->fio->fsync && j->nr_writes % j->fio->fsync == 0)
 				j->sync_due = ZRUN_SYNC_FSYNC;
 			else if (j->fio->fdatasync &&
@@ -825,8 +962,10 @@ static int close_target(struct zrun *run)
 static int teardown(struct zrun *run)
 {
 	unsigned int i;
-	int ret = close_target(run);
+	int ret;
 
+	(void)wa_stop(run);	/* a failed repetition: stop counting */
+	ret = close_target(run);
 	for (i = 0; i < run->nr_jobs; i++) {
 		free(run->jobs[i].slots);
 		free(run->jobs[i].samples);
@@ -850,6 +989,7 @@ static int teardown(struct zrun *run)
 	run->dev = NULL;
 	ztime_destroy(run->time);
 	run->time = NULL;
+	wa_free(run);
 	return ret;
 }
 
@@ -1010,6 +1150,7 @@ struct rep_result {
 	struct stats total;
 	struct zdev_stats dev;
 	uint64_t resets, finishes, user_writes;
+	uint64_t host_written;		/* the jobs' writes, ramp included */
 	uint64_t zone_unusable, block_groups, commits;
 	uint64_t fs_fsyncs, fs_log_syncs, fs_log_fallbacks, fs_statfs_commits;
 	uint64_t excl_waits, excl_wait_ns, sync_joins;
@@ -1018,6 +1159,48 @@ struct rep_result {
 	double wall_s;
 	uint64_t nr_jobs;
 };
+
+/* A ratio to the host's bytes; null when the jobs wrote nothing. */
+static void put_ratio(FILE *f, uint64_t bytes, uint64_t host)
+{
+	if (host)
+		fprintf(f, "%.6f", (double)bytes / (double)host);
+	else
+		fprintf(f, "null");
+}
+
+/*
+ * "write_amplification_breakdown": the bytes the jobs wrote (every write
+ * operation, ramp_time included, as the device counters), the device's
+ * bytes written per I/O class (device_bytes_written), each class's ratio
+ * to the host's bytes and their sum, the run's write amplification.
+ */
+static void put_wa_breakdown(FILE *f, uint64_t host,
+			     const uint64_t cls_written[ZDEV_NR_CLASSES])
+{
+	uint64_t total = 0;
+	unsigned int c;
+
+	fprintf(f, "  \"write_amplification_breakdown\": {\n"
+		   "    \"host_bytes_written\": %llu,\n"
+		   "    \"device_bytes_written\": {", (unsigned long long)host);
+	for (c = 0; c < ZDEV_NR_CLASSES; c++) {
+		fprintf(f, "%s\"%s\": %llu", c ? ", " : "",
+			zdev_class_name(c),
+			(unsigned long long)cls_written[c]);
+		total += cls_written[c];
+	}
+	fprintf(f, "},\n    \"ratio_to_host\": {");
+	for (c = 0; c < ZDEV_NR_CLASSES; c++) {
+		fprintf(f, "%s\"%s\": ", c ? ", " : "", zdev_class_name(c));
+		put_ratio(f, cls_written[c], host);
+	}
+	fprintf(f, "},\n    \"device_bytes_written_total\": %llu,\n"
+		   "    \"write_amplification\": ",
+		(unsigned long long)total);
+	put_ratio(f, total, host);
+	fprintf(f, "\n  },\n");
+}
 
 static int write_summary(struct zrun *run, const char *dir,
 			 const char *scenario, const struct rep_result *reps,
@@ -1106,6 +1289,7 @@ static int write_summary(struct zrun *run, const char *dir,
 	fprintf(f, "},\n  \"write_amplification\": %.6f,\n",
 		r0->total.wr_bytes ? (double)dev_written /
 					     (double)r0->total.wr_bytes : 0.0);
+	put_wa_breakdown(f, r0->host_written, cls_written);
 	fprintf(f, "  \"zone_resets\": %llu,\n  \"zone_finishes\": %llu,\n",
 		(unsigned long long)r0->resets,
 		(unsigned long long)r0->finishes);
@@ -1182,30 +1366,39 @@ out:
 	return ret;
 }
 
+/*
+ * intervals.csv, one row per interval of the run: the jobs' operations
+ * completed in it (IOPS, MiB/s, latency), then its write amplification:
+ * the bytes the jobs' writes wrote, the device's bytes written per I/O
+ * class and in all, and their ratio ("" when the jobs wrote nothing).
+ */
 static int write_intervals(struct zrun *run, const char *dir)
 {
 	uint64_t iv = run->set.interval_ns, nb, b, i;
-	unsigned int j;
+	unsigned int j, c;
 	uint64_t *ios, *bytes;
+	struct wa_bucket *wa;
 	double *lsum;
 	uint32_t *lmax;
 	FILE *f;
 
 	nb = run->now_max / iv + 1;
-	if (nb > 1000000)
-		nb = 1000000;
+	if (nb > MAX_INTERVALS)
+		nb = MAX_INTERVALS;
 	ios = calloc(nb, sizeof(*ios));
 	bytes = calloc(nb, sizeof(*bytes));
 	lsum = calloc(nb, sizeof(*lsum));
 	lmax = calloc(nb, sizeof(*lmax));
+	wa = calloc(nb, sizeof(*wa));
 	f = zres_open(dir, "intervals.csv");
-	if (!ios || !bytes || !lsum || !lmax || !f) {
+	if (!ios || !bytes || !lsum || !lmax || !wa || !f) {
 		int ret = f ? -ENOMEM : -errno;
 
 		free(ios);
 		free(bytes);
 		free(lsum);
 		free(lmax);
+		free(wa);
 		if (f)
 			fclose(f);
 		return ret;
@@ -1226,23 +1419,47 @@ static int write_intervals(struct zrun *run, const char *dir)
 				lmax[b] = s->lat;
 		}
 	}
+	/* Every command completes by the jobs' end (now_max); a later one
+	 * would go to the last row, as samples do. */
+	for (i = 0; run->wa && i < run->wa->nr; i++) {
+		const struct wa_bucket *w = &run->wa->b[i];
+
+		b = i < nb ? i : nb - 1;
+		wa[b].host += w->host;
+		for (c = 0; c < ZDEV_NR_CLASSES; c++)
+			wa[b].dev[c] += w->dev[c];
+	}
 	fprintf(f, "t_start_s,t_end_s,ios,bytes,iops,mib_per_s,"
-		   "lat_mean_us,lat_max_us\n");
+		   "lat_mean_us,lat_max_us,host_bytes_written");
+	for (c = 0; c < ZDEV_NR_CLASSES; c++)
+		fprintf(f, ",device_bytes_written_%s", zdev_class_name(c));
+	fprintf(f, ",device_bytes_written,wa\n");
 	for (b = 0; b < nb; b++) {
 		double secs = (double)iv / NS;
+		uint64_t dev = 0;
 
-		fprintf(f, "%.6f,%.6f,%llu,%llu,%.3f,%.3f,%.3f,%.3f\n",
+		fprintf(f, "%.6f,%.6f,%llu,%llu,%.3f,%.3f,%.3f,%.3f,%llu",
 			(double)(b * iv) / NS, (double)((b + 1) * iv) / NS,
 			(unsigned long long)ios[b],
 			(unsigned long long)bytes[b], (double)ios[b] / secs,
 			(double)bytes[b] / secs / 1048576.0,
 			ios[b] ? lsum[b] / (double)ios[b] / 1000.0 : 0.0,
-			(double)lmax[b] / 1000.0);
+			(double)lmax[b] / 1000.0,
+			(unsigned long long)wa[b].host);
+		for (c = 0; c < ZDEV_NR_CLASSES; c++) {
+			fprintf(f, ",%llu", (unsigned long long)wa[b].dev[c]);
+			dev += wa[b].dev[c];
+		}
+		fprintf(f, ",%llu,", (unsigned long long)dev);
+		if (wa[b].host)
+			fprintf(f, "%.6f", (double)dev / (double)wa[b].host);
+		fprintf(f, "\n");
 	}
 	free(ios);
 	free(bytes);
 	free(lsum);
 	free(lmax);
+	free(wa);
 	return fclose(f) ? -EIO : 0;
 }
 
@@ -1319,6 +1536,8 @@ static int one_rep(struct zrun *run, const char *dir, struct rep_result *r)
 			zdev_get_stats(run->dev, run->base);
 		run->zone_resets = 0;
 		run->zone_finishes = 0;
+		/* Device bytes by interval: from the same point on. */
+		ret = ret ?: wa_start(run);
 	}
 	if (!ret) {
 		uint64_t s0 = wall_ns();
@@ -1335,8 +1554,16 @@ static int one_rep(struct zrun *run, const char *dir, struct rep_result *r)
 	}
 	if (!ret && run->ops->finish)
 		ret = run->ops->finish(run);
+	{
+		/* The counters below end here too. */
+		int e = wa_stop(run);
+
+		ret = ret ?: e;
+	}
 	if (!ret) {
 		unsigned int i;
+
+		r->host_written = wa_host_total(run->wa);
 
 		r->zone_unusable = run->fs_zone_unusable;
 		r->block_groups = run->fs_block_groups;
@@ -1531,6 +1758,8 @@ void zrun_tick_start(struct zrun *run, struct zrun_tick *tk, uint64_t now)
 {
 	tk->now = now;
 	tk->w0 = run->time ? 0 : wall_ns();
+	run->tick_now = tk->now;
+	run->tick_w0 = tk->w0;
 	if (run->time)
 		ztime_set_now(run->time, now);
 }

@@ -32,6 +32,7 @@
 
 struct zdev;
 struct ztime;
+struct zrun_wa;
 
 #define ZRUN_MAX_CRASH	16
 #define ZRUN_SPEC_LEN	512
@@ -209,6 +210,17 @@ struct zrun {
 	uint64_t excl_all_until, excl_sync_until;
 	uint64_t nr_excl_waits, excl_wait_ns;
 	uint64_t nr_sync_joins;		/* syncs done by another's log write */
+	/* Write amplification by interval (run.c), kept while the jobs
+	 * run: the bytes every device write or append wrote, per I/O
+	 * class, in the interval of the command's completion (the device's
+	 * trace hook), and the bytes every write operation of the jobs
+	 * wrote, in the interval of the operation's completion.  NULL
+	 * outside a repetition's jobs. */
+	struct zrun_wa *wa;
+	/* The target call being timed (zrun_tick_start()): its start, in
+	 * the jobs' clock and in wall ns (a device without a timing model
+	 * times its commands by the wall clock). */
+	uint64_t tick_now, tick_w0;
 	void *tpriv;			/* the target's state */
 	char err[ZFIO_ERR_LEN];
 	bool is_quiet;
