@@ -576,6 +576,237 @@ START_TEST(test_run_treelog_renames_and_unlinks_leave_their_names)
 }
 END_TEST
 
+/* ---- write amplification: intervals.csv and the breakdown --------- */
+
+/* The column of intervals.csv named @name (from its header @hdr). */
+static int csv_col(const char *hdr, const char *name)
+{
+	size_t n = strlen(name);
+	const char *p = hdr;
+	int i = 0;
+
+	for (;;) {
+		if (!strncmp(p, name, n) &&
+		    (p[n] == ',' || p[n] == '\n' || p[n] == '\0'))
+			return i;
+		p = strpbrk(p, ",\n");
+		if (!p || *p == '\n')
+			break;
+		p++;
+		i++;
+	}
+	ck_abort_msg("intervals.csv has no column %s", name);
+	return -1;
+}
+
+/* Field @col of the CSV line @line (no quoting in intervals.csv). */
+static void csv_field(const char *line, int col, char *out, size_t len)
+{
+	size_t n;
+
+	for (; col > 0; col--) {
+		line = strpbrk(line, ",\n");
+		ck_assert_msg(line && *line == ',', "short intervals.csv row");
+		line++;
+	}
+	n = strcspn(line, ",\n");
+	ck_assert(n < len);
+	memcpy(out, line, n);
+	out[n] = '\0';
+}
+
+static uint64_t csv_u64(const char *line, int col)
+{
+	char v[64];
+
+	csv_field(line, col, v, sizeof(v));
+	return strtoull(v, NULL, 10);
+}
+
+/* intervals.csv of @dir: its lines in *lines_ret (NULL-terminated, the
+ * header first); free with free(lines[0]) and free(lines). */
+static char **interval_lines(const char *dir)
+{
+	char path[1024], *text, **lines = NULL, *p;
+	size_t n = 0;
+
+	snprintf(path, sizeof(path), "%s/intervals.csv", dir);
+	text = slurp(path);
+	for (p = text; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 :
+						     NULL) {
+		lines = realloc(lines, (n + 2) * sizeof(*lines));
+		lines[n++] = p;
+	}
+	ck_assert(n >= 2);
+	lines[n] = NULL;
+	return lines;
+}
+
+/*
+ * Over all intervals, the device's bytes per class add up to the run's
+ * device_bytes_written, exactly, and the host's bytes to the breakdown's
+ * host_bytes_written; returns the summary (without wall-clock lines).
+ */
+static char *assert_intervals_add_up(const char *dir)
+{
+	char *s = summary_no_wall(dir), **lines = interval_lines(dir);
+	const char *whole = strstr(s, "\"device_bytes_written\": {");
+	const char *bd = strstr(s, "\"write_amplification_breakdown\": {");
+	uint64_t host = 0, total = 0;
+	unsigned int c, i;
+
+	ck_assert_ptr_nonnull(whole);
+	ck_assert_ptr_nonnull(bd);
+	for (c = 0; c < ZDEV_NR_CLASSES; c++) {
+		char col[64], key[32];
+		uint64_t sum = 0;
+		int k;
+
+		snprintf(col, sizeof(col), "device_bytes_written_%s",
+			 zdev_class_name(c));
+		snprintf(key, sizeof(key), "\"%s\"", zdev_class_name(c));
+		k = csv_col(lines[0], col);
+		for (i = 1; lines[i]; i++)
+			sum += csv_u64(lines[i], k);
+		ck_assert_msg(sum == (uint64_t)json_num(whole, key),
+			      "%s: intervals %llu, whole run %.0f", col,
+			      (unsigned long long)sum, json_num(whole, key));
+		total += sum;
+	}
+	for (i = 1; lines[i]; i++)
+		host += csv_u64(lines[i], csv_col(lines[0],
+						  "host_bytes_written"));
+	ck_assert_uint_eq(host, (uint64_t)json_num(bd,
+						   "\"host_bytes_written\""));
+	ck_assert_uint_eq(total, (uint64_t)json_num(bd,
+				  "\"device_bytes_written_total\""));
+	free(lines[0]);
+	free(lines);
+	return s;
+}
+
+/*
+ * The raw device writes what the jobs write, nothing else: in every
+ * interval its bytes (class "other": the raw target's commands) equal the
+ * host's, WA 1.000000 exactly, whatever the interval's width.
+ */
+START_TEST(test_run_raw_randwrite_wa_is_one_in_every_interval)
+{
+	const char *sets[] = { "runtime=20ms", "numjobs=4", "interval=1ms" };
+	char *d = run_raw(sets, 3), **lines = interval_lines(d), v[64];
+	int host, other, dev, wa, data;
+	unsigned int i;
+
+	host = csv_col(lines[0], "host_bytes_written");
+	other = csv_col(lines[0], "device_bytes_written_other");
+	data = csv_col(lines[0], "device_bytes_written_data");
+	dev = csv_col(lines[0], "device_bytes_written");
+	wa = csv_col(lines[0], "wa");
+	/* The existing columns come first, unchanged. */
+	ck_assert(!strncmp(lines[0], "t_start_s,t_end_s,ios,bytes,iops,"
+			   "mib_per_s,lat_mean_us,lat_max_us,", 54));
+	for (i = 1; lines[i]; i++) {
+		uint64_t h = csv_u64(lines[i], host);
+
+		ck_assert_msg(h > 0, "interval %u wrote nothing", i);
+		ck_assert_uint_eq(csv_u64(lines[i], other), h);
+		ck_assert_uint_eq(csv_u64(lines[i], dev), h);
+		ck_assert_uint_eq(csv_u64(lines[i], data), 0);
+		csv_field(lines[i], wa, v, sizeof(v));
+		ck_assert_str_eq(v, "1.000000");
+	}
+	ck_assert_uint_ge(i, 21);	/* 20 ms in 1 ms intervals */
+	free(lines[0]);
+	free(lines);
+	free(assert_intervals_add_up(d));
+	free(d);
+}
+END_TEST
+
+/* Every class's intervals add up to the whole run's figure: the raw
+ * device, the fs in simulated time, the fs on a file (wall clock). */
+START_TEST(test_run_interval_bytes_add_up_to_the_whole_run)
+{
+	const char *raw[] = { "runtime=10ms", "numjobs=16", "interval=300us",
+			      "zone_append=on" };
+	const char *fs[] = { "runtime=10ms", "numjobs=4", "interval=700us" };
+	const char *file[] = { "runtime=3ms", "numjobs=2", "interval=100us",
+			       "device=file:/tmp/zcow-test-run-wa.img,"
+			       "zone_size=8M,size=128M,create" };
+	char *d;
+
+	d = run_raw(raw, 4);
+	free(assert_intervals_add_up(d));
+	free(d);
+	d = run_fs(fs, 3);
+	free(assert_intervals_add_up(d));
+	free(d);
+	unlink("/tmp/zcow-test-run-wa.img");
+	d = run_fs(file, 4);
+	free(assert_intervals_add_up(d));
+	free(d);
+	unlink("/tmp/zcow-test-run-wa.img");
+}
+END_TEST
+
+/*
+ * A file system with fsync writes more than the data: its metadata, its
+ * tree-log and its superblock columns are not zero, its WA is above 1,
+ * and the breakdown's ratios add up to it.
+ */
+START_TEST(test_run_fs_fsync_wa_counts_meta_log_and_superblock)
+{
+	const char *sets[] = { "numjobs=4", "loops=2", "interval=200us" };
+	char *d = run_treelog(sets, 3), *s = assert_intervals_add_up(d);
+	char **lines = interval_lines(d), v[64];
+	static const char *const cls[] = { "meta", "log", "sb", "data" };
+	const char *bd = strstr(s, "\"write_amplification_breakdown\": {");
+	const char *ratio = strstr(bd, "\"ratio_to_host\": {");
+	double wa = json_num(bd, "\"write_amplification\""), sum = 0;
+	unsigned int c, i;
+	bool is_above = false;
+
+	for (c = 0; c < sizeof(cls) / sizeof(cls[0]); c++) {
+		char col[64];
+		uint64_t n = 0;
+		int k;
+
+		snprintf(col, sizeof(col), "device_bytes_written_%s", cls[c]);
+		k = csv_col(lines[0], col);
+		for (i = 1; lines[i]; i++)
+			n += csv_u64(lines[i], k);
+		ck_assert_msg(n > 0, "no %s bytes", cls[c]);
+	}
+	for (c = 0; c < ZDEV_NR_CLASSES; c++) {
+		char key[32];
+
+		snprintf(key, sizeof(key), "\"%s\"", zdev_class_name(c));
+		sum += json_num(ratio, key);
+	}
+	ck_assert_msg(wa > 1.0, "wa %f", wa);
+	ck_assert_msg(sum > wa - 1e-5 && sum < wa + 1e-5, "%f != %f", sum, wa);
+	/* No ramp_time: the breakdown's WA is the run's. */
+	ck_assert_msg(wa > json_num(s, "\"write_amplification\"") - 1e-6 &&
+		      wa < json_num(s, "\"write_amplification\"") + 1e-6,
+		      "%f", wa);
+	/* Some interval's WA is above 1; an interval without host writes
+	 * has none. */
+	for (i = 1; lines[i]; i++) {
+		csv_field(lines[i], csv_col(lines[0], "wa"), v, sizeof(v));
+		if (!csv_u64(lines[i], csv_col(lines[0],
+					       "host_bytes_written")))
+			ck_assert_str_eq(v, "");
+		else if (strtod(v, NULL) > 1.0)
+			is_above = true;
+	}
+	ck_assert(is_above);
+	free(lines[0]);
+	free(lines);
+	free(s);
+	free(d);
+}
+END_TEST
+
 #define T_FIO	"/tmp/zcow-test-t.fio"
 #define T_ERR	"/tmp/zcow-test-t.err"
 #define T_IMG	"/tmp/zcow-test-t.img"
@@ -1017,6 +1248,9 @@ Suite *run_suite(void)
 	tcase_add_test(tc, test_run_list_options_names_every_option_the_parser_knows);
 	tcase_add_test(tc, test_results_json_and_csv_escape_control_characters);
 	tcase_add_test(tc, test_results_folders_in_the_same_second_are_distinct);
+	tcase_add_test(tc, test_run_raw_randwrite_wa_is_one_in_every_interval);
+	tcase_add_test(tc, test_run_interval_bytes_add_up_to_the_whole_run);
+	tcase_add_test(tc, test_run_fs_fsync_wa_counts_meta_log_and_superblock);
 	suite_add_tcase(s, tc);
 	return s;
 }
