@@ -22,8 +22,11 @@ a published reference value of a ratio at one x to the curve table
 DIR/breakdown.md and .csv list per run where the device time goes:
 syncs, commits, the fs's fsync counters, device commands and bytes
 written per I/O class.  Metrics: also syncs_per_s (fsync/fdatasync
-calls per second).  Python 3 standard library only; gnuplot must be on
-PATH for the plots.
+calls per second).  --wa-time also plots each run's write amplification
+over time from its intervals.csv (DIR/wa_time.png, .svg and .csv: one
+column per run, "series x=value scenario"; an interval without host writes has
+no point).  Python 3 standard library only; gnuplot must be on PATH for
+the plots.
 """
 import argparse
 import csv
@@ -119,6 +122,74 @@ def num(v):
         return v
 
 
+def gnuplot(out, name, lines, plots):
+    """Draw DIR/name.png and .svg with gnuplot: @lines set the axes,
+    @plots is the plot command's list.  Returns 0 or 1 (reported)."""
+    for term, ext in (("pngcairo size 800,500", "png"),
+                      ("svg size 800,500", "svg")):
+        script = "\n".join([
+            "set terminal %s" % term,
+            "set output '%s'" % os.path.join(out, "%s.%s" % (name, ext))] +
+            lines + ["plot " + plots, ""])
+        p = subprocess.run(["gnuplot"], input=script, universal_newlines=True,
+                           stderr=subprocess.PIPE)
+        if p.returncode != 0 and ext == "png":
+            # No cairo: fall back to the plain png terminal.
+            script = script.replace("pngcairo", "png")
+            p = subprocess.run(["gnuplot"], input=script,
+                               universal_newlines=True, stderr=subprocess.PIPE)
+        if p.returncode != 0:
+            sys.stderr.write("plot: gnuplot failed: %s\n" % p.stderr)
+            return 1
+    return 0
+
+
+def wa_over_time(out, rows, x):
+    """Each run's per-interval write amplification (intervals.csv "wa")
+    against time: DIR/wa_time.csv, .dat, .png, .svg.  Returns 0 or 1."""
+    runs = []
+    for r in rows:
+        path = os.path.join(r["folder"], "intervals.csv")
+        if not os.path.exists(path):
+            continue
+        with open(path, newline="") as f:
+            rd = csv.DictReader(f)
+            if "wa" not in (rd.fieldnames or []):
+                continue
+            pts = [(float(i["t_start_s"]), float(i["wa"]))
+                   for i in rd if i["wa"] != ""]
+        runs.append(("%s %s=%s %s" % (r["series"], x, r.get(x, ""),
+                                      r["scenario"]), pts))
+    if not runs:
+        sys.stderr.write("plot: --wa-time: no intervals.csv with a wa "
+                         "column\n")
+        return 1
+    ts = sorted({t for _, pts in runs for t, _ in pts})
+    by_t = [dict(pts) for _, pts in runs]
+    with open(os.path.join(out, "wa_time.csv"), "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["t_start_s"] + [name for name, _ in runs])
+        for t in ts:
+            w.writerow([t] + ["%.6f" % v[t] if t in v else ""
+                              for v in by_t])
+    data = os.path.join(out, "wa_time.dat")
+    with open(data, "w") as f:
+        for name, pts in runs:
+            f.write("# %s\n" % name)
+            for t, v in pts:
+                f.write("%s %s\n" % (t, v))
+            f.write("\n\n")
+    plots = ", ".join("'%s' index %d using 1:2 with lines title '%s'"
+                      % (data, i, name.replace("'", ""))
+                      for i, (name, _) in enumerate(runs))
+    return gnuplot(out, "wa_time", [
+        "set title 'write amplification per interval' noenhanced",
+        "set xlabel 'time (s)' noenhanced",
+        "set ylabel 'device bytes / host bytes written' noenhanced",
+        "set grid", "set key left top noenhanced", "set yrange [0:*]"],
+        plots)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawTextHelpFormatter)
@@ -132,6 +203,8 @@ def main():
                     metavar="A/B")
     ap.add_argument("--anchor", action="append", default=[],
                     metavar="A/B@X=VALUE[:NOTE]")
+    ap.add_argument("--wa-time", action="store_true",
+                    help="plot each run's write amplification over time")
     a = ap.parse_args()
     anchors = []
     for q in a.anchor:
@@ -241,27 +314,15 @@ def main():
         % (data, i, name if a.series in ("label", "treelog") else
            "%s=%s" % (a.series, name))
         for i, name in enumerate(sorted(series)))
-    for term, ext in (("pngcairo size 800,500", "png"),
-                      ("svg size 800,500", "svg")):
-        script = "\n".join([
-            "set terminal %s" % term,
-            "set output '%s'" % os.path.join(a.out, "%s.%s" % (a.metric, ext)),
+    if gnuplot(a.out, a.metric, [
             "set title '%s' noenhanced" % title.replace("'", ""),
             "set xlabel '%s (count)' noenhanced" % a.x,
             "set ylabel '%s' noenhanced" % LABELS[a.metric],
             "set grid", "set key left top noenhanced", "set yrange [0:*]",
-            "set logscale x 2" if a.x == "numjobs" else "",
-            "plot " + plots, ""])
-        p = subprocess.run(["gnuplot"], input=script, universal_newlines=True,
-                           stderr=subprocess.PIPE)
-        if p.returncode != 0 and ext == "png":
-            # No cairo: fall back to the plain png terminal.
-            script = script.replace("pngcairo", "png")
-            p = subprocess.run(["gnuplot"], input=script,
-                               universal_newlines=True, stderr=subprocess.PIPE)
-        if p.returncode != 0:
-            sys.stderr.write("plot: gnuplot failed: %s\n" % p.stderr)
-            return 1
+            "set logscale x 2" if a.x == "numjobs" else ""], plots):
+        return 1
+    if a.wa_time and wa_over_time(a.out, rows, a.x):
+        return 1
     with open(os.path.join(a.out, "curve.md")) as f:
         sys.stdout.write(f.read())
     for ratio, x, got, value, note in measured:

@@ -333,6 +333,8 @@ START_TEST(test_run_sweep_and_plot_write_png_svg_tables)
 	static const char *const files[] = {
 		RES "/plot/iops.png", RES "/plot/iops.svg",
 		RES "/plot/table.md", RES "/plot/table.csv",
+		RES "/plot/wa_time.png", RES "/plot/wa_time.svg",
+		RES "/plot/wa_time.csv",
 	};
 	struct stat st;
 	size_t i;
@@ -345,7 +347,8 @@ START_TEST(test_run_sweep_and_plot_write_png_svg_tables)
 		 "--set runtime=10ms configs/raw-randwrite-4k.scenario "
 		 "--grid numjobs=1,4 zone_append=on,off >/dev/null && "
 		 "python3 harness/plot.py --out " RES "/plot --x numjobs "
-		 "--series zone_append " RES "/sweep >/dev/null", bin);
+		 "--series zone_append --wa-time " RES "/sweep >/dev/null",
+		 bin);
 	ck_assert_int_eq(system(cmd), 0);
 	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
 		ck_assert_msg(stat(files[i], &st) == 0, "%s missing",
