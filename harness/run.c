@@ -301,9 +301,10 @@ static struct wa_bucket *wa_bucket(struct zrun_wa *wa, uint64_t t)
 /*
  * When the device command just accounted completed: with a timing model,
  * the completion it charged for it (the simulator charges a command when
- * it completes, before the wrapper accounts it); without one, the wall
- * clock from the start of the target call, as zrun_tick_done() times the
- * call.
+ * it completes, before the wrapper accounts it; the targets detach the
+ * model only for set-up and tear-down, outside the jobs); without one,
+ * the wall clock from the start of the target call, as zrun_tick_done()
+ * times the call.
  */
 static uint64_t cmd_done(const struct zrun *run)
 {
@@ -1150,7 +1151,7 @@ struct rep_result {
 	struct stats total;
 	struct zdev_stats dev;
 	uint64_t resets, finishes, user_writes;
-	uint64_t host_written;		/* the jobs' writes, ramp included */
+	uint64_t host_written;	/* the jobs' writes, ramp included */
 	uint64_t zone_unusable, block_groups, commits;
 	uint64_t fs_fsyncs, fs_log_syncs, fs_log_fallbacks, fs_statfs_commits;
 	uint64_t excl_waits, excl_wait_ns, sync_joins;
