@@ -1929,12 +1929,11 @@ int zfio_dist_init(struct zfio_dist_state *st, const struct zfio_job *j,
 	case ZFIO_DIST_NORMAL:
 		/* fio: no rotation, or (center - 0.5) x range */
 		if (j->dist_center >= 0.0) {
-			double r = (j->dist_center - 0.5) * (double)nr_blocks;
+			int64_t r = (int64_t)floor((j->dist_center - 0.5) *
+						   (double)nr_blocks);
+			int64_t n = (int64_t)nr_blocks;
 
-			st->rot = (uint64_t)(int64_t)floor(r) % nr_blocks;
-			if (r < 0)
-				st->rot = (nr_blocks - (uint64_t)(-floor(r)) %
-					   nr_blocks) % nr_blocks;
+			st->rot = (uint64_t)((r % n + n) % n);
 		}
 		st->c[0] = ceil((double)nr_blocks * j->dist_param / 100.0);
 		if (st->c[0] > (double)(nr_blocks / 2))

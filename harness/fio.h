@@ -128,9 +128,10 @@ enum zfio_dist {
 	ZFIO_DIST_ZONED_ABS,	/* zoned_abs:access%/bytes:... */
 };
 
-/* fio's limit on zones of a zoned or zoned_abs distribution, per
- * direction (fio's ZONESPLIT_MAX). */
-#define ZFIO_MAX_DIST_ZONES	256u
+/* Zones of a zoned or zoned_abs distribution, per direction.  fio
+ * allows 256 (ZONESPLIT_MAX); a value of ZFIO_VAL_LEN - 1 characters
+ * holds at most 125 ("zoned:" and "0:" each), so this loses nothing. */
+#define ZFIO_MAX_DIST_ZONES	128u
 
 /* One zone of a zoned (percent of the range) or zoned_abs (bytes)
  * distribution: @access_pct of the accesses fall in @size, uniformly;

@@ -969,6 +969,41 @@ START_TEST(test_fio_dist_scramble_spreads_hot_blocks)
 }
 END_TEST
 
+/* As fio: without a center each clone rotates the scramble its own way
+ * (its own hot set); with one, every clone has the same hot set, moved
+ * by center x range (normal: by (center - 0.5) x range). */
+START_TEST(test_fio_dist_center_shares_the_hot_set)
+{
+	const uint64_t n = 100000;
+	struct zfio_dist_state a, b;
+	struct zfio_spec *s;
+	uint64_t r0;
+
+	s = dist_of("[j]\nrandom_distribution=zipf:1.2\n", n, 9, 1, &a);
+	ck_assert_int_eq(zfio_dist_init(&b, one_job(s), n, 9, 2, NULL, 0), 0);
+	ck_assert_uint_ne(zfio_dist_block_of_rank(&a, 0),
+			  zfio_dist_block_of_rank(&b, 0));
+	zfio_free(s);
+
+	s = dist_of("[j]\nrandom_distribution=pareto:0.2:0\n", n, 9, 1, &a);
+	r0 = zfio_dist_block_of_rank(&a, 0);
+	ck_assert_int_eq(zfio_dist_init(&b, one_job(s), n, 9, 2, NULL, 0), 0);
+	ck_assert_uint_eq(zfio_dist_block_of_rank(&b, 0), r0);
+	zfio_free(s);
+	s = dist_of("[j]\nrandom_distribution=pareto:0.2:0.25\n", n, 9, 5, &a);
+	ck_assert_uint_eq(zfio_dist_block_of_rank(&a, 0), (r0 + n / 4) % n);
+	zfio_free(s);
+
+	s = dist_of("[j]\nrandom_distribution=normal\n", n, 9, 1, &a);
+	r0 = zfio_dist_block_of_rank(&a, n / 2);
+	zfio_free(s);
+	s = dist_of("[j]\nrandom_distribution=normal:0:0.25\n", n, 9, 4, &a);
+	ck_assert_uint_eq(zfio_dist_block_of_rank(&a, n / 2),
+			  (r0 + n - n / 4) % n);
+	zfio_free(s);
+}
+END_TEST
+
 /* zoned:80/20:20/80 sends 80% +- 2% of the accesses to the first 20% of
  * the range, zoned_abs likewise by size; reads may have their own. */
 START_TEST(test_fio_dist_zoned_split)
@@ -1164,6 +1199,7 @@ Suite *fio_suite(void)
 	tcase_add_test(tc, test_fio_dist_default_is_todays_uniform_draw);
 	tcase_add_test(tc, test_fio_dist_zipf_hottest_tenth_share);
 	tcase_add_test(tc, test_fio_dist_scramble_spreads_hot_blocks);
+	tcase_add_test(tc, test_fio_dist_center_shares_the_hot_set);
 	tcase_add_test(tc, test_fio_dist_zoned_split);
 	tcase_add_test(tc, test_fio_dist_zoned_abs_beyond_range_refused);
 	tcase_add_test(tc, test_fio_dist_pareto_and_normal_shapes);
