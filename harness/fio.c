@@ -54,7 +54,7 @@ static const char *const ignored_opts[] = {
 	"write_bw_log", "write_lat_log", "write_iops_log", "write_hist_log",
 	"per_job_logs", "disable_lat", "disable_clat", "disable_slat",
 	"disable_bw_measurement", "gtod_reduce", "exitall",
-	"exitall_on_error", "continue_on_error", "random_generator",
+	"exitall_on_error", "continue_on_error",
 	"iodepth_batch", "iodepth_batch_submit", "iodepth_batch_complete",
 	"iodepth_batch_complete_min", "iodepth_batch_complete_max",
 	"iodepth_low", "fallocate",
@@ -848,6 +848,29 @@ static int set_ioengine(const struct opt *o, const struct opt_arg *a)
 	return *is_filecreate ? 0 : note_ignored(a->spec, kv->key);
 }
 
+/*
+ * random_generator: fio's tausworthe and tausworthe64 are PRNGs, replaced
+ * by zcow's (base/prng.h): ignored (listed).  lfsr also changes what is
+ * drawn (every block once per pass, no repeats): refused.
+ */
+static int set_rand_gen(const struct opt *o, const struct opt_arg *a)
+{
+	const struct zfio_kv *kv = a->kv;
+
+	(void)o;
+	if (!kv->has_val || !kv->val[0])
+		return fail(a->err, a->len, kv, "needs a value");
+	if (!strcmp(kv->val, "tausworthe") ||
+	    !strcmp(kv->val, "tausworthe64"))
+		return note_ignored(a->spec, kv->key);
+	if (!strcmp(kv->val, "lfsr"))
+		return fail(a->err, a->len, kv, "'lfsr' (every block once per "
+			    "pass) is not modelled; offsets are drawn with "
+			    "repeats, as fio's tausworthe");
+	return fail(a->err, a->len, kv, "'%s' is not tausworthe, "
+		    "tausworthe64 or lfsr", kv->val);
+}
+
 static int set_randseed(const struct opt *o, const struct opt_arg *a)
 {
 	const struct zfio_kv *kv = a->kv;
@@ -1278,6 +1301,8 @@ static const struct opt opts[] = {
 	{ "kb_base", NULL, set_kb_base, JOB_FIELD(kb_base, uint32_t) },
 	{ "random_distribution", NULL, set_dist,
 	  JOB_FIELD(dist, enum zfio_dist) },
+	/* no field: the PRNGs are ignored (listed), lfsr refused */
+	{ .name = "random_generator", .set = set_rand_gen },
 	{ "percentage_random", NULL, set_pct_random,
 	  JOB_FIELD(pct_random[0], uint32_t) },
 	/* fio's inverse of percentage_random (min 1: 100 - N stored) */

@@ -603,7 +603,7 @@ START_TEST(test_fio_listed_options_are_the_known_ones)
 		}
 		nr++;
 	}
-	/* 49 options (3 with an alias), 71 accepted and ignored. */
+	/* 50 options (3 with an alias), 70 accepted and ignored. */
 	ck_assert_uint_eq(nr, 120);
 	free(list);
 	parse_err("[j]\nfrobnicate=1\n", "unknown option");
@@ -729,6 +729,12 @@ START_TEST(test_fio_random_distribution_parses_fios_forms)
 	ck_assert_int_eq(j->dist, ZFIO_DIST_ZIPF);
 	ck_assert_uint_eq(j->nr_dist_zones[ZFIO_DDIR_WRITE], 0);
 	zfio_free(s);
+
+	/* fio's PRNG choices: zcow's own PRNG draws, listed as ignored */
+	s = parse_ok("[j]\nrandom_generator=tausworthe64\n");
+	ck_assert_uint_eq(s->nr_ignored, 1);
+	ck_assert_str_eq(s->ignored[0], "random_generator");
+	zfio_free(s);
 }
 END_TEST
 
@@ -840,6 +846,13 @@ START_TEST(test_fio_random_distribution_errors_name_file_line_option)
 	parse_err_exact("[j]\npercentage_random=50,x\n",
 			"t.fio:2: option 'percentage_random': 'x' is not a "
 			"percentage (0..100)");
+	parse_err_exact("[j]\nrandom_generator=lfsr\n",
+			"t.fio:2: option 'random_generator': 'lfsr' (every "
+			"block once per pass) is not modelled; offsets are "
+			"drawn with repeats, as fio's tausworthe");
+	parse_err_exact("[j]\nrandom_generator=xor\n",
+			"t.fio:2: option 'random_generator': 'xor' is not "
+			"tausworthe, tausworthe64 or lfsr");
 	parse_err_exact("[j]\npercentage_sequential=\n",
 			"t.fio:2: option 'percentage_sequential': needs a "
 			"value");
