@@ -22,6 +22,7 @@
 
 #include "fio.h"
 #include "grow.h"
+#include "prng.h"
 
 #define MAX_INCLUDE_DEPTH	8
 #define MAX_LINE		4096
@@ -53,7 +54,7 @@ static const char *const ignored_opts[] = {
 	"write_bw_log", "write_lat_log", "write_iops_log", "write_hist_log",
 	"per_job_logs", "disable_lat", "disable_clat", "disable_slat",
 	"disable_bw_measurement", "gtod_reduce", "exitall",
-	"exitall_on_error", "continue_on_error", "random_generator",
+	"exitall_on_error", "continue_on_error",
 	"iodepth_batch", "iodepth_batch_submit", "iodepth_batch_complete",
 	"iodepth_batch_complete_min", "iodepth_batch_complete_max",
 	"iodepth_low", "fallocate",
@@ -492,6 +493,11 @@ static void job_defaults(struct zfio_job *j)
 	j->zone_reset_threshold = 0;
 	j->zone_reset_frequency = 0;
 	j->create_on_open = false;
+	j->dist = ZFIO_DIST_RANDOM;
+	j->dist_center = -1.0;
+	j->pct_random[ZFIO_DDIR_READ] = 100;
+	j->pct_random[ZFIO_DDIR_WRITE] = 100;
+	j->pct_random[ZFIO_DDIR_TRIM] = 100;
 }
 
 static int get_u32(const struct zfio_kv *kv, uint32_t kb_base, uint32_t min,
@@ -842,6 +848,29 @@ static int set_ioengine(const struct opt *o, const struct opt_arg *a)
 	return *is_filecreate ? 0 : note_ignored(a->spec, kv->key);
 }
 
+/*
+ * random_generator: fio's tausworthe and tausworthe64 are PRNGs, replaced
+ * by zcow's (base/prng.h): ignored (listed).  lfsr also changes what is
+ * drawn (every block once per pass, no repeats): refused.
+ */
+static int set_rand_gen(const struct opt *o, const struct opt_arg *a)
+{
+	const struct zfio_kv *kv = a->kv;
+
+	(void)o;
+	if (!kv->has_val || !kv->val[0])
+		return fail(a->err, a->len, kv, "needs a value");
+	if (!strcmp(kv->val, "tausworthe") ||
+	    !strcmp(kv->val, "tausworthe64"))
+		return note_ignored(a->spec, kv->key);
+	if (!strcmp(kv->val, "lfsr"))
+		return fail(a->err, a->len, kv, "'lfsr' (every block once per "
+			    "pass) is not modelled; offsets are drawn with "
+			    "repeats, as fio's tausworthe");
+	return fail(a->err, a->len, kv, "'%s' is not tausworthe, "
+		    "tausworthe64 or lfsr", kv->val);
+}
+
 static int set_randseed(const struct opt *o, const struct opt_arg *a)
 {
 	const struct zfio_kv *kv = a->kv;
@@ -871,6 +900,309 @@ static int set_kb_base(const struct opt *o, const struct opt_arg *a)
 		return fail(a->err, a->len, a->kv, "%u is not 1000 or 1024", u);
 	*(uint32_t *)field(o, a) = u;
 	return 0;
+}
+
+/* ---- random_distribution and percentage_random ------------------------ */
+
+/*
+ * fio's per-direction values (HOWTO, blocksize): "a" is for reads, writes
+ * and trims; "a,b" a for reads, b for writes and trims; "a,b,c" one each.
+ * An empty part keeps the default, and a value not followed by a comma
+ * applies to the directions after it too.  Splits @buf in place; a NULL
+ * part keeps the default.
+ */
+static int split_ddir(const struct opt_arg *a, char *buf,
+		      const char *parts[ZFIO_NR_DDIR])
+{
+	unsigned int d, k;
+	char *p = buf;
+
+	for (d = 0; d < ZFIO_NR_DDIR; d++)
+		parts[d] = NULL;
+	for (d = 0;; d++) {
+		char *comma = strchr(p, ',');
+
+		if (d == ZFIO_NR_DDIR)
+			return fail(a->err, a->len, a->kv, "more than 3 "
+				    "comma-separated values (reads, writes, "
+				    "trims)");
+		if (comma)
+			*comma = '\0';
+		parts[d] = *p ? p : NULL;
+		if (!comma) {
+			for (k = d + 1; k < ZFIO_NR_DDIR; k++)
+				parts[k] = parts[d];
+			return 0;
+		}
+		p = comma + 1;
+	}
+}
+
+/* A whole-number percentage 0..100 in all of @s. */
+static bool get_pct_str(const char *s, uint32_t *ret)
+{
+	unsigned long v;
+	char *end;
+
+	if (!isdigit((unsigned char)*s))
+		return false;
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || *end || v > 100)
+		return false;
+	*ret = (uint32_t)v;
+	return true;
+}
+
+/*
+ * percentage_random=int[,int][,int] (per direction, split_ddir()), and
+ * fio's inverse percentage_sequential (o->min 1: 100 - N is stored).
+ */
+static int set_pct_random(const struct opt *o, const struct opt_arg *a)
+{
+	uint32_t *pct = field(o, a);
+	const char *parts[ZFIO_NR_DDIR];
+	char buf[ZFIO_VAL_LEN];
+	unsigned int d;
+	int r;
+
+	if (!a->kv->has_val || !a->kv->val[0])
+		return fail(a->err, a->len, a->kv, "needs a value");
+	snprintf(buf, sizeof(buf), "%s", a->kv->val);
+	r = split_ddir(a, buf, parts);
+	if (r)
+		return r;
+	for (d = 0; d < ZFIO_NR_DDIR; d++) {
+		uint32_t v;
+
+		if (!parts[d])
+			continue;
+		if (!get_pct_str(parts[d], &v))
+			return fail(a->err, a->len, a->kv, "'%s' is not a "
+				    "percentage (0..100)", parts[d]);
+		pct[d] = o->min ? 100 - v : v;
+	}
+	return 0;
+}
+
+/* A float in the whole of @s. */
+static bool get_double(const char *s, double *ret)
+{
+	char *end;
+
+	errno = 0;
+	*ret = strtod(s, &end);
+	return !errno && end != s && !*end && isfinite(*ret);
+}
+
+/*
+ * zipf, pareto, normal: "[VALUE[:CENTER]]" in @rest (NULL: none), with
+ * fio's defaults (zipf 1.1, pareto 0.2, normal 0) and fio's ranges,
+ * except that zipf's theta must also be above 0.
+ */
+static int parse_dist_param(const struct opt_arg *a, const char *name,
+			    char *rest)
+{
+	struct zfio_job *j = a->j;
+	char *colon;
+
+	j->dist_param = j->dist == ZFIO_DIST_ZIPF ? 1.1 :
+			j->dist == ZFIO_DIST_PARETO ? 0.2 : 0.0;
+	if (!rest)
+		return 0;
+	if (strchr(rest, ','))
+		return fail(a->err, a->len, a->kv, "'%s' takes one value; "
+			    "per-direction values (a,b,c) are only for zoned "
+			    "and zoned_abs", name);
+	colon = strchr(rest, ':');
+	if (colon) {
+		*colon = '\0';
+		if (!get_double(colon + 1, &j->dist_center) ||
+		    j->dist_center < 0.0 || j->dist_center > 1.0)
+			return fail(a->err, a->len, a->kv, "center '%s' is "
+				    "not a number in 0..1", colon + 1);
+	}
+	if (!get_double(rest, &j->dist_param))
+		return fail(a->err, a->len, a->kv, "'%s' is not a number",
+			    rest);
+	switch (j->dist) {
+	case ZFIO_DIST_ZIPF:
+		if (!(j->dist_param > 0.0) || j->dist_param == 1.0)
+			return fail(a->err, a->len, a->kv, "zipf theta %g "
+				    "must be above 0 and not 1", j->dist_param);
+		break;
+	case ZFIO_DIST_PARETO:
+		if (!(j->dist_param > 0.0 && j->dist_param < 1.0))
+			return fail(a->err, a->len, a->kv, "pareto h %g must "
+				    "be above 0 and below 1", j->dist_param);
+		break;
+	default:
+		if (!(j->dist_param >= 0.0 && j->dist_param < 100.0))
+			return fail(a->err, a->len, a->kv, "normal deviation "
+				    "%g must be at least 0 and below 100",
+				    j->dist_param);
+		break;
+	}
+	return 0;
+}
+
+/*
+ * One direction's zones, "A/S:A/S:...": A the percent of the accesses,
+ * S the percent of the range (zoned; left out or 0, the zones without
+ * one share what the others leave, as fio) or a size (zoned_abs,
+ * required).  The accesses must add up to 100, the ranges to at most
+ * 100 (fio's rules); at most ZFIO_MAX_DIST_ZONES zones.
+ */
+static int parse_zones(const struct opt_arg *a, enum zfio_ddir d, char *s)
+{
+	struct zfio_job *j = a->j;
+	bool is_abs = j->dist == ZFIO_DIST_ZONED_ABS;
+	struct zfio_dist_zone *z = j->dist_zones[d];
+	uint32_t nr = 0, acc = 0, pct = 0, nr_missing = 0, i;
+	char *p = s;
+
+	for (;;) {
+		char *colon = strchr(p, ':'), *slash;
+
+		if (colon)
+			*colon = '\0';
+		if (!*p)
+			return fail(a->err, a->len, a->kv, "an empty zone "
+				    "(zones are ACCESS%%/%s:...)",
+				    is_abs ? "SIZE" : "RANGE%");
+		if (nr == ZFIO_MAX_DIST_ZONES)
+			return fail(a->err, a->len, a->kv, "more than %u zones",
+				    ZFIO_MAX_DIST_ZONES);
+		slash = strchr(p, '/');
+		if (slash)
+			*slash = '\0';
+		if (!get_pct_str(p, &z[nr].access_pct))
+			return fail(a->err, a->len, a->kv, "zone %u: access "
+				    "'%s' is not a percentage (0..100)",
+				    nr + 1, p);
+		acc += z[nr].access_pct;
+		if (is_abs) {
+			struct zfio_size sz;
+
+			if (!slash || zfio_parse_size(slash + 1, j->kb_base,
+						      &sz) ||
+			    sz.unit != ZFIO_BYTES || !sz.val)
+				return fail(a->err, a->len, a->kv, "zone %u: "
+					    "'%s' is not a size above 0 "
+					    "(zoned_abs zones are "
+					    "ACCESS%%/SIZE)", nr + 1,
+					    slash ? slash + 1 : "");
+			z[nr].size = sz.val;
+		} else if (!slash || !strcmp(slash + 1, "0")) {
+			z[nr].size = 0;
+			nr_missing++;
+		} else {
+			uint32_t v;
+
+			if (!get_pct_str(slash + 1, &v))
+				return fail(a->err, a->len, a->kv, "zone %u: "
+					    "range '%s' is not a percentage "
+					    "(0..100)", nr + 1, slash + 1);
+			z[nr].size = v;
+			pct += v;
+		}
+		nr++;
+		if (!colon)
+			break;
+		p = colon + 1;
+	}
+	if (acc != 100)
+		return fail(a->err, a->len, a->kv, "the access percentages "
+			    "add up to %u, not 100", acc);
+	if (pct > 100)
+		return fail(a->err, a->len, a->kv, "the range percentages "
+			    "add up to %u, above 100", pct);
+	for (i = 0; i < nr && nr_missing; i++) {
+		if (z[i].size)
+			continue;
+		z[i].size = (100 - pct) / nr_missing;
+		if (!z[i].size)
+			return fail(a->err, a->len, a->kv, "zone %u: no range "
+				    "is left for it (the others take %u%%)",
+				    i + 1, pct);
+	}
+	j->nr_dist_zones[d] = nr;
+	return 0;
+}
+
+/*
+ * random_distribution=NAME[:...] (fio's): random, zipf[:theta[:center]],
+ * pareto[:h[:center]], normal[:dev[:center]], zoned:ZONES[,ZONES[,ZONES]]
+ * and zoned_abs likewise.  What fio has beyond these is refused.
+ */
+static int set_dist(const struct opt *o, const struct opt_arg *a)
+{
+	static const struct opt_val names[] = {
+		{ "random", ZFIO_DIST_RANDOM }, { "zipf", ZFIO_DIST_ZIPF },
+		{ "pareto", ZFIO_DIST_PARETO }, { "normal", ZFIO_DIST_NORMAL },
+		{ "zoned", ZFIO_DIST_ZONED },
+		{ "zoned_abs", ZFIO_DIST_ZONED_ABS }, { NULL, 0 },
+	};
+	struct zfio_job *j = a->j;
+	const struct zfio_kv *kv = a->kv;
+	const char *parts[ZFIO_NR_DDIR];
+	const struct opt_val *v;
+	char buf[ZFIO_VAL_LEN], *rest;
+	unsigned int d;
+	int r;
+
+	(void)o;
+	if (!kv->has_val || !kv->val[0])
+		return fail(a->err, a->len, kv, "needs a value");
+	snprintf(buf, sizeof(buf), "%s", kv->val);
+	rest = strchr(buf, ':');
+	if (rest)
+		*rest++ = '\0';
+	for (v = names; v->name && strcmp(v->name, buf); v++)
+		;
+	if (!v->name && !strcmp(buf, "gauss"))
+		return fail(a->err, a->len, kv, "'gauss' is not a "
+			    "random_distribution (fio's name is normal)");
+	if (!v->name && !strcmp(buf, "sequence"))
+		return fail(a->err, a->len, kv, "'sequence' (fio's fixed "
+			    "block sequence) is not modelled");
+	if (!v->name)
+		return fail(a->err, a->len, kv, "'%s' is not random, zipf, "
+			    "pareto, normal, zoned or zoned_abs", buf);
+	/* A later setting replaces an earlier one whole. */
+	j->dist = v->val;
+	j->dist_param = 0.0;
+	j->dist_center = -1.0;
+	memset(j->nr_dist_zones, 0, sizeof(j->nr_dist_zones));
+	snprintf(j->dist_spec, sizeof(j->dist_spec), "%s", kv->val);
+	switch (j->dist) {
+	case ZFIO_DIST_RANDOM:
+		if (rest)
+			return fail(a->err, a->len, kv, "'random' takes no "
+				    "value");
+		return 0;
+	case ZFIO_DIST_ZONED:
+	case ZFIO_DIST_ZONED_ABS:
+		if (!rest || !*rest)
+			return fail(a->err, a->len, kv, "'%s' needs its zones "
+				    "(%s:ACCESS%%/%s:...)", buf, buf,
+				    j->dist == ZFIO_DIST_ZONED ? "RANGE%" :
+				    "SIZE");
+		r = split_ddir(a, rest, parts);
+		for (d = 0; !r && d < ZFIO_NR_DDIR; d++) {
+			/* A direction with its parts shared: parsed once
+			 * per direction, from a copy. */
+			char one[ZFIO_VAL_LEN];
+
+			if (!parts[d])
+				continue;
+			snprintf(one, sizeof(one), "%s", parts[d]);
+			r = parse_zones(a, d, one);
+		}
+		return r;
+	default:
+		return parse_dist_param(a, buf, rest);
+	}
 }
 
 static const struct opt_val rw_vals[] = {
@@ -967,6 +1299,16 @@ static const struct opt opts[] = {
 	  .vals = write_mode_vals,
 	  .err = "'%s': only write and zone_append are modelled" },
 	{ "kb_base", NULL, set_kb_base, JOB_FIELD(kb_base, uint32_t) },
+	{ "random_distribution", NULL, set_dist,
+	  JOB_FIELD(dist, enum zfio_dist) },
+	/* no field: the PRNGs are ignored (listed), lfsr refused */
+	{ .name = "random_generator", .set = set_rand_gen },
+	{ "percentage_random", NULL, set_pct_random,
+	  JOB_FIELD(pct_random[0], uint32_t) },
+	/* fio's inverse of percentage_random (min 1: 100 - N stored) */
+	{ "percentage_sequential", NULL, set_pct_random,
+	  JOB_FIELD(pct_random[0], uint32_t),
+	  .min = 1 },
 };
 
 /* The row of option @key (its name or alias); NULL: not a job option. */
@@ -1020,6 +1362,7 @@ static const char *const opt_names[ZFIO_NR_OPTS] = {
 	[ZFIO_OPT_FILENAME_FORMAT] = "filename_format",
 	[ZFIO_OPT_LOOPS] = "loops", [ZFIO_OPT_WAIT_FOR] = "wait_for",
 	[ZFIO_OPT_IOENGINE] = "ioengine",
+	[ZFIO_OPT_RANDOM_DISTRIBUTION] = "random_distribution",
 };
 
 const char *zfio_opt_name(enum zfio_opt opt)
@@ -1410,6 +1753,301 @@ void zfio_free(struct zfio_spec *spec)
 	free(spec);
 }
 
+/* ---- the offset distributions ----------------------------------------- */
+
+/* A uniform double in [0, 1): the top 53 bits of one draw. */
+static double unit(uint64_t *rng)
+{
+	return (double)(zcow_rand64(rng) >> 11) * 0x1.0p-53;
+}
+
+/*
+ * Zipf by rejection-inversion (Hoermann and Derflinger, "Rejection-
+ * inversion to generate variates from monotone discrete distributions",
+ * ACM TOMACS 6(3), 1996): exact for any theta > 0 and any number of
+ * blocks, O(1) memory (three constants) and O(1) expected time (a
+ * rejection is rare: under 10% of draws for theta near 1, far fewer
+ * above).  Over ranks k = 1..n, P(k) ~ k^-theta; H is the integral of
+ * x^-theta, continued at theta = 1 by log (the helpers keep it
+ * accurate near there).
+ */
+static double log1p_x(double x)		/* log(1 + x) / x */
+{
+	return fabs(x) > 1e-8 ? log1p(x) / x :
+				1.0 - x * (0.5 - x * (1.0 / 3.0 - 0.25 * x));
+}
+
+static double expm1_x(double x)		/* (exp(x) - 1) / x */
+{
+	return fabs(x) > 1e-8 ? expm1(x) / x :
+				1.0 + x * 0.5 * (1.0 + x / 3.0 * (1.0 + 0.25 * x));
+}
+
+static double zipf_h(double x, double theta)
+{
+	return exp(-theta * log(x));
+}
+
+static double zipf_hint(double x, double theta)
+{
+	double lx = log(x);
+
+	return expm1_x((1.0 - theta) * lx) * lx;
+}
+
+static double zipf_hint_inv(double x, double theta)
+{
+	double t = x * (1.0 - theta);
+
+	if (t < -1.0)
+		t = -1.0;	/* rounding: keep the log's argument >= 0 */
+	return exp(log1p_x(t) * x);
+}
+
+/* c[0] = H(1.5) - 1, c[1] = H(n + 0.5), c[2] = the squeeze constant. */
+static void zipf_init(struct zfio_dist_state *st, double theta)
+{
+	st->c[0] = zipf_hint(1.5, theta) - 1.0;
+	st->c[1] = zipf_hint((double)st->nr_blocks + 0.5, theta);
+	st->c[2] = 2.0 - zipf_hint_inv(zipf_hint(2.5, theta) -
+				       zipf_h(2.0, theta), theta);
+}
+
+/* A rank 0 .. n - 1, rank 0 the most likely. */
+static uint64_t zipf_rank(const struct zfio_dist_state *st, double theta,
+			  uint64_t *rng)
+{
+	double n = (double)st->nr_blocks;
+
+	for (;;) {
+		double u = st->c[1] + unit(rng) * (st->c[0] - st->c[1]);
+		double x = zipf_hint_inv(u, theta);
+		double k = floor(x + 0.5);
+
+		if (k < 1.0)
+			k = 1.0;
+		else if (k > n)
+			k = n;
+		if (k - x <= st->c[2] ||
+		    u >= zipf_hint(k + 0.5, theta) - zipf_h(k, theta))
+			return (uint64_t)k - 1;
+	}
+}
+
+/*
+ * The rank -> block scramble (fio hashes a zipf, pareto or normal rank so
+ * that the hot blocks are spread over the range, then rotates it by a
+ * random offset or by center x range).  Here a bijection, so that every
+ * block keeps exactly its rank's probability: a 4-round Feistel network
+ * on 2 x half_bits bits keyed from the seed, cycle-walked into
+ * 0 .. n - 1 (under 4 rounds of it per block on average, as
+ * 2^(2 x half_bits) < 4n).
+ */
+static uint64_t feistel(const struct zfio_dist_state *st, uint64_t x)
+{
+	uint64_t mask = (1ull << st->half_bits) - 1;
+	uint64_t l = x >> st->half_bits, r = x & mask, t;
+	unsigned int i;
+
+	for (i = 0; i < 4; i++) {
+		t = r;
+		r = l ^ (zcow_mix64(r ^ st->keys[i]) & mask);
+		l = t;
+	}
+	return (l << st->half_bits) | r;
+}
+
+static uint64_t scramble(const struct zfio_dist_state *st, uint64_t rank)
+{
+	uint64_t x = rank;
+
+	do
+		x = feistel(st, x);
+	while (x >= st->nr_blocks);
+	return (x + st->rot) % st->nr_blocks;
+}
+
+/*
+ * fio's normal: the mean of 12 uniform draws over the range (a bell
+ * around its middle, standard deviation about n / 12), moved by a uniform
+ * deviation in [-dev/2, dev/2) with dev = dev% of the range (halved until
+ * the block stays in the range).  c[0] = dev in blocks.
+ */
+static uint64_t normal_rank(const struct zfio_dist_state *st, uint64_t *rng)
+{
+	uint64_t n = st->nr_blocks, sum = 0, dev = (uint64_t)st->c[0];
+	int64_t d, v;
+	unsigned int i;
+
+	for (i = 0; i < 12; i++)
+		sum += zcow_rand64(rng) % n;
+	v = (int64_t)((sum + 11) / 12);
+	if (!dev)
+		return (uint64_t)v;
+	d = (int64_t)(unit(rng) * (double)dev) - (int64_t)(dev / 2);
+	while (v + d < 0 || v + d >= (int64_t)n)
+		d /= 2;
+	return (uint64_t)(v + d);
+}
+
+/* Zone @i of direction @d: its first block and number of blocks. */
+static void zone_blocks(const struct zfio_dist_state *st, enum zfio_ddir d,
+			uint32_t i, uint64_t *start_ret, uint64_t *len_ret)
+{
+	const struct zfio_job *j = st->job;
+	const struct zfio_dist_zone *z = j->dist_zones[d];
+	uint64_t n = st->nr_blocks, prev = 0, end;
+	uint32_t k;
+
+	for (k = 0; k < i; k++)
+		prev += z[k].size;
+	end = prev + z[i].size;
+	if (j->dist == ZFIO_DIST_ZONED) {	/* percent of the range */
+		prev = prev * n / 100;
+		end = end * n / 100;
+	} else {				/* bytes */
+		prev /= st->bs;
+		end /= st->bs;
+	}
+	/* A zone below one block still holds one (the range allowing). */
+	if (end <= prev)
+		end = prev + 1;
+	if (end > n) {
+		end = n;
+		prev = prev < n ? prev : n - 1;
+	}
+	*start_ret = prev;
+	*len_ret = end - prev;
+}
+
+int zfio_dist_init(struct zfio_dist_state *st, const struct zfio_job *j,
+		   uint64_t nr_blocks, uint64_t seed, uint64_t clone,
+		   char *err, size_t err_len)
+{
+	unsigned int i, d, bits = 1;
+
+	memset(st, 0, sizeof(*st));
+	st->job = j;
+	st->nr_blocks = nr_blocks;
+	st->bs = j->bs;
+	if (!nr_blocks)
+		return 0;
+	while (bits < 64 && (1ull << bits) < nr_blocks)
+		bits++;
+	st->half_bits = (bits + 1) / 2;
+	for (i = 0; i < 4; i++)
+		st->keys[i] = zcow_mix64(seed ^ ((i + 1) * ZCOW_GOLDEN64));
+	switch (j->dist) {
+	case ZFIO_DIST_ZIPF:
+	case ZFIO_DIST_PARETO:
+		/* fio: a random rotation per clone, or center x range */
+		st->rot = j->dist_center >= 0.0 ?
+			  (uint64_t)(j->dist_center * (double)nr_blocks) :
+			  zcow_mix64(clone ^ 0x5a17ull) % nr_blocks;
+		st->rot %= nr_blocks;
+		if (j->dist == ZFIO_DIST_ZIPF)
+			zipf_init(st, j->dist_param);
+		else	/* P(rank < h x n) = 1 - h: fio's power */
+			st->c[0] = log(j->dist_param) /
+				   log(1.0 - j->dist_param);
+		break;
+	case ZFIO_DIST_NORMAL:
+		/* fio: no rotation, or (center - 0.5) x range */
+		if (j->dist_center >= 0.0) {
+			int64_t r = (int64_t)floor((j->dist_center - 0.5) *
+						   (double)nr_blocks);
+			int64_t n = (int64_t)nr_blocks;
+
+			st->rot = (uint64_t)((r % n + n) % n);
+		}
+		st->c[0] = ceil((double)nr_blocks * j->dist_param / 100.0);
+		if (st->c[0] > (double)(nr_blocks / 2))
+			st->c[0] = (double)(nr_blocks / 2);
+		break;
+	case ZFIO_DIST_ZONED_ABS:
+		/* fio fails when a zone beyond the range is drawn; here
+		 * before the run */
+		for (d = 0; d < ZFIO_NR_DDIR; d++) {
+			uint64_t sum = 0;
+
+			for (i = 0; i < j->nr_dist_zones[d]; i++)
+				sum += j->dist_zones[d][i].size;
+			if (sum / j->bs > nr_blocks)
+				return fail_opt(err, err_len, j,
+						ZFIO_OPT_RANDOM_DISTRIBUTION,
+						"the zoned_abs zones add up to "
+						"%llu bytes, above the job's "
+						"range of %llu bytes",
+						(unsigned long long)sum,
+						(unsigned long long)(nr_blocks *
+								     j->bs));
+		}
+		break;
+	default:
+		break;
+	}
+	return 0;
+}
+
+uint64_t zfio_dist_block_of_rank(const struct zfio_dist_state *st,
+				 uint64_t rank)
+{
+	switch (st->job->dist) {
+	case ZFIO_DIST_ZIPF:
+	case ZFIO_DIST_PARETO:
+	case ZFIO_DIST_NORMAL:
+		return st->nr_blocks ? scramble(st, rank) : 0;
+	default:
+		return rank;
+	}
+}
+
+bool zfio_dist_is_random(const struct zfio_dist_state *st,
+			 enum zfio_ddir d, uint64_t *rng)
+{
+	uint32_t pct = st->job->pct_random[d];
+
+	/* fio draws 1..100 and takes v <= pct; 100 draws nothing */
+	return pct == 100 || zcow_rand64(rng) % 100 < pct;
+}
+
+uint64_t zfio_dist_next(const struct zfio_dist_state *st, enum zfio_ddir d,
+			uint64_t *rng)
+{
+	const struct zfio_job *j = st->job;
+	uint64_t n = st->nr_blocks, start, len, v;
+	uint32_t i, acc = 0;
+
+	if (!n)
+		return 0;
+	switch (j->dist) {
+	case ZFIO_DIST_ZIPF:
+		return scramble(st, zipf_rank(st, j->dist_param, rng));
+	case ZFIO_DIST_PARETO:
+		/* fio's: rank = (n - 1) x U^power */
+		return scramble(st, (uint64_t)((double)(n - 1) *
+					       pow(unit(rng), st->c[0])));
+	case ZFIO_DIST_NORMAL:
+		return scramble(st, normal_rank(st, rng));
+	case ZFIO_DIST_ZONED:
+	case ZFIO_DIST_ZONED_ABS:
+		if (!j->nr_dist_zones[d])
+			break;	/* no zones for this direction: uniform */
+		/* fio: v in 1..100 picks the zone of the v-th percent */
+		v = zcow_rand64(rng) % 100;
+		for (i = 0; i < j->nr_dist_zones[d] - 1; i++) {
+			acc += j->dist_zones[d][i].access_pct;
+			if (v < acc)
+				break;
+		}
+		zone_blocks(st, d, i, &start, &len);
+		return start + zcow_rand64(rng) % len;
+	default:
+		break;
+	}
+	return zcow_rand64(rng) % n;	/* uniform: the runner's own draw */
+}
+
 static void print_size(FILE *out, const char *key, const struct zfio_size *s)
 {
 	if (!s->is_set)
@@ -1479,5 +2117,11 @@ void zfio_print_job(FILE *out, const struct zfio_job *j)
 		fprintf(out, "stonewall=1\n");
 	if (j->is_filecreate)
 		fprintf(out, "ioengine=filecreate\n");
+	if (j->dist_spec[0])
+		fprintf(out, "random_distribution=%s\n", j->dist_spec);
+	if (j->pct_random[0] != 100 || j->pct_random[1] != 100 ||
+	    j->pct_random[2] != 100)
+		fprintf(out, "percentage_random=%u,%u,%u\n", j->pct_random[0],
+			j->pct_random[1], j->pct_random[2]);
 	fprintf(out, "kb_base=%u\n\n", j->kb_base);
 }

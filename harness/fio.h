@@ -19,6 +19,10 @@
  * with "zcow_" are zcow's own (no fio equivalent; configs/README.md).  An unknown option or a
  * bad value is -EINVAL with the message "FILE:LINE: option 'x': reason".
  *
+ * Also here: fio's random_distribution and percentage_random, parsed and
+ * drawn from (zfio_dist_*): what offsets a random pattern picks is fio's
+ * semantics, the runner only asks for the next one.
+ *
  * What it is not: a runner (harness/run.c) or fio's command-line parser.
  * Who may include this: harness/ and tests/.
  */
@@ -100,7 +104,41 @@ enum zfio_opt {
 	ZFIO_OPT_LOOPS,
 	ZFIO_OPT_WAIT_FOR,
 	ZFIO_OPT_IOENGINE,
+	ZFIO_OPT_RANDOM_DISTRIBUTION,
 	ZFIO_NR_OPTS
+};
+
+/* fio's data directions, for its per-direction values (a,b,c: reads,
+ * writes, trims); the same order as the runner's enum zrun_op. */
+enum zfio_ddir {
+	ZFIO_DDIR_READ,
+	ZFIO_DDIR_WRITE,
+	ZFIO_DDIR_TRIM,
+	ZFIO_NR_DDIR
+};
+
+/* random_distribution: how a random pattern picks its blocks (fio's
+ * names; zfio_dist_next() says how each is drawn). */
+enum zfio_dist {
+	ZFIO_DIST_RANDOM,	/* uniform: fio's default */
+	ZFIO_DIST_ZIPF,		/* zipf:theta[:center] */
+	ZFIO_DIST_PARETO,	/* pareto:h[:center] */
+	ZFIO_DIST_NORMAL,	/* normal:dev%[:center] */
+	ZFIO_DIST_ZONED,	/* zoned:access%/range%:... */
+	ZFIO_DIST_ZONED_ABS,	/* zoned_abs:access%/bytes:... */
+};
+
+/* Zones of a zoned or zoned_abs distribution, per direction.  fio
+ * allows 256 (ZONESPLIT_MAX); a value of ZFIO_VAL_LEN - 1 characters
+ * holds at most 125 ("zoned:" and "0:" each), so this loses nothing. */
+#define ZFIO_MAX_DIST_ZONES	128u
+
+/* One zone of a zoned (percent of the range) or zoned_abs (bytes)
+ * distribution: @access_pct of the accesses fall in @size, uniformly;
+ * the zones follow each other from the start of the job's range. */
+struct zfio_dist_zone {
+	uint32_t access_pct;	/* 0..100; a direction's zones sum to 100 */
+	uint64_t size;		/* percent (zoned) or bytes (zoned_abs) */
 };
 
 /* Where an option was set: line 0 = not set (a default). */
@@ -170,6 +208,20 @@ struct zfio_job {
 	/* ioengine=filecreate: every operation only opens its file
 	 * (creating it), no data moves (fio's filecreate engine) */
 	bool is_filecreate;
+	/* random_distribution (random patterns only, as fio): @dist_param
+	 * is zipf's theta, pareto's h or normal's deviation (percent of
+	 * the range); @dist_center 0..1, or -1 when not given.  Zoned
+	 * kinds: per direction, nr 0 = uniform for that direction. */
+	enum zfio_dist dist;
+	double dist_param;
+	double dist_center;
+	struct zfio_dist_zone dist_zones[ZFIO_NR_DDIR][ZFIO_MAX_DIST_ZONES];
+	uint32_t nr_dist_zones[ZFIO_NR_DDIR];
+	char dist_spec[ZFIO_VAL_LEN];	/* as written; "" = random */
+	/* percentage_random, per direction: percent of a random pattern's
+	 * offsets drawn at random, the others continue sequentially from
+	 * the last I/O (fio); 100 */
+	uint32_t pct_random[ZFIO_NR_DDIR];
 	struct zfio_at at[ZFIO_NR_OPTS];	/* enum zfio_opt */
 	char file[ZFIO_PATH_LEN];	/* where the section starts */
 	int line;
@@ -243,6 +295,52 @@ const char *zfio_opt_name(enum zfio_opt opt);
  * is an "unknown option" error.
  */
 void zfio_list_options(FILE *out);
+
+/*
+ * The offsets of a random pattern (random_distribution and
+ * percentage_random), per job clone: blocks 0 .. @nr_blocks - 1 of its
+ * range, drawn from the clone's PRNG state (base/prng.h) so that a seed
+ * gives one sequence.  The uniform default draws exactly one value per
+ * offset (zcow_rand64() % nr_blocks), and percentage_random=100 none, so
+ * a job without these options draws what it always did.
+ */
+struct zfio_dist_state {
+	const struct zfio_job *job;
+	uint64_t nr_blocks;
+	uint64_t bs;
+	/* zipf, pareto, normal: rank r goes to block (perm(r) + rot) mod
+	 * nr_blocks, perm a keyed bijection (zfio_dist_next()) */
+	uint64_t keys[4];
+	unsigned int half_bits;
+	uint64_t rot;
+	double c[3];		/* the kind's constants */
+};
+
+/*
+ * Set @st up for job @j's clone over @nr_blocks blocks of j->bs bytes.
+ * @seed is the job's seed (shared by its clones: one scramble), @clone
+ * the clone's PRNG state (read, not advanced: its own rotation).
+ * Returns 0, or -EINVAL when zoned_abs zones do not fit the range
+ * ("FILE:LINE: option 'random_distribution': ..." in @err).
+ */
+int zfio_dist_init(struct zfio_dist_state *st, const struct zfio_job *j,
+		   uint64_t nr_blocks, uint64_t seed, uint64_t clone,
+		   char *err, size_t err_len);
+/* Whether the next offset of direction @d is random (percentage_random);
+ * draws from *@rng only when the percentage is not 100. */
+bool zfio_dist_is_random(const struct zfio_dist_state *st,
+			 enum zfio_ddir d, uint64_t *rng);
+/* The next random block (0 .. nr_blocks - 1; 0 when there are none) of
+ * direction @d, advancing *@rng. */
+uint64_t zfio_dist_next(const struct zfio_dist_state *st, enum zfio_ddir d,
+			uint64_t *rng);
+
+/* zipf, pareto, normal: the block that rank @rank is scrambled to (a
+ * bijection on the blocks); other kinds: @rank.  A zipf or pareto rank
+ * is a popularity (0: the most likely), a normal one a position in the
+ * bell (nr_blocks / 2: the most likely). */
+uint64_t zfio_dist_block_of_rank(const struct zfio_dist_state *st,
+				 uint64_t rank);
 
 /* Print one job's resolved options in fio syntax (for the results). */
 void zfio_print_job(FILE *out, const struct zfio_job *job);

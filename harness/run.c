@@ -628,6 +628,11 @@ static void release_waiters(struct zrun *run)
 	}
 }
 
+_Static_assert((int)ZRUN_OP_READ == (int)ZFIO_DDIR_READ &&
+	       (int)ZRUN_OP_WRITE == (int)ZFIO_DDIR_WRITE &&
+	       (int)ZRUN_OP_TRIM == (int)ZFIO_DDIR_TRIM,
+	       "an operation is its fio data direction");
+
 static enum zrun_op pick_op(struct zrun_job *j)
 {
 	switch (j->fio->rw) {
@@ -753,10 +758,13 @@ static int schedule(struct zrun *run)
 			continue;
 		}
 		op = pick_op(j);
-		if (zfio_rw_is_random(j->fio->rw)) {
-			uint64_t nblk = j->range_len / j->fio->bs;
-
-			cand = nblk ? (zrun_rand(j) % nblk) * j->fio->bs : 0;
+		/* fio's random_distribution and percentage_random (fio.h);
+		 * the default draws one zrun_rand() % blocks, as always */
+		if (zfio_rw_is_random(j->fio->rw) &&
+		    zfio_dist_is_random(&j->dist, (enum zfio_ddir)op,
+					&j->rng)) {
+			cand = zfio_dist_next(&j->dist, (enum zfio_ddir)op,
+					      &j->rng) * j->fio->bs;
 		} else {
 			cand = j->seq_pos;
 		}
@@ -932,6 +940,14 @@ static int setup_jobs(struct zrun *run)
 				j->end_limit = f->ramp_time_ns + f->runtime_ns;
 			}
 			ret = run->ops->job_init(run, j);
+			if (ret)
+				return ret;
+			ret = zfio_dist_init(&j->dist, f,
+					     j->range_len / f->bs,
+					     f->has_randseed ? f->randseed :
+							       run->seed,
+					     j->rng, run->err,
+					     sizeof(run->err));
 			if (ret)
 				return ret;
 			if (!f->time_based && !j->bytes_goal) {

@@ -152,6 +152,7 @@ struct zrun_job {
 	uint64_t start, end_limit;	/* simulated ns; end_limit 0 = none */
 	uint64_t range_start, range_len;	/* target byte range */
 	uint64_t seq_pos;		/* next sequential offset (relative) */
+	struct zfio_dist_state dist;	/* random offsets (fio.h) */
 	uint64_t bytes_goal;		/* 0 = time only */
 	uint64_t bytes_done, nr_ios, nr_writes;
 	/* fsync/fdatasync calls (fsync=N, fdatasync=N, end_fsync) and their

@@ -5,12 +5,14 @@
  */
 #include <check.h>
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "fio.h"
+#include "prng.h"
 #include "tests.h"
 
 static struct zfio_spec *parse_ok(const char *text)
@@ -601,8 +603,8 @@ START_TEST(test_fio_listed_options_are_the_known_ones)
 		}
 		nr++;
 	}
-	/* 46 options (3 with an alias), 71 accepted and ignored. */
-	ck_assert_uint_eq(nr, 117);
+	/* 50 options (3 with an alias), 70 accepted and ignored. */
+	ck_assert_uint_eq(nr, 120);
 	free(list);
 	parse_err("[j]\nfrobnicate=1\n", "unknown option");
 }
@@ -644,6 +646,531 @@ START_TEST(test_fio_every_modelled_option_is_documented)
 }
 END_TEST
 
+/* ---- random_distribution and percentage_random ------------------------ */
+
+static const struct zfio_job *one_job(struct zfio_spec *s)
+{
+	ck_assert_uint_ge(s->nr_jobs, 1);
+	return &s->jobs[s->nr_jobs - 1];
+}
+
+START_TEST(test_fio_random_distribution_parses_fios_forms)
+{
+	static const struct {
+		const char *val;
+		enum zfio_dist dist;
+		double param, center;
+	} ok[] = {
+		{ "random", ZFIO_DIST_RANDOM, 0.0, -1.0 },
+		{ "zipf", ZFIO_DIST_ZIPF, 1.1, -1.0 },	/* fio's defaults */
+		{ "pareto", ZFIO_DIST_PARETO, 0.2, -1.0 },
+		{ "normal", ZFIO_DIST_NORMAL, 0.0, -1.0 },
+		{ "zipf:1.2", ZFIO_DIST_ZIPF, 1.2, -1.0 },
+		{ "zipf:0.8:0.25", ZFIO_DIST_ZIPF, 0.8, 0.25 },
+		{ "pareto:0.3:1", ZFIO_DIST_PARETO, 0.3, 1.0 },
+		{ "normal:5:0.4", ZFIO_DIST_NORMAL, 5.0, 0.4 },
+	};
+	struct zfio_spec *s;
+	const struct zfio_job *j;
+	char text[256];
+	size_t i;
+
+	for (i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		snprintf(text, sizeof(text),
+			 "[j]\nrw=randwrite\nrandom_distribution=%s\n",
+			 ok[i].val);
+		s = parse_ok(text);
+		j = one_job(s);
+		ck_assert_int_eq(j->dist, ok[i].dist);
+		ck_assert(j->dist_param == ok[i].param);
+		ck_assert(j->dist_center == ok[i].center);
+		ck_assert_str_eq(j->dist_spec, ok[i].val);
+		zfio_free(s);
+	}
+
+	/* fio's HOWTO example; a zone without a range shares the rest */
+	s = parse_ok("[j]\nrandom_distribution=zoned:60/10:30/20:8/30:2/40\n"
+		     "[k]\nrandom_distribution=zoned:50:30/60:20\n");
+	j = &s->jobs[0];
+	ck_assert_int_eq(j->dist, ZFIO_DIST_ZONED);
+	ck_assert_uint_eq(j->nr_dist_zones[ZFIO_DDIR_WRITE], 4);
+	ck_assert_uint_eq(j->dist_zones[ZFIO_DDIR_READ][2].access_pct, 8);
+	ck_assert_uint_eq(j->dist_zones[ZFIO_DDIR_TRIM][3].size, 40);
+	j = &s->jobs[1];
+	ck_assert_uint_eq(j->dist_zones[ZFIO_DDIR_READ][0].size, 20);
+	ck_assert_uint_eq(j->dist_zones[ZFIO_DDIR_READ][1].size, 60);
+	ck_assert_uint_eq(j->dist_zones[ZFIO_DDIR_READ][2].size, 20);
+	zfio_free(s);
+
+	/* per direction, as fio's bs: "r,w" is w for trims too, an empty
+	 * part keeps the default (uniform) */
+	s = parse_ok("[j]\nrandom_distribution=zoned:80/20:20/80,50/50:50/50\n"
+		     "[k]\nrandom_distribution=zoned:,90/10:10/90,\n");
+	j = &s->jobs[0];
+	ck_assert_uint_eq(j->dist_zones[ZFIO_DDIR_READ][0].access_pct, 80);
+	ck_assert_uint_eq(j->dist_zones[ZFIO_DDIR_WRITE][0].access_pct, 50);
+	ck_assert_uint_eq(j->dist_zones[ZFIO_DDIR_TRIM][0].access_pct, 50);
+	j = &s->jobs[1];
+	ck_assert_uint_eq(j->nr_dist_zones[ZFIO_DDIR_READ], 0);
+	ck_assert_uint_eq(j->nr_dist_zones[ZFIO_DDIR_WRITE], 2);
+	ck_assert_uint_eq(j->nr_dist_zones[ZFIO_DDIR_TRIM], 0);
+	zfio_free(s);
+
+	/* zoned_abs takes sizes (kb_base applies); a later setting
+	 * replaces an earlier one whole */
+	s = parse_ok("[global]\nrandom_distribution=zoned:100/10\n"
+		     "[j]\nrandom_distribution=zoned_abs:60/20G:40/1m\n"
+		     "[k]\nrandom_distribution=zipf:1.2\n");
+	j = &s->jobs[0];
+	ck_assert_int_eq(j->dist, ZFIO_DIST_ZONED_ABS);
+	ck_assert_uint_eq(j->dist_zones[ZFIO_DDIR_WRITE][0].size, 20ull << 30);
+	ck_assert_uint_eq(j->dist_zones[ZFIO_DDIR_WRITE][1].size, 1ull << 20);
+	j = &s->jobs[1];
+	ck_assert_int_eq(j->dist, ZFIO_DIST_ZIPF);
+	ck_assert_uint_eq(j->nr_dist_zones[ZFIO_DDIR_WRITE], 0);
+	zfio_free(s);
+
+	/* fio's PRNG choices: zcow's own PRNG draws, listed as ignored */
+	s = parse_ok("[j]\nrandom_generator=tausworthe64\n");
+	ck_assert_uint_eq(s->nr_ignored, 1);
+	ck_assert_str_eq(s->ignored[0], "random_generator");
+	zfio_free(s);
+}
+END_TEST
+
+START_TEST(test_fio_percentage_random_per_direction_like_bs)
+{
+	static const struct {
+		const char *opt;
+		uint32_t r, w, t;
+	} ok[] = {
+		{ "percentage_random=30", 30, 30, 30 },
+		{ "percentage_random=10,20", 10, 20, 20 },
+		{ "percentage_random=10,20,", 10, 20, 100 },
+		{ "percentage_random=,50", 100, 50, 50 },
+		{ "percentage_random=0,100,7", 0, 100, 7 },
+		{ "percentage_sequential=30", 70, 70, 70 },
+		{ "rw=randread", 100, 100, 100 },	/* the default */
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		char text[128];
+		struct zfio_spec *s;
+		const struct zfio_job *j;
+
+		snprintf(text, sizeof(text), "[j]\n%s\n", ok[i].opt);
+		s = parse_ok(text);
+		j = one_job(s);
+		ck_assert_uint_eq(j->pct_random[ZFIO_DDIR_READ], ok[i].r);
+		ck_assert_uint_eq(j->pct_random[ZFIO_DDIR_WRITE], ok[i].w);
+		ck_assert_uint_eq(j->pct_random[ZFIO_DDIR_TRIM], ok[i].t);
+		zfio_free(s);
+	}
+}
+END_TEST
+
+/* Parse must fail with exactly @want (the whole message). */
+static void parse_err_exact(const char *text, const char *want)
+{
+	struct zfio_spec *spec = NULL;
+	char err[ZFIO_ERR_LEN];
+	int ret = zfio_parse_text("t.fio", text, NULL, 0, &spec, err,
+				  sizeof(err));
+
+	ck_assert_int_eq(ret, -EINVAL);
+	ck_assert_str_eq(err, want);
+}
+
+START_TEST(test_fio_random_distribution_errors_name_file_line_option)
+{
+	static const struct {
+		const char *val, *msg;
+	} bad[] = {
+		{ "zipf:1", "zipf theta 1 must be above 0 and not 1" },
+		{ "zipf:-0.5", "zipf theta -0.5 must be above 0 and not 1" },
+		{ "pareto:1", "pareto h 1 must be above 0 and below 1" },
+		{ "normal:100",
+		  "normal deviation 100 must be at least 0 and below 100" },
+		{ "zipf:1.2:1.5", "center '1.5' is not a number in 0..1" },
+		{ "zipf:x", "'x' is not a number" },
+		{ "zipf:1.2,1.1", "'zipf' takes one value; per-direction "
+		  "values (a,b,c) are only for zoned and zoned_abs" },
+		{ "random:1", "'random' takes no value" },
+		{ "gauss", "'gauss' is not a random_distribution (fio's name "
+		  "is normal)" },
+		{ "sequence:1,2", "'sequence' (fio's fixed block sequence) is "
+		  "not modelled" },
+		{ "uniform", "'uniform' is not random, zipf, pareto, normal, "
+		  "zoned or zoned_abs" },
+		{ "zoned", "'zoned' needs its zones (zoned:ACCESS%/RANGE%:...)" },
+		{ "zoned:60/10:30/20",
+		  "the access percentages add up to 90, not 100" },
+		{ "zoned:60/10:50/20",
+		  "the access percentages add up to 110, not 100" },
+		{ "zoned:60/60:40/60",
+		  "the range percentages add up to 120, above 100" },
+		{ "zoned:50/100:50", "zone 2: no range is left for it (the "
+		  "others take 100%)" },
+		{ "zoned:50/10::50/10",
+		  "an empty zone (zones are ACCESS%/RANGE%:...)" },
+		{ "zoned:x/10", "zone 1: access 'x' is not a percentage "
+		  "(0..100)" },
+		{ "zoned:100/101", "zone 1: range '101' is not a percentage "
+		  "(0..100)" },
+		{ "zoned:100/10,100/10,100/10,100/10", "more than 3 "
+		  "comma-separated values (reads, writes, trims)" },
+		{ "zoned:100/10,90/10", "the access percentages add up to 90, "
+		  "not 100" },
+		{ "zoned_abs:100", "zone 1: '' is not a size above 0 "
+		  "(zoned_abs zones are ACCESS%/SIZE)" },
+		{ "zoned_abs:100/10%", "zone 1: '10%' is not a size above 0 "
+		  "(zoned_abs zones are ACCESS%/SIZE)" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char text[256], want[512];
+
+		snprintf(text, sizeof(text),
+			 "[j]\nrw=randwrite\nrandom_distribution=%s\n",
+			 bad[i].val);
+		snprintf(want, sizeof(want),
+			 "t.fio:3: option 'random_distribution': %s",
+			 bad[i].msg);
+		parse_err_exact(text, want);
+	}
+	parse_err_exact("[j]\npercentage_random=101\n",
+			"t.fio:2: option 'percentage_random': '101' is not a "
+			"percentage (0..100)");
+	parse_err_exact("[j]\npercentage_random=50,x\n",
+			"t.fio:2: option 'percentage_random': 'x' is not a "
+			"percentage (0..100)");
+	parse_err_exact("[j]\nrandom_generator=lfsr\n",
+			"t.fio:2: option 'random_generator': 'lfsr' (every "
+			"block once per pass) is not modelled; offsets are "
+			"drawn with repeats, as fio's tausworthe");
+	parse_err_exact("[j]\nrandom_generator=xor\n",
+			"t.fio:2: option 'random_generator': 'xor' is not "
+			"tausworthe, tausworthe64 or lfsr");
+	parse_err_exact("[j]\npercentage_sequential=\n",
+			"t.fio:2: option 'percentage_sequential': needs a "
+			"value");
+}
+END_TEST
+
+/* Job @text's distribution over @n blocks, seeded @seed / @clone. */
+static struct zfio_spec *dist_of(const char *text, uint64_t n, uint64_t seed,
+				 uint64_t clone, struct zfio_dist_state *st)
+{
+	struct zfio_spec *s = parse_ok(text);
+	char err[ZFIO_ERR_LEN];
+	int ret = zfio_dist_init(st, one_job(s), n, seed, clone, err,
+				 sizeof(err));
+
+	ck_assert_msg(ret == 0, "init failed: %s", err);
+	return s;
+}
+
+/* The share of @m draws of @st (writes) on blocks of rank < @top. */
+static double rank_share(const struct zfio_dist_state *st, uint64_t n,
+			 uint64_t top, unsigned int m, uint64_t rng)
+{
+	uint8_t *is_hot = calloc(n, 1);
+	unsigned int i, hits = 0, nr_out = 0;
+	uint64_t r;
+
+	/* (no assertion per draw: Check records every one) */
+	ck_assert_ptr_nonnull(is_hot);
+	for (r = 0; r < top; r++)
+		is_hot[zfio_dist_block_of_rank(st, r)] = 1;
+	for (i = 0; i < m; i++) {
+		uint64_t b = zfio_dist_next(st, ZFIO_DDIR_WRITE, &rng);
+
+		if (b >= n)
+			nr_out++;
+		else
+			hits += is_hot[b];
+	}
+	ck_assert_uint_eq(nr_out, 0);
+	free(is_hot);
+	return (double)hits / m;
+}
+
+/* Without either option a random job draws exactly what the runner
+ * always drew: one zcow_rand64() % blocks per offset. */
+START_TEST(test_fio_dist_default_is_todays_uniform_draw)
+{
+	struct zfio_dist_state st;
+	struct zfio_spec *s = dist_of("[j]\nrw=randrw\n", 12345, 1, 2, &st);
+	uint64_t a = 77, b = 77;
+	unsigned int i, nr_bad = 0;
+
+	for (i = 0; i < 10000; i++) {
+		enum zfio_ddir d = i % 2 ? ZFIO_DDIR_READ : ZFIO_DDIR_WRITE;
+
+		nr_bad += !zfio_dist_is_random(&st, d, &a);
+		nr_bad += a != b;	/* 100%: no draw */
+		nr_bad += zfio_dist_next(&st, d, &a) !=
+			  zcow_rand64(&b) % 12345;
+	}
+	ck_assert_uint_eq(nr_bad, 0);
+	zfio_free(s);
+}
+END_TEST
+
+/* Exact zipf: the hottest 10% of 100,000 blocks get
+ * H(10,000, theta) / H(100,000, theta) of the accesses, within 1% over
+ * 400,000 draws with seed 1 (the standard error is under 0.05%). */
+START_TEST(test_fio_dist_zipf_hottest_tenth_share)
+{
+	static const double thetas[] = { 1.2, 0.8, 2.0 };
+	const uint64_t n = 100000, top = n / 10;
+	size_t t;
+
+	for (t = 0; t < sizeof(thetas) / sizeof(thetas[0]); t++) {
+		struct zfio_dist_state st;
+		struct zfio_spec *s;
+		char text[128];
+		double want = 0, all = 0, got;
+		uint64_t k;
+
+		for (k = n; k >= 1; k--) {
+			double p = pow((double)k, -thetas[t]);
+
+			all += p;
+			if (k <= top)
+				want += p;
+		}
+		want /= all;
+		snprintf(text, sizeof(text),
+			 "[j]\nrw=randwrite\nrandom_distribution=zipf:%g\n",
+			 thetas[t]);
+		s = dist_of(text, n, 1, 1, &st);
+		got = rank_share(&st, n, top, 400000, 1);
+		ck_assert_msg(fabs(got - want) < 0.01,
+			      "zipf:%g: hottest 10%% got %.4f, want %.4f",
+			      thetas[t], got, want);
+		zfio_free(s);
+	}
+}
+END_TEST
+
+/* The rank -> block scramble is a bijection, spreads the hot blocks over
+ * the range, and center fixes where rank 0 lands. */
+START_TEST(test_fio_dist_scramble_spreads_hot_blocks)
+{
+	const uint64_t n = 1000;	/* not a power of 2: cycle-walks */
+	struct zfio_dist_state st;
+	struct zfio_spec *s = dist_of("[j]\nrandom_distribution=zipf:1.2\n",
+				      n, 9, 3, &st);
+	uint8_t seen[1000] = { 0 };
+	unsigned int deciles[10] = { 0 }, nr_deciles = 0;
+	uint64_t r;
+
+	for (r = 0; r < n; r++) {
+		uint64_t b = zfio_dist_block_of_rank(&st, r);
+
+		ck_assert_uint_lt(b, n);
+		ck_assert_uint_eq(seen[b], 0);
+		seen[b] = 1;
+		if (r < 100 && !deciles[b / 100]++)
+			nr_deciles++;
+	}
+	ck_assert_uint_ge(nr_deciles, 8);	/* 100 hottest: spread */
+	zfio_free(s);
+}
+END_TEST
+
+/* As fio: without a center each clone rotates the scramble its own way
+ * (its own hot set); with one, every clone has the same hot set, moved
+ * by center x range (normal: by (center - 0.5) x range). */
+START_TEST(test_fio_dist_center_shares_the_hot_set)
+{
+	const uint64_t n = 100000;
+	struct zfio_dist_state a, b;
+	struct zfio_spec *s;
+	uint64_t r0;
+
+	s = dist_of("[j]\nrandom_distribution=zipf:1.2\n", n, 9, 1, &a);
+	ck_assert_int_eq(zfio_dist_init(&b, one_job(s), n, 9, 2, NULL, 0), 0);
+	ck_assert_uint_ne(zfio_dist_block_of_rank(&a, 0),
+			  zfio_dist_block_of_rank(&b, 0));
+	zfio_free(s);
+
+	s = dist_of("[j]\nrandom_distribution=pareto:0.2:0\n", n, 9, 1, &a);
+	r0 = zfio_dist_block_of_rank(&a, 0);
+	ck_assert_int_eq(zfio_dist_init(&b, one_job(s), n, 9, 2, NULL, 0), 0);
+	ck_assert_uint_eq(zfio_dist_block_of_rank(&b, 0), r0);
+	zfio_free(s);
+	s = dist_of("[j]\nrandom_distribution=pareto:0.2:0.25\n", n, 9, 5, &a);
+	ck_assert_uint_eq(zfio_dist_block_of_rank(&a, 0), (r0 + n / 4) % n);
+	zfio_free(s);
+
+	s = dist_of("[j]\nrandom_distribution=normal\n", n, 9, 1, &a);
+	r0 = zfio_dist_block_of_rank(&a, n / 2);
+	zfio_free(s);
+	s = dist_of("[j]\nrandom_distribution=normal:0:0.25\n", n, 9, 4, &a);
+	ck_assert_uint_eq(zfio_dist_block_of_rank(&a, n / 2),
+			  (r0 + n - n / 4) % n);
+	zfio_free(s);
+}
+END_TEST
+
+/* zoned:80/20:20/80 sends 80% +- 2% of the accesses to the first 20% of
+ * the range, zoned_abs likewise by size; reads may have their own. */
+START_TEST(test_fio_dist_zoned_split)
+{
+	const uint64_t n = 10000;
+	struct zfio_dist_state st;
+	struct zfio_spec *s;
+	unsigned int i, m = 200000, w_lo = 0, r_lo = 0, nr_out = 0;
+	uint64_t rng = 5;
+
+	s = dist_of("[j]\nrw=randrw\nbs=4k\n"
+		    "random_distribution=zoned:50/50:50/50,80/20:20/80\n",
+		    n, 1, 1, &st);
+	for (i = 0; i < m; i++) {
+		uint64_t w = zfio_dist_next(&st, ZFIO_DDIR_WRITE, &rng);
+		uint64_t r = zfio_dist_next(&st, ZFIO_DDIR_READ, &rng);
+
+		nr_out += w >= n || r >= n;
+		w_lo += w < n / 5;
+		r_lo += r < n / 5;
+	}
+	ck_assert_uint_eq(nr_out, 0);
+	ck_assert_msg(fabs((double)w_lo / m - 0.80) < 0.02, "writes %u",
+		      w_lo);
+	/* reads: half on the first half, uniform there: 20% -> 20% */
+	ck_assert_msg(fabs((double)r_lo / m - 0.20) < 0.02, "reads %u", r_lo);
+	zfio_free(s);
+
+	/* zoned_abs: 90% on the first 4 MiB of 40 MiB, none past 8 MiB */
+	s = dist_of("[j]\nrw=randwrite\nbs=4k\n"
+		    "random_distribution=zoned_abs:90/4m:10/4m\n",
+		    n, 1, 1, &st);
+	for (i = 0, w_lo = 0; i < m; i++) {
+		uint64_t w = zfio_dist_next(&st, ZFIO_DDIR_WRITE, &rng);
+
+		nr_out += w >= 2048;
+		w_lo += w < 1024;
+	}
+	ck_assert_uint_eq(nr_out, 0);
+	ck_assert_msg(fabs((double)w_lo / m - 0.90) < 0.02, "abs %u", w_lo);
+	zfio_free(s);
+}
+END_TEST
+
+/* zoned_abs zones beyond the job's range fail before the run, naming the
+ * option where it was set. */
+START_TEST(test_fio_dist_zoned_abs_beyond_range_refused)
+{
+	struct zfio_spec *s = parse_ok("[j]\nrw=randwrite\nbs=4k\n"
+				       "random_distribution=zoned_abs:50/4m:"
+				       "50/8m\n");
+	struct zfio_dist_state st;
+	char err[ZFIO_ERR_LEN];
+
+	ck_assert_int_eq(zfio_dist_init(&st, one_job(s), 1024, 1, 1, err,
+					sizeof(err)), -EINVAL);
+	ck_assert_str_eq(err, "t.fio:4: option 'random_distribution': the "
+			 "zoned_abs zones add up to 12582912 bytes, above "
+			 "the job's range of 4194304 bytes");
+	ck_assert_int_eq(zfio_dist_init(&st, one_job(s), 3072, 1, 1, err,
+					sizeof(err)), 0);
+	zfio_free(s);
+}
+END_TEST
+
+/* pareto:h puts 1 - h of the accesses on the hottest h of the blocks
+ * (fio's power); normal's hottest sixth (+-1 standard deviation, n/12)
+ * holds about 68%. */
+START_TEST(test_fio_dist_pareto_and_normal_shapes)
+{
+	const uint64_t n = 60000;
+	struct zfio_dist_state st;
+	struct zfio_spec *s;
+	double got;
+
+	s = dist_of("[j]\nrandom_distribution=pareto:0.2\n", n, 1, 1, &st);
+	got = rank_share(&st, n, n / 5, 200000, 3);
+	ck_assert_msg(fabs(got - 0.80) < 0.02, "pareto %.4f", got);
+	zfio_free(s);
+
+	/* normal's ranks are positions: the middle sixth is the hottest */
+	s = dist_of("[j]\nrandom_distribution=normal\n", n, 1, 1, &st);
+	got = rank_share(&st, n, n / 2 + n / 12, 200000, 3) -
+	      rank_share(&st, n, n / 2 - n / 12, 200000, 3);
+	ck_assert_msg(fabs(got - 0.683) < 0.02, "normal %.4f", got);
+	zfio_free(s);
+}
+END_TEST
+
+/* percentage_random=0 is all sequential, 100 all random (and draws
+ * nothing), 30 about 30%. */
+START_TEST(test_fio_dist_percentage_random)
+{
+	struct zfio_dist_state st;
+	struct zfio_spec *s;
+	unsigned int i, nr = 0, nr_bad = 0;
+	uint64_t rng = 1, was;
+
+	s = dist_of("[j]\nrw=randrw\npercentage_random=0,100,30\n", 100, 1, 1,
+		    &st);
+	for (i = 0; i < 10000; i++) {
+		nr_bad += zfio_dist_is_random(&st, ZFIO_DDIR_READ, &rng);
+		was = rng;
+		nr_bad += !zfio_dist_is_random(&st, ZFIO_DDIR_WRITE, &rng);
+		nr_bad += rng != was;
+		nr += zfio_dist_is_random(&st, ZFIO_DDIR_TRIM, &rng);
+	}
+	ck_assert_uint_eq(nr_bad, 0);
+	ck_assert_msg(nr > 2800 && nr < 3200, "trims random %u", nr);
+	zfio_free(s);
+}
+END_TEST
+
+/* The same seed gives the same offsets; another seed other ones. */
+START_TEST(test_fio_dist_same_seed_same_sequence)
+{
+	static const char *const kinds[] = {
+		"zipf:1.2", "pareto:0.3", "normal:10", "zoned:80/20:20/80",
+	};
+	size_t k;
+
+	for (k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
+		struct zfio_dist_state a, b, c;
+		struct zfio_spec *sa, *sb, *sc;
+		uint64_t ra = 11, rb = 11, rc = 11;
+		unsigned int i, nr_diff = 0, nr_bad = 0;
+		char text[128];
+
+		snprintf(text, sizeof(text),
+			 "[j]\nrw=randwrite\nrandom_distribution=%s\n",
+			 kinds[k]);
+		sa = dist_of(text, 5000, 42, 7, &a);
+		sb = dist_of(text, 5000, 42, 7, &b);
+		sc = dist_of(text, 5000, 43, 8, &c);
+		for (i = 0; i < 1000; i++) {
+			uint64_t x = zfio_dist_next(&a, ZFIO_DDIR_WRITE, &ra);
+
+			nr_bad += x != zfio_dist_next(&b, ZFIO_DDIR_WRITE,
+						      &rb);
+			nr_diff += x != zfio_dist_next(&c, ZFIO_DDIR_WRITE,
+						       &rc);
+		}
+		ck_assert_uint_eq(nr_bad, 0);
+		/* zoned draws alike from the same PRNG state: its blocks do
+		 * not depend on the seed, only on the sequence */
+		if (k < 3)
+			ck_assert_uint_gt(nr_diff, 500);
+		zfio_free(sa);
+		zfio_free(sb);
+		zfio_free(sc);
+	}
+}
+END_TEST
+
 Suite *fio_suite(void)
 {
 	Suite *s = suite_create("fio_suite");
@@ -675,6 +1202,22 @@ Suite *fio_suite(void)
 	tcase_add_test(tc, test_fio_set_numbers_count_skipped_overrides);
 	tcase_add_test(tc, test_fio_listed_options_are_the_known_ones);
 	tcase_add_test(tc, test_fio_every_modelled_option_is_documented);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("dist");
+	tcase_add_test(tc, test_fio_random_distribution_parses_fios_forms);
+	tcase_add_test(tc, test_fio_percentage_random_per_direction_like_bs);
+	tcase_add_test(tc,
+		test_fio_random_distribution_errors_name_file_line_option);
+	tcase_add_test(tc, test_fio_dist_default_is_todays_uniform_draw);
+	tcase_add_test(tc, test_fio_dist_zipf_hottest_tenth_share);
+	tcase_add_test(tc, test_fio_dist_scramble_spreads_hot_blocks);
+	tcase_add_test(tc, test_fio_dist_center_shares_the_hot_set);
+	tcase_add_test(tc, test_fio_dist_zoned_split);
+	tcase_add_test(tc, test_fio_dist_zoned_abs_beyond_range_refused);
+	tcase_add_test(tc, test_fio_dist_pareto_and_normal_shapes);
+	tcase_add_test(tc, test_fio_dist_percentage_random);
+	tcase_add_test(tc, test_fio_dist_same_seed_same_sequence);
 	suite_add_tcase(s, tc);
 	return s;
 }
