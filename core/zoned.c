@@ -175,13 +175,15 @@ static uint32_t nr_open_data_bgs(struct zcow_fs *fs)
 }
 
 /*
- * A data group with room for less than @len holds an active zone it will
- * hardly use: finish it (btrfs zoned finishes a group to free an active
- * zone: btrfs_zone_finish), so a new group can be opened.  Only a group
- * with no write in flight (nothing reserved); its unwritten tail becomes
- * zone_unusable.  Returns true when one was finished.
+ * A data group with room for less than one block holds an active zone it
+ * can never use: finish it (btrfs zoned finishes a group to free an active
+ * zone: btrfs_zone_finish), so a new group can be opened.  A group whose
+ * allocation offset reached its capacity needs none: its zone turns FULL
+ * on the device with the last write of it.  Only a group with no write in
+ * flight (nothing reserved); its unwritten tail becomes zone_unusable.
+ * Returns true when one was finished.
  */
-static bool zone_finish_full_enough(struct zcow_fs *fs, uint64_t len)
+static bool zone_finish_short(struct zcow_fs *fs)
 {
 	struct zcow_files *fl = fs->files;
 	uint64_t i;
@@ -190,8 +192,8 @@ static bool zone_finish_full_enough(struct zcow_fs *fs, uint64_t len)
 	for (i = 0; i < fs->nr_bgs; i++) {
 		struct zcow_bg *b = fs->bgs[i];
 
-		if (!zcow_bg_has_room(b, ZCOW_BG_DATA, BS) ||
-		    zcow_bg_has_room(b, ZCOW_BG_DATA, len) || !b->is_seq ||
+		if (!zcow_bg_has_room(b, ZCOW_BG_DATA, 1) ||
+		    zcow_bg_has_room(b, ZCOW_BG_DATA, BS) || !b->is_seq ||
 		    b->reserved || !b->alloc_offset)
 			continue;
 		/* ORDER: nothing; the zone only stops taking writes, what it
@@ -212,9 +214,9 @@ static bool zone_finish_full_enough(struct zcow_fs *fs, uint64_t len)
 
 /*
  * One pass of zcow_zoned_pick_data_bg() (the rule is in zoned.h): the
- * group, or NULL when none has room and no zone may be opened.
+ * group, or NULL when none has room for a block and no zone may be opened.
  */
-static int pick_once(struct zcow_fs *fs, uint32_t slot, uint64_t len,
+static int pick_once(struct zcow_fs *fs, uint32_t slot,
 		     struct zcow_bg **bg_ret)
 {
 	struct zcow_files *fl = fs->files;
@@ -224,33 +226,32 @@ static int pick_once(struct zcow_fs *fs, uint32_t slot, uint64_t len,
 
 	if (fl->data_active[slot]) {
 		bg = zcow_bg_lookup(fs, fl->data_active[slot]);
-		if (!zcow_bg_has_room(bg, ZCOW_BG_DATA, len))
+		if (!zcow_bg_has_room(bg, ZCOW_BG_DATA, BS))
 			bg = NULL;
 	}
 	for (i = 0; !bg && i < fs->nr_bgs; i++)
-		if (zcow_bg_has_room(fs->bgs[i], ZCOW_BG_DATA, len) &&
+		if (zcow_bg_has_room(fs->bgs[i], ZCOW_BG_DATA, BS) &&
 		    !is_other_slot(fl, fs->bgs[i], slot))
 			bg = fs->bgs[i];
-	if (!bg && data_may_take_zone(fs) &&
-	    nr_open_data_bgs(fs) >= fl->data_zones)
-		zone_finish_full_enough(fs, len);
+	if (!bg)
+		zone_finish_short(fs);
 	if (!bg && data_may_take_zone(fs) &&
 	    nr_open_data_bgs(fs) < fl->data_zones) {
 		err = zcow_chunk_alloc(fs, ZCOW_BG_DATA, &bg);
 		if (err && err != -ENOSPC)
 			return err;
-		if (!err && !zcow_bg_has_room(bg, ZCOW_BG_DATA, len))
+		if (!err && !zcow_bg_has_room(bg, ZCOW_BG_DATA, BS))
 			bg = NULL;
 	}
 	for (i = 0; !bg && i < fs->nr_bgs; i++)
-		if (zcow_bg_has_room(fs->bgs[i], ZCOW_BG_DATA, len))
+		if (zcow_bg_has_room(fs->bgs[i], ZCOW_BG_DATA, BS))
 			bg = fs->bgs[i];
 	*bg_ret = bg;
 	return 0;
 }
 
 int zcow_zoned_pick_data_bg(struct zcow_fs *fs, uint64_t ino, uint64_t len,
-			    struct zcow_bg **bg_ret)
+			    struct zcow_bg **bg_ret, uint64_t *len_ret)
 {
 	struct zcow_files *fl = fs->files;
 	uint32_t slot = (uint32_t)(ino % fl->data_zones);
@@ -261,12 +262,16 @@ int zcow_zoned_pick_data_bg(struct zcow_fs *fs, uint64_t ino, uint64_t len,
 	for (attempt = 0;; attempt++) {
 		struct zcow_bg *bg;
 
-		err = pick_once(fs, slot, len, &bg);
+		err = pick_once(fs, slot, &bg);
 		if (err)
 			return err;
 		if (bg) {
+			uint64_t room = (bg->capacity - bg->alloc_offset) /
+					BS * BS;
+
 			fl->data_active[slot] = bg->start;
 			*bg_ret = bg;
+			*len_ret = len < room ? len : room;
 			return 0;
 		}
 		if (attempt >= 2 || !zcow_zoned_has_reclaimable(fs))
