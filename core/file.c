@@ -933,7 +933,8 @@ static int write_extent(struct zcow_file *f, const uint8_t *buf,
 		done += wc.len;
 		wc.min_size = done < len && off + done < min_size ?
 				      off + done : min_size;
-		err = write_submit(&wc);	/* returns with the fs lock held */
+		/* write_submit returns with the fs lock held */
+		err = write_submit(&wc);
 		if (!err)
 			err = write_record(&wc);
 		inflight_done_locked(fs->files, f->root, f->ino);

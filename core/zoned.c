@@ -155,8 +155,19 @@ static bool is_other_slot(struct zcow_files *fl, const struct zcow_bg *bg,
 }
 
 /*
+ * A sequential data group allocated to its capacity (room for less than
+ * a block) with writes still in flight: its zone turns FULL only when the
+ * last of them lands, until then it holds an active zone.
+ */
+static bool is_filling(const struct zcow_bg *b)
+{
+	return (b->flags & ZCOW_BG_TYPE_MASK) == ZCOW_BG_DATA && b->is_seq &&
+	       b->reserved && !zcow_bg_has_room(b, ZCOW_BG_DATA, BS);
+}
+
+/*
  * Data block groups being filled (active zones): sequential, not full,
- * written to or held by a slot.
+ * written to or held by a slot; or allocated full with writes in flight.
  */
 static uint32_t nr_open_data_bgs(struct zcow_fs *fs)
 {
@@ -166,24 +177,35 @@ static uint32_t nr_open_data_bgs(struct zcow_fs *fs)
 	for (i = 0; i < fs->nr_bgs; i++) {
 		struct zcow_bg *b = fs->bgs[i];
 
-		if (zcow_bg_has_room(b, ZCOW_BG_DATA, BS) && b->is_seq &&
-		    (b->alloc_offset || is_other_slot(fs->files, b,
-						      UINT32_MAX)))
+		if ((zcow_bg_has_room(b, ZCOW_BG_DATA, BS) && b->is_seq &&
+		     (b->alloc_offset || is_other_slot(fs->files, b,
+						       UINT32_MAX))) ||
+		    is_filling(b))
 			n++;
 	}
 	return n;
 }
 
+/* Does a data group hold an active zone only until its writes land? */
+static bool has_filling(struct zcow_fs *fs)
+{
+	uint64_t i;
+
+	for (i = 0; i < fs->nr_bgs; i++)
+		if (is_filling(fs->bgs[i]))
+			return true;
+	return false;
+}
+
 /*
- * A data group with room for less than one block holds an active zone it
- * can never use: finish it (btrfs zoned finishes a group to free an active
+ * Data groups with room for less than one block hold an active zone they
+ * can never use: finish them (btrfs zoned finishes a group to free an active
  * zone: btrfs_zone_finish), so a new group can be opened.  A group whose
  * allocation offset reached its capacity needs none: its zone turns FULL
  * on the device with the last write of it.  Only a group with no write in
  * flight (nothing reserved); its unwritten tail becomes zone_unusable.
- * Returns true when one was finished.
  */
-static bool zone_finish_short(struct zcow_fs *fs)
+static void zone_finish_short(struct zcow_fs *fs)
 {
 	struct zcow_files *fl = fs->files;
 	uint64_t i;
@@ -205,9 +227,7 @@ static bool zone_finish_short(struct zcow_fs *fs)
 		for (s = 0; s < fl->data_zones; s++)
 			if (fl->data_active[s] == b->start)
 				fl->data_active[s] = 0;
-		return true;
 	}
-	return false;
 }
 
 /* ---- data placement ---------------------------------------------------- */
@@ -259,7 +279,7 @@ int zcow_zoned_pick_data_bg(struct zcow_fs *fs, uint64_t ino, uint64_t len,
 
 	if (fs->read_only)
 		return -EROFS;
-	for (attempt = 0;; attempt++) {
+	for (attempt = 0;;) {
 		struct zcow_bg *bg;
 
 		err = pick_once(fs, slot, &bg);
@@ -274,7 +294,19 @@ int zcow_zoned_pick_data_bg(struct zcow_fs *fs, uint64_t ino, uint64_t len,
 			*len_ret = len < room ? len : room;
 			return 0;
 		}
-		if (attempt >= 2 || !zcow_zoned_has_reclaimable(fs))
+		/*
+		 * The active zones are held by groups allocated full whose
+		 * last writes are in flight: wait for one to land (btrfs
+		 * waits for a zone finish, BTRFS_FS_NEED_ZONE_FINISH).  Every
+		 * write in flight ends with a broadcast of fl->cond.
+		 */
+		if (has_filling(fs)) {
+			pthread_cond_wait(&fl->cond, &fl->lock);
+			if (fs->read_only)
+				return -EROFS;
+			continue;
+		}
+		if (attempt++ >= 2 || !zcow_zoned_has_reclaimable(fs))
 			return -ENOSPC;
 		/* Flush: pinned space becomes unusable, whole unusable
 		 * groups are removed and their zones reset. */

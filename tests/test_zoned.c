@@ -25,12 +25,13 @@
 #define ZS (4 * MiB)
 
 static struct zcow_fs *sim_fs_cap(uint64_t nr_zones, uint64_t zone_cap,
-				  uint64_t max_append,
+				  uint64_t max_append, uint32_t max_active,
 				  const struct zcow_mount_opts *opts)
 {
 	struct zsim_config cfg = {
 		.nr_zones = nr_zones, .zone_size = ZS, .seed = 11,
 		.zone_capacity = zone_cap, .max_append = max_append,
+		.max_open = max_active, .max_active = max_active,
 	};
 	struct zcow_mkfs_opts mo = { .seed = 2 };
 	struct zdev *dev = NULL;
@@ -45,7 +46,7 @@ static struct zcow_fs *sim_fs_cap(uint64_t nr_zones, uint64_t zone_cap,
 static struct zcow_fs *sim_fs(uint64_t nr_zones,
 			      const struct zcow_mount_opts *opts)
 {
-	return sim_fs_cap(nr_zones, 0, 64 * 1024, opts);
+	return sim_fs_cap(nr_zones, 0, 64 * 1024, 0, opts);
 }
 
 static void sim_fs_close(struct zcow_fs *fs)
@@ -283,10 +284,10 @@ static void split_check_extents_in_groups(struct zcow_fs *fs,
  * is clean before and after a remount.  _i = 0: zone append, 1:
  * zone_append=off (plain writes at the write pointer).
  */
-START_TEST(test_zoned_large_write_splits_at_group_end_to_fill_zone)
+START_TEST(test_zoned_large_write_splits_at_group_end)
 {
 	struct zcow_mount_opts mo = { .no_zone_append = _i == 1 };
-	struct zcow_fs *fs = sim_fs_cap(32, SPLIT_CAP, SPLIT_APPEND, &mo);
+	struct zcow_fs *fs = sim_fs_cap(32, SPLIT_CAP, SPLIT_APPEND, 0, &mo);
 	const uint64_t total = 24 * MiB;
 	struct zcow_fext v[64];
 	uint64_t max = fs->files->max_extent, room = SPLIT_CAP, pos, nr, i;
@@ -342,10 +343,10 @@ END_TEST
  * is FULL by the last write (no finish), and the next write opens a new
  * group.
  */
-START_TEST(test_zoned_write_exactly_filling_a_zone_is_not_split)
+START_TEST(test_zoned_write_filling_zone_exactly_not_split)
 {
 	struct zcow_mount_opts mo = { .no_zone_append = _i == 1 };
-	struct zcow_fs *fs = sim_fs_cap(32, SPLIT_CAP, SPLIT_APPEND, &mo);
+	struct zcow_fs *fs = sim_fs_cap(32, SPLIT_CAP, SPLIT_APPEND, 0, &mo);
 	const uint64_t first = SPLIT_CAP - 6 * SPLIT_APPEND;
 	struct zcow_fext v[16];
 	uint64_t nr, nr_full, i;
@@ -417,13 +418,18 @@ static void *split_thread(void *arg)
  * zone appends land in the order the device picks, reservations end at
  * the capacity while other appends are in flight.  Every finished zone
  * is full to its capacity, no extent crosses a group, every file reads
- * back, the checker is clean.
+ * back, the checker is clean.  _i & 1: zone_append=off; _i & 2: the
+ * device allows 10 active (and open) zones, so the 4 data slots take
+ * all it leaves to data: a zone allocated full holds its active zone
+ * until its last write lands, and a new group must wait for that (the
+ * device refuses a write that would open one zone too many).
  */
-START_TEST(test_zoned_split_writes_from_16_threads_fill_every_zone)
+START_TEST(test_zoned_split_from_16_threads_fills_zones)
 {
 	struct zcow_mount_opts mo = { .data_zones = 4,
-				      .no_zone_append = _i == 1 };
-	struct zcow_fs *fs = sim_fs_cap(32, SPLIT_CAP, SPLIT_APPEND, &mo);
+				      .no_zone_append = _i & 1 };
+	struct zcow_fs *fs = sim_fs_cap(32, SPLIT_CAP, SPLIT_APPEND,
+					_i & 2 ? 10 : 0, &mo);
 	struct split_job jobs[SPLIT_THREADS];
 	pthread_t th[SPLIT_THREADS];
 	struct zcow_fext v[64];
@@ -432,6 +438,11 @@ START_TEST(test_zoned_split_writes_from_16_threads_fill_every_zone)
 	char path[32];
 	void *rv;
 
+	/* _i & 2: the 4 slots are what the device's limit leaves to data */
+	ck_assert_uint_eq(fs->files->data_zones, 4);
+	pthread_mutex_lock(&fs->files->lock);
+	ck_assert_uint_eq(zcow_zoned_data_zones(fs, 5, true), _i & 2 ? 4 : 5);
+	pthread_mutex_unlock(&fs->files->lock);
 	for (i = 0; i < SPLIT_THREADS; i++) {
 		jobs[i].fs = fs;
 		jobs[i].id = i;
@@ -473,15 +484,13 @@ Suite *zoned_suite(void)
 	tcase_add_test(tc, test_zoned_no_zone_append_mount_writes_plain);
 	tcase_add_test(tc,
 		       test_zoned_data_leaves_the_last_two_free_zones_to_metadata);
-	tcase_add_loop_test(tc,
-			    test_zoned_large_write_splits_at_group_end_to_fill_zone,
+	tcase_add_loop_test(tc, test_zoned_large_write_splits_at_group_end,
 			    0, 2);
 	tcase_add_loop_test(tc,
-			    test_zoned_write_exactly_filling_a_zone_is_not_split,
+			    test_zoned_write_filling_zone_exactly_not_split,
 			    0, 2);
-	tcase_add_loop_test(tc,
-			    test_zoned_split_writes_from_16_threads_fill_every_zone,
-			    0, 2);
+	tcase_add_loop_test(tc, test_zoned_split_from_16_threads_fills_zones,
+			    0, 4);
 	suite_add_tcase(s, tc);
 	return s;
 }
