@@ -106,13 +106,17 @@ uint32_t zcow_zoned_data_zones(struct zcow_fs *fs, uint32_t want,
  * Slot ino % data_zones keeps its group while it has room for a block;
  * else the lowest group with room no other slot holds; else a new data
  * chunk while fewer than data_zones data groups are open (a group
- * allocated to its capacity is not: its zone turns FULL with its last
- * write; one with room for less than a block is finished first to free
- * its active zone, as btrfs_zone_finish) and the zone is not one of the
+ * allocated to its capacity is open until its last write lands: then its
+ * zone is FULL; one with room for less than a block is finished first to
+ * free its active zone, as btrfs_zone_finish) and the zone is not one of the
  * last free zones metadata needs (headroom); else any group with room
- * (shared with another slot).  When nothing is free and a commit would
- * reclaim space, commit and try again (twice at most).  Returns 0, *bg_ret and *len_ret,
- * -ENOSPC, -EROFS, or a chunk/commit errno.
+ * (shared with another slot).  When nothing has room while a group
+ * allocated full still has writes in flight (its zone is active until
+ * they land), wait on files->cond for them (the lock is dropped meanwhile;
+ * the caller must hold no reservation).  When nothing is free and a
+ * commit would reclaim space, commit and try again (twice at most).
+ * Returns 0, *bg_ret and *len_ret, -ENOSPC, -EROFS, or a chunk/commit
+ * errno.
  */
 int zcow_zoned_pick_data_bg(struct zcow_fs *fs, uint64_t ino, uint64_t len,
 			    struct zcow_bg **bg_ret, uint64_t *len_ret);

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "ctree.h"
 #include "files.h"
@@ -474,6 +475,73 @@ START_TEST(test_zoned_split_from_16_threads_fills_zones)
 }
 END_TEST
 
+struct wait_job {
+	struct zcow_fs *fs;
+	struct zcow_bg *bg;	/* its reservation is given back */
+	uint64_t logical, len;
+	bool released;
+};
+
+static void *release_later(void *arg)
+{
+	struct wait_job *j = arg;
+	struct zcow_files *fl = j->fs->files;
+
+	usleep(100 * 1000);
+	pthread_mutex_lock(&fl->lock);
+	zcow_bg_release(j->fs, j->logical, j->len, true);
+	j->released = true;
+	pthread_cond_broadcast(&fl->cond);
+	pthread_mutex_unlock(&fl->lock);
+	return NULL;
+}
+
+/*
+ * The device leaves 4 active zones to data and 4 groups are allocated to
+ * their capacity with writes in flight: their zones are still active, so
+ * a pick opens no fifth group but waits until one's writes are done, then
+ * opens one (deterministic: the writes in flight are reservations given
+ * back by another thread).
+ */
+START_TEST(test_zoned_pick_waits_for_full_groups_writes)
+{
+	struct zcow_mount_opts mo = { .data_zones = 4 };
+	struct zcow_fs *fs = sim_fs_cap(32, SPLIT_CAP, SPLIT_APPEND, 10, &mo);
+	struct zcow_files *fl = fs->files;
+	struct zcow_bg *bg[4], *nb;
+	uint64_t logical[4], len, i;
+	struct wait_job job = { .fs = fs };
+	pthread_t th;
+
+	ck_assert_uint_eq(fl->data_zones, 4);
+	pthread_mutex_lock(&fl->lock);
+	for (i = 0; i < 4; i++) {
+		ck_assert_int_eq(zcow_zoned_pick_data_bg(fs, 256 + i, 8 * MiB,
+							 &bg[i], &len), 0);
+		ck_assert_uint_eq(len, bg[i]->capacity);
+		ck_assert_int_eq(zcow_bg_reserve_in(fs, bg[i], len,
+						    &logical[i]), 0);
+	}
+	job.bg = bg[2];
+	job.logical = logical[2];
+	job.len = bg[2]->capacity;
+	ck_assert_int_eq(pthread_create(&th, NULL, release_later, &job), 0);
+	ck_assert_int_eq(zcow_zoned_pick_data_bg(fs, 256, 4096, &nb, &len),
+			 0);
+	ck_assert(job.released);
+	for (i = 0; i < 4; i++)
+		ck_assert_ptr_ne(nb, bg[i]);
+	ck_assert_uint_eq(len, 4096);
+	for (i = 0; i < 4; i++)
+		if (i != 2)
+			zcow_bg_release(fs, logical[i], bg[i]->capacity,
+					true);
+	pthread_mutex_unlock(&fl->lock);
+	ck_assert_int_eq(pthread_join(th, NULL), 0);
+	sim_fs_close(fs);
+}
+END_TEST
+
 Suite *zoned_suite(void)
 {
 	Suite *s = suite_create("zoned_suite");
@@ -491,6 +559,7 @@ Suite *zoned_suite(void)
 			    0, 2);
 	tcase_add_loop_test(tc, test_zoned_split_from_16_threads_fills_zones,
 			    0, 4);
+	tcase_add_test(tc, test_zoned_pick_waits_for_full_groups_writes);
 	suite_add_tcase(s, tc);
 	return s;
 }
