@@ -25,12 +25,14 @@
 #define MiB (1024ULL * 1024)
 #define ZS (4 * MiB)
 
-static struct zcow_fs *sim_fs_cap(uint64_t nr_zones, uint64_t zone_cap,
-				  uint64_t max_append, uint32_t max_active,
-				  const struct zcow_mount_opts *opts)
+static struct zcow_fs *sim_fs_conv(uint64_t nr_zones, uint64_t nr_conv,
+				   uint64_t zone_cap, uint64_t max_append,
+				   uint32_t max_active,
+				   const struct zcow_mount_opts *opts)
 {
 	struct zsim_config cfg = {
 		.nr_zones = nr_zones, .zone_size = ZS, .seed = 11,
+		.nr_conv = nr_conv,
 		.zone_capacity = zone_cap, .max_append = max_append,
 		.max_open = max_active, .max_active = max_active,
 	};
@@ -42,6 +44,14 @@ static struct zcow_fs *sim_fs_cap(uint64_t nr_zones, uint64_t zone_cap,
 	ck_assert_int_eq(zcow_mkfs(dev, &mo), 0);
 	ck_assert_int_eq(zcow_mount(dev, opts, &fs), 0);
 	return fs;
+}
+
+static struct zcow_fs *sim_fs_cap(uint64_t nr_zones, uint64_t zone_cap,
+				  uint64_t max_append, uint32_t max_active,
+				  const struct zcow_mount_opts *opts)
+{
+	return sim_fs_conv(nr_zones, 0, zone_cap, max_append, max_active,
+			   opts);
 }
 
 static struct zcow_fs *sim_fs(uint64_t nr_zones,
@@ -242,7 +252,9 @@ static uint64_t split_check_groups(struct zcow_fs *fs, uint64_t *nr_full_ret)
 		ck_assert_uint_eq(bg->pinned, 0);
 		ck_assert_uint_eq(bg->zone_unusable, bg->length - bg->capacity);
 		ck_assert_uint_eq(bg->used, bg->alloc_offset);
-		if (bg->alloc_offset == bg->capacity) {
+		if (!bg->is_seq) {	/* conventional: no write pointer */
+			nr_full += bg->alloc_offset == bg->capacity;
+		} else if (bg->alloc_offset == bg->capacity) {
 			ck_assert_uint_eq(z.cond, ZDEV_COND_FULL);
 			nr_full++;
 		} else {
@@ -278,31 +290,38 @@ static void split_check_extents_in_groups(struct zcow_fs *fs,
 }
 
 /*
- * One file, 24 MiB in 1 MiB writes, zone capacity 3 MiB + 100 KiB: the
- * pieces (max_extent) do not divide the capacity.  Each zone is filled to
- * its capacity, the piece that crosses it split in two extents (the model
- * below gives every extent's length), the file reads back, the checker
- * is clean before and after a remount.  _i = 0: zone append, 1:
- * zone_append=off (plain writes at the write pointer).
+ * One file, 60 KiB then 24 MiB in 1 MiB writes, zone capacity 3 MiB +
+ * 100 KiB: the pieces (max_extent) do not divide the capacity.  Each zone
+ * is filled to its capacity, a piece that crosses it split in two extents
+ * (the model below gives every extent's length), the file reads back,
+ * the checker is clean before and after a remount.  _i = 0: zone append;
+ * 1: zone_append=off (plain writes at the write pointer); 2: conventional
+ * zones (emulated, capacity = zone size; plain writes anywhere).
  */
 START_TEST(test_zoned_large_write_splits_at_group_end)
 {
 	struct zcow_mount_opts mo = { .no_zone_append = _i == 1 };
-	struct zcow_fs *fs = sim_fs_cap(32, SPLIT_CAP, SPLIT_APPEND, 0, &mo);
-	const uint64_t total = 24 * MiB;
+	struct zcow_fs *fs = sim_fs_conv(32, _i == 2 ? 32 : 0, SPLIT_CAP,
+					 SPLIT_APPEND, 0, &mo);
+	const uint64_t first = 60 * 1024, total = first + 24 * MiB;
+	const uint64_t cap = _i == 2 ? ZS : SPLIT_CAP;
 	struct zcow_fext v[64];
-	uint64_t max = fs->files->max_extent, room = SPLIT_CAP, pos, nr, i;
+	uint64_t max = fs->files->max_extent, room = cap, pos, nr, i;
 	uint64_t nr_full, want_lens[64], nr_want = 0;
 	struct zcow_file *f;
 	struct zdev *dev;
 
 	ck_assert_uint_eq(max, _i == 1 ? MiB : SPLIT_APPEND);
 	ck_assert_int_eq(zcow_create(fs, "/big", &f), 0);
-	split_write(f, 1, 0, total, MiB);
-	/* The model: pieces of max_extent, each split where a group ends. */
-	for (pos = 0; pos < total; pos += max) {
-		uint64_t piece = max;
+	split_write(f, 1, 0, first, first);
+	split_write(f, 1, first, total - first, MiB);
+	/* The model: pieces of max_extent (the first write one of its
+	 * own), each split where a group ends. */
+	for (pos = 0; pos < total;) {
+		uint64_t piece = pos ? (total - pos < max ? total - pos : max) :
+				       first;
 
+		pos += piece;
 		while (piece) {
 			uint64_t part = piece < room ? piece : room;
 
@@ -310,7 +329,7 @@ START_TEST(test_zoned_large_write_splits_at_group_end)
 			piece -= part;
 			room -= part;
 			if (!room)
-				room = SPLIT_CAP;
+				room = cap;
 		}
 	}
 	nr = split_extents(f, v, 64);
@@ -321,7 +340,7 @@ START_TEST(test_zoned_large_write_splits_at_group_end)
 	}
 	split_check_extents_in_groups(fs, v, nr);
 	ck_assert_uint_eq(split_check_groups(fs, &nr_full), total);
-	ck_assert_uint_eq(nr_full, total / SPLIT_CAP);
+	ck_assert_uint_eq(nr_full, total / cap);
 	split_read_back(f, 1, total);
 	zcow_close(f);
 	ck_assert_int_eq(zcow_check(fs, print_problem, NULL), 0);
@@ -330,7 +349,7 @@ START_TEST(test_zoned_large_write_splits_at_group_end)
 	ck_assert_int_eq(zcow_mount(dev, &mo, &fs), 0);
 	ck_assert_int_eq(zcow_check(fs, print_problem, NULL), 0);
 	ck_assert_uint_eq(split_check_groups(fs, &nr_full), total);
-	ck_assert_uint_eq(nr_full, total / SPLIT_CAP);
+	ck_assert_uint_eq(nr_full, total / cap);
 	ck_assert_int_eq(zcow_open(fs, "/big", O_RDONLY, &f), 0);
 	split_read_back(f, 1, total);
 	zcow_close(f);
@@ -553,7 +572,7 @@ Suite *zoned_suite(void)
 	tcase_add_test(tc,
 		       test_zoned_data_leaves_the_last_two_free_zones_to_metadata);
 	tcase_add_loop_test(tc, test_zoned_large_write_splits_at_group_end,
-			    0, 2);
+			    0, 3);
 	tcase_add_loop_test(tc,
 			    test_zoned_write_filling_zone_exactly_not_split,
 			    0, 2);
