@@ -5,16 +5,20 @@
  * A write of [off, off + len):
  *   1. widen to 4 KiB blocks; partial head/tail blocks are read first
  *      (read-modify-write: the new block is a copy, never an overwrite);
- *   2. split into write commands of at most max_extent bytes (the device's
- *      max append size with zone append): one command = one data extent
- *      (zcow_pwrite; each command: write_extent, crc32c per block first);
+ *   2. split into pieces of at most max_extent bytes (the device's max
+ *      append size with zone append; zcow_pwrite; each piece:
+ *      write_extent, crc32c per block first), and each piece again at
+ *      the end of a data block group: one command = one data extent, and
+ *      an extent never crosses a group (as btrfs), so every zone is
+ *      filled to its capacity before the write moves on;
  *   3. reserve (write_reserve), per command, under the fs lock: the
- *      metadata its items need, then reserve len bytes in a data block
- *      group (strictly sequential accounting at its allocation offset;
- *      up to data_zones groups are filled at once, inode I writes to
- *      slot I % data_zones: the zoned policy picks the group,
- *      zcow_zoned_pick_data_bg() in core/zoned.c) and
- *      count the write in flight for the inode; unlock;
+ *      metadata its items need, then a data block group and the part of
+ *      the piece it has room for (at least one block; up to data_zones
+ *      groups are filled at once, inode I writes to slot I % data_zones:
+ *      the zoned policy picks the group, zcow_zoned_pick_data_bg() in
+ *      core/zoned.c), that many bytes reserved at its allocation offset
+ *      (strictly sequential accounting) and the write counted in flight
+ *      for the inode; unlock;
  *   4. submit (write_submit -> zcow_zoned_write_data), outside the lock:
  *        zone_append=on, sequential zone: Zone Append to the zone start;
  *          the device says where it landed (any order among threads);
@@ -691,7 +695,7 @@ static int replace_same_range_locked(struct zcow_fs *fs, struct zcow_file *f,
 struct write_cmd {
 	struct zcow_file *f;
 	const uint8_t *buf;	/* block-aligned data */
-	uint64_t len;
+	uint64_t len;		/* the reserve step may shorten it */
 	uint64_t off;		/* block-aligned file offset */
 	uint64_t min_size;	/* the inode's size becomes at least this */
 	uint32_t *csums;	/* crc32c per block, little-endian */
@@ -704,17 +708,18 @@ struct write_cmd {
 /*
  * Step 3 of the header, reserve: under the fs lock, the metadata the
  * write's items need, then a data group picked by the zoned policy and
- * len bytes at its allocation offset; the write counts as in flight for
- * its inode.  Returns 0 with the fs lock released (and, zone_append=off,
- * the group's plain lock held), or -errno with neither held and nothing
- * reserved.
+ * the part of wc->len it has room for (wc->len becomes that part: all of
+ * it, or the rest of the group, at least one block) at its allocation
+ * offset; the write counts as in flight for its inode.  Returns 0 with
+ * the fs lock released (and, zone_append=off, the group's plain lock
+ * held), or -errno with neither held and nothing reserved.
  */
 static int write_reserve(struct write_cmd *wc)
 {
 	struct zcow_file *f = wc->f;
 	struct zcow_fs *fs = f->fs;
 	struct zcow_files *fl = fs->files;
-	uint64_t nodes, len = wc->len;
+	uint64_t nodes, len = wc->len, part = 0;
 	struct zcow_bg *bg = NULL;
 	bool plain = !fl->zone_append;
 	pthread_mutex_t *plock = NULL, *want;
@@ -725,13 +730,15 @@ static int write_reserve(struct write_cmd *wc)
 		LOCK(fs);
 		err = fs->error ? -EIO : 0;
 		/* Metadata first: no data is written for a write whose items
-		 * could not be added (checked again after the write). */
+		 * could not be added (checked again after the write, for the
+		 * part: its items are no larger than the whole's). */
 		if (!err)
 			err = rsv_write_locked(f, wc->off, len, &nodes);
 		if (!err)
 			err = zcow_meta_reserve_locked(fs, nodes, false);
 		if (!err)
-			err = zcow_zoned_pick_data_bg(fs, f->ino, len, &bg);
+			err = zcow_zoned_pick_data_bg(fs, f->ino, len, &bg,
+						      &part);
 		if (err || !plain)
 			break;
 		want = &fl->plain_locks[(bg->physical /
@@ -752,11 +759,11 @@ static int write_reserve(struct write_cmd *wc)
 		pthread_mutex_lock(plock);
 	}
 	if (!err)
-		err = zcow_bg_reserve_in(fs, bg, len, &wc->logical);
+		err = zcow_bg_reserve_in(fs, bg, part, &wc->logical);
 	if (!err) {
 		err = inflight_add_locked(fl, f->root, f->ino);
 		if (err)	/* nothing written: the offset may rewind */
-			zcow_bg_release(fs, wc->logical, len, false);
+			zcow_bg_release(fs, wc->logical, part, false);
 	}
 	UNLOCK(fs);
 	if (err) {
@@ -765,6 +772,7 @@ static int write_reserve(struct write_cmd *wc)
 		return err;
 	}
 	wc->bg = bg;
+	wc->len = part;
 	wc->plock = plock;
 	return 0;
 }
@@ -893,35 +901,46 @@ static int write_record(struct write_cmd *wc)
 }
 
 /*
- * Write the block-aligned @buf at the block-aligned file offset @off as
- * one data extent; the inode's size becomes at least @min_size.  The
- * steps of the header: checksums, reserve, submit, record.
+ * Write the block-aligned @buf at the block-aligned file offset @off; the
+ * inode's size becomes at least @min_size.  One data extent, or several
+ * when the piece is split at the end of a data block group (each part its
+ * own extent, checksums and file extent item; the size grows with each
+ * part, so a part that fails leaves the file as the parts before it left
+ * it).  The steps of the header: checksums, then per part reserve,
+ * submit, record.
  */
 static int write_extent(struct zcow_file *f, const uint8_t *buf,
 			uint64_t len, uint64_t off, uint64_t min_size)
 {
 	struct zcow_fs *fs = f->fs;
-	struct write_cmd wc = { .f = f, .buf = buf, .len = len, .off = off,
-				.min_size = min_size };
-	uint64_t b;
-	int err;
+	uint32_t *csums;
+	uint64_t b, done;
+	int err = 0;
 
-	wc.csums = malloc(len / BS * 4);
-	if (!wc.csums)
+	csums = malloc(len / BS * 4);
+	if (!csums)
 		return -ENOMEM;
 	for (b = 0; b < len; b += BS)
-		wc.csums[b / BS] = htole32(zcow_crc32c(buf + b, BS));
-	err = write_reserve(&wc);
-	if (err) {
-		free(wc.csums);
-		return err;
+		csums[b / BS] = htole32(zcow_crc32c(buf + b, BS));
+	for (done = 0; done < len && !err;) {
+		struct write_cmd wc = { .f = f, .buf = buf + done,
+					.len = len - done, .off = off + done,
+					.csums = csums + done / BS };
+
+		err = write_reserve(&wc);	/* wc.len: this part */
+		if (err)
+			break;
+		done += wc.len;
+		wc.min_size = done < len && off + done < min_size ?
+				      off + done : min_size;
+		/* write_submit returns with the fs lock held */
+		err = write_submit(&wc);
+		if (!err)
+			err = write_record(&wc);
+		inflight_done_locked(fs->files, f->root, f->ino);
+		UNLOCK(fs);
 	}
-	err = write_submit(&wc);	/* returns with the fs lock held */
-	if (!err)
-		err = write_record(&wc);
-	inflight_done_locked(fs->files, f->root, f->ino);
-	UNLOCK(fs);
-	free(wc.csums);
+	free(csums);
 	return err;
 }
 

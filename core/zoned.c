@@ -155,8 +155,19 @@ static bool is_other_slot(struct zcow_files *fl, const struct zcow_bg *bg,
 }
 
 /*
+ * A sequential data group allocated to its capacity (room for less than
+ * a block) with writes still in flight: its zone turns FULL only when the
+ * last of them lands, until then it holds an active zone.
+ */
+static bool is_filling(const struct zcow_bg *b)
+{
+	return (b->flags & ZCOW_BG_TYPE_MASK) == ZCOW_BG_DATA && b->is_seq &&
+	       b->reserved && !zcow_bg_has_room(b, ZCOW_BG_DATA, BS);
+}
+
+/*
  * Data block groups being filled (active zones): sequential, not full,
- * written to or held by a slot.
+ * written to or held by a slot; or allocated full with writes in flight.
  */
 static uint32_t nr_open_data_bgs(struct zcow_fs *fs)
 {
@@ -166,22 +177,35 @@ static uint32_t nr_open_data_bgs(struct zcow_fs *fs)
 	for (i = 0; i < fs->nr_bgs; i++) {
 		struct zcow_bg *b = fs->bgs[i];
 
-		if (zcow_bg_has_room(b, ZCOW_BG_DATA, BS) && b->is_seq &&
-		    (b->alloc_offset || is_other_slot(fs->files, b,
-						      UINT32_MAX)))
+		if ((zcow_bg_has_room(b, ZCOW_BG_DATA, BS) && b->is_seq &&
+		     (b->alloc_offset || is_other_slot(fs->files, b,
+						       UINT32_MAX))) ||
+		    is_filling(b))
 			n++;
 	}
 	return n;
 }
 
+/* Does a data group hold an active zone only until its writes land? */
+static bool has_filling(struct zcow_fs *fs)
+{
+	uint64_t i;
+
+	for (i = 0; i < fs->nr_bgs; i++)
+		if (is_filling(fs->bgs[i]))
+			return true;
+	return false;
+}
+
 /*
- * A data group with room for less than @len holds an active zone it will
- * hardly use: finish it (btrfs zoned finishes a group to free an active
- * zone: btrfs_zone_finish), so a new group can be opened.  Only a group
- * with no write in flight (nothing reserved); its unwritten tail becomes
- * zone_unusable.  Returns true when one was finished.
+ * Data groups with room for less than one block hold an active zone they
+ * can never use: finish them (btrfs zoned finishes a group to free an active
+ * zone: btrfs_zone_finish), so a new group can be opened.  A group whose
+ * allocation offset reached its capacity needs none: its zone turns FULL
+ * on the device with the last write of it.  Only a group with no write in
+ * flight (nothing reserved); its unwritten tail becomes zone_unusable.
  */
-static bool zone_finish_full_enough(struct zcow_fs *fs, uint64_t len)
+static void zone_finish_short(struct zcow_fs *fs)
 {
 	struct zcow_files *fl = fs->files;
 	uint64_t i;
@@ -190,8 +214,8 @@ static bool zone_finish_full_enough(struct zcow_fs *fs, uint64_t len)
 	for (i = 0; i < fs->nr_bgs; i++) {
 		struct zcow_bg *b = fs->bgs[i];
 
-		if (!zcow_bg_has_room(b, ZCOW_BG_DATA, BS) ||
-		    zcow_bg_has_room(b, ZCOW_BG_DATA, len) || !b->is_seq ||
+		if (!zcow_bg_has_room(b, ZCOW_BG_DATA, 1) ||
+		    zcow_bg_has_room(b, ZCOW_BG_DATA, BS) || !b->is_seq ||
 		    b->reserved || !b->alloc_offset)
 			continue;
 		/* ORDER: nothing; the zone only stops taking writes, what it
@@ -203,18 +227,16 @@ static bool zone_finish_full_enough(struct zcow_fs *fs, uint64_t len)
 		for (s = 0; s < fl->data_zones; s++)
 			if (fl->data_active[s] == b->start)
 				fl->data_active[s] = 0;
-		return true;
 	}
-	return false;
 }
 
 /* ---- data placement ---------------------------------------------------- */
 
 /*
  * One pass of zcow_zoned_pick_data_bg() (the rule is in zoned.h): the
- * group, or NULL when none has room and no zone may be opened.
+ * group, or NULL when none has room for a block and no zone may be opened.
  */
-static int pick_once(struct zcow_fs *fs, uint32_t slot, uint64_t len,
+static int pick_once(struct zcow_fs *fs, uint32_t slot,
 		     struct zcow_bg **bg_ret)
 {
 	struct zcow_files *fl = fs->files;
@@ -224,33 +246,32 @@ static int pick_once(struct zcow_fs *fs, uint32_t slot, uint64_t len,
 
 	if (fl->data_active[slot]) {
 		bg = zcow_bg_lookup(fs, fl->data_active[slot]);
-		if (!zcow_bg_has_room(bg, ZCOW_BG_DATA, len))
+		if (!zcow_bg_has_room(bg, ZCOW_BG_DATA, BS))
 			bg = NULL;
 	}
 	for (i = 0; !bg && i < fs->nr_bgs; i++)
-		if (zcow_bg_has_room(fs->bgs[i], ZCOW_BG_DATA, len) &&
+		if (zcow_bg_has_room(fs->bgs[i], ZCOW_BG_DATA, BS) &&
 		    !is_other_slot(fl, fs->bgs[i], slot))
 			bg = fs->bgs[i];
-	if (!bg && data_may_take_zone(fs) &&
-	    nr_open_data_bgs(fs) >= fl->data_zones)
-		zone_finish_full_enough(fs, len);
+	if (!bg)
+		zone_finish_short(fs);
 	if (!bg && data_may_take_zone(fs) &&
 	    nr_open_data_bgs(fs) < fl->data_zones) {
 		err = zcow_chunk_alloc(fs, ZCOW_BG_DATA, &bg);
 		if (err && err != -ENOSPC)
 			return err;
-		if (!err && !zcow_bg_has_room(bg, ZCOW_BG_DATA, len))
+		if (!err && !zcow_bg_has_room(bg, ZCOW_BG_DATA, BS))
 			bg = NULL;
 	}
 	for (i = 0; !bg && i < fs->nr_bgs; i++)
-		if (zcow_bg_has_room(fs->bgs[i], ZCOW_BG_DATA, len))
+		if (zcow_bg_has_room(fs->bgs[i], ZCOW_BG_DATA, BS))
 			bg = fs->bgs[i];
 	*bg_ret = bg;
 	return 0;
 }
 
 int zcow_zoned_pick_data_bg(struct zcow_fs *fs, uint64_t ino, uint64_t len,
-			    struct zcow_bg **bg_ret)
+			    struct zcow_bg **bg_ret, uint64_t *len_ret)
 {
 	struct zcow_files *fl = fs->files;
 	uint32_t slot = (uint32_t)(ino % fl->data_zones);
@@ -258,18 +279,34 @@ int zcow_zoned_pick_data_bg(struct zcow_fs *fs, uint64_t ino, uint64_t len,
 
 	if (fs->read_only)
 		return -EROFS;
-	for (attempt = 0;; attempt++) {
+	for (attempt = 0;;) {
 		struct zcow_bg *bg;
 
-		err = pick_once(fs, slot, len, &bg);
+		err = pick_once(fs, slot, &bg);
 		if (err)
 			return err;
 		if (bg) {
+			uint64_t room = (bg->capacity - bg->alloc_offset) /
+					BS * BS;
+
 			fl->data_active[slot] = bg->start;
 			*bg_ret = bg;
+			*len_ret = len < room ? len : room;
 			return 0;
 		}
-		if (attempt >= 2 || !zcow_zoned_has_reclaimable(fs))
+		/*
+		 * The active zones are held by groups allocated full whose
+		 * last writes are in flight: wait for one to land (btrfs
+		 * waits for a zone finish, BTRFS_FS_NEED_ZONE_FINISH).  Every
+		 * write in flight ends with a broadcast of fl->cond.
+		 */
+		if (has_filling(fs)) {
+			pthread_cond_wait(&fl->cond, &fl->lock);
+			if (fs->read_only)
+				return -EROFS;
+			continue;
+		}
+		if (attempt++ >= 2 || !zcow_zoned_has_reclaimable(fs))
 			return -ENOSPC;
 		/* Flush: pinned space becomes unusable, whole unusable
 		 * groups are removed and their zones reset. */

@@ -96,20 +96,30 @@ uint32_t zcow_zoned_data_zones(struct zcow_fs *fs, uint32_t want,
 			       bool has_treelog);
 
 /*
- * The hook of the data path: the data block group a write of @len bytes
- * of inode @ino goes to (nothing reserved yet; the caller reserves at its
- * allocation offset with zcow_bg_reserve_in() under the same lock hold).
- * Slot ino % data_zones keeps its group while it has room; else the lowest
- * group with room no other slot holds; else a new data chunk while fewer
- * than data_zones data groups are open (a group too full for the write is
- * finished first to free its active zone, as btrfs_zone_finish) and the
- * zone is not one of the last free zones metadata needs (headroom); else
- * any group with room (shared with another slot).  When nothing is free
- * and a commit would reclaim space, commit and try again (twice at most).
- * Returns 0 and *bg_ret, -ENOSPC, -EROFS, or a chunk/commit errno.
+ * The hook of the data path: the data block group the next part of a
+ * write of @len bytes (a multiple of 4 KiB) of inode @ino goes to, and in
+ * *len_ret that part: @len, or less when the group has room for less (at
+ * least one 4 KiB block: the rest goes to the next group, as btrfs splits
+ * a write at a block group's end, so that every zone is filled to its
+ * capacity).  Nothing is reserved yet; the caller reserves *len_ret at the
+ * allocation offset with zcow_bg_reserve_in() under the same lock hold.
+ * Slot ino % data_zones keeps its group while it has room for a block;
+ * else the lowest group with room no other slot holds; else a new data
+ * chunk while fewer than data_zones data groups are open (a group
+ * allocated to its capacity is open until its last write lands: then its
+ * zone is FULL; one with room for less than a block is finished first to
+ * free its active zone, as btrfs_zone_finish) and the zone is not one of the
+ * last free zones metadata needs (headroom); else any group with room
+ * (shared with another slot).  When nothing has room while a group
+ * allocated full still has writes in flight (its zone is active until
+ * they land), wait on files->cond for them (the lock is dropped meanwhile;
+ * the caller must hold no reservation).  When nothing is free and a
+ * commit would reclaim space, commit and try again (twice at most).
+ * Returns 0, *bg_ret and *len_ret, -ENOSPC, -EROFS, or a chunk/commit
+ * errno.
  */
 int zcow_zoned_pick_data_bg(struct zcow_fs *fs, uint64_t ino, uint64_t len,
-			    struct zcow_bg **bg_ret);
+			    struct zcow_bg **bg_ret, uint64_t *len_ret);
 
 /*
  * Does data for @bg go by Zone Append (seed 006; btrfs_use_zone_append)?

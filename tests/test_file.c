@@ -487,11 +487,12 @@ END_TEST
  * A data group left with less room than the next write (one 64 KiB
  * append) still holds an active zone.  With the device's active zones all
  * taken (superblock logs, system, metadata, the tree-log group, that data
- * group) the write must not fail with ENOSPC while zones are free: the
- * group is finished (its zone FULL, its tail unusable) and a new one is
- * opened.
+ * group) the write must not fail with ENOSPC while zones are free: its
+ * first 8 KiB fill the group to its capacity (the zone turns FULL with
+ * that write, no zone finish, nothing unusable) and the rest goes to a
+ * new group.
  */
-START_TEST(test_data_full_enough_group_is_finished_for_a_new_one)
+START_TEST(test_data_short_group_is_filled_then_a_new_one)
 {
 	struct zsim_config cfg = {
 		.nr_zones = 32, .zone_size = ZS, .seed = 11,
@@ -502,7 +503,7 @@ START_TEST(test_data_full_enough_group_is_finished_for_a_new_one)
 	struct zcow_file *f;
 	struct zcow_mount_opts mo = { 0 };
 	uint8_t *buf = malloc(ZS);
-	uint64_t before_finish;
+	uint64_t before_finish, i, nr_data = 0;
 	struct zdev_stats st0, st1;
 
 	ck_assert_int_eq(zsim_create(&cfg, &dev), 0);
@@ -523,7 +524,23 @@ START_TEST(test_data_full_enough_group_is_finished_for_a_new_one)
 	zcow_close(f);
 	zdev_get_stats(dev, &st1);
 	ck_assert_uint_eq(st1.cmds[ZDEV_CLASS_ZONE][ZDEV_OP_FINISH],
-			  before_finish + 1);
+			  before_finish);
+	ck_assert_int_eq(zcow_sync(fs), 0);
+	for (i = 0; i < fs->nr_bgs; i++) {
+		struct zcow_bg *bg = fs->bgs[i];
+		struct zdev_zone z;
+
+		if (!(bg->flags & ZCOW_BG_DATA))
+			continue;
+		nr_data++;
+		ck_assert_uint_eq(bg->zone_unusable, 0);
+		ck_assert_uint_eq(bg->used, bg->alloc_offset);
+		ck_assert_int_eq(zdev_report_zone(dev, bg->physical, &z), 0);
+		ck_assert_uint_eq(bg->alloc_offset,
+				  nr_data == 1 ? bg->capacity : MiB - 8192);
+		ck_assert_uint_eq(z.cond == ZDEV_COND_FULL, nr_data == 1);
+	}
+	ck_assert_uint_eq(nr_data, 2);
 	ck_assert_int_eq(zcow_check(fs, print_problem, NULL), 0);
 	fs = remount(fs, &mo);
 	ck_assert_int_eq(zcow_check(fs, print_problem, NULL), 0);
@@ -655,7 +672,7 @@ Suite *file_suite(void)
 	tcase_add_loop_test(tc, test_data_4_zones_4_writers, 0, 2);
 	tcase_add_test(tc, test_data_corrupt_block_is_eio);
 	tcase_add_test(tc, test_data_enospc_fill_delete_reuse);
-	tcase_add_test(tc, test_data_full_enough_group_is_finished_for_a_new_one);
+	tcase_add_test(tc, test_data_short_group_is_filled_then_a_new_one);
 	tcase_add_loop_test(tc, test_data_power_cut_keeps_every_fsynced_file,
 			    0, 6);
 	suite_add_tcase(s, tc);

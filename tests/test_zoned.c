@@ -2,15 +2,21 @@
 /*
  * The zoned space policy (core/zoned.c): the data slots keep their own
  * groups, data leaves the last free zones to metadata, the submission
- * mode follows the zone type and the mount.
+ * mode follows the zone type and the mount, and large writes are split at
+ * the end of a group so that every data zone is filled to its capacity.
  */
 #include <check.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "ctree.h"
 #include "files.h"
+#include "prng.h"
 #include "tests.h"
 #include "zcow.h"
 #include "zoned.h"
@@ -19,12 +25,16 @@
 #define MiB (1024ULL * 1024)
 #define ZS (4 * MiB)
 
-static struct zcow_fs *sim_fs(uint64_t nr_zones,
-			      const struct zcow_mount_opts *opts)
+static struct zcow_fs *sim_fs_conv(uint64_t nr_zones, uint64_t nr_conv,
+				   uint64_t zone_cap, uint64_t max_append,
+				   uint32_t max_active,
+				   const struct zcow_mount_opts *opts)
 {
 	struct zsim_config cfg = {
 		.nr_zones = nr_zones, .zone_size = ZS, .seed = 11,
-		.max_append = 64 * 1024,
+		.nr_conv = nr_conv,
+		.zone_capacity = zone_cap, .max_append = max_append,
+		.max_open = max_active, .max_active = max_active,
 	};
 	struct zcow_mkfs_opts mo = { .seed = 2 };
 	struct zdev *dev = NULL;
@@ -34,6 +44,20 @@ static struct zcow_fs *sim_fs(uint64_t nr_zones,
 	ck_assert_int_eq(zcow_mkfs(dev, &mo), 0);
 	ck_assert_int_eq(zcow_mount(dev, opts, &fs), 0);
 	return fs;
+}
+
+static struct zcow_fs *sim_fs_cap(uint64_t nr_zones, uint64_t zone_cap,
+				  uint64_t max_append, uint32_t max_active,
+				  const struct zcow_mount_opts *opts)
+{
+	return sim_fs_conv(nr_zones, 0, zone_cap, max_append, max_active,
+			   opts);
+}
+
+static struct zcow_fs *sim_fs(uint64_t nr_zones,
+			      const struct zcow_mount_opts *opts)
+{
+	return sim_fs_cap(nr_zones, 0, 64 * 1024, 0, opts);
 }
 
 static void sim_fs_close(struct zcow_fs *fs)
@@ -54,17 +78,18 @@ START_TEST(test_zoned_each_data_slot_keeps_its_own_group)
 	struct zcow_mount_opts mo = { .data_zones = 2 };
 	struct zcow_fs *fs = sim_fs(32, &mo);
 	struct zcow_bg *a, *b, *bg;
+	uint64_t len;
 
 	ck_assert_uint_eq(fs->files->data_zones, 2);
 	pthread_mutex_lock(&fs->files->lock);
-	ck_assert_int_eq(zcow_zoned_pick_data_bg(fs, 256, 4096, &a), 0);
-	ck_assert_int_eq(zcow_zoned_pick_data_bg(fs, 257, 4096, &b), 0);
+	ck_assert_int_eq(zcow_zoned_pick_data_bg(fs, 256, 4096, &a, &len), 0);
+	ck_assert_int_eq(zcow_zoned_pick_data_bg(fs, 257, 4096, &b, &len), 0);
 	ck_assert_ptr_ne(a, b);
 	ck_assert(a->flags & ZCOW_BG_DATA);
 	ck_assert(b->flags & ZCOW_BG_DATA);
-	ck_assert_int_eq(zcow_zoned_pick_data_bg(fs, 258, 4096, &bg), 0);
+	ck_assert_int_eq(zcow_zoned_pick_data_bg(fs, 258, 4096, &bg, &len), 0);
 	ck_assert_ptr_eq(bg, a);
-	ck_assert_int_eq(zcow_zoned_pick_data_bg(fs, 259, 4096, &bg), 0);
+	ck_assert_int_eq(zcow_zoned_pick_data_bg(fs, 259, 4096, &bg, &len), 0);
 	ck_assert_ptr_eq(bg, b);
 	/* Sequential zones, zone append on: data goes by Zone Append. */
 	ck_assert(zcow_zoned_use_append(fs, a));
@@ -79,9 +104,10 @@ START_TEST(test_zoned_no_zone_append_mount_writes_plain)
 	struct zcow_mount_opts mo = { .no_zone_append = true };
 	struct zcow_fs *fs = sim_fs(32, &mo);
 	struct zcow_bg *bg;
+	uint64_t len;
 
 	pthread_mutex_lock(&fs->files->lock);
-	ck_assert_int_eq(zcow_zoned_pick_data_bg(fs, 256, 4096, &bg), 0);
+	ck_assert_int_eq(zcow_zoned_pick_data_bg(fs, 256, 4096, &bg, &len), 0);
 	ck_assert(bg->is_seq);
 	ck_assert(!zcow_zoned_use_append(fs, bg));
 	pthread_mutex_unlock(&fs->files->lock);
@@ -120,6 +146,421 @@ START_TEST(test_zoned_data_leaves_the_last_two_free_zones_to_metadata)
 }
 END_TEST
 
+/* ---- large writes split at the end of a group ------------------------ */
+
+/* A zone capacity no write size divides: 3 MiB + 100 KiB of 4 MiB. */
+#define SPLIT_CAP (3 * MiB + 100 * 1024)
+#define SPLIT_APPEND (512 * 1024)
+
+static void print_problem(void *arg, const char *msg)
+{
+	(void)arg;
+	fprintf(stderr, "check: %s\n", msg);
+}
+
+static uint8_t split_byte(uint64_t file, uint64_t off)
+{
+	return (uint8_t)(zcow_mix64(file * 0x100000000ULL + off / 8) >> 56);
+}
+
+static void split_fill(uint8_t *buf, uint64_t file, uint64_t off,
+		       uint64_t len)
+{
+	uint64_t i;
+
+	for (i = 0; i < len; i++)
+		buf[i] = split_byte(file, off + i);
+}
+
+/* Write @len bytes of file @file's pattern at @off in @bs-byte writes. */
+static void split_write(struct zcow_file *f, uint64_t file, uint64_t off,
+			uint64_t len, uint64_t bs)
+{
+	uint8_t *buf = malloc(bs);
+	uint64_t pos, n;
+
+	ck_assert_ptr_nonnull(buf);
+	for (pos = off; pos < off + len; pos += n) {
+		n = off + len - pos < bs ? off + len - pos : bs;
+		split_fill(buf, file, pos, n);
+		ck_assert_int_eq(zcow_pwrite(f, buf, n, pos), (int64_t)n);
+	}
+	free(buf);
+}
+
+static void split_read_back(struct zcow_file *f, uint64_t file, uint64_t len)
+{
+	uint8_t *buf = malloc(len), *want = malloc(len);
+
+	ck_assert_ptr_nonnull(buf);
+	ck_assert_ptr_nonnull(want);
+	split_fill(want, file, 0, len);
+	ck_assert_int_eq(zcow_pread(f, buf, len, 0), (int64_t)len);
+	ck_assert(memcmp(buf, want, len) == 0);
+	free(buf);
+	free(want);
+}
+
+/* The file extents of @f, in file order: at most @max, returns how many. */
+static uint64_t split_extents(struct zcow_file *f, struct zcow_fext *v,
+			      uint64_t max)
+{
+	struct zcow_key start = { f->ino, ZCOW_EXTENT_DATA_KEY, 0 }, k;
+	struct zcow_tree_iter it;
+	const void *data;
+	uint32_t len;
+	uint64_t nr = 0;
+
+	pthread_mutex_lock(&f->fs->files->lock);
+	zcow_tree_iter_init(&it, f->tree, &start);
+	while (zcow_tree_iter_next(&it, &k, &data, &len) == 0 &&
+	       k.objectid == f->ino && k.type == ZCOW_EXTENT_DATA_KEY) {
+		ck_assert_uint_lt(nr, max);
+		ck_assert_int_eq(zcow_fext_decode(data, len, k.offset,
+						  &v[nr]), 0);
+		nr++;
+	}
+	pthread_mutex_unlock(&f->fs->files->lock);
+	return nr;
+}
+
+/*
+ * Every data group the fs finished is full by its writes to its capacity
+ * (the zone FULL, no zone finish command, used = capacity, zone_unusable
+ * only the capacity gap); the one still open has its write pointer at
+ * its allocation offset.  No extent crosses a group.  Returns the data
+ * bytes used.
+ */
+static uint64_t split_check_groups(struct zcow_fs *fs, uint64_t *nr_full_ret)
+{
+	struct zdev_stats st;
+	uint64_t i, used = 0, nr_full = 0;
+
+	zdev_get_stats(fs->dev, &st);
+	ck_assert_uint_eq(st.cmds[ZDEV_CLASS_ZONE][ZDEV_OP_FINISH], 0);
+	pthread_mutex_lock(&fs->files->lock);
+	for (i = 0; i < fs->nr_bgs; i++) {
+		struct zcow_bg *bg = fs->bgs[i];
+		struct zdev_zone z;
+
+		if (!(bg->flags & ZCOW_BG_DATA))
+			continue;
+		ck_assert_int_eq(zdev_report_zone(fs->dev, bg->physical, &z),
+				 0);
+		ck_assert_uint_eq(bg->capacity, z.capacity);
+		ck_assert_uint_eq(bg->reserved, 0);
+		ck_assert_uint_eq(bg->pinned, 0);
+		ck_assert_uint_eq(bg->zone_unusable, bg->length - bg->capacity);
+		ck_assert_uint_eq(bg->used, bg->alloc_offset);
+		if (!bg->is_seq) {	/* conventional: no write pointer */
+			nr_full += bg->alloc_offset == bg->capacity;
+		} else if (bg->alloc_offset == bg->capacity) {
+			ck_assert_uint_eq(z.cond, ZDEV_COND_FULL);
+			nr_full++;
+		} else {
+			ck_assert_uint_ne(z.cond, ZDEV_COND_FULL);
+			ck_assert_uint_eq(z.wp, z.start + bg->alloc_offset);
+		}
+		used += bg->used;
+	}
+	pthread_mutex_unlock(&fs->files->lock);
+	*nr_full_ret = nr_full;
+	return used;
+}
+
+/* Each extent lies in one data group (an extent never crosses one). */
+static void split_check_extents_in_groups(struct zcow_fs *fs,
+					  const struct zcow_fext *v,
+					  uint64_t nr)
+{
+	uint64_t i;
+
+	pthread_mutex_lock(&fs->files->lock);
+	for (i = 0; i < nr; i++) {
+		struct zcow_bg *bg = zcow_bg_lookup(fs, v[i].disk_bytenr);
+
+		ck_assert_ptr_nonnull(bg);
+		ck_assert(bg->flags & ZCOW_BG_DATA);
+		ck_assert_uint_le(v[i].disk_bytenr + v[i].disk_num_bytes,
+				  bg->start + bg->capacity);
+		ck_assert_uint_eq(v[i].num_bytes, v[i].disk_num_bytes);
+		ck_assert_uint_eq(v[i].offset, 0);
+	}
+	pthread_mutex_unlock(&fs->files->lock);
+}
+
+/*
+ * One file, 60 KiB then 24 MiB in 1 MiB writes, zone capacity 3 MiB +
+ * 100 KiB: the pieces (max_extent) do not divide the capacity.  Each zone
+ * is filled to its capacity, a piece that crosses it split in two extents
+ * (the model below gives every extent's length), the file reads back,
+ * the checker is clean before and after a remount.  _i = 0: zone append;
+ * 1: zone_append=off (plain writes at the write pointer); 2: conventional
+ * zones (emulated, capacity = zone size; plain writes anywhere).
+ */
+START_TEST(test_zoned_large_write_splits_at_group_end)
+{
+	struct zcow_mount_opts mo = { .no_zone_append = _i == 1 };
+	struct zcow_fs *fs = sim_fs_conv(32, _i == 2 ? 32 : 0, SPLIT_CAP,
+					 SPLIT_APPEND, 0, &mo);
+	const uint64_t first = 60 * 1024, total = first + 24 * MiB;
+	const uint64_t cap = _i == 2 ? ZS : SPLIT_CAP;
+	struct zcow_fext v[64];
+	uint64_t max = fs->files->max_extent, room = cap, pos, nr, i;
+	uint64_t nr_full, want_lens[64], nr_want = 0;
+	struct zcow_file *f;
+	struct zdev *dev;
+
+	ck_assert_uint_eq(max, _i == 1 ? MiB : SPLIT_APPEND);
+	ck_assert_int_eq(zcow_create(fs, "/big", &f), 0);
+	split_write(f, 1, 0, first, first);
+	split_write(f, 1, first, total - first, MiB);
+	/* The model: pieces of max_extent (the first write one of its
+	 * own), each split where a group ends. */
+	for (pos = 0; pos < total;) {
+		uint64_t piece = pos ? (total - pos < max ? total - pos : max) :
+				       first;
+
+		pos += piece;
+		while (piece) {
+			uint64_t part = piece < room ? piece : room;
+
+			want_lens[nr_want++] = part;
+			piece -= part;
+			room -= part;
+			if (!room)
+				room = cap;
+		}
+	}
+	nr = split_extents(f, v, 64);
+	ck_assert_uint_eq(nr, nr_want);
+	for (i = 0, pos = 0; i < nr; pos += v[i].num_bytes, i++) {
+		ck_assert_uint_eq(v[i].file_off, pos);
+		ck_assert_uint_eq(v[i].num_bytes, want_lens[i]);
+	}
+	split_check_extents_in_groups(fs, v, nr);
+	ck_assert_uint_eq(split_check_groups(fs, &nr_full), total);
+	ck_assert_uint_eq(nr_full, total / cap);
+	split_read_back(f, 1, total);
+	zcow_close(f);
+	ck_assert_int_eq(zcow_check(fs, print_problem, NULL), 0);
+	dev = fs->dev;
+	ck_assert_int_eq(zcow_unmount(fs), 0);
+	ck_assert_int_eq(zcow_mount(dev, &mo, &fs), 0);
+	ck_assert_int_eq(zcow_check(fs, print_problem, NULL), 0);
+	ck_assert_uint_eq(split_check_groups(fs, &nr_full), total);
+	ck_assert_uint_eq(nr_full, total / cap);
+	ck_assert_int_eq(zcow_open(fs, "/big", O_RDONLY, &f), 0);
+	split_read_back(f, 1, total);
+	zcow_close(f);
+	sim_fs_close(fs);
+}
+END_TEST
+
+/*
+ * A write that ends exactly at the capacity is not split: 100 KiB, then
+ * 3 MiB (pieces of max_extent) fill the group's 3 MiB + 100 KiB; its zone
+ * is FULL by the last write (no finish), and the next write opens a new
+ * group.
+ */
+START_TEST(test_zoned_write_filling_zone_exactly_not_split)
+{
+	struct zcow_mount_opts mo = { .no_zone_append = _i == 1 };
+	struct zcow_fs *fs = sim_fs_cap(32, SPLIT_CAP, SPLIT_APPEND, 0, &mo);
+	const uint64_t first = SPLIT_CAP - 6 * SPLIT_APPEND;
+	struct zcow_fext v[16];
+	uint64_t nr, nr_full, i;
+	struct zcow_bg *a, *b;
+	struct zcow_file *f;
+
+	ck_assert_int_eq(zcow_create(fs, "/exact", &f), 0);
+	split_write(f, 2, 0, first, first);
+	split_write(f, 2, first, 6 * SPLIT_APPEND, 6 * SPLIT_APPEND);
+	nr = split_extents(f, v, 16);
+	ck_assert_uint_eq(nr, _i == 1 ? 4 : 7);
+	ck_assert_uint_eq(v[0].num_bytes, first);
+	for (i = 1; i < nr; i++)	/* pieces of max_extent, none split */
+		ck_assert_uint_eq(v[i].num_bytes, fs->files->max_extent);
+	ck_assert_uint_eq(split_check_groups(fs, &nr_full), SPLIT_CAP);
+	ck_assert_uint_eq(nr_full, 1);
+	pthread_mutex_lock(&fs->files->lock);
+	a = zcow_bg_lookup(fs, v[0].disk_bytenr);
+	ck_assert_uint_eq(a->alloc_offset, a->capacity);
+	pthread_mutex_unlock(&fs->files->lock);
+	split_write(f, 2, SPLIT_CAP, 4096, 4096);
+	nr = split_extents(f, v, 16);
+	pthread_mutex_lock(&fs->files->lock);
+	b = zcow_bg_lookup(fs, v[nr - 1].disk_bytenr);
+	ck_assert_ptr_ne(a, b);
+	ck_assert_uint_eq(b->alloc_offset, 4096);
+	pthread_mutex_unlock(&fs->files->lock);
+	split_read_back(f, 2, SPLIT_CAP + 4096);
+	zcow_close(f);
+	ck_assert_int_eq(zcow_check(fs, print_problem, NULL), 0);
+	sim_fs_close(fs);
+}
+END_TEST
+
+#define SPLIT_THREADS 16
+#define SPLIT_FILE (3 * MiB)
+
+struct split_job {
+	struct zcow_fs *fs;
+	uint64_t id;
+};
+
+static void *split_thread(void *arg)
+{
+	struct split_job *j = arg;
+	struct zcow_file *f;
+	char path[32];
+	uint8_t *buf = malloc(768 * 1024);
+	uint64_t pos, n;
+	int err;
+
+	snprintf(path, sizeof(path), "/t%llu", (unsigned long long)j->id);
+	err = buf ? zcow_create(j->fs, path, &f) : -ENOMEM;
+	/* 768 KiB writes: pieces of 512 and 256 KiB, all sizes at once. */
+	for (pos = 0; !err && pos < SPLIT_FILE; pos += n) {
+		n = SPLIT_FILE - pos < 768 * 1024 ? SPLIT_FILE - pos :
+						    768 * 1024;
+		split_fill(buf, 100 + j->id, pos, n);
+		err = zcow_pwrite(f, buf, n, pos) == (int64_t)n ? 0 : -EIO;
+	}
+	if (!err)
+		zcow_close(f);
+	free(buf);
+	return err ? (void *)1 : NULL;
+}
+
+/*
+ * 16 threads write 3 MiB files each in 768 KiB writes on 4 data slots:
+ * zone appends land in the order the device picks, reservations end at
+ * the capacity while other appends are in flight.  Every finished zone
+ * is full to its capacity, no extent crosses a group, every file reads
+ * back, the checker is clean.  _i & 1: zone_append=off; _i & 2: the
+ * device allows 10 active (and open) zones, so the 4 data slots take
+ * all it leaves to data: a zone allocated full holds its active zone
+ * until its last write lands, and a new group must wait for that (the
+ * device refuses a write that would open one zone too many).
+ */
+START_TEST(test_zoned_split_from_16_threads_fills_zones)
+{
+	struct zcow_mount_opts mo = { .data_zones = 4,
+				      .no_zone_append = _i & 1 };
+	struct zcow_fs *fs = sim_fs_cap(32, SPLIT_CAP, SPLIT_APPEND,
+					_i & 2 ? 10 : 0, &mo);
+	struct split_job jobs[SPLIT_THREADS];
+	pthread_t th[SPLIT_THREADS];
+	struct zcow_fext v[64];
+	uint64_t i, nr, nr_full, sum;
+	struct zcow_file *f;
+	char path[32];
+	void *rv;
+
+	/* _i & 2: the 4 slots are what the device's limit leaves to data */
+	ck_assert_uint_eq(fs->files->data_zones, 4);
+	pthread_mutex_lock(&fs->files->lock);
+	ck_assert_uint_eq(zcow_zoned_data_zones(fs, 5, true), _i & 2 ? 4 : 5);
+	pthread_mutex_unlock(&fs->files->lock);
+	for (i = 0; i < SPLIT_THREADS; i++) {
+		jobs[i].fs = fs;
+		jobs[i].id = i;
+		ck_assert_int_eq(pthread_create(&th[i], NULL, split_thread,
+						&jobs[i]), 0);
+	}
+	for (i = 0; i < SPLIT_THREADS; i++) {
+		ck_assert_int_eq(pthread_join(th[i], &rv), 0);
+		ck_assert_ptr_null(rv);
+	}
+	ck_assert_int_eq(zcow_sync(fs), 0);
+	ck_assert_uint_eq(split_check_groups(fs, &nr_full),
+			  SPLIT_THREADS * SPLIT_FILE);
+	/* The open groups (at most the 4 slots') hold the rest. */
+	ck_assert_uint_ge(nr_full, SPLIT_THREADS * SPLIT_FILE / SPLIT_CAP - 4);
+	for (i = 0; i < SPLIT_THREADS; i++) {
+		snprintf(path, sizeof(path), "/t%llu", (unsigned long long)i);
+		ck_assert_int_eq(zcow_open(fs, path, O_RDONLY, &f), 0);
+		nr = split_extents(f, v, 64);
+		split_check_extents_in_groups(fs, v, nr);
+		for (sum = 0; nr; nr--)
+			sum += v[nr - 1].num_bytes;
+		ck_assert_uint_eq(sum, SPLIT_FILE);
+		split_read_back(f, 100 + i, SPLIT_FILE);
+		zcow_close(f);
+	}
+	ck_assert_int_eq(zcow_check(fs, print_problem, NULL), 0);
+	sim_fs_close(fs);
+}
+END_TEST
+
+struct wait_job {
+	struct zcow_fs *fs;
+	struct zcow_bg *bg;	/* its reservation is given back */
+	uint64_t logical, len;
+	bool released;
+};
+
+static void *release_later(void *arg)
+{
+	struct wait_job *j = arg;
+	struct zcow_files *fl = j->fs->files;
+
+	usleep(100 * 1000);
+	pthread_mutex_lock(&fl->lock);
+	zcow_bg_release(j->fs, j->logical, j->len, true);
+	j->released = true;
+	pthread_cond_broadcast(&fl->cond);
+	pthread_mutex_unlock(&fl->lock);
+	return NULL;
+}
+
+/*
+ * The device leaves 4 active zones to data and 4 groups are allocated to
+ * their capacity with writes in flight: their zones are still active, so
+ * a pick opens no fifth group but waits until one's writes are done, then
+ * opens one (deterministic: the writes in flight are reservations given
+ * back by another thread).
+ */
+START_TEST(test_zoned_pick_waits_for_full_groups_writes)
+{
+	struct zcow_mount_opts mo = { .data_zones = 4 };
+	struct zcow_fs *fs = sim_fs_cap(32, SPLIT_CAP, SPLIT_APPEND, 10, &mo);
+	struct zcow_files *fl = fs->files;
+	struct zcow_bg *bg[4], *nb;
+	uint64_t logical[4], len, i;
+	struct wait_job job = { .fs = fs };
+	pthread_t th;
+
+	ck_assert_uint_eq(fl->data_zones, 4);
+	pthread_mutex_lock(&fl->lock);
+	for (i = 0; i < 4; i++) {
+		ck_assert_int_eq(zcow_zoned_pick_data_bg(fs, 256 + i, 8 * MiB,
+							 &bg[i], &len), 0);
+		ck_assert_uint_eq(len, bg[i]->capacity);
+		ck_assert_int_eq(zcow_bg_reserve_in(fs, bg[i], len,
+						    &logical[i]), 0);
+	}
+	job.bg = bg[2];
+	job.logical = logical[2];
+	job.len = bg[2]->capacity;
+	ck_assert_int_eq(pthread_create(&th, NULL, release_later, &job), 0);
+	ck_assert_int_eq(zcow_zoned_pick_data_bg(fs, 256, 4096, &nb, &len),
+			 0);
+	ck_assert(job.released);
+	for (i = 0; i < 4; i++)
+		ck_assert_ptr_ne(nb, bg[i]);
+	ck_assert_uint_eq(len, 4096);
+	for (i = 0; i < 4; i++)
+		if (i != 2)
+			zcow_bg_release(fs, logical[i], bg[i]->capacity,
+					true);
+	pthread_mutex_unlock(&fl->lock);
+	ck_assert_int_eq(pthread_join(th, NULL), 0);
+	sim_fs_close(fs);
+}
+END_TEST
+
 Suite *zoned_suite(void)
 {
 	Suite *s = suite_create("zoned_suite");
@@ -130,6 +571,14 @@ Suite *zoned_suite(void)
 	tcase_add_test(tc, test_zoned_no_zone_append_mount_writes_plain);
 	tcase_add_test(tc,
 		       test_zoned_data_leaves_the_last_two_free_zones_to_metadata);
+	tcase_add_loop_test(tc, test_zoned_large_write_splits_at_group_end,
+			    0, 3);
+	tcase_add_loop_test(tc,
+			    test_zoned_write_filling_zone_exactly_not_split,
+			    0, 2);
+	tcase_add_loop_test(tc, test_zoned_split_from_16_threads_fills_zones,
+			    0, 4);
+	tcase_add_test(tc, test_zoned_pick_waits_for_full_groups_writes);
 	suite_add_tcase(s, tc);
 	return s;
 }
