@@ -132,16 +132,11 @@ int zrun_settings_apply(struct zrun_settings *set, const struct zfio_kv *kv,
 			return bad(err, len, kv, "not a number in "
 				   "0..18446744073709551615");
 	} else if (!strcmp(k, "crash")) {
-		struct zsim_cut cut;
-
-		if (zsim_parse_cut(v, &cut))
-			return bad(err, len, kv,
-				   "not a crash point (docs: zsim_parse_cut)");
-		if (set->nr_crash >= ZRUN_MAX_CRASH ||
-		    strlen(v) >= sizeof(set->crash[0]))
-			return bad(err, len, kv, "too many or too long");
-		snprintf(set->crash[set->nr_crash++], sizeof(set->crash[0]),
-			 "%.63s", v);
+		/* zcow run never cuts power: a crash point only a campaign
+		 * (zcow crash, a [crash] section) would honour is refused,
+		 * not recorded and ignored. */
+		return bad(err, len, kv, "cut only by zcow crash (a [crash] "
+			   "section, docs/crash.md), never by zcow run");
 	} else if (!strcmp(k, "results")) {
 		if (strlen(v) >= sizeof(set->results))
 			return bad(err, len, kv, "too long");

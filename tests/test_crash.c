@@ -387,6 +387,14 @@ START_TEST(test_scenario_unknown_zcow_key_refused_naming_file_line)
 			     "section: a crash campaign, run it with zcow crash"),
 		      "stderr: %s", err);
 	free(out);
+	free(err);	/* a crash point in zcow run would be ignored: refused instead */
+	ck_assert_int_eq(zcow_test_run(&out, &err, "run",
+				       "configs/raw-randwrite-4k.scenario",
+				       "--set", "crash=persist=5", "--results",
+				       "/tmp/zcrash-no-results", NULL), 1);
+	ck_assert_msg(strstr(err, "option 'crash': cut only by zcow crash"),
+		      "stderr: %s", err);
+	free(out);
 	free(err);
 }
 END_TEST
