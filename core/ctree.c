@@ -744,14 +744,14 @@ static int node_slot(const struct zcow_cnode *node, const struct zcow_key *key,
  * Make @node (at @slot of @parent, or the root if @parent is NULL) safe to
  * modify: a node not dirty in this transaction moves to a new address.
  */
-static int cow(struct zcow_tree *tree, struct zcow_cnode *node,
-	       struct zcow_cnode *parent, int slot)
+static int cow_node(struct zcow_tree *tree, struct zcow_cnode *node,
+		    struct zcow_cnode *parent, int slot, bool is_forced)
 {
 	uint64_t bytenr = ZCOW_NO_ROOT, old_bytenr = node->bytenr;
 	uint64_t old_gen = node->gen;
 	int ret;
 
-	if (node->is_dirty && node->gen == tree->transid)
+	if (node->is_dirty && node->gen == tree->transid && !is_forced)
 		return 0;
 	ret = tree->store->alloc(tree->store->arg, tree->owner, node->level,
 				 &bytenr);
@@ -778,6 +778,12 @@ static int cow(struct zcow_tree *tree, struct zcow_cnode *node,
 	}
 	drop_ref(tree, old_bytenr, old_gen);
 	return 0;
+}
+
+static int cow(struct zcow_tree *tree, struct zcow_cnode *node,
+	       struct zcow_cnode *parent, int slot)
+{
+	return cow_node(tree, node, parent, slot, false);
 }
 
 int zcow_tree_cow_root(struct zcow_tree *tree)
@@ -1728,6 +1734,94 @@ int zcow_tree_iter_prev(struct zcow_tree_iter *iter, struct zcow_key *key_ret,
 			const void **data_ret, uint32_t *len_ret)
 {
 	return iter_step(iter, -1, key_ret, data_ret, len_ret);
+}
+
+/* ---- relocation ------------------------------------------------------- */
+
+struct reloc_walk {
+	struct zcow_tree *tree;
+	uint64_t lo, hi;
+	uint64_t nr_moved;
+	struct path path;	/* the ancestors of the node visited */
+};
+
+static bool is_in(const struct reloc_walk *w, uint64_t bytenr)
+{
+	return bytenr >= w->lo && bytenr < w->hi;
+}
+
+/*
+ * Move the node at @level of w->path to a new address: its ancestors
+ * first become writable, top-down (a parent must be dirty before its
+ * pointer to the child changes), then the node itself moves, also when it
+ * is dirty in this transaction already.
+ */
+static int reloc_move(struct reloc_walk *w, int level)
+{
+	struct zcow_tree *tree = w->tree;
+	int lvl, ret = 0;
+
+	for (lvl = tree->root_level; !ret && lvl >= level; lvl--) {
+		bool is_root = lvl == tree->root_level;
+
+		ret = cow_node(tree, w->path.nodes[lvl],
+			       is_root ? NULL : w->path.nodes[lvl + 1],
+			       is_root ? 0 : w->path.slots[lvl + 1],
+			       lvl == level);
+	}
+	if (!ret)
+		w->nr_moved++;
+	return ret;
+}
+
+/* Pre-order: @node (at its level, in w->path) and every node below it. */
+static int reloc_visit(struct reloc_walk *w, struct zcow_cnode *node)
+{
+	int level = node->level;
+	uint32_t i;
+	int ret;
+
+	w->path.nodes[level] = node;
+	if (is_in(w, node->bytenr)) {
+		ret = reloc_move(w, level);
+		if (ret)
+			return ret;
+	}
+	for (i = 0; level > 0 && i < node->nr; i++) {
+		struct centry *e = &node->e[i];
+		struct zcow_cnode *child;
+
+		/* A leaf is read only when it must move. */
+		if (level == 1 && !is_in(w, e->bytenr))
+			continue;
+		ret = get_node(w->tree, e->bytenr, level - 1, e->gen, &e->key,
+			       &child);
+		if (ret)
+			return ret;
+		w->path.slots[level] = (int)i;
+		ret = reloc_visit(w, child);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+int zcow_tree_relocate(struct zcow_tree *tree, uint64_t lo, uint64_t hi,
+		       uint64_t *nr_moved_ret)
+{
+	struct reloc_walk w = { .tree = tree, .lo = lo, .hi = hi };
+	struct zcow_cnode *root;
+	int ret = 0;
+
+	if (tree->root_bytenr != ZCOW_NO_ROOT) {
+		ret = get_node(tree, tree->root_bytenr, tree->root_level,
+			       tree->root_gen, NULL, &root);
+		if (!ret)
+			ret = reloc_visit(&w, root);
+	}
+	if (nr_moved_ret)
+		*nr_moved_ret = w.nr_moved;
+	return ret;
 }
 
 /* Nodes below @node (itself included): internal nodes are read, leaves

@@ -326,6 +326,18 @@ int zcow_tree_iter_prev(struct zcow_tree_iter *iter, struct zcow_key *key_ret,
 			const void **data_ret, uint32_t *len_ret);
 
 /*
+ * Relocation: give every node of the tree whose address lies in [@lo,
+ * @hi) a new address from the store (copy-on-write, also for a node
+ * already dirty in this transaction), its ancestors made writable on the
+ * way; the old addresses are dropped (free callback).  Internal nodes are
+ * read, leaves only when they move.  *@nr_moved_ret (may be NULL): nodes
+ * moved.  Returns 0, the store's alloc errno, or a read error; on an
+ * error the nodes moved so far stay moved (the tree is consistent).
+ */
+int zcow_tree_relocate(struct zcow_tree *tree, uint64_t lo, uint64_t hi,
+		       uint64_t *nr_moved_ret);
+
+/*
  * Number of nodes (leaves and internal nodes) of the tree as it stands in
  * memory.  The first call reads the internal nodes (not the leaves); later
  * calls follow the node allocations and frees.  Returns the count or

@@ -52,6 +52,7 @@
 #include "files.h"
 #include "grow.h"
 #include "zlog.h"
+#include "reclaim.h"
 #include "zoned.h"
 
 #define TAG "files"
@@ -479,9 +480,16 @@ int zcow_meta_reserve_locked(struct zcow_fs *fs, uint64_t nodes,
 	 * shrinks) and turns freed space into whole unusable groups that
 	 * are reset.  Only when there is something to commit.
 	 */
-	if (!is_txn_dirty(fs) && !zcow_zoned_has_reclaimable(fs))
-		return -ENOSPC;
-	err = zcow_files_commit_locked(fs);
+	if (is_txn_dirty(fs) || zcow_zoned_has_reclaimable(fs)) {
+		err = zcow_files_commit_locked(fs);
+		if (err)
+			return err;
+		err = zcow_meta_check(fs, nodes, may_use_global);
+		if (err != -ENOSPC)
+			return err;
+	}
+	/* Relocation empties groups whose zones can then be reset. */
+	err = zcow_reclaim_locked(fs, ZCOW_RECLAIM_SHORT);
 	if (err)
 		return err;
 	return zcow_meta_check(fs, nodes, may_use_global);

@@ -16,6 +16,7 @@
 
 #include "files.h"
 #include "prng.h"
+#include "reclaim.h"
 #include "zlog.h"
 
 #define TAG "fs"
@@ -573,6 +574,10 @@ int zcow_fs_info(struct zcow_fs *fs, struct zcow_fs_info *info)
 					       0;
 	}
 	info->commits = fs->cstats;
+	info->reclaim = fs->files ? fs->reclaim : ZCOW_RECLAIM_OFF;
+	info->reclaim_threshold = fs->reclaim_threshold;
+	info->reclaimable = zcow_reclaimable(fs);
+	info->reclaim_stats = fs->rstats;
 	for (t = 0; t < ZCOW_NR_SPACE; t++) {
 		struct zcow_fs_space *s = &info->space[t];
 

@@ -83,6 +83,21 @@ struct zcow_fs {
 	/* Start of the dedicated tree-log block group, 0 = none yet (seed
 	 * 010): log nodes are allocated only there, nothing else is. */
 	uint64_t treelog_bg;
+
+	/* Reclaim (core/reclaim.h). */
+	int reclaim;			/* enum zcow_reclaim, never DEFAULT */
+	uint32_t reclaim_threshold;	/* percent */
+	/* The dedicated data relocation group (btrfs's data_reloc_bg): only
+	 * relocated data goes there; 0 = none (then one free zone is held
+	 * back for it while reclaim is on). */
+	uint64_t reloc_bg;
+	bool in_reclaim;		/* a pass runs: no nested pass */
+	/* A pass found nothing to do in this state: (generation, bytes
+	 * freed) when it looked; no new look until one changes. */
+	uint64_t reclaim_idle_gen, reclaim_idle_freed;
+	uint64_t freed_bytes;		/* pinned since mount (bytes) */
+	uint64_t alloc_clock;		/* bytes reserved since mount */
+	struct zcow_reclaim_stats rstats;
 };
 
 /* The trees of a file system, in a fixed order (root tree first). */

@@ -18,6 +18,7 @@
 #include "csum.h"
 #include "files.h"
 #include "grow.h"
+#include "reclaim.h"
 #include "zlog.h"
 #include "zoned.h"
 
@@ -1096,6 +1097,15 @@ int zcow_files_mount(struct zcow_fs *fs, const struct zcow_mount_opts *opts)
 	int i;
 	int err;
 
+	if (opts && (opts->reclaim < ZCOW_RECLAIM_DEFAULT ||
+		     opts->reclaim > ZCOW_RECLAIM_COST_BENEFIT ||
+		     (opts->reclaim_threshold &&
+		      (opts->reclaim_threshold < 51 ||
+		       opts->reclaim_threshold > 100)))) {
+		zlog_err(TAG, "reclaim policy %d / threshold %u: unknown",
+			 opts->reclaim, opts->reclaim_threshold);
+		return -EINVAL;
+	}
 	fl = calloc(1, sizeof(*fl));
 	if (!fl)
 		return -ENOMEM;
@@ -1111,6 +1121,8 @@ int zcow_files_mount(struct zcow_fs *fs, const struct zcow_mount_opts *opts)
 				 fs->dev->info.max_append % ZCOW_SECTORSIZE;
 	fl->commit_bytes = opts && opts->commit_bytes ? opts->commit_bytes :
 							256ULL << 20;
+	zcow_reclaim_init(fs, opts ? opts->reclaim : 0,
+			  opts ? opts->reclaim_threshold : 0);
 	fl->data_zones = zcow_zoned_data_zones(fs,
 					       opts ? opts->data_zones : 0,
 					       !(opts && opts->no_treelog));
@@ -1194,6 +1206,25 @@ int zcow_mount_opts_parse(const char *s, struct zcow_mount_opts *opts)
 				return -EINVAL;
 			}
 			opts->data_zones = (uint32_t)n;
+		} else if (!strcmp(key, "reclaim")) {
+			int p = zcow_reclaim_parse(val);
+
+			if (p < 0) {
+				zlog_err(TAG, "mount option reclaim=%s: need off, threshold, greedy or cost-benefit",
+					 val);
+				return -EINVAL;
+			}
+			opts->reclaim = p;
+		} else if (!strcmp(key, "reclaim_threshold")) {
+			char *end;
+			unsigned long n = strtoul(val, &end, 10);
+
+			if (!*val || *end || n < 51 || n > 100) {
+				zlog_err(TAG, "mount option reclaim_threshold=%s: need a percentage in 51..100",
+					 val);
+				return -EINVAL;
+			}
+			opts->reclaim_threshold = (uint32_t)n;
 		} else if (!strcmp(key, "nodatacow") ||
 			   !strcmp(key, "nodatasum")) {
 			zlog_err(TAG, "mount option %s refused: zoned file systems write data copy-on-write with checksums only (no in-place overwrite)",

@@ -42,6 +42,7 @@
 #include "grow.h"
 #include "le.h"
 #include "fs.h"
+#include "reclaim.h"
 #include "zlog.h"
 
 #define TAG "txn"
@@ -193,6 +194,49 @@ int zcow_tree_put(struct zcow_tree *tree, const struct zcow_key *key,
 	return ret;
 }
 
+/*
+ * A snapshot tree changes only when relocation moves its nodes or the
+ * data extents it references: its root item keeps every field (the
+ * read-only flag, the ids) but the root's address, level and generation.
+ */
+static int sync_snapshot_root_items(struct zcow_fs *fs, bool *changed_ret)
+{
+	uint8_t item[ROOT_ITEM_SIZE];
+	struct zcow_key key;
+	uint64_t i, bytenr, gen;
+	uint32_t size;
+	int level, ret;
+
+	for (i = 0; i < zcow_files_nr_trees(fs); i++) {
+		struct zcow_tree *tree = zcow_files_tree_nr(fs, i);
+
+		if (!tree)
+			continue;
+		zcow_tree_root(tree, &bytenr, &level, &gen);
+		key.objectid = tree->owner;
+		key.type = ZCOW_ROOT_ITEM_KEY;
+		key.offset = 0;
+		ret = zcow_tree_search(&fs->root_tree, &key, item,
+				       sizeof(item), &size);
+		if (ret)
+			return ret;
+		if (size != ROOT_ITEM_SIZE)
+			return -EUCLEAN;
+		if (get64(item + 176) == bytenr && item[238] == level &&
+		    get64(item + 160) == gen)
+			continue;
+		put64(item + 160, gen);
+		put64(item + 176, bytenr);
+		item[238] = (uint8_t)level;
+		put64(item + 239, gen);
+		ret = zcow_tree_update(&fs->root_tree, &key, item, size);
+		if (ret)
+			return ret;
+		*changed_ret = true;
+	}
+	return 0;
+}
+
 /* Make the root items match the trees' roots; *changed_ret when written. */
 static int sync_root_items(struct zcow_fs *fs, bool *changed_ret)
 {
@@ -224,7 +268,7 @@ static int sync_root_items(struct zcow_fs *fs, bool *changed_ret)
 			return ret;
 		*changed_ret = true;
 	}
-	return 0;
+	return sync_snapshot_root_items(fs, changed_ret);
 }
 
 static void encode_bg_item(uint8_t *buf, const struct zcow_bg *bg)
@@ -850,6 +894,10 @@ static void commit_reset_removed(struct zcow_fs *fs)
 		if (ret)
 			zlog_warn(TAG, "reset of removed block group %" PRIu64 " failed: %d (reset at reuse)",
 				  bg->start, ret);
+		else
+			fs->rstats.zones_reset++;
+		if (fs->reloc_bg == bg->start)
+			fs->reloc_bg = 0;
 		zcow_bg_remove(fs, bg);
 	}
 }
@@ -925,7 +973,7 @@ int zcow_files_commit_locked(struct zcow_fs *fs)
 		if (!removing)
 			break;
 	}
-	return 0;
+	return zcow_reclaim_locked(fs, ZCOW_RECLAIM_AT_COMMIT);
 }
 
 

@@ -354,7 +354,7 @@ int zcow_bg_reserve(struct zcow_fs *fs, uint64_t flags, uint64_t len,
 		struct zcow_bg *b = fs->bgs[i];
 
 		if ((b->flags & ZCOW_BG_TYPE_MASK) != flags || b->is_ro ||
-		    b->is_removing || b->is_deleted ||
+		    b->is_removing || b->is_deleted || b->is_relocating ||
 		    b->start == fs->treelog_bg)
 			continue;
 		if (b->alloc_offset + len <= b->capacity) {
@@ -400,7 +400,8 @@ void zcow_bg_unusable_to_used(struct zcow_fs *fs, uint64_t logical,
 bool zcow_bg_has_room(const struct zcow_bg *bg, uint64_t flags, uint64_t len)
 {
 	return bg && (bg->flags & ZCOW_BG_TYPE_MASK) == flags && !bg->is_ro &&
-	       !bg->is_removing && !bg->is_deleted &&
+	       !bg->is_removing && !bg->is_deleted && !bg->is_relocating &&
+	       !bg->is_data_reloc &&
 	       bg->alloc_offset + len <= bg->capacity;
 }
 
@@ -410,12 +411,14 @@ int zcow_bg_reserve_in(struct zcow_fs *fs, struct zcow_bg *bg, uint64_t len,
 	if (fs->read_only)
 		return -EROFS;
 	if (bg->is_ro || bg->is_removing || bg->is_deleted ||
-	    bg->alloc_offset + len > bg->capacity)
+	    bg->is_relocating || bg->alloc_offset + len > bg->capacity)
 		return -ENOSPC;
 	/* Strictly sequential: the only place space is handed out. */
 	*logical_ret = bg->start + bg->alloc_offset;
 	bg->alloc_offset += len;
 	bg->reserved += len;
+	fs->alloc_clock += len;
+	bg->last_alloc = fs->alloc_clock;
 	return 0;
 }
 
@@ -461,6 +464,7 @@ void zcow_bg_pin(struct zcow_fs *fs, uint64_t logical, uint64_t len)
 		return;
 	bg->used -= len;
 	bg->pinned += len;
+	fs->freed_bytes += len;
 }
 
 bool zcow_bg_is_all_unusable(const struct zcow_bg *bg)

@@ -89,6 +89,9 @@ struct zcow_bg {
 	bool is_new;		/* created in this transaction: no items yet */
 	bool is_removing;	/* all unusable: items go at the next commit */
 	bool is_deleted;	/* items deleted: zones reset after the commit */
+	bool is_relocating;	/* being emptied: nothing is allocated in it */
+	bool is_data_reloc;	/* the data relocation group (fs->reloc_bg) */
+	uint64_t last_alloc;	/* fs->alloc_clock at its last reservation */
 };
 
 /* Sums over the block groups of one type (`zcow df`). */

@@ -10,6 +10,7 @@
 #include <inttypes.h>
 
 #include "files.h"
+#include "reclaim.h"
 #include "zlog.h"
 
 #define TAG "zoned"
@@ -57,6 +58,10 @@ int zcow_meta_room(struct zcow_fs *fs, uint64_t *bytes_ret)
 		return ret;
 	if (sys_held)
 		free_z = free_z ? free_z - 1 : 0;
+	/* The zone held for the data relocation group (core/reclaim.h). */
+	free_z -= free_z < zcow_reclaim_held_zones(fs) ?
+			  free_z :
+			  zcow_reclaim_held_zones(fs);
 	*bytes_ret = room + free_z * zcow_zoned_zone_room(fs);
 	return 0;
 }
@@ -108,8 +113,30 @@ bool zcow_zoned_has_reclaimable(struct zcow_fs *fs)
  */
 static bool data_may_take_zone(struct zcow_fs *fs)
 {
-	return zcow_zoned_nr_free_zones(fs) > META_RESERVE_ZONES &&
+	return zcow_zoned_nr_free_zones(fs) >
+		       META_RESERVE_ZONES + zcow_reclaim_held_zones(fs) &&
 	       zcow_meta_may_give(fs, zcow_zoned_zone_room(fs));
+}
+
+uint64_t zcow_zoned_reloc_zones(struct zcow_fs *fs)
+{
+	uint64_t free_z = zcow_zoned_nr_free_zones(fs);
+	uint64_t keep = META_RESERVE_ZONES + 1;
+
+	if (!zcow_zoned_reloc_may_take_zone(fs))
+		return 0;
+	return free_z > keep ? free_z - keep :
+			       (zcow_reclaim_held_zones(fs) ? 1 : 0);
+}
+
+bool zcow_zoned_reloc_may_take_zone(struct zcow_fs *fs)
+{
+	if (fs->reclaim == ZCOW_RECLAIM_OFF)
+		return data_may_take_zone(fs);
+	/* The zone held back for it, or one data may take. */
+	if (zcow_reclaim_held_zones(fs))
+		return zcow_zoned_nr_free_zones(fs) >= 1;
+	return data_may_take_zone(fs);
 }
 
 /* ---- active zones ------------------------------------------------------ */
@@ -122,6 +149,10 @@ uint32_t zcow_zoned_data_zones(struct zcow_fs *fs, uint32_t want,
 	/* everything but data, with room for the next metadata group */
 	uint32_t nondata = zcow_active_zones_needed(fs->dev, fs->placement,
 						    has_treelog, 0) + 1;
+
+	/* The data relocation group is written while data groups are. */
+	if (fs->reclaim != ZCOW_RECLAIM_OFF)
+		nondata++;
 
 	if (info->max_open && (!limit || info->max_open < limit))
 		limit = info->max_open;
@@ -279,6 +310,9 @@ int zcow_zoned_pick_data_bg(struct zcow_fs *fs, uint64_t ino, uint64_t len,
 
 	if (fs->read_only)
 		return -EROFS;
+	err = zcow_reclaim_locked(fs, ZCOW_RECLAIM_AT_PICK);
+	if (err)
+		return err;
 	for (attempt = 0;;) {
 		struct zcow_bg *bg;
 
@@ -306,8 +340,19 @@ int zcow_zoned_pick_data_bg(struct zcow_fs *fs, uint64_t ino, uint64_t len,
 				return -EROFS;
 			continue;
 		}
-		if (attempt++ >= 2 || !zcow_zoned_has_reclaimable(fs))
+		if (attempt++ >= 4)
 			return -ENOSPC;
+		if (!zcow_zoned_has_reclaimable(fs)) {
+			/* Nothing a commit frees: relocate (reclaim). */
+			uint64_t before = zcow_zoned_nr_free_zones(fs);
+
+			err = zcow_reclaim_locked(fs, ZCOW_RECLAIM_SHORT);
+			if (err)
+				return err;
+			if (zcow_zoned_nr_free_zones(fs) <= before)
+				return -ENOSPC;
+			continue;
+		}
 		/* Flush: pinned space becomes unusable, whole unusable
 		 * groups are removed and their zones reset. */
 		err = zcow_files_commit_locked(fs);

@@ -83,6 +83,16 @@ bool zcow_meta_may_give(struct zcow_fs *fs, uint64_t bytes);
  */
 bool zcow_zoned_has_reclaimable(struct zcow_fs *fs);
 
+/*
+ * May the data relocation group take a free zone (core/reclaim.h)?  The
+ * zone held back for it while reclaim is on, or one a data chunk may take.
+ */
+bool zcow_zoned_reloc_may_take_zone(struct zcow_fs *fs);
+/* Free zones one reclaim pass may lend the data relocation group (given
+ * back when the groups it empties are reset): those beyond the metadata
+ * reserve and one more, or the held one. */
+uint64_t zcow_zoned_reloc_zones(struct zcow_fs *fs);
+
 /* ---- active zones and data placement -------------------------------- */
 
 /*

@@ -77,6 +77,14 @@ struct zcow_mount_opts {
 	 * commit; false (0) = fsync writes the file's items to the log tree
 	 * in the dedicated tree-log block group (seed 010). */
 	bool no_treelog;
+	/* reclaim=off|threshold|greedy|cost-benefit (enum zcow_reclaim;
+	 * 0 = the default policy, docs/reclaim.md): which block groups
+	 * are relocated so that their zones can be reset. */
+	int reclaim;
+	/* reclaim_threshold=N: percent of a group's size unusable at which
+	 * reclaim=threshold relocates it (51..100); 0 = 75 (Linux's
+	 * BTRFS_DEFAULT_RECLAIM_THRESH). */
+	uint32_t reclaim_threshold;
 	/* TEST-ONLY (docs/crash.md): break one ordering rule on purpose
 	 * (enum zcow_mutation), so that tests can prove the crash oracles
 	 * catch it; 0 = none.  No tool sets it. */
@@ -92,7 +100,10 @@ struct zcow_mount_opts {
  *   ZCOW_MUT_LOG_DROP_ITEM: fsync leaves the fsynced inode's last file
  *	extent item out of the log tree;
  *   ZCOW_MUT_LOG_SB_BEFORE_FLUSH: fsync writes the superblock that
- *	points at the log before the log's nodes are flushed.
+ *	points at the log before the log's nodes are flushed;
+ *   ZCOW_MUT_RELOC_RESET_EARLY: relocation resets a group's zone as soon
+ *	as its contents are copied, before the commit that points at the
+ *	copies is durable.
  */
 enum zcow_mutation {
 	ZCOW_MUT_NONE,
@@ -100,7 +111,52 @@ enum zcow_mutation {
 	ZCOW_MUT_SB_BEFORE_FLUSH,
 	ZCOW_MUT_LOG_DROP_ITEM,
 	ZCOW_MUT_LOG_SB_BEFORE_FLUSH,
+	ZCOW_MUT_RELOC_RESET_EARLY,
 };
+
+/*
+ * Reclaim policies (docs/reclaim.md): which block groups relocation
+ * empties so that their zones can be reset.  One mechanism for all.
+ *   OFF: none; a group is reset only when nothing in it is used (seed
+ *	005, Linux 5.12);
+ *   THRESHOLD: at a commit, every group whose zone_unusable reaches
+ *	reclaim_threshold percent of its size (Linux 5.13);
+ *   GREEDY: when free zones fall under the low watermark, the groups
+ *	with the fewest live bytes first (Linux 5.16);
+ *   COST_BENEFIT: the same trigger, the groups with the highest
+ *	age x (1 - u) / (1 + u) first (LFS; u = live share, age = bytes
+ *	written since the group's last allocation).
+ */
+enum zcow_reclaim {
+	ZCOW_RECLAIM_DEFAULT,
+	ZCOW_RECLAIM_OFF,
+	ZCOW_RECLAIM_THRESHOLD,
+	ZCOW_RECLAIM_GREEDY,
+	ZCOW_RECLAIM_COST_BENEFIT,
+};
+#define ZCOW_RECLAIM_DEFAULT_POLICY	ZCOW_RECLAIM_GREEDY
+#define ZCOW_RECLAIM_DEFAULT_THRESHOLD	75u
+/* "off", "threshold", "greedy", "cost-benefit" (DEFAULT: the default's). */
+const char *zcow_reclaim_name(int policy);
+/* The policy named @name, or -EINVAL. */
+int zcow_reclaim_parse(const char *name);
+
+/* What reclaim did since mount (zcow_fs_info, zcow_balance). */
+struct zcow_reclaim_stats {
+	uint64_t nr_passes;		/* passes that relocated a group */
+	uint64_t groups_relocated;	/* data and metadata groups emptied */
+	uint64_t data_groups;
+	uint64_t meta_groups;
+	uint64_t data_bytes;		/* data extent bytes copied */
+	uint64_t data_extents;
+	uint64_t meta_bytes;		/* tree node bytes moved */
+	uint64_t meta_nodes;
+	uint64_t zones_reset;		/* zones of removed groups reset */
+};
+/* *@d = @now - @base (@base NULL: 0), counter by counter. */
+void zcow_reclaim_stats_sub(struct zcow_reclaim_stats *d,
+			    const struct zcow_reclaim_stats *now,
+			    const struct zcow_reclaim_stats *base);
 
 /* Commit statistics (zcow bench-meta). */
 struct zcow_commit_stats {
@@ -192,6 +248,12 @@ struct zcow_fs_info {
 	uint64_t zone_unusable;
 	struct zcow_commit_stats commits;	/* since mount */
 	struct zcow_fs_space space[ZCOW_FS_NR_SPACE];
+	int reclaim;			/* enum zcow_reclaim in force */
+	uint32_t reclaim_threshold;	/* percent */
+	/* Freed bytes (zone_unusable, less capacity gaps) in groups that
+	 * relocation may empty: what reclaim could win back now. */
+	uint64_t reclaimable;
+	struct zcow_reclaim_stats reclaim_stats;	/* since mount */
 };
 
 /*
@@ -205,6 +267,18 @@ uint64_t zcow_fs_generation(const struct zcow_fs *fs);
 /* 0, or the -errno of the commit that failed: @fs takes no more writes
  * (zcow_fs_info's error). */
 int zcow_fs_error(const struct zcow_fs *fs);
+
+/*
+ * Balance (btrfs balance start -dusage=N -musage=N): relocate every data
+ * and metadata block group whose live share is at most @usage percent
+ * (0..100; system groups, the tree-log group and groups being written
+ * are left), commit, and reset their zones.  *@stats_ret (may be NULL):
+ * what this call did.  Returns 0, -EROFS, -EINVAL (@usage > 100),
+ * -ENOSPC (no room to copy a group to: the groups moved so far stay
+ * moved, the rest untouched), or a device errno.
+ */
+int zcow_balance(struct zcow_fs *fs, uint32_t usage,
+		 struct zcow_reclaim_stats *stats_ret);
 
 /*
  * Commit the running transaction (seed 007 order, see transaction.c):

@@ -363,14 +363,15 @@ START_TEST(test_data_4_zones_4_writers)
 	ck_assert_int_eq(zcow_unmount(fs), 0);
 	zdev_close(dev);
 
-	/* max_active 7 (5 kept: the one superblock-log mirror of 16
+	/* max_active 8 (6 kept: the one superblock-log mirror of 16
 	 * zones, system, metadata and the next metadata group, the
-	 * tree-log group): data_zones=4 is clamped to 2. */
+	 * tree-log group, the data relocation group): data_zones=4 is
+	 * clamped to 2. */
 	{
 		struct zsim_config cfg = { .nr_zones = 16,
 					   .zone_size = 64 * MiB, .seed = 11,
 					   .max_append = 64 * 1024,
-					   .max_open = 7, .max_active = 7 };
+					   .max_open = 8, .max_active = 8 };
 
 		ck_assert_int_eq(zsim_create(&cfg, &dev), 0);
 	}

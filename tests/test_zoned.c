@@ -118,11 +118,13 @@ END_TEST
 /*
  * Filling the fs with data stops with ENOSPC while two zones are still
  * free: they are the commit's, for metadata, so that creating a file
- * (and the commit after it) still works.
+ * (and the commit after it) still works.  (reclaim=off: with reclaim a
+ * third one is held for the data relocation group, test_reclaim.c.)
  */
 START_TEST(test_zoned_data_leaves_the_last_two_free_zones_to_metadata)
 {
-	struct zcow_fs *fs = sim_fs(32, NULL);
+	struct zcow_mount_opts mo = { .reclaim = ZCOW_RECLAIM_OFF };
+	struct zcow_fs *fs = sim_fs(32, &mo);
 	uint8_t *buf = malloc(MiB);
 	struct zcow_file *f;
 	uint64_t off = 0;
@@ -439,8 +441,8 @@ static void *split_thread(void *arg)
  * the capacity while other appends are in flight.  Every finished zone
  * is full to its capacity, no extent crosses a group, every file reads
  * back, the checker is clean.  _i & 1: zone_append=off; _i & 2: the
- * device allows 10 active (and open) zones, so the 4 data slots take
- * all it leaves to data: a zone allocated full holds its active zone
+ * device allows 11 active (and open) zones, so the 4 data slots take
+ * all it leaves to data (the data relocation group holds one more): a zone allocated full holds its active zone
  * until its last write lands, and a new group must wait for that (the
  * device refuses a write that would open one zone too many).
  */
@@ -449,7 +451,7 @@ START_TEST(test_zoned_split_from_16_threads_fills_zones)
 	struct zcow_mount_opts mo = { .data_zones = 4,
 				      .no_zone_append = _i & 1 };
 	struct zcow_fs *fs = sim_fs_cap(32, SPLIT_CAP, SPLIT_APPEND,
-					_i & 2 ? 10 : 0, &mo);
+					_i & 2 ? 11 : 0, &mo);
 	struct split_job jobs[SPLIT_THREADS];
 	pthread_t th[SPLIT_THREADS];
 	struct zcow_fext v[64];
@@ -525,7 +527,7 @@ static void *release_later(void *arg)
 START_TEST(test_zoned_pick_waits_for_full_groups_writes)
 {
 	struct zcow_mount_opts mo = { .data_zones = 4 };
-	struct zcow_fs *fs = sim_fs_cap(32, SPLIT_CAP, SPLIT_APPEND, 10, &mo);
+	struct zcow_fs *fs = sim_fs_cap(32, SPLIT_CAP, SPLIT_APPEND, 11, &mo);
 	struct zcow_files *fl = fs->files;
 	struct zcow_bg *bg[4], *nb;
 	uint64_t logical[4], len, i;

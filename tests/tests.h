@@ -26,6 +26,7 @@
 	SUITE(files_model_suite) \
 	SUITE(file_suite)      \
 	SUITE(zoned_suite)     \
+	SUITE(reclaim_suite)   \
 	SUITE(tree_log_suite)  \
 	SUITE(crash_suite)     \
 	SUITE(cli_suite)       \

@@ -1,0 +1,595 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Relocation of block groups: the mechanism of reclaim (core/reclaim.h).
+ *
+ * A data group: its extent items are read in address order, the live
+ * extents copied in batches of up to RELOC_BATCH bytes, each batch read,
+ * its checksums verified, and written with one plain write at the write
+ * pointer of the data relocation group (relocation I/O uses regular
+ * writes, not Zone Append, as btrfs's); then, per extent, the extent item
+ * and the checksum item move to the new address unchanged (refs,
+ * generation, inline references, crc32c values) and every file extent
+ * item the inline references name, in the fs tree and in snapshots, gets
+ * the new disk_bytenr.  The old bytes are pinned.
+ *
+ * A metadata group: every tree (the root, extent, device, fs and checksum
+ * trees and each snapshot) gives its nodes inside the group a new address
+ * (zcow_tree_relocate(): copy-on-write, the ancestors with them); the old
+ * nodes are freed by the commit's delayed references.
+ *
+ * Then the commits (zcow_files_commit_locked): the first writes the
+ * copies' items and flushes before its superblock; after it is durable
+ * the pinned bytes are unusable and the emptied groups all unusable; the
+ * second deletes their items and resets their zones after its superblock
+ * (core/transaction.c:commit_reset_removed).  ORDER: no zone is reset
+ * while a durable superblock references it.
+ */
+#include "reclaim.h"
+
+#include <endian.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "csum.h"
+#include "files.h"
+#include "grow.h"
+#include "zlog.h"
+#include "zoned.h"
+
+#define TAG "reloc"
+#define BS ZCOW_SECTORSIZE
+/* Bytes of data copied per write command, and extents at most (their
+ * items are admitted per batch). */
+#define RELOC_BATCH (1ULL << 20)
+#define RELOC_BATCH_EXTENTS 64u
+#define EXTENT_HDR_SIZE 24u	/* struct btrfs_extent_item */
+#define DATA_REF_SIZE 29u	/* type + struct btrfs_extent_data_ref */
+#define MAX_EXTENT_ITEM \
+	(EXTENT_HDR_SIZE + ZCOW_MAX_INLINE_DATA_REFS * DATA_REF_SIZE)
+
+/* One live data extent of a group being relocated. */
+struct rextent {
+	uint64_t bytenr;
+	uint64_t len;
+	uint32_t nr_refs;	/* inline references (file extents to fix) */
+};
+
+/* ---- the data relocation group ---------------------------------------- */
+
+static struct zcow_bg *cur_reloc_bg(struct zcow_fs *fs)
+{
+	return fs->reloc_bg ? zcow_bg_lookup(fs, fs->reloc_bg) : NULL;
+}
+
+static uint64_t bg_room(const struct zcow_bg *bg)
+{
+	return bg ? (bg->capacity - bg->alloc_offset) / BS * BS : 0;
+}
+
+uint64_t zcow_reloc_room(struct zcow_fs *fs)
+{
+	return bg_room(cur_reloc_bg(fs)) + zcow_zoned_reloc_zones(fs) *
+						  (zcow_zoned_zone_room(fs) /
+						   BS * BS);
+}
+
+/*
+ * A relocation group with room for @len: the current one, else a new
+ * data chunk (the current one, too full, becomes an ordinary data group).
+ * Returns 0 and *bg_ret, -ENOSPC, or a chunk errno.
+ */
+static int reloc_bg_for(struct zcow_fs *fs, uint64_t len,
+			struct zcow_bg **bg_ret)
+{
+	struct zcow_bg *bg = cur_reloc_bg(fs);
+	int err;
+
+	if (bg && bg_room(bg) >= len) {
+		*bg_ret = bg;
+		return 0;
+	}
+	if (!zcow_zoned_reloc_may_take_zone(fs))
+		return -ENOSPC;
+	err = zcow_chunk_alloc(fs, ZCOW_BG_DATA, bg_ret);
+	if (err)
+		return err;
+	if (bg)
+		bg->is_data_reloc = false;
+	(*bg_ret)->is_data_reloc = true;
+	fs->reloc_bg = (*bg_ret)->start;
+	return bg_room(*bg_ret) >= len ? 0 : -ENOSPC;
+}
+
+/* ---- data ------------------------------------------------------------ */
+
+static void csum_key(struct zcow_key *k, uint64_t bytenr)
+{
+	k->objectid = ZCOW_CSUM_OBJECTID;
+	k->type = ZCOW_EXTENT_CSUM_KEY;
+	k->offset = bytenr;
+}
+
+/* The live data extents of @bg, in address order. */
+static int collect_data(struct zcow_fs *fs, const struct zcow_bg *bg,
+			struct rextent **v_ret, uint64_t *nr_ret)
+{
+	struct zcow_key start = { bg->start, 0, 0 }, k;
+	struct rextent *v = NULL;
+	uint64_t nr = 0, cap = 0;
+	struct zcow_tree_iter it;
+	const uint8_t *data;
+	uint32_t len;
+	int err;
+
+	zcow_tree_iter_init(&it, &fs->extent_tree, &start);
+	while (!(err = zcow_tree_iter_next(&it, &k, (const void **)&data,
+					   &len))) {
+		if (k.objectid >= bg->start + bg->length) {
+			err = -ENOENT;	/* past the group: done */
+			break;
+		}
+		if (k.type != ZCOW_EXTENT_ITEM_KEY)
+			continue;
+		if (len < EXTENT_HDR_SIZE + DATA_REF_SIZE ||
+		    len > MAX_EXTENT_ITEM ||
+		    (len - EXTENT_HDR_SIZE) % DATA_REF_SIZE ||
+		    !(get64(data + 16) & ZCOW_EXTENT_FLAG_DATA) ||
+		    k.offset % BS || !k.offset ||
+		    k.objectid + k.offset > bg->start + bg->capacity) {
+			zlog_err(TAG, "group %" PRIu64 ": malformed data extent item %" PRIu64 "+%" PRIu64,
+				 bg->start, k.objectid, k.offset);
+			err = -EUCLEAN;
+			break;
+		}
+		if (ZCOW_GROW_ONE(&v, nr, &cap)) {
+			err = -ENOMEM;
+			break;
+		}
+		v[nr].bytenr = k.objectid;
+		v[nr].len = k.offset;
+		v[nr].nr_refs = (len - EXTENT_HDR_SIZE) / DATA_REF_SIZE;
+		nr++;
+	}
+	if (err != -ENOENT) {
+		free(v);
+		return err;
+	}
+	*v_ret = v;
+	*nr_ret = nr;
+	return 0;
+}
+
+/*
+ * Point the file extents of one inline reference (@ref: type, root,
+ * objectid, offset, count) at @new instead of @old.  Every file extent of
+ * the reference has key offset = ref offset + its offset into the extent,
+ * so inside [ref offset, + @len).
+ */
+static int fix_file_extents(struct zcow_fs *fs, const uint8_t *ref,
+			    uint64_t old, uint64_t len, uint64_t new)
+{
+	uint64_t root = get64(ref + 1), ino = get64(ref + 9);
+	uint64_t off = get64(ref + 17), want = get32(ref + 25), nr = 0;
+	struct zcow_key start = { ino, ZCOW_EXTENT_DATA_KEY, off }, k;
+	struct zcow_tree *tree = zcow_root_tree_locked(fs, root);
+	struct zcow_tree_iter it;
+	const void *data;
+	uint32_t size;
+	int err;
+
+	if (!tree) {
+		zlog_err(TAG, "data extent %" PRIu64 ": reference to unknown root %" PRIu64,
+			 old, root);
+		return -EUCLEAN;
+	}
+	zcow_tree_iter_init(&it, tree, &start);
+	while (!(err = zcow_tree_iter_next(&it, &k, &data, &size))) {
+		struct zcow_fext fe;
+		uint8_t buf[ZCOW_FILE_EXTENT_SIZE];
+
+		if (k.objectid != ino || k.type != ZCOW_EXTENT_DATA_KEY ||
+		    k.offset >= off + len) {
+			err = -ENOENT;	/* past the reference's range */
+			break;
+		}
+		err = zcow_fext_decode(data, size, k.offset, &fe);
+		if (err)
+			return err;
+		if (fe.disk_bytenr != old || fe.file_off - fe.offset != off)
+			continue;
+		fe.disk_bytenr = new;
+		zcow_fext_encode(&fe, buf);
+		err = zcow_tree_update(tree, &k, buf, sizeof(buf));
+		if (err)
+			return err;
+		nr++;
+	}
+	if (err != -ENOENT)
+		return err;
+	if (nr != want) {
+		zlog_err(TAG, "data extent %" PRIu64 ": root %" PRIu64 " inode %" PRIu64 " offset %" PRIu64 ": %" PRIu64 " file extents, the reference counts %" PRIu64,
+			 old, root, ino, off, nr, want);
+		return -EUCLEAN;
+	}
+	return 0;
+}
+
+/*
+ * The items of the extent at @old (copied to @new): the extent item and
+ * the checksum item move unchanged, the file extents follow.  Accounting:
+ * the new bytes reserved -> used, the old ones pinned.
+ */
+static int move_extent_items(struct zcow_fs *fs, uint64_t old, uint64_t len,
+			     uint64_t new)
+{
+	struct zcow_key k = { old, ZCOW_EXTENT_ITEM_KEY, len };
+	uint8_t item[MAX_EXTENT_ITEM];
+	uint32_t size, csize, i;
+	uint32_t *csums = malloc(len / BS * 4);
+	int err;
+
+	if (!csums)
+		return -ENOMEM;
+	err = zcow_tree_search(&fs->extent_tree, &k, item, sizeof(item),
+			       &size);
+	if (!err) {
+		csum_key(&k, old);
+		err = zcow_tree_search(&fs->csum_tree, &k, csums,
+				       (uint32_t)(len / BS * 4), &csize);
+		if (!err && csize != len / BS * 4)
+			err = -EUCLEAN;
+	}
+	if (!err) {
+		k.objectid = new;
+		k.type = ZCOW_EXTENT_ITEM_KEY;
+		k.offset = len;
+		err = zcow_tree_insert(&fs->extent_tree, &k, item, size);
+	}
+	if (!err) {
+		csum_key(&k, new);
+		err = zcow_tree_insert(&fs->csum_tree, &k, csums, csize);
+	}
+	if (!err) {
+		k.objectid = old;
+		k.type = ZCOW_EXTENT_ITEM_KEY;
+		k.offset = len;
+		err = zcow_tree_delete(&fs->extent_tree, &k);
+	}
+	if (!err) {
+		csum_key(&k, old);
+		err = zcow_tree_delete(&fs->csum_tree, &k);
+	}
+	for (i = 0; !err && i < (size - EXTENT_HDR_SIZE) / DATA_REF_SIZE; i++)
+		err = fix_file_extents(fs, item + EXTENT_HDR_SIZE +
+						   i * DATA_REF_SIZE,
+				       old, len, new);
+	free(csums);
+	if (err) {
+		zlog_err(TAG, "data extent %" PRIu64 "+%" PRIu64 ": moving its items to %" PRIu64 " failed: %d",
+			 old, len, new, err);
+		return err;
+	}
+	zcow_bg_use_reserved(fs, new, len);
+	zcow_bg_pin(fs, old, len);
+	return 0;
+}
+
+/* Read @len bytes at logical @logical and check them against the extent's
+ * checksum item. */
+static int read_verified(struct zcow_fs *fs, uint64_t logical, uint64_t len,
+			 uint8_t *buf)
+{
+	struct zcow_key k;
+	uint64_t phys, b;
+	uint32_t *csums = malloc(len / BS * 4), size;
+	int err;
+
+	if (!csums)
+		return -ENOMEM;
+	csum_key(&k, logical);
+	err = zcow_tree_search(&fs->csum_tree, &k, csums,
+			       (uint32_t)(len / BS * 4), &size);
+	if (!err && size != len / BS * 4)
+		err = -EUCLEAN;
+	if (!err)
+		err = zcow_map_logical(fs, logical, len, &phys);
+	if (!err)
+		err = zdev_read(fs->dev, buf, len, phys, ZDEV_CLASS_RELOC);
+	for (b = 0; !err && b < len; b += BS)
+		if (zcow_crc32c(buf + b, BS) != le32toh(csums[b / BS])) {
+			zlog_err(TAG, "data extent %" PRIu64 ": checksum mismatch at logical %" PRIu64 ": not relocated",
+				 logical, logical + b);
+			err = -EUCLEAN;
+		}
+	free(csums);
+	return err;
+}
+
+static uint64_t div_up(uint64_t a, uint64_t b)
+{
+	return (a + b - 1) / b;
+}
+
+/* Nodes a range of @bytes of items of @tree, deleted at one place and
+ * inserted at another (both contiguous in key order), may dirty: the
+ * leaves they fill each way, a path and a split at both ends. */
+static uint64_t range_nodes(struct zcow_fs *fs, struct zcow_tree *tree,
+			    uint64_t bytes)
+{
+	uint64_t h = tree->root_bytenr == ZCOW_NO_ROOT ?
+			     1 :
+			     (uint64_t)tree->root_level + 1;
+
+	return 2 * div_up(bytes, fs->nodesize - 101) + 4 * (h + 2);
+}
+
+/* Nodes @nr_items same-size updates anywhere in @tree may dirty: the path
+ * of each, at most every node of the tree. */
+static int update_nodes(struct zcow_tree *tree, uint64_t nr_items,
+			uint64_t *nodes_ret)
+{
+	int64_t nr = zcow_tree_nr_nodes(tree);
+	uint64_t h = tree->root_bytenr == ZCOW_NO_ROOT ?
+			     1 :
+			     (uint64_t)tree->root_level + 1;
+
+	if (nr < 0)
+		return (int)nr;
+	*nodes_ret += nr_items * h < (uint64_t)nr ? nr_items * h : (uint64_t)nr;
+	return 0;
+}
+
+/*
+ * Metadata nodes moving the @nr extents of @v may dirty: their extent
+ * items and checksum items leave one contiguous range of keys for another
+ * (range_nodes()), their file extents are updated in place wherever they
+ * are, in the fs tree and in snapshots (update_nodes()).
+ */
+static int data_batch_nodes(struct zcow_fs *fs, const struct rextent *v,
+			    uint64_t nr, uint64_t *nodes_ret)
+{
+	uint64_t ext = 0, csum = 0, refs = 0, nodes, i;
+	int err;
+
+	for (i = 0; i < nr; i++) {
+		ext += EXTENT_HDR_SIZE + v[i].nr_refs * DATA_REF_SIZE + 25;
+		csum += v[i].len / BS * 4 + 25;
+		refs += v[i].nr_refs;
+	}
+	nodes = range_nodes(fs, &fs->extent_tree, ext) +
+		range_nodes(fs, &fs->csum_tree, csum);
+	err = update_nodes(&fs->fs_tree, refs, &nodes);
+	for (i = 0; !err && i < zcow_files_nr_trees(fs); i++) {
+		struct zcow_tree *t = zcow_files_tree_nr(fs, i);
+
+		if (t)
+			err = update_nodes(t, refs, &nodes);
+	}
+	*nodes_ret = nodes;
+	return err;
+}
+
+/*
+ * Copy @nr extents of @v (consecutive in @bg's address order, RELOC_BATCH
+ * bytes at most, fitting one relocation group) with one plain write.
+ */
+static int copy_batch(struct zcow_fs *fs, struct rextent *v, uint64_t nr,
+		      uint64_t total, uint8_t *buf)
+{
+	struct zcow_bg *rbg;
+	uint64_t i, at = 0, nodes, new;
+	int err;
+
+	err = data_batch_nodes(fs, v, nr, &nodes);
+	if (!err)
+		err = zcow_meta_check(fs, nodes, true);
+	if (err)
+		return err;
+	for (i = 0; i < nr; i++) {
+		err = read_verified(fs, v[i].bytenr, v[i].len, buf + at);
+		if (err)
+			return err;
+		at += v[i].len;
+	}
+	err = reloc_bg_for(fs, total, &rbg);
+	if (!err)
+		err = zcow_bg_reserve_in(fs, rbg, total, &new);
+	if (err)
+		return err;
+	/* ORDER: the copies land before any item points at them; the
+	 * commit's flush makes them durable before its superblock. */
+	err = zdev_write(fs->dev, buf, total,
+			 rbg->physical + (new - rbg->start), 0,
+			 ZDEV_CLASS_RELOC);
+	if (err) {
+		zcow_bg_release(fs, new, total, true);
+		return err;
+	}
+	for (i = 0, at = 0; i < nr; i++) {
+		err = move_extent_items(fs, v[i].bytenr, v[i].len, new + at);
+		if (err) {
+			/* The rest of the copy is never referenced. */
+			zcow_bg_release(fs, new + at, total - at, true);
+			return err;
+		}
+		at += v[i].len;
+		fs->rstats.data_bytes += v[i].len;
+		fs->rstats.data_extents++;
+	}
+	return 0;
+}
+
+static int relocate_data(struct zcow_fs *fs, struct zcow_bg *bg)
+{
+	struct rextent *v = NULL;
+	uint64_t nr = 0, i, n, total;
+	uint8_t *buf = NULL;
+	int err;
+
+	err = collect_data(fs, bg, &v, &nr);
+	if (err)
+		return err;
+	buf = malloc(RELOC_BATCH);
+	if (!buf && nr) {
+		free(v);
+		return -ENOMEM;
+	}
+	for (i = 0; !err && i < nr; i += n) {
+		struct zcow_bg *rbg = cur_reloc_bg(fs);
+		uint64_t room = bg_room(rbg);
+
+		/* A batch: the extents that fit the batch and the current
+		 * relocation group, or (it is too full for even the first)
+		 * a new one. */
+		if (room < v[i].len)
+			room = zcow_zoned_zone_room(fs) / BS * BS;
+		if (room > RELOC_BATCH)
+			room = RELOC_BATCH;
+		for (n = 0, total = 0; i + n < nr && n < RELOC_BATCH_EXTENTS &&
+				       total + v[i + n].len <= room;
+		     n++)
+			total += v[i + n].len;
+		if (!n) {
+			err = -ENOSPC;
+			break;
+		}
+		err = copy_batch(fs, v + i, n, total, buf);
+	}
+	free(buf);
+	free(v);
+	return err;
+}
+
+/* ---- metadata ---------------------------------------------------------- */
+
+uint64_t zcow_reloc_meta_nodes(struct zcow_fs *fs, const struct zcow_bg *bg)
+{
+	uint64_t live = bg->used / fs->nodesize;
+
+	/* Each live node once, its ancestors (an eighth, at most), the
+	 * roots. */
+	return live + live / 8 + 2 * (ZCOW_NR_TREES + zcow_files_nr_trees(fs));
+}
+
+static int relocate_meta(struct zcow_fs *fs, struct zcow_bg *bg)
+{
+	uint64_t lo = bg->start, hi = bg->start + bg->length, moved, i;
+	struct zcow_files *fl = fs->files;
+	int t, err;
+
+	err = zcow_meta_check(fs, zcow_reloc_meta_nodes(fs, bg), true);
+	for (t = 0; !err && t < ZCOW_NR_TREES; t++) {
+		struct zcow_tree *tree = zcow_fs_tree_nr(fs, t);
+
+		if (tree->owner == ZCOW_CHUNK_TREE_OBJECTID)
+			continue;	/* in the system groups */
+		err = zcow_tree_relocate(tree, lo, hi, &moved);
+		fs->rstats.meta_nodes += moved;
+		fs->rstats.meta_bytes += moved * fs->nodesize;
+	}
+	for (i = 0; !err && fl && i < fl->nr_snaps; i++) {
+		struct zcow_tree *tree =
+			zcow_root_tree_locked(fs, fl->snaps[i].id);
+
+		if (!tree) {
+			err = -EUCLEAN;
+			break;
+		}
+		err = zcow_tree_relocate(tree, lo, hi, &moved);
+		fs->rstats.meta_nodes += moved;
+		fs->rstats.meta_bytes += moved * fs->nodesize;
+	}
+	return err;
+}
+
+/* ---- groups ------------------------------------------------------------ */
+
+/*
+ * Take @bg out of allocation: no new reservation lands in it, a data
+ * slot lets it go, and its unallocated tail becomes unusable (the zone
+ * is finished: it holds no active zone; nothing is in flight in it), so
+ * that it is all unusable once its contents are gone.
+ */
+static void start_relocating(struct zcow_fs *fs, struct zcow_bg *bg)
+{
+	struct zcow_files *fl = fs->files;
+	uint32_t s;
+
+	bg->is_relocating = true;
+	for (s = 0; fl && s < fl->data_zones; s++)
+		if (fl->data_active[s] == bg->start)
+			fl->data_active[s] = 0;
+	if (bg->alloc_offset < bg->capacity) {
+		if (bg->is_seq && bg->alloc_offset &&
+		    zdev_finish_zone(fs->dev, bg->physical, ZDEV_CLASS_ZONE))
+			zlog_warn(TAG, "group %" PRIu64 ": zone finish failed",
+				  bg->start);
+		bg->zone_unusable += bg->capacity - bg->alloc_offset;
+		bg->alloc_offset = bg->capacity;
+	}
+}
+
+int zcow_relocate_bgs_locked(struct zcow_fs *fs, struct zcow_bg **v,
+			     uint64_t nr)
+{
+	uint64_t *starts = malloc((nr ? nr : 1) * 2 * sizeof(*starts)), i;
+	uint64_t *flags = starts + nr, moved = 0;
+	int err = 0, cerr;
+
+	if (!starts)
+		return -ENOMEM;
+	for (i = 0; i < nr; i++) {
+		starts[i] = v[i]->start;
+		flags[i] = v[i]->flags;
+		start_relocating(fs, v[i]);
+	}
+	for (i = 0; !err && i < nr; i++) {
+		struct zcow_bg *bg = v[i];
+
+		if (bg->flags & ZCOW_BG_DATA)
+			err = relocate_data(fs, bg);
+		else
+			err = relocate_meta(fs, bg);
+		if (err == -ENOSPC && i + 1 < nr) {
+			err = 0;	/* no room for this one: the others */
+			continue;
+		}
+		if (err)
+			break;
+		moved++;
+		if (fs->mutation == ZCOW_MUT_RELOC_RESET_EARLY &&
+		    bg->is_seq)	/* TEST-ONLY: breaks the ORDER below */
+			zdev_reset_zone(fs->dev, bg->physical,
+					ZDEV_CLASS_ZONE);
+	}
+	/* ORDER: the copies are made durable by this commit; only the
+	 * next one, after it, removes the groups and resets their zones. */
+	cerr = moved || err ? zcow_files_commit_locked(fs) : 0;
+	if (!err)
+		err = cerr;
+	for (i = 0; i < nr; i++) {
+		struct zcow_bg *bg = zcow_bg_lookup(fs, starts[i]);
+
+		if (!bg || bg->start != starts[i] || bg->is_removing ||
+		    bg->is_deleted) {	/* emptied (its zone reset) */
+			fs->rstats.groups_relocated++;
+			if (flags[i] & ZCOW_BG_DATA)
+				fs->rstats.data_groups++;
+			else
+				fs->rstats.meta_groups++;
+			continue;
+		}
+		if (!err && !cerr)
+			zlog_warn(TAG, "group %" PRIu64 ": %" PRIu64 " bytes still used after relocation",
+				  bg->start, bg->used);
+		bg->is_relocating = false;
+	}
+	if (moved)
+		fs->rstats.nr_passes++;
+	free(starts);
+	if (err && err != -ENOSPC)
+		zlog_err(TAG, "relocation failed: %d", err);
+	return err;
+}

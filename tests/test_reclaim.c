@@ -1,0 +1,527 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Reclaim (core/reclaim.h): relocation of data groups (checksums and
+ * every reference follow, snapshots included) and of metadata groups, the
+ * zone reset after the relocating commit, the policies' choices, the zone
+ * held for the data relocation group, balance, and sustained overwrites
+ * that end in ENOSPC without reclaim and run on with it.
+ */
+#include <check.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "files.h"
+#include "reclaim.h"
+#include "tests.h"
+#include "zcow.h"
+#include "zoned.h"
+#include "zsim.h"
+
+#define KiB 1024ULL
+#define MiB (1024ULL * 1024)
+#define ZS (4 * MiB)
+#define BS 4096ULL
+
+/* A simulated device of @nr_zones 4 MiB zones (64 KiB appends, @max_active
+ * active zones, 0 = no limit), mkfs, mount with @mo. */
+static struct zcow_fs *sim_fs(uint64_t nr_zones, uint32_t max_active,
+			      const struct zcow_mount_opts *mo)
+{
+	struct zsim_config cfg = {
+		.nr_zones = nr_zones, .zone_size = ZS, .seed = 5,
+		.max_append = 64 * KiB, .max_open = max_active,
+		.max_active = max_active,
+	};
+	struct zcow_mkfs_opts mko = { .seed = 3 };
+	struct zdev *dev = NULL;
+	struct zcow_fs *fs = NULL;
+
+	ck_assert_int_eq(zsim_create(&cfg, &dev), 0);
+	ck_assert_int_eq(zcow_mkfs(dev, &mko), 0);
+	ck_assert_int_eq(zcow_mount(dev, mo, &fs), 0);
+	return fs;
+}
+
+static struct zcow_fs *remount(struct zcow_fs *fs,
+			       const struct zcow_mount_opts *mo)
+{
+	struct zdev *dev = fs->dev;
+
+	ck_assert_int_eq(zcow_unmount(fs), 0);
+	ck_assert_int_eq(zcow_mount(dev, mo, &fs), 0);
+	return fs;
+}
+
+static void close_fs(struct zcow_fs *fs)
+{
+	struct zdev *dev = fs->dev;
+
+	ck_assert_int_eq(zcow_unmount(fs), 0);
+	zdev_close(dev);
+}
+
+static void report(void *arg, const char *msg)
+{
+	(void)arg;
+	fprintf(stderr, "check: %s\n", msg);
+}
+
+/* The byte at file offset @off of version @ver of a file. */
+static uint8_t pat(uint64_t off, uint32_t ver)
+{
+	uint64_t b = off / BS;
+
+	return (uint8_t)(b * 131 + ver * 29 + (off % BS) / 512 + 1);
+}
+
+static void fill(uint8_t *buf, uint64_t off, uint64_t len, uint32_t ver)
+{
+	uint64_t i;
+
+	for (i = 0; i < len; i++)
+		buf[i] = pat(off + i, ver);
+}
+
+/* Write [off, off + len) of @path (created if needed) as version @ver. */
+static void put(struct zcow_fs *fs, const char *path, uint64_t off,
+		uint64_t len, uint32_t ver)
+{
+	uint8_t *buf = malloc(len);
+	struct zcow_file *f;
+
+	ck_assert_ptr_nonnull(buf);
+	ck_assert_int_eq(zcow_open(fs, path, O_RDWR | O_CREAT, &f), 0);
+	fill(buf, off, len, ver);
+	ck_assert_int_eq(zcow_pwrite(f, buf, len, off), (int64_t)len);
+	ck_assert_int_eq(zcow_close(f), 0);
+	free(buf);
+}
+
+/* [off, off + len) of @path reads back as version @ver, byte for byte. */
+static void expect(struct zcow_fs *fs, const char *path, uint64_t off,
+		   uint64_t len, uint32_t ver)
+{
+	uint8_t *buf = malloc(len), *want = malloc(len);
+	struct zcow_file *f;
+
+	ck_assert_ptr_nonnull(buf);
+	ck_assert_ptr_nonnull(want);
+	ck_assert_int_eq(zcow_open(fs, path, O_RDONLY, &f), 0);
+	ck_assert_int_eq(zcow_pread(f, buf, len, off), (int64_t)len);
+	fill(want, off, len, ver);
+	ck_assert_msg(!memcmp(buf, want, len), "%s [%llu, +%llu) differs",
+		      path, (unsigned long long)off, (unsigned long long)len);
+	ck_assert_int_eq(zcow_close(f), 0);
+	free(buf);
+	free(want);
+}
+
+static void expect_clean(struct zcow_fs *fs)
+{
+	ck_assert_int_eq(zcow_check(fs, report, NULL), 0);
+}
+
+/* The data group holding logical @logical (of the file's first extent). */
+static struct zcow_bg *data_bg_of(struct zcow_fs *fs, const char *path,
+				  uint64_t off)
+{
+	struct zcow_key k = { 0, ZCOW_EXTENT_DATA_KEY, 0 };
+	struct zcow_stat st;
+	struct zcow_fext fe;
+	uint8_t item[ZCOW_FILE_EXTENT_SIZE];
+	struct zcow_tree_iter it;
+	const void *data;
+	uint32_t len;
+	struct zcow_key got;
+
+	ck_assert_int_eq(zcow_stat(fs, path, &st), 0);
+	k.objectid = st.ino;
+	k.offset = off;
+	zcow_tree_iter_init(&it, &fs->fs_tree, &k);
+	ck_assert_int_eq(zcow_tree_iter_next(&it, &got, &data, &len), 0);
+	ck_assert_uint_eq(got.objectid, st.ino);
+	ck_assert_uint_eq(got.type, ZCOW_EXTENT_DATA_KEY);
+	ck_assert_uint_le(len, sizeof(item));
+	ck_assert_int_eq(zcow_fext_decode(data, len, got.offset, &fe), 0);
+	return zcow_bg_lookup(fs, fe.disk_bytenr);
+}
+
+static void expect_zone_empty(struct zcow_fs *fs, uint64_t physical)
+{
+	struct zdev_zone z;
+
+	ck_assert_int_eq(zdev_report_zone(fs->dev, physical, &z), 0);
+	ck_assert_uint_eq(z.cond, ZDEV_COND_EMPTY);
+	ck_assert_uint_eq(z.wp, z.start);
+}
+
+static int relocate_one(struct zcow_fs *fs, struct zcow_bg *bg)
+{
+	int err;
+
+	pthread_mutex_lock(&fs->files->lock);
+	err = zcow_relocate_bgs_locked(fs, &bg, 1);
+	pthread_mutex_unlock(&fs->files->lock);
+	return err;
+}
+
+/* One slot, reclaim only when asked: the layout below is exact. */
+static const struct zcow_mount_opts quiet = {
+	.data_zones = 1, .reclaim = ZCOW_RECLAIM_THRESHOLD,
+	.reclaim_threshold = 100,
+};
+
+/*
+ * A full data group with half of its extents overwritten: relocation
+ * copies the live half (2 MiB, 32 extents of 64 KiB) into the data
+ * relocation group, the group is removed and its zone reset, and the file
+ * reads back byte for byte, also after a remount; the checker is clean.
+ */
+START_TEST(test_reclaim_relocates_data_group)
+{
+	struct zcow_fs *fs = sim_fs(32, 0, &quiet);
+	struct zcow_bg *bg, *rbg;
+	uint64_t start, phys;
+
+	put(fs, "/a", 0, 6 * MiB, 1);
+	ck_assert_int_eq(zcow_sync(fs), 0);
+	bg = data_bg_of(fs, "/a", 0);
+	ck_assert_uint_eq(bg->used, ZS);
+	put(fs, "/a", 0, 2 * MiB, 2);		/* the first half, again */
+	ck_assert_int_eq(zcow_sync(fs), 0);
+	ck_assert_uint_eq(bg->used, 2 * MiB);
+	ck_assert_uint_eq(bg->zone_unusable, 2 * MiB);
+	start = bg->start;
+	phys = bg->physical;
+	ck_assert(zcow_reclaim_is_candidate(fs, bg));
+
+	ck_assert_int_eq(relocate_one(fs, bg), 0);
+	ck_assert_ptr_null(zcow_bg_lookup(fs, start));
+	expect_zone_empty(fs, phys);
+	ck_assert_uint_eq(fs->rstats.groups_relocated, 1);
+	ck_assert_uint_eq(fs->rstats.data_groups, 1);
+	ck_assert_uint_eq(fs->rstats.data_bytes, 2 * MiB);
+	ck_assert_uint_eq(fs->rstats.data_extents, 32);
+	ck_assert_uint_eq(fs->rstats.meta_nodes, 0);
+	rbg = data_bg_of(fs, "/a", 2 * MiB);
+	ck_assert_uint_eq(rbg->start, fs->reloc_bg);
+	ck_assert(rbg->is_data_reloc);
+	ck_assert_uint_eq(rbg->used, 2 * MiB);
+	expect(fs, "/a", 0, 2 * MiB, 2);
+	expect(fs, "/a", 2 * MiB, 4 * MiB, 1);
+	expect_clean(fs);
+
+	fs = remount(fs, &quiet);
+	expect(fs, "/a", 0, 2 * MiB, 2);
+	expect(fs, "/a", 2 * MiB, 4 * MiB, 1);
+	expect_clean(fs);
+	close_fs(fs);
+}
+END_TEST
+
+/*
+ * Extents shared by the fs tree and a snapshot: relocation moves them
+ * once and points both trees' file extents at the copies; the snapshot's
+ * root item follows its new root.
+ */
+START_TEST(test_reclaim_relocates_snapshot_shared_extents)
+{
+	struct zcow_fs *fs = sim_fs(32, 0, &quiet);
+	struct zcow_bg *bg;
+	uint64_t start, id;
+
+	put(fs, "/a", 0, 4 * MiB, 1);
+	ck_assert_int_eq(zcow_snapshot(fs, "s1", &id), 0);
+	put(fs, "/a", 0, 1 * MiB, 2);
+	ck_assert_int_eq(zcow_sync(fs), 0);
+	bg = data_bg_of(fs, "/a", 2 * MiB);	/* shared with s1 */
+	start = bg->start;
+	ck_assert_uint_eq(bg->used, ZS);	/* all of it referenced */
+
+	ck_assert_int_eq(relocate_one(fs, bg), 0);
+	ck_assert_ptr_null(zcow_bg_lookup(fs, start));
+	ck_assert_uint_eq(fs->rstats.data_bytes, ZS);
+	ck_assert_uint_eq(data_bg_of(fs, "/a", 2 * MiB)->start,
+			  fs->reloc_bg);
+	expect(fs, "/a", 0, 1 * MiB, 2);
+	expect(fs, "/a", 1 * MiB, 3 * MiB, 1);
+	expect(fs, "/.snapshots/s1/a", 0, 4 * MiB, 1);
+	expect_clean(fs);
+
+	fs = remount(fs, &quiet);
+	expect(fs, "/a", 0, 1 * MiB, 2);
+	expect(fs, "/.snapshots/s1/a", 0, 4 * MiB, 1);
+	expect_clean(fs);
+	close_fs(fs);
+}
+END_TEST
+
+/*
+ * A metadata group written full, most of its nodes freed since: its live
+ * tree nodes are copied on write elsewhere, the group removed and its
+ * zone reset; every file is still there after a remount.
+ */
+START_TEST(test_reclaim_relocates_metadata_group)
+{
+	struct zcow_mount_opts mo = quiet;
+	struct zcow_fs *fs;
+	struct zcow_bg *victim = NULL;
+	uint64_t i, start, phys, live;
+	char path[32];
+	struct zcow_stat st;
+
+	mo.no_treelog = true;
+	fs = sim_fs(64, 0, &mo);
+	for (i = 0; i < 3000; i++) {
+		struct zcow_file *f;
+
+		snprintf(path, sizeof(path), "/f%04llu", (unsigned long long)i);
+		ck_assert_int_eq(zcow_create(fs, path, &f), 0);
+		ck_assert_int_eq(zcow_fsync(f), 0);
+		ck_assert_int_eq(zcow_close(f), 0);
+	}
+	for (i = 0; i < 3000; i++) {
+		if (i % 10 == 0)
+			continue;
+		snprintf(path, sizeof(path), "/f%04llu", (unsigned long long)i);
+		ck_assert_int_eq(zcow_unlink(fs, path), 0);
+	}
+	ck_assert_int_eq(zcow_sync(fs), 0);
+	pthread_mutex_lock(&fs->files->lock);
+	for (i = 0; i < fs->nr_bgs && !victim; i++)
+		if ((fs->bgs[i]->flags & ZCOW_BG_METADATA) &&
+		    fs->bgs[i]->used &&
+		    zcow_reclaim_is_candidate(fs, fs->bgs[i]))
+			victim = fs->bgs[i];
+	pthread_mutex_unlock(&fs->files->lock);
+	ck_assert_ptr_nonnull(victim);
+	start = victim->start;
+	phys = victim->physical;
+	live = victim->used;
+
+	ck_assert_int_eq(relocate_one(fs, victim), 0);
+	ck_assert_ptr_null(zcow_bg_lookup(fs, start));
+	expect_zone_empty(fs, phys);
+	ck_assert_uint_eq(fs->rstats.meta_groups, 1);
+	ck_assert_uint_eq(fs->rstats.meta_bytes, live);
+	ck_assert_uint_eq(fs->rstats.data_bytes, 0);
+	expect_clean(fs);
+
+	fs = remount(fs, &mo);
+	for (i = 0; i < 3000; i++) {
+		snprintf(path, sizeof(path), "/f%04llu", (unsigned long long)i);
+		ck_assert_int_eq(zcow_stat(fs, path, &st),
+				 i % 10 ? -ENOENT : 0);
+	}
+	expect_clean(fs);
+	close_fs(fs);
+}
+END_TEST
+
+/*
+ * The policies' order.  /old (group G1, written first, 41% live) and
+ * /new (G2, written 8 MiB later, 31% live): greedy takes the least live
+ * first (G2); cost-benefit weighs age x (1 - u) / (1 + u), and G1 is
+ * more than three times older (G1 first); threshold 65% takes only G2
+ * (69% unusable).
+ */
+START_TEST(test_reclaim_policy_order)
+{
+	static const int policy[] = { ZCOW_RECLAIM_GREEDY,
+				      ZCOW_RECLAIM_COST_BENEFIT,
+				      ZCOW_RECLAIM_THRESHOLD };
+	struct zcow_mount_opts mo = quiet;
+	struct zcow_fs *fs;
+	struct zcow_bg **v = NULL, *g1, *g2;
+	uint64_t nr = 0, s1, s2;
+
+	mo.reclaim = policy[_i];
+	mo.reclaim_threshold = 65;
+	fs = sim_fs(32, 0, &mo);
+	put(fs, "/old", 0, 4 * MiB, 1);
+	put(fs, "/filler", 0, 8 * MiB, 1);
+	put(fs, "/new", 0, 4 * MiB, 1);
+	put(fs, "/old", 0, 38 * 64 * KiB, 2);	/* 59% */
+	put(fs, "/new", 0, 44 * 64 * KiB, 2);	/* 69% */
+	g1 = data_bg_of(fs, "/old", 3 * MiB);
+	g2 = data_bg_of(fs, "/new", 3 * MiB);
+	ck_assert_ptr_ne(g1, g2);
+	s1 = g1->start;
+	s2 = g2->start;
+	ck_assert_int_eq(zcow_sync(fs), 0);
+	if (policy[_i] == ZCOW_RECLAIM_THRESHOLD) {
+		/* Linux 5.13: the commit relocated what is over it. */
+		ck_assert_ptr_eq(zcow_bg_lookup(fs, s1), g1);
+		ck_assert_ptr_null(zcow_bg_lookup(fs, s2));
+		ck_assert_uint_eq(fs->rstats.groups_relocated, 1);
+		expect(fs, "/new", 0, 2816 * KiB, 2);
+		expect(fs, "/new", 2816 * KiB, 4 * MiB - 2816 * KiB, 1);
+		close_fs(fs);
+		return;
+	}
+
+	pthread_mutex_lock(&fs->files->lock);
+	ck_assert_int_eq(zcow_reclaim_victims(fs, &v, &nr), 0);
+	pthread_mutex_unlock(&fs->files->lock);
+	ck_assert_uint_ge(nr, 2);
+	ck_assert_ptr_eq(v[0], policy[_i] == ZCOW_RECLAIM_GREEDY ? g2 : g1);
+	ck_assert_ptr_eq(v[1], policy[_i] == ZCOW_RECLAIM_GREEDY ? g1 : g2);
+	free(v);
+	close_fs(fs);
+}
+END_TEST
+
+/*
+ * Sustained overwrite: a file of 60% of the data space, overwritten in
+ * 64 KiB pieces at pseudo-random places three times over.  Without
+ * reclaim this ends in ENOSPC during the first pass; with every policy it
+ * completes (threshold: at 36% and 51% unusable; at 60% utilization no
+ * group is half unusable yet when the free zones run out, so a fixed
+ * threshold is reached too late, as Linux 5.13's 75% is), the active-zone limit of the device (8) is kept all along
+ * (the simulator refuses a write that opens one zone too many), the file
+ * reads back as written, the checker is clean, also after a remount.
+ */
+START_TEST(test_reclaim_sustained_overwrite)
+{
+	static const int policy[] = { ZCOW_RECLAIM_OFF, ZCOW_RECLAIM_THRESHOLD,
+				      ZCOW_RECLAIM_GREEDY,
+				      ZCOW_RECLAIM_COST_BENEFIT };
+	struct zcow_mount_opts mo = { .reclaim = policy[_i],
+				      .reclaim_threshold = 51 };
+	const uint64_t size = policy[_i] == ZCOW_RECLAIM_THRESHOLD ?
+				      24 * MiB : 40 * MiB;
+	const uint64_t piece = 64 * KiB;
+	uint32_t *ver = calloc(size / piece, sizeof(*ver));
+	uint64_t n, i, x = 12345;
+	struct zcow_fs *fs = sim_fs(24, 8, &mo);
+	uint8_t *buf = malloc(piece);
+	struct zcow_file *f;
+	int64_t r = 0;
+
+	put(fs, "/big", 0, size, 0);
+	ck_assert_int_eq(zcow_open(fs, "/big", O_RDWR, &f), 0);
+	for (n = 0; n < 3 * size / piece; n++) {
+		x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+		i = (x >> 33) % (size / piece);
+		fill(buf, i * piece, piece, ver[i] + 1);
+		r = zcow_pwrite(f, buf, piece, i * piece);
+		if (r != (int64_t)piece)
+			break;
+		ver[i]++;
+	}
+	if (policy[_i] == ZCOW_RECLAIM_OFF) {
+		ck_assert_int_eq(r, -ENOSPC);
+		ck_assert_uint_lt(n, size / piece);
+	} else {
+		ck_assert_int_eq(r, (int64_t)piece);
+		ck_assert_uint_eq(n, 3 * size / piece);
+		ck_assert_uint_gt(fs->rstats.groups_relocated, 0);
+		ck_assert_uint_gt(fs->rstats.zones_reset, 0);
+	}
+	ck_assert_int_eq(zcow_close(f), 0);
+	ck_assert_int_eq(zcow_sync(fs), 0);
+	for (i = 0; i < size / piece; i++)
+		expect(fs, "/big", i * piece, piece, ver[i]);
+	expect_clean(fs);
+	fs = remount(fs, &mo);
+	for (i = 0; i < size / piece; i++)
+		expect(fs, "/big", i * piece, piece, ver[i]);
+	expect_clean(fs);
+	close_fs(fs);
+	free(buf);
+	free(ver);
+}
+END_TEST
+
+/*
+ * With reclaim on, filling the device with live data stops with three
+ * free zones: two for metadata and the one held for the data relocation
+ * group (Linux 6.17 reserves it at mount), which relocation takes.
+ */
+START_TEST(test_reclaim_holds_a_zone_for_relocation)
+{
+	struct zcow_mount_opts mo = { .reclaim = ZCOW_RECLAIM_GREEDY };
+	struct zcow_fs *fs = sim_fs(32, 0, &mo);
+	uint8_t *buf = malloc(MiB);
+	struct zcow_file *f;
+	uint64_t off = 0;
+	int64_t n;
+
+	ck_assert_ptr_null(zcow_bg_lookup(fs, fs->reloc_bg));
+	memset(buf, 0x5a, MiB);
+	ck_assert_int_eq(zcow_create(fs, "/fill", &f), 0);
+	while ((n = zcow_pwrite(f, buf, MiB, off)) > 0)
+		off += MiB;
+	ck_assert_int_eq(n, -ENOSPC);
+	ck_assert_int_eq(zcow_close(f), 0);
+	pthread_mutex_lock(&fs->files->lock);
+	ck_assert_uint_eq(zcow_reclaim_held_zones(fs), 1);
+	ck_assert_uint_eq(zcow_zoned_nr_free_zones(fs), 3);
+	ck_assert(zcow_zoned_reloc_may_take_zone(fs));
+	pthread_mutex_unlock(&fs->files->lock);
+	ck_assert_int_eq(zcow_sync(fs), 0);
+	close_fs(fs);
+	free(buf);
+}
+END_TEST
+
+/*
+ * zcow balance --usage N: every group at most N% live is relocated, the
+ * others stay; the counters say what moved.  Bad arguments and read-only
+ * mounts are refused.
+ */
+START_TEST(test_reclaim_balance_usage)
+{
+	struct zcow_fs *fs = sim_fs(32, 0, &quiet);
+	struct zcow_reclaim_stats st;
+	struct zcow_mount_opts ro = { .read_only = true };
+	struct zcow_bg *g1, *g2;
+	uint64_t s1, s2;
+
+	put(fs, "/a", 0, 4 * MiB, 1);
+	put(fs, "/b", 0, 4 * MiB, 1);
+	put(fs, "/a", 0, 3 * MiB, 2);		/* /a's group: 25% live */
+	put(fs, "/b", 0, 1 * MiB, 2);		/* /b's group: 75% live */
+	ck_assert_int_eq(zcow_sync(fs), 0);
+	g1 = data_bg_of(fs, "/a", 3 * MiB);
+	g2 = data_bg_of(fs, "/b", 3 * MiB);
+	s1 = g1->start;
+	s2 = g2->start;
+	ck_assert_int_eq(zcow_balance(fs, 101, &st), -EINVAL);
+	ck_assert_int_eq(zcow_balance(fs, 50, &st), 0);
+	ck_assert_ptr_null(zcow_bg_lookup(fs, s1));
+	ck_assert_ptr_eq(zcow_bg_lookup(fs, s2), g2);
+	ck_assert_uint_eq(st.data_bytes, 1 * MiB);
+	ck_assert_uint_ge(st.groups_relocated, 1);
+	ck_assert_uint_ge(st.zones_reset, 1);
+	expect(fs, "/a", 0, 3 * MiB, 2);
+	expect(fs, "/a", 3 * MiB, 1 * MiB, 1);
+	expect(fs, "/b", 0, 1 * MiB, 2);
+	expect(fs, "/b", 1 * MiB, 3 * MiB, 1);
+	expect_clean(fs);
+	fs = remount(fs, &ro);
+	ck_assert_int_eq(zcow_balance(fs, 50, &st), -EROFS);
+	expect(fs, "/a", 0, 3 * MiB, 2);
+	close_fs(fs);
+}
+END_TEST
+
+Suite *reclaim_suite(void)
+{
+	Suite *s = suite_create("reclaim_suite");
+	TCase *tc = tcase_create("reclaim");
+
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, test_reclaim_relocates_data_group);
+	tcase_add_test(tc, test_reclaim_relocates_snapshot_shared_extents);
+	tcase_add_test(tc, test_reclaim_relocates_metadata_group);
+	tcase_add_loop_test(tc, test_reclaim_policy_order, 0, 3);
+	tcase_add_loop_test(tc, test_reclaim_sustained_overwrite, 0, 4);
+	tcase_add_test(tc, test_reclaim_holds_a_zone_for_relocation);
+	tcase_add_test(tc, test_reclaim_balance_usage);
+	suite_add_tcase(s, tc);
+	return s;
+}
