@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * zcow df, check: the metadata-engine commands (bench-meta: cmd_bench.c).
+ * zcow df, check, balance: the metadata-engine commands (bench-meta:
+ * cmd_bench.c).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -97,6 +98,10 @@ int cmd_df(int argc, char **argv)
 		printf("%s, single: total=%s, used=%s, zone_unusable=%s, reserved=%s, pinned=%s, readonly=%s, groups=%" PRIu64 "\n",
 		       sp->name, a, b, c, d, e, f, sp->nr_groups);
 	}
+	human(a, sizeof(a), info.reclaimable, raw);
+	human(b, sizeof(b), info.zone_unusable, raw);
+	printf("reclaimable=%s of zone_unusable=%s (freed in data and metadata groups: relocation, zcow balance, wins it back)\n",
+	       a, b);
 	if (info.sb_failed_mirrors)
 		printf("superblock log: degraded, mirrors 0x%x cannot be written\n",
 		       info.sb_failed_mirrors);
@@ -144,4 +149,90 @@ int cmd_check(int argc, char **argv)
 	if (zcow_unmount(fs) && !ret)
 		ret = 1;
 	return close_dev(dev, ret ? 1 : 0);
+}
+
+/*
+ * zcow balance [-o OPTS] [--usage N] DEV: relocate the data and metadata
+ * groups at most N% live (btrfs balance start -dusage=N -musage=N), so
+ * that their zones are reset.
+ */
+int cmd_balance(int argc, char **argv)
+{
+	static const char usage[] = "[-o MOUNT_OPTS] [--usage N] DEV";
+	struct zcow_mount_opts mo = { 0 };
+	struct zcow_reclaim_stats st = { 0 };
+	struct zcow_fs_info info;
+	struct zcow_fs *fs = NULL;
+	struct zdev *dev = NULL;
+	const char *spec = NULL;
+	unsigned long pct = 100;
+	char *end;
+	int i, ret, uret;
+
+	for (i = 1; i < argc; i++) {
+		if (is_help(argv[i])) {
+			printf("usage: zcow balance %s\n"
+			       "relocate every data and metadata block group "
+			       "whose live share is at most N%% (default 100: "
+			       "all but the ones being written) and reset "
+			       "their zones\n", usage);
+			return 0;
+		} else if (!strcmp(argv[i], "--usage") && i + 1 < argc) {
+			errno = 0;
+			pct = strtoul(argv[++i], &end, 10);
+			if (errno || *end || !argv[i][0] || pct > 100) {
+				fprintf(stderr, "zcow balance: --usage '%s': "
+						"need a percentage in 0..100\n",
+					argv[i]);
+				return 2;
+			}
+		} else if (!strcmp(argv[i], "-o") && i + 1 < argc) {
+			if (zcow_mount_opts_parse(argv[++i], &mo)) {
+				fprintf(stderr, "zcow balance: bad mount "
+						"options '%s'\n", argv[i]);
+				return 2;
+			}
+		} else if (argv[i][0] == '-' || spec) {
+			fprintf(stderr, "zcow balance: unexpected argument "
+					"'%s'\nusage: zcow balance %s\n",
+				argv[i], usage);
+			return 2;
+		} else {
+			spec = argv[i];
+		}
+	}
+	if (!spec) {
+		fprintf(stderr, "usage: zcow balance %s\n", usage);
+		return 2;
+	}
+	if (mo.read_only) {
+		fprintf(stderr, "zcow balance: a read-only mount cannot "
+				"relocate\n");
+		return 2;
+	}
+	if (open_dev(spec, &dev))
+		return 1;
+	ret = zcow_mount(dev, &mo, &fs);
+	if (ret) {
+		fprintf(stderr, "zcow balance: mount %s: %s\n", spec,
+			strerror(-ret));
+		return close_dev(dev, 1);
+	}
+	ret = zcow_balance(fs, (uint32_t)pct, &st);
+	if (ret)
+		fprintf(stderr, "zcow balance: %s\n", strerror(-ret));
+	printf("relocated %" PRIu64 " block groups (data %" PRIu64
+	       ", metadata %" PRIu64 "): %" PRIu64 " bytes of data in %" PRIu64
+	       " extents, %" PRIu64 " bytes of metadata in %" PRIu64
+	       " nodes; %" PRIu64 " zones reset\n",
+	       st.groups_relocated, st.data_groups, st.meta_groups,
+	       st.data_bytes, st.data_extents, st.meta_bytes, st.meta_nodes,
+	       st.zones_reset);
+	zcow_fs_info(fs, &info);
+	printf("reclaimable now: %" PRIu64 " bytes\n", info.reclaimable);
+	uret = zcow_unmount(fs);
+	if (uret)
+		fprintf(stderr, "zcow balance: unmount: %s\n",
+			strerror(-uret));
+	return close_dev(dev, ret || uret ? 1 : 0);
 }

@@ -28,6 +28,7 @@ struct zcow_cmd {
 	CMD("bench-dev", cmd_bench_dev, "simulator throughput benchmark")     \
 	CMD("df", cmd_df, "space per type, like btrfs filesystem df")       \
 	CMD("check", cmd_check, "check the trees, extents and block groups") \
+	CMD("balance", cmd_balance, "relocate block groups at most N% live (reclaim)") \
 	CMD("bench-meta", cmd_bench_meta, "metadata commit benchmark (sim)")    \
 	CMD("ls", cmd_ls, "list a directory of a zcow file system")        \
 	CMD("cat", cmd_cat, "print files of a zcow file system")            \

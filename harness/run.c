@@ -50,7 +50,7 @@ void zrun_settings_default(struct zrun_settings *set)
 static const char *const zcow_keys[] = {
 	"device", "profile", "target", "zone_append", "nodesize", "treelog",
 	"repetitions", "seed", "crash", "results", "trace", "interval",
-	"prefill", "scenario",
+	"prefill", "scenario", "reclaim", "reclaim_threshold",
 };
 
 bool zrun_is_zcow_key(const char *key)
@@ -137,6 +137,18 @@ int zrun_settings_apply(struct zrun_settings *set, const struct zfio_kv *kv,
 		 * not recorded and ignored. */
 		return bad(err, len, kv, "cut only by zcow crash (a [crash] "
 			   "section, docs/crash.md), never by zcow run");
+	} else if (!strcmp(k, "reclaim")) {
+		int p = zcow_reclaim_parse(v);
+
+		if (p < 0)
+			return bad(err, len, kv, "not off, threshold, greedy "
+						 "or cost-benefit");
+		set->reclaim = p;
+	} else if (!strcmp(k, "reclaim_threshold")) {
+		if (zfio_parse_size(v, 1000, &sz) || sz.unit != ZFIO_BYTES ||
+		    sz.val < 51 || sz.val > 100)
+			return bad(err, len, kv, "not a percentage in 51..100");
+		set->reclaim_threshold = (uint32_t)sz.val;
 	} else if (!strcmp(k, "results")) {
 		if (strlen(v) >= sizeof(set->results))
 			return bad(err, len, kv, "too long");
@@ -262,6 +274,10 @@ static int add_sync_lat(struct zrun_job *j, uint64_t lat)
 struct wa_bucket {
 	uint64_t host;
 	uint64_t dev[ZDEV_NR_CLASSES];
+	/* fs target: zone_unusable as the interval's first operation
+	 * that completed in it left it */
+	uint64_t unusable;
+	bool has_unusable;
 };
 
 struct zrun_wa {
@@ -340,6 +356,31 @@ static void wa_host(struct zrun *run, uint64_t done, uint64_t len)
 	b = wa_bucket(run->wa, done);
 	if (b)
 		b->host += len;
+}
+
+bool zrun_unusable_due(struct zrun *run, uint64_t t)
+{
+	uint64_t b;
+
+	if (!run->wa)
+		return false;
+	b = t / run->wa->iv;
+	if (b >= MAX_INTERVALS)
+		b = MAX_INTERVALS - 1;
+	return b >= run->wa->nr || !run->wa->b[b].has_unusable;
+}
+
+void zrun_note_unusable(struct zrun *run, uint64_t t, uint64_t bytes)
+{
+	struct wa_bucket *b;
+
+	if (!run->wa)
+		return;
+	b = wa_bucket(run->wa, t);
+	if (b) {
+		b->unusable = bytes;
+		b->has_unusable = true;
+	}
 }
 
 /* Start counting: the device counters were just taken as the base. */
@@ -1164,6 +1205,11 @@ struct rep_result {
 	uint64_t resets, finishes, user_writes;
 	uint64_t host_written;	/* the jobs' writes, ramp included */
 	uint64_t zone_unusable, block_groups, commits;
+	struct zcow_reclaim_stats reclaim;
+	int reclaim_policy;
+	uint32_t reclaim_threshold;
+	uint64_t reclaimable;
+	bool has_fs;
 	uint64_t fs_fsyncs, fs_log_syncs, fs_log_fallbacks, fs_statfs_commits;
 	uint64_t excl_waits, excl_wait_ns, sync_joins;
 	uint64_t creates, renames, unlinks;
@@ -1171,6 +1217,34 @@ struct rep_result {
 	double wall_s;
 	uint64_t nr_jobs;
 };
+
+/* "reclaim" (fs target): the policy and what it did during the jobs. */
+static void put_reclaim(FILE *f, const struct rep_result *r)
+{
+	const struct zcow_reclaim_stats *s = &r->reclaim;
+
+	if (!r->has_fs)
+		return;
+	fprintf(f, "  \"reclaim\": {\"policy\": \"%s\", \"threshold\": %u, "
+		   "\"passes\": %llu, \"groups_relocated\": %llu, "
+		   "\"data_groups\": %llu, \"meta_groups\": %llu, "
+		   "\"data_bytes_relocated\": %llu, "
+		   "\"data_extents_relocated\": %llu, "
+		   "\"meta_bytes_relocated\": %llu, "
+		   "\"meta_nodes_relocated\": %llu, \"zones_reset\": %llu, "
+		   "\"reclaimable_at_end\": %llu},\n",
+		zcow_reclaim_name(r->reclaim_policy), r->reclaim_threshold,
+		(unsigned long long)s->nr_passes,
+		(unsigned long long)s->groups_relocated,
+		(unsigned long long)s->data_groups,
+		(unsigned long long)s->meta_groups,
+		(unsigned long long)s->data_bytes,
+		(unsigned long long)s->data_extents,
+		(unsigned long long)s->meta_bytes,
+		(unsigned long long)s->meta_nodes,
+		(unsigned long long)s->zones_reset,
+		(unsigned long long)r->reclaimable);
+}
 
 /* A ratio to the host's bytes; null when the jobs wrote nothing. */
 static void put_ratio(FILE *f, uint64_t bytes, uint64_t host)
@@ -1310,6 +1384,7 @@ static int write_summary(struct zrun *run, const char *dir,
 		(unsigned long long)r0->zone_unusable,
 		(unsigned long long)r0->block_groups,
 		(unsigned long long)r0->commits);
+	put_reclaim(f, r0);
 	/* Where the time goes: commands and bytes per I/O class, and the
 	 * fs's own fsync counters (zcow_statfs). */
 	fprintf(f, "  \"device_commands_by_class\": {\n");
@@ -1440,12 +1515,16 @@ static int write_intervals(struct zrun *run, const char *dir)
 		wa[b].host += w->host;
 		for (c = 0; c < ZDEV_NR_CLASSES; c++)
 			wa[b].dev[c] += w->dev[c];
+		if (w->has_unusable) {
+			wa[b].unusable = w->unusable;
+			wa[b].has_unusable = true;
+		}
 	}
 	fprintf(f, "t_start_s,t_end_s,ios,bytes,iops,mib_per_s,"
 		   "lat_mean_us,lat_max_us,host_bytes_written");
 	for (c = 0; c < ZDEV_NR_CLASSES; c++)
 		fprintf(f, ",device_bytes_written_%s", zdev_class_name(c));
-	fprintf(f, ",device_bytes_written,wa\n");
+	fprintf(f, ",device_bytes_written,wa,zone_unusable\n");
 	for (b = 0; b < nb; b++) {
 		double secs = (double)iv / NS;
 		uint64_t dev = 0;
@@ -1465,6 +1544,9 @@ static int write_intervals(struct zrun *run, const char *dir)
 		fprintf(f, ",%llu,", (unsigned long long)dev);
 		if (wa[b].host)
 			fprintf(f, "%.6f", (double)dev / (double)wa[b].host);
+		fprintf(f, ",");
+		if (wa[b].has_unusable)
+			fprintf(f, "%llu", (unsigned long long)wa[b].unusable);
 		fprintf(f, "\n");
 	}
 	free(ios);
@@ -1492,7 +1574,7 @@ static int write_config(struct zrun *run, const char *dir, const char *src,
 	fprintf(f, "[zcow]\ndevice=%s\nprofile=%s\ntarget=%s\n"
 		   "zone_append=%s\nnodesize=%u\ntreelog=%s\n"
 		   "repetitions=%u\nseed=%llu\ntrace=%s\ninterval=%lluus\n"
-		   "prefill=%s\n",
+		   "prefill=%s\nreclaim=%s\n",
 		run_device(run),
 		run->set.profile, run->ops->name,
 		run->set.zone_append ? "on" : "off", run->set.nodesize,
@@ -1500,7 +1582,11 @@ static int write_config(struct zrun *run, const char *dir, const char *src,
 		(unsigned long long)run->set.seed,
 		run->set.trace ? "on" : "off",
 		(unsigned long long)(run->set.interval_ns / 1000),
-		run->set.prefill ? "on" : "off");
+		run->set.prefill ? "on" : "off",
+		zcow_reclaim_name(run->set.reclaim));
+	if (run->set.reclaim_threshold)
+		fprintf(f, "reclaim_threshold=%u\n",
+			run->set.reclaim_threshold);
 	for (i = 0; i < run->set.nr_crash; i++)
 		fprintf(f, "crash=%s\n", run->set.crash[i]);
 	fprintf(f, "\n");
@@ -1580,6 +1666,11 @@ static int one_rep(struct zrun *run, const char *dir, struct rep_result *r)
 		r->zone_unusable = run->fs_zone_unusable;
 		r->block_groups = run->fs_block_groups;
 		r->commits = run->fs_commits;
+		r->has_fs = run->has_fs_stats;
+		r->reclaim = run->fs_reclaim;
+		r->reclaim_policy = run->fs_reclaim_policy;
+		r->reclaim_threshold = run->fs_reclaim_threshold;
+		r->reclaimable = run->fs_reclaimable;
 		r->fs_fsyncs = run->fs_fsyncs;
 		r->fs_log_syncs = run->fs_log_syncs;
 		r->fs_log_fallbacks = run->fs_log_fallbacks;

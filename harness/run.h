@@ -29,6 +29,7 @@
 #include <stdio.h>
 
 #include "fio.h"
+#include "zcow.h"
 
 struct zdev;
 struct ztime;
@@ -56,6 +57,8 @@ struct zrun_settings {
 	uint64_t interval_ns;		/* intervals.csv bucket; 10 ms */
 	bool prefill;			/* fill read ranges before the run */
 	char name[64];			/* scenario name ("" = file name) */
+	int reclaim;			/* fs: enum zcow_reclaim (default) */
+	uint32_t reclaim_threshold;	/* fs: percent; 0 = 75 */
 };
 
 /* Operations a job asks of a target. */
@@ -201,6 +204,12 @@ struct zrun {
 	/* zcow_statfs fsync counters during the jobs (filled by the
 	 * tree-log; 0 where the fs does not count them) */
 	uint64_t fs_fsyncs, fs_log_syncs, fs_log_fallbacks, fs_statfs_commits;
+	/* reclaim during the jobs (zcow_fs_info), the policy in force and
+	 * what relocation could still win back at the end */
+	struct zcow_reclaim_stats fs_reclaim;
+	int fs_reclaim_policy;
+	uint32_t fs_reclaim_threshold;
+	uint64_t fs_reclaimable;
 	uint64_t sched_wall_ns;		/* wall time of the jobs' phase */
 	/* The fs's locks in simulated time: what the current call holds
 	 * (enum zrun_excl, set by the target), and until when the calls so
@@ -275,5 +284,14 @@ struct zrun_tick {
 
 void zrun_tick_start(struct zrun *run, struct zrun_tick *tk, uint64_t now);
 uint64_t zrun_tick_done(struct zrun *run, const struct zrun_tick *tk);
+
+/*
+ * intervals.csv's zone_unusable column (fs target): is the interval that
+ * holds simulated time @t still without a value?  zrun_note_unusable()
+ * gives it one: @bytes, the fs's zone_unusable after an operation that
+ * completed at @t.
+ */
+bool zrun_unusable_due(struct zrun *run, uint64_t t);
+void zrun_note_unusable(struct zrun *run, uint64_t t, uint64_t bytes);
 
 #endif /* ZCOW_RUN_H */

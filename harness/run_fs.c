@@ -104,6 +104,7 @@ struct fs_run {
 	void *buf;
 	uint64_t buf_len;
 	uint64_t commits_base;
+	struct zcow_reclaim_stats reclaim_base;
 	struct zcow_statfs st_base;
 	bool has_base;
 	uint64_t files_bytes;		/* the jobs' files so far, bytes */
@@ -166,8 +167,12 @@ static int fs_open(struct zrun *run)
 {
 	struct zcow_mkfs_opts mko = { .nodesize = run->set.nodesize,
 				      .seed = run->seed };
-	struct zcow_mount_opts mo = { .no_zone_append = !run->set.zone_append,
-				      .no_treelog = !run->set.treelog };
+	struct zcow_mount_opts mo = {
+		.no_zone_append = !run->set.zone_append,
+		.no_treelog = !run->set.treelog,
+		.reclaim = run->set.reclaim,
+		.reclaim_threshold = run->set.reclaim_threshold,
+	};
 	struct fs_run *fr;
 	int ret;
 
@@ -584,6 +589,7 @@ static int take_base(struct zrun *run)
 	if (ret)
 		return ret;
 	fr->commits_base = info.commits.nr_commits;
+	fr->reclaim_base = info.reclaim_stats;
 	ret = statfs_of(run, &fr->st_base);
 	fr->has_base = !ret;
 	return ret;
@@ -702,6 +708,12 @@ static int fs_do_io(struct zrun *run, struct zrun_job *job, enum zrun_op op,
 		fj->pending = i;
 	*len_ret = op == ZRUN_OP_READ && !n ? len : (uint64_t)n;
 	*done_ret = zrun_tick_done(run, &tk);
+	if (zrun_unusable_due(run, *done_ret)) {
+		struct zcow_fs_info info;
+
+		if (!zcow_fs_info(fr->fs, &info))
+			zrun_note_unusable(run, *done_ret, info.zone_unusable);
+	}
 	return held_done(run, &h);
 }
 
@@ -801,6 +813,11 @@ static int fs_finish(struct zrun *run)
 	run->fs_block_groups = info.nr_block_groups;
 	run->fs_commits = info.commits.nr_commits -
 			  (fr->has_base ? fr->commits_base : 0);
+	run->fs_reclaim_policy = info.reclaim;
+	run->fs_reclaim_threshold = info.reclaim_threshold;
+	run->fs_reclaimable = info.reclaimable;
+	zcow_reclaim_stats_sub(&run->fs_reclaim, &info.reclaim_stats,
+			       fr->has_base ? &fr->reclaim_base : NULL);
 	ret = statfs_of(run, &st);
 	if (ret)
 		return ret;
