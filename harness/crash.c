@@ -460,9 +460,13 @@ int zcrash_run(const char *scenario, const struct zcrash_opts *opts,
 	}
 	/* treelog=off first: its exact oracles are today's baseline */
 	for (mi = 0; mi < 2; mi++) {
-		struct zcow_mount_opts mo = { .no_treelog = mi == 0,
-					       .no_zone_append = !c->zone_append,
-					       .mutation = o->mutation };
+		struct zcow_mount_opts mo = {
+			.no_treelog = mi == 0,
+			.no_zone_append = !c->zone_append,
+			.reclaim = c->reclaim,
+			.reclaim_threshold = c->reclaim_threshold,
+			.mutation = o->mutation,
+		};
 
 		if (!(c->treelog & (mi ? ZCRASH_TREELOG_ON : ZCRASH_TREELOG_OFF)))
 			continue;

@@ -169,6 +169,8 @@ struct camp {
 	uint64_t seed;
 	uint32_t nodesize;
 	bool zone_append;	/* [zcow] zone_append= (on) */
+	int reclaim;		/* [zcow] reclaim= (the default policy) */
+	uint32_t reclaim_threshold;	/* [zcow] reclaim_threshold= */
 	/* fio */
 	char rw[16];
 	uint64_t bs, size, nrfiles, fsync_every;

@@ -164,7 +164,7 @@ static int parse_conds(const char *v, struct camp *c)
 static int parse_workload(const char *v, char *buf, size_t len)
 {
 	static const char *const names[] = { "fio", "ace", "meta", "sblog",
-					     "reset", "faults" };
+					     "reset", "faults", "reclaim" };
 	unsigned int i;
 
 	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
@@ -379,6 +379,8 @@ static int read_scenario(struct camp *c, const char *path, char *err,
 	if (set.name[0])
 		snprintf(c->name, sizeof(c->name), "%s", set.name);
 	c->zone_append = set.zone_append;
+	c->reclaim = set.reclaim;
+	c->reclaim_threshold = set.reclaim_threshold;
 	return 0;
 }
 

@@ -558,6 +558,43 @@ static void gen_reset(const struct camp *c, struct wl *w)
 }
 
 /*
+ * crash-reclaim: a file of @size overwritten RECLAIM_PIECE bytes at a
+ * time at pseudo-random places, with a sync every sync_every writes and
+ * an fsync of the file every third sync, on a device small enough that
+ * free zones run out and reclaim relocates groups (data and metadata) and
+ * resets their zones; a second file is rewritten whole now and then so
+ * that groups empty at different speeds.
+ */
+#define RECLAIM_PIECE (16 * BLK)
+static void gen_reclaim(const struct camp *c, struct wl *w)
+{
+	uint64_t n = c->quick && c->qops ? c->qops : c->ops ? c->ops : 200;
+	uint64_t se = c->sync_every ? c->sync_every : 8, i, rng = c->seed;
+	uint64_t len = c->size ? c->size : 1024 * 1024;
+	uint64_t nblk = len / RECLAIM_PIECE;
+
+	snprintf(w->desc, sizeof(w->desc), "reclaim ops=%" PRIu64 " file=%" PRIu64 " sync_every=%" PRIu64,
+		 n, len, se);
+	wl_add(w, OP_CREATE, "/a", NULL, 0, 0);
+	wl_add(w, OP_WRITE, "/a", NULL, 0, len);
+	wl_add(w, OP_CREATE, "/b", NULL, 0, 0);
+	wl_add(w, OP_WRITE, "/b", NULL, 0, 8 * BLK);
+	wl_add(w, OP_SYNC, NULL, NULL, 0, 0);
+	wl_add(w, OP_MARK, NULL, NULL, 0, 0);
+	for (i = 0; i < n; i++) {
+		uint64_t at = (rng = zcrash_mix64(rng)) % nblk * RECLAIM_PIECE;
+
+		wl_add(w, OP_WRITE, "/a", NULL, at, RECLAIM_PIECE);
+		if (i % 16 == 15)
+			wl_add(w, OP_WRITE, "/b", NULL, 0, 8 * BLK);
+		if ((i + 1) % se == 0)
+			wl_add(w, (i + 1) % (3 * se) ? OP_SYNC : OP_FSYNC,
+			       (i + 1) % (3 * se) ? NULL : "/a", NULL, 0, 0);
+	}
+	wl_add(w, OP_SYNC, NULL, NULL, 0, 0);
+}
+
+/*
  * crash-faults: acknowledged files overwritten and fsynced, new files,
  * renames, unlinks, fdatasync and sync, so an injected fault lands on
  * data, metadata, log and superblock writes alike.
@@ -730,6 +767,8 @@ int zcrash_make_wl(const struct camp *c, uint64_t idx, struct wl *w)
 		gen_sblog(c, w);
 	} else if (!strcmp(c->workload, "reset")) {
 		gen_reset(c, w);
+	} else if (!strcmp(c->workload, "reclaim")) {
+		gen_reclaim(c, w);
 	} else if (!strcmp(c->workload, "faults")) {
 		gen_faults(c, w);
 		if (idx < c->nr_ft) {

@@ -88,7 +88,8 @@ static bool is_fsync_logged(void)
 
 START_TEST(test_quick_clean)
 {
-	static const char *const names[] = { "sblog", "commit", "fsync", "reset" };
+	static const char *const names[] = { "sblog", "commit", "fsync", "reset",
+					     "reclaim" };
 	struct zcrash_summary s = run(names[_i], 0);
 
 	ck_assert_uint_eq(s.violations, 0);
@@ -99,6 +100,19 @@ END_TEST
 START_TEST(test_mutation_reset_caught)
 {
 	struct zcrash_summary s = run("reset", ZCOW_MUT_RESET_BEFORE_COMMIT);
+
+	ck_assert_uint_gt(s.violations, 0);
+}
+END_TEST
+
+/*
+ * Relocation that resets a group's zone as soon as its contents are
+ * copied, before the commit pointing at the copies is durable: a cut in
+ * between leaves the committed trees pointing into a reset zone.
+ */
+START_TEST(test_mutation_reloc_reset_early_caught)
+{
+	struct zcrash_summary s = run("reclaim", ZCOW_MUT_RELOC_RESET_EARLY);
 
 	ck_assert_uint_gt(s.violations, 0);
 }
@@ -492,8 +506,9 @@ Suite *crash_suite(void)
 	TCase *tc = tcase_create("campaigns");
 
 	tcase_set_timeout(tc, 60);
-	tcase_add_loop_test(tc, test_quick_clean, 0, 4);
+	tcase_add_loop_test(tc, test_quick_clean, 0, 5);
 	tcase_add_test(tc, test_mutation_reset_caught);
+	tcase_add_test(tc, test_mutation_reloc_reset_early_caught);
 	tcase_add_test(tc, test_mutation_sb_flush_caught);
 	tcase_add_test(tc, test_repro_line);
 	tcase_add_test(tc, test_treelog_on_clean_without_mutation);
