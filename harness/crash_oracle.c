@@ -131,7 +131,17 @@ int zcrash_record(const struct camp *c, const struct wl *w,
 		gen = zcow_fs_generation(fs);
 		r->ret[i] = zcrash_do_op(fs, o, tmp);
 		ret = 0;
-		if (!r->ret[i]) {
+		/*
+		 * The op committed on its way (a flush or a reclaim pass
+		 * before its data was recorded, or between the parts of a
+		 * split write): such a commit holds the ops before it and
+		 * part of this one, so the model before the op is a
+		 * candidate of those generations too (not exact; the model
+		 * after it is added below).
+		 */
+		if (zcow_fs_generation(fs) != gen && o->kind != OP_SYNC)
+			ret = zcrash_add_snap(r, gen + 1, false, &r->final);
+		if (!ret && !r->ret[i]) {
 			ret = zcrash_m_apply(&r->final, o, tmp);
 			ret = ret ?: zcrash_note_past(r, o, i + 1);
 			if (!ret && zcrash_is_sync_op(o->kind))
