@@ -27,13 +27,14 @@
 
 /* A simulated device of @nr_zones 4 MiB zones (64 KiB appends, @max_active
  * active zones, 0 = no limit), mkfs, mount with @mo. */
-static struct zcow_fs *sim_fs(uint64_t nr_zones, uint32_t max_active,
-			      const struct zcow_mount_opts *mo)
+static struct zcow_fs *sim_fs_cap(uint64_t nr_zones, uint64_t zone_cap,
+				  uint32_t max_active,
+				  const struct zcow_mount_opts *mo)
 {
 	struct zsim_config cfg = {
 		.nr_zones = nr_zones, .zone_size = ZS, .seed = 5,
-		.max_append = 64 * KiB, .max_open = max_active,
-		.max_active = max_active,
+		.zone_capacity = zone_cap, .max_append = 64 * KiB,
+		.max_open = max_active, .max_active = max_active,
 	};
 	struct zcow_mkfs_opts mko = { .seed = 3 };
 	struct zdev *dev = NULL;
@@ -43,6 +44,12 @@ static struct zcow_fs *sim_fs(uint64_t nr_zones, uint32_t max_active,
 	ck_assert_int_eq(zcow_mkfs(dev, &mko), 0);
 	ck_assert_int_eq(zcow_mount(dev, mo, &fs), 0);
 	return fs;
+}
+
+static struct zcow_fs *sim_fs(uint64_t nr_zones, uint32_t max_active,
+			      const struct zcow_mount_opts *mo)
+{
+	return sim_fs_cap(nr_zones, 0, max_active, mo);
 }
 
 static struct zcow_fs *remount(struct zcow_fs *fs,
@@ -383,20 +390,25 @@ END_TEST
  * threshold is reached too late, as Linux 5.13's 75% is), the active-zone limit of the device (8) is kept all along
  * (the simulator refuses a write that opens one zone too many), the file
  * reads back as written, the checker is clean, also after a remount.
+ * _i / 4 == 1: zones of 3 MiB capacity in 4 MiB (ZNS), 32 zones for the
+ * same share of the data space.
  */
 START_TEST(test_reclaim_sustained_overwrite)
 {
-	static const int policy[] = { ZCOW_RECLAIM_OFF, ZCOW_RECLAIM_THRESHOLD,
-				      ZCOW_RECLAIM_GREEDY,
-				      ZCOW_RECLAIM_COST_BENEFIT };
-	struct zcow_mount_opts mo = { .reclaim = policy[_i],
-				      .reclaim_threshold = 51 };
-	const uint64_t size = policy[_i] == ZCOW_RECLAIM_THRESHOLD ?
-				      24 * MiB : 40 * MiB;
+	static const int policies[] = { ZCOW_RECLAIM_OFF,
+					ZCOW_RECLAIM_THRESHOLD,
+					ZCOW_RECLAIM_GREEDY,
+					ZCOW_RECLAIM_COST_BENEFIT };
+	const int p = policies[_i % 4];
+	const bool is_cap = _i / 4;
+	struct zcow_mount_opts mo = { .reclaim = p, .reclaim_threshold = 51 };
+	const uint64_t size = p == ZCOW_RECLAIM_THRESHOLD ? 24 * MiB :
+							   40 * MiB;
 	const uint64_t piece = 64 * KiB;
 	uint32_t *ver = calloc(size / piece, sizeof(*ver));
 	uint64_t n, i, x = 12345;
-	struct zcow_fs *fs = sim_fs(24, 8, &mo);
+	struct zcow_fs *fs = is_cap ? sim_fs_cap(32, 3 * MiB, 8, &mo) :
+				      sim_fs(24, 8, &mo);
 	uint8_t *buf = malloc(piece);
 	struct zcow_file *f;
 	int64_t r = 0;
@@ -412,7 +424,7 @@ START_TEST(test_reclaim_sustained_overwrite)
 			break;
 		ver[i]++;
 	}
-	if (policy[_i] == ZCOW_RECLAIM_OFF) {
+	if (p == ZCOW_RECLAIM_OFF) {
 		ck_assert_int_eq(r, -ENOSPC);
 		ck_assert_uint_lt(n, size / piece);
 	} else {
@@ -519,7 +531,7 @@ Suite *reclaim_suite(void)
 	tcase_add_test(tc, test_reclaim_relocates_snapshot_shared_extents);
 	tcase_add_test(tc, test_reclaim_relocates_metadata_group);
 	tcase_add_loop_test(tc, test_reclaim_policy_order, 0, 3);
-	tcase_add_loop_test(tc, test_reclaim_sustained_overwrite, 0, 4);
+	tcase_add_loop_test(tc, test_reclaim_sustained_overwrite, 0, 8);
 	tcase_add_test(tc, test_reclaim_holds_a_zone_for_relocation);
 	tcase_add_test(tc, test_reclaim_balance_usage);
 	suite_add_tcase(s, tc);
