@@ -1023,6 +1023,11 @@ int zcow_statfs(struct zcow_fs *fs, struct zcow_statfs *st)
 		       &st->nr_log_fallbacks, &st->log_replayed,
 		       &st->log_lost);
 	st->nr_commits = fs->cstats.nr_commits;
+	st->nr_groups_relocated = fs->rstats.groups_relocated;
+	st->reloc_data_bytes = fs->rstats.data_bytes;
+	st->reloc_meta_bytes = fs->rstats.meta_bytes;
+	st->nr_zones_reset = fs->rstats.zones_reset;
+	st->reclaimable = zcow_reclaimable(fs);
 	UNLOCK(fs);
 	return 0;
 }

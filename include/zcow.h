@@ -402,6 +402,12 @@ struct zcow_statfs {
 	uint64_t log_replayed;	/* inodes replayed from a log at mount */
 	bool log_lost;		/* mount ignored a corrupt log: the fsyncs
 				 * it held are lost */
+	/* reclaim (docs/reclaim.md), since mount */
+	uint64_t nr_groups_relocated;	/* data and metadata groups emptied */
+	uint64_t reloc_data_bytes;	/* data copied by relocation */
+	uint64_t reloc_meta_bytes;	/* tree nodes moved by relocation */
+	uint64_t nr_zones_reset;	/* zones of removed groups reset */
+	uint64_t reclaimable;	/* freed bytes relocation could win back */
 };
 
 /* One directory entry (zcow_readdir()). */

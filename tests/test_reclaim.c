@@ -217,6 +217,15 @@ START_TEST(test_reclaim_relocates_data_group)
 	ck_assert_uint_eq(rbg->start, fs->reloc_bg);
 	ck_assert(rbg->is_data_reloc);
 	ck_assert_uint_eq(rbg->used, 2 * MiB);
+	{
+		struct zcow_statfs st;
+
+		ck_assert_int_eq(zcow_statfs(fs, &st), 0);
+		ck_assert_uint_eq(st.nr_groups_relocated, 1);
+		ck_assert_uint_eq(st.reloc_data_bytes, 2 * MiB);
+		ck_assert_uint_eq(st.reloc_meta_bytes, 0);
+		ck_assert_uint_ge(st.nr_zones_reset, 1);
+	}
 	expect(fs, "/a", 0, 2 * MiB, 2);
 	expect(fs, "/a", 2 * MiB, 4 * MiB, 1);
 	expect_clean(fs);
