@@ -99,19 +99,26 @@ $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) $(INC) -MMD -MP -c $< -o $@
 
+# Each archive is made anew: ar r would keep the members of sources
+# since moved or removed (a stale object would shadow the new one).
 $(LIBZBASE): $(BASE_OBJ)
+	rm -f $@
 	$(AR) rcs $@ $^
 
 $(LIBZDEV): $(DEV_OBJ)
+	rm -f $@
 	$(AR) rcs $@ $^
 
 $(LIBZCOW): $(CORE_OBJ)
+	rm -f $@
 	$(AR) rcs $@ $^
 
 $(LIBZSIM): $(SIM_OBJ)
+	rm -f $@
 	$(AR) rcs $@ $^
 
 $(LIBZRUN): $(RUN_OBJ)
+	rm -f $@
 	$(AR) rcs $@ $^
 
 # Version and git commit recorded in every summary.json and crash.json.

@@ -227,7 +227,8 @@ static int list_victims(struct zcow_fs *fs, uint32_t usage, uint64_t clock,
 		v[nr].score = score(fs, bg);
 		nr++;
 	}
-	qsort(v, nr, sizeof(*v), cmp_victim);
+	if (nr)
+		qsort(v, nr, sizeof(*v), cmp_victim);
 	*v_ret = v;
 	*nr_ret = nr;
 	return 0;
