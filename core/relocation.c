@@ -534,8 +534,9 @@ static void start_relocating(struct zcow_fs *fs, struct zcow_bg *bg)
 int zcow_relocate_bgs_locked(struct zcow_fs *fs, struct zcow_bg **v,
 			     uint64_t nr)
 {
-	uint64_t *starts = malloc((nr ? nr : 1) * 2 * sizeof(*starts)), i;
-	uint64_t *flags = starts + nr, moved = 0;
+	/* per group: its start, its type, whether all of it was moved */
+	uint64_t *starts = malloc((nr ? nr : 1) * 3 * sizeof(*starts)), i;
+	uint64_t *flags = starts + nr, *is_moved = flags + nr, moved = 0;
 	int err = 0, cerr;
 
 	if (!starts)
@@ -543,6 +544,7 @@ int zcow_relocate_bgs_locked(struct zcow_fs *fs, struct zcow_bg **v,
 	for (i = 0; i < nr; i++) {
 		starts[i] = v[i]->start;
 		flags[i] = v[i]->flags;
+		is_moved[i] = false;
 		start_relocating(fs, v[i]);
 	}
 	for (i = 0; !err && i < nr; i++) {
@@ -558,6 +560,7 @@ int zcow_relocate_bgs_locked(struct zcow_fs *fs, struct zcow_bg **v,
 		}
 		if (err)
 			break;
+		is_moved[i] = true;
 		moved++;
 		if (fs->mutation == ZCOW_MUT_RELOC_RESET_EARLY &&
 		    bg->is_seq)	/* TEST-ONLY: breaks the ORDER below */
@@ -581,7 +584,7 @@ int zcow_relocate_bgs_locked(struct zcow_fs *fs, struct zcow_bg **v,
 				fs->rstats.meta_groups++;
 			continue;
 		}
-		if (!err && !cerr)
+		if (is_moved[i] && !err)
 			zlog_warn(TAG, "group %" PRIu64 ": %" PRIu64 " bytes still used after relocation",
 				  bg->start, bg->used);
 		bg->is_relocating = false;
