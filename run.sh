@@ -4,6 +4,9 @@
 #                   on the simulator, write results/ and a plot
 #   ./run.sh test   install what is missing, build, run every test, the
 #                   VM smoke run last (ZCOW_SKIP_VM=1 skips it; docs/vm.md)
+#   ./run.sh gc     the reclaim experiments in full (minutes to hours;
+#                   docs/reclaim-experiments.md), results in
+#                   results/<UTC time>-gc/
 #   ./run.sh vm [SCENARIO...]
 #                   QEMU NVMe ZNS regression runs (smoke, conform,
 #                   workload, peers, sblog),
@@ -91,6 +94,24 @@ run_default() {
 	echo "plots and tables in $out/seed-plot, $out/seq-plot and" \
 		"$out/treelog-plot (iops.png/.svg or syncs_per_s.png/.svg," \
 		"curve.md/.csv, table.md/.csv; treelog-plot/breakdown.md)"
+	run_reclaim "$out"
+}
+
+# The reclaim experiments (docs/reclaim-experiments.md), short versions;
+# ./run.sh gc runs them in full.
+run_reclaim() {
+	local out=$1 runtime=${2:-20s}
+	echo "== sustained seed experiment: 16 jobs of 4 KiB random writes" \
+		"at 80% utilization, $runtime, append on/off"
+	python3 harness/sweep.py --zcow ./build/zcow --results "$out/sustained" \
+		configs/gc-sustained.scenario --set runtime="$runtime" \
+		--grid zone_append=on,off >/dev/null
+	python3 harness/plot.py --out "$out/sustained-plot" --x numjobs \
+		--series zone_append --metric iops --iops-time --wa-time \
+		--title "sustained 4 KiB random writes, 80% full, reclaim=greedy" \
+		"$out/sustained" >/dev/null
+	echo "plots in $out/sustained-plot (iops_time.png/.svg: the" \
+		"throughput cliff when reclaim starts; wa_time.png/.svg)"
 }
 
 vm_skipped() {
@@ -136,12 +157,18 @@ test)
 	build
 	run_tests
 	;;
+gc)
+	build
+	out="results/$(date -u +%Y%m%dT%H%M%SZ)-gc"
+	mkdir -p "$out"
+	run_reclaim "$out" 300s
+	;;
 vm)
 	shift
 	harness/qemu/vm.sh "$@"
 	;;
 *)
-	echo "usage: ./run.sh [test | vm [SCENARIO...]]" >&2
+	echo "usage: ./run.sh [test | gc | vm [SCENARIO...]]" >&2
 	exit 2
 	;;
 esac

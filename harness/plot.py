@@ -25,7 +25,7 @@ written per I/O class.  Metrics: also syncs_per_s (fsync/fdatasync
 calls per second).  --wa-time also plots each run's write amplification
 over time from its intervals.csv (DIR/wa_time.png, .svg and .csv: one
 column per run, "series x=value scenario"; an interval without host writes has
-no point).  Python 3 standard library only; gnuplot must be on PATH for
+no point); --iops-time the same for IOPS (DIR/iops_time.*).  Python 3 standard library only; gnuplot must be on PATH for
 the plots.
 """
 import argparse
@@ -144,9 +144,19 @@ def gnuplot(out, name, lines, plots):
     return 0
 
 
-def wa_over_time(out, rows, x):
-    """Each run's per-interval write amplification (intervals.csv "wa")
-    against time: DIR/wa_time.csv, .dat, .png, .svg.  Returns 0 or 1."""
+TIME_PLOTS = {
+    # column of intervals.csv: (file name, title, y label)
+    "wa": ("wa_time", "write amplification per interval",
+           "device bytes / host bytes written"),
+    "iops": ("iops_time", "throughput per interval",
+             "IOPS (simulated time)"),
+}
+
+
+def over_time(out, rows, x, column):
+    """Each run's intervals.csv @column against time: DIR/<name>.csv,
+    .dat, .png, .svg (TIME_PLOTS).  Returns 0 or 1."""
+    name, title, ylabel = TIME_PLOTS[column]
     runs = []
     for r in rows:
         path = os.path.join(r["folder"], "intervals.csv")
@@ -154,39 +164,39 @@ def wa_over_time(out, rows, x):
             continue
         with open(path, newline="") as f:
             rd = csv.DictReader(f)
-            if "wa" not in (rd.fieldnames or []):
+            if column not in (rd.fieldnames or []):
                 continue
-            pts = [(float(i["t_start_s"]), float(i["wa"]))
-                   for i in rd if i["wa"] != ""]
+            pts = [(float(i["t_start_s"]), float(i[column]))
+                   for i in rd if i[column] != ""]
         runs.append(("%s %s=%s %s" % (r["series"], x, r.get(x, ""),
                                       r["scenario"]), pts))
     if not runs:
-        sys.stderr.write("plot: --wa-time: no intervals.csv with a wa "
-                         "column\n")
+        sys.stderr.write("plot: --%s-time: no intervals.csv with a %s "
+                         "column\n" % (column, column))
         return 1
     ts = sorted({t for _, pts in runs for t, _ in pts})
     by_t = [dict(pts) for _, pts in runs]
-    with open(os.path.join(out, "wa_time.csv"), "w", newline="") as f:
+    with open(os.path.join(out, name + ".csv"), "w", newline="") as f:
         w = csv.writer(f)
-        w.writerow(["t_start_s"] + [name for name, _ in runs])
+        w.writerow(["t_start_s"] + [n for n, _ in runs])
         for t in ts:
             w.writerow([t] + ["%.6f" % v[t] if t in v else ""
                               for v in by_t])
-    data = os.path.join(out, "wa_time.dat")
+    data = os.path.join(out, name + ".dat")
     with open(data, "w") as f:
-        for name, pts in runs:
-            f.write("# %s\n" % name)
+        for n, pts in runs:
+            f.write("# %s\n" % n)
             for t, v in pts:
                 f.write("%s %s\n" % (t, v))
             f.write("\n\n")
     plots = ", ".join("'%s' index %d using 1:2 with lines title '%s'"
-                      % (data, i, name.replace("'", ""))
-                      for i, (name, _) in enumerate(runs))
-    return gnuplot(out, "wa_time", [
-        "set title 'write amplification per interval' noenhanced",
+                      % (data, i, n.replace("'", ""))
+                      for i, (n, _) in enumerate(runs))
+    return gnuplot(out, name, [
+        "set title '%s' noenhanced" % title,
         "set xlabel 'time (s)' noenhanced",
-        "set ylabel 'device bytes / host bytes written' noenhanced",
-        "set grid", "set key left top noenhanced", "set yrange [0:*]"],
+        "set ylabel '%s' noenhanced" % ylabel,
+        "set grid", "set key right top noenhanced", "set yrange [0:*]"],
         plots)
 
 
@@ -205,6 +215,8 @@ def main():
                     metavar="A/B@X=VALUE[:NOTE]")
     ap.add_argument("--wa-time", action="store_true",
                     help="plot each run's write amplification over time")
+    ap.add_argument("--iops-time", action="store_true",
+                    help="plot each run's IOPS over time")
     a = ap.parse_args()
     anchors = []
     for q in a.anchor:
@@ -321,7 +333,9 @@ def main():
             "set grid", "set key left top noenhanced", "set yrange [0:*]",
             "set logscale x 2" if a.x == "numjobs" else ""], plots):
         return 1
-    if a.wa_time and wa_over_time(a.out, rows, a.x):
+    if a.wa_time and over_time(a.out, rows, a.x, "wa"):
+        return 1
+    if a.iops_time and over_time(a.out, rows, a.x, "iops"):
         return 1
     with open(os.path.join(a.out, "curve.md")) as f:
         sys.stdout.write(f.read())

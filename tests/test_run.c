@@ -384,7 +384,8 @@ START_TEST(test_run_sweep_and_plot_write_png_svg_tables)
 		RES "/plot/iops.png", RES "/plot/iops.svg",
 		RES "/plot/table.md", RES "/plot/table.csv",
 		RES "/plot/wa_time.png", RES "/plot/wa_time.svg",
-		RES "/plot/wa_time.csv",
+		RES "/plot/wa_time.csv", RES "/plot/iops_time.png",
+		RES "/plot/iops_time.svg", RES "/plot/iops_time.csv",
 	};
 	struct stat st;
 	size_t i;
@@ -397,7 +398,8 @@ START_TEST(test_run_sweep_and_plot_write_png_svg_tables)
 		 "--set runtime=10ms configs/raw-randwrite-4k.scenario "
 		 "--grid numjobs=1,4 zone_append=on,off >/dev/null && "
 		 "python3 harness/plot.py --out " RES "/plot --x numjobs "
-		 "--series zone_append --wa-time " RES "/sweep >/dev/null",
+		 "--series zone_append --wa-time --iops-time " RES "/sweep "
+		 ">/dev/null",
 		 bin);
 	ck_assert_int_eq(system(cmd), 0);
 	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
@@ -405,6 +407,31 @@ START_TEST(test_run_sweep_and_plot_write_png_svg_tables)
 			      files[i]);
 		ck_assert_msg(st.st_size > 0, "%s empty", files[i]);
 	}
+}
+END_TEST
+
+/*
+ * configs/gc-sustained.scenario, 2 s of overwrite: the fill brings the
+ * device to 80% of what data can use, the 16 jobs' random writes run out
+ * of free zones, reclaim relocates groups and resets their zones, and no
+ * write ends in ENOSPC (zrun_scenario() returns 0).
+ */
+START_TEST(test_run_gc_sustained_reclaims_without_enospc)
+{
+	const char *sets[] = { "runtime=2s" };
+	char *dir = NULL, *s;
+
+	ck_assert_int_eq(zrun_scenario("configs/gc-sustained.scenario", sets,
+				       1, RES, true, &dir), 0);
+	s = summary_no_wall(dir);
+	ck_assert(strstr(s, "\"policy\": \"greedy\"") != NULL);
+	ck_assert(json_num(s, "\"groups_relocated\"") > 0);
+	ck_assert(json_num(s, "\"zones_reset\"") > 0);
+	ck_assert(json_num(s, "\"data_bytes_relocated\"") > 0);
+	/* 16 x 88 MiB filled, then the overwrite: the host wrote more */
+	ck_assert(json_num(s, "\"write_bytes\"") > 16.0 * 88 * 1048576);
+	free(s);
+	free(dir);
 }
 END_TEST
 
@@ -1282,6 +1309,7 @@ Suite *run_suite(void)
 	tcase_add_test(tc, test_run_bad_zcow_option_names_file_line);
 	tcase_add_test(tc, test_run_reclaim_keys_and_counters);
 	tcase_add_test(tc, test_run_sweep_and_plot_write_png_svg_tables);
+	tcase_add_test(tc, test_run_gc_sustained_reclaims_without_enospc);
 	tcase_add_test(tc, test_run_treelog_same_seed_same_numbers);
 	tcase_add_test(tc, test_run_treelog_fsync_count_is_the_job_files);
 	tcase_add_test(tc,
