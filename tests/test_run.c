@@ -411,18 +411,23 @@ START_TEST(test_run_sweep_and_plot_write_png_svg_tables)
 END_TEST
 
 /*
- * configs/gc-sustained.scenario, 2 s of overwrite: the fill brings the
- * device to 80% of what data can use, the 16 jobs' random writes run out
- * of free zones, reclaim relocates groups and resets their zones, and no
- * write ends in ENOSPC (zrun_scenario() returns 0).
+ * configs/gc-sustained.scenario on half its zones, 2 s: the fill brings
+ * the device to 80% of what data can use (16 x 88 MiB of the 1768 MiB a
+ * sequential fill of 64 such zones writes), the 16 jobs' random writes
+ * run out of free zones, reclaim relocates groups and resets their
+ * zones, and no write ends in ENOSPC (zrun_scenario() returns 0).
  */
 START_TEST(test_run_gc_sustained_reclaims_without_enospc)
 {
-	const char *sets[] = { "runtime=2s" };
+	const char *sets[] = {
+		"runtime=2s", "size=88m",
+		"device=sim:zones=64,zone_size=64M,zone_cap=34M,max_open=14,"
+		"max_active=14",
+	};
 	char *dir = NULL, *s;
 
 	ck_assert_int_eq(zrun_scenario("configs/gc-sustained.scenario", sets,
-				       1, RES, true, &dir), 0);
+				       3, RES, true, &dir), 0);
 	s = summary_no_wall(dir);
 	ck_assert(strstr(s, "\"policy\": \"greedy\"") != NULL);
 	ck_assert(json_num(s, "\"groups_relocated\"") > 0);
