@@ -74,6 +74,16 @@ static int nr_lines(const char *s)
 	return n;
 }
 
+/* Make @tmpl (mkstemp()'s XXXXXX template) a fresh name nothing holds. */
+static void temp_name(char *tmpl)
+{
+	int fd = mkstemp(tmpl);
+
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	unlink(tmpl);
+}
+
 START_TEST(test_cli_zones_prints_blkzone_report_lines)
 {
 	run_zcow("zones", dev_spec, NULL);
@@ -228,12 +238,8 @@ START_TEST(test_cli_mkfs_mount_dump_super_share_an_image_across_processes)
 {
 	char img[] = "/tmp/zcow-cli-img-XXXXXX";
 	char spec[128];
-	int fd;
 
-	fd = mkstemp(img);
-	ck_assert_int_ge(fd, 0);
-	close(fd);
-	unlink(img);
+	temp_name(img);
 	snprintf(spec, sizeof(spec),
 		 "sim:image=%s,zones=32,zone_size=4M,zone_cap=16K", img);
 	run_zcow("mkfs", spec, "--seed", "7", NULL);
@@ -336,11 +342,8 @@ static void make_image_with_corrupt_inode_leaves(const char *spec)
 START_TEST(test_cli_ls_fails_when_an_inode_leaf_is_corrupt)
 {
 	char img[] = "/tmp/zcow-cli-ls-XXXXXX", spec[160];
-	int fd = mkstemp(img);
 
-	ck_assert_int_ge(fd, 0);
-	close(fd);
-	unlink(img);
+	temp_name(img);
 	snprintf(spec, sizeof(spec),
 		 "sim:image=%s,zones=16,zone_size=4M,conv=16", img);
 	make_image_with_corrupt_inode_leaves(spec);
@@ -526,12 +529,8 @@ START_TEST(test_cli_balance_relocates_a_half_free_group)
 	char img[] = "/tmp/zcow-cli-img-XXXXXX";
 	const char *local = "/tmp/zcow-cli-2m.bin", *back = "/tmp/zcow-cli-2m.out";
 	char spec[128];
-	int fd;
 
-	fd = mkstemp(img);
-	ck_assert_int_ge(fd, 0);
-	close(fd);
-	unlink(img);
+	temp_name(img);
 	snprintf(spec, sizeof(spec), "sim:image=%s,zones=32,zone_size=4M", img);
 	ck_assert_int_eq(sh("head -c 2097152 /dev/urandom > %s", local), 0);
 	run_zcow("mkfs", spec, NULL);

@@ -313,6 +313,21 @@ START_TEST(test_run_fs_on_file_device_rates_over_wall_time)
 }
 END_TEST
 
+/* A random overwrite of 40 MiB on 24 zones of 4 MiB, @zcow_key added to
+ * its [zcow] section: zrun_scenario()'s return, *dir_ret its folder. */
+static int run_reclaim_scenario(const char *zcow_key, char **dir_ret)
+{
+	FILE *f = fopen("/tmp/zcow-test-reclaim.scenario", "w");
+
+	ck_assert_ptr_nonnull(f);
+	fprintf(f, "[j]\nrw=randwrite\nbs=4k\nsize=40m\nloops=3\n"
+		   "filename=big\n[zcow]\nprofile=instant\n"
+		   "device=sim:zones=24,zone_size=4M\n%s", zcow_key);
+	fclose(f);
+	return zrun_scenario("/tmp/zcow-test-reclaim.scenario", NULL, 0, RES,
+			     true, dir_ret);
+}
+
 /*
  * reclaim= and reclaim_threshold= are scenario keys: a bad value is
  * refused naming file, line and option; a 4 KiB random overwrite of a
@@ -322,29 +337,13 @@ END_TEST
  */
 START_TEST(test_run_reclaim_keys_and_counters)
 {
-	FILE *f = fopen("/tmp/zcow-test-reclaim.scenario", "w");
 	char *dir = NULL, *s, path[1024], *iv;
 
-	fprintf(f, "[j]\nrw=randwrite\nbs=4k\nsize=40m\nloops=3\n"
-		   "filename=big\n[zcow]\nprofile=instant\n"
-		   "device=sim:zones=24,zone_size=4M\nreclaim=sometimes\n");
-	fclose(f);
-	ck_assert_int_eq(zrun_scenario("/tmp/zcow-test-reclaim.scenario", NULL,
-				       0, RES, true, &dir), -EINVAL);
-	f = fopen("/tmp/zcow-test-reclaim.scenario", "w");
-	fprintf(f, "[j]\nrw=randwrite\nbs=4k\nsize=40m\nloops=3\n"
-		   "filename=big\n[zcow]\nprofile=instant\n"
-		   "device=sim:zones=24,zone_size=4M\nreclaim_threshold=50\n");
-	fclose(f);
-	ck_assert_int_eq(zrun_scenario("/tmp/zcow-test-reclaim.scenario", NULL,
-				       0, RES, true, &dir), -EINVAL);
-	f = fopen("/tmp/zcow-test-reclaim.scenario", "w");
-	fprintf(f, "[j]\nrw=randwrite\nbs=4k\nsize=40m\nloops=3\n"
-		   "filename=big\n[zcow]\nprofile=instant\n"
-		   "device=sim:zones=24,zone_size=4M\n");
-	fclose(f);
-	ck_assert_int_eq(zrun_scenario("/tmp/zcow-test-reclaim.scenario", NULL,
-				       0, RES, true, &dir), 0);
+	ck_assert_int_eq(run_reclaim_scenario("reclaim=sometimes\n", &dir),
+			 -EINVAL);
+	ck_assert_int_eq(run_reclaim_scenario("reclaim_threshold=50\n", &dir),
+			 -EINVAL);
+	ck_assert_int_eq(run_reclaim_scenario("", &dir), 0);
 	unlink("/tmp/zcow-test-reclaim.scenario");
 	s = summary_no_wall(dir);
 	ck_assert_msg(strstr(s, "\"reclaim\": {\"policy\": \"greedy\", "
