@@ -6,7 +6,7 @@
 #                   VM smoke run last (ZCOW_SKIP_VM=1 skips it; docs/vm.md)
 #   ./run.sh vm [SCENARIO...]
 #                   QEMU NVMe ZNS regression runs (smoke, conform,
-#                   workload, peers, sblog),
+#                   workload, peers, sblog, gc),
 #                   results in results/<UTC time>-vm-<scenario>/
 set -euo pipefail
 cd "$(dirname "$0")"
