@@ -9,7 +9,7 @@
 #                   results/<UTC time>-gc/
 #   ./run.sh vm [SCENARIO...]
 #                   QEMU NVMe ZNS regression runs (smoke, conform,
-#                   workload, peers, sblog),
+#                   workload, peers, sblog, gc),
 #                   results in results/<UTC time>-vm-<scenario>/
 set -euo pipefail
 cd "$(dirname "$0")"

@@ -3,9 +3,10 @@
 
 Reads OUT/guest/ (what the guest archived: guest-info.txt, steps.txt, rc,
 conform*.txt, peers files) and writes OUT/summary.json, copies the
-conformance output to OUT/, and for the peers scenario writes
+conformance output to OUT/, for the peers scenario writes
 OUT/peers.md (the table) and OUT/peers.svg (gnuplot, when installed) from
-the fio JSON and zone reports.
+the fio JSON and zone reports, and for the gc scenario OUT/gc.md and
+OUT/gc.csv (the kernel's btrfs beside zcow under sustained overwrite).
 Standard library only.
 """
 import argparse
@@ -219,6 +220,201 @@ unset multiplot
                    timeout=60)
 
 
+def fio_jobs(path):
+    """Every job of a fio --output-format=normal,json file: name, bytes
+    written, error code."""
+    text = read(path)
+    m = re.search(r"^\{", text, re.M)
+    if not m:
+        return None
+    try:
+        data, _ = json.JSONDecoder().raw_decode(text[m.start():])
+    except ValueError:
+        return None
+    return [{"name": j.get("jobname"),
+             "write_bytes": j.get("write", {}).get("io_bytes", 0),
+             "error": j.get("error", 0)} for j in data.get("jobs") or []]
+
+
+def smart_written(path):
+    """SMART data units written (1000 x 512 bytes each, rounded up)."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            v = json.load(f).get("data_units_written")
+    except (OSError, ValueError):
+        return None
+    return None if v is None else int(v)
+
+
+def int_or_none(s):
+    try:
+        return int(s)
+    except (TypeError, ValueError):
+        return None
+
+
+def gc_row(guest, tag, zone_bytes):
+    r = kv_file(os.path.join(guest, f"result-{tag}.txt"))
+    system, rho = r.get("system"), int_or_none(r.get("rho"))
+    calib = kv_file(os.path.join(guest, f"calib-data-{system}.txt"))
+    data_bytes = int_or_none(calib.get("data_bytes"))
+    file_bytes = int_or_none(r.get("file_bytes"))
+    row = {"rho": rho / 100 if rho is not None else None,
+           "system": system,
+           "data_space_bytes": data_bytes,
+           "file_bytes": file_bytes,
+           "rho_effective": round(file_bytes / data_bytes, 4)
+           if file_bytes and data_bytes else None,
+           "loops": int_or_none(r.get("loops")),
+           "job_seconds": float(r["job_seconds"])
+           if r.get("job_seconds") else None}
+    resets = read(os.path.join(guest, f"resets-{tag}.txt")).split()
+    row["zone_resets"] = int_or_none(resets[0]) if resets else None
+    overrun = [int_or_none(x.split("=", 1)[1]) for x in resets
+               if x.startswith("overrun=")]
+    row["trace_overrun"] = overrun[0] if overrun else None
+    before = written_bytes(os.path.join(guest, f"zones-{tag}-before.txt"))
+    after = written_bytes(os.path.join(guest, f"zones-{tag}-after.txt"))
+    row["device_bytes_wp"] = (after - before
+                              + zone_bytes * (row["zone_resets"] or 0))
+    s0 = smart_written(os.path.join(guest, f"smart-{tag}-before.json"))
+    s1 = smart_written(os.path.join(guest, f"smart-{tag}-after.json"))
+    row["device_bytes_smart"] = (s1 - s0) * 512000 \
+        if s0 is not None and s1 is not None else None
+    if system == "btrfs":
+        jobs = fio_jobs(os.path.join(guest, f"fio-{tag}.txt")) or []
+        row["host_bytes"] = sum(j["write_bytes"] for j in jobs)
+        errs = [j for j in jobs if j["error"]]
+        fio_rc = int_or_none(r.get("fio_rc"))
+        row["finished"] = bool(jobs) and not errs and fio_rc == 0
+        if errs:
+            row["error"] = (f"{errs[0]['name']}: errno {errs[0]['error']} "
+                            f"({os.strerror(errs[0]['error'])})")
+        else:
+            row["error"] = None if row["finished"] else (
+                r.get("error") or f"fio rc {fio_rc}")
+        # fio's own message: the failing operation and its offset.
+        row["fio_message"] = r.get("error") or None
+        row["read_only"] = r.get("read_only") == "yes"
+        row["fio_rc"] = fio_rc
+        row["sync_rc"] = int_or_none(r.get("sync_rc"))
+        row["umount_rc"] = int_or_none(r.get("umount_rc"))
+        row["jobs"] = jobs
+        row["sysfs_after"] = kv_file(os.path.join(
+            guest, f"sysfs-{tag}-after.txt"))
+        row["dmesg"] = [ln for ln in read(os.path.join(
+            guest, f"dmesg-{tag}.txt")).splitlines()
+            if re.search(r"BTRFS|btrfs|nvme", ln)][-30:]
+    else:
+        z = None
+        try:
+            with open(os.path.join(guest, f"zcow-summary-{tag}.json"),
+                      encoding="utf-8") as f:
+                z = json.load(f)
+        except (OSError, ValueError):
+            pass
+        row["finished"] = z is not None and r.get("zcow_rc") == "0"
+        row["error"] = None if row["finished"] else (r.get("error") or
+                                                     "no summary.json")
+        row["read_only"] = False
+        row["check_rc"] = int_or_none(r.get("check_rc"))
+        if z:
+            b = z.get("write_amplification_breakdown") or {}
+            host = b.get("host_bytes_written") or 0
+            dev = b.get("device_bytes_written") or {}
+            row["host_bytes"] = host
+            row["zcow_device_bytes"] = b.get("device_bytes_written_total")
+            row["zcow_wa"] = b.get("write_amplification")
+            # The data WA of cleaning (what the analytic curve models):
+            # (data + relocated data) / host.
+            row["zcow_gc_wa"] = round((dev.get("data", 0) +
+                                       dev.get("reloc", 0)) / host, 4) \
+                if host else None
+            row["zcow_ratio_to_host"] = b.get("ratio_to_host")
+            row["zcow_reclaim"] = z.get("reclaim")
+            row["zcow_wall_time_s"] = z.get("wall_time_s")
+        else:
+            row["host_bytes"] = None
+    h = row.get("host_bytes")
+    # finished: the job ran to its end without an error; complete: it
+    # wrote the fill and every loop (not stopped by its runtime limit).
+    planned = file_bytes * (1 + (row["loops"] or 0)) if file_bytes else None
+    row["planned_host_bytes"] = planned
+    row["complete"] = bool(row["finished"] and h and planned and
+                           h >= planned)
+    for k in ("smart", "wp"):
+        d = row.get(f"device_bytes_{k}")
+        row[f"wa_{k}"] = round(d / h, 4) if d is not None and h else None
+    return row
+
+
+def gc(out, guest):
+    setup = kv_file(os.path.join(guest, "gc-setup.txt"))
+    zone_bytes = int_or_none(setup.get("zone_bytes")) or 0
+    tags = sorted((n[len("result-"):-len(".txt")]
+                   for n in os.listdir(guest)
+                   if n.startswith("result-") and n.endswith(".txt")),
+                  key=lambda t: (int_or_none(t.split("-")[-1]) or 0, t))
+    rows = [gc_row(guest, t, zone_bytes) for t in tags]
+    dev_bytes = int_or_none(setup.get("device_bytes"))
+    for r in rows:
+        r["device_fills"] = round(r["host_bytes"] / dev_bytes, 3) \
+            if r.get("host_bytes") and dev_bytes else None
+
+    def mib(v):
+        return "" if v is None else f"{v / 2**20:.1f}"
+
+    def num(v):
+        return "" if v is None else str(v)
+
+    lines = ["| rho | system | finished? | D MiB | file MiB | host MiB "
+             "| host / capacity | device MiB (SMART) | WA (SMART) "
+             "| device MiB (wp + resets) | WA (wp) | zone resets "
+             "| zcow's own WA: total / GC | stopped by |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    cols = ["rho", "system", "finished", "complete", "data_space_bytes",
+            "file_bytes", "rho_effective", "loops", "host_bytes",
+            "planned_host_bytes", "device_fills", "device_bytes_smart",
+            "wa_smart", "device_bytes_wp", "wa_wp", "zone_resets",
+            "zcow_wa", "zcow_gc_wa", "read_only", "error", "job_seconds"]
+    runtime = setup.get("runtime")
+    for r in rows:
+        own = (f"{r['zcow_wa']} / {r['zcow_gc_wa']}"
+               if r.get("zcow_wa") is not None else "")
+        if not r["finished"]:
+            stop = r.get("error") or ""
+        elif not r["complete"]:
+            stop = f"runtime limit ({runtime} s)"
+        else:
+            stop = ""
+        if r.get("read_only"):
+            stop = (stop + "; read-only").lstrip("; ")
+        fin = ("yes" if r["complete"] else
+               "yes (time limit)" if r["finished"] else "no")
+        lines.append(
+            f"| {num(r['rho'])} | {r['system']} | {fin} | "
+            f"{mib(r['data_space_bytes'])} | {mib(r['file_bytes'])} | "
+            f"{mib(r.get('host_bytes'))} | {num(r['device_fills'])} | "
+            f"{mib(r['device_bytes_smart'])} | {num(r['wa_smart'])} | "
+            f"{mib(r['device_bytes_wp'])} | {num(r['wa_wp'])} | "
+            f"{num(r['zone_resets'])} | {own} | {stop} |")
+    with open(os.path.join(out, "gc.md"), "w", encoding="utf-8") as f:
+        f.write("\n".join(lines) + "\n")
+    with open(os.path.join(out, "gc.csv"), "w", encoding="utf-8") as f:
+        f.write(",".join(cols) + "\n")
+        for r in rows:
+            f.write(",".join('"' + str(r.get(c)).replace('"', "'") + '"'
+                             if isinstance(r.get(c), str)
+                             else ("" if r.get(c) is None else str(r.get(c)))
+                             for c in cols) + "\n")
+    print("\n".join(lines))
+    return {"device_bytes": int_or_none(setup.get("device_bytes")),
+            "zone_bytes": zone_bytes,
+            "fills": setup.get("fills"),
+            "runtime_s": int_or_none(runtime),
+            "rows": rows}
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("out")
@@ -264,6 +460,8 @@ def main():
             summary[name.replace("-", "_")] = conformance(src)
     if os.path.exists(os.path.join(guest, "fio-raw.txt")):
         summary["peers"] = peers(a.out, guest)
+    if os.path.exists(os.path.join(guest, "gc-setup.txt")):
+        summary["gc"] = gc(a.out, guest)
     zruns = []
     zdir = os.path.join(guest, "zrun")
     for name in sorted(os.listdir(zdir)) if os.path.isdir(zdir) else []:
