@@ -34,6 +34,7 @@
 	SUITE(fio_suite)       \
 	SUITE(ztime_suite)     \
 	SUITE(run_suite)       \
+	SUITE(gc_suite)        \
 	SUITE(corpus_suite)    \
 	SUITE(vm_suite)		/* keep last: the VM smoke run (ZCOW_VM=1) */
 

@@ -1,0 +1,518 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""Garbage-collection write amplification against utilization and under
+hot/cold overwrites (docs/reclaim-experiments.md).
+
+usage: gc.py [--quick] [--results DIR] [--device SPEC] [--rho LIST]
+             [--policy LIST] [--fills N] [--hotcold-rho LIST]
+             [--no-uniform] [--no-hotcold] [--jobs N] [--zcow PATH]
+       gc.py --analytic RHO...
+       gc.py --model RHO... [--zones N --zone-blocks B --data-zones D
+                             --low L --high H]
+
+Per device and policy a calibration run writes one file sequentially in
+4 KiB writes until ENOSPC: C, the space data can use, is the offset of
+the write that failed.  A point (rho, policy, distribution) then runs
+configs/gc-uniform.fio (or gc-hotcold.fio) with the file at rho x C
+(4 KiB aligned): a sequential fill, then 4 KiB random overwrites,
+ceil(fills / rho) passes over the file (at least `fills` device fills of
+C).  From intervals.csv, the overwrite phase's intervals (those starting
+at or after the overwrite job's start) and their last third give the
+steady write amplification:
+
+  GC WA    = (device bytes of class data + reloc) / host bytes
+  total WA = device bytes of every class / host bytes
+
+Writes DIR/wa.csv, wa.md, wa.png, wa.svg (steady GC WA against rho per
+policy with the analytic curve), hotcold.csv, hotcold.md,
+calibration.csv, wa_time.png/.svg/.csv (per-interval GC WA of the
+uniform greedy points), and the runs under DIR/runs/.
+
+--analytic prints the analytic WA of greedy/FIFO cleaning under uniform
+random writes: WA = 1 / (1 - x), x the root in (0, rho) of
+x - 1 = rho ln x.  --model runs a small idealized greedy cleaner (zones
+of B blocks, uniform random single-block overwrites of rho x D zones of
+live blocks, cleaning from `low` free zones up to `high`) and prints its
+steady WA: with low 1 and high 2 it is the textbook greedy, with zcow's
+watermarks it shows what they cost.  Python 3 standard library only;
+gnuplot on PATH for the plots.
+"""
+import argparse
+import concurrent.futures
+import csv
+import json
+import math
+import os
+import random
+import re
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+CONFIGS = os.path.join(ROOT, "configs")
+BS = 4096
+
+FULL = {
+    "device": "sim:zones=64,zone_size=8M",
+    "rho": [0.5, 0.6, 0.7, 0.8, 0.9, 0.95],
+    "policy": ["greedy", "cost-benefit", "threshold", "off"],
+    "hotcold_rho": [0.7, 0.8, 0.9],
+    "fills": 4,
+}
+QUICK = {
+    "device": "sim:zones=32,zone_size=8M",
+    "rho": [0.5, 0.8],
+    "policy": ["greedy", "cost-benefit"],
+    "hotcold_rho": [0.8],
+    "fills": 3,
+}
+HOTCOLD = [("zipf:1.2", "zipf1.2"), ("zoned:80/20:20/80", "zoned80-20")]
+HOTCOLD_POLICIES = ["greedy", "cost-benefit"]
+
+
+# ---- the analytic curve and the idealized cleaner ------------------------
+
+def analytic_wa(rho):
+    """WA = 1/(1-x), x in (0, rho) the root of x - 1 = rho ln x."""
+    if not 0 < rho < 1:
+        raise ValueError("rho must be in (0, 1)")
+    f = lambda x: x - 1 - rho * math.log(x)   # > 0 near 0, < 0 at rho
+    lo, hi = 1e-300, rho
+    for _ in range(200):
+        mid = (lo + hi) / 2
+        if f(mid) > 0:
+            lo = mid
+        else:
+            hi = mid
+    return 1.0 / (1.0 - (lo + hi) / 2)
+
+
+def model_wa(rho, data_zones, zone_blocks, zones, low, high, fills=4,
+             seed=1):
+    """Idealized greedy: @zones zones of @zone_blocks blocks, live blocks
+    rho x data_zones x zone_blocks written sequentially, then uniform
+    random single-block overwrites, fills x live of them.  When a zone
+    fills and at most @low zones are free, the least-live full zones are
+    cleaned (live blocks copied to a separate relocation zone) until
+    @high zones are free or a victim frees nothing.  Returns the WA over
+    the last third of the overwrites: (host + copied) / host."""
+    rnd = random.Random(seed)
+    live = int(rho * data_zones * zone_blocks)
+    zl = [0] * zones
+    zb = [[] for _ in range(zones)]
+    where = [0] * live
+    free = list(range(zones))
+    full = set()
+
+    def put(b, z):
+        where[b] = z
+        zl[z] += 1
+        zb[z].append(b)
+
+    cur, pos = free.pop(), 0
+    for b in range(live):
+        if pos == zone_blocks:
+            full.add(cur)
+            cur, pos = free.pop(), 0
+        put(b, cur)
+        pos += 1
+    rcur, rpos = None, zone_blocks
+    cleaning = False
+    host = copied = 0
+    n = int(fills * live)
+    h0 = c0 = 0
+    for i in range(n):
+        if pos == zone_blocks:
+            full.add(cur)
+            while len(free) <= low or (cleaning and len(free) < high):
+                cleaning = True
+                v = min(full, key=lambda z: zl[z])
+                if zl[v] >= zone_blocks - 1 and free:
+                    break       # frees (almost) nothing
+                full.discard(v)
+                for b in zb[v]:
+                    if where[b] != v:
+                        continue
+                    if rpos == zone_blocks:
+                        if rcur is not None:
+                            full.add(rcur)
+                        rcur, rpos = free.pop(), 0
+                    put(b, rcur)
+                    rpos += 1
+                    copied += 1
+                zl[v] = 0
+                zb[v] = []
+                free.insert(0, v)
+            cleaning = False
+            cur, pos = free.pop(), 0
+        b = rnd.randrange(live)
+        zl[where[b]] -= 1
+        put(b, cur)
+        pos += 1
+        host += 1
+        if i == n * 2 // 3:
+            h0, c0 = host, copied
+    return 1.0 + (copied - c0) / max(1, host - h0)
+
+
+# ---- running zcow --------------------------------------------------------
+
+def zone_geometry(device):
+    m = re.search(r"zone_size=(\d+)([kKmMgG]?)", device)
+    mult = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30}
+    size = int(m.group(1)) * mult[m.group(2).lower()] if m else 64 << 20
+    z = re.search(r"zones=(\d+)", device)
+    return (int(z.group(1)) if z else 64), size
+
+
+def point_fio(template, size, loops, dest):
+    """@template with size= in [global] and loops= in [overwrite] set."""
+    out, section = [], None
+    with open(template) as f:
+        for line in f:
+            s = line.strip()
+            if s.startswith("["):
+                section = s[1:-1]
+            elif section == "global" and s.startswith("size="):
+                line = "size=%d\n" % size
+            elif section == "overwrite" and s.startswith("loops="):
+                line = "loops=%d\n" % loops
+            out.append(line)
+    with open(dest, "w") as f:
+        f.writelines(out)
+
+
+def write_scenario(path, fio, name, device, policy):
+    with open(path, "w") as f:
+        f.write("; generated by harness/gc.py\ninclude %s\n\n[zcow]\n"
+                "profile=zn540\ndevice=%s\nreclaim=%s\nseed=1\n"
+                "scenario=%s\n" % (os.path.basename(fio), device, policy,
+                                   name))
+
+
+def zcow_run(zcow, scen, results, sets=()):
+    cmd = [zcow, "run", scen, "--results", results, "--quiet"]
+    for s in sets:
+        cmd += ["--set", s]
+    t0 = time.time()
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       universal_newlines=True)
+    return p.returncode, p.stdout.strip(), p.stderr.strip(), \
+        time.time() - t0
+
+
+def calibrate(a, policy, work):
+    """C for @policy on a.device: the offset of the sequential 4 KiB
+    write that met ENOSPC."""
+    fio = os.path.join(work, "calibrate.fio")
+    with open(fio, "w") as f:
+        f.write("; generated by harness/gc.py: fill one file to ENOSPC\n"
+                "[global]\nioengine=psync\nfilename=gc.dat\nbs=4k\n\n"
+                "[fill]\nrw=write\nsize=%d\n" % (2 * a.dev_bytes))
+    scen = os.path.join(work, "calibrate-%s.scenario" % policy)
+    write_scenario(scen, fio, "gc-calibrate-%s" % policy, a.device, policy)
+    rc, _, err, wall = zcow_run(a.zcow, scen, os.path.join(a.results, "runs"))
+    m = re.search(r"write of \d+ at (\d+) in .*No space left", err)
+    if rc == 0 or not m:
+        raise RuntimeError("calibration (%s) did not end in ENOSPC: %s"
+                           % (policy, err))
+    return int(m.group(1)), wall
+
+
+def steady(folder):
+    """(host, gc, total, n) of the overwrite phase, whole and last third."""
+    with open(os.path.join(folder, "summary.json")) as f:
+        s = json.load(f)
+    start = [j for j in s["jobs"] if j["name"] == "overwrite"][0]
+    t0 = start["start_ns"] / 1e9
+    with open(os.path.join(folder, "intervals.csv"), newline="") as f:
+        rows = [r for r in csv.DictReader(f)
+                if float(r["t_start_s"]) >= t0 - 1e-12]
+
+    def agg(rs):
+        h = sum(int(r["host_bytes_written"]) for r in rs)
+        g = sum(int(r["device_bytes_written_data"]) +
+                int(r["device_bytes_written_reloc"]) for r in rs)
+        t = sum(int(r["device_bytes_written"]) for r in rs)
+        return h, (g / h if h else None), (t / h if h else None)
+
+    whole = agg(rows)
+    last = agg(rows[len(rows) - len(rows) // 3:])
+    series = []
+    for r in rows:
+        h = int(r["host_bytes_written"])
+        if h:
+            series.append((float(r["t_start_s"]),
+                           (int(r["device_bytes_written_data"]) +
+                            int(r["device_bytes_written_reloc"])) / h))
+    return {"host": whole[0], "gc_all": whole[1], "total_all": whole[2],
+            "gc": last[1], "total": last[2], "intervals": len(rows),
+            "series": series, "reclaim": s.get("reclaim", {}),
+            "sim_s": s["runs"][0]["sim_time_s"]}
+
+
+def run_point(a, work, rho, policy, dist, C):
+    tag = dist[1] if dist else "uniform"
+    name = "gc-r%02d-%s-%s" % (round(rho * 100), policy, tag)
+    size = int(rho * C) // BS * BS
+    loops = math.ceil(a.fills / rho - 1e-9)
+    tmpl = os.path.join(CONFIGS, "gc-hotcold.fio" if dist else
+                        "gc-uniform.fio")
+    fio = os.path.join(work, name + ".fio")
+    point_fio(tmpl, size, loops, fio)
+    scen = os.path.join(work, name + ".scenario")
+    write_scenario(scen, fio, name, a.device, policy)
+    sets = ["random_distribution=%s" % dist[0]] if dist else []
+    rc, out, err, wall = zcow_run(a.zcow, scen,
+                                  os.path.join(a.results, "runs"), sets)
+    r = {"rho": rho, "policy": policy, "distribution": dist[0] if dist
+         else "random", "C": C, "file_size": size, "loops": loops,
+         "fills": loops * size / C, "enospc": False, "wall_s": wall,
+         "folder": "", "error": ""}
+    if rc != 0:
+        r["enospc"] = "No space left" in err
+        r["error"] = err.splitlines()[-1] if err else "exit %d" % rc
+        return r
+    r["folder"] = out.splitlines()[-1]
+    r.update(steady(r["folder"]))
+    return r
+
+
+# ---- tables and plots ----------------------------------------------------
+
+def fmt(v, nd=3):
+    if v is None or v == "":
+        return ""
+    if isinstance(v, bool):
+        return "yes" if v else "no"
+    if isinstance(v, float):
+        return "%.*f" % (nd, v)
+    return str(v)
+
+
+COLS = [("rho", "rho"), ("policy", "policy"), ("distribution",
+        "distribution"), ("C", "C (bytes)"), ("file_size", "file (bytes)"),
+        ("host", "host bytes (overwrite)"), ("fills", "device fills"),
+        ("gc", "GC WA steady"), ("total", "total WA steady"),
+        ("gc_all", "GC WA overwrite"), ("analytic", "analytic WA"),
+        ("ratio", "measured/analytic"), ("within", "within 15%"),
+        ("enospc", "ENOSPC"), ("wall_s", "wall (s)")]
+
+
+def write_tables(path, rows, cols):
+    with open(path + ".csv", "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow([k for k, _ in cols])
+        for r in rows:
+            w.writerow([fmt(r.get(k)) for k, _ in cols])
+    with open(path + ".md", "w") as f:
+        f.write("| " + " | ".join(h for _, h in cols) + " |\n")
+        f.write("|" + "---|" * len(cols) + "\n")
+        for r in rows:
+            f.write("| " + " | ".join(fmt(r.get(k)) for k, _ in cols) +
+                    " |\n")
+
+
+def gnuplot(out, name, lines, plots):
+    for term, ext in (("pngcairo size 800,500", "png"),
+                      ("svg size 800,500", "svg")):
+        script = "\n".join(["set terminal %s" % term,
+                            "set output '%s'" % os.path.join(
+                                out, "%s.%s" % (name, ext))] + lines +
+                           ["plot " + plots, ""])
+        p = subprocess.run(["gnuplot"], input=script, universal_newlines=True,
+                           stderr=subprocess.PIPE)
+        if p.returncode != 0 and ext == "png":
+            p = subprocess.run(["gnuplot"],
+                               input=script.replace("pngcairo", "png"),
+                               universal_newlines=True, stderr=subprocess.PIPE)
+        if p.returncode != 0:
+            sys.stderr.write("gc: gnuplot failed: %s\n" % p.stderr)
+            return 1
+    return 0
+
+
+def plot_wa(out, rows):
+    data = os.path.join(out, "wa.dat")
+    pols = []
+    with open(data, "w") as f:
+        f.write("# analytic\n")
+        r = 0.30
+        while r < 0.9701:
+            f.write("%.3f %.6f\n" % (r, analytic_wa(r)))
+            r += 0.005
+        f.write("\n\n")
+        for pol in FULL["policy"]:
+            pts = [x for x in rows if x["policy"] == pol and
+                   x.get("gc") is not None]
+            if not pts:
+                continue
+            pols.append(pol)
+            f.write("# %s\n" % pol)
+            for x in pts:
+                f.write("%.3f %.6f\n" % (x["rho"], x["gc"]))
+            f.write("\n\n")
+    plots = ["'%s' index 0 using 1:2 with lines lw 2 title "
+             "'analytic greedy/FIFO 1/(1-x)'" % data]
+    for i, pol in enumerate(pols):
+        plots.append("'%s' index %d using 1:2 with linespoints pt %d "
+                     "title '%s'" % (data, i + 1, i + 5, pol))
+    return gnuplot(out, "wa", [
+        "set title 'GC write amplification, uniform 4 KiB random "
+        "overwrite (steady: last third)' noenhanced",
+        "set xlabel 'utilization rho (file / space data can use)' "
+        "noenhanced",
+        "set ylabel '(data + reloc) / host bytes' noenhanced",
+        "set grid", "set key left top noenhanced", "set logscale y",
+        "set xrange [0.3:1.0]"], ", ".join(plots))
+
+
+def plot_wa_time(out, rows):
+    runs = [r for r in rows if r.get("series")]
+    if not runs:
+        return 0
+    data = os.path.join(out, "wa_time.dat")
+    with open(data, "w") as f, \
+            open(os.path.join(out, "wa_time.csv"), "w", newline="") as c:
+        w = csv.writer(c)
+        w.writerow(["run", "t_start_s", "gc_wa"])
+        for r in runs:
+            f.write("# rho %.2f %s\n" % (r["rho"], r["policy"]))
+            for t, v in r["series"]:
+                f.write("%.3f %.6f\n" % (t, v))
+                w.writerow(["rho=%.2f %s" % (r["rho"], r["policy"]),
+                            "%.3f" % t, "%.6f" % v])
+            f.write("\n\n")
+    plots = ", ".join("'%s' index %d using 1:2 with lines title "
+                      "'rho %.2f %s'" % (data, i, r["rho"], r["policy"])
+                      for i, r in enumerate(runs))
+    return gnuplot(out, "wa_time", [
+        "set title 'GC write amplification per interval (overwrite "
+        "phase)' noenhanced",
+        "set xlabel 'simulated time (s)' noenhanced",
+        "set ylabel '(data + reloc) / host bytes' noenhanced",
+        "set grid", "set key right top noenhanced", "set logscale y"],
+        plots)
+
+
+# ---- main ----------------------------------------------------------------
+
+def floats(s):
+    return [float(x) for x in s.split(",") if x]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawTextHelpFormatter)
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--results", default="results/gc")
+    ap.add_argument("--zcow", default=os.environ.get(
+        "ZCOW_BIN", os.path.join(ROOT, "build", "zcow")))
+    ap.add_argument("--device")
+    ap.add_argument("--rho", type=floats)
+    ap.add_argument("--policy", type=lambda s: s.split(","))
+    ap.add_argument("--fills", type=float)
+    ap.add_argument("--hotcold-rho", type=floats)
+    ap.add_argument("--no-uniform", action="store_true")
+    ap.add_argument("--no-hotcold", action="store_true")
+    ap.add_argument("--jobs", type=int, default=1)
+    ap.add_argument("--analytic", type=float, nargs="+", metavar="RHO")
+    ap.add_argument("--model", type=float, nargs="+", metavar="RHO")
+    ap.add_argument("--zones", type=int, default=52)
+    ap.add_argument("--zone-blocks", type=int, default=2048)
+    ap.add_argument("--data-zones", type=int, default=50)
+    ap.add_argument("--low", type=int, default=1)
+    ap.add_argument("--high", type=int, default=2)
+    a = ap.parse_args()
+
+    if a.analytic:
+        for rho in a.analytic:
+            print("%.2f %.2f" % (rho, analytic_wa(rho)))
+        return 0
+    if a.model:
+        for rho in a.model:
+            print("%.2f %.3f %.3f" % (rho, model_wa(
+                rho, a.data_zones, a.zone_blocks, a.zones, a.low, a.high),
+                analytic_wa(rho)))
+        return 0
+
+    base = QUICK if a.quick else FULL
+    a.device = a.device or base["device"]
+    a.rho = a.rho or base["rho"]
+    a.policy = a.policy or base["policy"]
+    a.fills = a.fills or base["fills"]
+    a.hotcold_rho = a.hotcold_rho or base["hotcold_rho"]
+    nz, zs = zone_geometry(a.device)
+    a.dev_bytes = nz * zs
+    if not os.access(a.zcow, os.X_OK):
+        sys.stderr.write("gc: %s is not executable (make, or --zcow)\n"
+                         % a.zcow)
+        return 1
+    os.makedirs(os.path.join(a.results, "runs"), exist_ok=True)
+    work = os.path.join(a.results, "scenarios")
+    os.makedirs(work, exist_ok=True)
+    t_start = time.time()
+
+    pols = set() if a.no_uniform else set(a.policy)
+    if not a.no_hotcold:
+        pols |= set(HOTCOLD_POLICIES)
+    cal = {}
+    with open(os.path.join(a.results, "calibration.csv"), "w",
+              newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["device", "policy", "C_bytes", "C_MiB", "device_bytes",
+                    "share", "wall_s"])
+        for pol in sorted(pols):
+            cal[pol], wall = calibrate(a, pol, work)
+            w.writerow([a.device, pol, cal[pol], "%.1f" % (cal[pol] / 2**20),
+                        a.dev_bytes, "%.3f" % (cal[pol] / a.dev_bytes),
+                        "%.1f" % wall])
+            print("calibration %s: C = %d (%.1f MiB)" % (pol, cal[pol],
+                  cal[pol] / 2**20), flush=True)
+
+    points = []
+    if not a.no_uniform:
+        points += [(rho, pol, None) for rho in a.rho for pol in a.policy]
+    if not a.no_hotcold:
+        points += [(rho, pol, d) for rho in a.hotcold_rho
+                   for d in HOTCOLD for pol in HOTCOLD_POLICIES]
+    with concurrent.futures.ThreadPoolExecutor(max(1, a.jobs)) as ex:
+        futs = [ex.submit(run_point, a, work, rho, pol, d, cal[pol])
+                for rho, pol, d in points]
+        rows = []
+        for fu, (rho, pol, d) in zip(futs, points):
+            r = fu.result()
+            r["analytic"] = analytic_wa(rho)
+            if r.get("gc") is not None:
+                r["ratio"] = r["gc"] / r["analytic"]
+                r["within"] = abs(r["ratio"] - 1) <= 0.15
+            rows.append(r)
+            print("rho %.2f %-12s %-18s GC WA %s total %s analytic %.2f%s"
+                  " (%.0f s)" % (rho, pol, r["distribution"],
+                                 fmt(r.get("gc")), fmt(r.get("total")),
+                                 r["analytic"],
+                                 " ENOSPC" if r["enospc"] else
+                                 (" " + r["error"] if r["error"] else ""),
+                                 r["wall_s"]), flush=True)
+    uni = [r for r in rows if r["distribution"] == "random"]
+    hc = [r for r in rows if r["distribution"] != "random"]
+    if uni:
+        write_tables(os.path.join(a.results, "wa"), uni, COLS)
+        plot_wa(a.results, uni)
+        plot_wa_time(a.results, [r for r in uni
+                                 if r["policy"] == "greedy"])
+    if hc:
+        write_tables(os.path.join(a.results, "hotcold"), hc, COLS[:10] +
+                     [("enospc", "ENOSPC"), ("wall_s", "wall (s)")])
+    with open(os.path.join(a.results, "wall.txt"), "w") as f:
+        f.write("device %s, %d points, wall %.0f s\n"
+                % (a.device, len(rows), time.time() - t_start))
+    print("gc: %d points, %.0f s wall, results in %s"
+          % (len(rows), time.time() - t_start, a.results))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

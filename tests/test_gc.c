@@ -1,0 +1,127 @@
+// SPDX-License-Identifier: MIT
+/*
+ * harness/gc.py, the write-amplification experiments
+ * (docs/reclaim-experiments.md): its analytic curve for greedy cleaning
+ * under uniform random writes, its idealized greedy cleaner, and one
+ * small point of the uniform overwrite run through zcow: it completes,
+ * amplifies (steady GC WA > 1) and stays finite.
+ */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tests.h"
+
+#define RES "/tmp/zcow-test-gc"
+
+/* stdout of the shell command @cmd (malloc'd); asserts exit status 0. */
+static char *capture(const char *cmd)
+{
+	FILE *p = popen(cmd, "r");
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m;
+	int c;
+
+	ck_assert_msg(p != NULL, "cannot run %s", cmd);
+	m = open_memstream(&buf, &len);
+	while ((c = fgetc(p)) != EOF)
+		fputc(c, m);
+	fclose(m);
+	ck_assert_msg(pclose(p) == 0, "failed: %s\n%s", cmd, buf);
+	return buf;
+}
+
+/* WA = 1/(1-x), x - 1 = rho ln x: the values the literature gives. */
+START_TEST(test_gc_analytic_greedy_curve_values)
+{
+	char *out = capture("python3 harness/gc.py --analytic 0.5 0.7 0.8 "
+			    "0.9");
+
+	ck_assert_str_eq(out, "0.50 1.26\n0.70 1.88\n0.80 2.69\n0.90 5.18\n");
+	free(out);
+}
+END_TEST
+
+/* The idealized cleaner, cleaning one zone when one is free (50 zones of
+ * 2048 blocks at rho 0.5), lands on the analytic curve (1.255). */
+START_TEST(test_gc_model_textbook_greedy_on_the_curve)
+{
+	char *out = capture("python3 harness/gc.py --model 0.5");
+	double rho, model, analytic;
+
+	ck_assert_int_eq(sscanf(out, "%lf %lf %lf", &rho, &model, &analytic),
+			 3);
+	ck_assert_msg(fabs(model - analytic) < 0.03, "model %.3f analytic "
+		      "%.3f", model, analytic);
+	free(out);
+}
+END_TEST
+
+/* Field @col of the first data row of @csv (static buffer). */
+static const char *csv_field(const char *csv, const char *col)
+{
+	static char val[64];
+	const char *hdr = csv, *row = strchr(csv, '\n') + 1;
+	int idx = 0, i;
+	const char *p;
+	size_t n;
+
+	for (p = hdr; *p != '\n'; p++) {
+		if (!strncmp(p, col, strlen(col)) &&
+		    (p == hdr || p[-1] == ',') &&
+		    (p[strlen(col)] == ',' || p[strlen(col)] == '\n'))
+			break;
+		if (*p == ',')
+			idx++;
+	}
+	ck_assert_msg(*p != '\n', "no column %s", col);
+	for (p = row, i = 0; i < idx; p++)
+		if (*p == ',')
+			i++;
+	n = strcspn(p, ",\n");
+	ck_assert(n < sizeof(val));
+	memcpy(val, p, n);
+	val[n] = '\0';
+	return val;
+}
+
+/* rho 0.5, greedy, one device fill of overwrite on 32 zones of 4 MiB. */
+START_TEST(test_gc_small_greedy_point_completes_and_amplifies)
+{
+	char cmd[1024], *out, *csv;
+	double gc, total;
+
+	snprintf(cmd, sizeof(cmd),
+		 "rm -rf " RES " && python3 harness/gc.py --zcow %s "
+		 "--results " RES " --device sim:zones=32,zone_size=4M "
+		 "--rho 0.5 --policy greedy --fills 1 --no-hotcold && "
+		 "cat " RES "/wa.csv",
+		 zcow_test_bin());
+	out = capture(cmd);
+	csv = strstr(out, "rho,policy");
+	ck_assert_msg(csv != NULL, "no wa.csv in:\n%s", out);
+	ck_assert_str_eq(csv_field(csv, "policy"), "greedy");
+	ck_assert_str_eq(csv_field(csv, "enospc"), "no");
+	gc = strtod(csv_field(csv, "gc"), NULL);
+	total = strtod(csv_field(csv, "total"), NULL);
+	ck_assert_msg(gc > 1.0 && gc < 20.0, "GC WA %.3f", gc);
+	ck_assert_msg(total >= gc, "total WA %.3f < GC WA %.3f", total, gc);
+	free(out);
+}
+END_TEST
+
+Suite *gc_suite(void)
+{
+	Suite *s = suite_create("gc_suite");
+	TCase *tc = tcase_create("experiments");
+
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, test_gc_analytic_greedy_curve_values);
+	tcase_add_test(tc, test_gc_model_textbook_greedy_on_the_curve);
+	tcase_add_test(tc, test_gc_small_greedy_point_completes_and_amplifies);
+	suite_add_tcase(s, tc);
+	return s;
+}
