@@ -576,6 +576,7 @@ int zcow_fs_info(struct zcow_fs *fs, struct zcow_fs_info *info)
 	info->commits = fs->cstats;
 	info->reclaim = fs->files ? fs->reclaim : ZCOW_RECLAIM_OFF;
 	info->reclaim_threshold = fs->reclaim_threshold;
+	info->reclaim_high = (uint32_t)zcow_reclaim_high_zones(fs);
 	info->reclaimable = zcow_reclaimable(fs);
 	info->reclaim_stats = fs->rstats;
 	for (t = 0; t < ZCOW_NR_SPACE; t++) {

@@ -87,6 +87,7 @@ struct zcow_fs {
 	/* Reclaim (core/reclaim.h). */
 	int reclaim;			/* enum zcow_reclaim, never DEFAULT */
 	uint32_t reclaim_threshold;	/* percent */
+	uint32_t reclaim_high;		/* zones; 0 = the default */
 	/* The dedicated data relocation group (btrfs's data_reloc_bg): only
 	 * relocated data goes there; 0 = none (then one free zone is held
 	 * back for it while reclaim is on). */

@@ -1106,9 +1106,13 @@ int zcow_files_mount(struct zcow_fs *fs, const struct zcow_mount_opts *opts)
 		     opts->reclaim > ZCOW_RECLAIM_COST_BENEFIT ||
 		     (opts->reclaim_threshold &&
 		      (opts->reclaim_threshold < 51 ||
-		       opts->reclaim_threshold > 100)))) {
-		zlog_err(TAG, "reclaim policy %d / threshold %u: unknown",
-			 opts->reclaim, opts->reclaim_threshold);
+		       opts->reclaim_threshold > 100)) ||
+		     (opts->reclaim_high &&
+		      (opts->reclaim_high <= ZCOW_RECLAIM_LOW_ZONES ||
+		       opts->reclaim_high > ZCOW_RECLAIM_MAX_HIGH)))) {
+		zlog_err(TAG, "reclaim policy %d / threshold %u / high %u: unknown",
+			 opts->reclaim, opts->reclaim_threshold,
+			 opts->reclaim_high);
 		return -EINVAL;
 	}
 	fl = calloc(1, sizeof(*fl));
@@ -1127,7 +1131,8 @@ int zcow_files_mount(struct zcow_fs *fs, const struct zcow_mount_opts *opts)
 	fl->commit_bytes = opts && opts->commit_bytes ? opts->commit_bytes :
 							256ULL << 20;
 	zcow_reclaim_init(fs, opts ? opts->reclaim : 0,
-			  opts ? opts->reclaim_threshold : 0);
+			  opts ? opts->reclaim_threshold : 0,
+			  opts ? opts->reclaim_high : 0);
 	fl->data_zones = zcow_zoned_data_zones(fs,
 					       opts ? opts->data_zones : 0,
 					       !(opts && opts->no_treelog));
@@ -1230,6 +1235,18 @@ int zcow_mount_opts_parse(const char *s, struct zcow_mount_opts *opts)
 				return -EINVAL;
 			}
 			opts->reclaim_threshold = (uint32_t)n;
+		} else if (!strcmp(key, "reclaim_high")) {
+			char *end;
+			unsigned long n = strtoul(val, &end, 10);
+
+			if (!*val || *end || n <= ZCOW_RECLAIM_LOW_ZONES ||
+			    n > ZCOW_RECLAIM_MAX_HIGH) {
+				zlog_err(TAG, "mount option reclaim_high=%s: need a number of free zones in %u..%u",
+					 val, ZCOW_RECLAIM_LOW_ZONES + 1,
+					 ZCOW_RECLAIM_MAX_HIGH);
+				return -EINVAL;
+			}
+			opts->reclaim_high = (uint32_t)n;
 		} else if (!strcmp(key, "nodatacow") ||
 			   !strcmp(key, "nodatasum")) {
 			zlog_err(TAG, "mount option %s refused: zoned file systems write data copy-on-write with checksums only (no in-place overwrite)",

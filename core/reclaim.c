@@ -42,7 +42,7 @@
 #define BS ZCOW_SECTORSIZE
 /* Free zones under which greedy and cost-benefit reclaim: the metadata
  * reserve (core/zoned.c), the zone held for relocation, one more. */
-#define LOW_WATERMARK 4u
+#define LOW_WATERMARK ZCOW_RECLAIM_LOW_ZONES
 /* Zones of metadata room greedy and cost-benefit keep beyond what the
  * commit and the global reserve need. */
 #define META_MARGIN_ZONES 4u
@@ -76,13 +76,15 @@ int zcow_reclaim_parse(const char *name)
 	return -EINVAL;
 }
 
-void zcow_reclaim_init(struct zcow_fs *fs, int policy, uint32_t threshold)
+void zcow_reclaim_init(struct zcow_fs *fs, int policy, uint32_t threshold,
+		       uint32_t high)
 {
 	fs->reclaim = policy == ZCOW_RECLAIM_DEFAULT ?
 			      ZCOW_RECLAIM_DEFAULT_POLICY :
 			      policy;
 	fs->reclaim_threshold =
 		threshold ? threshold : ZCOW_RECLAIM_DEFAULT_THRESHOLD;
+	fs->reclaim_high = high;
 }
 
 uint64_t zcow_reclaim_held_zones(struct zcow_fs *fs)
@@ -264,10 +266,18 @@ static uint64_t nr_zones(struct zcow_fs *fs)
 	return fs->writable_bytes / fs->dev->info.zone_size;
 }
 
-/* The free zones a greedy or cost-benefit pass stops at. */
-static uint64_t high_watermark(struct zcow_fs *fs)
+/*
+ * The free zones a greedy or cost-benefit pass stops at: reclaim_high=,
+ * or by default a quarter of the device beyond the low watermark, so
+ * that a pass (two commits, which rewrite the dirty tree leaves) frees
+ * many zones at once.
+ */
+uint64_t zcow_reclaim_high_zones(struct zcow_fs *fs)
 {
 	uint64_t extra = nr_zones(fs) / 4;
+
+	if (fs->reclaim_high)
+		return fs->reclaim_high;
 
 	return LOW_WATERMARK + (extra > 2 ? extra : 2);
 }
@@ -347,7 +357,7 @@ static int reclaim_pass(struct zcow_fs *fs, uint32_t usage)
 	bool is_watermark = usage > 100 &&
 			    (fs->reclaim == ZCOW_RECLAIM_GREEDY ||
 			     fs->reclaim == ZCOW_RECLAIM_COST_BENEFIT);
-	uint64_t before = 0, after, n, want, high = high_watermark(fs);
+	uint64_t before = 0, after, n, want, high = zcow_reclaim_high_zones(fs);
 	int round, err = 0;
 
 	fs->in_reclaim = true;

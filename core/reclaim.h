@@ -62,7 +62,10 @@ uint64_t zcow_reloc_meta_nodes(struct zcow_fs *fs, const struct zcow_bg *bg);
 /* ---- the policies (core/reclaim.c) ------------------------------------- */
 
 /* Mount: the policy and threshold of @opts (0 = defaults). */
-void zcow_reclaim_init(struct zcow_fs *fs, int policy, uint32_t threshold);
+/* The free zones a greedy or cost-benefit pass stops at. */
+uint64_t zcow_reclaim_high_zones(struct zcow_fs *fs);
+void zcow_reclaim_init(struct zcow_fs *fs, int policy, uint32_t threshold,
+		       uint32_t high);
 
 /* Zones held back for the data relocation group: 1 while reclaim is on
  * and no relocation group has room, else 0 (core/zoned.c counts it out

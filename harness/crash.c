@@ -465,6 +465,7 @@ int zcrash_run(const char *scenario, const struct zcrash_opts *opts,
 			.no_zone_append = !c->zone_append,
 			.reclaim = c->reclaim,
 			.reclaim_threshold = c->reclaim_threshold,
+			.reclaim_high = c->reclaim_high,
 			.mutation = o->mutation,
 		};
 

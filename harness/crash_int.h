@@ -171,6 +171,7 @@ struct camp {
 	bool zone_append;	/* [zcow] zone_append= (on) */
 	int reclaim;		/* [zcow] reclaim= (the default policy) */
 	uint32_t reclaim_threshold;	/* [zcow] reclaim_threshold= */
+	uint32_t reclaim_high;		/* [zcow] reclaim_high= */
 	/* fio */
 	char rw[16];
 	uint64_t bs, size, nrfiles, fsync_every;

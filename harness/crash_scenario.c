@@ -381,6 +381,7 @@ static int read_scenario(struct camp *c, const char *path, char *err,
 	c->zone_append = set.zone_append;
 	c->reclaim = set.reclaim;
 	c->reclaim_threshold = set.reclaim_threshold;
+	c->reclaim_high = set.reclaim_high;
 	return 0;
 }
 

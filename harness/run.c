@@ -50,7 +50,7 @@ void zrun_settings_default(struct zrun_settings *set)
 static const char *const zcow_keys[] = {
 	"device", "profile", "target", "zone_append", "nodesize", "treelog",
 	"repetitions", "seed", "crash", "results", "trace", "interval",
-	"prefill", "scenario", "reclaim", "reclaim_threshold",
+	"prefill", "scenario", "reclaim", "reclaim_threshold", "reclaim_high",
 };
 
 bool zrun_is_zcow_key(const char *key)
@@ -149,6 +149,13 @@ int zrun_settings_apply(struct zrun_settings *set, const struct zfio_kv *kv,
 		    sz.val < 51 || sz.val > 100)
 			return bad(err, len, kv, "not a percentage in 51..100");
 		set->reclaim_threshold = (uint32_t)sz.val;
+	} else if (!strcmp(k, "reclaim_high")) {
+		if (zfio_parse_size(v, 1000, &sz) || sz.unit != ZFIO_BYTES ||
+		    sz.val <= ZCOW_RECLAIM_LOW_ZONES ||
+		    sz.val > ZCOW_RECLAIM_MAX_HIGH)
+			return bad(err, len, kv, "not a number of free zones "
+				   "in 5..65535");
+		set->reclaim_high = (uint32_t)sz.val;
 	} else if (!strcmp(k, "results")) {
 		if (strlen(v) >= sizeof(set->results))
 			return bad(err, len, kv, "too long");
@@ -1207,7 +1214,7 @@ struct rep_result {
 	uint64_t zone_unusable, block_groups, commits;
 	struct zcow_reclaim_stats reclaim;
 	int reclaim_policy;
-	uint32_t reclaim_threshold;
+	uint32_t reclaim_threshold, reclaim_high;
 	uint64_t reclaimable;
 	bool has_fs;
 	uint64_t fs_fsyncs, fs_log_syncs, fs_log_fallbacks, fs_statfs_commits;
@@ -1226,6 +1233,7 @@ static void put_reclaim(FILE *f, const struct rep_result *r)
 	if (!r->has_fs)
 		return;
 	fprintf(f, "  \"reclaim\": {\"policy\": \"%s\", \"threshold\": %u, "
+		   "\"high_zones\": %u, "
 		   "\"passes\": %llu, \"groups_relocated\": %llu, "
 		   "\"data_groups\": %llu, \"meta_groups\": %llu, "
 		   "\"data_bytes_relocated\": %llu, "
@@ -1234,6 +1242,7 @@ static void put_reclaim(FILE *f, const struct rep_result *r)
 		   "\"meta_nodes_relocated\": %llu, \"zones_reset\": %llu, "
 		   "\"reclaimable_at_end\": %llu},\n",
 		zcow_reclaim_name(r->reclaim_policy), r->reclaim_threshold,
+		r->reclaim_high,
 		(unsigned long long)s->nr_passes,
 		(unsigned long long)s->groups_relocated,
 		(unsigned long long)s->data_groups,
@@ -1587,6 +1596,8 @@ static int write_config(struct zrun *run, const char *dir, const char *src,
 	if (run->set.reclaim_threshold)
 		fprintf(f, "reclaim_threshold=%u\n",
 			run->set.reclaim_threshold);
+	if (run->set.reclaim_high)
+		fprintf(f, "reclaim_high=%u\n", run->set.reclaim_high);
 	for (i = 0; i < run->set.nr_crash; i++)
 		fprintf(f, "crash=%s\n", run->set.crash[i]);
 	fprintf(f, "\n");
@@ -1670,6 +1681,7 @@ static int one_rep(struct zrun *run, const char *dir, struct rep_result *r)
 		r->reclaim = run->fs_reclaim;
 		r->reclaim_policy = run->fs_reclaim_policy;
 		r->reclaim_threshold = run->fs_reclaim_threshold;
+		r->reclaim_high = run->fs_reclaim_high;
 		r->reclaimable = run->fs_reclaimable;
 		r->fs_fsyncs = run->fs_fsyncs;
 		r->fs_log_syncs = run->fs_log_syncs;

@@ -59,6 +59,7 @@ struct zrun_settings {
 	char name[64];			/* scenario name ("" = file name) */
 	int reclaim;			/* fs: enum zcow_reclaim (default) */
 	uint32_t reclaim_threshold;	/* fs: percent; 0 = 75 */
+	uint32_t reclaim_high;		/* fs: free zones; 0 = default */
 };
 
 /* Operations a job asks of a target. */
@@ -209,6 +210,7 @@ struct zrun {
 	struct zcow_reclaim_stats fs_reclaim;
 	int fs_reclaim_policy;
 	uint32_t fs_reclaim_threshold;
+	uint32_t fs_reclaim_high;
 	uint64_t fs_reclaimable;
 	uint64_t sched_wall_ns;		/* wall time of the jobs' phase */
 	/* The fs's locks in simulated time: what the current call holds

@@ -172,6 +172,7 @@ static int fs_open(struct zrun *run)
 		.no_treelog = !run->set.treelog,
 		.reclaim = run->set.reclaim,
 		.reclaim_threshold = run->set.reclaim_threshold,
+		.reclaim_high = run->set.reclaim_high,
 	};
 	struct fs_run *fr;
 	int ret;
@@ -815,6 +816,7 @@ static int fs_finish(struct zrun *run)
 			  (fr->has_base ? fr->commits_base : 0);
 	run->fs_reclaim_policy = info.reclaim;
 	run->fs_reclaim_threshold = info.reclaim_threshold;
+	run->fs_reclaim_high = info.reclaim_high;
 	run->fs_reclaimable = info.reclaimable;
 	zcow_reclaim_stats_sub(&run->fs_reclaim, &info.reclaim_stats,
 			       fr->has_base ? &fr->reclaim_base : NULL);

@@ -85,6 +85,11 @@ struct zcow_mount_opts {
 	 * reclaim=threshold relocates it (51..100); 0 = 75 (Linux's
 	 * BTRFS_DEFAULT_RECLAIM_THRESH). */
 	uint32_t reclaim_threshold;
+	/* reclaim_high=N: free zones at which a greedy or cost-benefit pass
+	 * stops (it starts at the low watermark, ZCOW_RECLAIM_LOW_ZONES
+	 * free zones); ZCOW_RECLAIM_LOW_ZONES + 1 .. 65535; 0 = the
+	 * default, low + max(2, zones / 4) (docs/reclaim.md). */
+	uint32_t reclaim_high;
 	/* TEST-ONLY (docs/crash.md): break one ordering rule on purpose
 	 * (enum zcow_mutation), so that tests can prove the crash oracles
 	 * catch it; 0 = none.  No tool sets it. */
@@ -136,6 +141,9 @@ enum zcow_reclaim {
 };
 #define ZCOW_RECLAIM_DEFAULT_POLICY	ZCOW_RECLAIM_GREEDY
 #define ZCOW_RECLAIM_DEFAULT_THRESHOLD	75u
+/* Free zones under which greedy and cost-benefit start a pass. */
+#define ZCOW_RECLAIM_LOW_ZONES		4u
+#define ZCOW_RECLAIM_MAX_HIGH		65535u
 /* "off", "threshold", "greedy", "cost-benefit" (DEFAULT: the default's). */
 const char *zcow_reclaim_name(int policy);
 /* The policy named @name, or -EINVAL. */
@@ -250,6 +258,7 @@ struct zcow_fs_info {
 	struct zcow_fs_space space[ZCOW_FS_NR_SPACE];
 	int reclaim;			/* enum zcow_reclaim in force */
 	uint32_t reclaim_threshold;	/* percent */
+	uint32_t reclaim_high;		/* free zones a pass stops at */
 	/* Freed bytes (zone_unusable, less capacity gaps) in groups that
 	 * relocation may empty: what reclaim could win back now. */
 	uint64_t reclaimable;

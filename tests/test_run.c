@@ -329,10 +329,10 @@ static int run_reclaim_scenario(const char *zcow_key, char **dir_ret)
 }
 
 /*
- * reclaim= and reclaim_threshold= are scenario keys: a bad value is
- * refused naming file, line and option; a 4 KiB random overwrite of a
- * file of about 60% of a small device runs three times over with the
- * default policy, and summary.json says what reclaim relocated;
+ * reclaim=, reclaim_threshold= and reclaim_high= are scenario keys: a
+ * bad value is refused naming file, line and option; a 4 KiB random
+ * overwrite of a file of about 60% of a small device runs three times
+ * over with the default policy, and summary.json says what reclaim relocated;
  * intervals.csv carries the zone_unusable column.
  */
 START_TEST(test_run_reclaim_keys_and_counters)
@@ -343,11 +343,14 @@ START_TEST(test_run_reclaim_keys_and_counters)
 			 -EINVAL);
 	ck_assert_int_eq(run_reclaim_scenario("reclaim_threshold=50\n", &dir),
 			 -EINVAL);
+	ck_assert_int_eq(run_reclaim_scenario("reclaim_high=4\n", &dir),
+			 -EINVAL);
 	ck_assert_int_eq(run_reclaim_scenario("", &dir), 0);
 	unlink("/tmp/zcow-test-reclaim.scenario");
 	s = summary_no_wall(dir);
 	ck_assert_msg(strstr(s, "\"reclaim\": {\"policy\": \"greedy\", "
-				"\"threshold\": 75,"), "%s", s);
+				"\"threshold\": 75, \"high_zones\": 9,"),
+		      "%s", s);
 	ck_assert(json_num(s, "\"groups_relocated\"") > 0);
 	ck_assert(json_num(s, "\"data_bytes_relocated\"") > 0);
 	ck_assert(json_num(s, "\"zones_reset\"") > 0);
