@@ -38,6 +38,8 @@ struct zcow_cmd {
 	CMD("mkdir", cmd_mkdir, "make directories")                         \
 	CMD("stat", cmd_stat, "print a file's inode")                       \
 	CMD("bench-fs", cmd_bench_fs, "file-layer write benchmark (sim)")    \
+	CMD("bench-commits", cmd_bench_commits, "small commits on small zones (reclaim)") \
+	CMD("bench-refill", cmd_bench_refill, "fill, delete every other file, refill (reclaim)") \
 	CMD("run", cmd_run, "run a scenario (fio jobs + [zcow]), write results") \
 	CMD("crash", cmd_crash, "crash-consistency campaign (configs/crash-*)") \
 	CMD("conform", cmd_conform, "check the device rules on DEV (destroys data)")
