@@ -62,11 +62,11 @@ FULL = {
     "fills": 4,
 }
 QUICK = {
-    "device": "sim:zones=32,zone_size=8M",
-    "rho": [0.5, 0.8],
+    "device": "sim:zones=64,zone_size=4M",
+    "rho": [0.5, 0.7],
     "policy": ["greedy", "cost-benefit"],
-    "hotcold_rho": [0.8],
-    "fills": 3,
+    "hotcold_rho": [0.7],
+    "fills": 2,
 }
 HOTCOLD = [("zipf:1.2", "zipf1.2"), ("zoned:80/20:20/80", "zoned80-20")]
 HOTCOLD_POLICIES = ["greedy", "cost-benefit"]

@@ -571,6 +571,55 @@ START_TEST(test_reclaim_high_watermark)
 END_TEST
 
 /*
+ * A system group whose chunk-tree nodes are all dead is removed and its
+ * zone reset like any other group, and its chunk leaves the superblock's
+ * sys_chunk_array in the same commit.  The commits here add and drop a
+ * data chunk, so they rewrite the chunk tree: 1,200 rounds fill ten 4 MiB
+ * system groups (256 nodes each) with dead nodes, which stayed, until a
+ * long run ran out of zones; now at most two system groups exist at once
+ * (the one being written and the one it follows).  The array holds one
+ * chunk per system group, also after a remount; the checker is clean.
+ */
+static uint64_t nr_system_groups(struct zcow_fs *fs)
+{
+	uint64_t i, n = 0;
+
+	for (i = 0; i < fs->nr_bgs; i++)
+		if ((fs->bgs[i]->flags & ZCOW_BG_SYSTEM) &&
+		    !fs->bgs[i]->is_deleted)
+			n++;
+	return n;
+}
+
+START_TEST(test_reclaim_system_groups_removed)
+{
+	struct zcow_fs *fs = sim_fs(24, 0, &quiet);
+	const uint32_t entry = sizeof(struct zcow_disk_key) +
+			       ZCOW_CHUNK_ITEM_SIZE;
+	uint64_t n, most = 0;
+
+	for (n = 0; n < 1200; n++) {
+		put(fs, "/f", 0, ZS, (uint32_t)n);
+		ck_assert_int_eq(zcow_sync(fs), 0);
+		ck_assert_int_eq(zcow_unlink(fs, "/f"), 0);
+		ck_assert_int_eq(zcow_sync(fs), 0);
+		if (nr_system_groups(fs) > most)
+			most = nr_system_groups(fs);
+	}
+	ck_assert_uint_le(most, 2);
+	ck_assert_uint_eq(le32toh(fs->sb.sys_chunk_array_size),
+			  nr_system_groups(fs) * entry);
+	expect_clean(fs);
+	fs = remount(fs, &quiet);
+	ck_assert_uint_le(nr_system_groups(fs), 2);
+	ck_assert_uint_eq(le32toh(fs->sb.sys_chunk_array_size),
+			  nr_system_groups(fs) * entry);
+	expect_clean(fs);
+	close_fs(fs);
+}
+END_TEST
+
+/*
  * zcow balance --usage N: every group at most N% live is relocated, the
  * others stay; the counters say what moved.  Bad arguments and read-only
  * mounts are refused.
@@ -625,6 +674,7 @@ Suite *reclaim_suite(void)
 	tcase_add_test(tc, test_reclaim_holds_a_zone_for_relocation);
 	tcase_add_test(tc, test_reclaim_balance_usage);
 	tcase_add_test(tc, test_reclaim_high_watermark);
+	tcase_add_test(tc, test_reclaim_system_groups_removed);
 	suite_add_tcase(s, tc);
 	return s;
 }
