@@ -390,6 +390,13 @@ START_TEST(test_reclaim_policy_order)
 }
 END_TEST
 
+/* The next piece of @nr a random overwrite writes (an LCG in @x). */
+static uint64_t next_piece(uint64_t *x, uint64_t nr)
+{
+	*x = *x * 6364136223846793005ULL + 1442695040888963407ULL;
+	return (*x >> 33) % nr;
+}
+
 /*
  * Sustained overwrite: a file of 60% of the data space, overwritten in
  * 64 KiB pieces at pseudo-random places three times over.  Without
@@ -425,8 +432,7 @@ START_TEST(test_reclaim_sustained_overwrite)
 	put(fs, "/big", 0, size, 0);
 	ck_assert_int_eq(zcow_open(fs, "/big", O_RDWR, &f), 0);
 	for (n = 0; n < 3 * size / piece; n++) {
-		x = x * 6364136223846793005ULL + 1442695040888963407ULL;
-		i = (x >> 33) % (size / piece);
+		i = next_piece(&x, size / piece);
 		fill(buf, i * piece, piece, ver[i] + 1);
 		r = zcow_pwrite(f, buf, piece, i * piece);
 		if (r != (int64_t)piece)
@@ -514,8 +520,7 @@ static void overwrite_under(uint32_t high, struct zcow_reclaim_stats *st,
 	put(fs, "/big", 0, size, 0);
 	ck_assert_int_eq(zcow_open(fs, "/big", O_RDWR, &f), 0);
 	for (n = 0; n < 4 * size / piece; n++) {
-		x = x * 6364136223846793005ULL + 1442695040888963407ULL;
-		i = (x >> 33) % (size / piece);
+		i = next_piece(&x, size / piece);
 		fill(buf, i * piece, piece, ver[i] + 1);
 		ck_assert_int_eq(zcow_pwrite(f, buf, piece, i * piece),
 				 (int64_t)piece);
@@ -553,6 +558,13 @@ START_TEST(test_reclaim_high_watermark)
 	ck_assert_uint_eq(mo.reclaim_high, 0);
 	ck_assert_int_eq(zcow_mount_opts_parse("reclaim_high=6", &mo), 0);
 	ck_assert_uint_eq(mo.reclaim_high, 6);
+	mo.reclaim = ZCOW_RECLAIM_THRESHOLD;
+	ck_assert_int_eq(zsim_create(&cfg, &dev), 0);
+	ck_assert_int_eq(zcow_mkfs(dev, &mko), 0);
+	ck_assert_int_eq(zcow_mount(dev, &mo, &fs), -EINVAL);
+	ck_assert_ptr_null(fs);
+	zdev_close(dev);
+	mo.reclaim = ZCOW_RECLAIM_GREEDY;
 	mo.reclaim_high = 3;
 	ck_assert_int_eq(zsim_create(&cfg, &dev), 0);
 	ck_assert_int_eq(zcow_mkfs(dev, &mko), 0);
