@@ -97,10 +97,20 @@ run_default() {
 	run_reclaim "$out"
 }
 
-# The reclaim experiments (docs/reclaim-experiments.md), short versions;
-# ./run.sh gc runs them in full.
+# The reclaim experiments (docs/reclaim-experiments.md): quick versions
+# (run_reclaim OUT), or in full for ./run.sh gc (run_reclaim OUT full).
 run_reclaim() {
-	local out=$1 runtime=${2:-20s}
+	local out=$1 full=${2:-} runtime=20s quick=--quick
+	if [ "$full" = full ]; then
+		runtime=300s
+		quick=
+	fi
+	echo "== write amplification against utilization, per policy," \
+		"and hot/cold (harness/gc.py $quick)"
+	python3 harness/gc.py $quick --zcow ./build/zcow \
+		--results "$out/gc" >/dev/null
+	echo "tables and plots in $out/gc (wa.md/.csv, wa.png/.svg against" \
+		"the analytic curve; hotcold.md/.csv; wa_time.png/.svg)"
 	echo "== sustained seed experiment: 16 jobs of 4 KiB random writes" \
 		"at 80% utilization, $runtime, append on/off"
 	python3 harness/sweep.py --zcow ./build/zcow --results "$out/sustained" \
@@ -161,7 +171,7 @@ gc)
 	build
 	out="results/$(date -u +%Y%m%dT%H%M%SZ)-gc"
 	mkdir -p "$out"
-	run_reclaim "$out" 300s
+	run_reclaim "$out" full
 	;;
 vm)
 	shift

@@ -1109,7 +1109,11 @@ int zcow_files_mount(struct zcow_fs *fs, const struct zcow_mount_opts *opts)
 		       opts->reclaim_threshold > 100)) ||
 		     (opts->reclaim_high &&
 		      (opts->reclaim_high <= ZCOW_RECLAIM_LOW_ZONES ||
-		       opts->reclaim_high > ZCOW_RECLAIM_MAX_HIGH)))) {
+		       opts->reclaim_high > ZCOW_RECLAIM_MAX_HIGH ||
+		       /* a watermark only greedy and cost-benefit have */
+		       (opts->reclaim != ZCOW_RECLAIM_DEFAULT &&
+			opts->reclaim != ZCOW_RECLAIM_GREEDY &&
+			opts->reclaim != ZCOW_RECLAIM_COST_BENEFIT))))) {
 		zlog_err(TAG, "reclaim policy %d / threshold %u / high %u: unknown",
 			 opts->reclaim, opts->reclaim_threshold,
 			 opts->reclaim_high);

@@ -338,6 +338,8 @@ static int delete_bg_items(struct zcow_fs *fs, struct zcow_bg *bg)
 	ret = zcow_tree_delete(&fs->extent_tree, &key);
 	if (ret)
 		return ret;
+	if (bg->flags & ZCOW_BG_SYSTEM)
+		zcow_drop_sys_chunk(fs, bg);
 	bg->is_deleted = true;
 	return 0;
 }

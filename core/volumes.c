@@ -264,6 +264,30 @@ static int append_sys_chunk(struct zcow_fs *fs, const struct zcow_bg *bg)
 	return 0;
 }
 
+void zcow_drop_sys_chunk(struct zcow_fs *fs, const struct zcow_bg *bg)
+{
+	uint32_t size = le32toh(fs->sb.sys_chunk_array_size), off, entry;
+	uint8_t *a = fs->sb.sys_chunk_array;
+	struct zcow_disk_key key;
+	uint16_t nr;
+
+	/* Entries as load_sys_array() read them: a key, a chunk item of
+	 * 48 bytes and 32 per stripe. */
+	for (off = 0; off + sizeof(key) + 48 <= size; off += entry) {
+		memcpy(&key, a + off, sizeof(key));
+		memcpy(&nr, a + off + sizeof(key) + 44, sizeof(nr));
+		entry = sizeof(key) + 48 + 32u * le16toh(nr);
+		if (off + entry > size)
+			return;
+		if (le64toh(key.offset) != bg->start)
+			continue;
+		memmove(a + off, a + off + entry, size - off - entry);
+		memset(a + size - entry, 0, entry);
+		fs->sb.sys_chunk_array_size = htole32(size - entry);
+		return;
+	}
+}
+
 int zcow_chunk_alloc(struct zcow_fs *fs, uint64_t flags,
 		     struct zcow_bg **bg_ret)
 {
@@ -483,10 +507,10 @@ void zcow_bg_unpin_all(struct zcow_fs *fs)
 		/* Zoned: unpinned space is below the offset: unusable. */
 		bg->zone_unusable += bg->pinned;
 		bg->pinned = 0;
-		/* System groups stay: the bootstrap array would need a
-		 * rewrite (not done yet). */
+		/* System groups too: the commit that deletes the chunk
+		 * item drops it from the sys_chunk_array as well. */
 		if (zcow_bg_is_all_unusable(bg) && !bg->is_ro &&
-		    !(bg->flags & ZCOW_BG_SYSTEM) && !bg->is_deleted)
+		    !bg->is_deleted)
 			bg->is_removing = true;
 	}
 }

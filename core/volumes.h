@@ -215,6 +215,9 @@ void zcow_bg_remove(struct zcow_fs *fs, struct zcow_bg *bg);
 
 /* struct btrfs_chunk with one struct btrfs_stripe: 48 + 32 bytes. */
 #define ZCOW_CHUNK_ITEM_SIZE	80u
+/* Remove @bg's chunk from the superblock's sys_chunk_array (a system
+ * group being deleted; every entry is one key and one chunk item). */
+void zcow_drop_sys_chunk(struct zcow_fs *fs, const struct zcow_bg *bg);
 /* Encode @bg's chunk item (devid 1) into @buf (ZCOW_CHUNK_ITEM_SIZE). */
 void zcow_chunk_encode(const struct zcow_fs *fs, const struct zcow_bg *bg,
 		       uint8_t *buf);

@@ -153,7 +153,7 @@ TIME_PLOTS = {
 }
 
 
-def over_time(out, rows, x, column):
+def over_time(out, rows, x, series, column):
     """Each run's intervals.csv @column against time: DIR/<name>.csv,
     .dat, .png, .svg (TIME_PLOTS).  Returns 0 or 1."""
     name, title, ylabel = TIME_PLOTS[column]
@@ -168,8 +168,8 @@ def over_time(out, rows, x, column):
                 continue
             pts = [(float(i["t_start_s"]), float(i[column]))
                    for i in rd if i[column] != ""]
-        runs.append(("%s %s=%s %s" % (r["series"], x, r.get(x, ""),
-                                      r["scenario"]), pts))
+        runs.append(("%s=%s %s=%s %s" % (series, r["series"], x,
+                                         r.get(x, ""), r["scenario"]), pts))
     if not runs:
         sys.stderr.write("plot: --%s-time: no intervals.csv with a %s "
                          "column\n" % (column, column))
@@ -333,9 +333,9 @@ def main():
             "set grid", "set key left top noenhanced", "set yrange [0:*]",
             "set logscale x 2" if a.x == "numjobs" else ""], plots):
         return 1
-    if a.wa_time and over_time(a.out, rows, a.x, "wa"):
+    if a.wa_time and over_time(a.out, rows, a.x, a.series, "wa"):
         return 1
-    if a.iops_time and over_time(a.out, rows, a.x, "iops"):
+    if a.iops_time and over_time(a.out, rows, a.x, a.series, "iops"):
         return 1
     with open(os.path.join(a.out, "curve.md")) as f:
         sys.stdout.write(f.read())

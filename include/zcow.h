@@ -87,8 +87,9 @@ struct zcow_mount_opts {
 	uint32_t reclaim_threshold;
 	/* reclaim_high=N: free zones at which a greedy or cost-benefit pass
 	 * stops (it starts at the low watermark, ZCOW_RECLAIM_LOW_ZONES
-	 * free zones); ZCOW_RECLAIM_LOW_ZONES + 1 .. 65535; 0 = the
-	 * default, low + max(2, zones / 4) (docs/reclaim.md). */
+	 * free zones); ZCOW_RECLAIM_LOW_ZONES + 1 .. 65535, refused (-EINVAL)
+	 * with another policy; 0 = the default, low + max(2, zones / 4)
+	 * (docs/reclaim.md). */
 	uint32_t reclaim_high;
 	/* TEST-ONLY (docs/crash.md): break one ordering rule on purpose
 	 * (enum zcow_mutation), so that tests can prove the crash oracles

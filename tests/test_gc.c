@@ -20,16 +20,10 @@
 static char *capture(const char *cmd)
 {
 	FILE *p = popen(cmd, "r");
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *m;
-	int c;
+	char *buf;
 
 	ck_assert_msg(p != NULL, "cannot run %s", cmd);
-	m = open_memstream(&buf, &len);
-	while ((c = fgetc(p)) != EOF)
-		fputc(c, m);
-	fclose(m);
+	buf = zcow_test_read_all(p);
 	ck_assert_msg(pclose(p) == 0, "failed: %s\n%s", cmd, buf);
 	return buf;
 }

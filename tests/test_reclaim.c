@@ -390,6 +390,13 @@ START_TEST(test_reclaim_policy_order)
 }
 END_TEST
 
+/* The next piece of @nr a random overwrite writes (an LCG in @x). */
+static uint64_t next_piece(uint64_t *x, uint64_t nr)
+{
+	*x = *x * 6364136223846793005ULL + 1442695040888963407ULL;
+	return (*x >> 33) % nr;
+}
+
 /*
  * Sustained overwrite: a file of 60% of the data space, overwritten in
  * 64 KiB pieces at pseudo-random places three times over.  Without
@@ -425,8 +432,7 @@ START_TEST(test_reclaim_sustained_overwrite)
 	put(fs, "/big", 0, size, 0);
 	ck_assert_int_eq(zcow_open(fs, "/big", O_RDWR, &f), 0);
 	for (n = 0; n < 3 * size / piece; n++) {
-		x = x * 6364136223846793005ULL + 1442695040888963407ULL;
-		i = (x >> 33) % (size / piece);
+		i = next_piece(&x, size / piece);
 		fill(buf, i * piece, piece, ver[i] + 1);
 		r = zcow_pwrite(f, buf, piece, i * piece);
 		if (r != (int64_t)piece)
@@ -514,8 +520,7 @@ static void overwrite_under(uint32_t high, struct zcow_reclaim_stats *st,
 	put(fs, "/big", 0, size, 0);
 	ck_assert_int_eq(zcow_open(fs, "/big", O_RDWR, &f), 0);
 	for (n = 0; n < 4 * size / piece; n++) {
-		x = x * 6364136223846793005ULL + 1442695040888963407ULL;
-		i = (x >> 33) % (size / piece);
+		i = next_piece(&x, size / piece);
 		fill(buf, i * piece, piece, ver[i] + 1);
 		ck_assert_int_eq(zcow_pwrite(f, buf, piece, i * piece),
 				 (int64_t)piece);
@@ -553,6 +558,13 @@ START_TEST(test_reclaim_high_watermark)
 	ck_assert_uint_eq(mo.reclaim_high, 0);
 	ck_assert_int_eq(zcow_mount_opts_parse("reclaim_high=6", &mo), 0);
 	ck_assert_uint_eq(mo.reclaim_high, 6);
+	mo.reclaim = ZCOW_RECLAIM_THRESHOLD;
+	ck_assert_int_eq(zsim_create(&cfg, &dev), 0);
+	ck_assert_int_eq(zcow_mkfs(dev, &mko), 0);
+	ck_assert_int_eq(zcow_mount(dev, &mo, &fs), -EINVAL);
+	ck_assert_ptr_null(fs);
+	zdev_close(dev);
+	mo.reclaim = ZCOW_RECLAIM_GREEDY;
 	mo.reclaim_high = 3;
 	ck_assert_int_eq(zsim_create(&cfg, &dev), 0);
 	ck_assert_int_eq(zcow_mkfs(dev, &mko), 0);
@@ -567,6 +579,55 @@ START_TEST(test_reclaim_high_watermark)
 	ck_assert_uint_gt(def.nr_passes, 0);
 	ck_assert_uint_gt(low.nr_passes, def.nr_passes);
 	ck_assert_uint_lt(low.data_bytes, def.data_bytes);
+}
+END_TEST
+
+/*
+ * A system group whose chunk-tree nodes are all dead is removed and its
+ * zone reset like any other group, and its chunk leaves the superblock's
+ * sys_chunk_array in the same commit.  The commits here add and drop a
+ * data chunk, so they rewrite the chunk tree: 1,200 rounds fill ten 4 MiB
+ * system groups (256 nodes each) with dead nodes, which stayed, until a
+ * long run ran out of zones; now at most two system groups exist at once
+ * (the one being written and the one it follows).  The array holds one
+ * chunk per system group, also after a remount; the checker is clean.
+ */
+static uint64_t nr_system_groups(struct zcow_fs *fs)
+{
+	uint64_t i, n = 0;
+
+	for (i = 0; i < fs->nr_bgs; i++)
+		if ((fs->bgs[i]->flags & ZCOW_BG_SYSTEM) &&
+		    !fs->bgs[i]->is_deleted)
+			n++;
+	return n;
+}
+
+START_TEST(test_reclaim_system_groups_removed)
+{
+	struct zcow_fs *fs = sim_fs(24, 0, &quiet);
+	const uint32_t entry = sizeof(struct zcow_disk_key) +
+			       ZCOW_CHUNK_ITEM_SIZE;
+	uint64_t n, most = 0;
+
+	for (n = 0; n < 1200; n++) {
+		put(fs, "/f", 0, ZS, (uint32_t)n);
+		ck_assert_int_eq(zcow_sync(fs), 0);
+		ck_assert_int_eq(zcow_unlink(fs, "/f"), 0);
+		ck_assert_int_eq(zcow_sync(fs), 0);
+		if (nr_system_groups(fs) > most)
+			most = nr_system_groups(fs);
+	}
+	ck_assert_uint_le(most, 2);
+	ck_assert_uint_eq(le32toh(fs->sb.sys_chunk_array_size),
+			  nr_system_groups(fs) * entry);
+	expect_clean(fs);
+	fs = remount(fs, &quiet);
+	ck_assert_uint_le(nr_system_groups(fs), 2);
+	ck_assert_uint_eq(le32toh(fs->sb.sys_chunk_array_size),
+			  nr_system_groups(fs) * entry);
+	expect_clean(fs);
+	close_fs(fs);
 }
 END_TEST
 
@@ -625,6 +686,7 @@ Suite *reclaim_suite(void)
 	tcase_add_test(tc, test_reclaim_holds_a_zone_for_relocation);
 	tcase_add_test(tc, test_reclaim_balance_usage);
 	tcase_add_test(tc, test_reclaim_high_watermark);
+	tcase_add_test(tc, test_reclaim_system_groups_removed);
 	suite_add_tcase(s, tc);
 	return s;
 }

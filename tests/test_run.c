@@ -26,16 +26,10 @@
 static char *slurp(const char *path)
 {
 	FILE *f = fopen(path, "r");
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *m;
-	int c;
+	char *buf;
 
 	ck_assert_msg(f != NULL, "cannot open %s", path);
-	m = open_memstream(&buf, &len);
-	while ((c = fgetc(f)) != EOF)
-		fputc(c, m);
-	fclose(m);
+	buf = zcow_test_read_all(f);
 	fclose(f);
 	return buf;
 }

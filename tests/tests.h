@@ -7,6 +7,7 @@
 
 #include <check.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdint.h>
 
 #define ZCOW_TEST_SUITES        \
@@ -61,6 +62,9 @@ void zcow_test_put(struct zcow_fs *fs, const char *path, const void *buf,
 		   uint64_t len);
 void zcow_test_expect(struct zcow_fs *fs, const char *path, const void *want,
 		      uint64_t len);
+
+/* Everything left to read in @f, as a malloc'd string. */
+char *zcow_test_read_all(FILE *f);
 
 /* Directory of the test vectors (tests/data), relative to the repo root. */
 #define ZCOW_TESTDATA "tests/data"

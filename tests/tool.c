@@ -127,3 +127,17 @@ void zcow_test_expect(struct zcow_fs *fs, const char *path, const void *want,
 	ck_assert_int_eq(zcow_close(f), 0);
 	free(got);
 }
+
+char *zcow_test_read_all(FILE *f)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+	int c;
+
+	ck_assert_ptr_nonnull(m);
+	while ((c = fgetc(f)) != EOF)
+		fputc(c, m);
+	fclose(m);
+	return buf;
+}
