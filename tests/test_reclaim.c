@@ -496,6 +496,60 @@ START_TEST(test_reclaim_holds_a_zone_for_relocation)
 END_TEST
 
 /*
+ * The zone stays held while the relocation group is partly filled: its
+ * room may be smaller than any victim's live data.  Here 2 MiB of room
+ * are left in it, the device is filled, and a group with 3 MiB live must
+ * still be relocatable (the held zone takes the rest); the files read
+ * back, the checker is clean.
+ */
+START_TEST(test_reclaim_holds_a_zone_past_a_partly_filled_relocation_group)
+{
+	struct zcow_fs *fs = sim_fs(32, 0, &quiet);
+	uint8_t *buf = malloc(MiB);
+	struct zcow_bg *bg;
+	struct zcow_file *f;
+	uint64_t off = 0, start;
+	int64_t n;
+
+	put(fs, "/b", 0, 4 * MiB, 1);
+	put(fs, "/a", 0, 6 * MiB, 1);
+	ck_assert_int_eq(zcow_sync(fs), 0);
+	put(fs, "/a", 0, 2 * MiB, 2);
+	put(fs, "/b", 0, MiB, 2);
+	ck_assert_int_eq(zcow_sync(fs), 0);
+	ck_assert_int_eq(relocate_one(fs, data_bg_of(fs, "/a", 3 * MiB)), 0);
+	bg = zcow_bg_lookup(fs, fs->reloc_bg);
+	ck_assert_ptr_nonnull(bg);
+	ck_assert_uint_eq(bg->alloc_offset, 2 * MiB);
+
+	memset(buf, 0x5a, MiB);
+	ck_assert_int_eq(zcow_create(fs, "/fill", &f), 0);
+	while ((n = zcow_pwrite(f, buf, MiB, off)) > 0)
+		off += MiB;
+	ck_assert_int_eq(n, -ENOSPC);
+	ck_assert_int_eq(zcow_close(f), 0);
+	pthread_mutex_lock(&fs->files->lock);
+	ck_assert_uint_eq(zcow_reclaim_held_zones(fs), 1);
+	ck_assert_uint_eq(zcow_zoned_nr_free_zones(fs), 3);
+	ck_assert_uint_eq(zcow_reloc_room(fs), 2 * MiB + ZS);
+	pthread_mutex_unlock(&fs->files->lock);
+
+	bg = data_bg_of(fs, "/b", 2 * MiB);
+	ck_assert_uint_eq(bg->used, 3 * MiB);
+	start = bg->start;
+	ck_assert_int_eq(relocate_one(fs, bg), 0);
+	ck_assert_ptr_null(zcow_bg_lookup(fs, start));
+	expect(fs, "/a", 0, 2 * MiB, 2);
+	expect(fs, "/a", 2 * MiB, 4 * MiB, 1);
+	expect(fs, "/b", 0, MiB, 2);
+	expect(fs, "/b", MiB, 3 * MiB, 1);
+	expect_clean(fs);
+	close_fs(fs);
+	free(buf);
+}
+END_TEST
+
+/*
  * reclaim_high=N: the free zones a greedy pass stops at.  Out-of-range
  * values are refused by the parser and by mount; zcow_fs_info reports
  * the value in force (the default: low 4 + max(2, zones / 4), counting
@@ -684,6 +738,8 @@ Suite *reclaim_suite(void)
 	tcase_add_loop_test(tc, test_reclaim_policy_order, 0, 3);
 	tcase_add_loop_test(tc, test_reclaim_sustained_overwrite, 0, 8);
 	tcase_add_test(tc, test_reclaim_holds_a_zone_for_relocation);
+	tcase_add_test(
+		tc, test_reclaim_holds_a_zone_past_a_partly_filled_relocation_group);
 	tcase_add_test(tc, test_reclaim_balance_usage);
 	tcase_add_test(tc, test_reclaim_high_watermark);
 	tcase_add_test(tc, test_reclaim_system_groups_removed);
