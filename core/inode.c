@@ -222,7 +222,8 @@ static int add_entry_locked(struct zcow_fs *fs, struct zcow_tree *tree,
 	if (err)
 		return err;
 	if (tree == &fs->fs_tree)
-		zcow_log_note_link(fs, dir, ino);
+		zcow_log_note_link(fs, dir, ino, index,
+				   zcow_name_hash(name, len));
 	return dir_size_add_locked(fs, tree, dir, 2 * (int64_t)len);
 }
 
@@ -275,7 +276,8 @@ static int del_entry_locked(struct zcow_fs *fs, struct zcow_tree *tree,
 			if (err)
 				return err;
 			if (tree == &fs->fs_tree)
-				zcow_log_note_link(fs, dir, ino);
+				zcow_log_note_link(fs, dir, ino, index,
+						   key.offset);
 			return dir_size_add_locked(fs, tree, dir,
 						   -2 * (int64_t)len);
 		}
