@@ -18,7 +18,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "cmds.h"
 #include "zcow.h"
@@ -28,90 +27,12 @@
 #define MiB (1024.0 * 1024.0)
 #define BUF_SIZE (1u << 20)	/* bytes per pwrite */
 
-static double now_sec(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /* ---- shared: options, set-up, tear-down ---------------------------- */
 
-struct gc_opt {
-	const char *name;	/* "--ops" */
-	enum { GOPT_FLAG, GOPT_U64, GOPT_SIZE, GOPT_STR } kind;
-	void *dst;
-};
-
-/*
- * Parse @argv by @opts (ends with a NULL name); the one positional
- * argument is the device spec (*dev_ret).  Returns 0, -1 (--help printed)
- * or 2 (usage error, printed).
- */
-static int gc_parse(const char *cmd, const char *help,
-		    const struct gc_opt *opts, int argc, char **argv,
-		    const char **dev_ret)
-{
-	const struct gc_opt *o;
-	int a;
-
-	*dev_ret = NULL;
-	for (a = 1; a < argc; a++) {
-		if (is_help(argv[a])) {
-			fputs(help, stdout);
-			return -1;
-		}
-		if (argv[a][0] != '-') {
-			if (*dev_ret) {
-				fprintf(stderr, "zcow %s: one device only ('%s' and '%s')\n",
-					cmd, *dev_ret, argv[a]);
-				return 2;
-			}
-			*dev_ret = argv[a];
-			continue;
-		}
-		for (o = opts; o->name && strcmp(o->name, argv[a]); o++)
-			;
-		if (!o->name) {
-			fprintf(stderr, "zcow %s: unknown option '%s' (see --help)\n",
-				cmd, argv[a]);
-			return 2;
-		}
-		if (o->kind == GOPT_FLAG) {
-			*(bool *)o->dst = true;
-			continue;
-		}
-		if (a + 1 >= argc) {
-			fprintf(stderr, "zcow %s: option %s needs a value\n",
-				cmd, o->name);
-			return 2;
-		}
-		a++;
-		if (o->kind == GOPT_STR) {
-			*(const char **)o->dst = argv[a];
-			continue;
-		}
-		if (o->kind == GOPT_SIZE ? zdev_parse_size(argv[a], o->dst) :
-					   zdev_parse_u64(argv[a], o->dst)) {
-			fprintf(stderr, "zcow %s: bad %s '%s' (expected %s)\n",
-				cmd, o->name, argv[a],
-				o->kind == GOPT_SIZE ?
-					"bytes, e.g. 0, 4k, 1M" :
-					"a number");
-			return 2;
-		}
-	}
-	if (!*dev_ret) {
-		fprintf(stderr, "zcow %s: no device given (see --help)\n", cmd);
-		return 2;
-	}
-	return 0;
-}
-
-/* A run: the device, the mounted fs, the CSV. */
+/* A run: the device, the mounted fs, the CSV, the data it writes. */
 struct gc_run {
 	const char *cmd;
+	uint8_t *buf;		/* BUF_SIZE bytes of one value */
 	struct zdev *dev;
 	struct zcow_fs *fs;
 	FILE *csv;
@@ -121,15 +42,22 @@ struct gc_run {
 	double t0;
 };
 
-/* Parse @mount_opts, open @spec, mkfs, mount, open the CSV.  Returns 0,
- * 1 (printed) or 2 (bad mount options). */
+/* Parse @mount_opts, fill r->buf with @byte, open @spec, mkfs, mount,
+ * open the CSV.  Returns 0, 1 (printed) or 2 (bad mount options). */
 static int gc_setup(struct gc_run *r, const char *spec,
-		    const char *mount_opts)
+		    const char *mount_opts, uint8_t byte)
 {
 	struct zcow_mount_opts mo = { 0 };
 	struct zcow_mkfs_opts mko = { .seed = 1 };
 	struct zcow_fs_info info;
 	int ret;
+
+	r->buf = malloc(BUF_SIZE);
+	if (!r->buf) {
+		fprintf(stderr, "zcow %s: out of memory\n", r->cmd);
+		return 1;
+	}
+	memset(r->buf, byte, BUF_SIZE);
 
 	if (mount_opts && zcow_mount_opts_parse(mount_opts, &mo)) {
 		fprintf(stderr, "zcow %s: bad mount options '%s'\n", r->cmd,
@@ -165,7 +93,7 @@ static int gc_setup(struct gc_run *r, const char *spec,
 			return 1;
 		}
 	}
-	r->t0 = now_sec();
+	r->t0 = zcow_now_sec();
 	return 0;
 }
 
@@ -206,6 +134,7 @@ static int gc_end(struct gc_run *r, int status)
 {
 	int ret;
 
+	free(r->buf);
 	if (r->fs) {
 		bool failed = zcow_fs_error(r->fs) != 0;
 
@@ -337,7 +266,7 @@ static int commits_sample(struct gc_run *r, uint64_t ops,
 		unusable(&info, ZCOW_FS_SPACE_SYSTEM), u, share,
 		info.nr_free_zones, rs->groups_relocated, rs->data_groups,
 		rs->meta_groups, rs->data_bytes, rs->meta_bytes,
-		rs->zones_reset, now_sec() - r->t0);
+		rs->zones_reset, zcow_now_sec() - r->t0);
 	return ferror(r->csv) ? -EIO : 0;
 }
 
@@ -347,32 +276,26 @@ int cmd_bench_commits(int argc, char **argv)
 	const char *mount_opts = NULL, *sync = "commit", *spec;
 	bool do_check = false, is_fsync;
 	struct gc_run r = { .cmd = "bench-commits" };
-	const struct gc_opt opts[] = {
-		{ "-o", GOPT_STR, &mount_opts },
-		{ "--ops", GOPT_U64, &ops },
-		{ "--size", GOPT_SIZE, &size },
-		{ "--sync", GOPT_STR, &sync },
-		{ "--every", GOPT_U64, &every },
-		{ "--csv", GOPT_STR, &r.csv_path },
-		{ "--check", GOPT_FLAG, &do_check },
-		{ NULL, GOPT_FLAG, NULL },
+	const struct zcow_opt opts[] = {
+		{ "-o", ZOPT_STR, &mount_opts, false },
+		{ "--ops", ZOPT_U64, &ops, true },
+		{ "--size", ZOPT_SIZE, &size, false },
+		{ "--sync", ZOPT_STR, &sync, false },
+		{ "--every", ZOPT_U64, &every, true },
+		{ "--csv", ZOPT_STR, &r.csv_path, false },
+		{ "--check", ZOPT_FLAG, &do_check, false },
+		{ NULL, ZOPT_FLAG, NULL, false },
 	};
 	struct commits_peak pk = { .min_free = UINT64_MAX };
 	struct zcow_fs_info info;
 	const struct zcow_reclaim_stats *rs = &info.reclaim_stats;
 	int ret, status = 0;
-	void *buf = NULL;
 	char name[32];
 	double wall;
 
-	ret = gc_parse(r.cmd, COMMITS_HELP, opts, argc, argv, &spec);
+	ret = zcow_opt_parse(r.cmd, COMMITS_HELP, opts, argc, argv, &spec);
 	if (ret)
 		return ret < 0 ? 0 : ret;
-	if (!ops || !every) {
-		fprintf(stderr, "zcow bench-commits: --%s must be above 0\n",
-			!ops ? "ops" : "every");
-		return 2;
-	}
 	if (ops > 99999999) {
 		fprintf(stderr, "zcow bench-commits: --ops %" PRIu64 ": at most 99999999\n",
 			ops);
@@ -389,24 +312,16 @@ int cmd_bench_commits(int argc, char **argv)
 		return 2;
 	}
 	is_fsync = !strcmp(sync, "fsync");
-	buf = calloc(1, BUF_SIZE);
-	if (!buf) {
-		fprintf(stderr, "zcow bench-commits: out of memory\n");
-		return 1;
-	}
-	memset(buf, 0x6b, BUF_SIZE);
 	zlog_set_level(ZLOG_ERR);
-	ret = gc_setup(&r, spec, mount_opts);
-	if (ret) {
-		free(buf);
+	ret = gc_setup(&r, spec, mount_opts, 0x6b);
+	if (ret)
 		return gc_end(&r, ret);
-	}
 	if (r.csv)
 		commits_csv_head(r.csv);
 	ret = commits_sample(&r, 0, &pk);
 	for (i = 0; i < ops && !ret; i++) {
 		snprintf(name, sizeof(name), "/f%08" PRIu64, i);
-		ret = put_file(r.fs, name, buf, size, is_fsync);
+		ret = put_file(r.fs, name, r.buf, size, is_fsync);
 		if (!ret && !is_fsync)
 			ret = zcow_sync(r.fs);
 		if (ret)
@@ -415,7 +330,7 @@ int cmd_bench_commits(int argc, char **argv)
 		if (done % every == 0 || done == ops)
 			ret = commits_sample(&r, done, &pk);
 	}
-	wall = now_sec() - r.t0;
+	wall = zcow_now_sec() - r.t0;
 	if (ret == -ENOSPC)
 		commits_sample(&r, done, &pk);
 	zcow_fs_info(r.fs, &info);
@@ -449,7 +364,6 @@ int cmd_bench_commits(int argc, char **argv)
 	       info.commits.nr_commits, wall);
 	if (do_check && (status == 0) && gc_check(&r))
 		status = 1;
-	free(buf);
 	return gc_end(&r, status);
 }
 
@@ -591,7 +505,7 @@ static int refill_row(struct gc_run *r, unsigned int round,
 		unusable(&info, ZCOW_FS_SPACE_DATA),
 		unusable(&info, ZCOW_FS_SPACE_METADATA), c, z, a, rd->slack,
 		rs->groups_relocated, rs->data_bytes + rs->meta_bytes,
-		rs->zones_reset, now_sec() - r->t0);
+		rs->zones_reset, zcow_now_sec() - r->t0);
 	return ferror(r->csv) ? -EIO : 0;
 }
 
@@ -602,22 +516,21 @@ int cmd_bench_refill(int argc, char **argv)
 	const char *mount_opts = NULL, *spec;
 	bool do_check = false;
 	struct gc_run r = { .cmd = "bench-refill" };
-	const struct gc_opt opts[] = {
-		{ "-o", GOPT_STR, &mount_opts },
-		{ "--rounds", GOPT_U64, &rounds },
-		{ "--file-size", GOPT_SIZE, &size },
-		{ "--csv", GOPT_STR, &r.csv_path },
-		{ "--check", GOPT_FLAG, &do_check },
-		{ NULL, GOPT_FLAG, NULL },
+	const struct zcow_opt opts[] = {
+		{ "-o", ZOPT_STR, &mount_opts, false },
+		{ "--rounds", ZOPT_U64, &rounds, false },
+		{ "--file-size", ZOPT_SIZE, &size, false },
+		{ "--csv", ZOPT_STR, &r.csv_path, false },
+		{ "--check", ZOPT_FLAG, &do_check, false },
+		{ NULL, ZOPT_FLAG, NULL, false },
 	};
 	struct refill_round rd;
 	double min_fit = -1, fit;
 	int64_t max_slack = INT64_MIN;
 	unsigned int round;
 	int ret, status = 0;
-	void *buf;
 
-	ret = gc_parse(r.cmd, REFILL_HELP, opts, argc, argv, &spec);
+	ret = zcow_opt_parse(r.cmd, REFILL_HELP, opts, argc, argv, &spec);
 	if (ret)
 		return ret < 0 ? 0 : ret;
 	if (rounds > 1000) {
@@ -630,18 +543,10 @@ int cmd_bench_refill(int argc, char **argv)
 			size);
 		return 2;
 	}
-	buf = malloc(BUF_SIZE);
-	if (!buf) {
-		fprintf(stderr, "zcow bench-refill: out of memory\n");
-		return 1;
-	}
-	memset(buf, 0x3c, BUF_SIZE);
 	zlog_set_level(ZLOG_ERR);
-	ret = gc_setup(&r, spec, mount_opts);
-	if (ret) {
-		free(buf);
+	ret = gc_setup(&r, spec, mount_opts, 0x3c);
+	if (ret)
 		return gc_end(&r, ret);
-	}
 	if (r.csv)
 		fprintf(r.csv, "round,deleted_files,freed_bytes,filled_files,"
 			       "filled_bytes,fit_pct,live_data,meta_used,"
@@ -655,7 +560,7 @@ int cmd_bench_refill(int argc, char **argv)
 		if (round)
 			ret = refill_delete(&r, size, ids, &nr, &rd);
 		if (!ret)
-			ret = refill_fill(&r, buf, size, &ids, &nr, &cap,
+			ret = refill_fill(&r, r.buf, size, &ids, &nr, &cap,
 					  &next_id, &rd);
 		if (!ret)
 			ret = refill_row(&r, round, &rd);
@@ -683,10 +588,9 @@ int cmd_bench_refill(int argc, char **argv)
 	       max_slack == INT64_MIN ? 0.0 : max_slack / MiB,
 	       max_slack <= 0 ? "justified in every round" :
 				"with room left (slack > 0)",
-	       now_sec() - r.t0);
+	       zcow_now_sec() - r.t0);
 	if (do_check && !status && gc_check(&r))
 		status = 1;
 	free(ids);
-	free(buf);
 	return gc_end(&r, status);
 }

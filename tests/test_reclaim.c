@@ -463,6 +463,23 @@ START_TEST(test_reclaim_sustained_overwrite)
 }
 END_TEST
 
+/* Write /fill in 1 MiB pieces until the device is full (-ENOSPC). */
+static void fill_to_enospc(struct zcow_fs *fs)
+{
+	uint8_t *buf = malloc(MiB);
+	struct zcow_file *f;
+	uint64_t off = 0;
+	int64_t n;
+
+	memset(buf, 0x5a, MiB);
+	ck_assert_int_eq(zcow_create(fs, "/fill", &f), 0);
+	while ((n = zcow_pwrite(f, buf, MiB, off)) > 0)
+		off += MiB;
+	ck_assert_int_eq(n, -ENOSPC);
+	ck_assert_int_eq(zcow_close(f), 0);
+	free(buf);
+}
+
 /*
  * With reclaim on, filling the device with live data stops with three
  * free zones: two for metadata and the one held for the data relocation
@@ -472,18 +489,9 @@ START_TEST(test_reclaim_holds_a_zone_for_relocation)
 {
 	struct zcow_mount_opts mo = { .reclaim = ZCOW_RECLAIM_GREEDY };
 	struct zcow_fs *fs = sim_fs(32, 0, &mo);
-	uint8_t *buf = malloc(MiB);
-	struct zcow_file *f;
-	uint64_t off = 0;
-	int64_t n;
 
 	ck_assert_ptr_null(zcow_bg_lookup(fs, fs->reloc_bg));
-	memset(buf, 0x5a, MiB);
-	ck_assert_int_eq(zcow_create(fs, "/fill", &f), 0);
-	while ((n = zcow_pwrite(f, buf, MiB, off)) > 0)
-		off += MiB;
-	ck_assert_int_eq(n, -ENOSPC);
-	ck_assert_int_eq(zcow_close(f), 0);
+	fill_to_enospc(fs);
 	pthread_mutex_lock(&fs->files->lock);
 	ck_assert_uint_eq(zcow_reclaim_held_zones(fs), 1);
 	ck_assert_uint_eq(zcow_zoned_nr_free_zones(fs), 3);
@@ -491,7 +499,6 @@ START_TEST(test_reclaim_holds_a_zone_for_relocation)
 	pthread_mutex_unlock(&fs->files->lock);
 	ck_assert_int_eq(zcow_sync(fs), 0);
 	close_fs(fs);
-	free(buf);
 }
 END_TEST
 
@@ -505,11 +512,8 @@ END_TEST
 START_TEST(test_reclaim_holds_a_zone_past_a_partly_filled_relocation_group)
 {
 	struct zcow_fs *fs = sim_fs(32, 0, &quiet);
-	uint8_t *buf = malloc(MiB);
 	struct zcow_bg *bg;
-	struct zcow_file *f;
-	uint64_t off = 0, start;
-	int64_t n;
+	uint64_t start;
 
 	put(fs, "/b", 0, 4 * MiB, 1);
 	put(fs, "/a", 0, 6 * MiB, 1);
@@ -522,12 +526,7 @@ START_TEST(test_reclaim_holds_a_zone_past_a_partly_filled_relocation_group)
 	ck_assert_ptr_nonnull(bg);
 	ck_assert_uint_eq(bg->alloc_offset, 2 * MiB);
 
-	memset(buf, 0x5a, MiB);
-	ck_assert_int_eq(zcow_create(fs, "/fill", &f), 0);
-	while ((n = zcow_pwrite(f, buf, MiB, off)) > 0)
-		off += MiB;
-	ck_assert_int_eq(n, -ENOSPC);
-	ck_assert_int_eq(zcow_close(f), 0);
+	fill_to_enospc(fs);
 	pthread_mutex_lock(&fs->files->lock);
 	ck_assert_uint_eq(zcow_reclaim_held_zones(fs), 1);
 	ck_assert_uint_eq(zcow_zoned_nr_free_zones(fs), 3);
@@ -545,7 +544,6 @@ START_TEST(test_reclaim_holds_a_zone_past_a_partly_filled_relocation_group)
 	expect(fs, "/b", MiB, 3 * MiB, 1);
 	expect_clean(fs);
 	close_fs(fs);
-	free(buf);
 }
 END_TEST
 
