@@ -563,7 +563,8 @@ static int dir_wants(struct zcow_fs *fs, uint64_t ino, struct want **v_ret,
 	}
 	if (err)
 		goto out;
-	qsort(v, nr, sizeof(*v), cmp_want);
+	if (nr)
+		qsort(v, nr, sizeof(*v), cmp_want);
 	for (i = 0, j = 0; i < nr; i++) {
 		if (j && !zcow_key_cmp(&v[j - 1].key, &v[i].key)) {
 			free(v[i].data);	/* a hash two entries share */
@@ -606,13 +607,13 @@ static int log_dir(struct zcow_fs *fs, uint64_t ino)
 	for (i = 0; !err && i < nr_keys; i++) {
 		struct want w = { keys[i], NULL, 0 };
 
-		if (!bsearch(&w, v, nr, sizeof(*v), cmp_want))
+		if (!nr || !bsearch(&w, v, nr, sizeof(*v), cmp_want))
 			err = zcow_tree_delete(&lg->tree, &keys[i]);
 	}
 	for (i = 0; !err && i < nr; i++)
 		err = log_item(&lg->tree, &v[i].key, v[i].data, v[i].len,
-			       bsearch(&v[i].key, keys, nr_keys, sizeof(*keys),
-				       cmp_key) != NULL,
+			       nr_keys && bsearch(&v[i].key, keys, nr_keys,
+						  sizeof(*keys), cmp_key),
 			       scratch, fs->nodesize);
 	for (i = 0; i < nr; i++)
 		free(v[i].data);
