@@ -355,7 +355,8 @@ START_TEST(test_reclaim_policy_order)
 	uint64_t nr = 0, s1, s2;
 
 	mo.reclaim = policy[_i];
-	mo.reclaim_threshold = 65;
+	mo.reclaim_threshold =
+		policy[_i] == ZCOW_RECLAIM_THRESHOLD ? 65 : 0;
 	fs = sim_fs(32, 0, &mo);
 	put(fs, "/old", 0, 4 * MiB, 1);
 	put(fs, "/filler", 0, 8 * MiB, 1);
@@ -417,7 +418,10 @@ START_TEST(test_reclaim_sustained_overwrite)
 					ZCOW_RECLAIM_COST_BENEFIT };
 	const int p = policies[_i % 4];
 	const bool is_cap = _i / 4;
-	struct zcow_mount_opts mo = { .reclaim = p, .reclaim_threshold = 51 };
+	struct zcow_mount_opts mo = {
+		.reclaim = p,
+		.reclaim_threshold = p == ZCOW_RECLAIM_THRESHOLD ? 51 : 0,
+	};
 	const uint64_t size = p == ZCOW_RECLAIM_THRESHOLD ? 24 * MiB :
 							   40 * MiB;
 	const uint64_t piece = 64 * KiB;
@@ -549,7 +553,9 @@ END_TEST
 
 /*
  * reclaim_high=N: the free zones a greedy pass stops at.  Out-of-range
- * values are refused by the parser and by mount; zcow_fs_info reports
+ * values are refused by the parser and by mount, and so are reclaim_high
+ * without a watermark policy and reclaim_threshold without
+ * reclaim=threshold; zcow_fs_info reports
  * the value in force (the default: low 4 + max(2, zones / 4), counting
  * the zones outside the superblock log).  The same random overwrite runs
  * with the default (12 on 36 zones) and with 6:
@@ -622,7 +628,19 @@ START_TEST(test_reclaim_high_watermark)
 	ck_assert_int_eq(zcow_mkfs(dev, &mko), 0);
 	ck_assert_int_eq(zcow_mount(dev, &mo, &fs), -EINVAL);
 	ck_assert_ptr_null(fs);
+	/* reclaim_threshold= belongs to reclaim=threshold alone */
+	mo.reclaim_high = 0;
+	mo.reclaim_threshold = 60;
+	ck_assert_int_eq(zcow_mount(dev, &mo, &fs), -EINVAL);
+	mo.reclaim = ZCOW_RECLAIM_DEFAULT;
+	ck_assert_int_eq(zcow_mount(dev, &mo, &fs), -EINVAL);
+	mo.reclaim = ZCOW_RECLAIM_THRESHOLD;
+	ck_assert_int_eq(zcow_mount(dev, &mo, &fs), 0);
+	ck_assert_uint_eq(fs->reclaim_threshold, 60);
+	ck_assert_int_eq(zcow_unmount(fs), 0);
+	fs = NULL;
 	zdev_close(dev);
+	mo = (struct zcow_mount_opts){ .reclaim = ZCOW_RECLAIM_GREEDY };
 
 	overwrite_under(0, &def, &high_def);
 	overwrite_under(6, &low, &high_low);
