@@ -87,25 +87,6 @@ void zcow_reclaim_init(struct zcow_fs *fs, int policy, uint32_t threshold,
 	fs->reclaim_high = high;
 }
 
-uint64_t zcow_reclaim_held_zones(struct zcow_fs *fs)
-{
-	struct zcow_bg *bg;
-
-	if (fs->reclaim == ZCOW_RECLAIM_OFF ||
-	    fs->reclaim == ZCOW_RECLAIM_DEFAULT || fs->read_only ||
-	    !fs->has_trees || !fs->files)
-		return 0;
-	/*
-	 * Held while the relocation group is not empty: a partly filled
-	 * one may have too little room left for any victim's live data
-	 * (a group with 64 KiB left and every candidate holding more was
-	 * a pass that could never start again, ENOSPC with 20 MiB of
-	 * garbage), so the room of a whole zone is always there.
-	 */
-	bg = fs->reloc_bg ? zcow_bg_lookup(fs, fs->reloc_bg) : NULL;
-	return bg && bg->alloc_offset == 0 ? 0 : 1;
-}
-
 uint64_t zcow_bg_garbage(const struct zcow_bg *bg)
 {
 	uint64_t gap = bg->length - bg->capacity;
@@ -160,6 +141,47 @@ static bool is_candidate(struct zcow_fs *fs, const struct zcow_bg *bg,
 bool zcow_reclaim_is_candidate(struct zcow_fs *fs, const struct zcow_bg *bg)
 {
 	return is_candidate(fs, bg, false);
+}
+
+/* Relocation room the live data of data group @bg needs: a zone end per
+ * batch may be lost (round_once()). */
+static uint64_t reloc_need(const struct zcow_bg *bg)
+{
+	return bg->used + bg->used / 64;
+}
+
+/*
+ * Held while the relocation group could not take the least-live data
+ * candidate (or there is none, or no relocation group yet): a pass must
+ * always be able to start.  A relocation group with 64 KiB left, every
+ * candidate holding more and the last zone beyond the metadata reserve
+ * taken by data was a pass that could never start again (ENOSPC with a
+ * third of the device garbage).  Holding a zone whenever the group is
+ * not empty would cost a zone of the data's room all the time.
+ */
+uint64_t zcow_reclaim_held_zones(struct zcow_fs *fs)
+{
+	uint64_t room, need = UINT64_MAX, i;
+	struct zcow_bg *bg;
+
+	if (fs->reclaim == ZCOW_RECLAIM_OFF ||
+	    fs->reclaim == ZCOW_RECLAIM_DEFAULT || fs->read_only ||
+	    !fs->has_trees || !fs->files)
+		return 0;
+	bg = fs->reloc_bg ? zcow_bg_lookup(fs, fs->reloc_bg) : NULL;
+	if (!bg)
+		return 1;
+	if (!bg->alloc_offset)
+		return 0;
+	room = (bg->capacity - bg->alloc_offset) / BS * BS;
+	for (i = 0; i < fs->nr_bgs && need > room; i++) {
+		const struct zcow_bg *c = fs->bgs[i];
+
+		if ((c->flags & ZCOW_BG_DATA) && is_candidate(fs, c, false) &&
+		    reloc_need(c) < need)
+			need = reloc_need(c);
+	}
+	return need <= room ? 0 : 1;
 }
 
 /* ---- victim order ------------------------------------------------------ */
@@ -330,8 +352,7 @@ static int round_once(struct zcow_fs *fs, uint32_t usage, uint64_t clock,
 		struct zcow_bg *bg = v[i].bg;
 
 		if (bg->flags & ZCOW_BG_DATA) {
-			/* Live data, with a zone end per batch lost. */
-			uint64_t need = bg->used + bg->used / 64;
+			uint64_t need = reloc_need(bg);
 
 			if (need > room)
 				continue;

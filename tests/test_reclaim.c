@@ -507,11 +507,11 @@ START_TEST(test_reclaim_holds_a_zone_for_relocation)
 END_TEST
 
 /*
- * The zone stays held while the relocation group is partly filled: its
- * room may be smaller than any victim's live data.  Here 2 MiB of room
- * are left in it, the device is filled, and a group with 3 MiB live must
- * still be relocatable (the held zone takes the rest); the files read
- * back, the checker is clean.
+ * The zone stays held while the relocation group is partly filled and
+ * too small for the least-live candidate.  Here 2 MiB of room are left
+ * in it, the device is filled, and a group with 3 MiB live must still be
+ * relocatable (the held zone takes the rest); the files read back, the
+ * checker is clean.
  */
 START_TEST(test_reclaim_holds_a_zone_past_a_partly_filled_relocation_group)
 {
@@ -546,6 +546,54 @@ START_TEST(test_reclaim_holds_a_zone_past_a_partly_filled_relocation_group)
 	expect(fs, "/a", 2 * MiB, 4 * MiB, 1);
 	expect(fs, "/b", 0, MiB, 2);
 	expect(fs, "/b", MiB, 3 * MiB, 1);
+	expect_clean(fs);
+	close_fs(fs);
+}
+END_TEST
+
+/*
+ * The zone is not held while the relocation group has room for the
+ * least-live data candidate: with 2 MiB of room and a candidate of 1.5
+ * MiB live, data may fill the device to the metadata reserve, and that
+ * candidate is still relocated; the files read back, the checker is
+ * clean.
+ */
+START_TEST(test_reclaim_gives_the_zone_back_when_room_is_enough)
+{
+	struct zcow_fs *fs = sim_fs(32, 0, &quiet);
+	struct zcow_bg *bg;
+	uint64_t start;
+
+	put(fs, "/b", 0, 4 * MiB, 1);
+	put(fs, "/a", 0, 6 * MiB, 1);
+	ck_assert_int_eq(zcow_sync(fs), 0);
+	put(fs, "/a", 0, 2 * MiB, 2);
+	put(fs, "/b", 0, MiB, 2);
+	ck_assert_int_eq(zcow_sync(fs), 0);
+	ck_assert_int_eq(relocate_one(fs, data_bg_of(fs, "/a", 3 * MiB)), 0);
+	pthread_mutex_lock(&fs->files->lock);
+	ck_assert_uint_eq(zcow_reclaim_held_zones(fs), 1);	/* 3 MiB live */
+	pthread_mutex_unlock(&fs->files->lock);
+	put(fs, "/b", MiB, 3 * MiB / 2, 3);
+	ck_assert_int_eq(zcow_sync(fs), 0);
+	bg = data_bg_of(fs, "/b", 3 * MiB);
+	ck_assert_uint_eq(bg->used, 3 * MiB / 2);
+	pthread_mutex_lock(&fs->files->lock);
+	ck_assert_uint_eq(zcow_reclaim_held_zones(fs), 0);
+	pthread_mutex_unlock(&fs->files->lock);
+
+	fill_to_enospc(fs);
+	pthread_mutex_lock(&fs->files->lock);
+	ck_assert_uint_eq(zcow_reclaim_held_zones(fs), 0);
+	ck_assert_uint_eq(zcow_zoned_nr_free_zones(fs), 2);
+	pthread_mutex_unlock(&fs->files->lock);
+	start = bg->start;
+	ck_assert_int_eq(relocate_one(fs, bg), 0);
+	ck_assert_ptr_null(zcow_bg_lookup(fs, start));
+	expect(fs, "/b", 0, MiB, 2);
+	expect(fs, "/b", MiB, 3 * MiB / 2, 3);
+	expect(fs, "/b", 5 * MiB / 2, 3 * MiB / 2, 1);
+	expect(fs, "/a", 0, 2 * MiB, 2);
 	expect_clean(fs);
 	close_fs(fs);
 }
@@ -756,6 +804,7 @@ Suite *reclaim_suite(void)
 	tcase_add_test(tc, test_reclaim_holds_a_zone_for_relocation);
 	tcase_add_test(
 		tc, test_reclaim_holds_a_zone_past_a_partly_filled_relocation_group);
+	tcase_add_test(tc, test_reclaim_gives_the_zone_back_when_room_is_enough);
 	tcase_add_test(tc, test_reclaim_balance_usage);
 	tcase_add_test(tc, test_reclaim_high_watermark);
 	tcase_add_test(tc, test_reclaim_system_groups_removed);
