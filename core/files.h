@@ -123,7 +123,7 @@ struct zcow_files {
 	bool hotcold;
 	uint64_t hot_age;
 	double ow_age_sum;
-	uint64_t nr_ow;
+	uint64_t nr_ow, nr_ow_hot;
 	uint64_t gen_base;
 	uint64_t *gen_clock;
 	uint64_t nr_gen, cap_gen;

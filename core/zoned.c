@@ -396,21 +396,23 @@ int zcow_zoned_pick_data_bg_temp(struct zcow_fs *fs, uint64_t ino,
  * write of a file: hot blocks (rewritten soon) and cold ones fill the
  * same groups, and a group reclaim picks carries the cold blocks, live,
  * into the relocation group again and again.  With it, hot groups empty
- * almost entirely before reclaim takes them, cold groups stay nearly
- * full and are rarely worth taking.
+ * before reclaim takes them when hot blocks die faster than reclaim comes
+ * round (zipf), and cold groups stay nearly full.
  *
- * "Briefly" is not a constant: it is the mean age of the blocks
- * overwritten in the last window between commits, in alloc clock bytes
- * (the clock that dates the blocks), so the threshold follows the
- * workload and the write amplification.  A block younger than the mean
- * replaced block is hot.  (SepBIT's threshold, the mean lifetime of the
- * last reclaimed hot groups, was measured first: a group lives from its
- * first write to its reclaim, which under zcow's passes is shorter than
- * a hot block's lifetime, so half of the hot blocks' writes went cold;
- * docs/reclaim-experiments.md, section 2.)  The write time of the
- * replaced block is estimated from its group: groups fill sequentially
- * between their first and last reservation.  The clocks are in memory:
- * after a mount every group looks written at 0.
+ * "Briefly" is not a constant: a block is hot when the data it replaces
+ * is younger than the mean age of the data replaced in the last window
+ * between two commits that saw overwrites (alloc clock bytes), so the
+ * threshold follows the workload and the write amplification.  The age
+ * of the replaced data comes from its file extent's generation (the
+ * transaction that wrote it, kept through relocation) and the clock noted
+ * when that transaction began.  Two thresholds were measured first and
+ * dropped (docs/reclaim-experiments.md, section 2): SepBIT's, the mean
+ * lifetime of the last reset hot groups (a group lives from its first
+ * write to its reclaim, shorter here than a hot block's lifetime: half
+ * the hot writes went cold), and ages dated by the replaced block's group
+ * (relocation re-dates cold data, so the mean age was a fifth of the
+ * true one).  The clocks are in memory: after a mount all older data
+ * counts as written at clock 0.
  */
 bool zcow_zoned_overwrite_is_hot(struct zcow_fs *fs, uint64_t gen)
 {
@@ -422,6 +424,7 @@ bool zcow_zoned_overwrite_is_hot(struct zcow_fs *fs, uint64_t gen)
 	age = fs->alloc_clock - born;
 	fl->ow_age_sum += (double)age;
 	fl->nr_ow++;
+	fl->nr_ow_hot += age < fl->hot_age;
 	return age < fl->hot_age;
 }
 
@@ -445,9 +448,11 @@ void zcow_zoned_note_commit(struct zcow_fs *fs)
 		return;
 	fl->hot_age = (uint64_t)(fl->ow_age_sum / (double)fl->nr_ow);
 	zlog(ZLOG_DEBUG, TAG, "hot threshold %" PRIu64 " (%" PRIu64
-	     " overwrites)", fl->hot_age, fl->nr_ow);
+	     " overwrites, %" PRIu64 " hot)", fl->hot_age, fl->nr_ow,
+	     fl->nr_ow_hot);
 	fl->ow_age_sum = 0;
 	fl->nr_ow = 0;
+	fl->nr_ow_hot = 0;
 }
 
 bool zcow_zoned_use_append(struct zcow_fs *fs, const struct zcow_bg *bg)
