@@ -715,9 +715,10 @@ struct write_cmd {
 
 /*
  * hotcold=on: is a write at @off hot?  When it replaces a live block of
- * the file, the zoned policy answers from that block's age
- * (zcow_zoned_is_hot_overwrite); new data (a hole, past the end) is
- * cold.  A lookup error answers cold: placement only.
+ * the file, the zoned policy answers from the age of that block's data
+ * (its file extent's generation: zcow_zoned_overwrite_is_hot); new data
+ * (a hole, past the end) is cold.  A lookup error answers cold: it
+ * decides placement only.
  */
 static bool write_is_hot_locked(struct zcow_file *f, uint64_t off)
 {
