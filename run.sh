@@ -122,6 +122,11 @@ run_reclaim() {
 		"$out/sustained" >/dev/null
 	echo "plots in $out/sustained-plot (iops_time.png/.svg: the" \
 		"throughput cliff when reclaim starts; wa_time.png/.svg)"
+	echo "== small commits on 4 MiB zones; fill, delete, refill" \
+		"(harness/gcsmall.py $quick)"
+	ZCOW_BIN=./build/zcow python3 harness/gcsmall.py $quick "$out/gcsmall"
+	echo "CSVs and plots in $out/gcsmall (commits-*.png/.svg: the" \
+		"unusable share and the free zones over the run)"
 }
 
 vm_skipped() {

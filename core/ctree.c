@@ -1480,9 +1480,24 @@ static int rebalance(struct zcow_tree *tree, struct path *path, int level)
 		if (ret)
 			return ret;
 
+		/*
+		 * Merge only when a quarter of the merged node stays free,
+		 * else even the two out.  Without that margin a leaf split
+		 * off by an append (pick_cut: the full left keeps all, the
+		 * new leaf holds the one new item) and emptied again is
+		 * merged back into its full sibling, and the next append
+		 * splits it off again.  A commit's delayed references did
+		 * exactly that in the extent tree: each round deleted the
+		 * item of the leaf freed by the last merge (the one item of
+		 * the split-off leaf, so it merged and was freed) and
+		 * appended the item of the leaf the last split allocated
+		 * (so the full left leaf split again): one split and one
+		 * merge per round, a new reference each, and the commit
+		 * never settled (-EUCLEAN after MAX_COMMIT_ROUNDS).
+		 */
 		if (node_bytes(left) + node_bytes(right) <=
 		    (lvl ? max_ptrs(tree->store->nodesize) * PTR_SIZE
-			 : leaf_space(tree->store->nodesize))) {
+			 : leaf_space(tree->store->nodesize)) / 4 * 3) {
 			/* merge right into left; right is only read */
 			if (ensure_cap(left, left->nr + right->nr))
 				return -ENOMEM;

@@ -241,8 +241,10 @@ int zcow_files_rescan(struct zcow_fs *fs);
  * Every call runs under files->lock (mount: single-threaded). */
 int zcow_log_init(struct zcow_fs *fs, bool enabled);
 void zcow_log_free(struct zcow_fs *fs);
-/* @ino was linked into or unlinked from directory @dir. */
-void zcow_log_note_link(struct zcow_fs *fs, uint64_t dir, uint64_t ino);
+/* @ino was linked into or unlinked from directory @dir, by the entry of
+ * index @index and name hash @hash. */
+void zcow_log_note_link(struct zcow_fs *fs, uint64_t dir, uint64_t ino,
+			uint64_t index, uint64_t hash);
 /* @ino's data or size changed. */
 void zcow_log_note_write(struct zcow_fs *fs, uint64_t ino);
 /* fsync of @ino (its writes completed): log it, or commit (treelog=off,

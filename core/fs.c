@@ -18,6 +18,7 @@
 #include "prng.h"
 #include "reclaim.h"
 #include "zlog.h"
+#include "zoned.h"
 
 #define TAG "fs"
 
@@ -579,6 +580,12 @@ int zcow_fs_info(struct zcow_fs *fs, struct zcow_fs_info *info)
 	info->reclaim_high = (uint32_t)zcow_reclaim_high_zones(fs);
 	info->reclaimable = zcow_reclaimable(fs);
 	info->reclaim_stats = fs->rstats;
+	if (fs->has_trees) {
+		info->nr_free_zones = zcow_zoned_nr_free_zones(fs);
+		info->nr_meta_reserve_zones = META_RESERVE_ZONES;
+		info->nr_reloc_held_zones = zcow_reclaim_held_zones(fs);
+	}
+	info->data_zones = fs->files ? fs->files->data_zones : 0;
 	for (t = 0; t < ZCOW_NR_SPACE; t++) {
 		struct zcow_fs_space *s = &info->space[t];
 

@@ -222,7 +222,8 @@ static int add_entry_locked(struct zcow_fs *fs, struct zcow_tree *tree,
 	if (err)
 		return err;
 	if (tree == &fs->fs_tree)
-		zcow_log_note_link(fs, dir, ino);
+		zcow_log_note_link(fs, dir, ino, index,
+				   zcow_name_hash(name, len));
 	return dir_size_add_locked(fs, tree, dir, 2 * (int64_t)len);
 }
 
@@ -275,7 +276,8 @@ static int del_entry_locked(struct zcow_fs *fs, struct zcow_tree *tree,
 			if (err)
 				return err;
 			if (tree == &fs->fs_tree)
-				zcow_log_note_link(fs, dir, ino);
+				zcow_log_note_link(fs, dir, ino, index,
+						   key.offset);
 			return dir_size_add_locked(fs, tree, dir,
 						   -2 * (int64_t)len);
 		}
@@ -1096,29 +1098,59 @@ int zcow_files_rescan(struct zcow_fs *fs)
 	return 0;
 }
 
+/*
+ * The reclaim options: a known policy; reclaim_threshold= (51..100) only
+ * with reclaim=threshold and reclaim_high= only with greedy or
+ * cost-benefit (the default is greedy), the knob each policy has: an
+ * option the policy would ignore is refused.
+ */
+static int check_reclaim_opts(const struct zcow_mount_opts *opts)
+{
+	int p = opts ? opts->reclaim : ZCOW_RECLAIM_DEFAULT;
+	const char *name;
+
+	if (!opts)
+		return 0;
+	if (p < ZCOW_RECLAIM_DEFAULT || p > ZCOW_RECLAIM_COST_BENEFIT) {
+		zlog_err(TAG, "reclaim policy %d: unknown", p);
+		return -EINVAL;
+	}
+	name = zcow_reclaim_name(p);
+	if (opts->reclaim_threshold &&
+	    (opts->reclaim_threshold < 51 || opts->reclaim_threshold > 100 ||
+	     p != ZCOW_RECLAIM_THRESHOLD)) {
+		zlog_err(TAG, "reclaim_threshold=%u: %s", opts->reclaim_threshold,
+			 p == ZCOW_RECLAIM_THRESHOLD ?
+				 "need a percent in 51..100" :
+				 "only reclaim=threshold has a threshold");
+		return -EINVAL;
+	}
+	if (opts->reclaim_high &&
+	    (opts->reclaim_high <= ZCOW_RECLAIM_LOW_ZONES ||
+	     opts->reclaim_high > ZCOW_RECLAIM_MAX_HIGH ||
+	     (p != ZCOW_RECLAIM_DEFAULT && p != ZCOW_RECLAIM_GREEDY &&
+	      p != ZCOW_RECLAIM_COST_BENEFIT))) {
+		zlog_err(TAG, "reclaim_high=%u with reclaim=%s: %s",
+			 opts->reclaim_high, name,
+			 opts->reclaim_high <= ZCOW_RECLAIM_LOW_ZONES ||
+					 opts->reclaim_high >
+						 ZCOW_RECLAIM_MAX_HIGH ?
+				 "out of range" :
+				 "only greedy and cost-benefit have a watermark");
+		return -EINVAL;
+	}
+	return 0;
+}
+
 int zcow_files_mount(struct zcow_fs *fs, const struct zcow_mount_opts *opts)
 {
 	struct zcow_files *fl;
 	int i;
 	int err;
 
-	if (opts && (opts->reclaim < ZCOW_RECLAIM_DEFAULT ||
-		     opts->reclaim > ZCOW_RECLAIM_COST_BENEFIT ||
-		     (opts->reclaim_threshold &&
-		      (opts->reclaim_threshold < 51 ||
-		       opts->reclaim_threshold > 100)) ||
-		     (opts->reclaim_high &&
-		      (opts->reclaim_high <= ZCOW_RECLAIM_LOW_ZONES ||
-		       opts->reclaim_high > ZCOW_RECLAIM_MAX_HIGH ||
-		       /* a watermark only greedy and cost-benefit have */
-		       (opts->reclaim != ZCOW_RECLAIM_DEFAULT &&
-			opts->reclaim != ZCOW_RECLAIM_GREEDY &&
-			opts->reclaim != ZCOW_RECLAIM_COST_BENEFIT))))) {
-		zlog_err(TAG, "reclaim policy %d / threshold %u / high %u: unknown",
-			 opts->reclaim, opts->reclaim_threshold,
-			 opts->reclaim_high);
-		return -EINVAL;
-	}
+	err = check_reclaim_opts(opts);
+	if (err)
+		return err;
 	fl = calloc(1, sizeof(*fl));
 	if (!fl)
 		return -ENOMEM;

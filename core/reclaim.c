@@ -95,8 +95,15 @@ uint64_t zcow_reclaim_held_zones(struct zcow_fs *fs)
 	    fs->reclaim == ZCOW_RECLAIM_DEFAULT || fs->read_only ||
 	    !fs->has_trees || !fs->files)
 		return 0;
+	/*
+	 * Held while the relocation group is not empty: a partly filled
+	 * one may have too little room left for any victim's live data
+	 * (a group with 64 KiB left and every candidate holding more was
+	 * a pass that could never start again, ENOSPC with 20 MiB of
+	 * garbage), so the room of a whole zone is always there.
+	 */
 	bg = fs->reloc_bg ? zcow_bg_lookup(fs, fs->reloc_bg) : NULL;
-	return bg && bg->alloc_offset + BS <= bg->capacity ? 0 : 1;
+	return bg && bg->alloc_offset == 0 ? 0 : 1;
 }
 
 uint64_t zcow_bg_garbage(const struct zcow_bg *bg)

@@ -68,7 +68,8 @@ void zcow_reclaim_init(struct zcow_fs *fs, int policy, uint32_t threshold,
 		       uint32_t high);
 
 /* Zones held back for the data relocation group: 1 while reclaim is on
- * and no relocation group has room, else 0 (core/zoned.c counts it out
+ * and no relocation group is empty (a partly filled one may have less
+ * room than any victim's live data), else 0 (core/zoned.c counts it out
  * of what data and metadata may take). */
 uint64_t zcow_reclaim_held_zones(struct zcow_fs *fs);
 

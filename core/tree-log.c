@@ -11,9 +11,14 @@
  *     items of extents written since the last commit);
  *   - every directory X was linked into or unlinked from since the last
  *     commit (so a new name, a rename's new and old parent, an unlink are
- *     all durable), logged whole: its entries, and a DIR_LOG_INDEX item
- *     (btrfs key type 72) covering all indexes, which tells replay that
- *     entries missing from the log were removed;
+ *     all durable), logged by its changes as btrfs logs a directory: its
+ *     inode item and refs, the entries (un)linked since the last commit
+ *     as they are now (DIR_INDEX, and the DIR_ITEM of each such name's
+ *     hash), and DIR_LOG_INDEX items (btrfs key type 72, offset = first
+ *     index, item = last) whose ranges cover exactly those indexes, which
+ *     tell replay that committed entries of a range missing from the log
+ *     were removed: an fsync costs what changed, not the directory's
+ *     size;
  *   - every directory above X renamed since the last commit (X's path
  *     goes through it), whether or not X itself changed;
  *   - transitively, every inode linked into or unlinked from a logged
@@ -38,8 +43,10 @@
  * LOG_MAX_INODES inodes to log, or an error while building the log.
  *
  * Replay (mount, before anything else writes): every logged inode's items
- * replace the fs tree's; a logged directory's entries that are not in the
- * log are unlinked from their (unlogged) inodes, which are deleted at
+ * replace the fs tree's (a directory's: its inode item and refs, the
+ * DIR_ITEMs the log holds, the DIR_INDEX items in its logged ranges); a
+ * logged directory's committed entries in a logged range that are not in
+ * the log are unlinked from their (unlogged) inodes, which are deleted at
  * their last link; data references follow; then a commit.  A log that
  * fails its checksums is ignored with a warning: the committed state is
  * consistent without it, and the fsyncs it held are reported lost
@@ -54,6 +61,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "csum.h"
 #include "files.h"
 #include "grow.h"
 #include "le.h"
@@ -66,6 +74,12 @@
 #define DIR_LOG_ITEM_SIZE	8u	/* struct btrfs_dir_log_item */
 #define LOG_GROUP_ROOM		8	/* nodes a prepared log group holds */
 
+/* A directory entry linked or unlinked in the running transaction. */
+struct dent {
+	uint64_t index;		/* its DIR_INDEX key offset */
+	uint64_t hash;		/* its DIR_ITEM key offset (name hash) */
+};
+
 /* One inode changed in the running transaction. */
 struct touch {
 	uint64_t ino;		/* 0: a free slot */
@@ -74,7 +88,8 @@ struct touch {
 	uint64_t mark;		/* closure epoch */
 	uint64_t *dirs;		/* directories it was (un)linked in */
 	uint64_t *kids;		/* inodes (un)linked in it */
-	uint64_t nr_dirs, cap_dirs, nr_kids, cap_kids;
+	struct dent *ents;	/* its entries (un)linked (a directory) */
+	uint64_t nr_dirs, cap_dirs, nr_kids, cap_kids, nr_ents, cap_ents;
 };
 
 struct zcow_log {
@@ -184,6 +199,7 @@ static void tab_clear(struct zcow_log *lg)
 	for (i = 0; i < lg->tab_size; i++) {
 		free(lg->tab[i].dirs);
 		free(lg->tab[i].kids);
+		free(lg->tab[i].ents);
 	}
 	if (lg->tab)
 		memset(lg->tab, 0, lg->tab_size * sizeof(*lg->tab));
@@ -191,7 +207,8 @@ static void tab_clear(struct zcow_log *lg)
 	lg->is_overflow = false;
 }
 
-void zcow_log_note_link(struct zcow_fs *fs, uint64_t dir, uint64_t ino)
+void zcow_log_note_link(struct zcow_fs *fs, uint64_t dir, uint64_t ino,
+			uint64_t index, uint64_t hash)
 {
 	struct zcow_log *lg = fs->log;
 	struct touch *t, *d;
@@ -205,10 +222,12 @@ void zcow_log_note_link(struct zcow_fs *fs, uint64_t dir, uint64_t ino)
 	}
 	t->change++;
 	d = tab_get(lg, dir);
-	if (!d || add_unique(&d->kids, &d->nr_kids, &d->cap_kids, ino)) {
+	if (!d || add_unique(&d->kids, &d->nr_kids, &d->cap_kids, ino) ||
+	    ZCOW_GROW_ONE(&d->ents, d->nr_ents, &d->cap_ents)) {
 		lg->is_overflow = true;
 		return;
 	}
+	d->ents[d->nr_ents++] = (struct dent){ index, hash };
 	d->change++;
 }
 
@@ -425,10 +444,189 @@ static int log_item(struct zcow_tree *log, const struct zcow_key *k,
 	return zcow_tree_update(log, k, data, len);
 }
 
+/* An item a directory's log must hold. */
+struct want {
+	struct zcow_key key;
+	uint8_t *data;
+	uint32_t len;
+};
+
+static int cmp_want(const void *a, const void *b)
+{
+	return zcow_key_cmp(&((const struct want *)a)->key,
+			    &((const struct want *)b)->key);
+}
+
+static int cmp_key(const void *a, const void *b)
+{
+	return zcow_key_cmp(a, b);
+}
+
+static int cmp_dent(const void *a, const void *b)
+{
+	const struct dent *x = a, *y = b;
+
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
+static int push_want(struct want **v, uint64_t *nr, uint64_t *cap,
+		     const struct zcow_key *k, const void *data, uint32_t len)
+{
+	uint8_t *copy = malloc(len ? len : 1);
+
+	if (!copy || ZCOW_GROW_ONE(v, *nr, cap)) {
+		free(copy);
+		return -ENOMEM;
+	}
+	memcpy(copy, data, len);
+	(*v)[(*nr)++] = (struct want){ *k, copy, len };
+	return 0;
+}
+
+/* Add item @k of the fs tree to @v if it exists. */
+static int want_fs_item(struct zcow_fs *fs, struct want **v, uint64_t *nr,
+			uint64_t *cap, const struct zcow_key *k, uint8_t *buf)
+{
+	uint32_t size;
+	int err = zcow_tree_search(&fs->fs_tree, k, buf, fs->nodesize, &size);
+
+	if (err == -ENOENT)
+		return 0;
+	if (!err && size > fs->nodesize)
+		err = -EUCLEAN;
+	return err ? err : push_want(v, nr, cap, k, buf, size);
+}
+
+/*
+ * The items directory @ino's log must hold (btrfs's
+ * log_directory_changes): its inode item and refs; for every entry
+ * (un)linked since the last commit, the DIR_INDEX item if the entry
+ * still exists and the DIR_ITEM of its name hash as the fs tree holds
+ * it now (every name of that hash); and DIR_LOG_INDEX items whose ranges
+ * (key offset .. item) cover exactly those indexes, so that replay
+ * removes the committed entries of a range the log does not hold.
+ * Sorted by key, unique.
+ */
+static int dir_wants(struct zcow_fs *fs, uint64_t ino, struct want **v_ret,
+		     uint64_t *nr_ret)
+{
+	struct touch *t = tab_find(fs->log, ino);
+	struct zcow_key start = { ino, 0, 0 }, k;
+	struct want *v = NULL;
+	uint64_t nr = 0, cap = 0, i, j, n;
+	struct dent *e = NULL;
+	struct zcow_tree_iter it;
+	const void *data;
+	uint32_t len;
+	uint8_t *buf = malloc(fs->nodesize), end[DIR_LOG_ITEM_SIZE];
+	int err;
+
+	if (!buf)
+		return -ENOMEM;
+	zcow_tree_iter_init(&it, &fs->fs_tree, &start);
+	while (!(err = zcow_tree_iter_next(&it, &k, &data, &len)) &&
+	       k.objectid == ino && k.type < ZCOW_DIR_LOG_INDEX_KEY) {
+		err = push_want(&v, &nr, &cap, &k, data, len);
+		if (err)
+			goto out;
+	}
+	if (err && err != -ENOENT)
+		goto out;
+	err = 0;
+	n = t ? t->nr_ents : 0;
+	if (n) {
+		e = malloc(n * sizeof(*e));
+		if (!e) {
+			err = -ENOMEM;
+			goto out;
+		}
+		memcpy(e, t->ents, n * sizeof(*e));
+		qsort(e, n, sizeof(*e), cmp_dent);
+	}
+	for (i = 0; !err && i < n; i++) {
+		struct zcow_key ik = { ino, ZCOW_DIR_INDEX_KEY, e[i].index };
+		struct zcow_key hk = { ino, ZCOW_DIR_ITEM_KEY, e[i].hash };
+
+		err = want_fs_item(fs, &v, &nr, &cap, &ik, buf);
+		if (!err)
+			err = want_fs_item(fs, &v, &nr, &cap, &hk, buf);
+	}
+	/* One range per run of consecutive indexes. */
+	for (i = 0; !err && i < n; i = j) {
+		struct zcow_key rk = { ino, ZCOW_DIR_LOG_INDEX_KEY,
+				       e[i].index };
+
+		for (j = i + 1; j < n && e[j].index <= e[j - 1].index + 1; j++)
+			;
+		put64(end, e[j - 1].index);
+		err = push_want(&v, &nr, &cap, &rk, end, sizeof(end));
+	}
+	if (err)
+		goto out;
+	if (nr)
+		qsort(v, nr, sizeof(*v), cmp_want);
+	for (i = 0, j = 0; i < nr; i++) {
+		if (j && !zcow_key_cmp(&v[j - 1].key, &v[i].key)) {
+			free(v[i].data);	/* a hash two entries share */
+			continue;
+		}
+		v[j++] = v[i];
+	}
+	nr = j;
+out:
+	free(e);
+	free(buf);
+	if (err) {
+		for (i = 0; i < nr; i++)
+			free(v[i].data);
+		free(v);
+		return err;
+	}
+	*v_ret = v;
+	*nr_ret = nr;
+	return 0;
+}
+
+/* Log directory @ino by its changes since the last commit (dir_wants()):
+ * an fsync costs what changed, not the size of the directory. */
+static int log_dir(struct zcow_fs *fs, uint64_t ino)
+{
+	struct zcow_log *lg = fs->log;
+	struct zcow_key *keys = NULL;
+	struct want *v = NULL;
+	uint64_t nr_keys = 0, nr = 0, i;
+	uint8_t *scratch = malloc(fs->nodesize);
+	int err;
+
+	if (!scratch)
+		return -ENOMEM;
+	err = dir_wants(fs, ino, &v, &nr);
+	if (!err)
+		err = log_keys(&lg->tree, ino, &keys, &nr_keys);
+	/* What the log holds and the directory no longer needs. */
+	for (i = 0; !err && i < nr_keys; i++) {
+		struct want w = { keys[i], NULL, 0 };
+
+		if (!nr || !bsearch(&w, v, nr, sizeof(*v), cmp_want))
+			err = zcow_tree_delete(&lg->tree, &keys[i]);
+	}
+	for (i = 0; !err && i < nr; i++)
+		err = log_item(&lg->tree, &v[i].key, v[i].data, v[i].len,
+			       nr_keys && bsearch(&v[i].key, keys, nr_keys,
+						  sizeof(*keys), cmp_key),
+			       scratch, fs->nodesize);
+	for (i = 0; i < nr; i++)
+		free(v[i].data);
+	free(v);
+	free(keys);
+	free(scratch);
+	return err;
+}
+
 /*
  * Log inode @ino as it is now: the log's items of @ino become the fs
  * tree's (an inode that no longer exists loses its items; its
- * directories carry the unlink).
+ * directories carry the unlink); a directory by its changes (log_dir()).
  */
 static int log_inode(struct zcow_fs *fs, uint64_t ino, uint64_t fsynced)
 {
@@ -441,7 +639,6 @@ static int log_inode(struct zcow_fs *fs, uint64_t ino, uint64_t fsynced)
 	const void *data;
 	uint32_t len;
 	uint8_t *scratch;
-	bool is_dir = false;
 	int err;
 
 	err = log_keys(&lg->tree, ino, &keys, &nr_keys);
@@ -457,19 +654,20 @@ static int log_inode(struct zcow_fs *fs, uint64_t ino, uint64_t fsynced)
 		goto rest;	/* deleted: drop what the log holds */
 	if (err)
 		goto out;
-	is_dir = S_ISDIR(in.mode);
+	if (S_ISDIR(in.mode)) {
+		free(scratch);
+		free(keys);
+		return log_dir(fs, ino);
+	}
 	zcow_tree_iter_init(&it, &fs->fs_tree, &start);
 	while (!(err = zcow_tree_iter_next(&it, &k, &data, &len)) &&
 	       k.objectid == ino) {
 		bool is_in_log;
 
 		while (j < nr_keys && zcow_key_cmp(&keys[j], &k) < 0) {
-			if (keys[j].type != ZCOW_DIR_LOG_INDEX_KEY) {
-				err = zcow_tree_delete(&lg->tree, &keys[j]);
-				if (err)
-					goto out;
-			}
-			j++;
+			err = zcow_tree_delete(&lg->tree, &keys[j++]);
+			if (err)
+				goto out;
 		}
 		is_in_log = j < nr_keys && !zcow_key_cmp(&keys[j], &k);
 		if (is_in_log)
@@ -498,8 +696,7 @@ static int log_inode(struct zcow_fs *fs, uint64_t ino, uint64_t fsynced)
 rest:
 	err = 0;
 	for (; j < nr_keys && !err; j++)
-		if (keys[j].type != ZCOW_DIR_LOG_INDEX_KEY || !is_dir)
-			err = zcow_tree_delete(&lg->tree, &keys[j]);
+		err = zcow_tree_delete(&lg->tree, &keys[j]);
 	if (err)
 		goto out;
 	/* Test-only mutation (docs/crash.md): lose the fsynced file's last
@@ -509,17 +706,6 @@ rest:
 		err = zcow_tree_delete(&lg->tree, &last_ext);
 		if (err)
 			goto out;
-	}
-	if (is_dir) {
-		struct zcow_key dk = { ino, ZCOW_DIR_LOG_INDEX_KEY, 0 };
-		uint8_t end[DIR_LOG_ITEM_SIZE];
-
-		/* Every index of the directory is in the log. */
-		put64(end, UINT64_MAX);
-		err = log_item(&lg->tree, &dk, end, sizeof(end),
-			       zcow_tree_search(&lg->tree, &dk, NULL, 0,
-						NULL) == 0,
-			       scratch, fs->nodesize);
 	}
 out:
 	free(scratch);
@@ -1175,21 +1361,63 @@ static int replay_extent_ref(struct replay *rp, uint64_t ino,
 	return err;
 }
 
-/* Put the log's items of @ino in place of the fs tree's. */
-static int replay_inode(struct replay *rp, uint64_t ino)
+/*
+ * Of a logged directory's items in the fs tree (@v, *nr), keep those the
+ * log replaces: the inode item and refs, the DIR_ITEMs the log holds,
+ * the DIR_INDEX items in the ranges @r (pairs first, last).
+ */
+static int dir_replaced(struct replay *rp, struct old_item *v, uint64_t *nr,
+			const uint64_t *r, uint64_t nr_r)
+{
+	uint64_t i, j, n = 0;
+	int err;
+
+	for (i = 0; i < *nr; i++) {
+		const struct zcow_key *k = &v[i].key;
+		bool keep = k->type < ZCOW_DIR_LOG_INDEX_KEY;
+
+		if (k->type == ZCOW_DIR_ITEM_KEY) {
+			err = zcow_tree_search(&rp->tree, k, NULL, 0, NULL);
+			if (err && err != -ENOENT)
+				return err;
+			keep = !err;
+		} else if (k->type == ZCOW_DIR_INDEX_KEY) {
+			for (j = 0; j < nr_r && !keep; j++)
+				keep = k->offset >= r[2 * j] &&
+				       k->offset <= r[2 * j + 1];
+		}
+		if (keep)
+			v[n++] = v[i];
+	}
+	*nr = n;
+	return 0;
+}
+
+/* Put the log's items of @ino in place of the fs tree's; a directory's
+ * (the log's inode item says) only where the log covers it (@nr_r
+ * ranges in @r, none for a directory logged for its own refs). */
+static int replay_inode(struct replay *rp, uint64_t ino, const uint64_t *r,
+			uint64_t nr_r)
 {
 	struct zcow_fs *fs = rp->fs;
 	struct zcow_key start = { ino, 0, 0 }, k;
 	struct old_item *old = NULL;
+	struct zcow_inode in;
 	struct zcow_tree_iter it;
 	uint64_t nr_old = 0;
 	const void *data;
 	uint32_t len;
 	int err;
 
-	err = collect_items(&fs->fs_tree, ino, &old, &nr_old);
-	if (err)
+	err = zcow_inode_get(&rp->tree, ino, &in);
+	if (!err)
+		err = collect_items(&fs->fs_tree, ino, &old, &nr_old);
+	if (!err && S_ISDIR(in.mode))
+		err = dir_replaced(rp, old, &nr_old, r, nr_r);
+	if (err) {
+		free(old);
 		return err;
+	}
 	/* Old references are dropped last: an extent both had stays. */
 	err = delete_items(fs, old, nr_old);
 	zcow_tree_iter_init(&it, &rp->tree, &start);
@@ -1221,13 +1449,16 @@ struct old_entry {
 	char name[256];
 };
 
-/* The DIR_INDEX entries of @dir in @tree. */
-static int dir_entries(struct zcow_tree *tree, uint64_t dir,
-		       struct old_entry **v_ret, uint64_t *nr_ret)
+/* Append the DIR_INDEX entries of @dir in @tree with an index in
+ * [@lo, @hi] to *v_ret (*nr_ret of *cap_ret; the caller frees it, also
+ * on an error). */
+static int dir_entries(struct zcow_tree *tree, uint64_t dir, uint64_t lo,
+		       uint64_t hi, struct old_entry **v_ret, uint64_t *nr_ret,
+		       uint64_t *cap_ret)
 {
-	struct zcow_key start = { dir, ZCOW_DIR_INDEX_KEY, 0 }, k;
-	struct old_entry *v = NULL;
-	uint64_t nr = 0, cap = 0;
+	struct zcow_key start = { dir, ZCOW_DIR_INDEX_KEY, lo }, k;
+	struct old_entry *v = *v_ret;
+	uint64_t nr = *nr_ret, cap = *cap_ret;
 	struct zcow_tree_iter it;
 	const void *data;
 	uint32_t len;
@@ -1235,19 +1466,20 @@ static int dir_entries(struct zcow_tree *tree, uint64_t dir,
 
 	zcow_tree_iter_init(&it, tree, &start);
 	while (!(err = zcow_tree_iter_next(&it, &k, &data, &len)) &&
-	       k.objectid == dir && k.type == ZCOW_DIR_INDEX_KEY) {
+	       k.objectid == dir && k.type == ZCOW_DIR_INDEX_KEY &&
+	       k.offset <= hi) {
 		const uint8_t *d = data;
 		uint16_t nlen;
 
 		if (len < ZCOW_DIR_ITEM_HDR ||
 		    (nlen = get16(d + 27)) > 255 ||
 		    ZCOW_DIR_ITEM_HDR + nlen > len) {
-			free(v);
-			return -EUCLEAN;
+			err = -EUCLEAN;
+			break;
 		}
 		if (ZCOW_GROW_ONE(&v, nr, &cap)) {
-			free(v);
-			return -ENOMEM;
+			err = -ENOMEM;
+			break;
 		}
 		v[nr].index = k.offset;
 		v[nr].ino = get64(d);
@@ -1256,13 +1488,10 @@ static int dir_entries(struct zcow_tree *tree, uint64_t dir,
 		v[nr].name[nlen] = 0;
 		nr++;
 	}
-	if (err && err != -ENOENT) {
-		free(v);
-		return err;
-	}
 	*v_ret = v;
 	*nr_ret = nr;
-	return 0;
+	*cap_ret = cap;
+	return err == -ENOENT ? 0 : err;
 }
 
 /* Is entry @e (name, inode) in the log's entries of @dir? */
@@ -1287,7 +1516,7 @@ static int replay_delete(struct replay *rp, uint64_t ino, int depth)
 	struct zcow_fs *fs = rp->fs;
 	struct old_entry *ents = NULL;
 	struct old_item *old = NULL;
-	uint64_t nr_ents = 0, nr_old = 0, i;
+	uint64_t nr_ents = 0, cap_ents = 0, nr_old = 0, i;
 	struct zcow_inode in;
 	int err;
 
@@ -1297,7 +1526,8 @@ static int replay_delete(struct replay *rp, uint64_t ino, int depth)
 	if (err)
 		return err == -ENOENT ? 0 : err;
 	if (S_ISDIR(in.mode)) {
-		err = dir_entries(&fs->fs_tree, ino, &ents, &nr_ents);
+		err = dir_entries(&fs->fs_tree, ino, 0, UINT64_MAX, &ents,
+				  &nr_ents, &cap_ents);
 		for (i = 0; !err && i < nr_ents; i++)
 			if (!is_logged(rp, ents[i].ino))
 				err = replay_unlink(rp, ino, ents[i].ino,
@@ -1347,55 +1577,110 @@ static void replay_close(struct replay *rp)
 	free(rp->logged);
 }
 
+/* The DIR_LOG_INDEX ranges of @dir in the log, as pairs first, last
+ * (none: @dir is not logged as a directory). */
+static int log_ranges(struct replay *rp, uint64_t dir, uint64_t **r_ret,
+		      uint64_t *nr_ret)
+{
+	struct zcow_key start = { dir, ZCOW_DIR_LOG_INDEX_KEY, 0 }, k;
+	uint64_t *r = NULL, n = 0, cap = 0;
+	struct zcow_tree_iter it;
+	const void *data;
+	uint32_t len;
+	int err;
+
+	zcow_tree_iter_init(&it, &rp->tree, &start);
+	while (!(err = zcow_tree_iter_next(&it, &k, &data, &len)) &&
+	       k.objectid == dir && k.type == ZCOW_DIR_LOG_INDEX_KEY) {
+		if (len < DIR_LOG_ITEM_SIZE || get64(data) < k.offset) {
+			err = -EUCLEAN;
+			break;
+		}
+		err = push64(&r, &n, &cap, k.offset);
+		if (!err)
+			err = push64(&r, &n, &cap, get64(data));
+		if (err)
+			break;
+	}
+	if (err && err != -ENOENT) {
+		free(r);
+		return err;
+	}
+	*r_ret = r;
+	*nr_ret = n / 2;
+	return 0;
+}
+
+/*
+ * A committed entry @e of logged directory @dir, in a logged range, that
+ * the log does not hold was unlinked: its name leaves the DIR_ITEM of its
+ * hash unless the log replaced that item (no name of that hash was left
+ * at the fsync: the unlink noted the hash, so the item was logged if it
+ * existed), and its inode loses the link unless logged itself (its refs
+ * came with it).
+ */
+static int replay_stale_entry(struct replay *rp, uint64_t dir,
+			      const struct old_entry *e)
+{
+	struct zcow_key hk = { dir, ZCOW_DIR_ITEM_KEY,
+			       zcow_name_hash(e->name, e->len) };
+	int err = in_log_dir(rp, dir, e);
+
+	if (err)
+		return err > 0 ? 0 : err;
+	err = zcow_tree_search(&rp->tree, &hk, NULL, 0, NULL);
+	if (err == -ENOENT) {
+		err = zcow_tree_delete(&rp->fs->fs_tree, &hk);
+		if (err == -ENOENT)
+			err = 0;
+	}
+	if (err)
+		return err;
+	return is_logged(rp, e->ino) ? 0 : replay_unlink(rp, dir, e->ino, 0);
+}
+
 /* Replay into the fs tree (no commit yet). */
 static int replay_apply(struct replay *rp)
 {
 	struct zcow_fs *fs = rp->fs;
 	struct old_entry **ents;
-	uint64_t *nr_ents, i, j;
+	uint64_t *nr_ents, **ranges, *nr_ranges, i, j, cap;
 	int err = 0;
 
 	ents = calloc(rp->nr_logged + 1, sizeof(*ents));
 	nr_ents = calloc(rp->nr_logged + 1, sizeof(*nr_ents));
-	if (!ents || !nr_ents) {
+	ranges = calloc(rp->nr_logged + 1, sizeof(*ranges));
+	nr_ranges = calloc(rp->nr_logged + 1, sizeof(*nr_ranges));
+	if (!ents || !nr_ents || !ranges || !nr_ranges) {
 		err = -ENOMEM;
 		goto out;
 	}
-	/* The committed entries of every logged directory, first. */
+	/* The committed entries in the logged ranges of every logged
+	 * directory, first. */
 	for (i = 0; !err && i < rp->nr_logged; i++) {
-		struct zcow_key dk = { rp->logged[i], ZCOW_DIR_LOG_INDEX_KEY, 0 };
-
-		err = zcow_tree_search(&rp->tree, &dk, NULL, 0, NULL);
-		if (err == -ENOENT) {
-			err = 0;
-			continue;
-		}
-		if (!err)
-			err = dir_entries(&fs->fs_tree, rp->logged[i], &ents[i],
-					  &nr_ents[i]);
+		err = log_ranges(rp, rp->logged[i], &ranges[i], &nr_ranges[i]);
+		for (j = 0, cap = 0; !err && j < nr_ranges[i]; j++)
+			err = dir_entries(&fs->fs_tree, rp->logged[i],
+					  ranges[i][2 * j],
+					  ranges[i][2 * j + 1], &ents[i],
+					  &nr_ents[i], &cap);
 	}
 	for (i = 0; !err && i < rp->nr_logged; i++)
-		err = replay_inode(rp, rp->logged[i]);
+		err = replay_inode(rp, rp->logged[i], ranges[i], nr_ranges[i]);
 	/* Entries the log's directories no longer hold were unlinked. */
-	for (i = 0; !err && i < rp->nr_logged; i++) {
-		for (j = 0; !err && j < nr_ents[i]; j++) {
-			const struct old_entry *e = &ents[i][j];
-
-			if (is_logged(rp, e->ino))
-				continue;	/* its refs came with it */
-			err = in_log_dir(rp, rp->logged[i], e);
-			if (err == 0)
-				err = replay_unlink(rp, rp->logged[i], e->ino,
-						    0);
-			else if (err > 0)
-				err = 0;
-		}
-	}
+	for (i = 0; !err && i < rp->nr_logged; i++)
+		for (j = 0; !err && j < nr_ents[i]; j++)
+			err = replay_stale_entry(rp, rp->logged[i],
+						 &ents[i][j]);
 out:
-	for (i = 0; ents && i < rp->nr_logged; i++)
+	for (i = 0; ents && ranges && i < rp->nr_logged; i++) {
 		free(ents[i]);
+		free(ranges[i]);
+	}
 	free(ents);
 	free(nr_ents);
+	free(ranges);
+	free(nr_ranges);
 	return err;
 }
 

@@ -16,7 +16,6 @@
 
 #define TAG "zoned"
 #define BS ZCOW_SECTORSIZE
-#define META_RESERVE_ZONES 2	/* free zones data may not take */
 
 /* ---- zone counts ----------------------------------------------------- */
 

@@ -38,6 +38,9 @@ struct zcow_bg;
 
 /* ---- zone counts ---------------------------------------------------- */
 
+/* Free zones a data chunk may not take: kept for metadata groups. */
+#define META_RESERVE_ZONES 2
+
 /*
  * Zones no block group uses, outside the superblock-log zones (seed 003:
  * a device extent is whole zones, one chunk = one zone here).

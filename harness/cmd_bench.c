@@ -10,7 +10,7 @@
  *   zcow bench-meta  the metadata engine: tree inserts and commits
  *                    (zcow_bench_tree_insert()), nodes written per commit.
  *   zcow bench-fs    the whole file layer: sequential and random writes.
- * They share the clock, the option parser (a table per command), the
+ * They share the clock and the option parser (harness/cmds.h), the
  * set-up of a simulated file system and the clean-up with its messages.
  */
 #include <errno.h>
@@ -18,7 +18,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "cmds.h"
 #include "prng.h"
@@ -28,83 +27,6 @@
 #include "zsim.h"
 
 /* ---- shared: clock, options, a simulated file system ------------------- */
-
-static double now_sec(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-/* One option of a benchmark command. */
-struct bench_opt {
-	const char *name;	/* "--items" */
-	enum {
-		BOPT_FLAG,	/* no value: *(bool *)dst = true */
-		BOPT_U64,	/* a number (decimal or 0x-hex) */
-		BOPT_SIZE,	/* bytes with a suffix: 64M, 0x1000 */
-		BOPT_STR,	/* *(const char **)dst = the value */
-	} kind;
-	void *dst;
-	bool is_nonzero;	/* BOPT_U64/SIZE: 0 is refused */
-};
-
-/*
- * Parse @argv by the table @opts (ends with a NULL name).  Returns 0, -1
- * (--help: @help printed), or 2 (a usage error, printed with the option
- * and the value).
- */
-static int bench_parse(const char *cmd, const char *help,
-		       const struct bench_opt *opts, int argc, char **argv)
-{
-	const struct bench_opt *o;
-	int a;
-
-	for (a = 1; a < argc; a++) {
-		if (is_help(argv[a])) {
-			fputs(help, stdout);
-			return -1;
-		}
-		for (o = opts; o->name && strcmp(o->name, argv[a]); o++)
-			;
-		if (!o->name) {
-			fprintf(stderr, "zcow %s: unexpected argument '%s'\n",
-				cmd, argv[a]);
-			return 2;
-		}
-		if (o->kind == BOPT_FLAG) {
-			*(bool *)o->dst = true;
-			continue;
-		}
-		if (a + 1 >= argc) {
-			fprintf(stderr, "zcow %s: option %s needs a value\n",
-				cmd, o->name);
-			return 2;
-		}
-		a++;
-		if (o->kind == BOPT_STR) {
-			*(const char **)o->dst = argv[a];
-			continue;
-		}
-		if (o->kind == BOPT_SIZE ?
-			    zdev_parse_size(argv[a], o->dst) :
-			    zdev_parse_u64(argv[a], o->dst)) {
-			fprintf(stderr, "zcow %s: bad %s '%s' (expected %s)\n",
-				cmd, o->name, argv[a],
-				o->kind == BOPT_SIZE ?
-					"bytes, e.g. 4096, 0x1000, 64M" :
-					"a number");
-			return 2;
-		}
-		if (o->is_nonzero && !*(uint64_t *)o->dst) {
-			fprintf(stderr, "zcow %s: %s must be above 0\n", cmd,
-				o->name);
-			return 2;
-		}
-	}
-	return 0;
-}
 
 /* A simulated device @cfg with a new file system on it, mounted. */
 static int bench_fs_setup(const struct zsim_config *cfg,
@@ -161,7 +83,7 @@ static int run_appends(struct zdev *dev, const void *buf, uint64_t bs,
 {
 	uint64_t zs = dev->info.zone_size, cap = dev->info.zone_capacity;
 	uint64_t fill[BENCH_ZONES] = { 0 }, n = 0, off;
-	double t0 = now_sec(), t;
+	double t0 = zcow_now_sec(), t;
 	unsigned int z;
 	int ret;
 
@@ -181,7 +103,7 @@ static int run_appends(struct zdev *dev, const void *buf, uint64_t bs,
 			fill[z] += bs;
 		}
 		n += BENCH_ZONES;
-		if (n % 4096 == 0 && (t = now_sec() - t0) >= BENCH_SECONDS)
+		if (n % 4096 == 0 && (t = zcow_now_sec() - t0) >= BENCH_SECONDS)
 			break;
 	}
 	*nr_ret = n;
@@ -196,7 +118,7 @@ static int run_writes(struct zdev *dev, const void *buf, uint64_t bs,
 	uint64_t zs = dev->info.zone_size, cap = dev->info.zone_capacity;
 	uint64_t n = 0, wp = 0;
 	unsigned int z = 0;
-	double t0 = now_sec(), t;
+	double t0 = zcow_now_sec(), t;
 	int ret;
 
 	for (;;) {
@@ -212,7 +134,7 @@ static int run_writes(struct zdev *dev, const void *buf, uint64_t bs,
 			return ret;
 		wp += bs;
 		n++;
-		if (n % 256 == 0 && (t = now_sec() - t0) >= BENCH_SECONDS)
+		if (n % 256 == 0 && (t = zcow_now_sec() - t0) >= BENCH_SECONDS)
 			break;
 	}
 	*nr_ret = n;
@@ -225,13 +147,13 @@ static int time_big_open(double *secs_ret)
 {
 	struct zsim_config big = { .nr_zones = 16384, .zone_size = 64 << 20 };
 	struct zdev *dev;
-	double t0 = now_sec();
+	double t0 = zcow_now_sec();
 	int ret;
 
 	ret = zsim_create(&big, &dev);
 	if (ret)
 		return ret;
-	*secs_ret = now_sec() - t0;
+	*secs_ret = zcow_now_sec() - t0;
 	return zdev_close(dev);
 }
 
@@ -245,7 +167,7 @@ static int warm_up(struct zdev *dev, const void *buf, double *gbps_ret)
 {
 	uint64_t zs = dev->info.zone_size, cap = dev->info.zone_capacity;
 	uint64_t off, bs = 128 * 1024;
-	double t0 = now_sec();
+	double t0 = zcow_now_sec();
 	unsigned int z;
 	int ret;
 
@@ -257,7 +179,7 @@ static int warm_up(struct zdev *dev, const void *buf, double *gbps_ret)
 				return ret;
 		}
 	}
-	*gbps_ret = BENCH_ZONES * (double)(cap - cap % bs) / (now_sec() - t0) / 1e9;
+	*gbps_ret = BENCH_ZONES * (double)(cap - cap % bs) / (zcow_now_sec() - t0) / 1e9;
 	return zdev_zone_mgmt(dev, ZDEV_ZONE_RESET, 0, 0, ZDEV_CLASS_ZONE);
 }
 
@@ -268,10 +190,10 @@ int cmd_bench_dev(int argc, char **argv)
 		.zone_size = 64ull << 20,
 	};
 	const char *csv_path = NULL;
-	const struct bench_opt opts[] = {
-		{ "--zone-size", BOPT_SIZE, &cfg.zone_size, true },
-		{ "--csv", BOPT_STR, &csv_path, false },
-		{ NULL, BOPT_FLAG, NULL, false },
+	const struct zcow_opt opts[] = {
+		{ "--zone-size", ZOPT_SIZE, &cfg.zone_size, true },
+		{ "--csv", ZOPT_STR, &csv_path, false },
+		{ NULL, ZOPT_FLAG, NULL, false },
 	};
 	struct zdev *dev = NULL;
 	double secs, rate, gbps;
@@ -281,14 +203,14 @@ int cmd_bench_dev(int argc, char **argv)
 	int ret, status = 0;
 
 	_Static_assert(BENCH_ZONES == 16, "BENCH_ZONES_STR");
-	ret = bench_parse("bench-dev",
+	ret = zcow_opt_parse("bench-dev",
 			  "usage: zcow bench-dev [--zone-size SIZE] [--csv FILE]\n\n"
 			  "Simulator throughput, in memory, one thread, wall clock:\n"
 			  "4 KiB appends round-robin across " BENCH_ZONES_STR " zones, and 128 KiB\n"
 			  "sequential writes.  Targets: >= 1M appends/s, >= 2 GB/s.\n"
 			  "--zone-size  zone size of the simulated device (default 64M)\n"
 			  "--csv FILE   also write benchmark,metric,value,target rows\n",
-			  opts, argc, argv);
+			  opts, argc, argv, NULL);
 	if (ret)
 		return ret < 0 ? 0 : ret;
 
@@ -372,12 +294,12 @@ int cmd_bench_meta(int argc, char **argv)
 	struct zsim_config cfg = { .nr_zones = 256, .zone_size = 64ULL << 20 };
 	uint64_t items = 1000000, every = 10000, seed = 1, done = 0;
 	bool is_seq = false;
-	const struct bench_opt opts[] = {
-		{ "--items", BOPT_U64, &items, false },
-		{ "--commit-every", BOPT_U64, &every, true },
-		{ "--seed", BOPT_U64, &seed, false },
-		{ "--seq", BOPT_FLAG, &is_seq, false },
-		{ NULL, BOPT_FLAG, NULL, false },
+	const struct zcow_opt opts[] = {
+		{ "--items", ZOPT_U64, &items, false },
+		{ "--commit-every", ZOPT_U64, &every, true },
+		{ "--seed", ZOPT_U64, &seed, false },
+		{ "--seq", ZOPT_FLAG, &is_seq, false },
+		{ NULL, ZOPT_FLAG, NULL, false },
 	};
 	struct zcow_fs_info info;
 	struct zcow_fs *fs = NULL;
@@ -388,21 +310,21 @@ int cmd_bench_meta(int argc, char **argv)
 	double t0, t1;
 	int ret;
 
-	ret = bench_parse("bench-meta",
+	ret = zcow_opt_parse("bench-meta",
 			  "usage: zcow bench-meta [--items N] [--commit-every N] [--seq] [--seed N]\n"
 			  "Insert N items (16-byte values, random keys unless --seq) into the fs\n"
 			  "tree on an in-memory simulator, committing every N items; report\n"
 			  "nodes written per commit and wall-clock time.\n",
-			  opts, argc, argv);
+			  opts, argc, argv, NULL);
 	if (ret)
 		return ret < 0 ? 0 : ret;
 	zlog_set_level(ZLOG_WARN);
 	ret = bench_fs_setup(&cfg, NULL, NULL, &dev, &fs);
 	if (ret)
 		return bench_fs_end("bench-meta", "setup failed", fs, dev, ret);
-	t0 = now_sec();
+	t0 = zcow_now_sec();
 	ret = zcow_bench_tree_insert(fs, items, every, is_seq, seed, &done);
-	t1 = now_sec();
+	t1 = zcow_now_sec();
 	if (ret) {
 		snprintf(what, sizeof(what), "failed after %" PRIu64 " items",
 			 done);
@@ -435,13 +357,13 @@ int cmd_bench_fs(int argc, char **argv)
 	uint64_t seq_bytes = 1ULL << 30, nr_rand = 500000, file = 256ULL << 20;
 	uint64_t rng = 42, i, warm, nodesize = 0;
 	const char *mount_opts = NULL;
-	const struct bench_opt opts[] = {
-		{ "--seq", BOPT_SIZE, &seq_bytes, false },
-		{ "--rand", BOPT_U64, &nr_rand, false },
-		{ "--nodesize", BOPT_SIZE, &nodesize, false },
-		{ "--no-data", BOPT_FLAG, &cfg.no_data, false },
-		{ "-o", BOPT_STR, &mount_opts, false },
-		{ NULL, BOPT_FLAG, NULL, false },
+	const struct zcow_opt opts[] = {
+		{ "--seq", ZOPT_SIZE, &seq_bytes, false },
+		{ "--rand", ZOPT_U64, &nr_rand, false },
+		{ "--nodesize", ZOPT_SIZE, &nodesize, false },
+		{ "--no-data", ZOPT_FLAG, &cfg.no_data, false },
+		{ "-o", ZOPT_STR, &mount_opts, false },
+		{ NULL, ZOPT_FLAG, NULL, false },
 	};
 	struct zcow_fs_info info;
 	struct zcow_fs *fs = NULL;
@@ -452,7 +374,7 @@ int cmd_bench_fs(int argc, char **argv)
 	uint8_t *buf;
 	int ret, a;
 
-	ret = bench_parse("bench-fs",
+	ret = zcow_opt_parse("bench-fs",
 			  "usage: zcow bench-fs [--seq BYTES] [--rand N] [--nodesize B] [--no-data] [-o MOUNT_OPTS]\n"
 			  "  in-memory simulator, one thread, wall clock (after an untimed\n"
 			  "  warm-up that faults in the simulator's memory): BYTES of 128 KiB\n"
@@ -460,7 +382,7 @@ int cmd_bench_fs(int argc, char **argv)
 			  "  file, through the whole file layer (allocation, checksums,\n"
 			  "  tree updates, commits every 256 MiB).  --no-data drops the data\n"
 			  "  bytes in the simulator (breaks mount: superblocks are data too)\n",
-			  opts, argc, argv);
+			  opts, argc, argv, NULL);
 	if (ret)
 		return ret < 0 ? 0 : ret;
 	if (nodesize > UINT32_MAX) {
@@ -525,7 +447,7 @@ int cmd_bench_fs(int argc, char **argv)
 		ret = zcow_create(fs, "/seq", &f);
 	if (ret)
 		goto out;
-	t0 = now_sec();
+	t0 = zcow_now_sec();
 	for (i = 0; i < seq_bytes && !ret; i += 128 << 10) {
 		int64_t n = zcow_pwrite(f, buf, 128 << 10, i);
 
@@ -533,7 +455,7 @@ int cmd_bench_fs(int argc, char **argv)
 	}
 	if (!ret)
 		ret = zcow_fsync(f);
-	seq_s = now_sec() - t0;
+	seq_s = zcow_now_sec() - t0;
 	a = zcow_close(f);
 	if (!ret)
 		ret = a;
@@ -559,7 +481,7 @@ int cmd_bench_fs(int argc, char **argv)
 		ret = zcow_truncate(f, file);
 	if (ret)
 		goto out;
-	t0 = now_sec();
+	t0 = zcow_now_sec();
 	for (i = 0; i < nr_rand && !ret; i++) {
 		uint64_t off = zcow_rand64(&rng) % (file / 4096) * 4096;
 		int64_t n = zcow_pwrite(f, buf, 4096, off);
@@ -568,7 +490,7 @@ int cmd_bench_fs(int argc, char **argv)
 	}
 	if (!ret)
 		ret = zcow_fsync(f);
-	rand_s = now_sec() - t0;
+	rand_s = zcow_now_sec() - t0;
 	if (!ret)
 		ret = zcow_statfs(fs, &st);
 	if (ret)

@@ -38,6 +38,8 @@ struct zcow_cmd {
 	CMD("mkdir", cmd_mkdir, "make directories")                         \
 	CMD("stat", cmd_stat, "print a file's inode")                       \
 	CMD("bench-fs", cmd_bench_fs, "file-layer write benchmark (sim)")    \
+	CMD("bench-commits", cmd_bench_commits, "small commits on small zones (reclaim)") \
+	CMD("bench-refill", cmd_bench_refill, "fill, delete every other file, refill (reclaim)") \
 	CMD("run", cmd_run, "run a scenario (fio jobs + [zcow]), write results") \
 	CMD("crash", cmd_crash, "crash-consistency campaign (configs/crash-*)") \
 	CMD("conform", cmd_conform, "check the device rules on DEV (destroys data)")
@@ -48,6 +50,32 @@ ZCOW_COMMANDS
 
 /* True when @arg is -h or --help. */
 bool is_help(const char *arg);
+
+/* One option of a command's table (harness/cmd_opts.c). */
+struct zcow_opt {
+	const char *name;	/* "--items" */
+	enum {
+		ZOPT_FLAG,	/* no value: *(bool *)dst = true */
+		ZOPT_U64,	/* a number (decimal or 0x-hex) */
+		ZOPT_SIZE,	/* bytes with a suffix: 64M, 0x1000 */
+		ZOPT_STR,	/* *(const char **)dst = the value */
+	} kind;
+	void *dst;
+	bool is_nonzero;	/* ZOPT_U64/SIZE: 0 is refused */
+};
+
+/*
+ * Parse @argv by the table @opts (ends with a NULL name).  @dev_ret NULL:
+ * no positional argument; else the one positional argument, required, is
+ * the device spec (*dev_ret).  Returns 0, -1 (--help: @help printed), or
+ * 2 (a usage error, printed with the option and the value).
+ */
+int zcow_opt_parse(const char *cmd, const char *help,
+		   const struct zcow_opt *opts, int argc, char **argv,
+		   const char **dev_ret);
+
+/* Seconds on the monotonic clock. */
+double zcow_now_sec(void);
 /* Open a device spec, printing the error; returns 0 or 1 (exit status). */
 int open_dev(const char *spec, struct zdev **dev_ret);
 /* Close a device, printing an error; returns the exit status @status or 1. */

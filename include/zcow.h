@@ -271,6 +271,16 @@ struct zcow_fs_info {
 	 * relocation may empty: what reclaim could win back now. */
 	uint64_t reclaimable;
 	struct zcow_reclaim_stats reclaim_stats;	/* since mount */
+	/* Zones (read-only counts; 0 without trees): free = used by no
+	 * block group, outside the superblock zones; of the free ones,
+	 * meta_reserve data chunks may not take (kept for metadata
+	 * groups) and reloc_held the zone held back for the data
+	 * relocation group (docs/reclaim.md); data_zones = active data
+	 * slots (0 without the file layer). */
+	uint64_t nr_free_zones;
+	uint64_t nr_meta_reserve_zones;
+	uint64_t nr_reloc_held_zones;
+	uint32_t data_zones;
 };
 
 /*

@@ -752,6 +752,55 @@ START_TEST(test_ctree_big_item_in_a_full_leaf_splits_it_in_three)
 }
 END_TEST
 
+/*
+ * A leaf split off by an append holds the one new item; deleting it and
+ * appending the next key, again and again (what a commit's delayed
+ * references do at the end of the extent tree), must not split and merge
+ * the pair every time: the emptied leaf is refilled from its full
+ * sibling instead of merged back into it.
+ */
+START_TEST(test_ctree_append_split_then_delete_does_not_ping_pong)
+{
+	struct mem *m = mem_new(4096);
+	struct zcow_tree t;
+	uint64_t i, splits, merges, allocs;
+	int level, round;
+
+	ck_assert_int_eq(zcow_tree_init(&t, &m->store, ZCOW_EXTENT_TREE_OBJECTID,
+					ZCOW_NO_ROOT, 0, 0),
+			 0);
+	for (i = 0; t.stats.nr_split == 0; i++)
+		insert_seq(&t, i, 33);
+	/* the full leaf and the new one with the last item only */
+	zcow_tree_root(&t, NULL, &level, NULL);
+	ck_assert_int_eq(level, 1);
+	commit(&t, m);
+	splits = t.stats.nr_split;
+	merges = t.stats.nr_merge;
+	allocs = m->nr_alloc;
+	for (round = 0; round < 8; round++, i++) {
+		struct zcow_key k = seq_key(i - 1);
+
+		ck_assert_int_eq(zcow_tree_delete(&t, &k), 0);
+		insert_seq(&t, i, 33);
+	}
+	ck_assert_uint_eq(t.stats.nr_split, splits);
+	ck_assert_uint_eq(t.stats.nr_merge, merges);
+	/* one copy of the root and of each leaf in this transaction */
+	ck_assert_uint_eq(m->nr_alloc - allocs, 3);
+	/* keys 0 .. i-10 and i-1 are left */
+	ck_assert_int_eq(zcow_tree_nr_items(&t), (int64_t)i - 8);
+	commit(&t, m);
+	reload(&t, m);
+	ck_assert_int_eq(zcow_tree_nr_items(&t), (int64_t)i - 8);
+	check_seq(&t, i - 1, 33);
+	for (round = 0; round < (int)i - 9; round++)
+		check_seq(&t, (uint64_t)round, 33);
+	zcow_tree_release(&t);
+	mem_destroy(m);
+}
+END_TEST
+
 START_TEST(test_ctree_update_grows_and_shrinks_items)
 {
 	struct mem *m = mem_new(4096);
@@ -1175,6 +1224,7 @@ Suite *ctree_suite(void)
 	tcase_add_test(tc, test_ctree_search_finds_unevenly_spread_keys);
 	tcase_add_test(tc,
 		       test_ctree_big_item_in_a_full_leaf_splits_it_in_three);
+	tcase_add_test(tc, test_ctree_append_split_then_delete_does_not_ping_pong);
 	tcase_add_test(tc, test_ctree_update_grows_and_shrinks_items);
 	tcase_add_test(tc,
 		       test_ctree_cow_moves_the_path_and_keeps_the_old_root);

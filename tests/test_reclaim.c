@@ -355,7 +355,8 @@ START_TEST(test_reclaim_policy_order)
 	uint64_t nr = 0, s1, s2;
 
 	mo.reclaim = policy[_i];
-	mo.reclaim_threshold = 65;
+	mo.reclaim_threshold =
+		policy[_i] == ZCOW_RECLAIM_THRESHOLD ? 65 : 0;
 	fs = sim_fs(32, 0, &mo);
 	put(fs, "/old", 0, 4 * MiB, 1);
 	put(fs, "/filler", 0, 8 * MiB, 1);
@@ -417,7 +418,10 @@ START_TEST(test_reclaim_sustained_overwrite)
 					ZCOW_RECLAIM_COST_BENEFIT };
 	const int p = policies[_i % 4];
 	const bool is_cap = _i / 4;
-	struct zcow_mount_opts mo = { .reclaim = p, .reclaim_threshold = 51 };
+	struct zcow_mount_opts mo = {
+		.reclaim = p,
+		.reclaim_threshold = p == ZCOW_RECLAIM_THRESHOLD ? 51 : 0,
+	};
 	const uint64_t size = p == ZCOW_RECLAIM_THRESHOLD ? 24 * MiB :
 							   40 * MiB;
 	const uint64_t piece = 64 * KiB;
@@ -463,6 +467,23 @@ START_TEST(test_reclaim_sustained_overwrite)
 }
 END_TEST
 
+/* Write /fill in 1 MiB pieces until the device is full (-ENOSPC). */
+static void fill_to_enospc(struct zcow_fs *fs)
+{
+	uint8_t *buf = malloc(MiB);
+	struct zcow_file *f;
+	uint64_t off = 0;
+	int64_t n;
+
+	memset(buf, 0x5a, MiB);
+	ck_assert_int_eq(zcow_create(fs, "/fill", &f), 0);
+	while ((n = zcow_pwrite(f, buf, MiB, off)) > 0)
+		off += MiB;
+	ck_assert_int_eq(n, -ENOSPC);
+	ck_assert_int_eq(zcow_close(f), 0);
+	free(buf);
+}
+
 /*
  * With reclaim on, filling the device with live data stops with three
  * free zones: two for metadata and the one held for the data relocation
@@ -472,18 +493,9 @@ START_TEST(test_reclaim_holds_a_zone_for_relocation)
 {
 	struct zcow_mount_opts mo = { .reclaim = ZCOW_RECLAIM_GREEDY };
 	struct zcow_fs *fs = sim_fs(32, 0, &mo);
-	uint8_t *buf = malloc(MiB);
-	struct zcow_file *f;
-	uint64_t off = 0;
-	int64_t n;
 
 	ck_assert_ptr_null(zcow_bg_lookup(fs, fs->reloc_bg));
-	memset(buf, 0x5a, MiB);
-	ck_assert_int_eq(zcow_create(fs, "/fill", &f), 0);
-	while ((n = zcow_pwrite(f, buf, MiB, off)) > 0)
-		off += MiB;
-	ck_assert_int_eq(n, -ENOSPC);
-	ck_assert_int_eq(zcow_close(f), 0);
+	fill_to_enospc(fs);
 	pthread_mutex_lock(&fs->files->lock);
 	ck_assert_uint_eq(zcow_reclaim_held_zones(fs), 1);
 	ck_assert_uint_eq(zcow_zoned_nr_free_zones(fs), 3);
@@ -491,13 +503,59 @@ START_TEST(test_reclaim_holds_a_zone_for_relocation)
 	pthread_mutex_unlock(&fs->files->lock);
 	ck_assert_int_eq(zcow_sync(fs), 0);
 	close_fs(fs);
-	free(buf);
+}
+END_TEST
+
+/*
+ * The zone stays held while the relocation group is partly filled: its
+ * room may be smaller than any victim's live data.  Here 2 MiB of room
+ * are left in it, the device is filled, and a group with 3 MiB live must
+ * still be relocatable (the held zone takes the rest); the files read
+ * back, the checker is clean.
+ */
+START_TEST(test_reclaim_holds_a_zone_past_a_partly_filled_relocation_group)
+{
+	struct zcow_fs *fs = sim_fs(32, 0, &quiet);
+	struct zcow_bg *bg;
+	uint64_t start;
+
+	put(fs, "/b", 0, 4 * MiB, 1);
+	put(fs, "/a", 0, 6 * MiB, 1);
+	ck_assert_int_eq(zcow_sync(fs), 0);
+	put(fs, "/a", 0, 2 * MiB, 2);
+	put(fs, "/b", 0, MiB, 2);
+	ck_assert_int_eq(zcow_sync(fs), 0);
+	ck_assert_int_eq(relocate_one(fs, data_bg_of(fs, "/a", 3 * MiB)), 0);
+	bg = zcow_bg_lookup(fs, fs->reloc_bg);
+	ck_assert_ptr_nonnull(bg);
+	ck_assert_uint_eq(bg->alloc_offset, 2 * MiB);
+
+	fill_to_enospc(fs);
+	pthread_mutex_lock(&fs->files->lock);
+	ck_assert_uint_eq(zcow_reclaim_held_zones(fs), 1);
+	ck_assert_uint_eq(zcow_zoned_nr_free_zones(fs), 3);
+	ck_assert_uint_eq(zcow_reloc_room(fs), 2 * MiB + ZS);
+	pthread_mutex_unlock(&fs->files->lock);
+
+	bg = data_bg_of(fs, "/b", 2 * MiB);
+	ck_assert_uint_eq(bg->used, 3 * MiB);
+	start = bg->start;
+	ck_assert_int_eq(relocate_one(fs, bg), 0);
+	ck_assert_ptr_null(zcow_bg_lookup(fs, start));
+	expect(fs, "/a", 0, 2 * MiB, 2);
+	expect(fs, "/a", 2 * MiB, 4 * MiB, 1);
+	expect(fs, "/b", 0, MiB, 2);
+	expect(fs, "/b", MiB, 3 * MiB, 1);
+	expect_clean(fs);
+	close_fs(fs);
 }
 END_TEST
 
 /*
  * reclaim_high=N: the free zones a greedy pass stops at.  Out-of-range
- * values are refused by the parser and by mount; zcow_fs_info reports
+ * values are refused by the parser and by mount, and so are reclaim_high
+ * without a watermark policy and reclaim_threshold without
+ * reclaim=threshold; zcow_fs_info reports
  * the value in force (the default: low 4 + max(2, zones / 4), counting
  * the zones outside the superblock log).  The same random overwrite runs
  * with the default (12 on 36 zones) and with 6:
@@ -570,7 +628,19 @@ START_TEST(test_reclaim_high_watermark)
 	ck_assert_int_eq(zcow_mkfs(dev, &mko), 0);
 	ck_assert_int_eq(zcow_mount(dev, &mo, &fs), -EINVAL);
 	ck_assert_ptr_null(fs);
+	/* reclaim_threshold= belongs to reclaim=threshold alone */
+	mo.reclaim_high = 0;
+	mo.reclaim_threshold = 60;
+	ck_assert_int_eq(zcow_mount(dev, &mo, &fs), -EINVAL);
+	mo.reclaim = ZCOW_RECLAIM_DEFAULT;
+	ck_assert_int_eq(zcow_mount(dev, &mo, &fs), -EINVAL);
+	mo.reclaim = ZCOW_RECLAIM_THRESHOLD;
+	ck_assert_int_eq(zcow_mount(dev, &mo, &fs), 0);
+	ck_assert_uint_eq(fs->reclaim_threshold, 60);
+	ck_assert_int_eq(zcow_unmount(fs), 0);
+	fs = NULL;
 	zdev_close(dev);
+	mo = (struct zcow_mount_opts){ .reclaim = ZCOW_RECLAIM_GREEDY };
 
 	overwrite_under(0, &def, &high_def);
 	overwrite_under(6, &low, &high_low);
@@ -772,6 +842,8 @@ Suite *reclaim_suite(void)
 	tcase_add_loop_test(tc, test_reclaim_policy_order, 0, 3);
 	tcase_add_loop_test(tc, test_reclaim_sustained_overwrite, 0, 8);
 	tcase_add_test(tc, test_reclaim_holds_a_zone_for_relocation);
+	tcase_add_test(
+		tc, test_reclaim_holds_a_zone_past_a_partly_filled_relocation_group);
 	tcase_add_test(tc, test_reclaim_balance_usage);
 	tcase_add_test(tc, test_reclaim_high_watermark);
 	tcase_add_test(tc, test_reclaim_system_groups_removed);

@@ -36,6 +36,7 @@
 	SUITE(ztime_suite)     \
 	SUITE(run_suite)       \
 	SUITE(gc_suite)        \
+	SUITE(gcbench_suite)   \
 	SUITE(corpus_suite)    \
 	SUITE(vm_suite)		/* keep last: the VM smoke run (ZCOW_VM=1) */
 
