@@ -26,6 +26,11 @@ steady write amplification:
   GC WA    = (device bytes of class data + reloc) / host bytes
   total WA = device bytes of every class / host bytes
 
+The hot/cold points (zipf:1.2 and zoned:80/20:20/80) run the --policy
+list when one is given, else greedy and cost-benefit; --seed sets the
+runs' [zcow] seed (compare policies over several: one run of a point
+moves by up to 10 % between seeds).
+
 Writes DIR/wa.csv, wa.md, wa.png, wa.svg (steady GC WA against rho per
 policy with the analytic curve), hotcold.csv, hotcold.md,
 calibration.csv, wa_time.png/.svg/.csv (per-interval GC WA of the
