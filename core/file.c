@@ -714,6 +714,29 @@ struct write_cmd {
 };
 
 /*
+ * hotcold=on: is a write at @off hot?  When it replaces a live block of
+ * the file, the zoned policy answers from the age of that block's data
+ * (its file extent's generation: zcow_zoned_overwrite_is_hot); new data
+ * (a hole, past the end) is cold.  A lookup error answers cold: it
+ * decides placement only.
+ */
+static bool write_is_hot_locked(struct zcow_file *f, uint64_t off)
+{
+	struct zcow_fext *v = NULL;
+	uint64_t nr = 0;
+	bool hot = false;
+
+	if (!f->fs->files->hotcold)
+		return false;
+	if (!collect_extents_locked(f->tree, f->ino, off, off + BS, &v,
+				    &nr) &&
+	    nr && v[0].disk_bytenr && v[0].file_off <= off)
+		hot = zcow_zoned_overwrite_is_hot(f->fs, v[0].generation);
+	free(v);
+	return hot;
+}
+
+/*
  * Step 3 of the header, reserve: under the fs lock, the metadata the
  * write's items need, then a data group picked by the zoned policy and
  * the part of wc->len it has room for (wc->len becomes that part: all of
@@ -745,8 +768,9 @@ static int write_reserve(struct write_cmd *wc)
 		if (!err)
 			err = zcow_meta_reserve_locked(fs, nodes, false);
 		if (!err)
-			err = zcow_zoned_pick_data_bg(fs, f->ino, len, &bg,
-						      &part);
+			err = zcow_zoned_pick_data_bg_temp(
+				fs, f->ino, write_is_hot_locked(f, wc->off),
+				len, &bg, &part);
 		if (err || !plain)
 			break;
 		want = &fl->plain_locks[(bg->physical /

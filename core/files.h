@@ -110,6 +110,23 @@ struct zcow_files {
 	/* logical start of each slot's data block group, 0 = none yet */
 	uint64_t data_active[ZCOW_MAX_DATA_ZONES];
 	bool zone_append;
+	/*
+	 * hotcold=on (core/zoned.c, "hot and cold"): slots
+	 * [0, data_zones - data_zones / 2) take cold writes, the rest hot
+	 * ones.  hot_age: the hot threshold (alloc clock bytes; UINT64_MAX
+	 * until known), the mean age of the blocks overwritten between the
+	 * last two commits that saw overwrites; ow_age_sum / nr_ow: the ages
+	 * of the blocks overwritten since the last commit.  gen_clock[i]:
+	 * fs->alloc_clock when transaction gen_base + i began (the write
+	 * time of data of that generation), nr_gen of them.
+	 */
+	bool hotcold;
+	uint64_t hot_age;
+	double ow_age_sum;
+	uint64_t nr_ow, nr_ow_hot;
+	uint64_t gen_base;
+	uint64_t *gen_clock;
+	uint64_t nr_gen, cap_gen;
 	uint64_t next_ino;
 	uint64_t max_extent;		/* bytes per data write command */
 	struct zcow_inflight *inflight;

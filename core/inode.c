@@ -1172,6 +1172,21 @@ int zcow_files_mount(struct zcow_fs *fs, const struct zcow_mount_opts *opts)
 	fl->data_zones = zcow_zoned_data_zones(fs,
 					       opts ? opts->data_zones : 0,
 					       !(opts && opts->no_treelog));
+	fl->hotcold = opts && opts->hotcold;
+	fl->hot_age = UINT64_MAX;
+	fl->gen_base = fs->transid;
+	if (fl->hotcold && fl->data_zones < 2) {
+		/* A hot and a cold slot at least, or the option would not
+		 * do what it says. */
+		zlog_err(TAG, "mount option hotcold=on: needs 2 data slots, the device leaves %u",
+			 fl->data_zones);
+		pthread_mutex_destroy(&fl->lock);
+		pthread_cond_destroy(&fl->cond);
+		for (i = 0; i < ZCOW_PLAIN_LOCKS; i++)
+			pthread_mutex_destroy(&fl->plain_locks[i]);
+		free(fl);
+		return -EINVAL;
+	}
 	fs->files = fl;
 	err = zcow_files_rescan(fs);
 	if (!err)
@@ -1200,6 +1215,7 @@ void zcow_files_unmount(struct zcow_fs *fs)
 	pthread_mutex_unlock(&fl->lock);
 	zcow_snaps_free(fs);
 	free(fl->inflight);
+	free(fl->gen_clock);
 	pthread_mutex_destroy(&fl->lock);
 	pthread_cond_destroy(&fl->cond);
 	for (i = 0; i < ZCOW_PLAIN_LOCKS; i++)
@@ -1232,6 +1248,13 @@ int zcow_mount_opts_parse(const char *s, struct zcow_mount_opts *opts)
 				opts->no_treelog = false;
 			else if (!strcmp(val, "off"))
 				opts->no_treelog = true;
+			else
+				goto bad_on_off;
+		} else if (!strcmp(key, "hotcold")) {
+			if (!strcmp(val, "on"))
+				opts->hotcold = true;
+			else if (!strcmp(val, "off"))
+				opts->hotcold = false;
 			else
 				goto bad_on_off;
 		} else if (!strcmp(key, "notreelog")) {

@@ -362,6 +362,13 @@ static int round_once(struct zcow_fs *fs, uint32_t usage, uint64_t clock,
 			continue;	/* no room for its nodes now */
 		}
 		pick[n++] = bg;
+		zlog(ZLOG_DEBUG, TAG,
+		     "pick %" PRIu64 "/%" PRIu64 " %s u=%.3f age=%" PRIu64
+		     " score=%.4g%s",
+		     n, nr, bg->flags & ZCOW_BG_DATA ? "data" : "meta",
+		     live_share(bg), fs->alloc_clock - bg->last_alloc,
+		     v[i].score, bg->is_reloc_filled ? " reloc" :
+				 bg->is_hot ? " hot" : "");
 	}
 	if (!n) {
 		err = -ENOSPC;	/* none fits the room relocation has */

@@ -98,6 +98,7 @@ static int reloc_bg_for(struct zcow_fs *fs, uint64_t len,
 	if (bg)
 		bg->is_data_reloc = false;
 	(*bg_ret)->is_data_reloc = true;
+	(*bg_ret)->is_reloc_filled = true;
 	fs->reloc_bg = (*bg_ret)->start;
 	return bg_room(*bg_ret) >= len ? 0 : -ENOSPC;
 }

@@ -44,6 +44,7 @@
 #include "fs.h"
 #include "reclaim.h"
 #include "zlog.h"
+#include "zoned.h"
 
 #define TAG "txn"
 
@@ -856,6 +857,7 @@ static void commit_next_transaction(struct zcow_fs *fs,
 	fs->sb = *sb;
 	fs->generation = fs->transid;
 	fs->transid++;
+	zcow_zoned_note_transid(fs);
 	fs->nr_redirty = 0;
 	for (t = 0; t < ZCOW_NR_TREES; t++) {
 		struct zcow_tree *tree = zcow_fs_tree_nr(fs, t);
@@ -960,6 +962,7 @@ int zcow_files_commit_locked(struct zcow_fs *fs)
 	uint64_t i;
 	int err, round;
 
+	zcow_zoned_note_commit(fs);
 	/* Two rounds when the first leaves whole unusable block groups: the
 	 * second deletes their items and resets their zones. */
 	for (round = 0; round < 2; round++) {

@@ -92,6 +92,8 @@ struct zcow_bg {
 	bool is_relocating;	/* being emptied: nothing is allocated in it */
 	bool is_data_reloc;	/* the data relocation group (fs->reloc_bg) */
 	uint64_t last_alloc;	/* fs->alloc_clock at its last reservation */
+	bool is_hot;		/* hotcold=on: filled from a hot data slot */
+	bool is_reloc_filled;	/* was the data relocation group */
 };
 
 /* Sums over the block groups of one type (`zcow df`). */

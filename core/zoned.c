@@ -10,6 +10,7 @@
 #include <inttypes.h>
 
 #include "files.h"
+#include "grow.h"
 #include "reclaim.h"
 #include "zlog.h"
 
@@ -300,11 +301,34 @@ static int pick_once(struct zcow_fs *fs, uint32_t slot,
 	return 0;
 }
 
+/*
+ * The slot of a write of inode @ino.  hotcold=on splits the slots: the
+ * first data_zones - data_zones / 2 take cold writes, the rest hot ones,
+ * so separation costs no active zone beyond the data_zones budget.
+ */
+static uint32_t data_slot(const struct zcow_files *fl, uint64_t ino,
+			  bool is_hot)
+{
+	uint32_t hot = fl->data_zones / 2, cold = fl->data_zones - hot;
+
+	if (!fl->hotcold || !hot)
+		return (uint32_t)(ino % fl->data_zones);
+	return is_hot ? cold + (uint32_t)(ino % hot) : (uint32_t)(ino % cold);
+}
+
 int zcow_zoned_pick_data_bg(struct zcow_fs *fs, uint64_t ino, uint64_t len,
 			    struct zcow_bg **bg_ret, uint64_t *len_ret)
 {
+	return zcow_zoned_pick_data_bg_temp(fs, ino, false, len, bg_ret,
+					    len_ret);
+}
+
+int zcow_zoned_pick_data_bg_temp(struct zcow_fs *fs, uint64_t ino,
+				 bool is_hot, uint64_t len,
+				 struct zcow_bg **bg_ret, uint64_t *len_ret)
+{
 	struct zcow_files *fl = fs->files;
-	uint32_t slot = (uint32_t)(ino % fl->data_zones);
+	uint32_t slot = data_slot(fl, ino, is_hot);
 	int attempt, err;
 
 	if (fs->read_only)
@@ -323,6 +347,8 @@ int zcow_zoned_pick_data_bg(struct zcow_fs *fs, uint64_t ino, uint64_t len,
 					BS * BS;
 
 			fl->data_active[slot] = bg->start;
+			if (!bg->alloc_offset)
+				bg->is_hot = fl->hotcold && is_hot;
 			*bg_ret = bg;
 			*len_ret = len < room ? len : room;
 			return 0;
@@ -358,6 +384,74 @@ int zcow_zoned_pick_data_bg(struct zcow_fs *fs, uint64_t ino, uint64_t len,
 		if (err)
 			return err;
 	}
+}
+
+/* ---- hot and cold (hotcold=on) ------------------------------------------ */
+
+/*
+ * Separation of user writes by predicted lifetime, after SepBIT (Wang et
+ * al., FAST'22): a block that replaces a block which lived only briefly
+ * is itself likely to live briefly.  Without it, one slot takes every
+ * write of a file: hot blocks (rewritten soon) and cold ones fill the
+ * same groups, and a group reclaim picks carries the cold blocks, live,
+ * into the relocation group again and again.  With it, hot groups empty
+ * before reclaim takes them when hot blocks die faster than reclaim comes
+ * round (zipf), and cold groups stay nearly full.
+ *
+ * "Briefly" is not a constant: a block is hot when the data it replaces
+ * is younger than the mean age of the data replaced in the last window
+ * between two commits that saw overwrites (alloc clock bytes), so the
+ * threshold follows the workload and the write amplification.  The age
+ * of the replaced data comes from its file extent's generation (the
+ * transaction that wrote it, kept through relocation) and the clock noted
+ * when that transaction began.  Two thresholds were measured first and
+ * dropped (docs/reclaim-experiments.md, section 2): SepBIT's, the mean
+ * lifetime of the last reset hot groups (a group lives from its first
+ * write to its reclaim, shorter here than a hot block's lifetime: half
+ * the hot writes went cold), and ages dated by the replaced block's group
+ * (relocation re-dates cold data, so the mean age was a fifth of the
+ * true one).  The clocks are in memory: after a mount all older data
+ * counts as written at clock 0.
+ */
+bool zcow_zoned_overwrite_is_hot(struct zcow_fs *fs, uint64_t gen)
+{
+	struct zcow_files *fl = fs->files;
+	uint64_t born = 0, age;
+
+	if (gen > fl->gen_base && gen - fl->gen_base - 1 < fl->nr_gen)
+		born = fl->gen_clock[gen - fl->gen_base - 1];
+	age = fs->alloc_clock - born;
+	fl->ow_age_sum += (double)age;
+	fl->nr_ow++;
+	fl->nr_ow_hot += age < fl->hot_age;
+	return age < fl->hot_age;
+}
+
+void zcow_zoned_note_transid(struct zcow_fs *fs)
+{
+	struct zcow_files *fl = fs->files;
+
+	/* gen_clock[i] is transaction gen_base + 1 + i; the first one (the
+	 * mount's) began at clock 0. */
+	if (!fl || !fl->hotcold || ZCOW_GROW_ONE(&fl->gen_clock, fl->nr_gen,
+						  &fl->cap_gen))
+		return;
+	fl->gen_clock[fl->nr_gen++] = fs->alloc_clock;
+}
+
+void zcow_zoned_note_commit(struct zcow_fs *fs)
+{
+	struct zcow_files *fl = fs->files;
+
+	if (!fl || !fl->hotcold || !fl->nr_ow)
+		return;
+	fl->hot_age = (uint64_t)(fl->ow_age_sum / (double)fl->nr_ow);
+	zlog(ZLOG_DEBUG, TAG, "hot threshold %" PRIu64 " (%" PRIu64
+	     " overwrites, %" PRIu64 " hot)", fl->hot_age, fl->nr_ow,
+	     fl->nr_ow_hot);
+	fl->ow_age_sum = 0;
+	fl->nr_ow = 0;
+	fl->nr_ow_hot = 0;
 }
 
 bool zcow_zoned_use_append(struct zcow_fs *fs, const struct zcow_bg *bg)

@@ -135,6 +135,37 @@ int zcow_zoned_pick_data_bg(struct zcow_fs *fs, uint64_t ino, uint64_t len,
 			    struct zcow_bg **bg_ret, uint64_t *len_ret);
 
 /*
+ * The same for a write of predicted temperature @is_hot: with hotcold=on
+ * the slot is ino % the cold slots (data_zones - data_zones / 2) or
+ * data_zones - data_zones / 2 + ino % the hot slots (data_zones / 2), and a
+ * group a hot slot starts filling is marked is_hot; with hotcold=off
+ * @is_hot is ignored.
+ */
+int zcow_zoned_pick_data_bg_temp(struct zcow_fs *fs, uint64_t ino,
+				 bool is_hot, uint64_t len,
+				 struct zcow_bg **bg_ret, uint64_t *len_ret);
+
+/* ---- hot and cold (hotcold=on) ---------------------------------------- */
+
+/*
+ * Is a write that replaces live data of generation @gen (its file extent
+ * item's: the transaction that wrote it, kept through relocation) hot,
+ * i.e. was that data written less than files->hot_age ago (the mean age
+ * of the data overwritten before the last commit; UINT64_MAX, every
+ * overwrite hot, until a commit has seen overwrites)?  Its write time is
+ * the alloc clock when transaction @gen began (0 before the mount); its
+ * age counts toward the next threshold.
+ */
+bool zcow_zoned_overwrite_is_hot(struct zcow_fs *fs, uint64_t gen);
+
+/* Transaction fs->transid begins (core/transaction.c): note the clock. */
+void zcow_zoned_note_transid(struct zcow_fs *fs);
+
+/* A commit of the file layer starts (core/transaction.c): the ages of the
+ * blocks overwritten since the last one give the hot threshold. */
+void zcow_zoned_note_commit(struct zcow_fs *fs);
+
+/*
  * Does data for @bg go by Zone Append (seed 006; btrfs_use_zone_append)?
  * Yes for a sequential group when the mount uses zone append; a plain
  * write at the reserved offset otherwise (zone_append=off: at the write

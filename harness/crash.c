@@ -466,6 +466,7 @@ int zcrash_run(const char *scenario, const struct zcrash_opts *opts,
 			.reclaim = c->reclaim,
 			.reclaim_threshold = c->reclaim_threshold,
 			.reclaim_high = c->reclaim_high,
+			.hotcold = c->hotcold,
 			.mutation = o->mutation,
 		};
 

@@ -172,6 +172,7 @@ struct camp {
 	int reclaim;		/* [zcow] reclaim= (the default policy) */
 	uint32_t reclaim_threshold;	/* [zcow] reclaim_threshold= */
 	uint32_t reclaim_high;		/* [zcow] reclaim_high= */
+	bool hotcold;			/* [zcow] hotcold= (off) */
 	/* fio */
 	char rw[16];
 	uint64_t bs, size, nrfiles, fsync_every;

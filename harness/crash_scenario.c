@@ -382,6 +382,7 @@ static int read_scenario(struct camp *c, const char *path, char *err,
 	c->reclaim = set.reclaim;
 	c->reclaim_threshold = set.reclaim_threshold;
 	c->reclaim_high = set.reclaim_high;
+	c->hotcold = set.hotcold;
 	return 0;
 }
 

@@ -51,6 +51,7 @@ static const char *const zcow_keys[] = {
 	"device", "profile", "target", "zone_append", "nodesize", "treelog",
 	"repetitions", "seed", "crash", "results", "trace", "interval",
 	"prefill", "scenario", "reclaim", "reclaim_threshold", "reclaim_high",
+	"hotcold",
 };
 
 bool zrun_is_zcow_key(const char *key)
@@ -81,7 +82,8 @@ int zrun_settings_apply(struct zrun_settings *set, const struct zfio_kv *kv,
 	if (!zrun_is_zcow_key(k))
 		return -ENOENT;
 	if ((!kv->has_val || !v[0]) && strcmp(k, "zone_append") &&
-	    strcmp(k, "treelog") && strcmp(k, "trace") && strcmp(k, "prefill"))
+	    strcmp(k, "treelog") && strcmp(k, "trace") &&
+	    strcmp(k, "prefill") && strcmp(k, "hotcold"))
 		return bad(err, len, kv, "needs a value");
 	if (!strcmp(k, "device")) {
 		if (strlen(v) >= sizeof(set->device))
@@ -99,7 +101,8 @@ int zrun_settings_apply(struct zrun_settings *set, const struct zfio_kv *kv,
 			return bad(err, len, kv, "not auto, raw or fs");
 		snprintf(set->target, sizeof(set->target), "%.7s", v);
 	} else if (!strcmp(k, "zone_append") || !strcmp(k, "treelog") ||
-		   !strcmp(k, "trace") || !strcmp(k, "prefill")) {
+		   !strcmp(k, "trace") || !strcmp(k, "prefill") ||
+		   !strcmp(k, "hotcold")) {
 		if (!kv->has_val)
 			b = true;
 		else if (zfio_parse_bool(v, &b))
@@ -110,6 +113,8 @@ int zrun_settings_apply(struct zrun_settings *set, const struct zfio_kv *kv,
 			set->treelog = b;
 		else if (!strcmp(k, "trace"))
 			set->trace = b;
+		else if (!strcmp(k, "hotcold"))
+			set->hotcold = b;
 		else
 			set->prefill = b;
 	} else if (!strcmp(k, "nodesize")) {
@@ -1598,6 +1603,8 @@ static int write_config(struct zrun *run, const char *dir, const char *src,
 			run->set.reclaim_threshold);
 	if (run->set.reclaim_high)
 		fprintf(f, "reclaim_high=%u\n", run->set.reclaim_high);
+	if (run->set.hotcold)
+		fprintf(f, "hotcold=on\n");
 	for (i = 0; i < run->set.nr_crash; i++)
 		fprintf(f, "crash=%s\n", run->set.crash[i]);
 	fprintf(f, "\n");

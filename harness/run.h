@@ -60,6 +60,7 @@ struct zrun_settings {
 	int reclaim;			/* fs: enum zcow_reclaim (default) */
 	uint32_t reclaim_threshold;	/* fs: percent; 0 = 75 */
 	uint32_t reclaim_high;		/* fs: free zones; 0 = default */
+	bool hotcold;			/* fs: hotcold=on (off) */
 };
 
 /* Operations a job asks of a target. */

@@ -173,6 +173,7 @@ static int fs_open(struct zrun *run)
 		.reclaim = run->set.reclaim,
 		.reclaim_threshold = run->set.reclaim_threshold,
 		.reclaim_high = run->set.reclaim_high,
+		.hotcold = run->set.hotcold,
 	};
 	struct fs_run *fr;
 	int ret;

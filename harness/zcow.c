@@ -80,6 +80,9 @@ int main(int argc, char **argv)
 	unsigned int i;
 
 	zdev_register_backend(&zsim_backend);
+	/* ZCOW_LOG=debug: every module's debug messages on stderr. */
+	if (getenv("ZCOW_LOG") && !strcmp(getenv("ZCOW_LOG"), "debug"))
+		zlog_set_level(ZLOG_DEBUG);
 	if (argc < 2) {
 		usage(stderr);
 		return 2;

@@ -91,6 +91,13 @@ struct zcow_mount_opts {
 	 * with another policy; 0 = the default, low + max(2, zones / 4)
 	 * (docs/reclaim.md). */
 	uint32_t reclaim_high;
+	/* hotcold=on: data writes are placed by predicted lifetime
+	 * (docs/reclaim.md, "Hot and cold"): an overwrite of data younger
+	 * than the mean lifetime of the hot groups reclaimed last goes to
+	 * the hot half of the data_zones slots, other writes to the cold
+	 * half; refused (-EINVAL) with fewer than 2 data slots.  false (0)
+	 * = off: slot = ino % data_zones. */
+	bool hotcold;
 	/* TEST-ONLY (docs/crash.md): break one ordering rule on purpose
 	 * (enum zcow_mutation), so that tests can prove the crash oracles
 	 * catch it; 0 = none.  No tool sets it. */

@@ -790,6 +790,94 @@ START_TEST(test_reclaim_balance_usage)
 }
 END_TEST
 
+/*
+ * hotcold=on with two data slots: slot 0 takes cold writes, slot 1 hot
+ * ones.  New data is cold.  Until a commit has seen overwrites every
+ * overwrite is hot; then the threshold is the mean age of the data those
+ * overwrites replaced: an overwrite of data older than that goes to the
+ * cold group, of younger data to the hot group.  With hotcold=off all of
+ * it shares the one group of the file's slot.
+ */
+START_TEST(test_reclaim_hotcold_places_by_age)
+{
+	struct zcow_mount_opts mo = quiet, off = quiet;
+	struct zcow_bg *cold, *hot;
+	struct zcow_fs *fs;
+	uint64_t first;
+
+	mo.data_zones = 2;
+	mo.hotcold = true;
+	fs = sim_fs(32, 0, &mo);
+	ck_assert(fs->files->hotcold);
+	ck_assert_uint_eq(fs->files->hot_age, UINT64_MAX);
+	put(fs, "/a", 0, 1 * MiB, 1);			/* new: cold */
+	cold = data_bg_of(fs, "/a", 0);
+	ck_assert(!cold->is_hot);
+	ck_assert_int_eq(zcow_sync(fs), 0);
+	/* Age unknown yet: an overwrite is hot. */
+	put(fs, "/a", 0, 64 * KiB, 2);
+	hot = data_bg_of(fs, "/a", 0);
+	ck_assert_ptr_ne(hot, cold);
+	ck_assert(hot->is_hot);
+	ck_assert_int_eq(zcow_sync(fs), 0);
+	/* The threshold: the age of the 16 blocks just replaced, written
+	 * at clock 0 and replaced after the first 1 MiB and its metadata. */
+	first = fs->files->hot_age;
+	ck_assert_uint_gt(first, 1 * MiB);
+	ck_assert_uint_lt(first, fs->alloc_clock);
+	/* Older than that (written at 0, now later): cold. */
+	put(fs, "/a", 512 * KiB, 64 * KiB, 2);
+	ck_assert_ptr_eq(data_bg_of(fs, "/a", 512 * KiB), cold);
+	/* Written one commit ago (at about 1 MiB): hot. */
+	put(fs, "/a", 0, 64 * KiB, 3);
+	ck_assert_ptr_eq(data_bg_of(fs, "/a", 0), hot);
+	/* A new file is cold, the other data is intact. */
+	put(fs, "/b", 0, 64 * KiB, 1);
+	ck_assert_ptr_eq(data_bg_of(fs, "/b", 0), cold);
+	expect(fs, "/a", 0, 64 * KiB, 3);
+	expect(fs, "/a", 64 * KiB, 448 * KiB, 1);
+	expect(fs, "/a", 512 * KiB, 64 * KiB, 2);
+	expect_clean(fs);
+	close_fs(fs);
+
+	/* Off: the overwrite of young data stays in the file's group. */
+	off.data_zones = 2;
+	fs = sim_fs(32, 0, &off);
+	put(fs, "/a", 0, 1 * MiB, 1);
+	cold = data_bg_of(fs, "/a", 0);
+	ck_assert_int_eq(zcow_sync(fs), 0);
+	put(fs, "/a", 0, 64 * KiB, 2);
+	ck_assert_ptr_eq(data_bg_of(fs, "/a", 0), cold);
+	close_fs(fs);
+}
+END_TEST
+
+/* hotcold=on needs a hot and a cold slot: refused with one. */
+START_TEST(test_reclaim_hotcold_needs_two_slots)
+{
+	struct zcow_mount_opts mo = { 0 };
+	struct zsim_config cfg = { .nr_zones = 32, .zone_size = ZS,
+				   .seed = 5, .max_append = 64 * KiB };
+	struct zcow_mkfs_opts mko = { .seed = 3 };
+	struct zdev *dev = NULL;
+	struct zcow_fs *fs = NULL;
+
+	ck_assert_int_eq(zcow_mount_opts_parse("hotcold=on,data_zones=1",
+					       &mo), 0);
+	ck_assert(mo.hotcold);
+	ck_assert_int_eq(zcow_mount_opts_parse("hotcold=maybe", &mo),
+			 -EINVAL);
+	ck_assert_int_eq(zsim_create(&cfg, &dev), 0);
+	ck_assert_int_eq(zcow_mkfs(dev, &mko), 0);
+	ck_assert_int_eq(zcow_mount(dev, &mo, &fs), -EINVAL);
+	mo.data_zones = 2;
+	ck_assert_int_eq(zcow_mount(dev, &mo, &fs), 0);
+	ck_assert(fs->files->hotcold);
+	ck_assert_int_eq(zcow_unmount(fs), 0);
+	zdev_close(dev);
+}
+END_TEST
+
 Suite *reclaim_suite(void)
 {
 	Suite *s = suite_create("reclaim_suite");
@@ -808,6 +896,8 @@ Suite *reclaim_suite(void)
 	tcase_add_test(tc, test_reclaim_balance_usage);
 	tcase_add_test(tc, test_reclaim_high_watermark);
 	tcase_add_test(tc, test_reclaim_system_groups_removed);
+	tcase_add_test(tc, test_reclaim_hotcold_places_by_age);
+	tcase_add_test(tc, test_reclaim_hotcold_needs_two_slots);
 	suite_add_tcase(s, tc);
 	return s;
 }
