@@ -1359,6 +1359,24 @@ static uint64_t node_bytes(const struct zcow_cnode *node)
 	return node->level ? (uint64_t)node->nr * PTR_SIZE : node->used;
 }
 
+static uint32_t max_u32(uint32_t a, uint32_t b)
+{
+	return a > b ? a : b;
+}
+
+/* The bytes the largest entry of @node takes: an item with its header,
+ * or a pointer. */
+static uint32_t max_entry_bytes(const struct zcow_cnode *node)
+{
+	uint32_t i, m = 0;
+
+	if (node->level)
+		return PTR_SIZE;
+	for (i = 0; i < node->nr; i++)
+		m = max_u32(m, ITEM_SIZE + node->e[i].size);
+	return m;
+}
+
 /* Move entries so that @left and @right (adjacent, both writable) are
  * even; the parent's key for @right is updated by the caller. */
 static int redistribute(struct zcow_tree *tree, struct zcow_cnode *left,
@@ -1459,6 +1477,7 @@ static int rebalance(struct zcow_tree *tree, struct path *path, int level)
 		struct zcow_cnode *left, *right;
 		int pslot = path->slots[lvl + 1], ls;
 		struct centry *se;
+		uint32_t margin;
 
 		if (!is_underfull(tree, node))
 			return 0;
@@ -1481,23 +1500,28 @@ static int rebalance(struct zcow_tree *tree, struct path *path, int level)
 			return ret;
 
 		/*
-		 * Merge only when a quarter of the merged node stays free,
-		 * else even the two out.  Without that margin a leaf split
-		 * off by an append (pick_cut: the full left keeps all, the
-		 * new leaf holds the one new item) and emptied again is
-		 * merged back into its full sibling, and the next append
-		 * splits it off again.  A commit's delayed references did
-		 * exactly that in the extent tree: each round deleted the
-		 * item of the leaf freed by the last merge (the one item of
-		 * the split-off leaf, so it merged and was freed) and
-		 * appended the item of the leaf the last split allocated
-		 * (so the full left leaf split again): one split and one
-		 * merge per round, a new reference each, and the commit
-		 * never settled (-EUCLEAN after MAX_COMMIT_ROUNDS).
+		 * Merge only when the merged node keeps room for one more
+		 * entry as large as the largest of the two, else even them
+		 * out.  Without that margin a leaf split off by an append
+		 * (pick_cut: the full left keeps all, the new leaf holds the
+		 * one new item) and emptied again is merged back into its
+		 * full sibling, and the next append splits it off again.  A
+		 * commit's delayed references did exactly that in the extent
+		 * tree: each round deleted the item of the leaf freed by the
+		 * last merge (the one item of the split-off leaf, so it
+		 * merged and was freed) and appended the item of the leaf
+		 * the last split allocated (so the full left leaf split
+		 * again): one split and one merge per round, a new reference
+		 * each, and the commit never settled (-EUCLEAN after
+		 * MAX_COMMIT_ROUNDS).  A margin of one entry keeps the trees
+		 * as full as merging whenever the two fit does (a quarter of
+		 * a node kept free grew the metadata of a sustained random
+		 * overwrite until it ran out of room).
 		 */
-		if (node_bytes(left) + node_bytes(right) <=
+		margin = max_u32(max_entry_bytes(left), max_entry_bytes(right));
+		if (node_bytes(left) + node_bytes(right) + margin <=
 		    (lvl ? max_ptrs(tree->store->nodesize) * PTR_SIZE
-			 : leaf_space(tree->store->nodesize)) / 4 * 3) {
+			 : leaf_space(tree->store->nodesize))) {
 			/* merge right into left; right is only read */
 			if (ensure_cap(left, left->nr + right->nr))
 				return -ENOMEM;
