@@ -507,6 +507,22 @@ START_TEST(test_reclaim_holds_a_zone_for_relocation)
 END_TEST
 
 /*
+ * /b (4 MiB, its first MiB overwritten: a group of 3 MiB live) and /a (6
+ * MiB, its first 2 MiB overwritten); the group of /a's old first 4 MiB
+ * (2 MiB live) relocated: the relocation group has 2 MiB left.
+ */
+static void two_files_one_relocated(struct zcow_fs *fs)
+{
+	put(fs, "/b", 0, 4 * MiB, 1);
+	put(fs, "/a", 0, 6 * MiB, 1);
+	ck_assert_int_eq(zcow_sync(fs), 0);
+	put(fs, "/a", 0, 2 * MiB, 2);
+	put(fs, "/b", 0, MiB, 2);
+	ck_assert_int_eq(zcow_sync(fs), 0);
+	ck_assert_int_eq(relocate_one(fs, data_bg_of(fs, "/a", 3 * MiB)), 0);
+}
+
+/*
  * The zone stays held while the relocation group is partly filled and
  * too small for the least-live candidate.  Here 2 MiB of room are left
  * in it, the device is filled, and a group with 3 MiB live must still be
@@ -519,13 +535,7 @@ START_TEST(test_reclaim_holds_a_zone_past_a_partly_filled_relocation_group)
 	struct zcow_bg *bg;
 	uint64_t start;
 
-	put(fs, "/b", 0, 4 * MiB, 1);
-	put(fs, "/a", 0, 6 * MiB, 1);
-	ck_assert_int_eq(zcow_sync(fs), 0);
-	put(fs, "/a", 0, 2 * MiB, 2);
-	put(fs, "/b", 0, MiB, 2);
-	ck_assert_int_eq(zcow_sync(fs), 0);
-	ck_assert_int_eq(relocate_one(fs, data_bg_of(fs, "/a", 3 * MiB)), 0);
+	two_files_one_relocated(fs);
 	bg = zcow_bg_lookup(fs, fs->reloc_bg);
 	ck_assert_ptr_nonnull(bg);
 	ck_assert_uint_eq(bg->alloc_offset, 2 * MiB);
@@ -564,13 +574,7 @@ START_TEST(test_reclaim_gives_the_zone_back_when_room_is_enough)
 	struct zcow_bg *bg;
 	uint64_t start;
 
-	put(fs, "/b", 0, 4 * MiB, 1);
-	put(fs, "/a", 0, 6 * MiB, 1);
-	ck_assert_int_eq(zcow_sync(fs), 0);
-	put(fs, "/a", 0, 2 * MiB, 2);
-	put(fs, "/b", 0, MiB, 2);
-	ck_assert_int_eq(zcow_sync(fs), 0);
-	ck_assert_int_eq(relocate_one(fs, data_bg_of(fs, "/a", 3 * MiB)), 0);
+	two_files_one_relocated(fs);
 	pthread_mutex_lock(&fs->files->lock);
 	ck_assert_uint_eq(zcow_reclaim_held_zones(fs), 1);	/* 3 MiB live */
 	pthread_mutex_unlock(&fs->files->lock);
