@@ -111,6 +111,11 @@ run_reclaim() {
 		--results "$out/gc" >/dev/null
 	echo "tables and plots in $out/gc (wa.md/.csv, wa.png/.svg against" \
 		"the analytic curve; hotcold.md/.csv; wa_time.png/.svg)"
+	echo "== small commits on 4 MiB zones; fill, delete, refill" \
+		"(harness/gcsmall.py $quick)"
+	ZCOW_BIN=./build/zcow python3 harness/gcsmall.py $quick "$out/gcsmall"
+	echo "CSVs and plots in $out/gcsmall (commits-*.png/.svg: the" \
+		"unusable share and the free zones over the run)"
 	echo "== sustained seed experiment: 16 jobs of 4 KiB random writes" \
 		"at 80% utilization, $runtime, append on/off"
 	python3 harness/sweep.py --zcow ./build/zcow --results "$out/sustained" \
@@ -122,11 +127,6 @@ run_reclaim() {
 		"$out/sustained" >/dev/null
 	echo "plots in $out/sustained-plot (iops_time.png/.svg: the" \
 		"throughput cliff when reclaim starts; wa_time.png/.svg)"
-	echo "== small commits on 4 MiB zones; fill, delete, refill" \
-		"(harness/gcsmall.py $quick)"
-	ZCOW_BIN=./build/zcow python3 harness/gcsmall.py $quick "$out/gcsmall"
-	echo "CSVs and plots in $out/gcsmall (commits-*.png/.svg: the" \
-		"unusable share and the free zones over the run)"
 }
 
 vm_skipped() {
