@@ -1106,37 +1106,38 @@ int zcow_files_rescan(struct zcow_fs *fs)
  */
 static int check_reclaim_opts(const struct zcow_mount_opts *opts)
 {
-	int p = opts ? opts->reclaim : ZCOW_RECLAIM_DEFAULT;
-	const char *name;
+	int p;
 
 	if (!opts)
 		return 0;
+	p = opts->reclaim;
 	if (p < ZCOW_RECLAIM_DEFAULT || p > ZCOW_RECLAIM_COST_BENEFIT) {
 		zlog_err(TAG, "reclaim policy %d: unknown", p);
 		return -EINVAL;
 	}
-	name = zcow_reclaim_name(p);
 	if (opts->reclaim_threshold &&
-	    (opts->reclaim_threshold < 51 || opts->reclaim_threshold > 100 ||
-	     p != ZCOW_RECLAIM_THRESHOLD)) {
-		zlog_err(TAG, "reclaim_threshold=%u: %s", opts->reclaim_threshold,
-			 p == ZCOW_RECLAIM_THRESHOLD ?
-				 "need a percent in 51..100" :
-				 "only reclaim=threshold has a threshold");
+	    (opts->reclaim_threshold < 51 || opts->reclaim_threshold > 100)) {
+		zlog_err(TAG, "reclaim_threshold=%u: need a percent in 51..100",
+			 opts->reclaim_threshold);
+		return -EINVAL;
+	}
+	if (opts->reclaim_threshold && p != ZCOW_RECLAIM_THRESHOLD) {
+		zlog_err(TAG, "reclaim_threshold=%u: only reclaim=threshold has a threshold",
+			 opts->reclaim_threshold);
 		return -EINVAL;
 	}
 	if (opts->reclaim_high &&
 	    (opts->reclaim_high <= ZCOW_RECLAIM_LOW_ZONES ||
-	     opts->reclaim_high > ZCOW_RECLAIM_MAX_HIGH ||
-	     (p != ZCOW_RECLAIM_DEFAULT && p != ZCOW_RECLAIM_GREEDY &&
-	      p != ZCOW_RECLAIM_COST_BENEFIT))) {
-		zlog_err(TAG, "reclaim_high=%u with reclaim=%s: %s",
-			 opts->reclaim_high, name,
-			 opts->reclaim_high <= ZCOW_RECLAIM_LOW_ZONES ||
-					 opts->reclaim_high >
-						 ZCOW_RECLAIM_MAX_HIGH ?
-				 "out of range" :
-				 "only greedy and cost-benefit have a watermark");
+	     opts->reclaim_high > ZCOW_RECLAIM_MAX_HIGH)) {
+		zlog_err(TAG, "reclaim_high=%u: need a number of free zones in %u..%u",
+			 opts->reclaim_high, ZCOW_RECLAIM_LOW_ZONES + 1,
+			 ZCOW_RECLAIM_MAX_HIGH);
+		return -EINVAL;
+	}
+	if (opts->reclaim_high && p != ZCOW_RECLAIM_DEFAULT &&
+	    p != ZCOW_RECLAIM_GREEDY && p != ZCOW_RECLAIM_COST_BENEFIT) {
+		zlog_err(TAG, "reclaim_high=%u with reclaim=%s: only greedy and cost-benefit have a watermark",
+			 opts->reclaim_high, zcow_reclaim_name(p));
 		return -EINVAL;
 	}
 	return 0;
@@ -1145,12 +1146,25 @@ static int check_reclaim_opts(const struct zcow_mount_opts *opts)
 int zcow_files_mount(struct zcow_fs *fs, const struct zcow_mount_opts *opts)
 {
 	struct zcow_files *fl;
+	uint32_t data_zones;
 	int i;
 	int err;
 
 	err = check_reclaim_opts(opts);
 	if (err)
 		return err;
+	zcow_reclaim_init(fs, opts ? opts->reclaim : 0,
+			  opts ? opts->reclaim_threshold : 0,
+			  opts ? opts->reclaim_high : 0);
+	data_zones = zcow_zoned_data_zones(fs, opts ? opts->data_zones : 0,
+					   !(opts && opts->no_treelog));
+	if (opts && opts->hotcold && data_zones < 2) {
+		/* A hot and a cold slot at least, or the option would not
+		 * do what it says. */
+		zlog_err(TAG, "mount option hotcold=on: needs 2 data slots, the device leaves %u",
+			 data_zones);
+		return -EINVAL;
+	}
 	fl = calloc(1, sizeof(*fl));
 	if (!fl)
 		return -ENOMEM;
@@ -1166,27 +1180,10 @@ int zcow_files_mount(struct zcow_fs *fs, const struct zcow_mount_opts *opts)
 				 fs->dev->info.max_append % ZCOW_SECTORSIZE;
 	fl->commit_bytes = opts && opts->commit_bytes ? opts->commit_bytes :
 							256ULL << 20;
-	zcow_reclaim_init(fs, opts ? opts->reclaim : 0,
-			  opts ? opts->reclaim_threshold : 0,
-			  opts ? opts->reclaim_high : 0);
-	fl->data_zones = zcow_zoned_data_zones(fs,
-					       opts ? opts->data_zones : 0,
-					       !(opts && opts->no_treelog));
+	fl->data_zones = data_zones;
 	fl->hotcold = opts && opts->hotcold;
 	fl->hot_age = UINT64_MAX;
 	fl->gen_base = fs->transid;
-	if (fl->hotcold && fl->data_zones < 2) {
-		/* A hot and a cold slot at least, or the option would not
-		 * do what it says. */
-		zlog_err(TAG, "mount option hotcold=on: needs 2 data slots, the device leaves %u",
-			 fl->data_zones);
-		pthread_mutex_destroy(&fl->lock);
-		pthread_cond_destroy(&fl->cond);
-		for (i = 0; i < ZCOW_PLAIN_LOCKS; i++)
-			pthread_mutex_destroy(&fl->plain_locks[i]);
-		free(fl);
-		return -EINVAL;
-	}
 	fs->files = fl;
 	err = zcow_files_rescan(fs);
 	if (!err)
@@ -1224,10 +1221,20 @@ void zcow_files_unmount(struct zcow_fs *fs)
 	fs->files = NULL;
 }
 
+/* "on" or "off" into *@on_ret: 0, or -EINVAL for anything else. */
+static int parse_on_off(const char *val, bool *on_ret)
+{
+	if (strcmp(val, "on") && strcmp(val, "off"))
+		return -EINVAL;
+	*on_ret = !strcmp(val, "on");
+	return 0;
+}
+
 int zcow_mount_opts_parse(const char *s, struct zcow_mount_opts *opts)
 {
 	char key[64], val[64];
 	const char *pos = s ? s : "";
+	bool on;
 	int r;
 
 	while ((r = zdev_spec_next(&pos, key, sizeof(key), val,
@@ -1237,26 +1244,17 @@ int zcow_mount_opts_parse(const char *s, struct zcow_mount_opts *opts)
 		} else if (!strcmp(key, "rw")) {
 			opts->read_only = false;
 		} else if (!strcmp(key, "zone_append")) {
-			if (!strcmp(val, "on"))
-				opts->no_zone_append = false;
-			else if (!strcmp(val, "off"))
-				opts->no_zone_append = true;
-			else
+			if (parse_on_off(val, &on))
 				goto bad_on_off;
+			opts->no_zone_append = !on;
 		} else if (!strcmp(key, "treelog")) {
-			if (!strcmp(val, "on"))
-				opts->no_treelog = false;
-			else if (!strcmp(val, "off"))
-				opts->no_treelog = true;
-			else
+			if (parse_on_off(val, &on))
 				goto bad_on_off;
+			opts->no_treelog = !on;
 		} else if (!strcmp(key, "hotcold")) {
-			if (!strcmp(val, "on"))
-				opts->hotcold = true;
-			else if (!strcmp(val, "off"))
-				opts->hotcold = false;
-			else
+			if (parse_on_off(val, &on))
 				goto bad_on_off;
+			opts->hotcold = on;
 		} else if (!strcmp(key, "notreelog")) {
 			opts->no_treelog = true;
 		} else if (!strcmp(key, "commit_bytes")) {

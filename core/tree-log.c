@@ -639,8 +639,15 @@ static int log_inode(struct zcow_fs *fs, uint64_t ino, uint64_t fsynced)
 	const void *data;
 	uint32_t len;
 	uint8_t *scratch;
+	bool is_gone;
 	int err;
 
+	err = zcow_inode_get(&fs->fs_tree, ino, &in);
+	if (err && err != -ENOENT)
+		return err;
+	is_gone = err == -ENOENT;	/* deleted: drop what the log holds */
+	if (!is_gone && S_ISDIR(in.mode))
+		return log_dir(fs, ino);
 	err = log_keys(&lg->tree, ino, &keys, &nr_keys);
 	if (err)
 		return err;
@@ -649,16 +656,8 @@ static int log_inode(struct zcow_fs *fs, uint64_t ino, uint64_t fsynced)
 		free(keys);
 		return -ENOMEM;
 	}
-	err = zcow_inode_get(&fs->fs_tree, ino, &in);
-	if (err == -ENOENT)
-		goto rest;	/* deleted: drop what the log holds */
-	if (err)
-		goto out;
-	if (S_ISDIR(in.mode)) {
-		free(scratch);
-		free(keys);
-		return log_dir(fs, ino);
-	}
+	if (is_gone)
+		goto rest;
 	zcow_tree_iter_init(&it, &fs->fs_tree, &start);
 	while (!(err = zcow_tree_iter_next(&it, &k, &data, &len)) &&
 	       k.objectid == ino) {

@@ -93,10 +93,11 @@ struct zcow_mount_opts {
 	uint32_t reclaim_high;
 	/* hotcold=on: data writes are placed by predicted lifetime
 	 * (docs/reclaim.md, "Hot and cold"): an overwrite of data younger
-	 * than the mean lifetime of the hot groups reclaimed last goes to
-	 * the hot half of the data_zones slots, other writes to the cold
-	 * half; refused (-EINVAL) with fewer than 2 data slots.  false (0)
-	 * = off: slot = ino % data_zones. */
+	 * than the mean age of the data replaced between the last two
+	 * commits that saw overwrites goes to the hot half of the
+	 * data_zones slots, other writes to the cold half; refused
+	 * (-EINVAL) with fewer than 2 data slots.  false (0) = off: slot =
+	 * ino % data_zones. */
 	bool hotcold;
 	/* TEST-ONLY (docs/crash.md): break one ordering rule on purpose
 	 * (enum zcow_mutation), so that tests can prove the crash oracles
