@@ -43,8 +43,9 @@ struct zcow_bg;
  * commit twice: the first commit makes the copies durable, after it the
  * groups are all unusable; the second removes them and resets their
  * zones.  Groups that could not be emptied take allocations again.
- * Returns 0, -ENOSPC (no room for the copies or their metadata: what was
- * moved stays moved), -EUCLEAN (a checksum mismatch in data being moved:
+ * Returns 0 (at least one group emptied; a group that found no room for
+ * its copies or their metadata keeps what it still holds), -ENOSPC (none
+ * could be emptied: what was moved stays moved), -EUCLEAN (a checksum mismatch in data being moved:
  * that extent stays), or a device/commit errno.  The counters of
  * fs->rstats grow.
  */

@@ -538,6 +538,7 @@ int zcow_relocate_bgs_locked(struct zcow_fs *fs, struct zcow_bg **v,
 	/* per group: its start, its type, whether all of it was moved */
 	uint64_t *starts = malloc((nr ? nr : 1) * 3 * sizeof(*starts)), i;
 	uint64_t *flags = starts + nr, *is_moved = flags + nr, moved = 0;
+	bool is_short = false;
 	int err = 0, cerr;
 
 	if (!starts)
@@ -555,8 +556,9 @@ int zcow_relocate_bgs_locked(struct zcow_fs *fs, struct zcow_bg **v,
 			err = relocate_data(fs, bg);
 		else
 			err = relocate_meta(fs, bg);
-		if (err == -ENOSPC && i + 1 < nr) {
+		if (err == -ENOSPC) {
 			err = 0;	/* no room for this one: the others */
+			is_short = true;
 			continue;
 		}
 		if (err)
@@ -570,9 +572,11 @@ int zcow_relocate_bgs_locked(struct zcow_fs *fs, struct zcow_bg **v,
 	}
 	/* ORDER: the copies are made durable by this commit; only the
 	 * next one, after it, removes the groups and resets their zones. */
-	cerr = moved || err ? zcow_files_commit_locked(fs) : 0;
+	cerr = moved || err || is_short ? zcow_files_commit_locked(fs) : 0;
 	if (!err)
 		err = cerr;
+	if (!err && is_short && !moved)
+		err = -ENOSPC;
 	for (i = 0; i < nr; i++) {
 		struct zcow_bg *bg = zcow_bg_lookup(fs, starts[i]);
 

@@ -604,6 +604,66 @@ START_TEST(test_reclaim_gives_the_zone_back_when_room_is_enough)
 END_TEST
 
 /*
+ * Two groups relocated together, the second finds no room: /b's group
+ * (1.5 MiB live) fits the 2 MiB left in the relocation group; every free
+ * zone is then taken by empty metadata groups, so the group of /a's tail
+ * finds room for part of its live data only.  The first group is emptied
+ * and its zone reset, the call succeeds (a pass goes on with its next
+ * round), the second group keeps what it still holds and takes
+ * allocations again; every file reads back, also after a remount.
+ */
+START_TEST(test_reclaim_counts_groups_moved_when_the_last_finds_no_room)
+{
+	struct zcow_fs *fs = sim_fs(32, 0, &quiet);
+	struct zcow_bg *v[2], *meta;
+	uint64_t a_start, b_start, b_used;
+	int err;
+
+	two_files_one_relocated(fs);
+	put(fs, "/b", MiB, 3 * MiB / 2, 3);
+	ck_assert_int_eq(zcow_sync(fs), 0);
+	v[0] = data_bg_of(fs, "/b", 3 * MiB);
+	v[1] = data_bg_of(fs, "/a", 4 * MiB);
+	ck_assert_ptr_ne(v[0], v[1]);
+	ck_assert_uint_eq(v[0]->used, 3 * MiB / 2);
+	b_used = v[1]->used;
+	ck_assert_uint_gt(b_used, MiB);
+	a_start = v[0]->start;
+	b_start = v[1]->start;
+
+	pthread_mutex_lock(&fs->files->lock);
+	while (zcow_zoned_nr_free_zones(fs))
+		ck_assert_int_eq(zcow_chunk_alloc(fs, ZCOW_BG_METADATA, &meta),
+				 0);
+	err = zcow_relocate_bgs_locked(fs, v, 2);
+	pthread_mutex_unlock(&fs->files->lock);
+	ck_assert_int_eq(err, 0);
+	ck_assert_ptr_null(zcow_bg_lookup(fs, a_start));
+	v[1] = zcow_bg_lookup(fs, b_start);
+	ck_assert_ptr_nonnull(v[1]);
+	ck_assert_uint_eq(v[1]->start, b_start);
+	ck_assert(!v[1]->is_relocating);
+	ck_assert_uint_lt(v[1]->used, b_used);
+	ck_assert_uint_eq(fs->rstats.groups_relocated, 2);
+	expect(fs, "/a", 0, 2 * MiB, 2);
+	expect(fs, "/a", 2 * MiB, 4 * MiB, 1);
+	expect(fs, "/b", 0, MiB, 2);
+	expect(fs, "/b", MiB, 3 * MiB / 2, 3);
+	expect(fs, "/b", 5 * MiB / 2, 3 * MiB / 2, 1);
+	expect_clean(fs);
+
+	fs = remount(fs, &quiet);
+	expect(fs, "/a", 0, 2 * MiB, 2);
+	expect(fs, "/a", 2 * MiB, 4 * MiB, 1);
+	expect(fs, "/b", 0, MiB, 2);
+	expect(fs, "/b", MiB, 3 * MiB / 2, 3);
+	expect(fs, "/b", 5 * MiB / 2, 3 * MiB / 2, 1);
+	expect_clean(fs);
+	close_fs(fs);
+}
+END_TEST
+
+/*
  * reclaim_high=N: the free zones a greedy pass stops at.  Out-of-range
  * values are refused by the parser and by mount, and so are reclaim_high
  * without a watermark policy and reclaim_threshold without
@@ -897,6 +957,8 @@ Suite *reclaim_suite(void)
 	tcase_add_test(
 		tc, test_reclaim_holds_a_zone_past_a_partly_filled_relocation_group);
 	tcase_add_test(tc, test_reclaim_gives_the_zone_back_when_room_is_enough);
+	tcase_add_test(tc,
+		       test_reclaim_counts_groups_moved_when_the_last_finds_no_room);
 	tcase_add_test(tc, test_reclaim_balance_usage);
 	tcase_add_test(tc, test_reclaim_high_watermark);
 	tcase_add_test(tc, test_reclaim_system_groups_removed);
