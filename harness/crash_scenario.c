@@ -368,6 +368,8 @@ static int read_scenario(struct camp *c, const char *path, char *err,
 		ret = apply_zcow_key(c, &set, &spec->zcow[i], err, elen);
 	for (i = 0; i < spec->nr_crash && !ret; i++)
 		ret = apply_crash_key(c, &spec->crash[i], err, elen);
+	if (!ret)
+		ret = zrun_settings_check(&set, err, elen);
 	zfio_free(spec);
 	if (ret)
 		return ret;

@@ -154,6 +154,7 @@ int zrun_settings_apply(struct zrun_settings *set, const struct zfio_kv *kv,
 		    sz.val < 51 || sz.val > 100)
 			return bad(err, len, kv, "not a percentage in 51..100");
 		set->reclaim_threshold = (uint32_t)sz.val;
+		set->threshold_at = *kv;
 	} else if (!strcmp(k, "reclaim_high")) {
 		if (zfio_parse_size(v, 1000, &sz) || sz.unit != ZFIO_BYTES ||
 		    sz.val <= ZCOW_RECLAIM_LOW_ZONES ||
@@ -161,6 +162,7 @@ int zrun_settings_apply(struct zrun_settings *set, const struct zfio_kv *kv,
 			return bad(err, len, kv, "not a number of free zones "
 				   "in 5..65535");
 		set->reclaim_high = (uint32_t)sz.val;
+		set->high_at = *kv;
 	} else if (!strcmp(k, "results")) {
 		if (strlen(v) >= sizeof(set->results))
 			return bad(err, len, kv, "too long");
@@ -177,6 +179,28 @@ int zrun_settings_apply(struct zrun_settings *set, const struct zfio_kv *kv,
 			return bad(err, len, kv, "not a folder name (no '/', "
 				   "'.' or '..')");
 		snprintf(set->name, sizeof(set->name), "%.63s", v);
+	}
+	return 0;
+}
+
+int zrun_settings_check(const struct zrun_settings *set, char *err,
+			size_t len)
+{
+	int p = set->reclaim == ZCOW_RECLAIM_DEFAULT ?
+			ZCOW_RECLAIM_DEFAULT_POLICY :
+			set->reclaim;
+	char why[96];
+
+	if (set->reclaim_threshold && p != ZCOW_RECLAIM_THRESHOLD) {
+		snprintf(why, sizeof(why), "only reclaim=threshold has a "
+			 "threshold (reclaim=%s)", zcow_reclaim_name(p));
+		return bad(err, len, &set->threshold_at, why);
+	}
+	if (set->reclaim_high && p != ZCOW_RECLAIM_GREEDY &&
+	    p != ZCOW_RECLAIM_COST_BENEFIT) {
+		snprintf(why, sizeof(why), "only greedy and cost-benefit "
+			 "have a watermark (reclaim=%s)", zcow_reclaim_name(p));
+		return bad(err, len, &set->high_at, why);
 	}
 	return 0;
 }
@@ -1230,15 +1254,23 @@ struct rep_result {
 	uint64_t nr_jobs;
 };
 
-/* "reclaim" (fs target): the policy and what it did during the jobs. */
+/* "reclaim" (fs target): the policy, its knob (the other one null), and
+ * what it did during the jobs. */
 static void put_reclaim(FILE *f, const struct rep_result *r)
 {
 	const struct zcow_reclaim_stats *s = &r->reclaim;
+	int p = r->reclaim_policy;
+	char threshold[16] = "null", high[16] = "null";
 
 	if (!r->has_fs)
 		return;
-	fprintf(f, "  \"reclaim\": {\"policy\": \"%s\", \"threshold\": %u, "
-		   "\"high_zones\": %u, "
+	if (p == ZCOW_RECLAIM_THRESHOLD)
+		snprintf(threshold, sizeof(threshold), "%u",
+			 r->reclaim_threshold);
+	if (p == ZCOW_RECLAIM_GREEDY || p == ZCOW_RECLAIM_COST_BENEFIT)
+		snprintf(high, sizeof(high), "%u", r->reclaim_high);
+	fprintf(f, "  \"reclaim\": {\"policy\": \"%s\", \"threshold\": %s, "
+		   "\"high_zones\": %s, "
 		   "\"passes\": %llu, \"groups_relocated\": %llu, "
 		   "\"data_groups\": %llu, \"meta_groups\": %llu, "
 		   "\"data_bytes_relocated\": %llu, "
@@ -1246,8 +1278,7 @@ static void put_reclaim(FILE *f, const struct rep_result *r)
 		   "\"meta_bytes_relocated\": %llu, "
 		   "\"meta_nodes_relocated\": %llu, \"zones_reset\": %llu, "
 		   "\"reclaimable_at_end\": %llu},\n",
-		zcow_reclaim_name(r->reclaim_policy), r->reclaim_threshold,
-		r->reclaim_high,
+		zcow_reclaim_name(p), threshold, high,
 		(unsigned long long)s->nr_passes,
 		(unsigned long long)s->groups_relocated,
 		(unsigned long long)s->data_groups,
@@ -1806,6 +1837,9 @@ int zrun_scenario(const char *path, const char *const *sets,
 		if (ret)
 			goto out;
 	}
+	ret = zrun_settings_check(&run->set, run->err, sizeof(run->err));
+	if (ret)
+		goto out;
 	ret = pick_target(run);
 	if (ret)
 		goto out;

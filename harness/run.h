@@ -61,6 +61,8 @@ struct zrun_settings {
 	uint32_t reclaim_threshold;	/* fs: percent; 0 = 75 */
 	uint32_t reclaim_high;		/* fs: free zones; 0 = default */
 	bool hotcold;			/* fs: hotcold=on (off) */
+	/* where reclaim_threshold and reclaim_high were set last */
+	struct zfio_kv threshold_at, high_at;
 };
 
 /* Operations a job asks of a target. */
@@ -246,6 +248,11 @@ void zrun_settings_default(struct zrun_settings *set);
 int zrun_settings_apply(struct zrun_settings *set, const struct zfio_kv *kv,
 			char *err, size_t err_len);
 bool zrun_is_zcow_key(const char *key);
+/* After the last key: the keys that depend on each other (a policy's
+ * knob needs that policy).  Returns 0 or -EINVAL with "FILE:LINE:
+ * option 'x': reason" in @err, naming where the knob was set. */
+int zrun_settings_check(const struct zrun_settings *set, char *err,
+			size_t err_len);
 /* One key of a scenario's [zcow] section (zcow run and zcow crash): as
  * zrun_settings_apply(), but a key that is not a zcow key is -EINVAL,
  * "FILE:LINE: option 'x': unknown zcow option". */

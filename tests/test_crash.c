@@ -393,6 +393,15 @@ START_TEST(test_scenario_unknown_zcow_key_refused_naming_file_line)
 			 -EINVAL);
 	ck_assert_msg(strstr(want, ":2: option 'nodesize': not a power of two"),
 		      "%s", want);
+	/* a policy's knob without the policy, as zcow run refuses it */
+	ck_assert_int_eq(run_text("[zcow]\nreclaim=off\nreclaim_high=9\n"
+				  "[crash]\nworkload=meta\n", want,
+				  sizeof(want)),
+			 -EINVAL);
+	ck_assert_msg(strstr(want, ":3: option 'reclaim_high': only greedy "
+				   "and cost-benefit have a watermark "
+				   "(reclaim=off)"),
+		      "%s", want);
 	ck_assert_int_eq(zcow_test_run(&out, &err, "run",
 				       "configs/crash-commit.scenario",
 				       "--results", "/tmp/zcrash-no-results",

@@ -343,7 +343,7 @@ START_TEST(test_run_reclaim_keys_and_counters)
 	unlink("/tmp/zcow-test-reclaim.scenario");
 	s = summary_no_wall(dir);
 	ck_assert_msg(strstr(s, "\"reclaim\": {\"policy\": \"greedy\", "
-				"\"threshold\": 75, \"high_zones\": 9,"),
+				"\"threshold\": null, \"high_zones\": 9,"),
 		      "%s", s);
 	ck_assert(json_num(s, "\"groups_relocated\"") > 0);
 	ck_assert(json_num(s, "\"data_bytes_relocated\"") > 0);
@@ -1180,6 +1180,8 @@ START_TEST(test_run_set_and_zcow_values_name_file_line_option)
 {
 	const char *bare[] = { "profile" };
 	const char *num[] = { "profile=instant", "nope=1" };
+	const char *reclaim_off[] = { "reclaim=off" };
+	const char *high_set[] = { "reclaim_high=9" };
 	static const struct {
 		const char *key, *val, *want;
 	} bad[] = {
@@ -1199,6 +1201,24 @@ START_TEST(test_run_set_and_zcow_values_name_file_line_option)
 
 	run_refused("[a]\nrw=write\nsize=64k\n", bare, 1,
 		    "--set:1: option 'profile': not key=value");
+	/* A policy's knob without the policy: the knob's place is named,
+	 * before anything is mounted. */
+	run_refused("[zcow]\nreclaim=greedy\nreclaim_threshold=60\n"
+		    "[a]\nrw=write\nsize=64k\n", NULL, 0,
+		    T_FIO ":3: option 'reclaim_threshold': only "
+		    "reclaim=threshold has a threshold (reclaim=greedy)");
+	run_refused("[zcow]\nreclaim_threshold=60\n"
+		    "[a]\nrw=write\nsize=64k\n", NULL, 0,
+		    T_FIO ":2: option 'reclaim_threshold': only "
+		    "reclaim=threshold has a threshold (reclaim=greedy)");
+	run_refused("[zcow]\nreclaim_high=9\n"
+		    "[a]\nrw=write\nsize=64k\n", reclaim_off, 1,
+		    T_FIO ":2: option 'reclaim_high': only greedy and "
+		    "cost-benefit have a watermark (reclaim=off)");
+	run_refused("[zcow]\nreclaim=threshold\n[a]\nrw=write\n"
+		    "size=64k\n", high_set, 1,
+		    "--set:1: option 'reclaim_high': only greedy and "
+		    "cost-benefit have a watermark (reclaim=threshold)");
 	run_refused("[a]\nrw=write\nsize=64k\n", num, 2,
 		    "--set:2: option 'nope': unknown option");
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
