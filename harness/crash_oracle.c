@@ -136,11 +136,17 @@ int zcrash_record(const struct camp *c, const struct wl *w,
 		 * before its data was recorded, or between the parts of a
 		 * split write): such a commit holds the ops before it and
 		 * part of this one, so the model before the op is a
-		 * candidate of those generations too (not exact; the model
-		 * after it is added below).
+		 * candidate of those generations too, the first and the
+		 * last of them (a reclaim pass commits several times; not
+		 * exact; the model after it is added below).
 		 */
-		if (zcow_fs_generation(fs) != gen && o->kind != OP_SYNC)
+		if (zcow_fs_generation(fs) != gen && o->kind != OP_SYNC) {
 			ret = zcrash_add_snap(r, gen + 1, false, &r->final);
+			if (!ret && zcow_fs_generation(fs) > gen + 1)
+				ret = zcrash_add_snap(r,
+						      zcow_fs_generation(fs),
+						      false, &r->final);
+		}
 		if (!ret && !r->ret[i]) {
 			ret = zcrash_m_apply(&r->final, o, tmp);
 			ret = ret ?: zcrash_note_past(r, o, i + 1);

@@ -194,6 +194,34 @@ START_TEST(test_repro_line_recovery_cut)
 }
 END_TEST
 
+/*
+ * A write whose reservation ran a reclaim pass committed twice on its way
+ * (generations 135 and 136 of this state's uncut run), before its own
+ * items; a cut in commit 137 recovers generation 136, which rightly holds
+ * /b as it was before the write.  The model before the write was recorded
+ * for the first of those generations only, so the atomic oracle refused
+ * the older content (a false violation, at every loss policy).
+ */
+START_TEST(test_repro_op_that_committed_twice_on_its_way)
+{
+	static const char *const lines[] = {
+		"configs/crash-reclaim.scenario w=0 treelog=off cut=persist=987 loss=keep seed=1",
+		"configs/crash-reclaim.scenario w=0 treelog=off cut=persist=990 loss=drop seed=2",
+		"configs/crash-reclaim.scenario w=0 treelog=off cut=persist=996 loss=torn seed=1",
+	};
+	struct zcrash_opts o = { .is_quiet = true, .no_results = true };
+	struct zcrash_summary sum;
+	unsigned int i;
+
+	for (i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
+		o.repro = lines[i];
+		ck_assert_int_eq(zcrash_run(NULL, &o, &sum), 0);
+		ck_assert_uint_eq(sum.tried, 1);
+		ck_assert_uint_eq(sum.violations, 0);
+	}
+}
+END_TEST
+
 START_TEST(test_repro_line)
 {
 	struct zcrash_opts o = { .is_quiet = true, .no_results = true,
@@ -520,6 +548,7 @@ Suite *crash_suite(void)
 	tcase_add_test(tc, test_mutation_reloc_reset_early_caught);
 	tcase_add_test(tc, test_mutation_sb_flush_caught);
 	tcase_add_test(tc, test_repro_line);
+	tcase_add_test(tc, test_repro_op_that_committed_twice_on_its_way);
 	tcase_add_test(tc, test_treelog_on_clean_without_mutation);
 	tcase_add_test(tc, test_treelog_on_fsync_oracle_catches_unflushed_commit);
 	tcase_add_test(tc, test_treelog_mutation_drop_item_caught);
