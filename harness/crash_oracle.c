@@ -821,13 +821,15 @@ static int build_state(const struct camp *c, const struct wl *w,
 static int write_probe(struct zcow_fs *fs, uint8_t *tmp)
 {
 	struct zcow_file *f = NULL;
+	int64_t n;
 	int ret, r2;
 
 	ret = zcow_open(fs, "/.zcrash", O_RDWR | O_CREAT, &f);
 	if (ret)
 		return ret;
 	zcrash_fill(tmp, 2 * BLK, 99, 0);
-	ret = zcow_pwrite(f, tmp, 2 * BLK, 0) < 0 ? -EIO : 0;
+	n = zcow_pwrite(f, tmp, 2 * BLK, 0);
+	ret = n < 0 ? (int)n : n == 2 * BLK ? 0 : -EIO;
 	r2 = zcow_close(f);
 	if (!ret)
 		ret = r2;

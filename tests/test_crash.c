@@ -222,6 +222,23 @@ START_TEST(test_repro_op_that_committed_twice_on_its_way)
 }
 END_TEST
 
+/*
+ * The write after recovery (oracle 1) reports its own errno: an ENOSPC of
+ * the recovered fs, which the oracle allows, was reported as an EIO and
+ * a violation (every such state of the full crash-hotcold campaign).
+ */
+START_TEST(test_repro_write_after_recovery_keeps_its_errno)
+{
+	struct zcrash_opts o = { .is_quiet = true, .no_results = true,
+		.repro = "configs/crash-hotcold.scenario w=0 treelog=on cut=persist=93 loss=keep seed=1" };
+	struct zcrash_summary sum;
+
+	ck_assert_int_eq(zcrash_run(NULL, &o, &sum), 0);
+	ck_assert_uint_eq(sum.tried, 1);
+	ck_assert_uint_eq(sum.violations, 0);
+}
+END_TEST
+
 START_TEST(test_repro_line)
 {
 	struct zcrash_opts o = { .is_quiet = true, .no_results = true,
@@ -549,6 +566,7 @@ Suite *crash_suite(void)
 	tcase_add_test(tc, test_mutation_sb_flush_caught);
 	tcase_add_test(tc, test_repro_line);
 	tcase_add_test(tc, test_repro_op_that_committed_twice_on_its_way);
+	tcase_add_test(tc, test_repro_write_after_recovery_keeps_its_errno);
 	tcase_add_test(tc, test_treelog_on_clean_without_mutation);
 	tcase_add_test(tc, test_treelog_on_fsync_oracle_catches_unflushed_commit);
 	tcase_add_test(tc, test_treelog_mutation_drop_item_caught);
