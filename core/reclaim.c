@@ -20,8 +20,9 @@
  *                 when nothing in it is used.
  *
  * A candidate is a data or metadata group written to its capacity (or
- * finished), with freed bytes and nothing reserved or unwritten in it;
- * never a system group, the tree-log group or the data relocation group.
+ * finished), or a data group partly written that no data slot fills,
+ * with freed bytes and nothing reserved or unwritten in it; never a
+ * system group, the tree-log group or the data relocation group.
  * The data a pass moves must fit the relocation group and the one zone it
  * may take (zcow_reloc_room()); every pass ends with the commits that make
  * the copies durable and then reset the emptied zones.
@@ -110,7 +111,8 @@ uint64_t zcow_reclaimable(struct zcow_fs *fs)
 	return sum;
 }
 
-/* A candidate, written full unless @may_be_open (balance). */
+/* A candidate: written full, or (data) open with no slot filling it;
+ * @may_be_open (balance): any group with data that no slot fills. */
 static bool is_candidate(struct zcow_fs *fs, const struct zcow_bg *bg,
 			 bool may_be_open)
 {
@@ -128,14 +130,18 @@ static bool is_candidate(struct zcow_fs *fs, const struct zcow_bg *bg,
 	 * running transaction in it). */
 	if (type == ZCOW_BG_METADATA && bg->alloc_offset > bg->meta_wp)
 		return false;
-	if (may_be_open) {
-		for (s = 0; fl && s < fl->data_zones; s++)
-			if (fl->data_active[s] == bg->start &&
-			    bg->alloc_offset + unit <= bg->capacity)
-				return false;	/* being filled */
+	for (s = 0; fl && s < fl->data_zones; s++)
+		if (fl->data_active[s] == bg->start &&
+		    bg->alloc_offset + unit <= bg->capacity)
+			return false;	/* being filled */
+	if (may_be_open)
 		return bg->alloc_offset > 0;
-	}
-	return bg->alloc_offset + unit > bg->capacity && zcow_bg_garbage(bg);
+	if (bg->alloc_offset + unit > bg->capacity)
+		return zcow_bg_garbage(bg);
+	/* Open, and no slot fills it (left by a mount, or a relocation
+	 * group replaced): it may wait long for a write. */
+	return type == ZCOW_BG_DATA && bg->alloc_offset &&
+	       zcow_bg_garbage(bg);
 }
 
 bool zcow_reclaim_is_candidate(struct zcow_fs *fs, const struct zcow_bg *bg)

@@ -663,6 +663,62 @@ START_TEST(test_reclaim_counts_groups_moved_when_the_last_finds_no_room)
 }
 END_TEST
 
+static bool is_victim(struct zcow_fs *fs, uint64_t start)
+{
+	struct zcow_bg **v = NULL;
+	uint64_t nr = 0, i;
+	bool found = false;
+
+	pthread_mutex_lock(&fs->files->lock);
+	ck_assert_int_eq(zcow_reclaim_victims(fs, &v, &nr), 0);
+	for (i = 0; i < nr; i++)
+		found |= v[i]->start == start;
+	pthread_mutex_unlock(&fs->files->lock);
+	free(v);
+	return found;
+}
+
+/*
+ * A data group left partly written, that no data slot fills (after a
+ * mount, or a relocation group replaced), is a candidate once it holds
+ * garbage: a recovered fs whose free zones are down to the reserve had
+ * nothing to clean while every group with garbage was such a one (ENOSPC
+ * on the first write after recovery, with a third of the device free of
+ * live data).  A group a slot fills is not a candidate; relocating the
+ * open group finishes its zone, and the file reads back.
+ */
+START_TEST(test_reclaim_takes_open_groups_no_slot_fills)
+{
+	struct zcow_mount_opts mo = { .reclaim = ZCOW_RECLAIM_GREEDY,
+				      .data_zones = 1 };
+	struct zcow_fs *fs = sim_fs(32, 0, &mo);
+	struct zcow_bg *bg;
+	uint64_t start;
+
+	put(fs, "/a", 0, 2 * MiB, 1);
+	put(fs, "/a", 0, MiB, 2);
+	ck_assert_int_eq(zcow_sync(fs), 0);
+	bg = data_bg_of(fs, "/a", MiB);
+	ck_assert_ptr_eq(bg, data_bg_of(fs, "/a", 0));
+	ck_assert_uint_eq(bg->alloc_offset, 3 * MiB);
+	ck_assert_uint_eq(bg->used, 2 * MiB);
+	start = bg->start;
+	ck_assert(!is_victim(fs, start));	/* the slot fills it */
+
+	fs = remount(fs, &mo);
+	ck_assert(is_victim(fs, start));	/* no slot fills it */
+	pthread_mutex_lock(&fs->files->lock);
+	bg = zcow_bg_lookup(fs, start);
+	ck_assert_int_eq(zcow_relocate_bgs_locked(fs, &bg, 1), 0);
+	pthread_mutex_unlock(&fs->files->lock);
+	ck_assert_ptr_null(zcow_bg_lookup(fs, start));
+	expect(fs, "/a", 0, MiB, 2);
+	expect(fs, "/a", MiB, MiB, 1);
+	expect_clean(fs);
+	close_fs(fs);
+}
+END_TEST
+
 /*
  * reclaim_high=N: the free zones a greedy pass stops at.  Out-of-range
  * values are refused by the parser and by mount, and so are reclaim_high
@@ -959,6 +1015,7 @@ Suite *reclaim_suite(void)
 	tcase_add_test(tc, test_reclaim_gives_the_zone_back_when_room_is_enough);
 	tcase_add_test(tc,
 		       test_reclaim_counts_groups_moved_when_the_last_finds_no_room);
+	tcase_add_test(tc, test_reclaim_takes_open_groups_no_slot_fills);
 	tcase_add_test(tc, test_reclaim_balance_usage);
 	tcase_add_test(tc, test_reclaim_high_watermark);
 	tcase_add_test(tc, test_reclaim_system_groups_removed);
