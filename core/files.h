@@ -118,7 +118,8 @@ struct zcow_files {
 	 * last two commits that saw overwrites; ow_age_sum / nr_ow: the ages
 	 * of the blocks overwritten since the last commit.  gen_clock[i]:
 	 * fs->alloc_clock when transaction gen_base + i began (the write
-	 * time of data of that generation), nr_gen of them.
+	 * time of data of that generation), nr_gen of them, at most
+	 * ZCOW_HOTCOLD_MAX_GENS (the older half is dropped then).
 	 */
 	bool hotcold;
 	uint64_t hot_age;

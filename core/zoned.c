@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <string.h>
 
 #include "files.h"
 #include "grow.h"
@@ -410,8 +411,9 @@ int zcow_zoned_pick_data_bg_temp(struct zcow_fs *fs, uint64_t ino,
  * write to its reclaim, shorter here than a hot block's lifetime: half
  * the hot writes went cold), and ages dated by the replaced block's group
  * (relocation re-dates cold data, so the mean age was a fifth of the
- * true one).  The clocks are in memory: after a mount all older data
- * counts as written at clock 0.
+ * true one).  The clocks are in memory, those of the newest
+ * ZCOW_HOTCOLD_MAX_GENS transactions: after a mount all older data, and
+ * data of a transaction dropped, counts as written at clock 0.
  */
 bool zcow_zoned_overwrite_is_hot(struct zcow_fs *fs, uint64_t gen)
 {
@@ -433,8 +435,19 @@ void zcow_zoned_note_transid(struct zcow_fs *fs)
 
 	/* gen_clock[i] is transaction gen_base + 1 + i; the first one (the
 	 * mount's) began at clock 0. */
-	if (!fl || !fl->hotcold || ZCOW_GROW_ONE(&fl->gen_clock, fl->nr_gen,
-						  &fl->cap_gen))
+	if (!fl || !fl->hotcold)
+		return;
+	if (fl->nr_gen == ZCOW_HOTCOLD_MAX_GENS) {
+		/* The older half goes: its data counts as written before
+		 * the mount (the oldest, cold). */
+		uint64_t half = ZCOW_HOTCOLD_MAX_GENS / 2;
+
+		memmove(fl->gen_clock, fl->gen_clock + half,
+			(fl->nr_gen - half) * sizeof(*fl->gen_clock));
+		fl->nr_gen -= half;
+		fl->gen_base += half;
+	}
+	if (ZCOW_GROW_ONE(&fl->gen_clock, fl->nr_gen, &fl->cap_gen))
 		return;
 	fl->gen_clock[fl->nr_gen++] = fs->alloc_clock;
 }

@@ -158,6 +158,9 @@ int zcow_zoned_pick_data_bg_temp(struct zcow_fs *fs, uint64_t ino,
  */
 bool zcow_zoned_overwrite_is_hot(struct zcow_fs *fs, uint64_t gen);
 
+/* Transactions whose begin clocks hotcold=on keeps (the newest ones). */
+#define ZCOW_HOTCOLD_MAX_GENS 65536u
+
 /* Transaction fs->transid begins (core/transaction.c): note the clock. */
 void zcow_zoned_note_transid(struct zcow_fs *fs);
 

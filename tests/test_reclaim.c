@@ -968,6 +968,41 @@ START_TEST(test_reclaim_hotcold_places_by_age)
 }
 END_TEST
 
+/*
+ * hotcold=on keeps the write clocks of the last ZCOW_HOTCOLD_MAX_GENS
+ * transactions only, so that hours of commits do not grow it: data of an
+ * older transaction counts as written before the mount (the oldest,
+ * cold); the newest transaction's data is still dated.
+ */
+START_TEST(test_reclaim_hotcold_clocks_bounded)
+{
+	struct zcow_mount_opts mo = quiet;
+	struct zcow_files *fl;
+	struct zcow_fs *fs;
+	uint64_t i, newest;
+
+	mo.data_zones = 2;
+	mo.hotcold = true;
+	fs = sim_fs(32, 0, &mo);
+	fl = fs->files;
+	pthread_mutex_lock(&fl->lock);
+	for (i = 0; i < ZCOW_HOTCOLD_MAX_GENS + 1000; i++) {
+		fs->alloc_clock += BS;
+		zcow_zoned_note_transid(fs);
+	}
+	ck_assert_uint_le(fl->nr_gen, ZCOW_HOTCOLD_MAX_GENS);
+	ck_assert_uint_ge(fl->nr_gen, ZCOW_HOTCOLD_MAX_GENS / 2);
+	newest = fl->gen_base + fl->nr_gen;
+	fl->hot_age = 10 * BS;
+	ck_assert(zcow_zoned_overwrite_is_hot(fs, newest));
+	ck_assert(zcow_zoned_overwrite_is_hot(fs, newest - 8));
+	ck_assert(!zcow_zoned_overwrite_is_hot(fs, newest - 11));
+	ck_assert(!zcow_zoned_overwrite_is_hot(fs, fl->gen_base));
+	pthread_mutex_unlock(&fl->lock);
+	close_fs(fs);
+}
+END_TEST
+
 /* hotcold=on needs a hot and a cold slot: refused with one. */
 START_TEST(test_reclaim_hotcold_needs_two_slots)
 {
@@ -1017,6 +1052,7 @@ Suite *reclaim_suite(void)
 	tcase_add_test(tc, test_reclaim_system_groups_removed);
 	tcase_add_test(tc, test_reclaim_hotcold_places_by_age);
 	tcase_add_test(tc, test_reclaim_hotcold_needs_two_slots);
+	tcase_add_test(tc, test_reclaim_hotcold_clocks_bounded);
 	suite_add_tcase(s, tc);
 	return s;
 }
