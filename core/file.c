@@ -14,7 +14,8 @@
  *   3. reserve (write_reserve), per command, under the fs lock: the
  *      metadata its items need, then a data block group and the part of
  *      the piece it has room for (at least one block; up to data_zones
- *      groups are filled at once, inode I writes to slot I % data_zones:
+ *      groups are filled at once, inode I writes to slot I % data_zones,
+ *      hotcold=on by the age of what it replaces too:
  *      the zoned policy picks the group, zcow_zoned_pick_data_bg() in
  *      core/zoned.c), that many bytes reserved at its allocation offset
  *      (strictly sequential accounting) and the write counted in flight
@@ -501,21 +502,17 @@ int zcow_rsv_fs_items(struct zcow_fs *fs, struct zcow_tree *tree,
 	return zcow_rsv_nodes(fs, tree, nr_items, RSV_FS_ITEM, nodes_ret);
 }
 
-int zcow_rsv_drop_extents_locked(struct zcow_fs *fs, struct zcow_tree *tree,
-				 uint64_t ino, uint64_t from, uint64_t to,
-				 uint64_t *nodes_ret)
+/* What dropping the @nr file extents @v changes (below). */
+static int rsv_drop_fexts(struct zcow_fs *fs, struct zcow_tree *tree,
+			  const struct zcow_fext *v, uint64_t nr,
+			  uint64_t *nodes_ret)
 {
-	struct zcow_fext *v = NULL;
-	uint64_t nr = 0, csum = 0, i;
+	uint64_t csum = 0, i;
 	int err;
 
-	err = collect_extents_locked(tree, ino, from, to, &v, &nr);
-	if (err)
-		return err;
 	for (i = 0; i < nr; i++)
 		if (RSV_CSUM_ITEM(v[i].disk_num_bytes) > csum)
 			csum = RSV_CSUM_ITEM(v[i].disk_num_bytes);
-	free(v);
 	if (!nr)
 		return 0;
 	/* Per extent: its item and a split tail (fs tree), its reference
@@ -529,15 +526,38 @@ int zcow_rsv_drop_extents_locked(struct zcow_fs *fs, struct zcow_tree *tree,
 	return err;
 }
 
-/* A data write of @len bytes at @off: its extent item, checksums, file
- * extent and inode item, and what it replaces. */
+int zcow_rsv_drop_extents_locked(struct zcow_fs *fs, struct zcow_tree *tree,
+				 uint64_t ino, uint64_t from, uint64_t to,
+				 uint64_t *nodes_ret)
+{
+	struct zcow_fext *v = NULL;
+	uint64_t nr = 0;
+	int err;
+
+	err = collect_extents_locked(tree, ino, from, to, &v, &nr);
+	if (!err)
+		err = rsv_drop_fexts(fs, tree, v, nr, nodes_ret);
+	free(v);
+	return err;
+}
+
+/*
+ * A data write of @len bytes at @off: its extent item, checksums, file
+ * extent and inode item, and what it replaces.  hotcold=on: *@gen_ret is
+ * the generation of the live data the write's first block replaces (its
+ * file extent's, kept through relocation), 0 when it replaces none (a
+ * hole, past the end: new data).
+ */
 static int rsv_write_locked(struct zcow_file *f, uint64_t off, uint64_t len,
-			    uint64_t *nodes_ret)
+			    uint64_t *nodes_ret, uint64_t *gen_ret)
 {
 	struct zcow_fs *fs = f->fs;
+	struct zcow_fext *v = NULL;
+	uint64_t nr = 0;
 	int err;
 
 	*nodes_ret = 0;
+	*gen_ret = 0;
 	err = zcow_rsv_fs_items(fs, f->tree, 2, nodes_ret);
 	if (!err)
 		err = zcow_rsv_nodes(fs, &fs->extent_tree, 1, RSV_EXTENT_ITEM,
@@ -546,8 +566,14 @@ static int rsv_write_locked(struct zcow_file *f, uint64_t off, uint64_t len,
 		err = zcow_rsv_nodes(fs, &fs->csum_tree, 1, RSV_CSUM_ITEM(len),
 				     nodes_ret);
 	if (!err)
-		err = zcow_rsv_drop_extents_locked(fs, f->tree, f->ino, off,
-						   off + len, nodes_ret);
+		err = collect_extents_locked(f->tree, f->ino, off, off + len,
+					     &v, &nr);
+	if (!err)
+		err = rsv_drop_fexts(fs, f->tree, v, nr, nodes_ret);
+	if (!err && fs->files->hotcold && nr && v[0].disk_bytenr &&
+	    v[0].file_off <= off)
+		*gen_ret = v[0].generation;
+	free(v);
 	return err;
 }
 
@@ -714,29 +740,6 @@ struct write_cmd {
 };
 
 /*
- * hotcold=on: is a write at @off hot?  When it replaces a live block of
- * the file, the zoned policy answers from the age of that block's data
- * (its file extent's generation: zcow_zoned_overwrite_is_hot); new data
- * (a hole, past the end) is cold.  A lookup error answers cold: it
- * decides placement only.
- */
-static bool write_is_hot_locked(struct zcow_file *f, uint64_t off)
-{
-	struct zcow_fext *v = NULL;
-	uint64_t nr = 0;
-	bool hot = false;
-
-	if (!f->fs->files->hotcold)
-		return false;
-	if (!collect_extents_locked(f->tree, f->ino, off, off + BS, &v,
-				    &nr) &&
-	    nr && v[0].disk_bytenr && v[0].file_off <= off)
-		hot = zcow_zoned_overwrite_is_hot(f->fs, v[0].generation);
-	free(v);
-	return hot;
-}
-
-/*
  * Step 3 of the header, reserve: under the fs lock, the metadata the
  * write's items need, then a data group picked by the zoned policy and
  * the part of wc->len it has room for (wc->len becomes that part: all of
@@ -750,7 +753,7 @@ static int write_reserve(struct write_cmd *wc)
 	struct zcow_file *f = wc->f;
 	struct zcow_fs *fs = f->fs;
 	struct zcow_files *fl = fs->files;
-	uint64_t nodes, len = wc->len, part = 0;
+	uint64_t nodes, gen = 0, len = wc->len, part = 0;
 	struct zcow_bg *bg = NULL;
 	bool plain = !fl->zone_append;
 	pthread_mutex_t *plock = NULL, *want;
@@ -764,12 +767,15 @@ static int write_reserve(struct write_cmd *wc)
 		 * could not be added (checked again after the write, for the
 		 * part: its items are no larger than the whole's). */
 		if (!err)
-			err = rsv_write_locked(f, wc->off, len, &nodes);
+			err = rsv_write_locked(f, wc->off, len, &nodes, &gen);
 		if (!err)
 			err = zcow_meta_reserve_locked(fs, nodes, false);
+		/* hotcold=on: an overwrite is placed by the age of what it
+		 * replaces, new data is cold. */
 		if (!err)
-			err = zcow_zoned_pick_data_bg_temp(
-				fs, f->ino, write_is_hot_locked(f, wc->off),
+			err = zcow_zoned_pick_data_bg(
+				fs, f->ino,
+				gen && zcow_zoned_overwrite_is_hot(fs, gen),
 				len, &bg, &part);
 		if (err || !plain)
 			break;
@@ -865,7 +871,7 @@ static int write_record(struct write_cmd *wc)
 	struct zcow_fs *fs = f->fs;
 	struct zcow_files *fl = fs->files;
 	uint64_t len = wc->len, off = wc->off, landed = wc->landed;
-	uint64_t dropped = 0, nodes;
+	uint64_t dropped = 0, nodes, gen;
 	struct zcow_inode in;
 	struct zcow_fext fe;
 	int err;
@@ -876,7 +882,7 @@ static int write_record(struct write_cmd *wc)
 	 * the write fails here, before any item changed; its data bytes
 	 * become unusable.
 	 */
-	err = rsv_write_locked(f, off, len, &nodes);
+	err = rsv_write_locked(f, off, len, &nodes, &gen);
 	if (!err)
 		err = zcow_meta_reserve_locked(fs, nodes, false);
 	if (err) {

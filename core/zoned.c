@@ -317,16 +317,9 @@ static uint32_t data_slot(const struct zcow_files *fl, uint64_t ino,
 	return is_hot ? cold + (uint32_t)(ino % hot) : (uint32_t)(ino % cold);
 }
 
-int zcow_zoned_pick_data_bg(struct zcow_fs *fs, uint64_t ino, uint64_t len,
-			    struct zcow_bg **bg_ret, uint64_t *len_ret)
-{
-	return zcow_zoned_pick_data_bg_temp(fs, ino, false, len, bg_ret,
-					    len_ret);
-}
-
-int zcow_zoned_pick_data_bg_temp(struct zcow_fs *fs, uint64_t ino,
-				 bool is_hot, uint64_t len,
-				 struct zcow_bg **bg_ret, uint64_t *len_ret)
+int zcow_zoned_pick_data_bg(struct zcow_fs *fs, uint64_t ino, bool is_hot,
+			    uint64_t len, struct zcow_bg **bg_ret,
+			    uint64_t *len_ret)
 {
 	struct zcow_files *fl = fs->files;
 	uint32_t slot = data_slot(fl, ino, is_hot);
@@ -415,14 +408,23 @@ int zcow_zoned_pick_data_bg_temp(struct zcow_fs *fs, uint64_t ino,
  * ZCOW_HOTCOLD_MAX_GENS transactions: after a mount all older data, and
  * data of a transaction dropped, counts as written at clock 0.
  */
-bool zcow_zoned_overwrite_is_hot(struct zcow_fs *fs, uint64_t gen)
+/* Alloc clock bytes since transaction @gen began (0 before the mount or
+ * dropped: the oldest). */
+static uint64_t data_age(const struct zcow_fs *fs, uint64_t gen)
 {
-	struct zcow_files *fl = fs->files;
-	uint64_t born = 0, age;
+	const struct zcow_files *fl = fs->files;
+	uint64_t born = 0;
 
 	if (gen > fl->gen_base && gen - fl->gen_base - 1 < fl->nr_gen)
 		born = fl->gen_clock[gen - fl->gen_base - 1];
-	age = fs->alloc_clock - born;
+	return fs->alloc_clock - born;
+}
+
+bool zcow_zoned_overwrite_is_hot(struct zcow_fs *fs, uint64_t gen)
+{
+	struct zcow_files *fl = fs->files;
+	uint64_t age = data_age(fs, gen);
+
 	fl->ow_age_sum += (double)age;
 	fl->nr_ow++;
 	fl->nr_ow_hot += age < fl->hot_age;

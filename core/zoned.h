@@ -116,7 +116,12 @@ uint32_t zcow_zoned_data_zones(struct zcow_fs *fs, uint32_t want,
  * a write at a block group's end, so that every zone is filled to its
  * capacity).  Nothing is reserved yet; the caller reserves *len_ret at the
  * allocation offset with zcow_bg_reserve_in() under the same lock hold.
- * Slot ino % data_zones keeps its group while it has room for a block;
+ * The write's slot is ino % data_zones, or with hotcold=on, by the
+ * predicted temperature @is_hot: ino % the cold slots (data_zones -
+ * data_zones / 2) or data_zones - data_zones / 2 + ino % the hot slots
+ * (data_zones / 2), and a group a hot slot starts filling is marked
+ * is_hot (with hotcold=off @is_hot is ignored).
+ * The slot keeps its group while it has room for a block;
  * else the lowest group with room no other slot holds; else a new data
  * chunk while fewer than data_zones data groups are open (a group
  * allocated to its capacity is open until its last write lands: then its
@@ -131,19 +136,9 @@ uint32_t zcow_zoned_data_zones(struct zcow_fs *fs, uint32_t want,
  * Returns 0, *bg_ret and *len_ret, -ENOSPC, -EROFS, or a chunk/commit
  * errno.
  */
-int zcow_zoned_pick_data_bg(struct zcow_fs *fs, uint64_t ino, uint64_t len,
-			    struct zcow_bg **bg_ret, uint64_t *len_ret);
-
-/*
- * The same for a write of predicted temperature @is_hot: with hotcold=on
- * the slot is ino % the cold slots (data_zones - data_zones / 2) or
- * data_zones - data_zones / 2 + ino % the hot slots (data_zones / 2), and a
- * group a hot slot starts filling is marked is_hot; with hotcold=off
- * @is_hot is ignored.
- */
-int zcow_zoned_pick_data_bg_temp(struct zcow_fs *fs, uint64_t ino,
-				 bool is_hot, uint64_t len,
-				 struct zcow_bg **bg_ret, uint64_t *len_ret);
+int zcow_zoned_pick_data_bg(struct zcow_fs *fs, uint64_t ino, bool is_hot,
+			    uint64_t len, struct zcow_bg **bg_ret,
+			    uint64_t *len_ret);
 
 /* ---- hot and cold (hotcold=on) ---------------------------------------- */
 

@@ -82,14 +82,14 @@ START_TEST(test_zoned_each_data_slot_keeps_its_own_group)
 
 	ck_assert_uint_eq(fs->files->data_zones, 2);
 	pthread_mutex_lock(&fs->files->lock);
-	ck_assert_int_eq(zcow_zoned_pick_data_bg(fs, 256, 4096, &a, &len), 0);
-	ck_assert_int_eq(zcow_zoned_pick_data_bg(fs, 257, 4096, &b, &len), 0);
+	ck_assert_int_eq(zcow_zoned_pick_data_bg(fs, 256, false, 4096, &a, &len), 0);
+	ck_assert_int_eq(zcow_zoned_pick_data_bg(fs, 257, false, 4096, &b, &len), 0);
 	ck_assert_ptr_ne(a, b);
 	ck_assert(a->flags & ZCOW_BG_DATA);
 	ck_assert(b->flags & ZCOW_BG_DATA);
-	ck_assert_int_eq(zcow_zoned_pick_data_bg(fs, 258, 4096, &bg, &len), 0);
+	ck_assert_int_eq(zcow_zoned_pick_data_bg(fs, 258, false, 4096, &bg, &len), 0);
 	ck_assert_ptr_eq(bg, a);
-	ck_assert_int_eq(zcow_zoned_pick_data_bg(fs, 259, 4096, &bg, &len), 0);
+	ck_assert_int_eq(zcow_zoned_pick_data_bg(fs, 259, false, 4096, &bg, &len), 0);
 	ck_assert_ptr_eq(bg, b);
 	/* Sequential zones, zone append on: data goes by Zone Append. */
 	ck_assert(zcow_zoned_use_append(fs, a));
@@ -107,7 +107,7 @@ START_TEST(test_zoned_no_zone_append_mount_writes_plain)
 	uint64_t len;
 
 	pthread_mutex_lock(&fs->files->lock);
-	ck_assert_int_eq(zcow_zoned_pick_data_bg(fs, 256, 4096, &bg, &len), 0);
+	ck_assert_int_eq(zcow_zoned_pick_data_bg(fs, 256, false, 4096, &bg, &len), 0);
 	ck_assert(bg->is_seq);
 	ck_assert(!zcow_zoned_use_append(fs, bg));
 	pthread_mutex_unlock(&fs->files->lock);
@@ -537,7 +537,7 @@ START_TEST(test_zoned_pick_waits_for_full_groups_writes)
 	ck_assert_uint_eq(fl->data_zones, 4);
 	pthread_mutex_lock(&fl->lock);
 	for (i = 0; i < 4; i++) {
-		ck_assert_int_eq(zcow_zoned_pick_data_bg(fs, 256 + i, 8 * MiB,
+		ck_assert_int_eq(zcow_zoned_pick_data_bg(fs, 256 + i, false, 8 * MiB,
 							 &bg[i], &len), 0);
 		ck_assert_uint_eq(len, bg[i]->capacity);
 		ck_assert_int_eq(zcow_bg_reserve_in(fs, bg[i], len,
@@ -547,7 +547,7 @@ START_TEST(test_zoned_pick_waits_for_full_groups_writes)
 	job.logical = logical[2];
 	job.len = bg[2]->capacity;
 	ck_assert_int_eq(pthread_create(&th, NULL, release_later, &job), 0);
-	ck_assert_int_eq(zcow_zoned_pick_data_bg(fs, 256, 4096, &nb, &len),
+	ck_assert_int_eq(zcow_zoned_pick_data_bg(fs, 256, false, 4096, &nb, &len),
 			 0);
 	ck_assert(job.released);
 	for (i = 0; i < 4; i++)
