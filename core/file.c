@@ -798,6 +798,8 @@ static int write_reserve(struct write_cmd *wc)
 	}
 	if (!err)
 		err = zcow_bg_reserve_in(fs, bg, part, &wc->logical);
+	if (!err && gen)
+		zcow_zoned_note_overwrite(fs, gen);	/* once per write */
 	if (!err) {
 		err = inflight_add_locked(fl, f->root, f->ino);
 		if (err)	/* nothing written: the offset may rewind */

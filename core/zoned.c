@@ -422,13 +422,17 @@ static uint64_t data_age(const struct zcow_fs *fs, uint64_t gen)
 
 bool zcow_zoned_overwrite_is_hot(struct zcow_fs *fs, uint64_t gen)
 {
+	return data_age(fs, gen) < fs->files->hot_age;
+}
+
+void zcow_zoned_note_overwrite(struct zcow_fs *fs, uint64_t gen)
+{
 	struct zcow_files *fl = fs->files;
 	uint64_t age = data_age(fs, gen);
 
 	fl->ow_age_sum += (double)age;
 	fl->nr_ow++;
 	fl->nr_ow_hot += age < fl->hot_age;
-	return age < fl->hot_age;
 }
 
 void zcow_zoned_note_transid(struct zcow_fs *fs)

@@ -148,10 +148,14 @@ int zcow_zoned_pick_data_bg(struct zcow_fs *fs, uint64_t ino, bool is_hot,
  * i.e. was that data written less than files->hot_age ago (the mean age
  * of the data overwritten before the last commit; UINT64_MAX, every
  * overwrite hot, until a commit has seen overwrites)?  Its write time is
- * the alloc clock when transaction @gen began (0 before the mount); its
- * age counts toward the next threshold.
+ * the alloc clock when transaction @gen began (0 before the mount).
  */
 bool zcow_zoned_overwrite_is_hot(struct zcow_fs *fs, uint64_t gen);
+
+/* A write that replaces live data of generation @gen was reserved: its
+ * age counts toward the next threshold (once per write, however often
+ * the reservation looked). */
+void zcow_zoned_note_overwrite(struct zcow_fs *fs, uint64_t gen);
 
 /* Transactions whose begin clocks hotcold=on keeps (the newest ones). */
 #define ZCOW_HOTCOLD_MAX_GENS 65536u

@@ -1003,6 +1003,35 @@ START_TEST(test_reclaim_hotcold_clocks_bounded)
 }
 END_TEST
 
+/*
+ * The age of what a write replaces counts once toward the hot threshold,
+ * however often its reservation looks: with zone_append=off it looks
+ * again once the group's plain lock is held (it counted twice).
+ */
+START_TEST(test_reclaim_hotcold_counts_an_overwrite_once)
+{
+	struct zcow_mount_opts mo = quiet;
+	struct zcow_fs *fs;
+
+	mo.data_zones = 2;
+	mo.hotcold = true;
+	mo.no_zone_append = true;
+	fs = sim_fs(32, 0, &mo);
+	put(fs, "/a", 0, 64 * KiB, 1);
+	ck_assert_int_eq(zcow_sync(fs), 0);
+	ck_assert_uint_eq(fs->files->nr_ow, 0);
+	put(fs, "/a", 0, BS, 2);			/* one command */
+	ck_assert_uint_eq(fs->files->nr_ow, 1);
+	put(fs, "/a", 8 * KiB, BS, 2);
+	ck_assert_uint_eq(fs->files->nr_ow, 2);
+	put(fs, "/b", 0, BS, 1);			/* new data: none */
+	ck_assert_uint_eq(fs->files->nr_ow, 2);
+	expect(fs, "/a", 0, BS, 2);
+	expect(fs, "/a", BS, BS, 1);
+	close_fs(fs);
+}
+END_TEST
+
 /* hotcold=on needs a hot and a cold slot: refused with one. */
 START_TEST(test_reclaim_hotcold_needs_two_slots)
 {
@@ -1053,6 +1082,7 @@ Suite *reclaim_suite(void)
 	tcase_add_test(tc, test_reclaim_hotcold_places_by_age);
 	tcase_add_test(tc, test_reclaim_hotcold_needs_two_slots);
 	tcase_add_test(tc, test_reclaim_hotcold_clocks_bounded);
+	tcase_add_test(tc, test_reclaim_hotcold_counts_an_overwrite_once);
 	suite_add_tcase(s, tc);
 	return s;
 }
