@@ -1106,6 +1106,7 @@ int zcow_files_rescan(struct zcow_fs *fs)
  */
 static int check_reclaim_opts(const struct zcow_mount_opts *opts)
 {
+	const char *knob, *why;
 	int p;
 
 	if (!opts)
@@ -1121,11 +1122,6 @@ static int check_reclaim_opts(const struct zcow_mount_opts *opts)
 			 opts->reclaim_threshold);
 		return -EINVAL;
 	}
-	if (opts->reclaim_threshold && p != ZCOW_RECLAIM_THRESHOLD) {
-		zlog_err(TAG, "reclaim_threshold=%u: only reclaim=threshold has a threshold",
-			 opts->reclaim_threshold);
-		return -EINVAL;
-	}
 	if (opts->reclaim_high &&
 	    (opts->reclaim_high <= ZCOW_RECLAIM_LOW_ZONES ||
 	     opts->reclaim_high > ZCOW_RECLAIM_MAX_HIGH)) {
@@ -1134,10 +1130,11 @@ static int check_reclaim_opts(const struct zcow_mount_opts *opts)
 			 ZCOW_RECLAIM_MAX_HIGH);
 		return -EINVAL;
 	}
-	if (opts->reclaim_high && p != ZCOW_RECLAIM_DEFAULT &&
-	    p != ZCOW_RECLAIM_GREEDY && p != ZCOW_RECLAIM_COST_BENEFIT) {
-		zlog_err(TAG, "reclaim_high=%u with reclaim=%s: only greedy and cost-benefit have a watermark",
-			 opts->reclaim_high, zcow_reclaim_name(p));
+	knob = zcow_reclaim_knob_refused(p, opts->reclaim_threshold,
+					 opts->reclaim_high, &why);
+	if (knob) {
+		zlog_err(TAG, "%s with reclaim=%s: %s", knob,
+			 zcow_reclaim_name(p), why);
 		return -EINVAL;
 	}
 	return 0;

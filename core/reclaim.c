@@ -77,6 +77,23 @@ int zcow_reclaim_parse(const char *name)
 	return -EINVAL;
 }
 
+const char *zcow_reclaim_knob_refused(int policy, uint32_t threshold,
+				      uint32_t high, const char **why_ret)
+{
+	if (policy == ZCOW_RECLAIM_DEFAULT)
+		policy = ZCOW_RECLAIM_DEFAULT_POLICY;
+	if (threshold && policy != ZCOW_RECLAIM_THRESHOLD) {
+		*why_ret = "only reclaim=threshold has a threshold";
+		return "reclaim_threshold";
+	}
+	if (high && policy != ZCOW_RECLAIM_GREEDY &&
+	    policy != ZCOW_RECLAIM_COST_BENEFIT) {
+		*why_ret = "only greedy and cost-benefit have a watermark";
+		return "reclaim_high";
+	}
+	return NULL;
+}
+
 void zcow_reclaim_init(struct zcow_fs *fs, int policy, uint32_t threshold,
 		       uint32_t high)
 {

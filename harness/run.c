@@ -186,23 +186,18 @@ int zrun_settings_apply(struct zrun_settings *set, const struct zfio_kv *kv,
 int zrun_settings_check(const struct zrun_settings *set, char *err,
 			size_t len)
 {
-	int p = set->reclaim == ZCOW_RECLAIM_DEFAULT ?
-			ZCOW_RECLAIM_DEFAULT_POLICY :
-			set->reclaim;
-	char why[96];
+	const char *why, *knob = zcow_reclaim_knob_refused(
+		set->reclaim, set->reclaim_threshold, set->reclaim_high, &why);
+	char msg[96];
 
-	if (set->reclaim_threshold && p != ZCOW_RECLAIM_THRESHOLD) {
-		snprintf(why, sizeof(why), "only reclaim=threshold has a "
-			 "threshold (reclaim=%s)", zcow_reclaim_name(p));
-		return bad(err, len, &set->threshold_at, why);
-	}
-	if (set->reclaim_high && p != ZCOW_RECLAIM_GREEDY &&
-	    p != ZCOW_RECLAIM_COST_BENEFIT) {
-		snprintf(why, sizeof(why), "only greedy and cost-benefit "
-			 "have a watermark (reclaim=%s)", zcow_reclaim_name(p));
-		return bad(err, len, &set->high_at, why);
-	}
-	return 0;
+	if (!knob)
+		return 0;
+	snprintf(msg, sizeof(msg), "%s (reclaim=%s)", why,
+		 zcow_reclaim_name(set->reclaim));
+	return bad(err, len,
+		   strcmp(knob, "reclaim_threshold") ? &set->high_at :
+						       &set->threshold_at,
+		   msg);
 }
 
 int zrun_zcow_apply(struct zrun_settings *set, const struct zfio_kv *kv,

@@ -157,6 +157,15 @@ enum zcow_reclaim {
 const char *zcow_reclaim_name(int policy);
 /* The policy named @name, or -EINVAL. */
 int zcow_reclaim_parse(const char *name);
+/*
+ * A knob set that @policy (DEFAULT: the default's) does not have:
+ * "reclaim_threshold" (a @threshold but not reclaim=threshold) or
+ * "reclaim_high" (a @high but neither greedy nor cost-benefit), with
+ * the reason in *@why_ret; NULL when none.  Mount and the scenario
+ * readers refuse such options.
+ */
+const char *zcow_reclaim_knob_refused(int policy, uint32_t threshold,
+				      uint32_t high, const char **why_ret);
 
 /* What reclaim did since mount (zcow_fs_info, zcow_balance). */
 struct zcow_reclaim_stats {
