@@ -233,10 +233,11 @@ END_TEST
  * campaign where every group with garbage was a data group left open by
  * the mount: the write failed with ENOSPC (reclaim took only full groups),
  * which the probe reported as EIO, a violation.  Now such groups are
- * candidates (test_reclaim_takes_open_groups_no_slot_fills) and the probe
- * reports its own errno.
+ * candidates (test_reclaim_takes_open_groups_no_slot_fills), so the write
+ * succeeds; the probe also reports its own errno now, which this state no
+ * longer reaches.
  */
-START_TEST(test_repro_write_after_recovery_keeps_its_errno)
+START_TEST(test_repro_write_after_recovery_cleans_open_groups)
 {
 	expect_repro_clean("configs/crash-hotcold.scenario w=0 treelog=on cut=persist=93 loss=keep seed=1");
 }
@@ -569,7 +570,7 @@ Suite *crash_suite(void)
 	tcase_add_test(tc, test_mutation_sb_flush_caught);
 	tcase_add_test(tc, test_repro_line);
 	tcase_add_test(tc, test_repro_op_that_committed_twice_on_its_way);
-	tcase_add_test(tc, test_repro_write_after_recovery_keeps_its_errno);
+	tcase_add_test(tc, test_repro_write_after_recovery_cleans_open_groups);
 	tcase_add_test(tc, test_treelog_on_clean_without_mutation);
 	tcase_add_test(tc, test_treelog_on_fsync_oracle_catches_unflushed_commit);
 	tcase_add_test(tc, test_treelog_mutation_drop_item_caught);
