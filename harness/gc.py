@@ -11,7 +11,8 @@ usage: gc.py [--quick] [--results DIR] [--device SPEC] [--rho LIST]
              [--seed N (the runs' [zcow] seed, default 1)]
        gc.py --analytic RHO...
        gc.py --model RHO... [--zones N --zone-blocks B --data-zones D
-                             --low L --high H]
+                             --low L --high H --model-seed S
+                             --model-hot W/B [--model-separate]]
 
 Per device and policy a calibration run writes one file sequentially in
 4 KiB writes until ENOSPC: C, the space data can use, is the offset of
@@ -42,7 +43,10 @@ x - 1 = rho ln x.  --model runs a small idealized greedy cleaner (zones
 of B blocks, uniform random single-block overwrites of rho x D zones of
 live blocks, cleaning from `low` free zones up to `high`) and prints its
 steady WA: with low 1 and high 2 it is the textbook greedy, with zcow's
-watermarks it shows what they cost.  Python 3 standard library only;
+watermarks it shows what they cost.  --model-hot W/B sends W % of the
+overwrites to the first B % of the blocks; --model-separate writes those
+hot blocks into an open zone of their own (a separation that knows the
+hot set exactly: the most any age-based guess could give).  Python 3 standard library only;
 gnuplot on PATH for the plots.
 """
 import argparse
@@ -99,71 +103,83 @@ def analytic_wa(rho):
 
 
 def model_wa(rho, data_zones, zone_blocks, zones, low, high, fills=4,
-             seed=1):
+             seed=1, hot=None, separate=False):
     """Idealized greedy: @zones zones of @zone_blocks blocks, live blocks
-    rho x data_zones x zone_blocks written sequentially, then uniform
-    random single-block overwrites, fills x live of them.  When a zone
-    fills and at most @low zones are free, the least-live full zones are
-    cleaned (live blocks copied to a separate relocation zone) until
-    @high zones are free or a victim frees nothing.  Returns the WA over
-    the last third of the overwrites: (host + copied) / host."""
+    rho x data_zones x zone_blocks written sequentially, then random
+    single-block overwrites, fills x live of them: uniform, or with
+    @hot = (W, B) W percent of them to the first B percent of the blocks
+    (fio's zoned:W/B:(100-W)/(100-B)).  When a zone fills and at most
+    @low zones are free, the least-live full zones are cleaned (live
+    blocks copied to a separate relocation zone) until @high zones are
+    free or a victim frees nothing.  @separate: overwrites of the hot
+    blocks go to a zone of their own (a separation that knows the hot
+    set).  Returns the WA over the last third of the overwrites:
+    (host + copied) / host."""
     rnd = random.Random(seed)
     live = int(rho * data_zones * zone_blocks)
+    nhot = live * hot[1] // 100 if hot else 0
     zl = [0] * zones
     zb = [[] for _ in range(zones)]
     where = [0] * live
     free = list(range(zones))
     full = set()
+    # open zones: user (cold), hot, relocation: [zone, next block]
+    slot = {"user": [None, zone_blocks], "hot": [None, zone_blocks],
+            "reloc": [None, zone_blocks]}
 
     def put(b, z):
         where[b] = z
         zl[z] += 1
         zb[z].append(b)
 
-    cur, pos = free.pop(), 0
+    def take(name):
+        o = slot[name]
+        if o[1] == zone_blocks:
+            if o[0] is not None:
+                full.add(o[0])
+            o[0], o[1] = free.pop(), 0
+        o[1] += 1
+        return o[0]
+
+    def clean():
+        while len(free) <= low or len(free) < high:
+            v = min(full, key=lambda z: zl[z]) if full else None
+            if v is None or (zl[v] >= zone_blocks - 1 and free):
+                break       # frees (almost) nothing
+            full.discard(v)
+            for b in zb[v]:
+                if where[b] == v:
+                    put(b, take("reloc"))
+                    stats[1] += 1
+            zl[v] = 0
+            zb[v] = []
+            free.insert(0, v)
+
+    stats = [0, 0]      # host, copied
     for b in range(live):
-        if pos == zone_blocks:
-            full.add(cur)
-            cur, pos = free.pop(), 0
-        put(b, cur)
-        pos += 1
-    rcur, rpos = None, zone_blocks
-    cleaning = False
-    host = copied = 0
+        put(b, take("user"))
     n = int(fills * live)
     h0 = c0 = 0
     for i in range(n):
-        if pos == zone_blocks:
-            full.add(cur)
-            while len(free) <= low or (cleaning and len(free) < high):
-                cleaning = True
-                v = min(full, key=lambda z: zl[z])
-                if zl[v] >= zone_blocks - 1 and free:
-                    break       # frees (almost) nothing
-                full.discard(v)
-                for b in zb[v]:
-                    if where[b] != v:
-                        continue
-                    if rpos == zone_blocks:
-                        if rcur is not None:
-                            full.add(rcur)
-                        rcur, rpos = free.pop(), 0
-                    put(b, rcur)
-                    rpos += 1
-                    copied += 1
-                zl[v] = 0
-                zb[v] = []
-                free.insert(0, v)
-            cleaning = False
-            cur, pos = free.pop(), 0
-        b = rnd.randrange(live)
+        if hot and rnd.random() < hot[0] / 100.0:
+            b = rnd.randrange(nhot)
+        elif hot:
+            b = nhot + rnd.randrange(live - nhot)
+        else:
+            b = rnd.randrange(live)
+        name = "hot" if separate and b < nhot else "user"
+        o = slot[name]
+        if o[1] == zone_blocks and o[0] is not None:
+            full.add(o[0])      # full: a candidate before the next is taken
+            o[0] = None
+            if len(free) <= low:
+                clean()
         zl[where[b]] -= 1
-        put(b, cur)
-        pos += 1
-        host += 1
+        put(b, take(name))
+        stats[0] += 1
         if i == n * 2 // 3:
-            h0, c0 = host, copied
-    return 1.0 + (copied - c0) / max(1, host - h0)
+            h0, c0 = stats
+    return 1.0 + (stats[1] - c0) / max(1, stats[0] - h0)
 
 
 # ---- running zcow --------------------------------------------------------
@@ -448,6 +464,9 @@ def main():
     ap.add_argument("--data-zones", type=int, default=50)
     ap.add_argument("--low", type=int, default=1)
     ap.add_argument("--high", type=int, default=2)
+    ap.add_argument("--model-hot", metavar="W/B")
+    ap.add_argument("--model-separate", action="store_true")
+    ap.add_argument("--model-seed", type=int, default=1)
     a = ap.parse_args()
 
     if a.analytic:
@@ -455,9 +474,20 @@ def main():
             print("%.2f %.2f" % (rho, analytic_wa(rho)))
         return 0
     if a.model:
+        hot = None
+        if a.model_hot:
+            m = re.fullmatch(r"(\d+)/(\d+)", a.model_hot)
+            if not m or not (0 < int(m.group(1)) < 100 and
+                             0 < int(m.group(2)) < 100):
+                ap.error("--model-hot %s: need W/B, percentages in 1..99"
+                         % a.model_hot)
+            hot = (int(m.group(1)), int(m.group(2)))
+        elif a.model_separate:
+            ap.error("--model-separate needs --model-hot")
         for rho in a.model:
             print("%.2f %.3f %.3f" % (rho, model_wa(
-                rho, a.data_zones, a.zone_blocks, a.zones, a.low, a.high),
+                rho, a.data_zones, a.zone_blocks, a.zones, a.low, a.high,
+                seed=a.model_seed, hot=hot, separate=a.model_separate),
                 analytic_wa(rho)))
         return 0
 
