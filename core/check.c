@@ -38,6 +38,7 @@ struct ck_range {
 	uint64_t start;
 	uint64_t len;
 	uint64_t val;		/* bg item: used; chunk: physical */
+	uint64_t devid;		/* chunk, device extent: the device */
 };
 
 #define ARR(type, name) \
@@ -55,6 +56,7 @@ struct ck {
 	ARR(struct ck_range, bgis);
 	ARR(struct ck_range, chunks);
 	ARR(struct ck_range, devexts);
+	uint64_t nr_dev_items;		/* DEV_ITEMs of devices of the fs */
 	ARR(struct ck_range, roots);	/* start = objectid, len = bytenr,
 					 * val = gen << 8 | level */
 	uint64_t *zone_wp;		/* per in-memory bg */
@@ -144,13 +146,15 @@ static void log_item(struct ck *ck, const struct zcow_key *k, const uint8_t *d,
 			return;	/* a hole */
 		r = PUSH(ck, log_exts);
 		if (r)
-			*r = (struct ck_range){ get64(d + 21), get64(d + 29),
-						k->objectid };
+			*r = (struct ck_range){ .start = get64(d + 21),
+						.len = get64(d + 29),
+						.val = k->objectid };
 		return;
 	case ZCOW_EXTENT_CSUM_KEY:
 		r = PUSH(ck, log_csums);
 		if (r)
-			*r = (struct ck_range){ k->offset, size, 0 };
+			*r = (struct ck_range){ .start = k->offset,
+						.len = size };
 		return;
 	case ZCOW_INODE_ITEM_KEY:
 	case ZCOW_INODE_REF_KEY:
@@ -187,7 +191,17 @@ static void leaf_item(struct ck *ck, uint64_t owner, const struct zcow_key *k,
 			r = PUSH(ck, chunks);
 			if (r)
 				*r = (struct ck_range){ bg.start, bg.length,
-							bg.physical };
+							bg.physical, bg.devid };
+			if (!zcow_fs_device(ck->fs, bg.devid))
+				problem(ck, "chunk %" PRIu64 ": on devid %" PRIu64 ", not a device of this file system",
+					bg.start, bg.devid);
+		} else if (k->type == ZCOW_DEV_ITEM_KEY &&
+			   k->objectid == ZCOW_DEV_ITEMS_OBJECTID) {
+			if (!zcow_fs_device(ck->fs, k->offset))
+				problem(ck, "device item of devid %" PRIu64 ": not a device of this file system",
+					k->offset);
+			else
+				ck->nr_dev_items++;
 		}
 		break;
 	case ZCOW_DEV_TREE_OBJECTID:
@@ -196,7 +210,8 @@ static void leaf_item(struct ck *ck, uint64_t owner, const struct zcow_key *k,
 			if (r)
 				*r = (struct ck_range){ get64(d + 16),
 							get64(d + 24),
-							k->offset };
+							k->offset,
+							k->objectid };
 		}
 		break;
 	case ZCOW_ROOT_TREE_OBJECTID:
@@ -204,16 +219,18 @@ static void leaf_item(struct ck *ck, uint64_t owner, const struct zcow_key *k,
 			r = PUSH(ck, roots);
 			if (r)
 				*r = (struct ck_range){
-					k->objectid, get64(d + 176),
-					get64(d + 160) << 8 | d[238] };
+					.start = k->objectid,
+					.len = get64(d + 176),
+					.val = get64(d + 160) << 8 | d[238] };
 		}
 		break;
 	case ZCOW_EXTENT_TREE_OBJECTID:
 		if (k->type == ZCOW_BLOCK_GROUP_ITEM_KEY && size >= 24) {
 			r = PUSH(ck, bgis);
 			if (r)
-				*r = (struct ck_range){ k->objectid, k->offset,
-							get64(d) };
+				*r = (struct ck_range){ .start = k->objectid,
+							.len = k->offset,
+							.val = get64(d) };
 		} else if (k->type == ZCOW_METADATA_ITEM_KEY ||
 			   k->type == ZCOW_EXTENT_ITEM_KEY) {
 			if (size < 24) {
@@ -418,7 +435,8 @@ static void cross_check(struct ck *ck)
 		for (j = 0; j < ck->nr_devexts; j++)
 			if (ck->devexts[j].start == c->start &&
 			    ck->devexts[j].len == c->len &&
-			    ck->devexts[j].val == c->val)
+			    ck->devexts[j].val == c->val &&
+			    ck->devexts[j].devid == c->devid)
 				has_de = true;
 		if (!has_de)
 			problem(ck, "chunk %" PRIu64 " has no matching device extent",
@@ -427,6 +445,9 @@ static void cross_check(struct ck *ck)
 			problem(ck, "chunk %" PRIu64 " has no matching block group item",
 				c->start);
 	}
+	if (ck->nr_dev_items != ck->fs->nr_devs)
+		problem(ck, "%" PRIu64 " device items for %u devices",
+			ck->nr_dev_items, ck->fs->nr_devs);
 	if (ck->nr_devexts != ck->nr_chunks)
 		problem(ck, "%" PRIu64 " device extents for %" PRIu64 " chunks",
 			ck->nr_devexts, ck->nr_chunks);
@@ -548,7 +569,8 @@ static void check_zones(struct ck *ck)
 			struct zdev_zone z;
 
 			/* an unreportable zone: zcow_check() names it */
-			if (zdev_report_zone(fs->dev, bg->physical + off, &z))
+			if (zdev_report_zone(zcow_bg_zdev(bg), bg->physical + off,
+					     &z))
 				return;
 			is_lost = z.cond == ZDEV_COND_OFFLINE ||
 				  z.cond == ZDEV_COND_READONLY;
@@ -556,7 +578,8 @@ static void check_zones(struct ck *ck)
 		}
 		if (!is_lost && bg->item_used > written)
 			problem(ck, "block group %" PRIu64 " (zone %" PRIu64 ") referenced with %" PRIu64 " used bytes, zone holds %" PRIu64 " (reset too early?)",
-				bg->start, zdev_zone_no(fs->dev, bg->physical),
+				bg->start,
+				zdev_zone_no(zcow_bg_zdev(bg), bg->physical),
 				bg->item_used, written);
 	}
 }
@@ -588,7 +611,8 @@ int zcow_check(struct zcow_fs *fs, void (*report)(void *arg, const char *msg),
 	for (i = 0; i < fs->nr_bgs; i++) {
 		struct zdev_zone z;
 
-		if (zdev_report_zone(fs->dev, fs->bgs[i]->physical, &z)) {
+		if (zdev_report_zone(zcow_bg_zdev(fs->bgs[i]),
+				     fs->bgs[i]->physical, &z)) {
 			problem(&ck, "zone of block group %" PRIu64 " unreportable",
 				fs->bgs[i]->start);
 			continue;

@@ -442,7 +442,8 @@ int zcow_files_check(struct zcow_fs *fs,
 	for (i = 0; i < fs->nr_bgs; i++) {
 		struct zdev_zone z;
 
-		if (!zdev_report_zone(fs->dev, fs->bgs[i]->physical, &z))
+		if (!zdev_report_zone(zcow_bg_zdev(fs->bgs[i]),
+				      fs->bgs[i]->physical, &z))
 			ck.zone_wp[i] = z.cond == ZDEV_COND_FULL ?
 						z.start + z.capacity :
 						z.wp;

@@ -608,6 +608,7 @@ static int read_raw_locked(struct zcow_file *f, uint8_t *buf, uint64_t off,
 		uint64_t x0 = round_down(fe->offset + (s - fe->file_off));
 		uint64_t x1 = round_up(fe->offset + (e - fe->file_off));
 		uint64_t n = x1 - x0, phys, b;
+		struct zdev *dev;
 		struct zcow_key k;
 		uint32_t size;
 
@@ -633,9 +634,10 @@ static int read_raw_locked(struct zcow_file *f, uint8_t *buf, uint64_t off,
 			err = -EIO;
 			break;
 		}
-		err = zcow_map_logical(fs, fe->disk_bytenr + x0, n, &phys);
+		err = zcow_map_logical_dev(fs, fe->disk_bytenr + x0, n, &dev,
+					   &phys);
 		if (!err)
-			err = zdev_read(fs->dev, tmp, n, phys, ZDEV_CLASS_DATA);
+			err = zdev_read(dev, tmp, n, phys, ZDEV_CLASS_DATA);
 		if (err) {
 			zlog_err(TAG, "inode %" PRIu64 " offset %" PRIu64 ": read of logical %" PRIu64 " failed: %d",
 				 f->ino, s, fe->disk_bytenr + x0, err);

@@ -11,6 +11,8 @@
 
 #include <endian.h>
 #include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -203,18 +205,104 @@ static int reset_zones(struct zdev *dev)
 	return 0;
 }
 
+struct zcow_device *zcow_fs_device(struct zcow_fs *fs, uint64_t devid)
+{
+	unsigned int i;
+
+	for (i = 0; i < fs->nr_devs; i++)
+		if (fs->devs[i].devid == devid)
+			return &fs->devs[i];
+	return NULL;
+}
+
+struct zdev *zcow_bg_zdev(const struct zcow_bg *bg)
+{
+	return bg->dev->zdev;
+}
+
+int zcow_fs_flush(struct zcow_fs *fs)
+{
+	int ret = 0, r;
+	unsigned int i;
+
+	for (i = 0; i < fs->nr_devs; i++) {
+		r = zdev_flush(fs->devs[i].zdev);
+		if (r && !ret)
+			ret = r;
+	}
+	return ret;
+}
+
+static const char *dev_name(const struct zdev *dev)
+{
+	return dev->spec[0] ? dev->spec : "the device";
+}
+
+/*
+ * The devices of one file system must agree (btrfs's zoned rules): one
+ * zone size, and all zoned or all not.  -EINVAL with both names otherwise.
+ */
+int zcow_devs_compatible(const struct zdev *a, const struct zdev *b)
+{
+	if (a == b) {
+		zlog_err(TAG, "%s given twice", dev_name(a));
+		return -EINVAL;
+	}
+	if (a->info.zone_size != b->info.zone_size) {
+		zlog_err(TAG, "zone sizes differ: %s has %llu-byte zones, %s has %llu-byte zones",
+			 dev_name(a), (unsigned long long)a->info.zone_size,
+			 dev_name(b), (unsigned long long)b->info.zone_size);
+		return -EINVAL;
+	}
+	if (a->info.is_zoned != b->info.is_zoned) {
+		zlog_err(TAG, "%s is %s and %s is %s: zoned and non-zoned devices cannot be mixed",
+			 dev_name(a), a->info.is_zoned ? "zoned" : "not zoned",
+			 dev_name(b), b->info.is_zoned ? "zoned" : "not zoned");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* A device's item for devid @devid, of @fsid, with a fresh uuid. */
+void zcow_dev_item_init(struct zcow_dev_item *di, uint64_t devid,
+			const struct zdev *dev, const uint8_t *fsid,
+			uint64_t *rng)
+{
+	memset(di, 0, sizeof(*di));
+	make_uuid(rng, di->uuid);
+	memcpy(di->fsid, fsid, sizeof(di->fsid));
+	di->devid = htole64(devid);
+	di->total_bytes = htole64(dev->info.size);
+	di->io_align = htole32(ZCOW_SECTORSIZE);
+	di->io_width = htole32(ZCOW_SECTORSIZE);
+	di->sector_size = htole32(ZCOW_SECTORSIZE);
+}
+
 int zcow_mkfs(struct zdev *dev, const struct zcow_mkfs_opts *opts)
+{
+	return zcow_mkfs_devs(&dev, 1, opts);
+}
+
+int zcow_mkfs_devs(struct zdev **devs, unsigned int nr,
+		   const struct zcow_mkfs_opts *opts)
 {
 	static const struct zcow_mkfs_opts defaults;
 	struct zcow_super_block *sb = NULL;
 	struct zcow_fs *fs = NULL;
+	uint64_t total = 0;
 	uint32_t nodesize;
 	uint64_t rng;
 	size_t label_len;
+	unsigned int d, e;
 	int ret;
 
 	if (!opts)
 		opts = &defaults;
+	if (nr < 1 || nr > ZCOW_MAX_DEVICES) {
+		zlog_err(TAG, "%u devices: a file system has 1 to %d",
+			 nr, ZCOW_MAX_DEVICES);
+		return -EINVAL;
+	}
 	nodesize = opts->nodesize ? opts->nodesize : ZCOW_DEFAULT_NODESIZE;
 	label_len = opts->label ? strlen(opts->label) : 0;
 	if (label_len >= ZCOW_SB_LABEL_SIZE) {
@@ -228,55 +316,67 @@ int zcow_mkfs(struct zdev *dev, const struct zcow_mkfs_opts *opts)
 			 (int)opts->placement);
 		return -EINVAL;
 	}
-	ret = check_geometry(dev, nodesize);
-	if (!ret)
-		ret = check_active_zones(dev, opts->placement, "mkfs", NULL);
-	if (ret)
-		return ret;
+	for (d = 0; d < nr; d++) {
+		for (e = 0; e < d; e++) {
+			ret = zcow_devs_compatible(devs[e], devs[d]);
+			if (ret)
+				return ret;
+		}
+		ret = check_geometry(devs[d], nodesize);
+		if (!ret)
+			ret = check_active_zones(devs[d], opts->placement,
+						 "mkfs", NULL);
+		if (ret)
+			return ret;
+		total += devs[d]->info.size;
+	}
 
 	sb = calloc(1, sizeof(*sb));
-	if (!sb)
-		return -ENOMEM;
+	fs = calloc(1, sizeof(*fs));
+	if (!sb || !fs) {
+		ret = -ENOMEM;
+		goto out;
+	}
 	rng = opts->seed;
 	make_uuid(&rng, sb->fsid);
-	make_uuid(&rng, sb->dev_item.uuid);
-	memcpy(sb->dev_item.fsid, sb->fsid, sizeof(sb->fsid));
 	sb->flags = htole64(ZCOW_SUPER_FLAG_WRITTEN |
 			    (opts->placement == ZCOW_SB_PLACE_SEED ?
 				     ZCOW_SUPER_FLAG_SEED_PLACEMENT :
 				     0));
 	sb->magic = htole64(ZCOW_SB_MAGIC);
 	sb->generation = htole64(1);
-	sb->total_bytes = htole64(dev->info.size);
+	sb->total_bytes = htole64(total);
 	sb->root_dir_objectid = htole64(ZCOW_ROOT_TREE_DIR_OBJECTID);
-	sb->num_devices = htole64(1);
+	sb->num_devices = htole64(nr);
 	sb->sectorsize = htole32(ZCOW_SECTORSIZE);
 	sb->nodesize = htole32(nodesize);
 	sb->leafsize = htole32(nodesize);
 	sb->stripesize = htole32(ZCOW_SECTORSIZE);
 	sb->incompat_flags = htole64(ZCOW_INCOMPAT_ZONED);
 	sb->csum_type = htole16(ZCOW_CSUM_TYPE_CRC32C);
-	sb->dev_item.devid = htole64(1);
-	sb->dev_item.total_bytes = htole64(dev->info.size);
-	sb->dev_item.io_align = htole32(ZCOW_SECTORSIZE);
-	sb->dev_item.io_width = htole32(ZCOW_SECTORSIZE);
-	sb->dev_item.sector_size = htole32(ZCOW_SECTORSIZE);
 	if (label_len)
 		memcpy(sb->label, opts->label, label_len);
 
 	sb->incompat_flags |= htole64(ZCOW_INCOMPAT_MIXED_BACKREF |
 				      ZCOW_INCOMPAT_SKINNY_METADATA);
-	ret = reset_zones(dev);
-	if (ret) {
-		zlog_err(TAG, "resetting the zones failed: %d", ret);
-		goto out;
+	for (d = 0; d < nr; d++) {
+		struct zcow_device *zd = &fs->devs[d];
+
+		/* devid 1's uuid first: a single-device fs keeps its uuids */
+		zd->devid = d + 1;
+		zd->zdev = devs[d];
+		zcow_dev_item_init(&zd->item, zd->devid, devs[d], sb->fsid,
+				   &rng);
+		ret = reset_zones(devs[d]);
+		if (ret) {
+			zlog_err(TAG, "resetting the zones of %s failed: %d",
+				 dev_name(devs[d]), ret);
+			goto out;
+		}
 	}
-	fs = calloc(1, sizeof(*fs));
-	if (!fs) {
-		ret = -ENOMEM;
-		goto out;
-	}
-	fs->dev = dev;
+	fs->nr_devs = nr;
+	fs->dev = devs[0];
+	sb->dev_item = fs->devs[0].item;
 	fs->sb = *sb;
 	fs->placement = opts->placement;
 	fs->generation = 0;
@@ -305,7 +405,7 @@ out:
 
 /* The checks of a located superblock beyond its own (magic, csum). */
 static int check_super(const struct zcow_super_block *sb,
-		       const struct zdev *dev, bool read_only)
+		       uint64_t total_size, bool read_only)
 {
 	uint64_t flags = le64toh(sb->flags);
 	uint64_t incompat = le64toh(sb->incompat_flags);
@@ -360,15 +460,11 @@ static int check_super(const struct zcow_super_block *sb,
 			 sectorsize, nodesize);
 		return -EUCLEAN;
 	}
-	if (le64toh(sb->num_devices) != 1) {
-		zlog_err(TAG, "%llu devices: only single-device file systems are supported",
-			 (unsigned long long)le64toh(sb->num_devices));
-		return -EOPNOTSUPP;
-	}
-	if (le64toh(sb->total_bytes) > dev->info.size) {
-		zlog_err(TAG, "superblock: total_bytes %llu larger than the device (%llu)",
+	if (le64toh(sb->total_bytes) > total_size) {
+		zlog_err(TAG, "superblock: total_bytes %llu larger than the device%s (%llu)",
 			 (unsigned long long)le64toh(sb->total_bytes),
-			 (unsigned long long)dev->info.size);
+			 le64toh(sb->num_devices) > 1 ? "s" : "",
+			 (unsigned long long)total_size);
 		return -EUCLEAN;
 	}
 	return 0;
@@ -403,36 +499,135 @@ static uint32_t unwritable_mirrors(struct zdev *dev, enum zcow_sb_placement p)
 int zcow_mount(struct zdev *dev, const struct zcow_mount_opts *opts,
 	       struct zcow_fs **fs_ret)
 {
+	return zcow_mount_devs(&dev, 1, opts, fs_ret);
+}
+
+/* Read @dev's newest superblock into *sb (named errors). */
+static int read_dev_super(struct zdev *dev, struct zcow_super_block *sb,
+			  struct zcow_sb_copy *found)
+{
+	int ret = zcow_sb_read_latest(dev, sb, found);
+
+	if (ret == -ENOENT)
+		zlog_err(TAG, "no zcow/btrfs superblock on %s", dev_name(dev));
+	else if (ret == -EUCLEAN)
+		zlog_err(TAG, "no valid superblock on %s: corrupt",
+			 dev_name(dev));
+	return ret;
+}
+
+/*
+ * The devices of a mount, from each one's own superblock: one fsid, no
+ * devid twice, every device of the file system given.  Fills fs->devs
+ * (sorted by devid), fs->dev, and fs->sb/found with the newest copy.
+ */
+static int open_devices(struct zcow_fs *fs, struct zdev **devs,
+			unsigned int nr, uint64_t *total_ret)
+{
+	struct zcow_super_block *sb;
+	struct zcow_sb_copy found;
+	uint64_t want;
+	unsigned int d, e;
+	int ret = 0;
+
+	if (nr < 1 || nr > ZCOW_MAX_DEVICES) {
+		zlog_err(TAG, "%u devices given: a file system has 1 to %d",
+			 nr, ZCOW_MAX_DEVICES);
+		return -EINVAL;
+	}
+	sb = malloc(sizeof(*sb));
+	if (!sb)
+		return -ENOMEM;
+	*total_ret = 0;
+	for (d = 0; d < nr; d++) {
+		struct zcow_device *zd;
+
+		for (e = 0; e < d && !ret; e++)
+			ret = zcow_devs_compatible(devs[e], devs[d]);
+		if (!ret)
+			ret = read_dev_super(devs[d], sb, &found);
+		if (ret)
+			goto out;
+		if (d && memcmp(sb->fsid, fs->sb.fsid, sizeof(sb->fsid))) {
+			zlog_err(TAG, "%s belongs to another file system than %s (fsid differs)",
+				 dev_name(devs[d]), dev_name(devs[0]));
+			ret = -EINVAL;
+			goto out;
+		}
+		if (zcow_fs_device(fs, le64toh(sb->dev_item.devid))) {
+			zlog_err(TAG, "%s: devid %llu given twice",
+				 dev_name(devs[d]),
+				 (unsigned long long)le64toh(sb->dev_item.devid));
+			ret = -EINVAL;
+			goto out;
+		}
+		if (!d || le64toh(sb->generation) >
+				  le64toh(fs->sb.generation)) {
+			fs->sb = *sb;
+			fs->found = found;
+		}
+		/* sorted by devid */
+		for (e = fs->nr_devs;
+		     e > 0 && fs->devs[e - 1].devid >
+				      le64toh(sb->dev_item.devid);
+		     e--)
+			fs->devs[e] = fs->devs[e - 1];
+		zd = &fs->devs[e];
+		memset(zd, 0, sizeof(*zd));
+		zd->devid = le64toh(sb->dev_item.devid);
+		zd->zdev = devs[d];
+		zd->item = sb->dev_item;
+		fs->nr_devs++;
+		*total_ret += devs[d]->info.size;
+	}
+	fs->dev = fs->devs[0].zdev;
+	want = le64toh(fs->sb.num_devices);
+	if (want != nr) {
+		char have[160] = "";
+		size_t n = 0;
+
+		for (d = 0; d < fs->nr_devs && n < sizeof(have) - 24; d++)
+			n += (size_t)snprintf(have + n, sizeof(have) - n,
+					      "%s%llu", d ? ", " : "",
+					      (unsigned long long)fs->devs[d].devid);
+		zlog_err(TAG, "the file system has %llu device%s, %u given (devid %s): %s",
+			 (unsigned long long)want, want == 1 ? "" : "s", nr,
+			 have, want > nr ? "a device is missing" :
+					   "a device is not part of it");
+		ret = want > nr ? -ENODEV : -EINVAL;
+	}
+out:
+	free(sb);
+	return ret;
+}
+
+int zcow_mount_devs(struct zdev **devs, unsigned int nr,
+		    const struct zcow_mount_opts *opts,
+		    struct zcow_fs **fs_ret)
+{
 	struct zcow_fs *fs;
 	bool has_log_room = true;	/* read-only: never writes a log */
-	const char *name;
+	uint64_t total;
+	unsigned int d;
 	int ret;
 
 	*fs_ret = NULL;
 	fs = calloc(1, sizeof(*fs));
 	if (!fs)
 		return -ENOMEM;
-	fs->dev = dev;
 	fs->read_only = opts && opts->read_only;
 	fs->mutation = opts ? opts->mutation : ZCOW_MUT_NONE;
-	name = dev->spec[0] ? dev->spec : "the device";
-	ret = zcow_sb_read_latest(dev, &fs->sb, &fs->found);
-	if (ret == -ENOENT) {
-		zlog_err(TAG, "no zcow/btrfs superblock on %s", name);
-		goto out;
-	}
-	if (ret == -EUCLEAN) {
-		zlog_err(TAG, "no valid superblock on %s: corrupt", name);
-		goto out;
-	}
+	ret = open_devices(fs, devs, nr, &total);
 	if (ret)
 		goto out;
-	ret = check_super(&fs->sb, dev, fs->read_only);
+	ret = check_super(&fs->sb, total, fs->read_only);
 	if (ret)
 		goto out;
 	fs->generation = le64toh(fs->sb.generation);
 	fs->placement = zcow_sb_placement_of(&fs->sb);
-	fs->sb_failed_mirrors = unwritable_mirrors(dev, fs->placement);
+	for (d = 0; d < fs->nr_devs; d++)
+		fs->sb_failed_mirrors |= unwritable_mirrors(fs->devs[d].zdev,
+							    fs->placement);
 	if (fs->sb_failed_mirrors)
 		zlog_warn(TAG, "superblock log mirrors 0x%x have a zone offline or read-only: the log is degraded",
 			  fs->sb_failed_mirrors);
@@ -459,11 +654,14 @@ int zcow_mount(struct zdev *dev, const struct zcow_mount_opts *opts,
 			 (unsigned long long)fs->generation, ret);
 		goto out;
 	}
-	if (!fs->read_only) {
-		ret = check_active_zones(dev, fs->placement, "mount",
-					 &has_log_room);
+	for (d = 0; d < fs->nr_devs && !fs->read_only; d++) {
+		bool room = true;
+
+		ret = check_active_zones(fs->devs[d].zdev, fs->placement,
+					 "mount", &room);
 		if (ret)
 			goto out;
+		has_log_room = has_log_room && room;
 	}
 	if (fs->has_trees) {	/* files: the file layer (issue 5) */
 		struct zcow_mount_opts mo = { 0 };
@@ -472,8 +670,8 @@ int zcow_mount(struct zdev *dev, const struct zcow_mount_opts *opts,
 			mo = *opts;
 		if (!has_log_room && !mo.no_treelog) {
 			zlog_warn(TAG, "treelog=off: the device allows %u active zones, the tree-log needs %u; every fsync commits",
-				  zcow_active_zone_limit(dev),
-				  zcow_active_zones_needed(dev, fs->placement,
+				  zcow_active_zone_limit(fs->dev),
+				  zcow_active_zones_needed(fs->dev, fs->placement,
 							   true, 1));
 			mo.no_treelog = true;
 		}
@@ -503,10 +701,37 @@ int zcow_fs_write_super(struct zcow_fs *fs, struct zcow_super_block *sb)
 	bool skip_flush = fs->mutation == ZCOW_MUT_SB_BEFORE_FLUSH ||
 			  (fs->mutation == ZCOW_MUT_LOG_SB_BEFORE_FLUSH &&
 			   sb->log_root);
+	struct zcow_super_block *copy;
+	unsigned int d;
 	int ret, m;
 
-	ret = zcow_sb_write_all_mirrors(fs->dev, fs->placement, sb,
-					skip_flush, &failed);
+	if (fs->nr_devs == 1) {
+		ret = zcow_sb_write_all_mirrors(fs->dev, fs->placement, sb,
+						skip_flush, &failed);
+		goto report;
+	}
+	/*
+	 * ORDER: every device's writes durable before any device's
+	 * superblock: a copy on one device points at nodes on all.  Then
+	 * each device gets the superblock with its own device item; one
+	 * device whose every mirror fails fails the commit.
+	 */
+	ret = skip_flush ? 0 : zcow_fs_flush(fs);
+	copy = malloc(sizeof(*copy));
+	if (!ret && !copy)
+		ret = -ENOMEM;
+	for (d = 0; d < fs->nr_devs && !ret; d++) {
+		uint32_t f = 0;
+
+		sb->dev_item = fs->devs[d].item;
+		*copy = *sb;
+		ret = zcow_sb_write_all_mirrors(fs->devs[d].zdev, fs->placement,
+						d ? copy : sb, true, &f);
+		failed |= f;
+	}
+	sb->dev_item = fs->devs[0].item;
+	free(copy);
+report:
 	fs->sb_failed_mirrors = failed;
 	if (failed == was)
 		return ret;
@@ -620,4 +845,97 @@ int zcow_fs_super(const struct zcow_fs *fs, struct zcow_super_block *sb_ret,
 	if (found_ret)
 		*found_ret = fs->found;
 	return 0;
+}
+
+unsigned int zcow_fs_nr_devices(const struct zcow_fs *fs)
+{
+	return fs->nr_devs;
+}
+
+int zcow_fs_device_info(struct zcow_fs *fs, unsigned int i,
+			struct zcow_dev_info *info)
+{
+	const struct zcow_device *zd;
+	uint64_t g;
+
+	if (i >= fs->nr_devs)
+		return -ENOENT;
+	zd = &fs->devs[i];
+	memset(info, 0, sizeof(*info));
+	info->devid = zd->devid;
+	info->total_bytes = le64toh(zd->item.total_bytes);
+	for (g = 0; g < fs->nr_bgs; g++)
+		if (fs->bgs[g]->dev == zd && !fs->bgs[g]->is_deleted) {
+			info->bytes_used += fs->bgs[g]->length;
+			info->nr_groups++;
+		}
+	memcpy(info->uuid, zd->item.uuid, sizeof(info->uuid));
+	info->spec = zd->zdev->spec;
+	return 0;
+}
+
+int zcow_dev_add(struct zcow_fs *fs, struct zdev *dev)
+{
+	uint64_t devid = 0, rng;
+	struct zcow_device *zd;
+	unsigned int d;
+	int ret;
+
+	if (fs->read_only || fs->error)
+		return -EROFS;
+	if (!fs->has_trees || !fs->files)
+		return -EINVAL;
+	if (fs->nr_devs >= ZCOW_MAX_DEVICES) {
+		zlog_err(TAG, "%u devices: a file system has at most %d",
+			 fs->nr_devs, ZCOW_MAX_DEVICES);
+		return -EINVAL;
+	}
+	for (d = 0; d < fs->nr_devs; d++) {
+		ret = zcow_devs_compatible(fs->devs[d].zdev, dev);
+		if (ret)
+			return ret;
+		if (fs->devs[d].devid > devid)
+			devid = fs->devs[d].devid;
+	}
+	if (fs->replace && fs->replace->tgt == dev) {
+		zlog_err(TAG, "%s is the target of the running replace",
+			 dev_name(dev));
+		return -EINVAL;
+	}
+	ret = check_geometry(dev, fs->nodesize);
+	if (!ret)
+		ret = check_active_zones(dev, fs->placement, "device add",
+					 NULL);
+	if (ret)
+		return ret;
+	pthread_mutex_lock(&fs->files->lock);
+	ret = reset_zones(dev);
+	if (ret) {
+		zlog_err(TAG, "resetting the zones of %s failed: %d",
+			 dev_name(dev), ret);
+		goto out;
+	}
+	zd = &fs->devs[fs->nr_devs];
+	memset(zd, 0, sizeof(*zd));
+	zd->devid = devid + 1;
+	zd->zdev = dev;
+	/* a uuid from the fs's generation and devid: reproducible */
+	rng = fs->generation * 0x9e3779b97f4a7c15ULL ^ zd->devid;
+	zcow_dev_item_init(&zd->item, zd->devid, dev, fs->sb.fsid, &rng);
+	fs->nr_devs++;
+	zcow_fs_count_writable(fs);
+	fs->sb.num_devices = htole64(fs->nr_devs);
+	fs->sb.total_bytes = htole64(le64toh(fs->sb.total_bytes) +
+				     dev->info.size);
+	/* the commit puts its device item into the chunk tree and writes
+	 * its superblock log */
+	ret = zcow_files_commit_locked(fs);
+	if (ret)
+		zlog_err(TAG, "device add: the commit failed: %d", ret);
+	else
+		zlog_info(TAG, "devid %llu added: %s",
+			  (unsigned long long)zd->devid, dev_name(dev));
+out:
+	pthread_mutex_unlock(&fs->files->lock);
+	return ret;
 }

@@ -20,6 +20,7 @@
 
 #include "zcow.h"	/* the public API (include/zcow.h) */
 #include "ctree.h"
+#include "replace.h"
 #include "sb.h"
 #include "volumes.h"
 #include "zdev.h"
@@ -34,9 +35,29 @@ struct zcow_delayed_ref {
 				 * transaction (never written) */
 };
 
+/*
+ * One device of the file system (btrfs's struct btrfs_device): its devid,
+ * the device it is open on, and its device item (DEV_ITEM in the chunk
+ * tree, and the dev_item of its own superblock copies).  Every device has
+ * the same zone size; each keeps its own superblock log.
+ */
+struct zcow_device {
+	uint64_t devid;
+	struct zdev *zdev;
+	struct zcow_dev_item item;	/* on-disk byte order */
+	uint64_t writable_bytes;	/* outside its superblock zones */
+};
+
+/* Devices per file system (btrfs has no fixed limit; zcow keeps a table). */
+#define ZCOW_MAX_DEVICES 16
+
 /* A mounted file system (the public API's opaque handle). */
 struct zcow_fs {
+	/* The device with the lowest devid: the geometry every device
+	 * shares (zone size), and the one a single-device fs has. */
 	struct zdev *dev;
+	struct zcow_device devs[ZCOW_MAX_DEVICES];
+	unsigned int nr_devs;
 	struct zcow_super_block sb;	/* last committed, on-disk byte order */
 	struct zcow_sb_copy found;	/* where mount found it */
 	enum zcow_sb_placement placement;
@@ -64,7 +85,7 @@ struct zcow_fs {
 	struct zcow_bg **bgs;
 	uint64_t nr_bgs;
 	uint64_t bgs_cap;
-	uint64_t writable_bytes;	/* device bytes outside sb zones */
+	uint64_t writable_bytes;	/* all devices, outside sb zones */
 
 	/* The running transaction's in-memory state. */
 	struct zcow_delayed_ref *refs;
@@ -99,7 +120,25 @@ struct zcow_fs {
 	uint64_t freed_bytes;		/* pinned since mount (bytes) */
 	uint64_t alloc_clock;		/* bytes reserved since mount */
 	struct zcow_reclaim_stats rstats;
+
+	/* Device replace (core/replace.h); NULL when none runs. */
+	struct zcow_replace *replace;
 };
+
+/* The device with @devid, or NULL. */
+struct zcow_device *zcow_fs_device(struct zcow_fs *fs, uint64_t devid);
+/* The device @bg's zones are on. */
+struct zdev *zcow_bg_zdev(const struct zcow_bg *bg);
+/* Flush every device's volatile cache.  0 or the first -errno. */
+int zcow_fs_flush(struct zcow_fs *fs);
+/* Can @a and @b be devices of one fs (zone size, zoned)?  0 or -EINVAL
+ * with a message naming both. */
+int zcow_devs_compatible(const struct zdev *a, const struct zdev *b);
+/* A device item for @devid on @dev of the fs @fsid, with a new uuid from
+ * @rng (on-disk byte order). */
+void zcow_dev_item_init(struct zcow_dev_item *di, uint64_t devid,
+			const struct zdev *dev, const uint8_t *fsid,
+			uint64_t *rng);
 
 /* The trees of a file system, in a fixed order (root tree first). */
 #define ZCOW_NR_TREES 6
@@ -143,6 +182,10 @@ struct zcow_wnode {
  */
 int zcow_write_node_list(struct zcow_fs *fs, struct zcow_wnode *v,
 			 uint64_t nr);
+
+/* Internal to core/: fs->writable_bytes and each device's, from the
+ * devices' sizes and superblock zones. */
+void zcow_fs_count_writable(struct zcow_fs *fs);
 
 /* Internal to core/: set up / load / free the trees of @fs. */
 int zcow_fs_create_trees(struct zcow_fs *fs);

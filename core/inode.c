@@ -1144,6 +1144,8 @@ int zcow_files_mount(struct zcow_fs *fs, const struct zcow_mount_opts *opts)
 {
 	struct zcow_files *fl;
 	uint32_t data_zones;
+	uint64_t max_append;
+	unsigned int d;
 	int i;
 	int err;
 
@@ -1169,12 +1171,15 @@ int zcow_files_mount(struct zcow_fs *fs, const struct zcow_mount_opts *opts)
 	pthread_cond_init(&fl->cond, NULL);
 	for (i = 0; i < ZCOW_PLAIN_LOCKS; i++)
 		pthread_mutex_init(&fl->plain_locks[i], NULL);
-	fl->zone_append = !(opts && opts->no_zone_append) &&
-			  fs->dev->info.max_append > 0;
+	/* the smallest append limit of the devices (0: one cannot) */
+	max_append = fs->dev->info.max_append;
+	for (d = 1; d < fs->nr_devs; d++)
+		if (fs->devs[d].zdev->info.max_append < max_append)
+			max_append = fs->devs[d].zdev->info.max_append;
+	fl->zone_append = !(opts && opts->no_zone_append) && max_append > 0;
 	fl->max_extent = ZCOW_MAX_EXTENT;
-	if (fl->zone_append && fs->dev->info.max_append < fl->max_extent)
-		fl->max_extent = fs->dev->info.max_append -
-				 fs->dev->info.max_append % ZCOW_SECTORSIZE;
+	if (fl->zone_append && max_append < fl->max_extent)
+		fl->max_extent = max_append - max_append % ZCOW_SECTORSIZE;
 	fl->commit_bytes = opts && opts->commit_bytes ? opts->commit_bytes :
 							256ULL << 20;
 	fl->data_zones = data_zones;

@@ -283,6 +283,7 @@ static int read_verified(struct zcow_fs *fs, uint64_t logical, uint64_t len,
 			 uint8_t *buf)
 {
 	struct zcow_key k;
+	struct zdev *dev;
 	uint64_t phys, b;
 	uint32_t *csums = malloc(len / BS * 4), size;
 	int err;
@@ -295,9 +296,9 @@ static int read_verified(struct zcow_fs *fs, uint64_t logical, uint64_t len,
 	if (!err && size != len / BS * 4)
 		err = -EUCLEAN;
 	if (!err)
-		err = zcow_map_logical(fs, logical, len, &phys);
+		err = zcow_map_logical_dev(fs, logical, len, &dev, &phys);
 	if (!err)
-		err = zdev_read(fs->dev, buf, len, phys, ZDEV_CLASS_RELOC);
+		err = zdev_read(dev, buf, len, phys, ZDEV_CLASS_RELOC);
 	for (b = 0; !err && b < len; b += BS)
 		if (zcow_crc32c(buf + b, BS) != le32toh(csums[b / BS])) {
 			zlog_err(TAG, "data extent %" PRIu64 ": checksum mismatch at logical %" PRIu64 ": not relocated",
@@ -401,9 +402,8 @@ static int copy_batch(struct zcow_fs *fs, struct rextent *v, uint64_t nr,
 		return err;
 	/* ORDER: the copies land before any item points at them; the
 	 * commit's flush makes them durable before its superblock. */
-	err = zdev_write(fs->dev, buf, total,
-			 rbg->physical + (new - rbg->start), 0,
-			 ZDEV_CLASS_RELOC);
+	err = zcow_bg_write(fs, rbg, buf, total, new - rbg->start, 0,
+			    ZDEV_CLASS_RELOC);
 	if (err) {
 		zcow_bg_release(fs, new, total, true);
 		return err;
@@ -524,7 +524,7 @@ static void start_relocating(struct zcow_fs *fs, struct zcow_bg *bg)
 			fl->data_active[s] = 0;
 	if (bg->alloc_offset < bg->capacity) {
 		if (bg->is_seq && bg->alloc_offset &&
-		    zdev_finish_zone(fs->dev, bg->physical, ZDEV_CLASS_ZONE))
+		    zcow_bg_finish_zone(fs, bg))
 			zlog_warn(TAG, "group %" PRIu64 ": zone finish failed",
 				  bg->start);
 		bg->zone_unusable += bg->capacity - bg->alloc_offset;
@@ -567,8 +567,7 @@ int zcow_relocate_bgs_locked(struct zcow_fs *fs, struct zcow_bg **v,
 		moved++;
 		if (fs->mutation == ZCOW_MUT_RELOC_RESET_EARLY &&
 		    bg->is_seq)	/* TEST-ONLY: breaks the ORDER below */
-			zdev_reset_zone(fs->dev, bg->physical,
-					ZDEV_CLASS_ZONE);
+			zcow_bg_reset_zone(fs, bg);
 	}
 	/* ORDER: the copies are made durable by this commit; only the
 	 * next one, after it, removes the groups and resets their zones. */

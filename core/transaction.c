@@ -128,13 +128,15 @@ static int store_alloc(void *arg, uint64_t owner, int level,
 static int store_read(void *arg, uint64_t bytenr, void *buf)
 {
 	struct zcow_fs *fs = arg;
+	struct zdev *dev;
 	uint64_t phys;
 	int ret;
 
-	ret = zcow_map_logical(fs, bytenr, fs->nodesize, &phys);
+
+	ret = zcow_map_logical_dev(fs, bytenr, fs->nodesize, &dev, &phys);
 	if (ret)
 		return ret;
-	return zdev_read(fs->dev, buf, fs->nodesize, phys, ZDEV_CLASS_META);
+	return zdev_read(dev, buf, fs->nodesize, phys, ZDEV_CLASS_META);
 }
 
 static void store_free(void *arg, uint64_t bytenr, uint64_t gen)
@@ -285,7 +287,7 @@ static int insert_bg_items(struct zcow_fs *fs, struct zcow_bg *bg)
 	struct zcow_key key;
 	int ret;
 
-	zcow_chunk_encode(fs, bg, chunk);
+	zcow_chunk_encode(bg, chunk);
 	key.objectid = ZCOW_FIRST_CHUNK_TREE_OBJECTID;
 	key.type = ZCOW_CHUNK_ITEM_KEY;
 	key.offset = bg->start;
@@ -297,8 +299,8 @@ static int insert_bg_items(struct zcow_fs *fs, struct zcow_bg *bg)
 	put64(de + 8, ZCOW_FIRST_CHUNK_TREE_OBJECTID);
 	put64(de + 16, bg->start);
 	put64(de + 24, bg->length);
-	memcpy(de + 32, fs->sb.dev_item.uuid, 16); /* chunk_tree_uuid */
-	key.objectid = 1;
+	memcpy(de + 32, fs->store.chunk_tree_uuid, 16);
+	key.objectid = bg->devid;
 	key.type = ZCOW_DEV_EXTENT_KEY;
 	key.offset = bg->physical;
 	ret = zcow_tree_insert(&fs->dev_tree, &key, de, sizeof(de));
@@ -327,7 +329,7 @@ static int delete_bg_items(struct zcow_fs *fs, struct zcow_bg *bg)
 	ret = zcow_tree_delete(&fs->chunk_tree, &key);
 	if (ret)
 		return ret;
-	key.objectid = 1;
+	key.objectid = bg->devid;
 	key.type = ZCOW_DEV_EXTENT_KEY;
 	key.offset = bg->physical;
 	ret = zcow_tree_delete(&fs->dev_tree, &key);
@@ -345,30 +347,40 @@ static int delete_bg_items(struct zcow_fs *fs, struct zcow_bg *bg)
 	return 0;
 }
 
+/* Each device's DEV_ITEM (chunk tree) with the bytes its groups hold. */
 static int sync_dev_item(struct zcow_fs *fs, bool *changed_ret)
 {
-	struct zcow_dev_item di = fs->sb.dev_item;
-	uint64_t bytes = 0, i;
-	struct zcow_key key = { ZCOW_DEV_ITEMS_OBJECTID, ZCOW_DEV_ITEM_KEY, 1 };
 	uint8_t have[DEV_ITEM_SIZE];
+	unsigned int d;
 	uint32_t size;
+	uint64_t i;
 	int ret;
 
-	for (i = 0; i < fs->nr_bgs; i++)
-		if (!fs->bgs[i]->is_deleted)
-			bytes += fs->bgs[i]->length;
-	di.bytes_used = htole64(bytes);
-	ret = zcow_tree_search(&fs->chunk_tree, &key, have, sizeof(have),
-			       &size);
-	if (!ret && size == DEV_ITEM_SIZE && !memcmp(have, &di, DEV_ITEM_SIZE))
-		return 0;
-	if (ret && ret != -ENOENT)
-		return ret;
-	ret = zcow_tree_put(&fs->chunk_tree, &key, &di, DEV_ITEM_SIZE);
-	if (ret)
-		return ret;
-	fs->sb.dev_item = di;
-	*changed_ret = true;
+	for (d = 0; d < fs->nr_devs; d++) {
+		struct zcow_device *zd = &fs->devs[d];
+		struct zcow_dev_item di = zd->item;
+		struct zcow_key key = { ZCOW_DEV_ITEMS_OBJECTID,
+					ZCOW_DEV_ITEM_KEY, zd->devid };
+		uint64_t bytes = 0;
+
+		for (i = 0; i < fs->nr_bgs; i++)
+			if (!fs->bgs[i]->is_deleted && fs->bgs[i]->dev == zd)
+				bytes += fs->bgs[i]->length;
+		di.bytes_used = htole64(bytes);
+		ret = zcow_tree_search(&fs->chunk_tree, &key, have,
+				       sizeof(have), &size);
+		if (!ret && size == DEV_ITEM_SIZE &&
+		    !memcmp(have, &di, DEV_ITEM_SIZE))
+			continue;
+		if (ret && ret != -ENOENT)
+			return ret;
+		ret = zcow_tree_put(&fs->chunk_tree, &key, &di, DEV_ITEM_SIZE);
+		if (ret)
+			return ret;
+		zd->item = di;
+		*changed_ret = true;
+	}
+	fs->sb.dev_item = fs->devs[0].item;
 	return 0;
 }
 
@@ -580,15 +592,14 @@ int zcow_write_at_meta_wp(struct zcow_fs *fs, struct zcow_bg *bg,
 
 		if (!zero)
 			return -ENOMEM;
-		ret = zdev_write(fs->dev, zero, gap, bg->physical + bg->meta_wp,
-				 0, cls);
+		ret = zcow_bg_write(fs, bg, zero, gap, bg->meta_wp, 0, cls);
 		free(zero);
 		if (ret)
 			return ret;
 		bg->meta_wp = off;
 		fs->cstats.write_cmds++;
 	}
-	ret = zdev_write(fs->dev, buf, len, bg->physical + off, 0, cls);
+	ret = zcow_bg_write(fs, bg, buf, len, off, 0, cls);
 	if (ret)
 		return ret;
 	bg->meta_wp += len;
@@ -831,8 +842,7 @@ static int commit_write_super(struct zcow_fs *fs,
 			      !mbg->used && !mbg->reserved;
 			if ((all || mbg->is_deleted) && mbg->is_seq &&
 			    !(mbg->flags & ZCOW_BG_SYSTEM))
-				zdev_reset_zone(fs->dev, mbg->physical,
-						ZDEV_CLASS_ZONE);
+				zcow_bg_reset_zone(fs, mbg);
 		}
 	/*
 	 * ORDER: the nodes are durable before the superblock that points at
@@ -843,7 +853,7 @@ static int commit_write_super(struct zcow_fs *fs,
 	if (ret)
 		return ret;
 	/* ORDER: the superblock log is durable before anything after it. */
-	return zdev_flush(fs->dev);
+	return zcow_fs_flush(fs);
 }
 
 /* The durable commit's superblock is the fs's; a new transaction opens
@@ -894,7 +904,7 @@ static void commit_reset_removed(struct zcow_fs *fs)
 			i++;
 			continue;
 		}
-		ret = zdev_reset_zone(fs->dev, bg->physical, ZDEV_CLASS_ZONE);
+		ret = zcow_bg_reset_zone(fs, bg);
 		if (ret)
 			zlog_warn(TAG, "reset of removed block group %" PRIu64 " failed: %d (reset at reuse)",
 				  bg->start, ret);
@@ -998,14 +1008,22 @@ static int init_store(struct zcow_fs *fs)
 	return 0;
 }
 
-static void count_writable(struct zcow_fs *fs)
+void zcow_fs_count_writable(struct zcow_fs *fs)
 {
 	uint64_t zs = fs->dev->info.zone_size, z;
+	unsigned int d;
 
 	fs->writable_bytes = 0;
-	for (z = 0; z + zs <= fs->dev->info.size; z += zs)
-		if (!zcow_sb_is_reserved_zone(fs->dev, fs->placement, z))
-			fs->writable_bytes += zs;
+	for (d = 0; d < fs->nr_devs; d++) {
+		struct zcow_device *zd = &fs->devs[d];
+
+		zd->writable_bytes = 0;
+		for (z = 0; z + zs <= zd->zdev->info.size; z += zs)
+			if (!zcow_sb_is_reserved_zone(zd->zdev, fs->placement,
+						      z))
+				zd->writable_bytes += zs;
+		fs->writable_bytes += zd->writable_bytes;
+	}
 }
 
 static const uint64_t tree_ids[ZCOW_NR_TREES] = {
@@ -1022,11 +1040,11 @@ int zcow_fs_create_trees(struct zcow_fs *fs)
 	static const uint64_t types[] = { ZCOW_BG_SYSTEM, ZCOW_BG_METADATA,
 					  ZCOW_BG_DATA, ZCOW_BG_METADATA };
 	struct zcow_key key = { ZCOW_DEV_ITEMS_OBJECTID, ZCOW_DEV_ITEM_KEY, 1 };
-	unsigned int i;
+	unsigned int i, d;
 	int ret;
 
 	init_store(fs);
-	count_writable(fs);
+	zcow_fs_count_writable(fs);
 	fs->has_trees = true;
 	fs->transid = fs->generation + 1;
 	for (i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
@@ -1052,8 +1070,14 @@ int zcow_fs_create_trees(struct zcow_fs *fs)
 		if (ret)
 			return ret;
 	}
-	return zcow_tree_insert(&fs->chunk_tree, &key, &fs->sb.dev_item,
-				DEV_ITEM_SIZE);
+	for (d = 0; d < fs->nr_devs; d++) {
+		key.offset = fs->devs[d].devid;
+		ret = zcow_tree_insert(&fs->chunk_tree, &key,
+				       &fs->devs[d].item, DEV_ITEM_SIZE);
+		if (ret)
+			return ret;
+	}
+	return 0;
 }
 
 void zcow_fs_free_trees(struct zcow_fs *fs)
@@ -1097,6 +1121,11 @@ static int add_chunk(struct zcow_fs *fs, const uint8_t *buf, uint32_t len,
 	}
 	if (zcow_bg_lookup(fs, logical))
 		return 0;	/* system chunk already bootstrapped */
+	if (!zcow_fs_device(fs, bg.devid)) {
+		zlog_err(TAG, "chunk %" PRIu64 ": on devid %" PRIu64 ", not a device of this file system",
+			 logical, bg.devid);
+		return -EUCLEAN;
+	}
 	bg.is_new = false;
 	return zcow_bg_add(fs, &bg, NULL);
 }
@@ -1166,7 +1195,7 @@ int zcow_fs_load_trees(struct zcow_fs *fs)
 	if (!fs->sb.root)
 		return 0;	/* a bare superblock (tests, old images) */
 	init_store(fs);
-	count_writable(fs);
+	zcow_fs_count_writable(fs);
 	fs->has_trees = true;
 	fs->transid = fs->generation + 1;
 	/* Every tree gets an owner first, so zcow_fs_tree() works. */
@@ -1251,7 +1280,7 @@ int zcow_fs_load_trees(struct zcow_fs *fs)
 			ret = -EUCLEAN;
 			goto out;
 		}
-		ret = zcow_bg_load_alloc_offset(fs, bg, last_end[i]);
+		ret = zcow_bg_load_alloc_offset(bg, last_end[i]);
 		if (ret)
 			goto out;
 	}

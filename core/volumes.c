@@ -90,8 +90,7 @@ uint64_t zcow_chunk_max_size(const struct zcow_fs *fs, uint64_t type)
 	return zs;
 }
 
-void zcow_chunk_encode(const struct zcow_fs *fs, const struct zcow_bg *bg,
-		       uint8_t *buf)
+void zcow_chunk_encode(const struct zcow_bg *bg, uint8_t *buf)
 {
 	memset(buf, 0, ZCOW_CHUNK_ITEM_SIZE);
 	put64(buf + 0, bg->length);			/* length */
@@ -103,9 +102,9 @@ void zcow_chunk_encode(const struct zcow_fs *fs, const struct zcow_bg *bg,
 	put32(buf + 40, ZCOW_SECTORSIZE);		/* sector_size */
 	put16(buf + 44, 1);				/* num_stripes */
 	put16(buf + 46, 0);				/* sub_stripes */
-	put64(buf + 48, 1);				/* stripe.devid */
+	put64(buf + 48, bg->devid);			/* stripe.devid */
 	put64(buf + 56, bg->physical);			/* stripe.offset */
-	memcpy(buf + 64, fs->sb.dev_item.uuid, 16);	/* stripe.dev_uuid */
+	memcpy(buf + 64, bg->dev->item.uuid, 16);	/* stripe.dev_uuid */
 }
 
 int zcow_chunk_decode(const uint8_t *buf, uint32_t len, uint64_t logical,
@@ -134,11 +133,7 @@ int zcow_chunk_decode(const uint8_t *buf, uint32_t len, uint64_t logical,
 			 logical, nr_stripes);
 		return -EINVAL;
 	}
-	if (get64(buf + 48) != 1) {
-		zlog_err(TAG, "chunk %" PRIu64 ": on device %" PRIu64 ", only device 1 exists",
-			 logical, get64(buf + 48));
-		return -EUCLEAN;
-	}
+	bg->devid = get64(buf + 48);
 	bg->physical = get64(buf + 56);
 	return 0;
 }
@@ -161,8 +156,8 @@ struct zcow_bg *zcow_bg_lookup(struct zcow_fs *fs, uint64_t logical)
 	return NULL;
 }
 
-int zcow_map_logical(struct zcow_fs *fs, uint64_t logical, uint64_t len,
-		     uint64_t *phys_ret)
+int zcow_map_logical_dev(struct zcow_fs *fs, uint64_t logical, uint64_t len,
+			 struct zdev **dev_ret, uint64_t *phys_ret)
 {
 	struct zcow_bg *bg = zcow_bg_lookup(fs, logical);
 
@@ -172,7 +167,51 @@ int zcow_map_logical(struct zcow_fs *fs, uint64_t logical, uint64_t len,
 		return -EUCLEAN;
 	}
 	*phys_ret = bg->physical + (logical - bg->start);
+	if (dev_ret)
+		*dev_ret = bg->dev->zdev;
 	return 0;
+}
+
+int zcow_map_logical(struct zcow_fs *fs, uint64_t logical, uint64_t len,
+		     uint64_t *phys_ret)
+{
+	return zcow_map_logical_dev(fs, logical, len, NULL, phys_ret);
+}
+
+int zcow_bg_write(struct zcow_fs *fs, struct zcow_bg *bg, const void *buf,
+		  uint64_t len, uint64_t off, unsigned int flags,
+		  enum zdev_class cls)
+{
+	(void)fs;
+	return zdev_write(bg->dev->zdev, buf, len, bg->physical + off, flags,
+			  cls);
+}
+
+int zcow_bg_append(struct zcow_fs *fs, struct zcow_bg *bg, const void *buf,
+		   uint64_t len, unsigned int flags, enum zdev_class cls,
+		   uint64_t *off_ret)
+{
+	uint64_t phys;
+	int ret;
+
+	(void)fs;
+	ret = zdev_append(bg->dev->zdev, buf, len, bg->physical, flags, cls,
+			  &phys);
+	if (!ret)
+		*off_ret = phys - bg->physical;
+	return ret;
+}
+
+int zcow_bg_reset_zone(struct zcow_fs *fs, struct zcow_bg *bg)
+{
+	(void)fs;
+	return zdev_reset_zone(bg->dev->zdev, bg->physical, ZDEV_CLASS_ZONE);
+}
+
+int zcow_bg_finish_zone(struct zcow_fs *fs, struct zcow_bg *bg)
+{
+	(void)fs;
+	return zdev_finish_zone(bg->dev->zdev, bg->physical, ZDEV_CLASS_ZONE);
 }
 
 int zcow_bg_add(struct zcow_fs *fs, const struct zcow_bg *tmpl,
@@ -187,6 +226,11 @@ int zcow_bg_add(struct zcow_fs *fs, const struct zcow_bg *tmpl,
 	if (!bg)
 		return -ENOMEM;
 	*bg = *tmpl;
+	bg->dev = zcow_fs_device(fs, bg->devid);
+	if (!bg->dev) {
+		free(bg);
+		return -EUCLEAN;
+	}
 	for (i = fs->nr_bgs; i > 0 && fs->bgs[i - 1]->start > bg->start; i--)
 		fs->bgs[i] = fs->bgs[i - 1];
 	fs->bgs[i] = bg;
@@ -213,27 +257,29 @@ void zcow_bg_remove(struct zcow_fs *fs, struct zcow_bg *bg)
 	free(bg);
 }
 
-/* Does any block group own the zone at device offset @zone? */
-static bool is_zone_allocated(struct zcow_fs *fs, uint64_t zone)
+/* Does any block group own the zone at offset @zone of @zd? */
+static bool is_zone_allocated(struct zcow_fs *fs, const struct zcow_device *zd,
+			      uint64_t zone)
 {
 	uint64_t i;
 
 	for (i = 0; i < fs->nr_bgs; i++) {
 		struct zcow_bg *bg = fs->bgs[i];
 
-		if (zone >= bg->physical && zone < bg->physical + bg->length)
+		if (bg->dev == zd && zone >= bg->physical &&
+		    zone < bg->physical + bg->length)
 			return true;
 	}
 	return false;
 }
 
 /* Superblock-log zones and zones holding a fixed superblock copy. */
-static bool is_sb_zone(struct zcow_fs *fs, uint64_t zone)
+static bool is_sb_zone(struct zcow_fs *fs, struct zdev *dev, uint64_t zone)
 {
-	uint64_t zs = fs->dev->info.zone_size;
+	uint64_t zs = dev->info.zone_size;
 	int m;
 
-	if (zcow_sb_is_reserved_zone(fs->dev, fs->placement, zone))
+	if (zcow_sb_is_reserved_zone(dev, fs->placement, zone))
 		return true;
 	for (m = 0; m < ZCOW_SB_MIRROR_MAX; m++) {
 		uint64_t off = zcow_sb_offset(m);
@@ -242,6 +288,65 @@ static bool is_sb_zone(struct zcow_fs *fs, uint64_t zone)
 			return true;
 	}
 	return false;
+}
+
+uint64_t zcow_device_free_bytes(struct zcow_fs *fs,
+				const struct zcow_device *zd)
+{
+	uint64_t used = 0, i;
+
+	for (i = 0; i < fs->nr_bgs; i++)
+		if (fs->bgs[i]->dev == zd)
+			used += fs->bgs[i]->length;
+	return used < zd->writable_bytes ? zd->writable_bytes - used : 0;
+}
+
+/*
+ * The lowest free zone of @zd that is not a superblock zone and holds no
+ * fixed superblock copy, conventional or empty (a free sequential zone
+ * that is not empty is reset, with a warning).  0 and *zone_ret, *z;
+ * -ENOSPC, or a device errno.
+ */
+static int find_free_zone(struct zcow_fs *fs, struct zcow_device *zd,
+			  uint64_t *zone_ret, struct zdev_zone *z)
+{
+	struct zdev *dev = zd->zdev;
+	uint64_t zs = dev->info.zone_size, zone;
+	int ret;
+
+	for (zone = 0; zone + zs <= dev->info.size; zone += zs) {
+		if (is_sb_zone(fs, dev, zone) ||
+		    is_zone_allocated(fs, zd, zone))
+			continue;
+		ret = zdev_report_zone(dev, zone, z);
+		if (ret)
+			return ret;
+		if (!zdev_zone_is_seq(z))
+			break;
+		if (z->cond == ZDEV_COND_READONLY ||
+		    z->cond == ZDEV_COND_OFFLINE)
+			continue;
+		if (z->cond == ZDEV_COND_EMPTY)
+			break;
+		/*
+		 * A free zone that is not empty: left by a block group
+		 * removed before a crash, or by an uncommitted chunk.  Its
+		 * contents are unreferenced; reset it, as the seed does.
+		 */
+		zlog_warn(TAG, "resetting zone %" PRIu64 " (wp %" PRIu64 ") for allocation",
+			  zone / zs, z->wp - z->start);
+		ret = zdev_reset_zone(dev, zone, ZDEV_CLASS_ZONE);
+		if (ret)
+			return ret;
+		ret = zdev_report_zone(dev, zone, z);
+		if (ret)
+			return ret;
+		break;
+	}
+	if (zone + zs > dev->info.size)
+		return -ENOSPC;
+	*zone_ret = zone;
+	return 0;
 }
 
 static int append_sys_chunk(struct zcow_fs *fs, const struct zcow_bg *bg)
@@ -258,7 +363,7 @@ static int append_sys_chunk(struct zcow_fs *fs, const struct zcow_bg *bg)
 	key.type = ZCOW_CHUNK_ITEM_KEY;
 	key.offset = htole64(bg->start);
 	memcpy(p, &key, sizeof(key));
-	zcow_chunk_encode(fs, bg, p + sizeof(key));
+	zcow_chunk_encode(bg, p + sizeof(key));
 	size += sizeof(key) + ZCOW_CHUNK_ITEM_SIZE;
 	fs->sb.sys_chunk_array_size = htole32(size);
 	return 0;
@@ -291,11 +396,13 @@ void zcow_drop_sys_chunk(struct zcow_fs *fs, const struct zcow_bg *bg)
 int zcow_chunk_alloc(struct zcow_fs *fs, uint64_t flags,
 		     struct zcow_bg **bg_ret)
 {
-	const struct zdev_info *info = &fs->dev->info;
-	uint64_t zs = info->zone_size;
+	uint64_t zs = fs->dev->info.zone_size;
+	struct zcow_device *order[ZCOW_MAX_DEVICES], *zd = NULL;
+	uint64_t avail[ZCOW_MAX_DEVICES];
 	struct zcow_bg tmpl, *bg;
 	struct zdev_zone z;
-	uint64_t zone, logical = zs, i;
+	uint64_t zone = 0, logical = zs, i;
+	unsigned int d, e, nr = 0;
 	int ret;
 
 	ret = zcow_check_profile(flags);
@@ -303,38 +410,36 @@ int zcow_chunk_alloc(struct zcow_fs *fs, uint64_t flags,
 		return ret;
 	if (fs->read_only)
 		return -EROFS;
-	/* One zone per chunk (one device, one stripe); see the header. */
+	/* One zone per chunk (one stripe); see the header. */
 	if (zcow_chunk_max_size(fs, flags) < zs)
 		return -EINVAL;
-	for (zone = 0; zone + zs <= info->size; zone += zs) {
-		if (is_sb_zone(fs, zone) || is_zone_allocated(fs, zone))
+	/*
+	 * The single profile takes the device with the most free space
+	 * (btrfs's gather_device_info sort); equal: the lower devid.  A
+	 * replace's source gets no new chunk (seed 008).
+	 */
+	for (d = 0; d < fs->nr_devs; d++) {
+		struct zcow_device *c = &fs->devs[d];
+		uint64_t a = zcow_device_free_bytes(fs, c);
+
+		if (zcow_replace_is_source(fs, c))
 			continue;
-		ret = zdev_report_zone(fs->dev, zone, &z);
-		if (ret)
-			return ret;
-		if (!zdev_zone_is_seq(&z))
-			break;
-		if (z.cond == ZDEV_COND_READONLY || z.cond == ZDEV_COND_OFFLINE)
-			continue;
-		if (z.cond == ZDEV_COND_EMPTY)
-			break;
-		/*
-		 * A free zone that is not empty: left by a block group
-		 * removed before a crash, or by an uncommitted chunk.  Its
-		 * contents are unreferenced; reset it, as the seed does.
-		 */
-		zlog_warn(TAG, "resetting zone %" PRIu64 " (wp %" PRIu64 ") for allocation",
-			  zone / zs, z.wp - z.start);
-		ret = zdev_reset_zone(fs->dev, zone, ZDEV_CLASS_ZONE);
-		if (ret)
-			return ret;
-		ret = zdev_report_zone(fs->dev, zone, &z);
-		if (ret)
-			return ret;
-		break;
+		for (e = nr; e > 0 && avail[e - 1] < a; e--) {
+			order[e] = order[e - 1];
+			avail[e] = avail[e - 1];
+		}
+		order[e] = c;
+		avail[e] = a;
+		nr++;
 	}
-	if (zone + zs > info->size)
-		return -ENOSPC;
+	ret = -ENOSPC;
+	for (d = 0; d < nr && ret == -ENOSPC; d++) {
+		ret = find_free_zone(fs, order[d], &zone, &z);
+		if (!ret)
+			zd = order[d];
+	}
+	if (ret)
+		return ret;
 	for (i = 0; i < fs->nr_bgs; i++)
 		if (fs->bgs[i]->start + fs->bgs[i]->length > logical)
 			logical = fs->bgs[i]->start + fs->bgs[i]->length;
@@ -342,6 +447,7 @@ int zcow_chunk_alloc(struct zcow_fs *fs, uint64_t flags,
 	tmpl.start = logical;
 	tmpl.length = zs;
 	tmpl.physical = zone;
+	tmpl.devid = zd->devid;
 	tmpl.flags = flags;
 	tmpl.is_seq = zdev_zone_is_seq(&z);
 	tmpl.capacity = tmpl.is_seq ? z.capacity : zs;
@@ -357,9 +463,9 @@ int zcow_chunk_alloc(struct zcow_fs *fs, uint64_t flags,
 			return ret;
 		}
 	}
-	zlog(ZLOG_DEBUG, TAG, "chunk %s at logical %" PRIu64 ": zone %" PRIu64 " (%s)",
+	zlog(ZLOG_DEBUG, TAG, "chunk %s at logical %" PRIu64 ": devid %" PRIu64 " zone %" PRIu64 " (%s)",
 		  zcow_space_name(zcow_space_of_flags(flags)), logical,
-		  zone / zs, tmpl.is_seq ? "seq" : "conv");
+		  zd->devid, zone / zs, tmpl.is_seq ? "seq" : "conv");
 	if (bg_ret)
 		*bg_ret = bg;
 	return 0;
@@ -526,14 +632,13 @@ void zcow_bg_unpin_all(struct zcow_fs *fs)
  *   seq READONLY                 capacity                ro (warned)
  *   seq OFFLINE                  capacity                ro (warned)
  */
-int zcow_bg_load_alloc_offset(struct zcow_fs *fs, struct zcow_bg *bg,
-			      uint64_t last_extent_end)
+int zcow_bg_load_alloc_offset(struct zcow_bg *bg, uint64_t last_extent_end)
 {
 	struct zdev_zone z;
 	uint64_t off;
 	int ret;
 
-	ret = zdev_report_zone(fs->dev, bg->physical, &z);
+	ret = zdev_report_zone(bg->dev->zdev, bg->physical, &z);
 	if (ret)
 		return ret;
 	bg->is_seq = zdev_zone_is_seq(&z);
@@ -552,7 +657,7 @@ int zcow_bg_load_alloc_offset(struct zcow_fs *fs, struct zcow_bg *bg,
 		case ZDEV_COND_OFFLINE:
 			zlog_warn(TAG, "block group %" PRIu64 " is read-only: zone %" PRIu64 " is %s",
 				  bg->start,
-				  bg->physical / fs->dev->info.zone_size,
+				  bg->physical / bg->dev->zdev->info.zone_size,
 				  z.cond == ZDEV_COND_OFFLINE ? "offline" :
 								"read-only");
 			bg->is_ro = true;

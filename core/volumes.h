@@ -33,6 +33,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "zdev.h"
+
 /* btrfs block group / chunk type flags (btrfs_tree.h). */
 #define ZCOW_BG_DATA		(1ULL << 0)
 #define ZCOW_BG_SYSTEM		(1ULL << 1)
@@ -60,6 +62,8 @@ enum zcow_space_type {
 	ZCOW_NR_SPACE
 };
 
+struct zcow_device;
+
 /*
  * One block group = one chunk = one device extent of whole zones.
  *
@@ -75,6 +79,8 @@ struct zcow_bg {
 	uint64_t start;		/* logical address */
 	uint64_t length;	/* logical bytes = zones x zone size */
 	uint64_t physical;	/* device offset of its first zone */
+	uint64_t devid;		/* the device it is on */
+	struct zcow_device *dev;	/* fs->devs[] entry of @devid */
 	uint64_t flags;		/* ZCOW_BG_* type bits (no profile bit) */
 	uint64_t capacity;	/* writable bytes (zone capacity) */
 	uint64_t alloc_offset;	/* next allocation, bytes from @start */
@@ -94,6 +100,7 @@ struct zcow_bg {
 	uint64_t last_alloc;	/* fs->alloc_clock at its last reservation */
 	bool is_hot;		/* hotcold=on: filled from a hot data slot */
 	bool is_reloc_filled;	/* was the data relocation group */
+	bool to_copy;		/* replace: on the source, not copied yet */
 };
 
 /* Sums over the block groups of one type (`zcow df`). */
@@ -143,6 +150,29 @@ struct zcow_bg *zcow_bg_lookup(struct zcow_fs *fs, uint64_t logical);
  */
 int zcow_map_logical(struct zcow_fs *fs, uint64_t logical, uint64_t len,
 		     uint64_t *phys_ret);
+
+/* zcow_map_logical(), and the device (*@dev_ret may be NULL). */
+int zcow_map_logical_dev(struct zcow_fs *fs, uint64_t logical, uint64_t len,
+			 struct zdev **dev_ret, uint64_t *phys_ret);
+
+/*
+ * The zone commands of a block group, on the device its chunk is on (and,
+ * while a replace runs, cloned to the target once the group is copied:
+ * core/replace.h).  @off: bytes from the group's start.  An append
+ * returns where it landed in *@off_ret.  0 or -errno.
+ */
+int zcow_bg_write(struct zcow_fs *fs, struct zcow_bg *bg, const void *buf,
+		  uint64_t len, uint64_t off, unsigned int flags,
+		  enum zdev_class cls);
+int zcow_bg_append(struct zcow_fs *fs, struct zcow_bg *bg, const void *buf,
+		   uint64_t len, unsigned int flags, enum zdev_class cls,
+		   uint64_t *off_ret);
+int zcow_bg_reset_zone(struct zcow_fs *fs, struct zcow_bg *bg);
+int zcow_bg_finish_zone(struct zcow_fs *fs, struct zcow_bg *bg);
+
+/* Bytes of @zd outside its superblock zones not in a block group. */
+uint64_t zcow_device_free_bytes(struct zcow_fs *fs,
+				const struct zcow_device *zd);
 
 /*
  * Reserve @len bytes of type @flags strictly sequentially at a block
@@ -206,8 +236,7 @@ bool zcow_bg_is_all_unusable(const struct zcow_bg *bg);
  * @last_extent_end: for conventional zones, the end (bytes from start) of
  * the last allocated extent.  Returns 0 or a device errno.
  */
-int zcow_bg_load_alloc_offset(struct zcow_fs *fs, struct zcow_bg *bg,
-			      uint64_t last_extent_end);
+int zcow_bg_load_alloc_offset(struct zcow_bg *bg, uint64_t last_extent_end);
 
 /* Add a block group record (mount, chunk allocation).  0 or -ENOMEM. */
 int zcow_bg_add(struct zcow_fs *fs, const struct zcow_bg *bg,
@@ -220,12 +249,12 @@ void zcow_bg_remove(struct zcow_fs *fs, struct zcow_bg *bg);
 /* Remove @bg's chunk from the superblock's sys_chunk_array (a system
  * group being deleted; every entry is one key and one chunk item). */
 void zcow_drop_sys_chunk(struct zcow_fs *fs, const struct zcow_bg *bg);
-/* Encode @bg's chunk item (devid 1) into @buf (ZCOW_CHUNK_ITEM_SIZE). */
-void zcow_chunk_encode(const struct zcow_fs *fs, const struct zcow_bg *bg,
-		       uint8_t *buf);
+/* Encode @bg's chunk item (its one stripe on its device) into @buf
+ * (ZCOW_CHUNK_ITEM_SIZE). */
+void zcow_chunk_encode(const struct zcow_bg *bg, uint8_t *buf);
 /*
  * Decode a chunk item at logical @logical of @len bytes into @bg (start,
- * length, physical, flags).  Returns 0, -EINVAL (not the single profile,
+ * length, devid, physical, flags; not @bg->dev).  Returns 0, -EINVAL (not the single profile,
  * more than one stripe) or -EUCLEAN (malformed).
  */
 int zcow_chunk_decode(const uint8_t *buf, uint32_t len, uint64_t logical,

@@ -22,11 +22,19 @@
 
 uint64_t zcow_zoned_zone_room(struct zcow_fs *fs)
 {
-	const struct zdev_info *info = &fs->dev->info;
-	uint64_t cap = info->is_zoned && info->nr_conv < info->nr_zones ?
-			       info->zone_capacity :
-			       info->zone_size;
+	uint64_t cap = 0;
+	unsigned int d;
 
+	/* the smallest zone capacity of the devices */
+	for (d = 0; d < fs->nr_devs; d++) {
+		const struct zdev_info *info = &fs->devs[d].zdev->info;
+		uint64_t c = info->is_zoned && info->nr_conv < info->nr_zones ?
+				     info->zone_capacity :
+				     info->zone_size;
+
+		if (!d || c < cap)
+			cap = c;
+	}
 	return cap - cap % fs->nodesize;
 }
 
@@ -252,7 +260,7 @@ static void zone_finish_short(struct zcow_fs *fs)
 			continue;
 		/* ORDER: nothing; the zone only stops taking writes, what it
 		 * holds stays (a crash sees it FULL: offset = capacity). */
-		if (zdev_finish_zone(fs->dev, b->physical, ZDEV_CLASS_ZONE))
+		if (zcow_bg_finish_zone(fs, b))
 			continue;
 		b->zone_unusable += b->capacity - b->alloc_offset;
 		b->alloc_offset = b->capacity;
@@ -486,13 +494,12 @@ int zcow_zoned_write_data(struct zcow_fs *fs, struct zcow_bg *bg,
 	int err;
 
 	if (zcow_zoned_use_append(fs, bg)) {
-		err = zdev_append(fs->dev, buf, len, bg->physical, 0,
-				  ZDEV_CLASS_DATA, &where);
-		*landed_ret = bg->start + (where - bg->physical);
+		err = zcow_bg_append(fs, bg, buf, len, 0, ZDEV_CLASS_DATA,
+				     &where);
+		*landed_ret = bg->start + where;
 	} else {
-		err = zdev_write(fs->dev, buf, len,
-				 bg->physical + (logical - bg->start), 0,
-				 ZDEV_CLASS_DATA);
+		err = zcow_bg_write(fs, bg, buf, len, logical - bg->start, 0,
+				    ZDEV_CLASS_DATA);
 		*landed_ret = logical;
 	}
 	return err;

@@ -203,6 +203,14 @@ struct zcow_fs;
  * (geometry or option refused, with a message), or a device -errno.
  */
 int zcow_mkfs(struct zdev *dev, const struct zcow_mkfs_opts *opts);
+/*
+ * mkfs on @nr devices (1..16): devids 1..@nr in the order given, chunks
+ * spread over them (most free space first).  Every device must have the
+ * same zone size, and all be zoned or all not: -EINVAL naming both
+ * devices otherwise.  zcow_mkfs() is the one-device case.
+ */
+int zcow_mkfs_devs(struct zdev **devs, unsigned int nr,
+		   const struct zcow_mkfs_opts *opts);
 
 /*
  * Mount (@opts may be NULL: defaults): locate the newest valid superblock,
@@ -216,6 +224,15 @@ int zcow_mkfs(struct zdev *dev, const struct zcow_mkfs_opts *opts);
  */
 int zcow_mount(struct zdev *dev, const struct zcow_mount_opts *opts,
 	       struct zcow_fs **fs_ret);
+/*
+ * Mount the file system on @devs (any order): every device of it must be
+ * given, with one fsid.  A missing device: -ENODEV with a message naming
+ * the count and the devids given; a device of another file system or one
+ * too many: -EINVAL.  Otherwise as zcow_mount(), the one-device case.
+ */
+int zcow_mount_devs(struct zdev **devs, unsigned int nr,
+		    const struct zcow_mount_opts *opts,
+		    struct zcow_fs **fs_ret);
 
 /*
  * Commit a new superblock generation (generation + 1) to every mirror:
@@ -304,6 +321,82 @@ uint64_t zcow_fs_generation(const struct zcow_fs *fs);
 /* 0, or the -errno of the commit that failed: @fs takes no more writes
  * (zcow_fs_info's error). */
 int zcow_fs_error(const struct zcow_fs *fs);
+
+/* ---- several devices (docs/devices.md) ---- */
+
+/* One device of a mounted file system. */
+struct zcow_dev_info {
+	uint64_t devid;
+	uint64_t total_bytes;	/* its size */
+	uint64_t bytes_used;	/* in block groups (device extents) */
+	uint64_t nr_groups;
+	uint8_t uuid[16];
+	const char *spec;	/* the spec it is open on */
+};
+/* How many devices @fs has (1..16). */
+unsigned int zcow_fs_nr_devices(const struct zcow_fs *fs);
+/* Device @i (0 .. zcow_fs_nr_devices() - 1, in devid order).  0 or
+ * -ENOENT. */
+int zcow_fs_device_info(struct zcow_fs *fs, unsigned int i,
+			struct zcow_dev_info *info);
+
+/*
+ * Add @dev to the mounted @fs (btrfs device add): its zones reset, the
+ * next devid, a device item, num_devices and total_bytes grown, all in
+ * one commit; new chunks may go there at once.  The caller keeps @dev open
+ * for as long as @fs is mounted.  0, -EINVAL (zone size or zoned mix
+ * differs, too many devices, geometry: with a message), -EROFS, or a
+ * device errno.
+ */
+int zcow_dev_add(struct zcow_fs *fs, struct zdev *dev);
+
+/* Device replace (seeds 008, 009; docs/devices.md).  The item's states
+ * are btrfs's (BTRFS_IOCTL_DEV_REPLACE_STATE_*). */
+enum zcow_replace_state {
+	ZCOW_REPLACE_NEVER_STARTED = 0,
+	ZCOW_REPLACE_STARTED = 1,
+	ZCOW_REPLACE_FINISHED = 2,
+	ZCOW_REPLACE_CANCELED = 3,
+	ZCOW_REPLACE_SUSPENDED = 4,
+};
+struct zcow_replace_status {
+	enum zcow_replace_state state;
+	uint64_t src_devid;
+	uint64_t cursor;	/* logical: groups below it are copied */
+	uint64_t nr_to_copy;	/* groups marked at the start */
+	uint64_t nr_copied;
+	uint64_t bytes_copied;	/* live bytes copied */
+	uint64_t bytes_zeroed;	/* holes and levelling zeroes written */
+	uint64_t bytes_cloned;	/* writes cloned to the target */
+};
+/*
+ * Start replacing devid @src_devid by @tgt (not a device of @fs, at least
+ * the source's size, same zone size and kind): @tgt's zones are reset,
+ * every block group on the source is marked to copy, and the started
+ * state is committed.  The caller keeps @tgt open.  0, -EBUSY (a replace
+ * runs), -ENOENT (no such devid), -EINVAL (with a message), -EROFS.
+ */
+int zcow_replace_start(struct zcow_fs *fs, uint64_t src_devid,
+		       struct zdev *tgt);
+/*
+ * Copy the next block group(s) of the running replace, at most about
+ * @max_bytes of zone contents (0: one group); *@done_ret true when every
+ * group is copied.  0, -EINVAL (no replace runs), or an errno.
+ */
+int zcow_replace_step(struct zcow_fs *fs, uint64_t max_bytes,
+		      bool *done_ret);
+/*
+ * Finish: copy what is left, level every write pointer, switch the
+ * source's devid to the target in one commit, and wipe the source's
+ * superblocks.  After it the source is no longer used (the caller may
+ * close it).  0 or an errno (then the replace still runs).
+ */
+int zcow_replace_finish(struct zcow_fs *fs);
+/* Cancel the running replace: the source stays, the target is dropped
+ * (committed as canceled).  0 or an errno. */
+int zcow_replace_cancel(struct zcow_fs *fs);
+/* The replace's state (the last one, when none runs).  0. */
+int zcow_replace_status(struct zcow_fs *fs, struct zcow_replace_status *st);
 
 /*
  * Balance (btrfs balance start -dusage=N -musage=N): relocate every data

@@ -28,6 +28,7 @@
 	SUITE(file_suite)      \
 	SUITE(zoned_suite)     \
 	SUITE(reclaim_suite)   \
+	SUITE(devices_suite)   \
 	SUITE(tree_log_suite)  \
 	SUITE(crash_suite)     \
 	SUITE(cli_suite)       \
