@@ -177,7 +177,7 @@ static int check_active_zones(struct zdev *dev, enum zcow_sb_placement p,
 }
 
 /* Reset every sequential zone that is not empty (as btrfs-progs mkfs). */
-static int reset_zones(struct zdev *dev)
+int zcow_dev_reset_zones(struct zdev *dev)
 {
 	struct zdev_zone zones[64];
 	uint64_t pos = 0;
@@ -213,6 +213,17 @@ struct zcow_device *zcow_fs_device(struct zcow_fs *fs, uint64_t devid)
 		if (fs->devs[i].devid == devid)
 			return &fs->devs[i];
 	return NULL;
+}
+
+int zcow_dev_check_active_zones(struct zdev *dev, enum zcow_sb_placement p,
+				const char *what)
+{
+	return check_active_zones(dev, p, what, NULL);
+}
+
+uint64_t zcow_device_size(const struct zcow_device *zd)
+{
+	return le64toh(zd->item.total_bytes);
 }
 
 struct zdev *zcow_bg_zdev(const struct zcow_bg *bg)
@@ -367,7 +378,7 @@ int zcow_mkfs_devs(struct zdev **devs, unsigned int nr,
 		zd->zdev = devs[d];
 		zcow_dev_item_init(&zd->item, zd->devid, devs[d], sb->fsid,
 				   &rng);
-		ret = reset_zones(devs[d]);
+		ret = zcow_dev_reset_zones(devs[d]);
 		if (ret) {
 			zlog_err(TAG, "resetting the zones of %s failed: %d",
 				 dev_name(devs[d]), ret);
@@ -649,6 +660,8 @@ int zcow_mount_devs(struct zdev **devs, unsigned int nr,
 		zcow_fs_free_trees(fs);
 		ret = 0;
 	}
+	if (!ret && fs->has_trees)
+		ret = zcow_replace_load(fs);
 	if (ret) {
 		zlog_err(TAG, "loading the trees of generation %llu failed: %d",
 			 (unsigned long long)fs->generation, ret);
@@ -758,6 +771,7 @@ int zcow_unmount(struct zcow_fs *fs)
 	if (!fs)
 		return 0;
 	zcow_files_unmount(fs);	/* files: waits for writes (issue 5) */
+	zcow_replace_drop(fs);	/* a running replace: cancelled */
 	if (fs->error)
 		ret = fs->error;
 	else if (!fs->read_only)
@@ -909,7 +923,7 @@ int zcow_dev_add(struct zcow_fs *fs, struct zdev *dev)
 	if (ret)
 		return ret;
 	pthread_mutex_lock(&fs->files->lock);
-	ret = reset_zones(dev);
+	ret = zcow_dev_reset_zones(dev);
 	if (ret) {
 		zlog_err(TAG, "resetting the zones of %s failed: %d",
 			 dev_name(dev), ret);

@@ -123,12 +123,27 @@ struct zcow_fs {
 
 	/* Device replace (core/replace.h); NULL when none runs. */
 	struct zcow_replace *replace;
+	/* The dev-replace item's state (the last replace, or none), and
+	 * whether the commit must write it. */
+	struct zcow_replace_status replace_st;
+	bool replace_item_dirty;
 };
 
 /* The device with @devid, or NULL. */
 struct zcow_device *zcow_fs_device(struct zcow_fs *fs, uint64_t devid);
 /* The device @bg's zones are on. */
 struct zdev *zcow_bg_zdev(const struct zcow_bg *bg);
+/* Reset every sequential zone of @dev that is not empty (mkfs, device
+ * add, replace target).  0 or a device errno. */
+int zcow_dev_reset_zones(struct zdev *dev);
+/* Refuse @dev when its active-zone limit is below what the fs needs
+ * (-EINVAL with a message; @what names the operation). */
+int zcow_dev_check_active_zones(struct zdev *dev, enum zcow_sb_placement p,
+				const char *what);
+/* A device's size as the file system uses it (its item's total_bytes:
+ * a replace target may be larger than the device it replaced). */
+uint64_t zcow_device_size(const struct zcow_device *zd);
+
 /* Flush every device's volatile cache.  0 or the first -errno. */
 int zcow_fs_flush(struct zcow_fs *fs);
 /* Can @a and @b be devices of one fs (zone size, zoned)?  0 or -EINVAL

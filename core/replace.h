@@ -19,6 +19,7 @@
 #ifndef ZCOW_REPLACE_H
 #define ZCOW_REPLACE_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -29,24 +30,54 @@ struct zcow_fs;
 struct zcow_bg;
 struct zcow_device;
 
-/* A running replace (fs->replace; NULL when none runs). */
+/* A running replace (fs->replace; NULL when none runs).  Its counters
+ * and state are fs->replace_st. */
 struct zcow_replace {
 	struct zcow_device *src;	/* the device being replaced */
 	struct zdev *tgt;		/* the new device */
-	struct zcow_dev_item tgt_item;	/* its item while it is the target */
-	uint64_t cursor;		/* groups below this logical are copied */
-	uint64_t nr_to_copy;		/* groups marked at the start */
-	uint64_t nr_copied;
-	uint64_t bytes_copied;		/* live bytes read and written */
-	uint64_t bytes_zeroed;		/* holes and levelling */
-	uint64_t bytes_cloned;		/* file system writes cloned */
+	/* Serializes a write to a source group with its clone, so that the
+	 * target sees a group's writes in the source's order. */
+	pthread_mutex_t io_lock;
+	int error;			/* first failed target write: the
+					 * replace cannot finish */
 };
 
-/* Is @zd the source of a running replace (no new chunk goes there)? */
+/* Is @zd the source of a running replace? */
 bool zcow_replace_is_source(const struct zcow_fs *fs,
 			    const struct zcow_device *zd);
 
-/* Is @bg copied already, so that its writes are cloned to the target? */
-bool zcow_replace_clones(const struct zcow_fs *fs, const struct zcow_bg *bg);
+/*
+ * The zone commands of a group on the source of a running replace
+ * (zcow_bg_write & co. call these): the command goes to the source and,
+ * when the group is not to_copy (copied, or made after the start), the
+ * same command to the target at the same offset.  A failed clone is
+ * kept in the replace's error; the file system's command succeeds with
+ * the source's result.
+ */
+int zcow_replace_write(struct zcow_fs *fs, struct zcow_bg *bg,
+		       const void *buf, uint64_t len, uint64_t off,
+		       unsigned int flags, enum zdev_class cls);
+int zcow_replace_append(struct zcow_fs *fs, struct zcow_bg *bg,
+			const void *buf, uint64_t len, unsigned int flags,
+			enum zdev_class cls, uint64_t *off_ret);
+int zcow_replace_zone_mgmt(struct zcow_fs *fs, struct zcow_bg *bg,
+			   enum zdev_zone_action action);
+
+/* A chunk was just made on @bg's device: on a replace's source, its
+ * target zone must be empty (reset if not).  0 or a device errno. */
+int zcow_replace_new_group(struct zcow_fs *fs, struct zcow_bg *bg);
+
+/* The commit: put the dev-replace item (device tree, key (0, 250, 0))
+ * when its state or cursor changed.  0 or -errno. */
+int zcow_replace_sync_item(struct zcow_fs *fs, bool *changed_ret);
+
+/* Mount: read the dev-replace item; a replace that was running when the
+ * file system went down is cancelled (the source holds everything).
+ * 0 or -errno. */
+int zcow_replace_load(struct zcow_fs *fs);
+
+/* Unmount and teardown: a running replace is cancelled (the final
+ * commit writes it). */
+void zcow_replace_drop(struct zcow_fs *fs);
 
 #endif /* ZCOW_REPLACE_H */

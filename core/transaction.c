@@ -504,6 +504,9 @@ static int apply_delayed(struct zcow_fs *fs)
 		ret = sync_dev_item(fs, &changed);
 		if (ret)
 			return ret;
+		ret = zcow_replace_sync_item(fs, &changed);
+		if (ret)
+			return ret;
 		ret = sync_root_items(fs, &changed);
 		if (ret)
 			return ret;
@@ -1018,7 +1021,7 @@ void zcow_fs_count_writable(struct zcow_fs *fs)
 		struct zcow_device *zd = &fs->devs[d];
 
 		zd->writable_bytes = 0;
-		for (z = 0; z + zs <= zd->zdev->info.size; z += zs)
+		for (z = 0; z + zs <= zcow_device_size(zd); z += zs)
 			if (!zcow_sb_is_reserved_zone(zd->zdev, fs->placement,
 						      z))
 				zd->writable_bytes += zs;
@@ -1086,6 +1089,7 @@ void zcow_fs_free_trees(struct zcow_fs *fs)
 	int t;
 
 	zcow_log_free(fs);
+	zcow_replace_drop(fs);
 	if (fs->has_trees)
 		for (t = 0; t < ZCOW_NR_TREES; t++)
 			zcow_tree_release(zcow_fs_tree_nr(fs, t));

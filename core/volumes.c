@@ -182,7 +182,8 @@ int zcow_bg_write(struct zcow_fs *fs, struct zcow_bg *bg, const void *buf,
 		  uint64_t len, uint64_t off, unsigned int flags,
 		  enum zdev_class cls)
 {
-	(void)fs;
+	if (fs->replace && bg->dev == fs->replace->src)
+		return zcow_replace_write(fs, bg, buf, len, off, flags, cls);
 	return zdev_write(bg->dev->zdev, buf, len, bg->physical + off, flags,
 			  cls);
 }
@@ -194,7 +195,9 @@ int zcow_bg_append(struct zcow_fs *fs, struct zcow_bg *bg, const void *buf,
 	uint64_t phys;
 	int ret;
 
-	(void)fs;
+	if (fs->replace && bg->dev == fs->replace->src)
+		return zcow_replace_append(fs, bg, buf, len, flags, cls,
+					   off_ret);
 	ret = zdev_append(bg->dev->zdev, buf, len, bg->physical, flags, cls,
 			  &phys);
 	if (!ret)
@@ -204,13 +207,15 @@ int zcow_bg_append(struct zcow_fs *fs, struct zcow_bg *bg, const void *buf,
 
 int zcow_bg_reset_zone(struct zcow_fs *fs, struct zcow_bg *bg)
 {
-	(void)fs;
+	if (fs->replace && bg->dev == fs->replace->src)
+		return zcow_replace_zone_mgmt(fs, bg, ZDEV_ZONE_RESET);
 	return zdev_reset_zone(bg->dev->zdev, bg->physical, ZDEV_CLASS_ZONE);
 }
 
 int zcow_bg_finish_zone(struct zcow_fs *fs, struct zcow_bg *bg)
 {
-	(void)fs;
+	if (fs->replace && bg->dev == fs->replace->src)
+		return zcow_replace_zone_mgmt(fs, bg, ZDEV_ZONE_FINISH);
 	return zdev_finish_zone(bg->dev->zdev, bg->physical, ZDEV_CLASS_ZONE);
 }
 
@@ -311,10 +316,10 @@ static int find_free_zone(struct zcow_fs *fs, struct zcow_device *zd,
 			  uint64_t *zone_ret, struct zdev_zone *z)
 {
 	struct zdev *dev = zd->zdev;
-	uint64_t zs = dev->info.zone_size, zone;
+	uint64_t zs = dev->info.zone_size, zone, size = zcow_device_size(zd);
 	int ret;
 
-	for (zone = 0; zone + zs <= dev->info.size; zone += zs) {
+	for (zone = 0; zone + zs <= size; zone += zs) {
 		if (is_sb_zone(fs, dev, zone) ||
 		    is_zone_allocated(fs, zd, zone))
 			continue;
@@ -343,7 +348,7 @@ static int find_free_zone(struct zcow_fs *fs, struct zcow_device *zd,
 			return ret;
 		break;
 	}
-	if (zone + zs > dev->info.size)
+	if (zone + zs > size)
 		return -ENOSPC;
 	*zone_ret = zone;
 	return 0;
@@ -399,7 +404,7 @@ int zcow_chunk_alloc(struct zcow_fs *fs, uint64_t flags,
 	uint64_t zs = fs->dev->info.zone_size;
 	struct zcow_device *order[ZCOW_MAX_DEVICES], *zd = NULL;
 	uint64_t avail[ZCOW_MAX_DEVICES];
-	struct zcow_bg tmpl, *bg;
+	struct zcow_bg tmpl, *bg = NULL;
 	struct zdev_zone z;
 	uint64_t zone = 0, logical = zs, i;
 	unsigned int d, e, nr = 0;
@@ -416,14 +421,14 @@ int zcow_chunk_alloc(struct zcow_fs *fs, uint64_t flags,
 	/*
 	 * The single profile takes the device with the most free space
 	 * (btrfs's gather_device_info sort); equal: the lower devid.  A
-	 * replace's source gets no new chunk (seed 008).
+	 * replace's source is a device like the others (as in btrfs): a
+	 * group made there during the replace is not to_copy, its writes
+	 * are cloned from the first one.
 	 */
 	for (d = 0; d < fs->nr_devs; d++) {
 		struct zcow_device *c = &fs->devs[d];
 		uint64_t a = zcow_device_free_bytes(fs, c);
 
-		if (zcow_replace_is_source(fs, c))
-			continue;
 		for (e = nr; e > 0 && avail[e - 1] < a; e--) {
 			order[e] = order[e - 1];
 			avail[e] = avail[e - 1];
@@ -454,8 +459,13 @@ int zcow_chunk_alloc(struct zcow_fs *fs, uint64_t flags,
 	tmpl.zone_unusable = zs - tmpl.capacity;
 	tmpl.is_new = true;
 	ret = zcow_bg_add(fs, &tmpl, &bg);
-	if (ret)
+	if (!ret)
+		ret = zcow_replace_new_group(fs, bg);
+	if (ret) {
+		if (bg)
+			zcow_bg_remove(fs, bg);
 		return ret;
+	}
 	if (flags & ZCOW_BG_SYSTEM) {
 		ret = append_sys_chunk(fs, bg);
 		if (ret) {

@@ -312,6 +312,7 @@ static const char *const class_names[ZDEV_NR_CLASSES] = {
 	[ZDEV_CLASS_LOG] = "log",     [ZDEV_CLASS_DATA] = "data",
 	[ZDEV_CLASS_ZONE] = "zone",   [ZDEV_CLASS_FLUSH] = "flush",
 	[ZDEV_CLASS_OTHER] = "other", [ZDEV_CLASS_RELOC] = "reloc",
+	[ZDEV_CLASS_REPLACE] = "replace",
 };
 
 static const char *const op_names[ZDEV_NR_OPS] = {

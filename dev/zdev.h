@@ -71,6 +71,7 @@ enum zdev_class {
 	ZDEV_CLASS_FLUSH,	/* cache flush */
 	ZDEV_CLASS_OTHER,	/* anything else (tools, raw workloads) */
 	ZDEV_CLASS_RELOC,	/* file data copied by relocation (reclaim) */
+	ZDEV_CLASS_REPLACE,	/* device replace: copies and zero fills */
 	ZDEV_NR_CLASSES
 };
 

@@ -29,6 +29,7 @@
 	SUITE(zoned_suite)     \
 	SUITE(reclaim_suite)   \
 	SUITE(devices_suite)   \
+	SUITE(replace_suite)   \
 	SUITE(tree_log_suite)  \
 	SUITE(crash_suite)     \
 	SUITE(cli_suite)       \
