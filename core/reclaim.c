@@ -140,7 +140,8 @@ static bool is_candidate(struct zcow_fs *fs, const struct zcow_bg *bg,
 
 	if ((type != ZCOW_BG_DATA && type != ZCOW_BG_METADATA) ||
 	    bg->is_ro || bg->is_removing || bg->is_deleted ||
-	    bg->is_relocating || bg->is_data_reloc || bg->is_new ||
+	    bg->is_relocating || bg->is_copying || bg->is_data_reloc ||
+	    bg->is_new ||
 	    bg->reserved || bg->start == fs->treelog_bg)
 		return false;
 	/* Metadata: every node allocated in it written (nothing of the

@@ -6,17 +6,22 @@
  *   start   every group with a device extent on the source is marked
  *           to_copy (seed 008); the target's zones are reset; the
  *           dev-replace item (state STARTED) is committed.
- *   step    one group at a time, in the source's physical order, with
- *           the file system's lock held and no write in flight: a commit
- *           first, so that the extent tree names every live extent; then
- *           each live extent is read from the source and written to the
- *           target at the same offset with plain writes, the holes
- *           between them (space freed before the copy) written as zeroes
- *           so that every write lands at the target's write pointer, and
- *           the target zone levelled with the source's write pointer
- *           (seed 009); conventional zones get the extents only.  The
- *           group's to_copy is cleared: from now on its writes are
- *           cloned.
+ *   step    one group at a time, in the source's physical order.  Its
+ *           start, under the file system's lock with no write in flight:
+ *           a commit, so that the extent tree names every live extent
+ *           and every node allocated is written; then the group is
+ *           frozen (nothing is allocated in it, it is not removed).  Its
+ *           copy, in pieces of at most 1 MiB, each found under the lock
+ *           and read and written without it (the jobs' writes to other
+ *           groups go on meanwhile): each live extent read from the
+ *           source and written to the target at the same offset with
+ *           plain writes, the holes between them (space freed before the
+ *           copy) written as zeroes so that every write lands at the
+ *           target's write pointer, and at the end the target zone
+ *           levelled with the source's write pointer (seed 009);
+ *           conventional zones get the extents only.  Then the group's
+ *           to_copy is cleared and it is thawed: from now on its writes
+ *           are cloned.
  *   finish  every group copied, every write pointer checked level, the
  *           source's devid (and uuid) moved to the target in memory and
  *           the FINISHED item committed: that commit writes the trees
@@ -280,6 +285,8 @@ static int source_wp(struct zcow_bg *bg, uint64_t *wp_ret, bool *full_ret)
 	}
 	*full_ret = z.cond == ZDEV_COND_FULL || z.cond == ZDEV_COND_READONLY;
 	*wp_ret = *full_ret ? z.capacity : z.wp - z.start;
+	if (!zdev_zone_is_seq(&z))
+		*wp_ret = bg->alloc_offset;
 	return 0;
 }
 
@@ -317,73 +324,6 @@ static int level_zone(struct zcow_fs *fs, struct zcow_bg *bg)
 	return ret;
 }
 
-/*
- * Copy @bg (to_copy, on the source): its live extents from the extent
- * tree, holes between them zero-filled on sequential zones, then the
- * write pointers levelled.  The caller committed just before and holds
- * the lock with no write in flight.
- */
-static int copy_group(struct zcow_fs *fs, struct zcow_bg *bg)
-{
-	struct zcow_key key = { bg->start, 0, 0 };
-	uint64_t end = bg->start + bg->length, twp = 0, swp;
-	struct zcow_tree_iter it;
-	struct zdev_zone t;
-	const void *data;
-	uint8_t *buf;
-	uint32_t len;
-	bool full;
-	int ret;
-
-	ret = source_wp(bg, &swp, &full);
-	if (ret)
-		return ret;
-	if (!bg->is_seq)
-		swp = bg->alloc_offset;
-	/* a target zone left written (an earlier, cancelled replace) */
-	ret = zdev_report_zone(fs->replace->tgt, bg->physical, &t);
-	if (!ret && bg->is_seq && t.cond != ZDEV_COND_EMPTY)
-		ret = zdev_reset_zone(fs->replace->tgt, bg->physical,
-				      ZDEV_CLASS_REPLACE);
-	if (ret)
-		return ret;
-	buf = malloc(COPY_CHUNK);
-	if (!buf)
-		return -ENOMEM;
-	zcow_tree_iter_init(&it, &fs->extent_tree, &key);
-	while (!(ret = zcow_tree_iter_next(&it, &key, &data, &len))) {
-		uint64_t a, b;
-
-		if (key.objectid >= end)
-			break;
-		if (key.type == ZCOW_EXTENT_ITEM_KEY)
-			b = key.objectid + key.offset;
-		else if (key.type == ZCOW_METADATA_ITEM_KEY)
-			b = key.objectid + fs->nodesize;
-		else
-			continue;
-		a = key.objectid - bg->start;
-		b -= bg->start;
-		if (b > swp) {
-			zlog_err(TAG, "group %" PRIu64 ": extent %" PRIu64 "+%" PRIu64 " beyond the source's write pointer %" PRIu64,
-				 bg->start, key.objectid, b - a, swp);
-			ret = -EUCLEAN;
-			break;
-		}
-		if (bg->is_seq && a > twp)
-			ret = zero_fill(fs, bg, twp, a);
-		if (!ret)
-			ret = copy_range(fs, bg, buf, a, b);
-		if (ret)
-			break;
-		twp = b;
-	}
-	free(buf);
-	if (ret == -ENOENT || !ret)
-		ret = level_zone(fs, bg);
-	return ret;
-}
-
 /* The to_copy group lowest on the source, or NULL. */
 static struct zcow_bg *next_to_copy(struct zcow_fs *fs)
 {
@@ -405,50 +345,186 @@ static struct zcow_bg *next_to_copy(struct zcow_fs *fs)
 	return best;
 }
 
-/* Copy groups until @max_bytes of zone contents are done (0: one group).
- * Lock held. */
+/*
+ * Lock held: the group being copied, or the next one begun.  Beginning a
+ * group: no write in flight, a commit (the extent tree then names every
+ * live extent, every node allocated is written), and the group frozen
+ * (is_copying: nothing is allocated in it, it is not removed) until its
+ * copy ends, so that its live extents and its write pointer stay as they
+ * are while the copy runs without the lock.  *bg_ret NULL: all copied.
+ */
+static int current_group(struct zcow_fs *fs, struct zcow_bg **bg_ret)
+{
+	struct zcow_replace *rp = fs->replace;
+	struct zcow_files *fl = fs->files;
+	struct zcow_bg *bg;
+	struct zdev_zone t;
+	uint32_t s;
+	int ret;
+
+	*bg_ret = NULL;
+	if (rp->cur) {
+		*bg_ret = zcow_bg_lookup(fs, rp->cur);
+		return 0;
+	}
+	if (!next_to_copy(fs))
+		return 0;
+	drain_writes(fs);
+	ret = zcow_files_commit_locked(fs);
+	if (ret)
+		return ret;
+	bg = next_to_copy(fs);
+	if (!bg)
+		return 0;
+	/* a target zone left written (an earlier, cancelled replace) */
+	ret = zdev_report_zone(rp->tgt, bg->physical, &t);
+	if (!ret && bg->is_seq && t.cond != ZDEV_COND_EMPTY)
+		ret = zdev_reset_zone(rp->tgt, bg->physical,
+				      ZDEV_CLASS_REPLACE);
+	if (ret)
+		return ret;
+	bg->is_copying = true;
+	for (s = 0; fl && s < fl->data_zones; s++)
+		if (fl->data_active[s] == bg->start)
+			fl->data_active[s] = 0;
+	rp->cur = bg->start;
+	rp->cur_pos = 0;
+	rp->ext_end = 0;
+	fs->replace_st.cursor = bg->physical;
+	*bg_ret = bg;
+	return 0;
+}
+
+/*
+ * Lock held: the next piece of @bg from rp->cur_pos: zeroes up to *@a
+ * (a hole: space freed before the copy), then live bytes [*@a, *@b), at
+ * most COPY_CHUNK of them, contiguous extents joined.  *@b == *@a: no
+ * live byte is left (the tail up to the write pointer is levelled).
+ */
+static int next_piece(struct zcow_fs *fs, struct zcow_bg *bg, uint64_t *a,
+		      uint64_t *b)
+{
+	struct zcow_replace *rp = fs->replace;
+	struct zcow_key key = { bg->start + rp->cur_pos, 0, 0 };
+	struct zcow_tree_iter it;
+	const void *data;
+	uint32_t len;
+	int ret;
+
+	*a = *b = rp->cur_pos;
+	if (rp->ext_end > rp->cur_pos) {	/* an extent begun before */
+		*b = rp->ext_end;
+		if (*b - *a > COPY_CHUNK)
+			*b = *a + COPY_CHUNK;
+	}
+	zcow_tree_iter_init(&it, &fs->extent_tree, &key);
+	while (!(ret = zcow_tree_iter_next(&it, &key, &data, &len))) {
+		uint64_t ea, eb;
+
+		if (key.objectid >= bg->start + bg->length)
+			break;
+		if (key.type == ZCOW_EXTENT_ITEM_KEY)
+			eb = key.objectid + key.offset;
+		else if (key.type == ZCOW_METADATA_ITEM_KEY)
+			eb = key.objectid + fs->nodesize;
+		else
+			continue;
+		ea = key.objectid - bg->start;
+		eb -= bg->start;
+		if (eb <= rp->cur_pos)
+			continue;
+		if (*b > *a && ea != *b)
+			break;		/* not contiguous: the next piece */
+		if (*b == *a)
+			*a = *b = ea;
+		*b = eb;
+		rp->ext_end = eb;
+		if (*b - *a >= COPY_CHUNK) {
+			*b = *a + COPY_CHUNK;
+			break;
+		}
+	}
+	return ret == -ENOENT ? 0 : ret;
+}
+
+/*
+ * Copy pieces until about @max_bytes are done (0: to the end of the
+ * current group).  Takes and drops the lock: the I/O of a piece runs
+ * without it.
+ */
 static int copy_some(struct zcow_fs *fs, uint64_t max_bytes, bool *done_ret)
 {
 	struct zcow_replace_status *st = &fs->replace_st;
+	struct zcow_replace *rp = fs->replace;
 	struct zcow_bg *bg;
-	uint64_t done = 0;
+	uint64_t done = 0, a, b, swp;
+	uint8_t *buf;
+	bool full;
 	int ret;
 
 	*done_ret = false;
+	buf = malloc(COPY_CHUNK);
+	if (!buf)
+		return -ENOMEM;
 	for (;;) {
-		drain_writes(fs);
-		if (fs->replace->error)
-			return fs->replace->error;
-		if (!next_to_copy(fs)) {
-			*done_ret = true;
-			return 0;
+		ret = rp->error;
+		ret = ret ?: current_group(fs, &bg);
+		if (ret || !bg) {
+			*done_ret = !ret;
+			break;
 		}
-		/* the extent tree names every live extent once committed */
-		ret = zcow_files_commit_locked(fs);
+		ret = next_piece(fs, bg, &a, &b);
+		if (!ret && b > a) {
+			if (b > bg->start + bg->length) {
+				ret = -EUCLEAN;
+				break;
+			}
+			/* the piece's I/O without the lock: the group is
+			 * frozen, its zone on the target untouched by others */
+			pthread_mutex_unlock(&fs->files->lock);
+			ret = bg->is_seq && a > rp->cur_pos ?
+				      zero_fill(fs, bg, rp->cur_pos, a) :
+				      0;
+			ret = ret ?: copy_range(fs, bg, buf, a, b);
+			pthread_mutex_lock(&fs->files->lock);
+			if (ret)
+				break;
+			rp->cur_pos = b;
+			done += b - a;
+		} else if (!ret) {
+			/* every live byte copied: level (seed 009) */
+			ret = source_wp(bg, &swp, &full);
+			if (ret)
+				break;
+			pthread_mutex_unlock(&fs->files->lock);
+			ret = bg->is_seq && swp > rp->cur_pos && !full ?
+				      zero_fill(fs, bg, rp->cur_pos, swp) :
+				      0;
+			pthread_mutex_lock(&fs->files->lock);
+			ret = ret ?: level_zone(fs, bg);
+			if (ret)
+				break;
+			bg->to_copy = false;
+			bg->is_copying = false;
+			rp->cur = 0;
+			st->nr_copied++;
+			st->cursor = bg->physical + bg->length;
+			fs->replace_item_dirty = true;
+			zlog(ZLOG_DEBUG, TAG, "group %" PRIu64 " copied (%" PRIu64 " of %" PRIu64 ")",
+			     bg->start, st->nr_copied, st->nr_to_copy);
+			if (!max_bytes)
+				break;
+		}
 		if (ret)
-			return ret;
-		bg = next_to_copy(fs);
-		if (!bg) {
-			*done_ret = true;
-			return 0;
-		}
-		st->cursor = bg->physical;
-		ret = copy_group(fs, bg);
-		if (ret) {
-			zlog_err(TAG, "copying group %" PRIu64 " failed: %d",
-				 bg->start, ret);
-			return ret;
-		}
-		bg->to_copy = false;
-		st->nr_copied++;
-		st->cursor = bg->physical + bg->length;
-		fs->replace_item_dirty = true;
-		done += bg->length;
-		zlog(ZLOG_DEBUG, TAG, "group %" PRIu64 " copied (%" PRIu64 " of %" PRIu64 ")",
-		     bg->start, st->nr_copied, st->nr_to_copy);
-		if (done >= max_bytes)
-			return 0;
+			break;
+		if (max_bytes && done >= max_bytes)
+			break;
 	}
+	free(buf);
+	if (ret)
+		zlog_err(TAG, "copying devid %" PRIu64 " failed: %d",
+			 rp->src->devid, ret);
+	return ret;
 }
 
 /* ---- the public calls ---------------------------------------------------- */
@@ -708,8 +784,10 @@ void zcow_replace_drop(struct zcow_fs *fs)
 
 	if (!rp)
 		return;
-	for (i = 0; i < fs->nr_bgs; i++)
+	for (i = 0; i < fs->nr_bgs; i++) {
 		fs->bgs[i]->to_copy = false;
+		fs->bgs[i]->is_copying = false;
+	}
 	fs->replace = NULL;
 	fs->replace_st.state = ZCOW_REPLACE_CANCELED;
 	fs->replace_item_dirty = true;

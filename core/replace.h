@@ -40,6 +40,10 @@ struct zcow_replace {
 	pthread_mutex_t io_lock;
 	int error;			/* first failed target write: the
 					 * replace cannot finish */
+	/* The group being copied (frozen: is_copying): its start, 0 when
+	 * none; how far its copy got (bytes from its start: the target's
+	 * write pointer); the end of the live extent copied last. */
+	uint64_t cur, cur_pos, ext_end;
 };
 
 /* Is @zd the source of a running replace? */

@@ -495,7 +495,7 @@ int zcow_bg_reserve(struct zcow_fs *fs, uint64_t flags, uint64_t len,
 
 		if ((b->flags & ZCOW_BG_TYPE_MASK) != flags || b->is_ro ||
 		    b->is_removing || b->is_deleted || b->is_relocating ||
-		    b->start == fs->treelog_bg)
+		    b->is_copying || b->start == fs->treelog_bg)
 			continue;
 		if (b->alloc_offset + len <= b->capacity) {
 			bg = b;
@@ -541,7 +541,7 @@ bool zcow_bg_has_room(const struct zcow_bg *bg, uint64_t flags, uint64_t len)
 {
 	return bg && (bg->flags & ZCOW_BG_TYPE_MASK) == flags && !bg->is_ro &&
 	       !bg->is_removing && !bg->is_deleted && !bg->is_relocating &&
-	       !bg->is_data_reloc &&
+	       !bg->is_copying && !bg->is_data_reloc &&
 	       bg->alloc_offset + len <= bg->capacity;
 }
 
@@ -551,7 +551,8 @@ int zcow_bg_reserve_in(struct zcow_fs *fs, struct zcow_bg *bg, uint64_t len,
 	if (fs->read_only)
 		return -EROFS;
 	if (bg->is_ro || bg->is_removing || bg->is_deleted ||
-	    bg->is_relocating || bg->alloc_offset + len > bg->capacity)
+	    bg->is_relocating || bg->is_copying ||
+	    bg->alloc_offset + len > bg->capacity)
 		return -ENOSPC;
 	/* Strictly sequential: the only place space is handed out. */
 	*logical_ret = bg->start + bg->alloc_offset;
@@ -625,8 +626,9 @@ void zcow_bg_unpin_all(struct zcow_fs *fs)
 		bg->pinned = 0;
 		/* System groups too: the commit that deletes the chunk
 		 * item drops it from the sys_chunk_array as well. */
+		/* (a group being copied by a replace goes after it) */
 		if (zcow_bg_is_all_unusable(bg) && !bg->is_ro &&
-		    !bg->is_deleted)
+		    !bg->is_deleted && !bg->is_copying)
 			bg->is_removing = true;
 	}
 }

@@ -101,6 +101,8 @@ struct zcow_bg {
 	bool is_hot;		/* hotcold=on: filled from a hot data slot */
 	bool is_reloc_filled;	/* was the data relocation group */
 	bool to_copy;		/* replace: on the source, not copied yet */
+	bool is_copying;	/* replace: being copied: nothing is
+				 * allocated in it, it is not removed */
 };
 
 /* Sums over the block groups of one type (`zcow df`). */
