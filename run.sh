@@ -95,6 +95,22 @@ run_default() {
 		"$out/treelog-plot (iops.png/.svg or syncs_per_s.png/.svg," \
 		"curve.md/.csv, table.md/.csv; treelog-plot/breakdown.md)"
 	run_reclaim "$out"
+	run_replace "$out"
+}
+
+# The device replace experiment (docs/devices.md): IOPS over simulated
+# time before, during and after a replace, and the replace's own figures.
+run_replace() {
+	local out="$1"
+	echo "== device replace while 8 jobs overwrite their files"
+	./build/zcow run configs/replace-during-write.scenario \
+		--results "$out/replace" >/dev/null
+	python3 harness/plot.py --out "$out/replace-plot" --iops-time \
+		--title "device replace during 64 KiB random overwrites" \
+		"$out/replace" >/dev/null
+	cat "$out/replace-plot/replace.md"
+	echo "plot and tables in $out/replace-plot (iops_time.png/.svg," \
+		"replace.md/.csv)"
 }
 
 # The reclaim experiments (docs/reclaim-experiments.md): quick versions

@@ -25,7 +25,10 @@ written per I/O class.  Metrics: also syncs_per_s (fsync/fdatasync
 calls per second).  --wa-time also plots each run's write amplification
 over time from its intervals.csv (DIR/wa_time.png, .svg and .csv: one
 column per run, "series x=value scenario"; an interval without host writes has
-no point); --iops-time the same for IOPS (DIR/iops_time.*).  Python 3 standard library only; gnuplot must be on PATH for
+no point); --iops-time the same for IOPS (DIR/iops_time.*), a device
+replace's window shaded.  A run with a device replace (summary.json
+"replace") adds DIR/replace.md and .csv: its start, duration, bytes
+copied, zero-filled and cloned, and the IOPS before, during and after.  Python 3 standard library only; gnuplot must be on PATH for
 the plots.
 """
 import argparse
@@ -80,6 +83,7 @@ def row_of(folder):
         "syncs_per_s": t.get("syncs_per_s", 0.0),
         "sync_lat_mean_us": t.get("sync_lat_ns", {}).get("mean", 0) / 1000.0,
         "commits": s.get("commits", 0),
+        "replace": s.get("replace"),
     })
     for k, v in s.get("fs_fsync", {}).items():
         r["fs_" + k] = v
@@ -192,12 +196,87 @@ def over_time(out, rows, x, series, column):
     plots = ", ".join("'%s' index %d using 1:2 with lines title '%s'"
                       % (data, i, n.replace("'", ""))
                       for i, (n, _) in enumerate(runs))
+    # A device replace during a run: its window shaded and named.
+    marks = []
+    for r in rows:
+        rp = r.get("replace")
+        if rp and rp.get("finished"):
+            marks.append("set object %d rect from %f, graph 0 to %f, graph 1"
+                         " fc rgb '#d8d8f0' fs solid 0.6 noborder behind"
+                         % (len(marks) + 1, rp["start_s"], rp["end_s"]))
+            marks.append("set label %d 'replace (%.2f s)' at %f, graph 0.05"
+                         " noenhanced" % (len(marks), rp["duration_s"],
+                                          rp["start_s"]))
     return gnuplot(out, name, [
         "set title '%s' noenhanced" % title,
         "set xlabel 'time (s)' noenhanced",
         "set ylabel '%s' noenhanced" % ylabel,
-        "set grid", "set key right top noenhanced", "set yrange [0:*]"],
-        plots)
+        "set grid", "set key right top noenhanced", "set yrange [0:*]"] +
+        marks, plots)
+
+
+def replace_table(out, rows):
+    """DIR/replace.md and .csv: per run with a device replace, when it
+    ran, what it copied, and the jobs' IOPS before, during and after it
+    (mean over the intervals.csv intervals inside each window; before and
+    after are windows as long as the replace, clipped to the jobs' last
+    phase).  Returns the rows written."""
+    out_rows = []
+    for r in rows:
+        rp = r.get("replace")
+        if not rp or not rp.get("finished"):
+            continue
+        with open(os.path.join(r["folder"], "summary.json")) as f:
+            s = json.load(f)
+        jobs = s.get("jobs", [])
+        last = max(j.get("phase", 0) for j in jobs) if jobs else 0
+        t0 = min((j["start_ns"] for j in jobs if j.get("phase", 0) == last),
+                 default=0) / 1e9
+        t1 = max((j["end_ns"] for j in jobs), default=0) / 1e9
+        d = rp["duration_s"]
+        wins = {"before": (max(t0, rp["start_s"] - d), rp["start_s"]),
+                "during": (rp["start_s"], rp["end_s"]),
+                "after": (rp["end_s"], min(t1, rp["end_s"] + d))}
+        iops = {k: [] for k in wins}
+        with open(os.path.join(r["folder"], "intervals.csv"),
+                  newline="") as f:
+            for i in csv.DictReader(f):
+                a, b = float(i["t_start_s"]), float(i["t_end_s"])
+                for k, (w0, w1) in wins.items():
+                    if a >= w0 and b <= w1 + 1e-9:
+                        iops[k].append(float(i["iops"]))
+        mean = {k: (sum(v) / len(v) if v else None) for k, v in iops.items()}
+        out_rows.append({
+            "scenario": r["scenario"], "series": r["series"],
+            "start_s": rp["start_s"], "end_s": rp["end_s"],
+            "duration_s": d, "groups_copied": rp["groups_copied"],
+            "groups_to_copy": rp["groups_to_copy"],
+            "mib_copied": rp["bytes_copied"] / 2**20,
+            "mib_zeroed": rp["bytes_zeroed"] / 2**20,
+            "mib_cloned": rp["bytes_cloned"] / 2**20,
+            "iops_before": mean["before"], "iops_during": mean["during"],
+            "iops_after": mean["after"],
+            "during_over_before": (mean["during"] / mean["before"]
+                                   if mean["during"] is not None and
+                                   mean["before"] else None),
+        })
+    if not out_rows:
+        return out_rows
+    cols = list(out_rows[0])
+    with open(os.path.join(out, "replace.csv"), "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(cols)
+        for r in out_rows:
+            w.writerow([r[c] for c in cols])
+    with open(os.path.join(out, "replace.md"), "w") as f:
+        f.write("| " + " | ".join(cols) + " |\n")
+        f.write("|" + "---|" * len(cols) + "\n")
+        for r in out_rows:
+            f.write("| " + " | ".join(
+                "-" if r[c] is None else
+                "%.3f" % r[c] if isinstance(r[c], float) else str(r[c])
+                for c in cols) + " |\n")
+    return out_rows
 
 
 def main():
@@ -339,6 +418,9 @@ def main():
         return 1
     with open(os.path.join(a.out, "curve.md")) as f:
         sys.stdout.write(f.read())
+    if replace_table(a.out, rows):
+        with open(os.path.join(a.out, "replace.md")) as f:
+            sys.stdout.write(f.read())
     for ratio, x, got, value, note in measured:
         sys.stdout.write("anchor: %s at %s=%s: measured %s, %s %s\n" % (
             ratio, a.x, fmt(x), "%.3f" % got if got is not None else "n/a",

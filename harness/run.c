@@ -45,13 +45,14 @@ void zrun_settings_default(struct zrun_settings *set)
 	set->seed = 1;
 	snprintf(set->results, sizeof(set->results), "results");
 	set->interval_ns = 10000000ull;
+	set->replace_devid = 1;
 }
 
 static const char *const zcow_keys[] = {
 	"device", "profile", "target", "zone_append", "nodesize", "treelog",
 	"repetitions", "seed", "crash", "results", "trace", "interval",
 	"prefill", "scenario", "reclaim", "reclaim_threshold", "reclaim_high",
-	"hotcold",
+	"hotcold", "replace_target", "replace_devid", "replace_at",
 };
 
 bool zrun_is_zcow_key(const char *key)
@@ -163,6 +164,20 @@ int zrun_settings_apply(struct zrun_settings *set, const struct zfio_kv *kv,
 				   "in 5..65535");
 		set->reclaim_high = (uint32_t)sz.val;
 		set->high_at = *kv;
+	} else if (!strcmp(k, "replace_target")) {
+		if (strlen(v) >= sizeof(set->replace_target))
+			return bad(err, len, kv, "too long");
+		snprintf(set->replace_target, sizeof(set->replace_target),
+			 "%s", v);
+		set->replace_at = *kv;
+	} else if (!strcmp(k, "replace_devid")) {
+		if (zfio_parse_size(v, 1000, &sz) || sz.unit != ZFIO_BYTES ||
+		    sz.val < 1 || sz.val > 16)
+			return bad(err, len, kv, "not a devid in 1..16");
+		set->replace_devid = sz.val;
+	} else if (!strcmp(k, "replace_at")) {
+		if (zfio_parse_time(v, &set->replace_at_ns))
+			return bad(err, len, kv, "not a time (e.g. 2s, 500ms)");
 	} else if (!strcmp(k, "results")) {
 		if (strlen(v) >= sizeof(set->results))
 			return bad(err, len, kv, "too long");
@@ -426,6 +441,8 @@ static int wa_start(struct zrun *run)
 	wa->prev_arg = run->dev->trace_arg;
 	run->wa = wa;
 	zdev_set_trace(run->dev, wa_trace, run);
+	if (run->rp_dev)
+		zdev_set_trace(run->rp_dev, wa_trace, run);
 	wa->is_on = true;
 	return 0;
 }
@@ -439,6 +456,8 @@ static int wa_stop(struct zrun *run)
 		return 0;
 	if (wa->is_on && run->dev)
 		zdev_set_trace(run->dev, wa->prev, wa->prev_arg);
+	if (wa->is_on && run->rp_dev)
+		zdev_set_trace(run->rp_dev, NULL, NULL);
 	wa->is_on = false;
 	return wa->err;
 }
@@ -792,6 +811,19 @@ static int schedule(struct zrun *run)
 				j = c;
 			}
 		}
+		/* The replace's next event (run_replace.c), held like a
+		 * commit; on a tie the jobs' waiting operations go first. */
+		due = zrun_replace_due(run);
+		if (due != UINT64_MAX &&
+		    (!j || gate(run, due, false) < best)) {
+			t = gate(run, due, false);
+			call_start(run, due, t);
+			ret = zrun_replace_event(run, t);
+			if (ret)
+				return ret;
+			call_done(run, run->rp_due);
+			continue;
+		}
 		if (!j) {
 			if (!is_waiting)
 				break;
@@ -1073,6 +1105,11 @@ static int teardown(struct zrun *run)
 	run->dev = NULL;
 	ztime_destroy(run->time);
 	run->time = NULL;
+	{
+		int r = zrun_replace_close(run);
+
+		ret = ret ?: r;
+	}
 	wa_free(run);
 	return ret;
 }
@@ -1364,6 +1401,7 @@ static int write_summary(struct zrun *run, const char *dir,
 	fprintf(f, "  \"seed\": %llu,\n  \"repetitions\": %u,\n",
 		(unsigned long long)run->set.seed, nr_reps);
 	fprintf(f, "  \"simulated\": %s,\n", run->time ? "true" : "false");
+	zrun_replace_summary(run, f);
 	fprintf(f, "  \"wall_time_s\": %.3f,\n", r0->wall_s);
 	fprintf(f, "  \"total\": {\n");
 	put_stats(f, &r0->total, "    ");
@@ -1669,6 +1707,7 @@ static int one_rep(struct zrun *run, const char *dir, struct rep_result *r)
 	}
 	ret = run->ops->open(run);
 	ret = ret ?: setup_jobs(run);
+	ret = ret ?: zrun_replace_open(run);
 	if (!ret) {
 		/* Prefill and set-up are not part of the measurement. */
 		run->base = calloc(1, sizeof(*run->base));
@@ -1738,6 +1777,17 @@ static int one_rep(struct zrun *run, const char *dir, struct rep_result *r)
 			(&r->dev.cmds[0][0])[i] -= (&run->base->cmds[0][0])[i];
 			(&r->dev.bytes[0][0])[i] -=
 				(&run->base->bytes[0][0])[i];
+		}
+		if (run->rp_dev) {	/* everything it did is the run's */
+			struct zdev_stats t;
+
+			zdev_get_stats(run->rp_dev, &t);
+			for (i = 0; i < ZDEV_NR_CLASSES * ZDEV_NR_OPS; i++) {
+				(&r->dev.cmds[0][0])[i] +=
+					(&t.cmds[0][0])[i];
+				(&r->dev.bytes[0][0])[i] +=
+					(&t.bytes[0][0])[i];
+			}
 		}
 		r->resets = run->zone_resets;
 		r->finishes = run->zone_finishes;
@@ -1913,11 +1963,18 @@ void zrun_tick_start(struct zrun *run, struct zrun_tick *tk, uint64_t now)
 	run->tick_w0 = tk->w0;
 	if (run->time)
 		ztime_set_now(run->time, now);
+	if (run->rp_time)
+		ztime_set_now(run->rp_time, now);
 }
 
 uint64_t zrun_tick_done(struct zrun *run, const struct zrun_tick *tk)
 {
-	if (run->time)
-		return ztime_max_done(run->time);
-	return tk->now + (wall_ns() - tk->w0);
+	uint64_t done;
+
+	if (!run->time)
+		return tk->now + (wall_ns() - tk->w0);
+	done = ztime_max_done(run->time);
+	if (run->rp_time && ztime_max_done(run->rp_time) > done)
+		done = ztime_max_done(run->rp_time);
+	return done;
 }

@@ -63,6 +63,13 @@ struct zrun_settings {
 	bool hotcold;			/* fs: hotcold=on (off) */
 	/* where reclaim_threshold and reclaim_high were set last */
 	struct zfio_kv threshold_at, high_at;
+	/* fs: a device replace during the jobs (docs/devices.md): onto
+	 * replace_target (a spec; "" = none), of devid replace_devid,
+	 * starting at simulated time replace_at_ns */
+	char replace_target[ZRUN_SPEC_LEN];
+	uint64_t replace_devid;		/* 1 */
+	uint64_t replace_at_ns;		/* 0 */
+	struct zfio_kv replace_at;	/* where replace_target was set */
 };
 
 /* Operations a job asks of a target. */
@@ -110,6 +117,11 @@ struct zrun_target_ops {
 	 * operation, unlink_each_loop), timed from @now. */
 	int (*job_end)(struct zrun *run, struct zrun_job *job, uint64_t now,
 		       uint64_t *done_ret);
+	/* Optional: the replace of settings replace_target (@step false:
+	 * start it, true: copy the next group, and finish after the last,
+	 * *finished_ret true then), timed from @now. */
+	int (*replace)(struct zrun *run, bool step, uint64_t now,
+		       uint64_t *done_ret, bool *finished_ret);
 	/* Optional: after the jobs, before the statistics are taken: fill
 	 * zone_resets/zone_finishes and the fs_* counters of struct zrun. */
 	int (*finish)(struct zrun *run);
@@ -237,6 +249,14 @@ struct zrun {
 	 * times its commands by the wall clock). */
 	uint64_t tick_now, tick_w0;
 	void *tpriv;			/* the target's state */
+	/* The device replace during the jobs (run_replace.c). */
+	struct zdev *rp_dev;		/* the new device */
+	struct ztime *rp_time;		/* its timing model */
+	int rp_phase;			/* 0 none, 1 due, 2 copying, 3 done */
+	uint64_t rp_due;		/* its next event, simulated ns */
+	uint64_t rp_start_ns, rp_end_ns;	/* simulated */
+	uint64_t rp_steps;		/* step calls */
+	struct zcow_replace_status rp_st;	/* at its end */
 	char err[ZFIO_ERR_LEN];
 	bool is_quiet;
 };
@@ -294,6 +314,20 @@ struct zrun_tick {
 
 void zrun_tick_start(struct zrun *run, struct zrun_tick *tk, uint64_t now);
 uint64_t zrun_tick_done(struct zrun *run, const struct zrun_tick *tk);
+
+/*
+ * The device replace of a run (run_replace.c): open the new device and
+ * its timing model (before the jobs), the simulated time of its next
+ * event (UINT64_MAX: none), run that event at @t (held like a commit:
+ * every other operation waits), its summary.json section, and release
+ * the device (after the target closed).  0 or -errno (reported).
+ */
+#define ZRUN_REPLACE_PIECE (1024 * 1024)	/* bytes copied per event */
+int zrun_replace_open(struct zrun *run);
+uint64_t zrun_replace_due(const struct zrun *run);
+int zrun_replace_event(struct zrun *run, uint64_t t);
+void zrun_replace_summary(const struct zrun *run, FILE *f);
+int zrun_replace_close(struct zrun *run);
 
 /*
  * intervals.csv's zone_unusable column (fs target): is the interval that

@@ -854,6 +854,43 @@ static void keep_err(struct zrun *run, int *ret, int r, const char *what,
 		  strerror(-r));
 }
 
+/* The device replace of the run (run_replace.c): start it, or copy the
+ * next group and finish after the last; held like a commit. */
+static int fs_replace(struct zrun *run, bool step, uint64_t now,
+		      uint64_t *done_ret, bool *finished_ret)
+{
+	struct fs_run *fr = to_fs(run);
+	struct zrun_tick tk;
+	struct fs_held h;
+	bool is_copied = false;
+	int ret;
+
+	*finished_ret = false;
+	ret = held_start(run, &h);
+	if (ret)
+		return ret;
+	zrun_tick_start(run, &tk, now);
+	if (!step) {
+		ret = zcow_replace_start(fr->fs, run->set.replace_devid,
+					 run->rp_dev);
+	} else {
+		ret = zcow_replace_step(fr->fs, ZRUN_REPLACE_PIECE,
+					&is_copied);
+		if (!ret && is_copied) {
+			ret = zcow_replace_finish(fr->fs);
+			*finished_ret = !ret;
+		}
+	}
+	*done_ret = zrun_tick_done(run, &tk);
+	ret = ret ?: held_done(run, &h);
+	(void)zcow_replace_status(fr->fs, &run->rp_st);
+	if (ret)
+		zrun_errf(run, "replace of devid %llu onto '%s': %s",
+			  (unsigned long long)run->set.replace_devid,
+			  run->set.replace_target, strerror(-ret));
+	return ret;
+}
+
 static int fs_close(struct zrun *run)
 {
 	struct fs_run *fr = to_fs(run);
@@ -908,6 +945,7 @@ const struct zrun_target_ops zrun_fs_target = {
 	.fsync = fs_fsync,
 	.sync_join = fs_sync_join,
 	.job_end = fs_job_end,
+	.replace = fs_replace,
 	.finish = fs_finish,
 	.close = fs_close,
 };

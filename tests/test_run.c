@@ -359,6 +359,75 @@ START_TEST(test_run_reclaim_keys_and_counters)
 }
 END_TEST
 
+/*
+ * replace_target=/replace_at=: a device replace while a job overwrites
+ * its file: it starts at the given simulated time, copies every group,
+ * finishes while the job runs, and summary.json says so; afterwards the
+ * new device alone is the file system (check clean, the file's size),
+ * the old one no longer mounts.  A replace on the raw target is refused.
+ */
+START_TEST(test_run_replace_during_overwrite)
+{
+	const char *src = "/tmp/zcow-test-rp-src.img";
+	const char *tgt = "/tmp/zcow-test-rp-tgt.img";
+	char *dir = NULL, *s, spec[256];
+	struct zcow_fs *fs = NULL;
+	struct zcow_stat st;
+	struct zcow_file *file;
+	struct zdev *dev;
+	FILE *f;
+
+	unlink(src);
+	unlink(tgt);
+	f = fopen("/tmp/zcow-test-rp.scenario", "w");
+	ck_assert_ptr_nonnull(f);
+	fprintf(f, "[j]\nrw=randwrite\nbs=64k\nsize=24m\nloops=4\n"
+		   "filename=big\n[zcow]\nprofile=zn540\n"
+		   "device=sim:zones=24,zone_size=4M,image=%s\n"
+		   "replace_target=sim:zones=24,zone_size=4M,image=%s\n"
+		   "replace_at=20ms\n", src, tgt);
+	fclose(f);
+	ck_assert_int_eq(zrun_scenario("/tmp/zcow-test-rp.scenario", NULL, 0,
+				       RES, true, &dir), 0);
+	s = summary_no_wall(dir);
+	ck_assert_msg(strstr(s, "\"finished\": true"), "%s", s);
+	ck_assert(json_num(s, "\"start_s\"") == 0.02);
+	ck_assert(json_num(s, "\"groups_copied\"") > 0);
+	ck_assert(json_num(s, "\"bytes_copied\"") > 0);
+	ck_assert(json_num(s, "\"replace\": ") >= 0);
+	free(s);
+	free(dir);
+
+	snprintf(spec, sizeof(spec), "sim:image=%s", tgt);
+	ck_assert_int_eq(zdev_open(spec, &dev), 0);
+	ck_assert_int_eq(zcow_mount(dev, NULL, &fs), 0);
+	ck_assert_int_eq(zcow_check(fs, NULL, NULL), 0);
+	ck_assert_int_eq(zcow_open(fs, "/big", O_RDONLY, &file), 0);
+	ck_assert_int_eq(zcow_fstat(file, &st), 0);
+	ck_assert_uint_eq(st.size, 24 * 1048576);
+	ck_assert_int_eq(zcow_close(file), 0);
+	ck_assert_int_eq(zcow_unmount(fs), 0);
+	zdev_close(dev);
+	snprintf(spec, sizeof(spec), "sim:image=%s", src);
+	ck_assert_int_eq(zdev_open(spec, &dev), 0);
+	ck_assert_int_eq(zcow_mount(dev, NULL, &fs), -ENOENT);
+	zdev_close(dev);
+	unlink(src);
+	unlink(tgt);
+
+	/* the raw target has no file system to replace under */
+	f = fopen("/tmp/zcow-test-rp.scenario", "w");
+	ck_assert_ptr_nonnull(f);
+	fprintf(f, "[j]\nrw=write\nbs=64k\nsize=4m\nzonemode=zbd\n"
+		   "[zcow]\nprofile=instant\ndevice=sim:zones=24,zone_size=4M\n"
+		   "replace_target=sim:zones=24,zone_size=4M\n");
+	fclose(f);
+	ck_assert_int_eq(zrun_scenario("/tmp/zcow-test-rp.scenario", NULL, 0,
+				       RES, true, &dir), -EINVAL);
+	unlink("/tmp/zcow-test-rp.scenario");
+}
+END_TEST
+
 START_TEST(test_run_bad_zcow_option_names_file_line)
 {
 	FILE *f = fopen("/tmp/zcow-test-bad.scenario", "w");
@@ -1329,6 +1398,7 @@ Suite *run_suite(void)
 	tcase_add_test(tc, test_run_fs_on_file_device_rates_over_wall_time);
 	tcase_add_test(tc, test_run_bad_zcow_option_names_file_line);
 	tcase_add_test(tc, test_run_reclaim_keys_and_counters);
+	tcase_add_test(tc, test_run_replace_during_overwrite);
 	tcase_add_test(tc, test_run_sweep_and_plot_write_png_svg_tables);
 	tcase_add_test(tc, test_run_gc_sustained_reclaims_without_enospc);
 	tcase_add_test(tc, test_run_treelog_same_seed_same_numbers);

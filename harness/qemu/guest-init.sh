@@ -61,7 +61,7 @@ if [ -f "/scenarios/$SCENARIO.sh" ]; then
 	echo "=== ZCOW-VM: run $SCENARIO (timeout ${GUEST_TIMEOUT}s)"
 	(
 		cd /out || exit 1
-		DEV=/dev/nvme0n1 OUT=/out timeout "$GUEST_TIMEOUT" \
+		DEV=/dev/nvme0n1 DEV2=/dev/nvme0n3 OUT=/out timeout "$GUEST_TIMEOUT" \
 			sh "/scenarios/$SCENARIO.sh"
 		echo $? >/out/rc
 	) 2>&1 | tee /out/scenario.log

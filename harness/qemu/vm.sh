@@ -193,7 +193,7 @@ json_str() {
 run_scenario() {
 	local name=$1 kver=$2 cpio=$3
 	local zones=32 zone_size=16M zone_cap="" max_open=0 max_active=0 zasl=0
-	local timeout_s=300 mem=2048 extra=() kv key val
+	local timeout_s=300 mem=2048 extra=() kv key val zns2=0
 	local stamp out run zns res qemu_pid rc=0 t0 t1 t_up="" qver
 
 	while read -r kv; do
@@ -209,6 +209,7 @@ run_scenario() {
 		zasl) zasl=$val ;;
 		timeout) timeout_s=$val ;;
 		mem) mem=$val ;;
+		zns2) zns2=$val ;;
 		*) extra+=("zcow.$key=$val") ;;
 		esac
 	done < <(scenario_settings "$name")
@@ -241,6 +242,13 @@ run_scenario() {
 		-device "nvme-ns,drive=zns,bus=nvme0,nsid=1,logical_block_size=4096,physical_block_size=4096,zoned=true,zoned.zone_size=$zone_size,zoned.zone_capacity=$zone_cap,zoned.max_open=$max_open,zoned.max_active=$max_active"
 		-drive "file=$res,id=res,format=raw,if=none,cache=unsafe"
 		-device "nvme-ns,drive=res,bus=nvme0,nsid=2,logical_block_size=4096,physical_block_size=4096")
+	# zns2=1: a second ZNS namespace of the same geometry (nsid 3,
+	# /dev/nvme0n3 in the guest: DEV2), e.g. a device replace's target
+	if [ "$zns2" = 1 ]; then
+		truncate -s "$(($(bytes "$zone_size") * zones))" "$run/zns2.img"
+		qemu+=(-drive "file=$run/zns2.img,id=zns2,format=raw,if=none,cache=unsafe"
+			-device "nvme-ns,drive=zns2,bus=nvme0,nsid=3,logical_block_size=4096,physical_block_size=4096,zoned=true,zoned.zone_size=$zone_size,zoned.zone_capacity=$zone_cap,zoned.max_open=$max_open,zoned.max_active=$max_active")
+	fi
 	printf '%q ' "${qemu[@]}" >"$out/qemu-cmdline.txt"
 	echo >>"$out/qemu-cmdline.txt"
 
