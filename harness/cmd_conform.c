@@ -1342,8 +1342,9 @@ int cmd_conform(int argc, char **argv)
 		conform_usage(stderr);
 		return 2;
 	}
-	if (open_dev(spec, &c.dev))
-		return 1;
+	ret = open_dev("conform", spec, &c.dev);
+	if (ret)
+		return ret;
 	c.lba = c.dev->info.lba_size;
 	c.zs = c.dev->info.zone_size;
 	c.cap = c.dev->info.zone_capacity;

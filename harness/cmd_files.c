@@ -17,7 +17,6 @@
 
 #include "cmds.h"
 #include "zcow.h"
-#include "zdev.h"
 
 struct fargs {
 	const char *cmd;
@@ -60,7 +59,7 @@ static int parse(const char *cmd, const char *usage, int min, int max,
 	return 0;
 }
 
-static int do_mount(struct fargs *fa, bool read_only, struct zdev **dev_ret,
+static int do_mount(struct fargs *fa, bool read_only, struct zcow_devs *devs,
 		    struct zcow_fs **fs_ret)
 {
 	struct zcow_mount_opts mo = { .read_only = read_only };
@@ -71,9 +70,10 @@ static int do_mount(struct fargs *fa, bool read_only, struct zdev **dev_ret,
 			fa->opts);
 		return 2;
 	}
-	if (open_dev(fa->dev, dev_ret))
-		return 1;
-	ret = zcow_mount(*dev_ret, &mo, fs_ret);
+	ret = open_devs(fa->cmd, fa->dev, devs);
+	if (ret)
+		return ret;
+	ret = mount_devs(fa->cmd, devs, &mo, fs_ret);
 	if (!ret) {
 		struct zcow_fs_info info;
 
@@ -87,13 +87,13 @@ static int do_mount(struct fargs *fa, bool read_only, struct zdev **dev_ret,
 	if (ret) {
 		fprintf(stderr, "zcow %s: mount %s: %s\n", fa->cmd, fa->dev,
 			strerror(-ret));
-		return close_dev(*dev_ret, 1);
+		return close_devs(devs, 1);
 	}
 	return 0;
 }
 
-static int do_unmount(struct fargs *fa, struct zdev *dev, struct zcow_fs *fs,
-		      int status)
+static int do_unmount(struct fargs *fa, struct zcow_devs *devs,
+		      struct zcow_fs *fs, int status)
 {
 	int ret = zcow_unmount(fs);
 
@@ -102,7 +102,7 @@ static int do_unmount(struct fargs *fa, struct zdev *dev, struct zcow_fs *fs,
 			strerror(-ret));
 		status = 1;
 	}
-	return close_dev(dev, status);
+	return close_devs(devs, status);
 }
 
 static int fail(struct fargs *fa, const char *path, int err)
@@ -115,7 +115,7 @@ int cmd_ls(int argc, char **argv)
 {
 	struct fargs fa;
 	struct zcow_fs *fs;
-	struct zdev *dev;
+	struct zcow_devs devs;
 	struct zcow_dirent *ents;
 	uint64_t nr, i;
 	const char *path;
@@ -125,7 +125,7 @@ int cmd_ls(int argc, char **argv)
 	if (ret)
 		return ret < 0 ? 0 : ret;
 	path = fa.nr_args ? fa.args[0] : "/";
-	ret = do_mount(&fa, true, &dev, &fs);
+	ret = do_mount(&fa, true, &devs, &fs);
 	if (ret)
 		return ret;
 	ret = zcow_readdir(fs, path, &ents, &nr);
@@ -154,7 +154,7 @@ int cmd_ls(int argc, char **argv)
 		}
 		free(ents);
 	}
-	return do_unmount(&fa, dev, fs, status);
+	return do_unmount(&fa, &devs, fs, status);
 }
 
 /* Copy the file @path to @out (a FILE). */
@@ -192,26 +192,26 @@ int cmd_cat(int argc, char **argv)
 {
 	struct fargs fa;
 	struct zcow_fs *fs;
-	struct zdev *dev;
+	struct zcow_devs devs;
 	int ret, status = 0, i;
 
 	ret = parse("cat", "PATH...", 1, 4, argc, argv, &fa);
 	if (ret)
 		return ret < 0 ? 0 : ret;
-	ret = do_mount(&fa, true, &dev, &fs);
+	ret = do_mount(&fa, true, &devs, &fs);
 	if (ret)
 		return ret;
 	for (i = 0; i < fa.nr_args && !status; i++)
 		status = copy_out(&fa, fs, fa.args[i], stdout);
 	fflush(stdout);
-	return do_unmount(&fa, dev, fs, status);
+	return do_unmount(&fa, &devs, fs, status);
 }
 
 int cmd_get(int argc, char **argv)
 {
 	struct fargs fa;
 	struct zcow_fs *fs;
-	struct zdev *dev;
+	struct zcow_devs devs;
 	FILE *out;
 	int ret, status;
 
@@ -224,7 +224,7 @@ int cmd_get(int argc, char **argv)
 			strerror(errno));
 		return 1;
 	}
-	ret = do_mount(&fa, true, &dev, &fs);
+	ret = do_mount(&fa, true, &devs, &fs);
 	if (ret) {
 		fclose(out);
 		return ret;
@@ -232,7 +232,7 @@ int cmd_get(int argc, char **argv)
 	status = copy_out(&fa, fs, fa.args[0], out);
 	if (fclose(out))
 		status = 1;
-	return do_unmount(&fa, dev, fs, status);
+	return do_unmount(&fa, &devs, fs, status);
 }
 
 int cmd_put(int argc, char **argv)
@@ -240,7 +240,7 @@ int cmd_put(int argc, char **argv)
 	struct fargs fa;
 	struct zcow_fs *fs;
 	struct zcow_file *f;
-	struct zdev *dev;
+	struct zcow_devs devs;
 	uint8_t *buf;
 	uint64_t off = 0;
 	size_t n;
@@ -257,7 +257,7 @@ int cmd_put(int argc, char **argv)
 		return 1;
 	}
 	buf = malloc(1 << 20);
-	ret = buf ? do_mount(&fa, false, &dev, &fs) : 1;
+	ret = buf ? do_mount(&fa, false, &devs, &fs) : 1;
 	if (ret) {
 		free(buf);
 		if (in != stdin)
@@ -291,7 +291,7 @@ int cmd_put(int argc, char **argv)
 	if (in != stdin)
 		fclose(in);
 	free(buf);
-	return do_unmount(&fa, dev, fs, status);
+	return do_unmount(&fa, &devs, fs, status);
 }
 
 /* rm and mkdir: @fn on every PATH, read-write, stopping at an error. */
@@ -300,13 +300,13 @@ static int each_path(const char *cmd, int argc, char **argv,
 {
 	struct fargs fa;
 	struct zcow_fs *fs;
-	struct zdev *dev;
+	struct zcow_devs devs;
 	int ret, status = 0, i;
 
 	ret = parse(cmd, "PATH...", 1, 4, argc, argv, &fa);
 	if (ret)
 		return ret < 0 ? 0 : ret;
-	ret = do_mount(&fa, false, &dev, &fs);
+	ret = do_mount(&fa, false, &devs, &fs);
 	if (ret)
 		return ret;
 	for (i = 0; i < fa.nr_args && !status; i++) {
@@ -314,7 +314,7 @@ static int each_path(const char *cmd, int argc, char **argv,
 		if (ret)
 			status = fail(&fa, fa.args[i], ret);
 	}
-	return do_unmount(&fa, dev, fs, status);
+	return do_unmount(&fa, &devs, fs, status);
 }
 
 static int rm_path(struct zcow_fs *fs, const char *path)
@@ -338,14 +338,14 @@ int cmd_stat(int argc, char **argv)
 {
 	struct fargs fa;
 	struct zcow_fs *fs;
-	struct zdev *dev;
+	struct zcow_devs devs;
 	struct zcow_stat st;
 	int ret, status = 0;
 
 	ret = parse("stat", "PATH", 1, 1, argc, argv, &fa);
 	if (ret)
 		return ret < 0 ? 0 : ret;
-	ret = do_mount(&fa, true, &dev, &fs);
+	ret = do_mount(&fa, true, &devs, &fs);
 	if (ret)
 		return ret;
 	ret = zcow_stat(fs, fa.args[0], &st);
@@ -358,5 +358,5 @@ int cmd_stat(int argc, char **argv)
 		       st.mode & 07777, st.nlink, st.size, st.nbytes,
 		       st.generation, st.transid);
 	}
-	return do_unmount(&fa, dev, fs, status);
+	return do_unmount(&fa, &devs, fs, status);
 }

@@ -11,7 +11,6 @@
 
 #include "cmds.h"
 #include "zcow.h"
-#include "zdev.h"
 
 static void human(char *buf, size_t len, uint64_t v, bool raw)
 {
@@ -64,7 +63,7 @@ int cmd_df(int argc, char **argv)
 	const struct zcow_fs_space *sp;
 	struct zcow_fs_info info;
 	struct zcow_fs *fs = NULL;
-	struct zdev *dev = NULL;
+	struct zcow_devs devs;
 	const char *spec;
 	char a[32], b[32], c[32], d[32], e[32], f[32];
 	bool raw = false;
@@ -74,18 +73,19 @@ int cmd_df(int argc, char **argv)
 	ret = parse_dev_args("df", "[--raw] DEV", argc, argv, &spec, &raw);
 	if (ret)
 		return ret < 0 ? 0 : ret;
-	if (open_dev(spec, &dev))
-		return 1;
-	ret = zcow_mount(dev, &ro, &fs);
+	ret = open_devs("df", spec, &devs);
+	if (ret)
+		return ret;
+	ret = mount_devs("df", &devs, &ro, &fs);
 	if (ret) {
 		fprintf(stderr, "zcow df: %s: %s\n", spec, strerror(-ret));
-		return close_dev(dev, 1);
+		return close_devs(&devs, 1);
 	}
 	zcow_fs_info(fs, &info);
 	if (!info.has_trees) {
 		fprintf(stderr, "zcow df: %s: no trees\n", spec);
 		zcow_unmount(fs);
-		return close_dev(dev, 1);
+		return close_devs(&devs, 1);
 	}
 	for (i = 0; i < ZCOW_FS_NR_SPACE; i++) {
 		sp = &info.space[i];
@@ -108,7 +108,7 @@ int cmd_df(int argc, char **argv)
 	ret = zcow_unmount(fs);
 	if (ret)
 		fprintf(stderr, "zcow df: unmount: %s\n", strerror(-ret));
-	return close_dev(dev, ret ? 1 : 0);
+	return close_devs(&devs, ret ? 1 : 0);
 }
 
 static void print_problem(void *arg, const char *msg)
@@ -122,19 +122,20 @@ int cmd_check(int argc, char **argv)
 	struct zcow_mount_opts ro = { .read_only = true };
 	struct zcow_fs_info info;
 	struct zcow_fs *fs = NULL;
-	struct zdev *dev = NULL;
+	struct zcow_devs devs;
 	const char *spec;
 	int ret;
 
 	ret = parse_dev_args("check", "DEV", argc, argv, &spec, NULL);
 	if (ret)
 		return ret < 0 ? 0 : ret;
-	if (open_dev(spec, &dev))
-		return 1;
-	ret = zcow_mount(dev, &ro, &fs);
+	ret = open_devs("check", spec, &devs);
+	if (ret)
+		return ret;
+	ret = mount_devs("check", &devs, &ro, &fs);
 	if (ret) {
 		printf("ERROR: mount failed: %s\n", strerror(-ret));
-		return close_dev(dev, 1);
+		return close_devs(&devs, 1);
 	}
 	zcow_fs_info(fs, &info);
 	printf("checking %s: generation %" PRIu64 ", %" PRIu64 " block groups\n",
@@ -148,7 +149,7 @@ int cmd_check(int argc, char **argv)
 		printf("no problems found\n");
 	if (zcow_unmount(fs) && !ret)
 		ret = 1;
-	return close_dev(dev, ret ? 1 : 0);
+	return close_devs(&devs, ret ? 1 : 0);
 }
 
 /*
@@ -163,7 +164,7 @@ int cmd_balance(int argc, char **argv)
 	struct zcow_reclaim_stats st = { 0 };
 	struct zcow_fs_info info;
 	struct zcow_fs *fs = NULL;
-	struct zdev *dev = NULL;
+	struct zcow_devs devs;
 	const char *spec = NULL;
 	unsigned long pct = 100;
 	char *end;
@@ -210,13 +211,14 @@ int cmd_balance(int argc, char **argv)
 				"relocate\n");
 		return 2;
 	}
-	if (open_dev(spec, &dev))
-		return 1;
-	ret = zcow_mount(dev, &mo, &fs);
+	ret = open_devs("balance", spec, &devs);
+	if (ret)
+		return ret;
+	ret = mount_devs("balance", &devs, &mo, &fs);
 	if (ret) {
 		fprintf(stderr, "zcow balance: mount %s: %s\n", spec,
 			strerror(-ret));
-		return close_dev(dev, 1);
+		return close_devs(&devs, 1);
 	}
 	ret = zcow_balance(fs, (uint32_t)pct, &st);
 	if (ret)
@@ -234,5 +236,5 @@ int cmd_balance(int argc, char **argv)
 	if (uret)
 		fprintf(stderr, "zcow balance: unmount: %s\n",
 			strerror(-uret));
-	return close_dev(dev, ret || uret ? 1 : 0);
+	return close_devs(&devs, ret || uret ? 1 : 0);
 }

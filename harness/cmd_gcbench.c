@@ -29,15 +29,16 @@
 
 /* ---- shared: options, set-up, tear-down ---------------------------- */
 
-/* A run: the device, the mounted fs, the CSV, the data it writes. */
+/* A run: the devices, the mounted fs, the CSV, the data it writes. */
 struct gc_run {
 	const char *cmd;
 	uint8_t *buf;		/* BUF_SIZE bytes of one value */
-	struct zdev *dev;
+	struct zcow_devs devs;
 	struct zcow_fs *fs;
 	FILE *csv;
 	const char *csv_path;
-	uint64_t zone_room;	/* bytes a zone holds (its capacity) */
+	uint64_t zone_room;	/* bytes a zone holds (the smallest capacity
+				 * of the devices: every group's) */
 	uint64_t nr_zones;	/* writable zones (outside the sb zones) */
 	double t0;
 };
@@ -50,6 +51,7 @@ static int gc_setup(struct gc_run *r, const char *spec,
 	struct zcow_mount_opts mo = { 0 };
 	struct zcow_mkfs_opts mko = { .seed = 1 };
 	struct zcow_fs_info info;
+	unsigned int i;
 	int ret;
 
 	r->buf = malloc(BUF_SIZE);
@@ -69,22 +71,30 @@ static int gc_setup(struct gc_run *r, const char *spec,
 			r->cmd);
 		return 2;
 	}
-	if (open_dev(spec, &r->dev))
-		return 1;
-	ret = zcow_mkfs(r->dev, &mko);
+	ret = open_devs(r->cmd, spec, &r->devs);
+	if (ret)
+		return ret;
+	ret = zcow_mkfs_devs(r->devs.dev, r->devs.nr, &mko);
 	if (ret) {
 		fprintf(stderr, "zcow %s: mkfs: %s\n", r->cmd, strerror(-ret));
 		return 1;
 	}
-	ret = zcow_mount(r->dev, &mo, &r->fs);
+	ret = mount_devs(r->cmd, &r->devs, &mo, &r->fs);
 	if (ret) {
 		fprintf(stderr, "zcow %s: mount: %s\n", r->cmd, strerror(-ret));
 		return 1;
 	}
 	zcow_fs_info(r->fs, &info);
-	r->zone_room = r->dev->info.zone_capacity ? r->dev->info.zone_capacity :
-						    r->dev->info.zone_size;
-	r->nr_zones = info.writable_bytes / r->dev->info.zone_size;
+	r->zone_room = UINT64_MAX;
+	for (i = 0; i < r->devs.nr; i++) {
+		const struct zdev_info *di = &r->devs.dev[i]->info;
+		uint64_t room = di->zone_capacity ? di->zone_capacity :
+						    di->zone_size;
+
+		if (room < r->zone_room)
+			r->zone_room = room;
+	}
+	r->nr_zones = info.writable_bytes / r->devs.dev[0]->info.zone_size;
 	if (r->csv_path) {
 		r->csv = fopen(r->csv_path, "w");
 		if (!r->csv) {
@@ -150,7 +160,7 @@ static int gc_end(struct gc_run *r, int status)
 			r->csv_path);
 		status = 1;
 	}
-	return r->dev ? close_dev(r->dev, status) : status;
+	return close_devs(&r->devs, status);
 }
 
 /* Zone-unusable bytes of one space type (capacity gaps included, as btrfs

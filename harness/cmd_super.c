@@ -316,8 +316,9 @@ int cmd_dump_super(int argc, char **argv)
 		dump_super_usage(stderr);
 		return 2;
 	}
-	if (open_dev(spec, &dev))
-		return 1;
+	ret = open_dev("dump-super", spec, &dev);
+	if (ret)
+		return ret;
 	sb = malloc(sizeof(*sb));
 	if (!sb) {
 		fprintf(stderr, "zcow dump-super: out of memory\n");
@@ -368,8 +369,10 @@ out:
 static void mkfs_usage(FILE *out)
 {
 	fprintf(out,
-		"usage: zcow mkfs DEV [--label L] [--nodesize N] [--sb-placement seed|kernel] [--seed N]\n"
+		"usage: zcow mkfs DEV [DEV...] [--label L] [--nodesize N] [--sb-placement seed|kernel] [--seed N]\n"
 		"  Reset the device's zones and write the first superblock to every mirror.\n"
+		"  Several devices (DEV DEV ..., or DEV+DEV+...): one file system over all\n"
+		"  of them, devids 1, 2, ... in the order given; mount them as DEV+DEV+...\n"
 		"  --label L          file-system label (at most 255 bytes)\n"
 		"  --nodesize N       tree node size, power of two 4K..64K (default 16K)\n"
 		"  --sb-placement P   seed: mirrors at zones 16 and min(256G/zone, 1024) (default)\n"
@@ -378,14 +381,38 @@ static void mkfs_usage(FILE *out)
 		"                     printed so the run can be repeated)\n");
 }
 
+/* The device list of @args (@nr specs or lists) joined by '+', malloc'd;
+ * NULL: out of memory. */
+static char *join_list(const char *const *args, unsigned int nr)
+{
+	size_t len = 1;
+	unsigned int i;
+	char *l;
+
+	for (i = 0; i < nr; i++)
+		len += strlen(args[i]) + 1;
+	l = malloc(len);
+	if (!l)
+		return NULL;
+	l[0] = '\0';
+	for (i = 0; i < nr; i++) {
+		if (i)
+			strcat(l, "+");
+		strcat(l, args[i]);
+	}
+	return l;
+}
+
 int cmd_mkfs(int argc, char **argv)
 {
 	struct zcow_mkfs_opts opts = { 0 };
 	enum zcow_sb_placement placement = ZCOW_SB_PLACE_SEED;
 	struct zcow_super_block sb = { 0 };
 	struct zcow_fs *fs = NULL;
-	const char *spec = NULL;
-	struct zdev *dev = NULL;
+	struct zcow_devs devs = { 0 };
+	const char *args[ZDEVS_MAX];
+	unsigned int nr_args = 0;
+	char *spec = NULL;
 	bool has_seed = false;
 	int i, ret, status = 1;
 	uint64_t v;
@@ -423,16 +450,20 @@ int cmd_mkfs(int argc, char **argv)
 				return 2;
 			}
 			has_seed = true;
-		} else if (argv[i][0] == '-' || spec) {
+		} else if (argv[i][0] == '-') {
 			fprintf(stderr, "zcow mkfs: unexpected argument '%s'\n",
 				argv[i]);
 			mkfs_usage(stderr);
 			return 2;
+		} else if (nr_args == ZDEVS_MAX) {
+			fprintf(stderr, "zcow mkfs: more than %d devices\n",
+				ZDEVS_MAX);
+			return 2;
 		} else {
-			spec = argv[i];
+			args[nr_args++] = argv[i];
 		}
 	}
-	if (!spec) {
+	if (!nr_args) {
 		mkfs_usage(stderr);
 		return 2;
 	}
@@ -441,15 +472,24 @@ int cmd_mkfs(int argc, char **argv)
 		fprintf(stderr, "zcow mkfs: getrandom failed; pass --seed\n");
 		return 1;
 	}
-	if (open_dev(spec, &dev))
+	spec = join_list(args, nr_args);
+	if (!spec) {
+		fprintf(stderr, "zcow mkfs: out of memory\n");
 		return 1;
-	ret = zcow_mkfs(dev, &opts);
+	}
+	status = open_devs("mkfs", spec, &devs);
+	if (status) {
+		free(spec);
+		return status;
+	}
+	status = 1;
+	ret = zcow_mkfs_devs(devs.dev, devs.nr, &opts);
 	if (ret) {
 		fprintf(stderr, "zcow mkfs: %s: %s\n", spec, strerror(-ret));
 		goto out;
 	}
-	ret = zcow_mount(dev, &(struct zcow_mount_opts){ .read_only = true },
-			 &fs);
+	ret = mount_devs("mkfs", &devs,
+			 &(struct zcow_mount_opts){ .read_only = true }, &fs);
 	if (ret) {
 		fprintf(stderr, "zcow mkfs: cannot read back the superblock: %s\n",
 			strerror(-ret));
@@ -464,23 +504,26 @@ int cmd_mkfs(int argc, char **argv)
 	}
 	status = 0;
 out:
-	/* success only once the device (an image: its file) is saved */
-	status = close_dev(dev, status);
-	if (status)
-		return status;
-	printf("zcow mkfs: %s: fsid ", spec);
-	print_uuid(stdout, sb.fsid);
-	printf(", generation %llu, nodesize %u, sb placement %s, seed %llu\n",
-	       (unsigned long long)le64toh(sb.generation), G32(sb.nodesize),
-	       zcow_sb_placement_name(placement),
-	       (unsigned long long)opts.seed);
-	return 0;
+	/* success only once the devices (images: their files) are saved */
+	status = close_devs(&devs, status);
+	if (!status) {
+		printf("zcow mkfs: %s: fsid ", spec);
+		print_uuid(stdout, sb.fsid);
+		printf(", generation %llu, nodesize %u, sb placement %s, seed %llu\n",
+		       (unsigned long long)le64toh(sb.generation),
+		       G32(sb.nodesize), zcow_sb_placement_name(placement),
+		       (unsigned long long)opts.seed);
+	}
+	free(spec);
+	return status;
 }
 
 static void mount_usage(FILE *out)
 {
 	fprintf(out,
 		"usage: zcow mount DEV [--read-only]\n"
+		"  DEV: one device, or every device of the file system as\n"
+		"  DEV+DEV+... (any order).\n"
 		"  Mount (locate and check the newest superblock), print its\n"
 		"  generation, and unmount, which commits a new generation\n"
 		"  (not with --read-only).\n");
@@ -493,7 +536,7 @@ int cmd_mount(int argc, char **argv)
 	struct zcow_fs_info info;
 	struct zcow_fs *fs = NULL;
 	const char *spec = NULL;
-	struct zdev *dev = NULL;
+	struct zcow_devs devs;
 	uint64_t gen;
 	int i, ret, status = 1;
 
@@ -516,9 +559,11 @@ int cmd_mount(int argc, char **argv)
 		mount_usage(stderr);
 		return 2;
 	}
-	if (open_dev(spec, &dev))
-		return 1;
-	ret = zcow_mount(dev, &opts, &fs);
+	status = open_devs("mount", spec, &devs);
+	if (status)
+		return status;
+	status = 1;
+	ret = mount_devs("mount", &devs, &opts, &fs);
 	if (ret) {
 		fprintf(stderr, "zcow mount: %s: %s\n", spec, strerror(-ret));
 		goto out;
@@ -542,5 +587,5 @@ int cmd_mount(int argc, char **argv)
 		       (unsigned long long)gen + 1);
 	status = 0;
 out:
-	return close_dev(dev, status);
+	return close_devs(&devs, status);
 }

@@ -98,8 +98,9 @@ int cmd_zones(int argc, char **argv)
 		zones_usage(stderr);
 		return 2;
 	}
-	if (open_dev(spec, &dev))
-		return 1;
+	ret = open_dev("zones", spec, &dev);
+	if (ret)
+		return ret;
 	zones = calloc(REPORT_BATCH, sizeof(*zones));
 	if (!zones) {
 		fprintf(stderr, "zcow zones: out of memory\n");
@@ -193,8 +194,9 @@ static int fail_zone(const char *spec, const char *what, uint64_t off,
 	struct zsim *sim;
 	int ret;
 
-	if (open_dev(spec, &dev))
-		return 1;
+	ret = open_dev("zone", spec, &dev);
+	if (ret)
+		return ret;
 	sim = zsim_from_dev(dev);
 	if (!sim || !zsim_image_path(sim)) {
 		fprintf(stderr,
@@ -281,8 +283,9 @@ int cmd_zone(int argc, char **argv)
 		if (ret)
 			return ret;
 	}
-	if (open_dev(args[0], &dev))
-		return 1;
+	ret = open_dev("zone", args[0], &dev);
+	if (ret)
+		return ret;
 	if (!is_all)
 		len = dev->info.zone_size;
 	ret = zdev_zone_mgmt(dev, action, off, len, ZDEV_CLASS_ZONE);

@@ -11,7 +11,11 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "devlist.h"
+
 struct zdev;
+struct zcow_fs;
+struct zcow_mount_opts;
 
 struct zcow_cmd {
 	const char *name;
@@ -76,10 +80,40 @@ int zcow_opt_parse(const char *cmd, const char *help,
 
 /* Seconds on the monotonic clock. */
 double zcow_now_sec(void);
-/* Open a device spec, printing the error; returns 0 or 1 (exit status). */
-int open_dev(const char *spec, struct zdev **dev_ret);
+/*
+ * Open the one device spec @spec of command @cmd (a raw-device command:
+ * zones, zone, dump-super, conform), printing the error; a device list
+ * (harness/devlist.h) is refused with a message naming @cmd.  Returns 0,
+ * 1 (the open failed) or 2 (a list).
+ */
+int open_dev(const char *cmd, const char *spec, struct zdev **dev_ret);
 /* Close a device, printing an error; returns the exit status @status or 1. */
 int close_dev(struct zdev *dev, int status);
+
+/* The devices of a file system, as open_devs() opened them from a DEV
+ * (one spec or a '+' list), in the order given. */
+struct zcow_devs {
+	unsigned int nr;
+	struct zdev *dev[ZDEVS_MAX];
+};
+/*
+ * Open every device of the device list @list (one spec, or specs joined
+ * by '+': docs/device-spec.md, "Several devices") for command @cmd,
+ * printing the error; on a failure the devices opened are closed again.
+ * Returns 0, 1 (a device did not open) or 2 (the list is malformed).
+ */
+int open_devs(const char *cmd, const char *list, struct zcow_devs *devs);
+/* Close every device of @devs (also after a failure: each is tried),
+ * printing errors; returns the exit status @status or 1. */
+int close_devs(struct zcow_devs *devs, int status);
+/*
+ * zcow_mount_devs() on @devs.  On -ENODEV (a device of the file system is
+ * not in the list) it prints, as "zcow @cmd: ...", which devids are
+ * missing, read from the superblocks of the devices given; the caller
+ * prints its own line for the error.  Returns 0 or the -errno.
+ */
+int mount_devs(const char *cmd, struct zcow_devs *devs,
+	       const struct zcow_mount_opts *opts, struct zcow_fs **fs_ret);
 /* Parse a size/offset argument ("64M", "0x4000000"); prints on error. */
 int parse_size_arg(const char *what, const char *s, uint64_t *ret);
 

@@ -8,6 +8,8 @@
 #include <string.h>
 
 #include "cmds.h"
+#include "zcow.h"
+#include "zcow_super.h"
 #include "zdev.h"
 #include "zlog.h"
 #include "zsim.h"
@@ -28,10 +30,17 @@ bool is_help(const char *arg)
 	return strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0;
 }
 
-int open_dev(const char *spec, struct zdev **dev_ret)
+int open_dev(const char *cmd, const char *spec, struct zdev **dev_ret)
 {
-	int ret = zdev_open(spec, dev_ret);
+	int ret;
 
+	*dev_ret = NULL;
+	if (zdevs_is_list(spec)) {
+		fprintf(stderr, "zcow %s: '%s' is a list of devices; %s works on one device: give one spec\n",
+			cmd, spec, cmd);
+		return 2;
+	}
+	ret = zdev_open(spec, dev_ret);
 	if (ret) {
 		fprintf(stderr, "zcow: cannot open device '%s': %s\n", spec,
 			strerror(-ret));
@@ -52,6 +61,109 @@ int close_dev(struct zdev *dev, int status)
 	return status;
 }
 
+int open_devs(const char *cmd, const char *list, struct zcow_devs *devs)
+{
+	struct zdevs_list *l = malloc(sizeof(*l));
+	char err[512];
+	int ret, status = 0;
+
+	devs->nr = 0;
+	if (!l) {
+		fprintf(stderr, "zcow %s: out of memory\n", cmd);
+		return 1;
+	}
+	if (zdevs_parse(list, l, err, sizeof(err))) {
+		fprintf(stderr, "zcow %s: %s\n", cmd, err);
+		free(l);
+		return 2;
+	}
+	for (devs->nr = 0; devs->nr < l->nr; devs->nr++) {
+		ret = zdev_open(l->spec[devs->nr], &devs->dev[devs->nr]);
+		if (ret) {
+			fprintf(stderr, "zcow: cannot open device '%s': %s\n",
+				l->spec[devs->nr], strerror(-ret));
+			status = close_devs(devs, 1);
+			break;
+		}
+	}
+	free(l);
+	return status;
+}
+
+int close_devs(struct zcow_devs *devs, int status)
+{
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < devs->nr; i++) {
+		ret = zdev_close(devs->dev[i]);
+		if (ret) {
+			fprintf(stderr, "zcow: closing device '%s' failed: %s\n",
+				devs->dev[i]->spec, strerror(-ret));
+			status = 1;
+		}
+		devs->dev[i] = NULL;
+	}
+	devs->nr = 0;
+	return status;
+}
+
+/*
+ * After -ENODEV: which devids of the file system are not among @devs,
+ * from the newest superblock of the devices given (its num_devices; the
+ * devids of a file system are 1..num_devices, as mkfs and device add give
+ * them).
+ */
+static void print_missing(const char *cmd, struct zcow_devs *devs)
+{
+	struct zcow_super_block *sb = malloc(sizeof(*sb));
+	uint64_t devid[ZDEVS_MAX], gen = 0, want = 0, d;
+	struct zcow_sb_copy copy;
+	char given[1024] = "", missing[256] = "";
+	size_t n = 0, m = 0;
+	unsigned int i;
+
+	if (!sb)
+		return;
+	for (i = 0; i < devs->nr; i++) {
+		devid[i] = 0;
+		if (zcow_sb_read_latest(devs->dev[i], sb, &copy))
+			continue;
+		devid[i] = le64toh(sb->dev_item.devid);
+		if (le64toh(sb->generation) >= gen) {
+			gen = le64toh(sb->generation);
+			want = le64toh(sb->num_devices);
+		}
+		if (n < sizeof(given))
+			n += (size_t)snprintf(given + n, sizeof(given) - n,
+					      "%sdevid %llu %s", n ? ", " : "",
+					      (unsigned long long)devid[i],
+					      devs->dev[i]->spec);
+	}
+	free(sb);
+	for (d = 1; d <= want && m < sizeof(missing); d++) {
+		for (i = 0; i < devs->nr && devid[i] != d; i++)
+			;
+		if (i == devs->nr)
+			m += (size_t)snprintf(missing + m, sizeof(missing) - m,
+					      "%s%llu", m ? ", " : "",
+					      (unsigned long long)d);
+	}
+	if (m)
+		fprintf(stderr, "zcow %s: the file system has %llu devices; missing: devid %s (given: %s)\n",
+			cmd, (unsigned long long)want, missing, given);
+}
+
+int mount_devs(const char *cmd, struct zcow_devs *devs,
+	       const struct zcow_mount_opts *opts, struct zcow_fs **fs_ret)
+{
+	int ret = zcow_mount_devs(devs->dev, devs->nr, opts, fs_ret);
+
+	if (ret == -ENODEV)
+		print_missing(cmd, devs);
+	return ret;
+}
+
 int parse_size_arg(const char *what, const char *s, uint64_t *ret)
 {
 	if (zdev_parse_size(s, ret)) {
@@ -68,6 +180,7 @@ static void usage(FILE *out)
 
 	fprintf(out, "usage: zcow COMMAND [ARGS]   (zcow COMMAND --help)\n\n"
 		     "Device specs: sim:KEY=VAL,...  file:PATH,zone_size=SIZE  /dev/nvmeXnY\n"
+		     "A file system on several devices: SPEC+SPEC+... (any order)\n"
 		     "(see docs/device-spec.md)\n\ncommands:\n");
 	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (commands[i].fn)

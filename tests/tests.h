@@ -33,6 +33,7 @@
 	SUITE(tree_log_suite)  \
 	SUITE(crash_suite)     \
 	SUITE(cli_suite)       \
+	SUITE(cli_devices_suite) \
 	SUITE(conform_suite)   \
 	SUITE(fio_suite)       \
 	SUITE(ztime_suite)     \

@@ -1,0 +1,278 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The zcow tool on a file system of several devices, as a user runs it:
+ * the binary from $ZCOW_BIN in a child process, on sim: images in a fresh
+ * directory, named by device lists (SPEC+SPEC, docs/device-spec.md,
+ * "Several devices"); exit status, stdout and stderr checked exactly
+ * where the tool promises a format.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tests.h"
+
+#define MAX_OUT 65536
+
+struct run {
+	int status; /* exit status, or -1 if it did not exit */
+	char out[MAX_OUT];
+	char err[MAX_OUT];
+};
+
+static struct run res;
+static char dir[64];
+
+/* Run zcow with the NULL-terminated arguments; fills res. */
+static void run_zcow(const char *arg, ...)
+{
+	char *out, *err;
+	va_list ap;
+
+	va_start(ap, arg);
+	res.status = zcow_test_runv(&out, &err, arg, ap);
+	va_end(ap);
+	snprintf(res.out, sizeof(res.out), "%s", out);
+	snprintf(res.err, sizeof(res.err), "%s", err);
+	free(out);
+	free(err);
+}
+
+static void setup(void)
+{
+	snprintf(dir, sizeof(dir), "/tmp/zcow-cli-devs-XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+}
+
+static void teardown(void)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	ck_assert_int_eq(system(cmd), 0);
+}
+
+/* "sim:image=DIR/NAME.img" and @geometry (may be ""), in a static buffer
+ * of @slot (0..3). */
+static const char *img(unsigned int slot, const char *name,
+		       const char *geometry)
+{
+	static char buf[4][128];
+
+	snprintf(buf[slot], sizeof(buf[slot]), "sim:image=%s/%s.img%s", dir,
+		 name, geometry);
+	return buf[slot];
+}
+
+#define GEO ",zones=32,zone_size=4M"
+
+/* A file system made by mkfs on a.img and b.img (32 zones of 4 MiB). */
+static void mkfs_two(void)
+{
+	run_zcow("mkfs", img(0, "a", GEO), img(1, "b", GEO), "--seed", "7",
+		 NULL);
+	ck_assert_msg(res.status == 0, "mkfs: %d %s", res.status, res.err);
+}
+
+/* Byte @i of the test file: text without NULs, so that the tool's
+ * stdout compares as a string; no two 4 KiB blocks alike. */
+static char pattern(size_t i)
+{
+	return (char)('!' + (i * 131 + i / 4096) % 94);
+}
+
+/* @n bytes of pattern() into the local file DIR/@name; returns its path. */
+static const char *local_file(const char *name, size_t n)
+{
+	static char path[128];
+	FILE *f;
+	size_t i;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "wb");
+	ck_assert_ptr_nonnull(f);
+	for (i = 0; i < n; i++)
+		ck_assert_int_ne(fputc(pattern(i), f), EOF);
+	ck_assert_int_eq(fclose(f), 0);
+	return path;
+}
+
+START_TEST(test_cli_mkfs_on_two_devices_names_the_list_and_both_mount)
+{
+	char want[1024], list[512];
+
+	mkfs_two();
+	snprintf(want, sizeof(want), "zcow mkfs: %s+%s: fsid ",
+		 img(0, "a", GEO), img(1, "b", GEO));
+	ck_assert_msg(!strncmp(res.out, want, strlen(want)), "got: %s",
+		      res.out);
+	ck_assert_ptr_nonnull(strstr(res.out, ", generation 1, nodesize "
+					      "16384, sb placement seed, "
+					      "seed 7\n"));
+	snprintf(list, sizeof(list), "%s+%s", img(0, "a", ""),
+		 img(1, "b", ""));
+	run_zcow("mount", list, NULL);
+	ck_assert_msg(res.status == 0, "mount: %s", res.err);
+	snprintf(want, sizeof(want), "mounted %s: generation 1 ", list);
+	ck_assert_msg(!strncmp(res.out, want, strlen(want)), "got: %s",
+		      res.out);
+	run_zcow("check", list, NULL);
+	ck_assert_msg(res.status == 0, "check: %s", res.out);
+	ck_assert_ptr_nonnull(strstr(res.out, "no problems found\n"));
+}
+END_TEST
+
+START_TEST(test_cli_mkfs_takes_one_plus_list_as_several_positionals)
+{
+	char list[512];
+
+	snprintf(list, sizeof(list), "%s+%s", img(0, "a", GEO),
+		 img(1, "b", GEO));
+	run_zcow("mkfs", list, "--seed", "7", NULL);
+	ck_assert_msg(res.status == 0, "mkfs: %s", res.err);
+	snprintf(list, sizeof(list), "%s+%s", img(0, "b", ""),
+		 img(1, "a", ""));
+	run_zcow("mount", "--read-only", list, NULL);
+	ck_assert_msg(res.status == 0, "mount: %s", res.err);
+}
+END_TEST
+
+START_TEST(test_cli_put_then_cat_on_two_devices_is_byte_exact)
+{
+	const size_t n = 3 * 1024 * 1024 + 123;	/* past one data group */
+	const char *local = local_file("in", n);
+	char list[512], *out, *err;
+	size_t i;
+	int status;
+
+	mkfs_two();
+	snprintf(list, sizeof(list), "%s+%s", img(0, "a", ""),
+		 img(1, "b", ""));
+	run_zcow("put", list, local, "/f", NULL);
+	ck_assert_msg(res.status == 0, "put: %s", res.err);
+	ck_assert_str_eq(res.out, "");
+	/* any order names the same file system */
+	snprintf(list, sizeof(list), "%s+%s", img(0, "b", ""),
+		 img(1, "a", ""));
+	status = zcow_test_run(&out, &err, "cat", list, "/f", NULL);
+	ck_assert_msg(status == 0, "cat: %d %s", status, err);
+	ck_assert_uint_eq(strlen(out), n);
+	for (i = 0; i < n; i++)
+		if (out[i] != pattern(i))
+			ck_abort_msg("cat: byte %zu differs", i);
+	free(out);
+	free(err);
+}
+END_TEST
+
+START_TEST(test_cli_missing_device_fails_naming_its_devid)
+{
+	char want[512];
+
+	mkfs_two();
+	run_zcow("cat", img(0, "a", ""), "/x", NULL);
+	ck_assert_int_eq(res.status, 1);
+	ck_assert_str_eq(res.out, "");
+	snprintf(want, sizeof(want),
+		 "zcow cat: the file system has 2 devices; missing: devid 2 "
+		 "(given: devid 1 %s)\n", img(0, "a", ""));
+	ck_assert_msg(strstr(res.err, want), "stderr: %s", res.err);
+	snprintf(want, sizeof(want), "zcow cat: mount %s: %s\n",
+		 img(0, "a", ""), strerror(ENODEV));
+	ck_assert_msg(strstr(res.err, want), "stderr: %s", res.err);
+
+	run_zcow("df", img(0, "b", ""), NULL);
+	ck_assert_int_eq(res.status, 1);
+	ck_assert_msg(strstr(res.err, "missing: devid 1 "), "stderr: %s",
+		      res.err);
+}
+END_TEST
+
+START_TEST(test_cli_mkfs_refuses_mismatched_zone_sizes_naming_both)
+{
+	run_zcow("mkfs", img(0, "a", GEO), img(1, "b", ",zones=16,zone_size=8M"),
+		 "--seed", "1", NULL);
+	ck_assert_int_eq(res.status, 1);
+	ck_assert_str_eq(res.out, "");
+	ck_assert_msg(strstr(res.err, "has 4194304-byte zones"), "stderr: %s",
+		      res.err);
+	ck_assert_msg(strstr(res.err, "has 8388608-byte zones"), "stderr: %s",
+		      res.err);
+	ck_assert_msg(strstr(res.err, strerror(EINVAL)), "stderr: %s",
+		      res.err);
+}
+END_TEST
+
+START_TEST(test_cli_raw_device_commands_refuse_a_list_naming_themselves)
+{
+	static const char *const cmds[] = { "zones", "dump-super", "conform" };
+	char list[512], want[1024];
+	unsigned int i;
+
+	mkfs_two();
+	snprintf(list, sizeof(list), "%s+%s", img(0, "a", ""),
+		 img(1, "b", ""));
+	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		run_zcow(cmds[i], list, NULL);
+		ck_assert_int_eq(res.status, 2);
+		ck_assert_str_eq(res.out, "");
+		snprintf(want, sizeof(want),
+			 "zcow %s: '%s' is a list of devices; %s works on one "
+			 "device: give one spec\n", cmds[i], list, cmds[i]);
+		ck_assert_str_eq(res.err, want);
+	}
+	run_zcow("zone", list, "reset", "all", NULL);
+	ck_assert_int_eq(res.status, 2);
+	ck_assert_ptr_nonnull(strstr(res.err, "zcow zone: '"));
+}
+END_TEST
+
+START_TEST(test_cli_malformed_device_list_is_a_usage_error)
+{
+	char list[512], want[1024];
+
+	snprintf(list, sizeof(list), "%s++%s", img(0, "a", GEO),
+		 img(1, "b", GEO));
+	run_zcow("ls", list, NULL);
+	ck_assert_int_eq(res.status, 2);
+	snprintf(want, sizeof(want), "zcow ls: '%s': an empty device in the "
+		 "list (two '+' in a row, or one at an end)\n", list);
+	ck_assert_str_eq(res.err, want);
+	/* a spec holding '+' is one spec alone, not a part of a list */
+	snprintf(list, sizeof(list), "sim:image=%s/x+y.img%s+%s", dir, GEO,
+		 img(1, "b", GEO));
+	run_zcow("df", list, NULL);
+	ck_assert_int_eq(res.status, 2);
+	ck_assert_msg(strstr(res.err, "'y.img,zones=32,zone_size=4M' in the "
+				      "device list"),
+		      "stderr: %s", res.err);
+	snprintf(list, sizeof(list), "sim:image=%s/x+y.img%s", dir, GEO);
+	run_zcow("mkfs", list, "--seed", "1", NULL);
+	ck_assert_msg(res.status == 0, "mkfs: %s", res.err);
+}
+END_TEST
+
+Suite *cli_devices_suite(void)
+{
+	Suite *s = suite_create("cli_devices_suite");
+	TCase *tc = tcase_create("lists");
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc,
+		       test_cli_mkfs_on_two_devices_names_the_list_and_both_mount);
+	tcase_add_test(tc,
+		       test_cli_mkfs_takes_one_plus_list_as_several_positionals);
+	tcase_add_test(tc, test_cli_put_then_cat_on_two_devices_is_byte_exact);
+	tcase_add_test(tc, test_cli_missing_device_fails_naming_its_devid);
+	tcase_add_test(tc,
+		       test_cli_mkfs_refuses_mismatched_zone_sizes_naming_both);
+	tcase_add_test(
+		tc, test_cli_raw_device_commands_refuse_a_list_naming_themselves);
+	tcase_add_test(tc, test_cli_malformed_device_list_is_a_usage_error);
+	suite_add_tcase(s, tc);
+	return s;
+}
