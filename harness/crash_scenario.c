@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "crash_int.h"
+#include "devlist.h"
 #include "fio.h"
 #include "run.h"
 
@@ -437,6 +438,11 @@ int zcrash_load_camp(struct camp *c, const char *path, bool quick, char *err,
 			memcpy(c->seeds, c->qseeds, sizeof(c->seeds));
 			c->nr_seeds = c->nr_qseeds;
 		}
+	}
+	/* power cuts, crash points and loss policies are one device's */
+	if (zdevs_is_list(c->spec)) {
+		snprintf(err, elen, "%s: device= is a list of devices: zcow crash runs on one device", path);
+		return -EINVAL;
 	}
 	if (strncmp(c->spec, "sim:", 4)) {
 		snprintf(err, elen, "%s: crash campaigns need a simulated device (device=sim:...)", path);

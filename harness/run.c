@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "devlist.h"
 #include "grow.h"
 #include "prng.h"
 #include "results.h"
@@ -969,6 +970,12 @@ static int open_device(struct zrun *run)
 
 	if (!strcmp(spec, "filename"))
 		spec = run->spec->jobs[0].filename;
+	/* the timing model, the trace and the counters are one device's */
+	if (zdevs_is_list(spec)) {
+		zrun_errf(run, "device '%s' is a list of devices: zcow run runs on one device",
+			  spec);
+		return -EINVAL;
+	}
 	ret = zdev_open(spec, &run->dev);
 	if (ret) {
 		zrun_errf(run, "cannot open device '%s': %s", spec,

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "devlist.h"
 #include "results.h"
 #include "run.h"
 #include "zsim.h"
@@ -35,6 +36,11 @@ int zrun_replace_open(struct zrun *run)
 	if (!run->ops->replace) {
 		zrun_errf(run, "replace_target= needs the fs target (target=%s)",
 			  run->ops->name);
+		return -EINVAL;
+	}
+	if (zdevs_is_list(run->set.replace_target)) {
+		zrun_errf(run, "replace_target '%s' is a list of devices: a replace target is one device",
+			  run->set.replace_target);
 		return -EINVAL;
 	}
 	ret = zdev_open(run->set.replace_target, &run->rp_dev);

@@ -255,6 +255,33 @@ START_TEST(test_cli_malformed_device_list_is_a_usage_error)
 }
 END_TEST
 
+START_TEST(test_cli_run_and_crash_refuse_a_device_list)
+{
+	char path[128], set[512];
+	FILE *f;
+
+	snprintf(set, sizeof(set), "device=%s+%s", img(0, "a", GEO),
+		 img(1, "b", GEO));
+	run_zcow("run", "configs/fs-seqwrite-128k.scenario", "--set", set,
+		 "--results", dir, NULL);
+	ck_assert_int_eq(res.status, 1);
+	ck_assert_msg(strstr(res.err, "is a list of devices: zcow run runs "
+				      "on one device"),
+		      "stderr: %s", res.err);
+
+	snprintf(path, sizeof(path), "%s/c.scenario", dir);
+	f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	fprintf(f, "[zcow]\n%s\n[crash]\nworkload=meta\nops=4\n", set);
+	ck_assert_int_eq(fclose(f), 0);
+	run_zcow("crash", path, "--no-results", NULL);
+	ck_assert_int_eq(res.status, 2);
+	ck_assert_msg(strstr(res.err, "device= is a list of devices: zcow "
+				      "crash runs on one device"),
+		      "stderr: %s", res.err);
+}
+END_TEST
+
 Suite *cli_devices_suite(void)
 {
 	Suite *s = suite_create("cli_devices_suite");
@@ -273,6 +300,7 @@ Suite *cli_devices_suite(void)
 	tcase_add_test(
 		tc, test_cli_raw_device_commands_refuse_a_list_naming_themselves);
 	tcase_add_test(tc, test_cli_malformed_device_list_is_a_usage_error);
+	tcase_add_test(tc, test_cli_run_and_crash_refuse_a_device_list);
 	suite_add_tcase(s, tc);
 	return s;
 }
