@@ -46,7 +46,8 @@ struct zcow_cmd {
 	CMD("bench-refill", cmd_bench_refill, "fill, delete every other file, refill (reclaim)") \
 	CMD("run", cmd_run, "run a scenario (fio jobs + [zcow]), write results") \
 	CMD("crash", cmd_crash, "crash-consistency campaign (configs/crash-*)") \
-	CMD("conform", cmd_conform, "check the device rules on DEV (destroys data)")
+	CMD("conform", cmd_conform, "check the device rules on DEV (destroys data)") \
+	CMD("dev", cmd_dev, "add a device to a file system, list its devices")
 
 #define CMD(name, fn, summary) int fn(int argc, char **argv);
 ZCOW_COMMANDS

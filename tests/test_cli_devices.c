@@ -255,6 +255,68 @@ START_TEST(test_cli_malformed_device_list_is_a_usage_error)
 }
 END_TEST
 
+START_TEST(test_cli_dev_list_prints_one_exact_line_per_device)
+{
+	char list[512], want[1024];
+
+	mkfs_two();
+	snprintf(list, sizeof(list), "%s+%s", img(0, "b", ""),
+		 img(1, "a", ""));
+	run_zcow("dev", "list", list, NULL);
+	ck_assert_msg(res.status == 0, "dev list: %s", res.err);
+	/* devid order, whatever the order given; mkfs's four block groups
+	 * went two to each device (the most free space first) */
+	snprintf(want, sizeof(want),
+		 "devid 1 size 134217728 used 8388608 groups 2 spec %s\n"
+		 "devid 2 size 134217728 used 8388608 groups 2 spec %s\n",
+		 img(0, "a", ""), img(1, "b", ""));
+	ck_assert_str_eq(res.out, want);
+}
+END_TEST
+
+START_TEST(test_cli_dev_add_to_one_device_then_list_shows_devid_2)
+{
+	char list[512], want[1024];
+
+	run_zcow("mkfs", img(0, "a", GEO), "--seed", "3", NULL);
+	ck_assert_msg(res.status == 0, "mkfs: %s", res.err);
+	run_zcow("dev", "add", img(0, "a", ""), img(1, "b", GEO), NULL);
+	ck_assert_msg(res.status == 0, "dev add: %s", res.err);
+	snprintf(want, sizeof(want), "added %s as devid 2\ndevices: %s+%s\n",
+		 img(1, "b", GEO), img(0, "a", ""), img(1, "b", GEO));
+	ck_assert_str_eq(res.out, want);
+
+	snprintf(list, sizeof(list), "%s+%s", img(0, "a", ""),
+		 img(1, "b", ""));
+	run_zcow("dev", "list", list, NULL);
+	ck_assert_msg(res.status == 0, "dev list: %s", res.err);
+	snprintf(want, sizeof(want),
+		 "devid 1 size 134217728 used 16777216 groups 4 spec %s\n"
+		 "devid 2 size 134217728 used 0 groups 0 spec %s\n",
+		 img(0, "a", ""), img(1, "b", ""));
+	ck_assert_str_eq(res.out, want);
+	/* the first device alone no longer mounts */
+	run_zcow("ls", img(0, "a", ""), NULL);
+	ck_assert_int_eq(res.status, 1);
+	ck_assert_msg(strstr(res.err, "missing: devid 2 "), "stderr: %s",
+		      res.err);
+}
+END_TEST
+
+START_TEST(test_cli_dev_add_refuses_a_device_of_another_zone_size)
+{
+	run_zcow("mkfs", img(0, "a", GEO), "--seed", "3", NULL);
+	ck_assert_msg(res.status == 0, "mkfs: %s", res.err);
+	run_zcow("dev", "add", img(0, "a", ""),
+		 img(1, "b", ",zones=16,zone_size=8M"), NULL);
+	ck_assert_int_eq(res.status, 1);
+	ck_assert_str_eq(res.out, "");
+	ck_assert_msg(strstr(res.err, "has 4194304-byte zones") &&
+			      strstr(res.err, "has 8388608-byte zones"),
+		      "stderr: %s", res.err);
+}
+END_TEST
+
 START_TEST(test_cli_run_and_crash_refuse_a_device_list)
 {
 	char path[128], set[512];
@@ -300,6 +362,9 @@ Suite *cli_devices_suite(void)
 	tcase_add_test(
 		tc, test_cli_raw_device_commands_refuse_a_list_naming_themselves);
 	tcase_add_test(tc, test_cli_malformed_device_list_is_a_usage_error);
+	tcase_add_test(tc, test_cli_dev_list_prints_one_exact_line_per_device);
+	tcase_add_test(tc, test_cli_dev_add_to_one_device_then_list_shows_devid_2);
+	tcase_add_test(tc, test_cli_dev_add_refuses_a_device_of_another_zone_size);
 	tcase_add_test(tc, test_cli_run_and_crash_refuse_a_device_list);
 	suite_add_tcase(s, tc);
 	return s;
