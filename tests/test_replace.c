@@ -47,42 +47,14 @@ static void print_problem(void *arg, const char *msg)
 	fprintf(stderr, "check: %s\n", msg);
 }
 
-static void fill(uint8_t *buf, uint64_t len, uint32_t seed)
-{
-	uint64_t i;
-
-	for (i = 0; i < len; i++)
-		buf[i] = (uint8_t)((i * 131 + seed * 17) ^ (i >> 11) ^ seed);
-}
-
 static void put_n(struct zcow_fs *fs, int first, int n, uint64_t size)
 {
-	uint8_t *buf = malloc(size);
-	char name[32];
-	int i;
-
-	ck_assert_ptr_nonnull(buf);
-	for (i = first; i < first + n; i++) {
-		fill(buf, size, (uint32_t)i);
-		snprintf(name, sizeof(name), "/f%d", i);
-		zcow_test_put(fs, name, buf, size);
-	}
-	free(buf);
+	zcow_test_files(fs, first, n, size, true);
 }
 
 static void expect_n(struct zcow_fs *fs, int first, int n, uint64_t size)
 {
-	uint8_t *buf = malloc(size);
-	char name[32];
-	int i;
-
-	ck_assert_ptr_nonnull(buf);
-	for (i = first; i < first + n; i++) {
-		fill(buf, size, (uint32_t)i);
-		snprintf(name, sizeof(name), "/f%d", i);
-		zcow_test_expect(fs, name, buf, size);
-	}
-	free(buf);
+	zcow_test_files(fs, first, n, size, false);
 }
 
 /* A zone's write pointer from its start (full: its capacity). */
