@@ -68,24 +68,36 @@ static void clone_failed(struct zcow_replace *rp, struct zcow_bg *bg, int ret)
 	rp->error = ret;
 }
 
+/* The clone of a write of @bg that reached the source at @phys (io_lock
+ * held): only once the group is copied, never after a failed clone. */
+static void clone_write(struct zcow_fs *fs, struct zcow_bg *bg,
+			const void *buf, uint64_t len, uint64_t phys,
+			unsigned int flags, enum zdev_class cls)
+{
+	struct zcow_replace *rp = fs->replace;
+	int ret;
+
+	if (bg->to_copy || rp->error)
+		return;
+	ret = zdev_write(rp->tgt, buf, len, phys, flags, cls);
+	if (ret)
+		clone_failed(rp, bg, ret);
+	else
+		fs->replace_st.bytes_cloned += len;
+}
+
 int zcow_replace_write(struct zcow_fs *fs, struct zcow_bg *bg,
 		       const void *buf, uint64_t len, uint64_t off,
 		       unsigned int flags, enum zdev_class cls)
 {
 	struct zcow_replace *rp = fs->replace;
-	int ret, r;
+	int ret;
 
 	pthread_mutex_lock(&rp->io_lock);
 	ret = zdev_write(bg->dev->zdev, buf, len, bg->physical + off, flags,
 			 cls);
-	if (!ret && !bg->to_copy && !rp->error) {
-		r = zdev_write(rp->tgt, buf, len, bg->physical + off, flags,
-			       cls);
-		if (r)
-			clone_failed(rp, bg, r);
-		else
-			fs->replace_st.bytes_cloned += len;
-	}
+	if (!ret)
+		clone_write(fs, bg, buf, len, bg->physical + off, flags, cls);
 	pthread_mutex_unlock(&rp->io_lock);
 	return ret;
 }
@@ -96,7 +108,7 @@ int zcow_replace_append(struct zcow_fs *fs, struct zcow_bg *bg,
 {
 	struct zcow_replace *rp = fs->replace;
 	uint64_t phys;
-	int ret, r;
+	int ret;
 
 	pthread_mutex_lock(&rp->io_lock);
 	ret = zdev_append(bg->dev->zdev, buf, len, bg->physical, flags, cls,
@@ -106,13 +118,7 @@ int zcow_replace_append(struct zcow_fs *fs, struct zcow_bg *bg,
 		/* the clone is a plain write where the append landed: the
 		 * target's write pointer is there (the lock keeps the
 		 * order) */
-		if (!bg->to_copy && !rp->error) {
-			r = zdev_write(rp->tgt, buf, len, phys, flags, cls);
-			if (r)
-				clone_failed(rp, bg, r);
-			else
-				fs->replace_st.bytes_cloned += len;
-		}
+		clone_write(fs, bg, buf, len, phys, flags, cls);
 	}
 	pthread_mutex_unlock(&rp->io_lock);
 	return ret;

@@ -395,7 +395,9 @@ int zcow_replace_finish(struct zcow_fs *fs);
 /* Cancel the running replace: the source stays, the target is dropped
  * (committed as canceled).  0 or an errno. */
 int zcow_replace_cancel(struct zcow_fs *fs);
-/* The replace's state (the last one, when none runs).  0. */
+/* The replace's state (the last one, when none runs).  0.
+ * The file system's other calls may run in other threads meanwhile;
+ * start, step, finish and cancel of one fs are called one at a time. */
 int zcow_replace_status(struct zcow_fs *fs, struct zcow_replace_status *st);
 
 /*

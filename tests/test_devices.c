@@ -44,14 +44,6 @@ static void print_problem(void *arg, const char *msg)
 	fprintf(stderr, "check: %s\n", msg);
 }
 
-static void fill(uint8_t *buf, uint64_t len, uint32_t seed)
-{
-	uint64_t i;
-
-	for (i = 0; i < len; i++)
-		buf[i] = (uint8_t)((i * 31 + seed * 7) ^ (i >> 9));
-}
-
 /* Groups of @fs on devid @devid. */
 static uint64_t groups_on(struct zcow_fs *fs, uint64_t devid)
 {
@@ -69,9 +61,6 @@ START_TEST(test_devices_mkfs_two_mount_read_back)
 	struct zcow_super_block sb;
 	struct zcow_sb_copy found;
 	struct zcow_fs *fs = NULL;
-	static uint8_t buf[3 * MiB];
-	char name[32];
-	int i;
 
 	ck_assert_int_eq(zcow_mkfs_devs(devs, 2, &mo), 0);
 	/* each device's superblock names itself, with one fsid */
@@ -85,11 +74,7 @@ START_TEST(test_devices_mkfs_two_mount_read_back)
 
 	ck_assert_int_eq(zcow_mount_devs(devs, 2, NULL, &fs), 0);
 	ck_assert_uint_eq(fs->nr_devs, 2);
-	for (i = 0; i < 8; i++) {
-		fill(buf, sizeof(buf), (uint32_t)i);
-		snprintf(name, sizeof(name), "/f%d", i);
-		zcow_test_put(fs, name, buf, sizeof(buf));
-	}
+	zcow_test_files(fs, 0, 8, 3 * MiB, true);
 	ck_assert_int_eq(zcow_commit(fs), 0);
 	/* the single profile spreads chunks: both devices hold groups */
 	ck_assert_uint_gt(groups_on(fs, 1), 2);
@@ -103,11 +88,7 @@ START_TEST(test_devices_mkfs_two_mount_read_back)
 	ck_assert_int_eq(zcow_mount_devs(rev, 2, NULL, &fs), 0);
 	ck_assert_uint_eq(fs->devs[0].devid, 1);
 	ck_assert_ptr_eq(fs->devs[0].zdev, devs[0]);
-	for (i = 0; i < 8; i++) {
-		fill(buf, sizeof(buf), (uint32_t)i);
-		snprintf(name, sizeof(name), "/f%d", i);
-		zcow_test_expect(fs, name, buf, sizeof(buf));
-	}
+	zcow_test_files(fs, 0, 8, 3 * MiB, false);
 	ck_assert_int_eq(zcow_check(fs, print_problem, NULL), 0);
 	ck_assert_int_eq(zcow_unmount(fs), 0);
 	zdev_close(devs[0]);
@@ -251,7 +232,7 @@ START_TEST(test_devices_add_grows_a_full_fs)
 	struct zcow_dev_info di;
 	static uint8_t buf[2 * MiB];
 	char name[32];
-	int i, n = 0, ret = 0;
+	int n = 0, ret = 0;
 
 	ck_assert_int_eq(zcow_mkfs(devs[0], &mo), 0);
 	ck_assert_int_eq(zcow_mount(devs[0], NULL, &fs), 0);
@@ -259,7 +240,7 @@ START_TEST(test_devices_add_grows_a_full_fs)
 	for (n = 0; n < 64; n++) {
 		struct zcow_file *f;
 
-		fill(buf, sizeof(buf), (uint32_t)n);
+		zcow_test_fill(buf, sizeof(buf), n);
 		snprintf(name, sizeof(name), "/f%d", n);
 		ck_assert_int_eq(zcow_open(fs, name, O_CREAT | O_RDWR, &f), 0);
 		ret = (int)zcow_pwrite(f, buf, sizeof(buf), 0);
@@ -276,11 +257,7 @@ START_TEST(test_devices_add_grows_a_full_fs)
 	ck_assert_uint_eq(di.devid, 2);
 	ck_assert_uint_eq(di.total_bytes, 16 * ZS);
 	/* the new device takes what the first had no room for */
-	for (i = n; i < n + 4; i++) {
-		fill(buf, sizeof(buf), (uint32_t)i);
-		snprintf(name, sizeof(name), "/f%d", i);
-		zcow_test_put(fs, name, buf, sizeof(buf));
-	}
+	zcow_test_files(fs, n, 4, sizeof(buf), true);
 	ck_assert_int_eq(zcow_fs_device_info(fs, 1, &di), 0);
 	ck_assert_uint_gt(di.nr_groups, 0);
 	ck_assert_int_eq(zcow_check(fs, print_problem, NULL), 0);
@@ -289,11 +266,7 @@ START_TEST(test_devices_add_grows_a_full_fs)
 	/* the first device alone is no longer the file system */
 	ck_assert_int_eq(zcow_mount(devs[0], NULL, &fs), -ENODEV);
 	ck_assert_int_eq(zcow_mount_devs(devs, 2, NULL, &fs), 0);
-	for (i = 0; i < n + 4; i++) {
-		fill(buf, sizeof(buf), (uint32_t)i);
-		snprintf(name, sizeof(name), "/f%d", i);
-		zcow_test_expect(fs, name, buf, sizeof(buf));
-	}
+	zcow_test_files(fs, 0, n + 4, sizeof(buf), false);
 	ck_assert_int_eq(zcow_check(fs, print_problem, NULL), 0);
 	ck_assert_int_eq(zcow_unmount(fs), 0);
 	zdev_close(devs[0]);

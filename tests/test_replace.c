@@ -8,6 +8,7 @@
 #include <check.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,42 +47,14 @@ static void print_problem(void *arg, const char *msg)
 	fprintf(stderr, "check: %s\n", msg);
 }
 
-static void fill(uint8_t *buf, uint64_t len, uint32_t seed)
-{
-	uint64_t i;
-
-	for (i = 0; i < len; i++)
-		buf[i] = (uint8_t)((i * 131 + seed * 17) ^ (i >> 11) ^ seed);
-}
-
 static void put_n(struct zcow_fs *fs, int first, int n, uint64_t size)
 {
-	uint8_t *buf = malloc(size);
-	char name[32];
-	int i;
-
-	ck_assert_ptr_nonnull(buf);
-	for (i = first; i < first + n; i++) {
-		fill(buf, size, (uint32_t)i);
-		snprintf(name, sizeof(name), "/f%d", i);
-		zcow_test_put(fs, name, buf, size);
-	}
-	free(buf);
+	zcow_test_files(fs, first, n, size, true);
 }
 
 static void expect_n(struct zcow_fs *fs, int first, int n, uint64_t size)
 {
-	uint8_t *buf = malloc(size);
-	char name[32];
-	int i;
-
-	ck_assert_ptr_nonnull(buf);
-	for (i = first; i < first + n; i++) {
-		fill(buf, size, (uint32_t)i);
-		snprintf(name, sizeof(name), "/f%d", i);
-		zcow_test_expect(fs, name, buf, size);
-	}
-	free(buf);
+	zcow_test_files(fs, first, n, size, false);
 }
 
 /* A zone's write pointer from its start (full: its capacity). */
@@ -447,6 +420,64 @@ START_TEST(test_replace_one_of_two_devices)
 }
 END_TEST
 
+struct writer {
+	struct zcow_fs *fs;
+	volatile int stop;
+	int rounds;
+};
+
+static void *writer_main(void *arg)
+{
+	struct writer *w = arg;
+	struct zcow_file *f;
+
+	while (!w->stop || w->rounds < 6) {
+		put_n(w->fs, 200 + w->rounds % 6, 1, 256 * 1024);
+		ck_assert_int_eq(zcow_open(w->fs, "/f0", O_RDWR, &f), 0);
+		ck_assert_int_eq(zcow_fsync(f), 0);
+		ck_assert_int_eq(zcow_close(f), 0);
+		w->rounds++;
+	}
+	return NULL;
+}
+
+/* The replace in one thread while another writes and fsyncs: clones,
+ * frozen groups and pieces copied without the lock, then the target
+ * alone holds every file. */
+START_TEST(test_replace_while_another_thread_writes)
+{
+	struct zdev *src = new_sim(40), *tgt = new_sim(40);
+	struct zcow_mkfs_opts mo = { .seed = 3 };
+	struct zcow_fs *fs = NULL;
+	struct writer w = { 0 };
+	pthread_t th;
+	bool done = false;
+
+	ck_assert_int_eq(zcow_mkfs(src, &mo), 0);
+	ck_assert_int_eq(zcow_mount(src, NULL, &fs), 0);
+	put_n(fs, 0, 12, 1 * MiB);
+	w.fs = fs;
+	ck_assert_int_eq(pthread_create(&th, NULL, writer_main, &w), 0);
+	ck_assert_int_eq(zcow_replace_start(fs, 1, tgt), 0);
+	while (!done)
+		ck_assert_int_eq(zcow_replace_step(fs, 256 * 1024, &done), 0);
+	ck_assert_int_eq(zcow_replace_finish(fs), 0);
+	w.stop = 1;
+	ck_assert_int_eq(pthread_join(th, NULL), 0);
+	ck_assert_int_eq(zcow_check(fs, print_problem, NULL), 0);
+	ck_assert_int_eq(zcow_unmount(fs), 0);
+	ck_assert_int_eq(zcow_mount(tgt, NULL, &fs), 0);
+	expect_n(fs, 0, 12, 1 * MiB);
+	/* each name is always written with the same bytes */
+	ck_assert_int_ge(w.rounds, 6);
+	expect_n(fs, 200, 6, 256 * 1024);
+	ck_assert_int_eq(zcow_check(fs, print_problem, NULL), 0);
+	ck_assert_int_eq(zcow_unmount(fs), 0);
+	zdev_close(src);
+	zdev_close(tgt);
+}
+END_TEST
+
 Suite *replace_suite(void)
 {
 	Suite *s = suite_create("replace");
@@ -461,6 +492,7 @@ Suite *replace_suite(void)
 	tcase_add_test(tc, test_replace_refuses_other_zone_size_and_small_target);
 	tcase_add_test(tc, test_replace_cut_by_power_is_cancelled_at_mount);
 	tcase_add_test(tc, test_replace_one_of_two_devices);
+	tcase_add_test(tc, test_replace_while_another_thread_writes);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -7,6 +7,7 @@
 
 #include <check.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdint.h>
 
@@ -65,6 +66,13 @@ void zcow_test_put(struct zcow_fs *fs, const char *path, const void *buf,
 		   uint64_t len);
 void zcow_test_expect(struct zcow_fs *fs, const char *path, const void *want,
 		      uint64_t len);
+
+/* @size bytes made from @seed (zcow_test_files()'s contents). */
+void zcow_test_fill(uint8_t *buf, uint64_t size, int seed);
+/* Files /f@first .. /f(@first + @n - 1) of @size bytes, each with bytes
+ * made from its number: written (@is_put), or checked byte for byte. */
+void zcow_test_files(struct zcow_fs *fs, int first, int n, uint64_t size,
+		     bool is_put);
 
 /* Everything left to read in @f, as a malloc'd string. */
 char *zcow_test_read_all(FILE *f);

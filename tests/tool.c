@@ -111,6 +111,33 @@ void zcow_test_put(struct zcow_fs *fs, const char *path, const void *buf,
 	ck_assert_int_eq(zcow_close(f), 0);
 }
 
+void zcow_test_fill(uint8_t *buf, uint64_t size, int seed)
+{
+	uint64_t b, s = (uint64_t)seed;
+
+	for (b = 0; b < size; b++)
+		buf[b] = (uint8_t)((b * 131 + s * 17) ^ (b >> 11) ^ s);
+}
+
+void zcow_test_files(struct zcow_fs *fs, int first, int n, uint64_t size,
+		     bool is_put)
+{
+	uint8_t *buf = malloc(size);
+	char name[32];
+	int i;
+
+	ck_assert_ptr_nonnull(buf);
+	for (i = first; i < first + n; i++) {
+		zcow_test_fill(buf, size, i);
+		snprintf(name, sizeof(name), "/f%d", i);
+		if (is_put)
+			zcow_test_put(fs, name, buf, size);
+		else
+			zcow_test_expect(fs, name, buf, size);
+	}
+	free(buf);
+}
+
 void zcow_test_expect(struct zcow_fs *fs, const char *path, const void *want,
 		      uint64_t len)
 {
