@@ -107,8 +107,12 @@ static int dev_add(const char *fs_devs, const char *new_spec)
 		return close_devs(&devs, 2);
 	}
 	ret = open_dev("dev add", new_spec, &dev);
-	if (ret)
-		return close_devs(&devs, ret);
+	if (!ret)
+		ret = check_new_dev("dev add", &devs, dev);
+	if (ret) {
+		status = dev ? close_dev(dev, ret) : ret;
+		return close_devs(&devs, status);
+	}
 	ret = mount_devs("dev add", &devs, NULL, &fs);
 	if (ret) {
 		fprintf(stderr, "zcow dev add: mount %s: %s\n", fs_devs,

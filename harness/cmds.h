@@ -101,9 +101,17 @@ struct zcow_devs {
  * Open every device of the device list @list (one spec, or specs joined
  * by '+': docs/device-spec.md, "Several devices") for command @cmd,
  * printing the error; on a failure the devices opened are closed again.
- * Returns 0, 1 (a device did not open) or 2 (the list is malformed).
+ * Returns 0, 1 (a device did not open) or 2 (the list is malformed, or
+ * names one device twice: is_same_dev()).
  */
 int open_devs(const char *cmd, const char *list, struct zcow_devs *devs);
+/* Whether @a and @b are one device (the same image, file or device path,
+ * as the real paths say): opened twice, each would save its own copy. */
+bool is_same_dev(struct zdev *a, struct zdev *b);
+/* 0, or 2 with a message naming @cmd when @dev is one of @devs
+ * (is_same_dev()). */
+int check_new_dev(const char *cmd, const struct zcow_devs *devs,
+		  struct zdev *dev);
 /* Close every device of @devs (also after a failure: each is tried),
  * printing errors; returns the exit status @status or 1. */
 int close_devs(struct zcow_devs *devs, int status);

@@ -3,6 +3,7 @@
  * zcow: the command-line driver.  `zcow COMMAND --help` for each command.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,6 +62,73 @@ int close_dev(struct zdev *dev, int status)
 	return status;
 }
 
+/*
+ * The file behind @dev, canonical, into @buf (PATH_MAX bytes): the real
+ * path of a sim: image, of a file: PATH or of a /dev/ path, or, for an
+ * image not saved yet, of its directory and its name.  False for a device
+ * with no file (an in-memory simulator).
+ */
+static bool backing_file(struct zdev *dev, char *buf)
+{
+	char path[PATH_MAX], dir[PATH_MAX];
+	struct zsim *sim = zsim_from_dev(dev);
+	const char *p = NULL, *name;
+	size_t len = 0;
+
+	if (sim) {
+		p = zsim_image_path(sim);
+		len = p ? strlen(p) : 0;
+	} else if (!strncmp(dev->spec, "file:", 5)) {
+		p = dev->spec + 5;
+		len = strcspn(p, ",");
+	} else if (dev->spec[0] == '/') {
+		p = dev->spec;
+		len = strcspn(p, "?");
+	}
+	if (!p || !len || len >= sizeof(path))
+		return false;
+	memcpy(path, p, len);
+	path[len] = '\0';
+	if (realpath(path, buf))
+		return true;
+	/* not there yet: its directory's real path and its name */
+	name = strrchr(path, '/');
+	if (!name)
+		snprintf(dir, sizeof(dir), ".");
+	else if (name == path)
+		snprintf(dir, sizeof(dir), "/");
+	else
+		snprintf(dir, sizeof(dir), "%.*s", (int)(name - path), path);
+	name = name ? name + 1 : path;
+	if (!realpath(dir, buf) || strlen(buf) + strlen(name) + 2 > PATH_MAX)
+		snprintf(buf, PATH_MAX, "%s", path);
+	else
+		strcat(strcmp(buf, "/") ? strcat(buf, "/") : buf, name);
+	return true;
+}
+
+bool is_same_dev(struct zdev *a, struct zdev *b)
+{
+	char pa[PATH_MAX], pb[PATH_MAX];
+
+	return backing_file(a, pa) && backing_file(b, pb) && !strcmp(pa, pb);
+}
+
+int check_new_dev(const char *cmd, const struct zcow_devs *devs,
+		  struct zdev *dev)
+{
+	unsigned int i;
+
+	for (i = 0; i < devs->nr; i++) {
+		if (!is_same_dev(devs->dev[i], dev))
+			continue;
+		fprintf(stderr, "zcow %s: '%s' and '%s' are the same device\n",
+			cmd, devs->dev[i]->spec, dev->spec);
+		return 2;
+	}
+	return 0;
+}
+
 int open_devs(const char *cmd, const char *list, struct zcow_devs *devs)
 {
 	struct zdevs_list *l = malloc(sizeof(*l));
@@ -83,6 +151,13 @@ int open_devs(const char *cmd, const char *list, struct zcow_devs *devs)
 			fprintf(stderr, "zcow: cannot open device '%s': %s\n",
 				l->spec[devs->nr], strerror(-ret));
 			status = close_devs(devs, 1);
+			break;
+		}
+		/* two opens of one image would each save their own copy */
+		status = check_new_dev(cmd, devs, devs->dev[devs->nr]);
+		if (status) {
+			devs->nr++;
+			status = close_devs(devs, status);
 			break;
 		}
 	}

@@ -317,6 +317,31 @@ START_TEST(test_cli_dev_add_refuses_a_device_of_another_zone_size)
 }
 END_TEST
 
+START_TEST(test_cli_same_image_twice_is_refused_as_one_device)
+{
+	char other[128], want[512];
+
+	/* the same file by another name: each open would save its own copy */
+	snprintf(other, sizeof(other), "sim:image=%s/../%s/a.img%s", dir,
+		 strrchr(dir, '/') + 1, GEO);
+	run_zcow("mkfs", img(0, "a", GEO), other, "--seed", "1", NULL);
+	ck_assert_int_eq(res.status, 2);
+	ck_assert_str_eq(res.out, "");
+	snprintf(want, sizeof(want),
+		 "zcow mkfs: '%s' and '%s' are the same device\n",
+		 img(0, "a", GEO), other);
+	ck_assert_str_eq(res.err, want);
+
+	mkfs_two();
+	run_zcow("dev", "add", img(0, "a", ""), img(1, "a", ""), NULL);
+	ck_assert_int_eq(res.status, 2);
+	snprintf(want, sizeof(want),
+		 "zcow dev add: '%s' and '%s' are the same device\n",
+		 img(0, "a", ""), img(1, "a", ""));
+	ck_assert_str_eq(res.err, want);
+}
+END_TEST
+
 START_TEST(test_cli_run_and_crash_refuse_a_device_list)
 {
 	char path[128], set[512];
@@ -365,6 +390,7 @@ Suite *cli_devices_suite(void)
 	tcase_add_test(tc, test_cli_dev_list_prints_one_exact_line_per_device);
 	tcase_add_test(tc, test_cli_dev_add_to_one_device_then_list_shows_devid_2);
 	tcase_add_test(tc, test_cli_dev_add_refuses_a_device_of_another_zone_size);
+	tcase_add_test(tc, test_cli_same_image_twice_is_refused_as_one_device);
 	tcase_add_test(tc, test_cli_run_and_crash_refuse_a_device_list);
 	suite_add_tcase(s, tc);
 	return s;
