@@ -47,7 +47,8 @@ struct zcow_cmd {
 	CMD("run", cmd_run, "run a scenario (fio jobs + [zcow]), write results") \
 	CMD("crash", cmd_crash, "crash-consistency campaign (configs/crash-*)") \
 	CMD("conform", cmd_conform, "check the device rules on DEV (destroys data)") \
-	CMD("dev", cmd_dev, "add a device to a file system, list its devices")
+	CMD("dev", cmd_dev, "add a device to a file system, list its devices") \
+	CMD("replace", cmd_replace, "replace a device of a file system by a new one")
 
 #define CMD(name, fn, summary) int fn(int argc, char **argv);
 ZCOW_COMMANDS

@@ -342,6 +342,171 @@ START_TEST(test_cli_same_image_twice_is_refused_as_one_device)
 }
 END_TEST
 
+/* The last line of @s that starts with @prefix, without its newline, in
+ * a static buffer; "" when none. */
+static const char *last_line(const char *s, const char *prefix)
+{
+	static char line[512];
+	const char *p, *last = NULL;
+
+	for (p = s; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
+		if (!strncmp(p, prefix, strlen(prefix)))
+			last = p;
+	if (!last)
+		return "";
+	snprintf(line, sizeof(line), "%.*s", (int)strcspn(last, "\n"), last);
+	return line;
+}
+
+START_TEST(test_cli_replace_copies_a_device_and_prints_the_new_list)
+{
+	const size_t n = 3 * 1024 * 1024 + 123;
+	const char *local = local_file("in", n);
+	char list[512], want[2048], *out, *err;
+	const char *progress;
+	size_t i;
+	int status;
+
+	mkfs_two();
+	snprintf(list, sizeof(list), "%s+%s", img(0, "a", ""),
+		 img(1, "b", ""));
+	run_zcow("put", list, local, "/f", NULL);
+	ck_assert_msg(res.status == 0, "put: %s", res.err);
+	run_zcow("replace", list, "2", img(2, "c", GEO), NULL);
+	ck_assert_msg(res.status == 0, "replace: %s", res.err);
+	/* a progress line per step; the summary repeats the last one */
+	ck_assert_msg(strstr(res.err, "\nreplace: groups 1/2, bytes copied "),
+		      "stderr: %s", res.err);
+	progress = last_line(res.err, "replace: groups ");
+	ck_assert_msg(!strncmp(progress, "replace: groups 2/2, bytes copied ",
+			       34), "stderr: %s", res.err);
+	snprintf(want, sizeof(want), "replaced devid 2 (%s) by %s: %s\n"
+		 "devices: %s+%s\n", img(1, "b", ""), img(2, "c", GEO),
+		 progress + strlen("replace: "), img(0, "a", ""),
+		 img(2, "c", GEO));
+	ck_assert_str_eq(res.out, want);
+
+	/* the file reads back through the new list, in either order */
+	snprintf(list, sizeof(list), "%s+%s", img(2, "c", ""),
+		 img(0, "a", ""));
+	status = zcow_test_run(&out, &err, "cat", list, "/f", NULL);
+	ck_assert_msg(status == 0, "cat: %d %s", status, err);
+	ck_assert_uint_eq(strlen(out), n);
+	for (i = 0; i < n; i++)
+		if (out[i] != pattern(i))
+			ck_abort_msg("cat: byte %zu differs", i);
+	free(out);
+	free(err);
+	run_zcow("dev", "list", list, NULL);
+	ck_assert_msg(res.status == 0, "dev list: %s", res.err);
+	snprintf(want, sizeof(want), "devid 2 size 134217728 used 8388608 "
+		 "groups 2 spec %s\n", img(2, "c", ""));
+	ck_assert_msg(strstr(res.out, want), "dev list: %s", res.out);
+	run_zcow("check", list, NULL);
+	ck_assert_msg(res.status == 0, "check: %s", res.out);
+
+	/* the source's superblocks are wiped: the old list no longer mounts */
+	snprintf(list, sizeof(list), "%s+%s", img(0, "a", ""),
+		 img(1, "b", ""));
+	run_zcow("mount", "--read-only", list, NULL);
+	ck_assert_int_eq(res.status, 1);
+}
+END_TEST
+
+START_TEST(test_cli_replace_in_steps_then_status_prints_the_state)
+{
+	const char *local = local_file("in", 3 * 1024 * 1024);
+	char list[512];
+	const char *p;
+	int nr = 0;
+
+	mkfs_two();
+	snprintf(list, sizeof(list), "%s+%s", img(0, "a", ""),
+		 img(1, "b", ""));
+	run_zcow("replace", list, "--status", NULL);
+	ck_assert_msg(res.status == 0, "status: %s", res.err);
+	ck_assert_str_eq(res.out, "state never-started, source devid 0, "
+				  "cursor 0, groups 0/0, bytes copied 0, "
+				  "zeroed 0, cloned 0\n");
+	run_zcow("put", list, local, "/f", NULL);
+	ck_assert_msg(res.status == 0, "put: %s", res.err);
+	run_zcow("replace", list, "1", img(2, "c", GEO), "--step", "1M",
+		 NULL);
+	ck_assert_msg(res.status == 0, "replace: %s", res.err);
+	/* the 3 MiB of data of devid 1 take several 1 MiB steps */
+	for (p = res.err; (p = strstr(p, "replace: groups ")); p++)
+		nr++;
+	ck_assert_msg(nr >= 4, "%d steps: %s", nr, res.err);
+	snprintf(list, sizeof(list), "%s+%s", img(0, "c", ""),
+		 img(1, "b", ""));
+	run_zcow("check", list, NULL);
+	ck_assert_msg(res.status == 0, "check: %s", res.out);
+	run_zcow("replace", list, "--status", NULL);
+	ck_assert_msg(res.status == 0, "status: %s", res.err);
+	/* the item keeps the state and the cursor; no replace runs: "-" */
+	ck_assert_msg(!strncmp(res.out, "state finished, source devid -, "
+					"cursor ", 32), "got: %s", res.out);
+	ck_assert_msg(strstr(res.out, ", groups 0/0, bytes copied 0, zeroed "
+				      "0, cloned 0\n"), "got: %s", res.out);
+}
+END_TEST
+
+START_TEST(test_cli_replace_of_the_only_device_names_the_new_one)
+{
+	char want[512];
+
+	run_zcow("mkfs", img(0, "a", GEO), "--seed", "3", NULL);
+	ck_assert_msg(res.status == 0, "mkfs: %s", res.err);
+	run_zcow("mkdir", img(0, "a", ""), "/d", NULL);
+	ck_assert_msg(res.status == 0, "mkdir: %s", res.err);
+	run_zcow("replace", img(0, "a", ""), "1", img(1, "b", GEO), NULL);
+	ck_assert_msg(res.status == 0, "replace: %s", res.err);
+	snprintf(want, sizeof(want), "\ndevices: %s\n", img(1, "b", GEO));
+	ck_assert_msg(strstr(res.out, want), "got: %s", res.out);
+	run_zcow("ls", img(1, "b", ""), NULL);
+	ck_assert_msg(res.status == 0, "ls: %s", res.err);
+	ck_assert_ptr_nonnull(strstr(res.out, " d\n"));
+}
+END_TEST
+
+START_TEST(test_cli_replace_refuses_bad_devids_and_own_devices)
+{
+	char list[512], want[512];
+
+	mkfs_two();
+	snprintf(list, sizeof(list), "%s+%s", img(0, "a", ""),
+		 img(1, "b", ""));
+	run_zcow("replace", list, "3", img(2, "c", GEO), NULL);
+	ck_assert_int_eq(res.status, 1);
+	ck_assert_str_eq(res.out, "");
+	ck_assert_msg(strstr(res.err, "zcow replace: the file system has no "
+				      "devid 3 (devids: 1 2)\n"),
+		      "stderr: %s", res.err);
+	run_zcow("replace", list, "0", img(2, "c", GEO), NULL);
+	ck_assert_int_eq(res.status, 2);
+	run_zcow("replace", list, "1", img(2, "b", ""), NULL);
+	ck_assert_int_eq(res.status, 2);
+	snprintf(want, sizeof(want),
+		 "zcow replace: '%s' and '%s' are the same device\n",
+		 img(1, "b", ""), img(2, "b", ""));
+	ck_assert_str_eq(res.err, want);
+	run_zcow("replace", list, "1", img(2, "c", GEO), "--step", "1Q",
+		 NULL);
+	ck_assert_int_eq(res.status, 2);
+	run_zcow("replace", list, "2", img(2, "d", ",zones=16,zone_size=4M"),
+		 NULL);
+	ck_assert_int_eq(res.status, 1);
+	ck_assert_str_eq(res.out, "");
+	ck_assert_msg(strstr(res.err, "has 67108864 bytes, smaller than "
+				      "devid 2 (134217728)\n") &&
+			      strstr(res.err, "zcow replace: start: "),
+		      "stderr: %s", res.err);
+	/* nothing was replaced */
+	run_zcow("dev", "list", list, NULL);
+	ck_assert_int_eq(res.status, 0);
+}
+END_TEST
+
 START_TEST(test_cli_run_and_crash_refuse_a_device_list)
 {
 	char path[128], set[512];
@@ -391,6 +556,12 @@ Suite *cli_devices_suite(void)
 	tcase_add_test(tc, test_cli_dev_add_to_one_device_then_list_shows_devid_2);
 	tcase_add_test(tc, test_cli_dev_add_refuses_a_device_of_another_zone_size);
 	tcase_add_test(tc, test_cli_same_image_twice_is_refused_as_one_device);
+	tcase_add_test(tc,
+		       test_cli_replace_copies_a_device_and_prints_the_new_list);
+	tcase_add_test(tc,
+		       test_cli_replace_in_steps_then_status_prints_the_state);
+	tcase_add_test(tc, test_cli_replace_of_the_only_device_names_the_new_one);
+	tcase_add_test(tc, test_cli_replace_refuses_bad_devids_and_own_devices);
 	tcase_add_test(tc, test_cli_run_and_crash_refuse_a_device_list);
 	suite_add_tcase(s, tc);
 	return s;
