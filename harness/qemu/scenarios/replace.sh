@@ -7,7 +7,7 @@
 #      with the file system on $DEV2.  Then $DEV2 alone mounts and checks
 #      clean, its files are listed; $DEV no longer mounts (its superblocks
 #      are wiped).
-#   2. Files compared: mkfs on $DEV, three files put (the zcow binary,
+#   2. Files compared: $DEV2's zones reset, mkfs on $DEV, three files put (the zcow binary,
 #      busybox, a file of random bytes), `zcow replace $DEV 1 $DEV2`, then
 #      $DEV2 alone mounts, checks clean, and every file comes back
 #      byte-identical.
@@ -55,6 +55,7 @@ step replaced-mount zcow mount "$DEV2"
 step replaced-check zcow check "$DEV2"
 step replaced-ls zcow ls "$DEV2" /
 step old-does-not-mount mount_fails "$DEV"
+step reset-target blkzone reset "$DEV2"
 step mkfs zcow mkfs "$DEV"
 step put put_files
 step replace zcow replace "$DEV" 1 "$DEV2"
