@@ -14,10 +14,11 @@
  *     replaced devid N (SPEC) by SPEC: groups C/T, bytes copied B, zeroed Z, cloned K
  *     devices: LIST
  *   stdout, --status:
- *     state STATE, source devid N, cursor L, groups C/T, bytes copied B, zeroed Z, cloned K
- * --status mounts read-only: what the dev-replace item keeps (the state,
- * the source devid, "-" once no replace runs, as btrfs writes -1, and the
- * cursor); the counts are the mount's, 0 in a new one.
+ *     state STATE, source devid N, cursor L
+ * --status mounts read-only and prints what the dev-replace item keeps:
+ * the state, the source devid ("-" once no replace runs, as btrfs writes
+ * -1) and the cursor (the source offset copied up to).  The counts of a
+ * replace are not kept on disk: its own progress lines give them.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -38,8 +39,8 @@ static const char replace_usage[] =
 	"            large, same zone size and kind; its zones are reset\n"
 	"  --step B  copy about B bytes of zone contents per step (default 0:\n"
 	"            one block group per step); a progress line per step on stderr\n"
-	"  --status  print the state of the file system's last replace (the\n"
-	"            counts are the mount's: 0, as --status mounts anew)\n"
+	"  --status  print the state, source devid and cursor of the file\n"
+	"            system's last replace, as its dev-replace item keeps them\n"
 	"At the end it prints the device list to mount the file system with:\n"
 	"FS_DEVS with the replaced device's spec changed to NEWDEV.\n";
 
@@ -92,9 +93,7 @@ static int replace_status(const char *fs_devs)
 		printf("-");
 	else
 		printf("%" PRIu64, st.src_devid);
-	printf(", cursor %" PRIu64 ", ", st.cursor);
-	print_counts(stdout, &st);
-	printf("\n");
+	printf(", cursor %" PRIu64 "\n", st.cursor);
 	ret = zcow_unmount(fs);
 	if (ret)
 		fprintf(stderr, "zcow replace: unmount: %s\n", strerror(-ret));

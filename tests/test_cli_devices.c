@@ -426,8 +426,7 @@ START_TEST(test_cli_replace_in_steps_then_status_prints_the_state)
 	run_zcow("replace", list, "--status", NULL);
 	ck_assert_msg(res.status == 0, "status: %s", res.err);
 	ck_assert_str_eq(res.out, "state never-started, source devid 0, "
-				  "cursor 0, groups 0/0, bytes copied 0, "
-				  "zeroed 0, cloned 0\n");
+				  "cursor 0\n");
 	run_zcow("put", list, local, "/f", NULL);
 	ck_assert_msg(res.status == 0, "put: %s", res.err);
 	run_zcow("replace", list, "1", img(2, "c", GEO), "--step", "1M",
@@ -446,8 +445,6 @@ START_TEST(test_cli_replace_in_steps_then_status_prints_the_state)
 	/* the item keeps the state and the cursor; no replace runs: "-" */
 	ck_assert_msg(!strncmp(res.out, "state finished, source devid -, "
 					"cursor ", 32), "got: %s", res.out);
-	ck_assert_msg(strstr(res.out, ", groups 0/0, bytes copied 0, zeroed "
-				      "0, cloned 0\n"), "got: %s", res.out);
 }
 END_TEST
 
