@@ -762,6 +762,10 @@ int zcow_replace_finish(struct zcow_fs *fs)
 	fs->replace = NULL;
 	fs->replace_st.state = ZCOW_REPLACE_FINISHED;
 	fs->replace_item_dirty = true;
+	/* Test-only mutation (docs/crash.md): wipe the source while it is
+	 * still the only device holding the file system */
+	if (fs->mutation == ZCOW_MUT_REPLACE_WIPE_EARLY)
+		wipe_supers(fs, old);
 	ret = zcow_files_commit_locked(fs);
 	if (ret) {
 		zlog_err(TAG, "the commit that switches devid %" PRIu64 " failed: %d",
@@ -770,7 +774,8 @@ int zcow_replace_finish(struct zcow_fs *fs)
 	}
 	/* ORDER: after the switch is durable; a crash in between leaves a
 	 * source whose newest superblock is older than the target's */
-	wipe_supers(fs, old);
+	if (fs->mutation != ZCOW_MUT_REPLACE_WIPE_EARLY)
+		wipe_supers(fs, old);
 	zlog_info(TAG, "devid %" PRIu64 " replaced: %" PRIu64 " groups, %" PRIu64 " bytes copied, %" PRIu64 " zeroed, %" PRIu64 " cloned",
 		  src->devid, fs->replace_st.nr_copied,
 		  fs->replace_st.bytes_copied, fs->replace_st.bytes_zeroed,

@@ -261,6 +261,7 @@ static void tally_state(struct tally *x, const struct wl *w, uint64_t wi,
 	sum->nr_faulted += v->nr_injected || v->nr_zone_fails;
 	sum->nr_errors += v->nr_errors;
 	sum->nr_degraded += v->is_degraded;
+	sum->nr_on_target += v->is_on_target;
 	if (cut2) {
 		sum->tried_replay++;
 		snprintf(c2, sizeof(c2), " cut2=persist=%" PRIu64, cut2);
@@ -652,7 +653,8 @@ finished:
 		printf("  %-20s %10" PRIu64 "\n", "passed", sum->passed);
 		printf("  %-20s %10" PRIu64 "\n", "violations", sum->violations);
 		for (k = 1; k < ZCRASH_NR_ORACLES; k++)
-			printf("  %d %-18s %10" PRIu64 "\n", k, oracle_names[k], sum->by_oracle[k]);
+			printf("  %d %-*s %10" PRIu64 "\n", k, k < 10 ? 18 : 17,
+			       oracle_names[k], sum->by_oracle[k]);
 		for (k = 0; k < 2; k++)
 			if (c->treelog & (k ? ZCRASH_TREELOG_ON : ZCRASH_TREELOG_OFF))
 				printf("  treelog=%-12s %10" PRIu64 " (%" PRIu64 " violations)\n",
@@ -665,6 +667,10 @@ finished:
 			printf("  %-20s %10" PRIu64 "\n", "zones failed", sum->nr_zone_fails);
 			printf("  %-20s %10" PRIu64 "\n", "errors reported", sum->nr_errors);
 			printf("  %-20s %10" PRIu64 "\n", "degraded (offline)", sum->nr_degraded);
+		}
+		if (!strcmp(c->workload, "replace")) {
+			printf("  %-20s %10" PRIu64 "\n", "fs on the target", sum->nr_on_target);
+			printf("  %-20s %10" PRIu64 "\n", "fs on the source", sum->tried - sum->nr_on_target);
 		}
 		printf("  %-20s %10.2f (%.0f states/min)\n", "seconds", sum->seconds,
 		       sum->seconds > 0 ? sum->tried * 60.0 / sum->seconds : 0.0);
@@ -688,6 +694,10 @@ finished:
 			fprintf(x.js, ",\n  \"faults\": {\"states_with_a_fault\": %" PRIu64 ", \"commands_failed\": %" PRIu64 ", \"zones_failed\": %" PRIu64 ", \"errors_reported\": %" PRIu64 ", \"degraded\": %" PRIu64 "}",
 				sum->nr_faulted, sum->nr_injected, sum->nr_zone_fails,
 				sum->nr_errors, sum->nr_degraded);
+		if (!strcmp(c->workload, "replace"))
+			fprintf(x.js, ",\n  \"replace\": {\"on_target\": %" PRIu64 ", \"on_source\": %" PRIu64 "}",
+				sum->nr_on_target,
+				sum->tried - sum->nr_on_target);
 		fprintf(x.js, ",\n  \"seconds\": %.3f,\n  \"states_per_minute\": %.0f\n}\n",
 			sum->seconds, sum->seconds > 0 ? sum->tried * 60.0 / sum->seconds : 0.0);
 	}

@@ -27,7 +27,8 @@
  * The oracles (docs/crash.md); index 0 is unused.  4 and 5 hold with
  * treelog=off (the recovered state is one commit's), 7 and 8 with
  * treelog=on (the last commit plus what the log holds); 9 in fault
- * campaigns only; the others in both modes.
+ * campaigns only, 10 in device-replace campaigns only; the others in
+ * both modes.
  */
 enum zcrash_oracle {
 	ZCRASH_OK,
@@ -41,6 +42,8 @@ enum zcrash_oracle {
 	ZCRASH_GARBAGE,		/* 8: every path and file a past state */
 	ZCRASH_REPORTED,	/* 9: workload=faults: what the ops that
 				 * succeeded wrote reads back, or an error */
+	ZCRASH_REPLACE,		/* 10: workload=replace: finished on the
+				 * target or cancelled on the source */
 	ZCRASH_NR_ORACLES
 };
 
@@ -81,6 +84,9 @@ struct zcrash_summary {
 	uint64_t nr_zone_fails;	/* zones turned read-only or offline */
 	uint64_t nr_faulted;	/* states with a fault that fired */
 	uint64_t nr_errors;	/* ops that returned an error to the caller */
+	/* workload=replace (0 otherwise): states whose fs was on the
+	 * target (the replace finished), the others on the source */
+	uint64_t nr_on_target;
 	uint64_t nr_degraded;	/* states with an offline zone whose
 				 * acknowledged data read back with an error
 				 * or did not mount (the device lost it) */

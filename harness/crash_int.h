@@ -10,6 +10,9 @@
  *   crash_oracle.c    the runs on the file system: the uncut run of a
  *                     workload, each crash state (replay, cut, power
  *                     cycle), its recovery and the oracles (verdicts).
+ *   crash_replace.c   workload=replace: the replace's target (a second
+ *                     device in the source's power domain), the device a
+ *                     crash state mounts, and the replace oracle
  *   crash_scenario.c  the scenario: the [zcow] and [crash] keys, read by
  *                     the fio reader (harness/fio.h) as `zcow run` reads
  *                     its scenarios
@@ -45,7 +48,9 @@
 
 enum op_kind {
 	OP_CREATE, OP_MKDIR, OP_WRITE, OP_TRUNC, OP_RENAME, OP_UNLINK,
-	OP_FSYNC, OP_FDATASYNC, OP_SYNC, OP_MARK
+	OP_FSYNC, OP_FDATASYNC, OP_SYNC, OP_MARK,
+	/* workload=replace: start (devid in off), one step, finish */
+	OP_REPLACE_START, OP_REPLACE_STEP, OP_REPLACE_FINISH
 };
 
 extern const char *const op_names[];
@@ -228,6 +233,7 @@ struct verdict {
 					 * its first commit */
 	uint64_t nr_injected, nr_zone_fails, nr_errors;	/* faults */
 	bool is_degraded;
+	bool is_on_target;	/* workload=replace: the fs on the target */
 };
 
 extern const char *const oracle_names[ZCRASH_NR_ORACLES];
@@ -244,8 +250,10 @@ struct ent *zcrash_m_find(struct model *m, const char *p);
  * write.  0, -ENOMEM or -E2BIG (more than MAX_ENT entries). */
 int zcrash_m_apply(struct model *m, const struct op *o, uint8_t *tmp);
 int zcrash_is_sync_op(enum op_kind k);
-/* One op against the fs. */
-int zcrash_do_op(struct zcow_fs *fs, const struct op *o, uint8_t *tmp);
+/* One op against the fs; @tgt: the target of a replace start (NULL
+ * without a replace). */
+int zcrash_do_op(struct zcow_fs *fs, struct zdev *tgt, const struct op *o,
+		 uint8_t *tmp);
 /* Op @o changes what lies at @path (or could, had it succeeded). */
 bool zcrash_op_touches(const struct op *o, const char *path);
 /* The recording of the uncut run (record(), crash_oracle.c): 0 or
@@ -279,6 +287,48 @@ int zcrash_run_case(const struct camp *c, const struct wl *w,
 		    uint64_t cut2, uint64_t base_gen, uint8_t *tmp,
 		    uint8_t *buf, uint64_t buf_len, struct verdict *v,
 		    uint64_t *log_root_ret);
+
+/* ---- crash_replace.c --------------------------------------------- */
+
+/*
+ * The devices of a run of workload=replace: the source (mkfs'd, the fs's
+ * device 1) and the target, linked in one power domain.  After a crash,
+ * zcrash_replace_pick() says which of them holds the file system.
+ */
+struct zcrash_pair {
+	struct zdev *src;
+	struct zdev *tgt;	/* NULL: not a replace campaign */
+	uint8_t fsid[16];	/* of the fs mkfs made on the source */
+	/* zcrash_replace_pick(): [0] source, [1] target */
+	bool has_sb[2];		/* a valid superblock of this fs */
+	uint64_t gen[2];	/* its generation (0: none) */
+	bool on_target;		/* the fs lives on the target */
+};
+
+/* workload=replace: open the target (the spec of @src, a fresh device)
+ * and link it to the power of @src, just mkfs'd; otherwise no target.
+ * 0 or -errno. */
+int zcrash_replace_open(const struct camp *c, struct zdev *src,
+			struct zcrash_pair *p);
+/* Close the target (the source is the caller's). */
+void zcrash_replace_close(struct zcrash_pair *p);
+/* After a power cut and cycle: which device holds the fs.  The target
+ * when it has a valid superblock of it newer than the source's (or the
+ * source has none), else the source.  Returns the device to mount. */
+struct zdev *zcrash_replace_pick(struct zcrash_pair *p);
+/*
+ * Oracle 10 on a recovered crash state (@fs: the picked device mounted,
+ * NULL when the mount failed; @cut_op: the op in progress at the cut,
+ * w->nr for none): the replace ran to its end (the fs on the target,
+ * state FINISHED, the source no newer fs) or was cancelled with the
+ * source intact (state CANCELED, or NEVER_STARTED when the cut came
+ * before the start's commit); an acknowledged start or finish is never
+ * undone.  Each problem goes to @report.
+ */
+void zcrash_replace_check(const struct wl *w, const struct zcrash_pair *p,
+			  unsigned int cut_op, struct zcow_fs *fs,
+			  void (*report)(void *arg, const char *msg),
+			  void *arg);
 
 /* ---- crash_scenario.c -------------------------------------------- */
 

@@ -43,6 +43,28 @@ static int fresh_dev(const struct camp *c, struct zdev **dev_ret)
 	return 0;
 }
 
+/* Close the devices of a run: the fs's and the replace's target. */
+static void close_devs(struct zcrash_pair *p)
+{
+	zcrash_replace_close(p);
+	zdev_close(p->src);
+}
+
+/* The command counts of the devices of a run, summed. */
+static void get_stats(const struct zcrash_pair *p, struct zdev_stats *s)
+{
+	struct zdev_stats t;
+	int k, op;
+
+	zdev_get_stats(p->src, s);
+	if (!p->tgt)
+		return;
+	zdev_get_stats(p->tgt, &t);
+	for (k = 0; k < ZDEV_NR_CLASSES; k++)
+		for (op = 0; op < ZDEV_NR_OPS; op++)
+			s->cmds[k][op] += t.cmds[k][op];
+}
+
 /* Arm fault trial @ft (NULL: none) on a device just after its mount. */
 static int arm_trial(struct zdev *dev, const struct ftrial *ft)
 {
@@ -75,6 +97,7 @@ int zcrash_record(const struct camp *c, const struct wl *w,
 	struct zdev *dev = NULL;
 	struct zcow_fs *fs = NULL;
 	struct zdev_stats s0, s1, sm;
+	struct zcrash_pair pair;
 	struct zsim *sim;
 	uint64_t p0, gen;
 	unsigned int i;
@@ -94,13 +117,20 @@ int zcrash_record(const struct camp *c, const struct wl *w,
 			 strerror(-ret));
 		return ret;
 	}
+	ret = zcrash_replace_open(c, dev, &pair);
+	if (ret) {
+		snprintf(err, elen, "device %s: the replace's target: %s",
+			 c->spec, strerror(-ret));
+		zdev_close(dev);
+		return ret;
+	}
 	sim = zsim_from_dev(dev);
-	zdev_get_stats(dev, &s0);
+	get_stats(&pair, &s0);
 	p0 = zsim_nr_persist(sim);
 	ret = zcow_mount(dev, mo, &fs);
 	if (ret) {
 		snprintf(err, elen, "mount after mkfs: %s", strerror(-ret));
-		zdev_close(dev);
+		close_devs(&pair);
 		return ret;
 	}
 	r->mount_gen = zcow_fs_generation(fs);
@@ -110,17 +140,17 @@ int zcrash_record(const struct camp *c, const struct wl *w,
 		snprintf(err, elen, "recording the uncut run: %s",
 			 strerror(-ret));
 		zcow_unmount(fs);
-		zdev_close(dev);
+		close_devs(&pair);
 		return ret;
 	}
-	zdev_get_stats(dev, &sm);
+	get_stats(&pair, &sm);
 	r->nr_cmds = zsim_nr_commands(sim);
 	ret = arm_trial(dev, w->ft);
 	if (ret) {
 		snprintf(err, elen, "fault %s: %s", w->ft->name,
 			 strerror(-ret));
 		zcow_unmount(fs);
-		zdev_close(dev);
+		close_devs(&pair);
 		return ret;
 	}
 	for (i = 0; i < w->nr; i++) {
@@ -129,7 +159,7 @@ int zcrash_record(const struct camp *c, const struct wl *w,
 		if (o->kind == OP_MARK)
 			r->mark_persist = zsim_nr_persist(sim) - p0;
 		gen = zcow_fs_generation(fs);
-		r->ret[i] = zcrash_do_op(fs, o, tmp);
+		r->ret[i] = zcrash_do_op(fs, pair.tgt, o, tmp);
 		ret = 0;
 		/*
 		 * The op committed on its way (a flush or a reclaim pass
@@ -164,7 +194,7 @@ int zcrash_record(const struct camp *c, const struct wl *w,
 				 ret == -E2BIG ? "more entries than the model holds" :
 				 strerror(-ret));
 			zcow_unmount(fs);
-			zdev_close(dev);
+			close_devs(&pair);
 			return ret;
 		}
 		if (zcow_fs_error(fs) && !w->ft) {
@@ -172,13 +202,20 @@ int zcrash_record(const struct camp *c, const struct wl *w,
 				 i, op_names[o->kind], o->a,
 				 strerror(-zcow_fs_error(fs)));
 			zcow_unmount(fs);
-			zdev_close(dev);
+			close_devs(&pair);
 			return -EIO;
+		}
+		if (r->ret[i] && o->kind >= OP_REPLACE_START) {
+			snprintf(err, elen, "uncut run: op %u (%s) failed: %s",
+				 i, op_names[o->kind], strerror(-r->ret[i]));
+			zcow_unmount(fs);
+			close_devs(&pair);
+			return r->ret[i];
 		}
 	}
 	zcrash_void_obligations(w, r);
 	r->persist = zsim_nr_persist(sim) - p0;
-	zdev_get_stats(dev, &s1);
+	get_stats(&pair, &s1);
 	r->nr_cmds = zsim_nr_commands(sim) - r->nr_cmds;
 	for (k = 0; k < ZDEV_NR_CLASSES; k++) {
 		int op;
@@ -198,7 +235,7 @@ int zcrash_record(const struct camp *c, const struct wl *w,
 	/* no unmount: it would commit; the fs is dropped with power off */
 	zsim_cut_now(sim, ZSIM_LOSS_KEEP, 0);
 	zcow_unmount(fs);
-	zdev_close(dev);
+	close_devs(&pair);
 	return 0;
 }
 
@@ -206,7 +243,7 @@ int zcrash_record(const struct camp *c, const struct wl *w,
 
 const char *const oracle_names[ZCRASH_NR_ORACLES] = {
 	"ok", "mount", "check", "generation", "acked", "atomic", "device",
-	"fsync", "no-garbage", "reported"
+	"fsync", "no-garbage", "reported", "replace"
 };
 
 
@@ -459,6 +496,12 @@ static void check_bgs(struct zcow_fs *fs, struct verdict *v)
 	zcow_check_zones(fs, device_problem, v);
 }
 
+/* Oracle 10 (workload=replace): each problem a replace verdict. */
+static void replace_problem(void *arg, const char *msg)
+{
+	fail(arg, ZCRASH_REPLACE, "%s", msg);
+}
+
 /* ---- treelog=on: oracles 7 and 8 -------------------------------- */
 
 /* The recovered namespace and every file's size and content hash. */
@@ -521,7 +564,9 @@ static int scan_find(const struct scan *s, const char *path)
 
 /* A crash state: the device after the workload's power cut. */
 struct cstate {
-	struct zdev *dev;
+	struct zdev *dev;	/* the device mounted: the fs's, or with
+				 * workload=replace the one holding it */
+	struct zcrash_pair pair;	/* the devices, to close */
 	unsigned int cut_op;	/* op in progress at the cut; w->nr: none */
 	int last_sync;		/* last acknowledged sync op; -1: none */
 	uint64_t ack_gen;	/* the generation oracle 3 requires */
@@ -731,6 +776,11 @@ static int build_state(const struct camp *c, const struct wl *w,
 	ret = fresh_dev(c, &dev);
 	if (ret)
 		return ret;
+	ret = zcrash_replace_open(c, dev, &st->pair);
+	if (ret) {
+		zdev_close(dev);
+		return ret;
+	}
 	sim = zsim_from_dev(dev);
 	if (!pt->is_end) {
 		struct zsim_cut cut = pt->cut;
@@ -738,25 +788,25 @@ static int build_state(const struct camp *c, const struct wl *w,
 		cut.loss = (enum zsim_loss)loss;
 		cut.seed = seed;
 		if (zsim_arm_cut(sim, &cut)) {
-			zdev_close(dev);
+			close_devs(&st->pair);
 			return -EINVAL;
 		}
 	}
 	ret = zcow_mount(dev, mo, &fs);
 	if (ret) {
-		zdev_close(dev);
+		close_devs(&st->pair);
 		return ret;
 	}
 	ret = arm_trial(dev, w->ft);
 	if (ret) {
 		zcow_unmount(fs);
-		zdev_close(dev);
+		close_devs(&st->pair);
 		return ret;
 	}
 	for (i = 0; i < w->nr; i++) {
 		enum op_kind k = w->ops[i].kind;
 
-		ret = zcrash_do_op(fs, &w->ops[i], tmp);
+		ret = zcrash_do_op(fs, st->pair.tgt, &w->ops[i], tmp);
 		if (zsim_is_cut(sim)) {
 			st->cut_op = i;
 			break;
@@ -781,7 +831,7 @@ static int build_state(const struct camp *c, const struct wl *w,
 		ret = check_live(fs, w, r, v, buf, buf_len);
 		if (ret) {
 			zcow_unmount(fs);
-			zdev_close(dev);
+			close_devs(&st->pair);
 			return ret;
 		}
 	}
@@ -791,6 +841,11 @@ static int build_state(const struct camp *c, const struct wl *w,
 		zsim_cut_now(sim, (enum zsim_loss)loss, seed);
 	zcow_unmount(fs);	/* fails (power is off) and frees */
 	zsim_power_cycle(sim);
+	if (st->pair.tgt) {	/* cut with the source: its power domain */
+		zsim_power_cycle(zsim_from_dev(st->pair.tgt));
+		dev = zcrash_replace_pick(&st->pair);
+		v->is_on_target = st->pair.on_target;
+	}
 	if (w->ft) {
 		uint64_t z;
 
@@ -883,13 +938,29 @@ static void cut_recovery(struct cstate *st, const struct zcow_mount_opts *mo,
 	if (!zsim_is_cut(sim))	/* the count came out short: cut anyway */
 		zsim_cut_now(sim, (enum zsim_loss)loss, seed);
 	zsim_power_cycle(sim);
+	if (st->pair.tgt)	/* the other device of the power domain */
+		zsim_power_cycle(zsim_from_dev(st->dev == st->pair.tgt ?
+					       st->pair.src : st->pair.tgt));
+}
+
+/* Writes off a write pointer on the devices of @st (oracle 6). */
+static uint64_t nr_off_wp(const struct cstate *st)
+{
+	uint64_t n = zsim_nr_violations(zsim_from_dev(st->pair.src),
+					ZSIM_RULE_WRITE_NOT_AT_WP);
+
+	if (st->pair.tgt)
+		n += zsim_nr_violations(zsim_from_dev(st->pair.tgt),
+					ZSIM_RULE_WRITE_NOT_AT_WP);
+	return n;
 }
 
 /*
- * Recover crash state @st and run the oracles: mount (1), check (2),
- * generation (3), contents (4, 5 with treelog=off; 7, 8 with treelog=on),
- * block groups (6); then write and sync a probe file (1), unmount, mount
- * again: check (2), the same namespace and contents, the probe (1).
+ * Recover crash state @st and run the oracles: mount (1), the replace
+ * (10, workload=replace), check (2), generation (3), contents (4, 5 with
+ * treelog=off; 7, 8 with treelog=on), block groups (6); then write and
+ * sync a probe file (1), unmount, mount again: check (2), the same
+ * namespace and contents, the probe (1).
  * @base_gen (0: none) is the generation an uncut recovery of the same
  * state mounted: a cut recovery may have committed above it (the probe),
  * so treelog=off compares against the commit of @base_gen then.
@@ -914,6 +985,10 @@ static int recover(const struct wl *w, const struct rec *r,
 	}
 	/* 1: mount */
 	ret = zcow_mount(st->dev, mo, &fs);
+	/* 10: the replace finished on the target or was cancelled */
+	if (st->pair.tgt)
+		zcrash_replace_check(w, &st->pair, st->cut_op, ret ? NULL : fs,
+				     replace_problem, v);
 	if (ret) {
 		fail(v, ZCRASH_MOUNT, "mount: %s", strerror(-ret));
 		if (is_on)
@@ -987,9 +1062,9 @@ static int recover(const struct wl *w, const struct rec *r,
 		fail(v, ZCRASH_MOUNT, "second mount: /.zcrash, synced after recovery, lost");
 	zcow_unmount(fs);
 out:
-	if (zsim_nr_violations(sim, ZSIM_RULE_WRITE_NOT_AT_WP))
+	if (nr_off_wp(st))
 		fail(v, ZCRASH_DEVICE, "%" PRIu64 " writes off a write pointer",
-		     zsim_nr_violations(sim, ZSIM_RULE_WRITE_NOT_AT_WP));
+		     nr_off_wp(st));
 	free(s1);
 	free(s2);
 	return 0;
@@ -1103,6 +1178,6 @@ int zcrash_run_case(const struct camp *c, const struct wl *w,
 		ret = recover_degraded(w, r, &st, mo, buf, buf_len, v);
 	else
 		ret = recover(w, r, &st, mo, base_gen, tmp, buf, buf_len, v);
-	zdev_close(st.dev);
+	close_devs(&st.pair);
 	return ret;
 }

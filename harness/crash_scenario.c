@@ -165,7 +165,8 @@ static int parse_conds(const char *v, struct camp *c)
 static int parse_workload(const char *v, char *buf, size_t len)
 {
 	static const char *const names[] = { "fio", "ace", "meta", "sblog",
-					     "reset", "faults", "reclaim" };
+					     "reset", "faults", "reclaim",
+					     "replace" };
 	unsigned int i;
 
 	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)

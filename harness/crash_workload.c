@@ -19,7 +19,8 @@
 
 const char *const op_names[] = {
 	"create", "mkdir", "write", "truncate", "rename", "unlink",
-	"fsync", "fdatasync", "sync", "mark"
+	"fsync", "fdatasync", "sync", "mark",
+	"replace-start", "replace-step", "replace-finish"
 };
 
 static void wl_add(struct wl *w, enum op_kind k, const char *a, const char *b,
@@ -219,10 +220,12 @@ int zcrash_is_sync_op(enum op_kind k)
 }
 
 /* One op against the fs. */
-int zcrash_do_op(struct zcow_fs *fs, const struct op *o, uint8_t *tmp)
+int zcrash_do_op(struct zcow_fs *fs, struct zdev *tgt, const struct op *o,
+		 uint8_t *tmp)
 {
 	struct zcow_file *f = NULL;
 	int ret = 0, r2;
+	bool done;
 	int64_t n;
 
 	switch (o->kind) {
@@ -239,6 +242,12 @@ int zcrash_do_op(struct zcow_fs *fs, const struct op *o, uint8_t *tmp)
 		return zcow_sync(fs);
 	case OP_MARK:
 		return 0;
+	case OP_REPLACE_START:
+		return tgt ? zcow_replace_start(fs, o->off, tgt) : -EINVAL;
+	case OP_REPLACE_STEP:		/* one block group */
+		return zcow_replace_step(fs, 0, &done);
+	case OP_REPLACE_FINISH:
+		return zcow_replace_finish(fs);
 	case OP_WRITE:
 	case OP_TRUNC:
 		ret = zcow_open(fs, o->a, O_RDWR, &f);
@@ -595,6 +604,85 @@ static void gen_reclaim(const struct camp *c, struct wl *w)
 }
 
 /*
+ * crash-replace: the file system's one device replaced while files are
+ * written.  Files spread over several data groups are written and
+ * synced, then the ops: overwrites of /a, new files (some fsynced), an
+ * append to /b, unlinks, a sync every sync_every ops; the replace starts
+ * after a third of them, copies one block group every ops/20 ops (every
+ * op in a workload of fewer than 40), and finishes after two thirds
+ * (copying what is left), so that writes into groups not copied yet,
+ * copies, and writes cloned into copied groups interleave (a short
+ * workload copies its groups early: its last ops before the finish are
+ * cloned); the ops after the finish run on the target.
+ */
+#define REPLACE_PIECE (4 * BLK)
+static void gen_replace(const struct camp *c, struct wl *w)
+{
+	uint64_t n = c->quick && c->qops ? c->qops : c->ops ? c->ops : 36;
+	uint64_t se = c->sync_every ? c->sync_every : 6, i, rng = c->seed;
+	uint64_t len = c->size ? c->size : 512 * 1024;
+	uint64_t start = n / 3, finish = 2 * n / 3, step = n / 20 ? n / 20 : 1;
+	uint64_t nblk = len / REPLACE_PIECE ? len / REPLACE_PIECE : 1;
+	uint64_t nr_files = 0, next_gone = 0;
+	char p[PATH_LEN];
+
+	snprintf(w->desc, sizeof(w->desc), "replace ops=%" PRIu64 " file=%" PRIu64 " sync_every=%" PRIu64 " start@%" PRIu64 " finish@%" PRIu64,
+		 n, len, se, start, finish);
+	wl_add(w, OP_MKDIR, "/d", NULL, 0, 0);
+	wl_add(w, OP_CREATE, "/a", NULL, 0, 0);
+	wl_add(w, OP_WRITE, "/a", NULL, 0, len);
+	wl_add(w, OP_CREATE, "/b", NULL, 0, 0);
+	wl_add(w, OP_WRITE, "/b", NULL, 0, 4 * BLK);
+	wl_add(w, OP_FSYNC, "/b", NULL, 0, 0);
+	wl_add(w, OP_SYNC, NULL, NULL, 0, 0);
+	wl_add(w, OP_MARK, NULL, NULL, 0, 0);
+	for (i = 0; i < n; i++) {
+		uint64_t r = (rng = zcrash_mix64(rng));
+
+		if (i == start)		/* devid 1: mkfs's one device */
+			wl_add(w, OP_REPLACE_START, NULL, NULL, 1, 0);
+		else if (i == finish)
+			wl_add(w, OP_REPLACE_FINISH, NULL, NULL, 0, 0);
+		else if (i > start && i < finish && (i - start) % step == 0)
+			wl_add(w, OP_REPLACE_STEP, NULL, NULL, 0, 0);
+		switch (r % 6) {
+		case 0:
+		case 1:		/* overwrite acknowledged data */
+			wl_add(w, OP_WRITE, "/a", NULL,
+			       r / 8 % nblk * REPLACE_PIECE, REPLACE_PIECE);
+			break;
+		case 2:
+			snprintf(p, sizeof(p), "/d/f%" PRIu64, nr_files++);
+			wl_add(w, OP_CREATE, p, NULL, 0, 0);
+			wl_add(w, OP_WRITE, p, NULL, 0, BLK * (1 + r / 8 % 3));
+			if (r & 0x100)
+				wl_add(w, OP_FSYNC, p, NULL, 0, 0);
+			break;
+		case 3:		/* the oldest file still there */
+			if (next_gone == nr_files) {
+				wl_add(w, OP_FSYNC, "/a", NULL, 0, 0);
+				break;
+			}
+			snprintf(p, sizeof(p), "/d/f%" PRIu64, next_gone++);
+			wl_add(w, OP_UNLINK, p, NULL, 0, 0);
+			break;
+		case 4:		/* append */
+			wl_add(w, OP_WRITE, "/b", NULL, (4 + i) * BLK, BLK);
+			wl_add(w, OP_FDATASYNC, "/b", NULL, 0, 0);
+			break;
+		default:
+			wl_add(w, OP_WRITE, "/a", NULL,
+			       r / 8 % nblk * REPLACE_PIECE, REPLACE_PIECE);
+			wl_add(w, OP_FSYNC, "/a", NULL, 0, 0);
+			break;
+		}
+		if ((i + 1) % se == 0)
+			wl_add(w, OP_SYNC, NULL, NULL, 0, 0);
+	}
+	wl_add(w, OP_SYNC, NULL, NULL, 0, 0);
+}
+
+/*
  * crash-faults: acknowledged files overwritten and fsynced, new files,
  * renames, unlinks, fdatasync and sync, so an injected fault lands on
  * data, metadata, log and superblock writes alike.
@@ -769,6 +857,8 @@ int zcrash_make_wl(const struct camp *c, uint64_t idx, struct wl *w)
 		gen_reset(c, w);
 	} else if (!strcmp(c->workload, "reclaim")) {
 		gen_reclaim(c, w);
+	} else if (!strcmp(c->workload, "replace")) {
+		gen_replace(c, w);
 	} else if (!strcmp(c->workload, "faults")) {
 		gen_faults(c, w);
 		if (idx < c->nr_ft) {

@@ -117,7 +117,10 @@ struct zcow_mount_opts {
  *	points at the log before the log's nodes are flushed;
  *   ZCOW_MUT_RELOC_RESET_EARLY: relocation resets a group's zone as soon
  *	as its contents are copied, before the commit that points at the
- *	copies is durable.
+ *	copies is durable;
+ *   ZCOW_MUT_REPLACE_WIPE_EARLY: a device replace wipes the source's
+ *	superblocks before the commit that switches to the target (not
+ *	after it is durable).
  */
 enum zcow_mutation {
 	ZCOW_MUT_NONE,
@@ -126,6 +129,7 @@ enum zcow_mutation {
 	ZCOW_MUT_LOG_DROP_ITEM,
 	ZCOW_MUT_LOG_SB_BEFORE_FLUSH,
 	ZCOW_MUT_RELOC_RESET_EARLY,
+	ZCOW_MUT_REPLACE_WIPE_EARLY,
 };
 
 /*

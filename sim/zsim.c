@@ -3,7 +3,8 @@
  * zsim: zone rules, volatile cache and power cuts, faults and trace.
  *
  * The rules are those measured on Linux 6.1 + QEMU 7.2 NVMe ZNS
- * (docs/device-rules.md).  Every command runs under one mutex per device:
+ * (docs/device-rules.md).  Every command runs under one mutex per power
+ * domain (a device alone, or the devices linked by zsim_link_power()):
  * check the rules, memcpy, update the zone, unlock.
  *
  * Zone state machine (sequential zones), as the code below decodes it:
@@ -125,6 +126,11 @@ int zsim_new(const struct zsim_config *cfg_in, struct zsim **sim_ret)
 	sim = calloc(1, sizeof(*sim));
 	if (!sim)
 		return -ENOMEM;
+	sim->power = calloc(1, sizeof(*sim->power));
+	if (!sim->power) {
+		free(sim);
+		return -ENOMEM;
+	}
 	sim->cfg = cfg;
 	/*
 	 * Storage chunk: the largest power of two <= min(capacity, 2 MiB),
@@ -140,6 +146,7 @@ int zsim_new(const struct zsim_config *cfg_in, struct zsim **sim_ret)
 	if (!sim->zones || !sim->dirty) {
 		free(sim->zones);
 		free(sim->dirty);
+		free(sim->power);
 		free(sim);
 		return -ENOMEM;
 	}
@@ -157,7 +164,11 @@ int zsim_new(const struct zsim_config *cfg_in, struct zsim **sim_ret)
 	}
 	sim->imp_head = sim->imp_tail = ZSIM_NO_ZONE;
 	sim->rng = cfg.seed;
-	pthread_mutex_init(&sim->lock, NULL);
+	/* a domain of its own */
+	pthread_mutex_init(&sim->power->lock, NULL);
+	sim->power->members[0] = sim;
+	sim->power->nr_members = 1;
+	sim->power->nr_linked = 1;
 	*sim_ret = sim;
 	return 0;
 }
@@ -174,12 +185,34 @@ static void free_undo_locked(struct zsim *sim)
 	sim->nr_undo = 0;
 }
 
+/* @sim leaves its power domain; the last one out frees it. */
+static void leave_power(struct zsim *sim)
+{
+	struct zsim_power *pw = sim->power;
+	unsigned int i, nr;
+
+	pthread_mutex_lock(&pw->lock);
+	for (i = 0; i < pw->nr_members; i++)
+		if (pw->members[i] == sim) {
+			pw->members[i] = pw->members[--pw->nr_members];
+			break;
+		}
+	nr = pw->nr_members;
+	pthread_mutex_unlock(&pw->lock);
+	if (!nr) {
+		pthread_mutex_destroy(&pw->lock);
+		free(pw);
+	}
+	sim->power = NULL;
+}
+
 void zsim_destroy(struct zsim *sim)
 {
 	uint64_t i, c;
 
 	if (!sim)
 		return;
+	leave_power(sim);
 	for (i = 0; i < sim->cfg.nr_zones; i++) {
 		struct zsim_zone *z = &sim->zones[i];
 
@@ -197,7 +230,6 @@ void zsim_destroy(struct zsim *sim)
 	free(sim->zones);
 	free(sim->dirty);
 	free(sim->image_path);
-	pthread_mutex_destroy(&sim->lock);
 	free(sim);
 }
 
@@ -543,18 +575,19 @@ static bool cut_matches(struct zsim *sim, enum zdev_op op,
 	bool is_data = op == ZDEV_OP_WRITE || op == ZDEV_OP_APPEND;
 	bool is_zone = op == ZDEV_OP_RESET || op == ZDEV_OP_OPEN ||
 		       op == ZDEV_OP_CLOSE || op == ZDEV_OP_FINISH;
+	struct zsim_power *pw = sim->power;
 	bool match = false;
 
-	if (!sim->is_armed)
+	if (!pw->is_armed)
 		return false;
-	switch (sim->cut.kind) {
+	switch (pw->cut.kind) {
 	case ZSIM_CUT_NONE:
 		break;
 	case ZSIM_CUT_PERSIST:
 		match = is_data || is_zone || op == ZDEV_OP_FLUSH;
 		break;
 	case ZSIM_CUT_CLASS:
-		match = is_data && cls == sim->cut.cls;
+		match = is_data && cls == pw->cut.cls;
 		break;
 	case ZSIM_CUT_RESET:
 		match = op == ZDEV_OP_RESET;
@@ -571,7 +604,7 @@ static bool cut_matches(struct zsim *sim, enum zdev_op op,
 	}
 	if (!match)
 		return false;
-	return ++sim->cut_count == sim->cut.ordinal;
+	return ++pw->cut_count == pw->cut.ordinal;
 }
 
 static void trace_locked(struct zsim *sim, enum zdev_class cls,
@@ -701,7 +734,32 @@ static void cut_locked(struct zsim *sim, enum zsim_loss loss, uint64_t seed,
 	free_undo_locked(sim);
 	sim->last.is_valid = false;
 	sim->is_cut = true;
-	sim->is_armed = false;
+}
+
+/*
+ * The power of the domain of @sim fails: every device loses its volatile
+ * writes by @loss, the first device of the domain with @seed, a device
+ * linked later with a seed of its own derived from @seed and its place;
+ * @torn (a named TORN point) is the command of @sim in flight.  The
+ * armed point is spent (unless every device was down already).
+ */
+static void cut_domain_locked(struct zsim *sim, enum zsim_loss loss,
+			      uint64_t seed, const struct zsim_last *torn)
+{
+	struct zsim_power *pw = sim->power;
+	bool was_up = false;
+	unsigned int i;
+
+	for (i = 0; i < pw->nr_members; i++) {
+		struct zsim *m = pw->members[i];
+		uint64_t s = m->power_idx ?
+			zcow_mix64(seed + m->power_idx * ZCOW_GOLDEN64) : seed;
+
+		was_up |= !m->is_cut;
+		cut_locked(m, loss, s, m == sim ? torn : NULL);
+	}
+	if (was_up)
+		pw->is_armed = false;
 }
 
 /*
@@ -759,6 +817,7 @@ static int enter_locked(struct zsim *sim, enum zdev_op op, enum zdev_class cls,
 			int *ret, int *when_ret)
 {
 	bool is_persist = op != ZDEV_OP_READ && op != ZDEV_OP_REPORT;
+	struct zsim_power *pw = sim->power;
 
 	*when_ret = -1;
 	if (sim->is_cut) {
@@ -769,18 +828,19 @@ static int enter_locked(struct zsim *sim, enum zdev_op op, enum zdev_class cls,
 	if (sim->nr_zone_fails)
 		zone_fails_locked(sim);
 	if (is_persist)
-		sim->nr_persist++;
+		pw->nr_persist++;
 	if (cut_matches(sim, op, cls)) {
-		if (sim->cut.when == ZSIM_CUT_BEFORE ||
-		    (sim->cut.when == ZSIM_CUT_TORN && op != ZDEV_OP_WRITE &&
+		if (pw->cut.when == ZSIM_CUT_BEFORE ||
+		    (pw->cut.when == ZSIM_CUT_TORN && op != ZDEV_OP_WRITE &&
 		     op != ZDEV_OP_APPEND)) {
 			/* Resets and finishes are atomic: torn = before. */
-			sim->nr_persist--;
-			cut_locked(sim, sim->cut.loss, sim->cut.seed, NULL);
+			pw->nr_persist--;
+			cut_domain_locked(sim, pw->cut.loss, pw->cut.seed,
+					  NULL);
 			*ret = violate(sim, ZSIM_RULE_POWER_OFF, -EIO);
 			return 0;
 		}
-		*when_ret = sim->cut.when;
+		*when_ret = pw->cut.when;
 	}
 	if (fault_hits(sim, op, cls)) {
 		*ret = violate(sim, ZSIM_RULE_INJECTED, -EIO);
@@ -793,13 +853,15 @@ static int enter_locked(struct zsim *sim, enum zdev_op op, enum zdev_class cls,
 static int leave_locked(struct zsim *sim, int when, int ret,
 			const struct zsim_last *torn)
 {
+	struct zsim_power *pw = sim->power;
+
 	if (when < 0)
 		return ret;
 	if (when == ZSIM_CUT_TORN) {
-		cut_locked(sim, sim->cut.loss, sim->cut.seed, torn);
+		cut_domain_locked(sim, pw->cut.loss, pw->cut.seed, torn);
 		return violate(sim, ZSIM_RULE_POWER_OFF, -EIO);
 	}
-	cut_locked(sim, sim->cut.loss, sim->cut.seed, NULL);
+	cut_domain_locked(sim, pw->cut.loss, pw->cut.seed, NULL);
 	return ret;
 }
 
@@ -812,7 +874,7 @@ static int zsim_report(struct zdev *dev, uint64_t from, struct zdev_zone *zones,
 	unsigned int n = 0;
 	int ret = 0;
 
-	pthread_mutex_lock(&sim->lock);
+	zsim_lock(sim);
 	if (sim->is_cut) {
 		ret = violate(sim, ZSIM_RULE_POWER_OFF, -EIO);
 		*nr_ret = 0;
@@ -837,7 +899,7 @@ static int zsim_report(struct zdev *dev, uint64_t from, struct zdev_zone *zones,
 	}
 	*nr_ret = n;
 out:
-	pthread_mutex_unlock(&sim->lock);
+	zsim_unlock(sim);
 	return ret;
 }
 
@@ -850,7 +912,7 @@ static int zsim_read(struct zdev *dev, void *buf, uint64_t len, uint64_t off,
 	struct zsim_zone *z = &sim->zones[zno];
 	int ret = 0, when;
 
-	pthread_mutex_lock(&sim->lock);
+	zsim_lock(sim);
 	if (!enter_locked(sim, ZDEV_OP_READ, cls, &ret, &when))
 		goto out;
 	if (len > zs - rel) {
@@ -874,7 +936,7 @@ static int zsim_read(struct zdev *dev, void *buf, uint64_t len, uint64_t off,
 	}
 out:
 	trace_locked(sim, cls, ZDEV_OP_READ, off, len, ret, false);
-	pthread_mutex_unlock(&sim->lock);
+	zsim_unlock(sim);
 	return ret;
 }
 
@@ -996,7 +1058,7 @@ static int do_write(struct zdev *dev, const void *buf, uint64_t len,
 	uint64_t where = off;
 	int ret = 0, when;
 
-	pthread_mutex_lock(&sim->lock);
+	zsim_lock(sim);
 	if (!enter_locked(sim, op, cls, &ret, &when))
 		goto out;
 	/* A torn command never completes: it cannot be durable. */
@@ -1010,7 +1072,7 @@ out:
 	if (off_ret)
 		*off_ret = where;
 	trace_locked(sim, cls, op, where, len, ret, is_fua);
-	pthread_mutex_unlock(&sim->lock);
+	zsim_unlock(sim);
 	return ret;
 }
 
@@ -1105,7 +1167,7 @@ static int zsim_zone_mgmt(struct zdev *dev, enum zdev_zone_action action,
 	uint64_t zno;
 	int ret = 0, err, when;
 
-	pthread_mutex_lock(&sim->lock);
+	zsim_lock(sim);
 	if (!enter_locked(sim, (enum zdev_op)action, cls, &ret, &when))
 		goto out;
 	/* Zone by zone, not stopping at an error; the first error is kept. */
@@ -1119,7 +1181,7 @@ static int zsim_zone_mgmt(struct zdev *dev, enum zdev_zone_action action,
 	ret = leave_locked(sim, when, ret, NULL);
 out:
 	trace_locked(sim, cls, (enum zdev_op)action, start, len, ret, true);
-	pthread_mutex_unlock(&sim->lock);
+	zsim_unlock(sim);
 	return ret;
 }
 
@@ -1128,14 +1190,14 @@ static int zsim_flush(struct zdev *dev)
 	struct zsim *sim = to_sim(dev);
 	int ret = 0, when;
 
-	pthread_mutex_lock(&sim->lock);
+	zsim_lock(sim);
 	if (!enter_locked(sim, ZDEV_OP_FLUSH, ZDEV_CLASS_FLUSH, &ret, &when))
 		goto out;
 	flush_locked(sim);
 	ret = leave_locked(sim, when, 0, NULL);
 out:
 	trace_locked(sim, ZDEV_CLASS_FLUSH, ZDEV_OP_FLUSH, 0, 0, ret, true);
-	pthread_mutex_unlock(&sim->lock);
+	zsim_unlock(sim);
 	return ret;
 }
 
@@ -1242,28 +1304,28 @@ const char *zsim_rule_name(enum zsim_rule rule)
 int zsim_arm_cut(struct zsim *sim, const struct zsim_cut *cut)
 {
 	if (cut->kind == ZSIM_CUT_NONE) {
-		pthread_mutex_lock(&sim->lock);
-		sim->is_armed = false;
-		pthread_mutex_unlock(&sim->lock);
+		zsim_lock(sim);
+		sim->power->is_armed = false;
+		zsim_unlock(sim);
 		return 0;
 	}
 	if (!cut->ordinal || (unsigned int)cut->loss >= ZSIM_NR_LOSS ||
 	    (cut->kind == ZSIM_CUT_CLASS &&
 	     (unsigned int)cut->cls >= ZDEV_NR_CLASSES))
 		return -EINVAL;
-	pthread_mutex_lock(&sim->lock);
-	sim->cut = *cut;
-	sim->cut_count = 0;
-	sim->is_armed = true;
-	pthread_mutex_unlock(&sim->lock);
+	zsim_lock(sim);
+	sim->power->cut = *cut;
+	sim->power->cut_count = 0;
+	sim->power->is_armed = true;
+	zsim_unlock(sim);
 	return 0;
 }
 
 int zsim_cut_now(struct zsim *sim, enum zsim_loss loss, uint64_t seed)
 {
-	pthread_mutex_lock(&sim->lock);
-	cut_locked(sim, loss, seed, NULL);
-	pthread_mutex_unlock(&sim->lock);
+	zsim_lock(sim);
+	cut_domain_locked(sim, loss, seed, NULL);
+	zsim_unlock(sim);
 	return 0;
 }
 
@@ -1276,7 +1338,7 @@ int zsim_power_cycle(struct zsim *sim)
 {
 	uint64_t i;
 
-	pthread_mutex_lock(&sim->lock);
+	zsim_lock(sim);
 	if (!sim->is_cut)
 		cut_locked(sim, ZSIM_LOSS_KEEP, 0, NULL);
 	for (i = 0; i < sim->cfg.nr_zones; i++) {
@@ -1286,13 +1348,42 @@ int zsim_power_cycle(struct zsim *sim)
 	}
 	zsim_recount_locked(sim);
 	sim->is_cut = false;
-	pthread_mutex_unlock(&sim->lock);
+	zsim_unlock(sim);
 	return 0;
 }
 
 uint64_t zsim_nr_persist(const struct zsim *sim)
 {
-	return sim->nr_persist;
+	return sim->power->nr_persist;
+}
+
+int zsim_link_power(struct zsim *a, struct zsim *b)
+{
+	struct zsim_power *pa = a->power, *pb = b->power;
+	int ret = 0;
+
+	if (a == b || pa == pb)
+		return -EINVAL;
+	/* b is alone: nothing else takes its lock while we hold a's */
+	pthread_mutex_lock(&pa->lock);
+	pthread_mutex_lock(&pb->lock);
+	if (pb->nr_members != 1 || pa->is_armed || pb->is_armed)
+		ret = -EBUSY;
+	else if (pa->nr_members == ZSIM_MAX_LINKED)
+		ret = -ENOSPC;
+	if (!ret) {
+		pa->members[pa->nr_members++] = b;
+		pa->nr_persist += pb->nr_persist;
+		b->power_idx = pa->nr_linked++;
+		b->power = pa;
+	}
+	pthread_mutex_unlock(&pb->lock);
+	pthread_mutex_unlock(&pa->lock);
+	if (!ret) {
+		pthread_mutex_destroy(&pb->lock);
+		free(pb);
+	}
+	return ret;
 }
 
 static const char *const loss_names[ZSIM_NR_LOSS] = {
@@ -1387,7 +1478,7 @@ int zsim_add_fault(struct zsim *sim, const struct zsim_fault *fault)
 	    (!fault->ordinal && !fault->rate_ppm) ||
 	    fault->rate_ppm > ZSIM_PPM)
 		return -EINVAL;
-	pthread_mutex_lock(&sim->lock);
+	zsim_lock(sim);
 	if (sim->nr_faults == ZSIM_MAX_FAULTS) {
 		ret = -ENOSPC;
 		goto out;
@@ -1396,16 +1487,16 @@ int zsim_add_fault(struct zsim *sim, const struct zsim_fault *fault)
 	sim->faults[sim->nr_faults].seen = 0;
 	sim->nr_faults++;
 out:
-	pthread_mutex_unlock(&sim->lock);
+	zsim_unlock(sim);
 	return ret;
 }
 
 void zsim_clear_faults(struct zsim *sim)
 {
-	pthread_mutex_lock(&sim->lock);
+	zsim_lock(sim);
 	sim->nr_faults = 0;
 	sim->nr_zone_fails = 0;
-	pthread_mutex_unlock(&sim->lock);
+	zsim_unlock(sim);
 }
 
 int zsim_set_zone_cond(struct zsim *sim, uint64_t zone_start,
@@ -1417,9 +1508,9 @@ int zsim_set_zone_cond(struct zsim *sim, uint64_t zone_start,
 	if (zone_start % sim->cfg.zone_size || zno >= sim->cfg.nr_zones ||
 	    (cond != ZDEV_COND_READONLY && cond != ZDEV_COND_OFFLINE))
 		return -EINVAL;
-	pthread_mutex_lock(&sim->lock);
+	zsim_lock(sim);
 	fail_zone_locked(sim, zno, cond);
-	pthread_mutex_unlock(&sim->lock);
+	zsim_unlock(sim);
 	return ret;
 }
 
@@ -1432,7 +1523,7 @@ int zsim_fail_zone_at(struct zsim *sim, uint64_t zone_start,
 	if (zone_start % sim->cfg.zone_size || zno >= sim->cfg.nr_zones ||
 	    (cond != ZDEV_COND_READONLY && cond != ZDEV_COND_OFFLINE))
 		return -EINVAL;
-	pthread_mutex_lock(&sim->lock);
+	zsim_lock(sim);
 	if (at_cmd <= sim->nr_cmds) {
 		fail_zone_locked(sim, zno, cond);
 	} else if (sim->nr_zone_fails == ZSIM_MAX_FAULTS) {
@@ -1442,15 +1533,15 @@ int zsim_fail_zone_at(struct zsim *sim, uint64_t zone_start,
 			(struct zsim_zone_fail){ .zno = zno, .cond = cond,
 						 .at_cmd = at_cmd };
 	}
-	pthread_mutex_unlock(&sim->lock);
+	zsim_unlock(sim);
 	return ret;
 }
 
 void zsim_reseed(struct zsim *sim, uint64_t seed)
 {
-	pthread_mutex_lock(&sim->lock);
+	zsim_lock(sim);
 	sim->rng = seed;
-	pthread_mutex_unlock(&sim->lock);
+	zsim_unlock(sim);
 }
 
 const char *zsim_image_path(const struct zsim *sim)
@@ -1579,12 +1670,12 @@ int zsim_parse_fault(const char *s, bool is_rate, struct zsim_fault *fault_ret)
 
 void zsim_trace_csv(struct zsim *sim, FILE *out)
 {
-	pthread_mutex_lock(&sim->lock);
+	zsim_lock(sim);
 	sim->trace = out;
 	if (out)
 		fprintf(out,
 			"seq,class,op,zone,offset,length,result,durability\n");
-	pthread_mutex_unlock(&sim->lock);
+	zsim_unlock(sim);
 }
 
 uint64_t zsim_mem_bytes(const struct zsim *sim)

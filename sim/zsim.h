@@ -172,15 +172,41 @@ enum zsim_rule zsim_last_violation(const struct zsim *sim);
 uint64_t zsim_nr_violations(const struct zsim *sim, enum zsim_rule rule);
 const char *zsim_rule_name(enum zsim_rule rule);
 
-/* Power. */
+/*
+ * Power.  A device is in a power domain, alone unless linked: the armed
+ * crash point, the persist count and a power cut belong to the domain.
+ */
+/* Arm @cut on the domain of @sim (a ZSIM_CUT_NONE cut disarms it): its
+ * ordinal counts the commands of every device of the domain. */
 int zsim_arm_cut(struct zsim *sim, const struct zsim_cut *cut);
-/* Cut power now, applying @loss.  Returns 0. */
+/* Cut power now, applying @loss, on every device of the domain of @sim.
+ * Returns 0. */
 int zsim_cut_now(struct zsim *sim, enum zsim_loss loss, uint64_t seed);
 bool zsim_is_cut(const struct zsim *sim);
-/* Bring a cut device back: commands work again, wps are what survived. */
+/* Bring a cut device back: commands work again, wps are what survived.
+ * One device: the others of its domain stay cut until cycled. */
 int zsim_power_cycle(struct zsim *sim);
-/* Persist points (write, append, zone op, flush) completed so far. */
+/* Persist points (write, append, zone op, flush) completed so far by
+ * every device of the domain of @sim, each since its open. */
 uint64_t zsim_nr_persist(const struct zsim *sim);
+/*
+ * Link @b into the power domain of @a: from now on they lose power at the
+ * same instant, as devices on one power supply.  Persist points are
+ * counted across the domain in the order the devices were given the
+ * commands (one lock orders the commands of every device of a domain),
+ * so that a crash point (persist=N, CLASS:N, reset:N...) numbers the
+ * union of their commands; an armed point firing on any device cuts every
+ * device with the same loss policy, each applying it to its own volatile
+ * writes with its own seed (the seed of the cut for the first device of
+ * the domain, a seed derived from it and the device's place for each
+ * device linked later).  Power cycles stay per device.  A device leaves
+ * its domain when it is closed.  Link before the devices take commands
+ * from several threads.  Returns 0, -EINVAL (@a is @b, or they share a
+ * domain already), -EBUSY (@b is linked to others, or a crash point is
+ * armed on either), -ENOSPC (ZSIM_MAX_LINKED devices in the domain).
+ */
+#define ZSIM_MAX_LINKED	16
+int zsim_link_power(struct zsim *a, struct zsim *b);
 /*
  * Parse a crash point: "persist=N", "sb:3:before", "meta:10:after",
  * "data:7:torn", "reset:1:before", "finish:2:after", "zone:4:after",

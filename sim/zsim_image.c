@@ -218,9 +218,9 @@ int zsim_save(struct zsim *sim, const char *path)
 			 strerror(errno));
 		goto out;
 	}
-	pthread_mutex_lock(&sim->lock);
+	zsim_lock(sim);
 	save_locked(sim, &im);
-	pthread_mutex_unlock(&sim->lock);
+	zsim_unlock(sim);
 	if (fclose(im.f) || im.is_bad) {
 		ret = -EIO;
 		zlog_err("sim", "cannot write image %s", tmp);

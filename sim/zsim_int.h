@@ -70,8 +70,29 @@ struct zsim_zone_fail {
 	uint64_t at_cmd;	/* before this command (1-based) */
 };
 
-struct zsim {
+/*
+ * A power domain (zsim_link_power()): the devices that lose power at the
+ * same instant.  Every device is in one, alone until linked.  Its lock is
+ * the command lock of all its members, so that their commands have one
+ * order: the armed crash point counts the members' commands in that
+ * order, and when it fires every member is cut (each applies the loss
+ * policy to its own volatile writes, seeded by its place in the domain).
+ */
+struct zsim_power {
 	pthread_mutex_t lock;
+	struct zsim *members[ZSIM_MAX_LINKED];
+	unsigned int nr_members;
+	unsigned int nr_linked;		/* places handed out (never reused) */
+	bool is_armed;
+	struct zsim_cut cut;
+	uint64_t cut_count;		/* matching commands since arming */
+	uint64_t nr_persist;		/* of every member since its open */
+};
+
+struct zsim {
+	struct zsim_power *power;	/* its domain: the lock of every
+					 * command (zsim_lock()) */
+	unsigned int power_idx;		/* its place there: 0 alone */
 	struct zsim_config cfg;		/* defaults filled in */
 	struct zdev *dev;
 	uint64_t chunk_size;
@@ -90,12 +111,9 @@ struct zsim {
 	uint64_t nr_undo, undo_cap;
 	struct zsim_last last;
 
-	/* Power. */
+	/* Power (the armed crash point and the persist count are the
+	 * domain's). */
 	bool is_cut;
-	bool is_armed;
-	struct zsim_cut cut;
-	uint64_t cut_count;		/* matching commands since arming */
-	uint64_t nr_persist;
 
 	/* Faults. */
 	struct zsim_fault_slot faults[ZSIM_MAX_FAULTS];
@@ -124,6 +142,17 @@ struct zsim {
 
 	char *image_path;		/* saved on close; NULL: none */
 };
+
+/* Take and release the command lock of @sim (its power domain's). */
+static inline void zsim_lock(struct zsim *sim)
+{
+	pthread_mutex_lock(&sim->power->lock);
+}
+
+static inline void zsim_unlock(struct zsim *sim)
+{
+	pthread_mutex_unlock(&sim->power->lock);
+}
 
 /* Fill in defaults and check a config; -EINVAL with a message. */
 int zsim_check_config(struct zsim_config *cfg);

@@ -395,8 +395,8 @@ int ztime_attach(struct zdev *dev, struct ztime *t)
 
 	if (!sim)
 		return -EINVAL;
-	pthread_mutex_lock(&sim->lock);
+	zsim_lock(sim);
 	sim->timing = t;
-	pthread_mutex_unlock(&sim->lock);
+	zsim_unlock(sim);
 	return 0;
 }

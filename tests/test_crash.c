@@ -118,6 +118,38 @@ START_TEST(test_mutation_reloc_reset_early_caught)
 }
 END_TEST
 
+/*
+ * A device replace cut by power at every persist point of the source and
+ * of the target (one power domain), under drop and prefix, in both
+ * tree-log modes: no violation, and the states fall on both sides of the
+ * switch (the fs mounted on the target in some, on the source in others).
+ */
+START_TEST(test_replace_campaign_clean_on_both_sides_of_the_switch)
+{
+	struct zcrash_summary s = run("replace", 0);
+
+	ck_assert_uint_eq(s.violations, 0);
+	ck_assert_uint_eq(s.passed, s.tried);
+	ck_assert_uint_gt(s.tried_treelog[0], 0);
+	ck_assert_uint_gt(s.tried_treelog[1], 0);
+	ck_assert_uint_gt(s.nr_on_target, 0);
+	ck_assert_uint_gt(s.tried - s.nr_on_target, 0);
+}
+END_TEST
+
+/*
+ * A replace that wipes the source's superblocks before the commit that
+ * switches to the target is durable: a cut in between leaves no device
+ * with a superblock of the fs.  Oracle 10 (replace) names it.
+ */
+START_TEST(test_mutation_replace_wipe_early_caught)
+{
+	struct zcrash_summary s = run("replace", ZCOW_MUT_REPLACE_WIPE_EARLY);
+
+	ck_assert_uint_gt(s.by_oracle[ZCRASH_REPLACE], 0);
+}
+END_TEST
+
 START_TEST(test_mutation_sb_flush_caught)
 {
 	struct zcrash_summary s = run("commit", ZCOW_MUT_SB_BEFORE_FLUSH);
@@ -568,6 +600,9 @@ Suite *crash_suite(void)
 	tcase_add_test(tc, test_mutation_reset_caught);
 	tcase_add_test(tc, test_mutation_reloc_reset_early_caught);
 	tcase_add_test(tc, test_mutation_sb_flush_caught);
+	tcase_add_test(tc,
+		       test_replace_campaign_clean_on_both_sides_of_the_switch);
+	tcase_add_test(tc, test_mutation_replace_wipe_early_caught);
 	tcase_add_test(tc, test_repro_line);
 	tcase_add_test(tc, test_repro_op_that_committed_twice_on_its_way);
 	tcase_add_test(tc, test_repro_write_after_recovery_cleans_open_groups);

@@ -1731,12 +1731,190 @@ START_TEST(test_persist_points_count_writes_zone_ops_and_flushes)
 }
 END_TEST
 
+/* ---- power domains ------------------------------------------------------ */
+
+static struct zdev *mk_linked_to(struct zdev *a)
+{
+	struct zdev *b = mk();
+
+	ck_assert_int_eq(zsim_link_power(sim_of(a), sim_of(b)), 0);
+	return b;
+}
+
+/*
+ * Two linked devices: a crash point numbers the persist points of both in
+ * issue order; when it fires on the second device both lose power, both
+ * refuse every command, and under DROP each keeps only what it flushed.
+ */
+START_TEST(test_linked_cut_at_second_device_cuts_both_and_drops_unflushed)
+{
+	struct zdev *a = mk(), *b = mk_linked_to(a);
+
+	arm(a, "persist=5", ZSIM_LOSS_DROP, 1);
+	ck_assert_int_eq(wr(a, 2, 0, 2, 0xa0), 0);	/* 1 */
+	ck_assert_int_eq(zdev_flush(a), 0);		/* 2 */
+	ck_assert_int_eq(wr(b, 2, 0, 1, 0xb0), 0);	/* 3 */
+	ck_assert_int_eq(wr(a, 2, 2, 1, 0xa1), 0);	/* 4 */
+	ck_assert(!zsim_is_cut(sim_of(a)));
+	ck_assert_int_eq(wr(b, 3, 0, 1, 0xb1), 0);	/* 5: cut after it */
+	ck_assert(zsim_is_cut(sim_of(a)));
+	ck_assert(zsim_is_cut(sim_of(b)));
+	ck_assert_uint_eq(zsim_nr_persist(sim_of(a)), 5);
+	ck_assert_uint_eq(zsim_nr_persist(sim_of(b)), 5);
+	ck_cut_refuses_everything(a);
+	ck_cut_refuses_everything(b);
+	/* power comes back one device at a time */
+	ck_assert_int_eq(zsim_power_cycle(sim_of(a)), 0);
+	ck_assert(!zsim_is_cut(sim_of(a)));
+	ck_assert(zsim_is_cut(sim_of(b)));
+	ck_zone(a, 2, ZDEV_COND_CLOSED, 2);
+	ck_data(a, 2, 0, 2, 0xa0);
+	ck_assert_int_eq(zsim_power_cycle(sim_of(b)), 0);
+	ck_zone(b, 2, ZDEV_COND_EMPTY, 0);
+	ck_zone(b, 3, ZDEV_COND_EMPTY, 0);
+	zdev_close(a);
+	zdev_close(b);
+}
+END_TEST
+
+/* Named points count the commands of every device of the domain too: a
+ * reset on one device and a flush on the other. */
+START_TEST(test_linked_named_point_counts_both_devices_and_cuts_before)
+{
+	struct zdev *a = mk(), *b = mk_linked_to(a);
+
+	ck_assert_int_eq(wr(a, 2, 0, 1, 0xa0), 0);
+	ck_assert_int_eq(wr(b, 2, 0, 1, 0xb0), 0);
+	ck_assert_int_eq(zdev_flush(b), 0);
+	arm(b, "reset:2:before", ZSIM_LOSS_KEEP, 0);
+	ck_assert_int_eq(mgmt(b, ZDEV_ZONE_RESET, 4), 0);
+	ck_assert_int_eq(mgmt(a, ZDEV_ZONE_RESET, 2), -EIO);
+	ck_assert(zsim_is_cut(sim_of(a)));
+	ck_assert(zsim_is_cut(sim_of(b)));
+	ck_assert_int_eq(zsim_power_cycle(sim_of(a)), 0);
+	ck_assert_int_eq(zsim_power_cycle(sim_of(b)), 0);
+	/* the reset never reached a; KEEP kept a's unflushed write */
+	ck_zone(a, 2, ZDEV_COND_CLOSED, 1);
+	ck_data(a, 2, 0, 1, 0xa0);
+	ck_zone(b, 2, ZDEV_COND_CLOSED, 1);
+	zdev_close(a);
+	zdev_close(b);
+}
+END_TEST
+
+/* zsim_cut_now on one device cuts the domain; a closed device leaves it. */
+START_TEST(test_linked_cut_now_cuts_every_device_and_close_unlinks)
+{
+	struct zdev *a = mk(), *b = mk_linked_to(a);
+
+	ck_assert_int_eq(wr(a, 2, 0, 1, 0xa0), 0);
+	ck_assert_int_eq(wr(b, 2, 0, 1, 0xb0), 0);
+	ck_assert_int_eq(zsim_cut_now(sim_of(b), ZSIM_LOSS_KEEP, 0), 0);
+	ck_assert(zsim_is_cut(sim_of(a)));
+	ck_assert(zsim_is_cut(sim_of(b)));
+	ck_assert_int_eq(zsim_power_cycle(sim_of(a)), 0);
+	ck_assert_int_eq(zsim_power_cycle(sim_of(b)), 0);
+	ck_data(a, 2, 0, 1, 0xa0);
+	ck_data(b, 2, 0, 1, 0xb0);
+	zdev_close(a);
+	/* b goes on alone: its cut no longer reaches a closed device */
+	arm(b, "persist=1", ZSIM_LOSS_DROP, 0);
+	ck_assert_int_eq(wr(b, 2, 1, 1, 0xb1), 0);
+	ck_assert(zsim_is_cut(sim_of(b)));
+	ck_assert_int_eq(zsim_power_cycle(sim_of(b)), 0);
+	ck_zone(b, 2, ZDEV_COND_CLOSED, 1);
+	zdev_close(b);
+}
+END_TEST
+
+START_TEST(test_link_refuses_itself_twice_a_linked_device_and_armed)
+{
+	struct zdev *a = mk(), *b = mk(), *c = mk(), *d = mk();
+
+	ck_assert_int_eq(zsim_link_power(sim_of(a), sim_of(a)), -EINVAL);
+	ck_assert_int_eq(zsim_link_power(sim_of(a), sim_of(b)), 0);
+	ck_assert_int_eq(zsim_link_power(sim_of(a), sim_of(b)), -EINVAL);
+	ck_assert_int_eq(zsim_link_power(sim_of(b), sim_of(a)), -EINVAL);
+	/* b has a domain with a: it cannot join c's */
+	ck_assert_int_eq(zsim_link_power(sim_of(c), sim_of(b)), -EBUSY);
+	arm(c, "persist=3", ZSIM_LOSS_DROP, 0);
+	ck_assert_int_eq(zsim_link_power(sim_of(a), sim_of(c)), -EBUSY);
+	ck_assert_int_eq(zsim_link_power(sim_of(c), sim_of(d)), -EBUSY);
+	/* disarmed, c joins a and b: a domain of three */
+	ck_assert_int_eq(zsim_arm_cut(sim_of(c),
+				      &(struct zsim_cut){ .kind = ZSIM_CUT_NONE }),
+			 0);
+	ck_assert_int_eq(zsim_link_power(sim_of(b), sim_of(c)), 0);
+	ck_assert_int_eq(zsim_cut_now(sim_of(a), ZSIM_LOSS_DROP, 0), 0);
+	ck_assert(zsim_is_cut(sim_of(c)));
+	ck_assert(!zsim_is_cut(sim_of(d)));
+	zdev_close(a);
+	zdev_close(b);
+	zdev_close(c);
+	zdev_close(d);
+}
+END_TEST
+
+/* The wp a PREFIX cut with @seed leaves in zone 2 after 10 volatile
+ * blocks, on @dev (and, when @other is set, 10 on it too, cut with it). */
+static uint64_t prefix_left(struct zdev *dev, struct zdev *other,
+			    uint64_t seed, uint64_t *other_wp_ret)
+{
+	struct zdev_zone z;
+
+	ck_assert_int_eq(wr(dev, 2, 0, 10, 0x5a), 0);
+	if (other)
+		ck_assert_int_eq(wr(other, 2, 0, 10, 0x5b), 0);
+	ck_assert_int_eq(zsim_cut_now(sim_of(dev), ZSIM_LOSS_PREFIX, seed), 0);
+	ck_assert_int_eq(zsim_power_cycle(sim_of(dev)), 0);
+	if (other) {
+		ck_assert_int_eq(zsim_power_cycle(sim_of(other)), 0);
+		ck_assert_int_eq(zdev_report_zone(other, 2 * ZS, &z), 0);
+		*other_wp_ret = z.wp - z.start;
+	}
+	ck_assert_int_eq(zdev_report_zone(dev, 2 * ZS, &z), 0);
+	return z.wp - z.start;
+}
+
+/*
+ * Each linked device applies the loss to its own writes: the first device
+ * of a domain keeps what it keeps alone with the same seed, the one linked
+ * later draws from a seed of its own (not always the first one's prefix).
+ */
+START_TEST(test_linked_prefix_loss_first_as_alone_second_own_seed)
+{
+	uint64_t seed, wa, wb, nr_differ = 0;
+
+	for (seed = 1; seed <= 16; seed++) {
+		struct zdev *solo = mk(), *a = mk(), *b = mk_linked_to(a);
+
+		wa = prefix_left(a, b, seed, &wb);
+		ck_assert_uint_eq(wa, prefix_left(solo, NULL, seed, NULL));
+		nr_differ += wa != wb;
+		zdev_close(solo);
+		zdev_close(a);
+		zdev_close(b);
+	}
+	ck_assert_uint_gt(nr_differ, 0);
+}
+END_TEST
+
 Suite *sim_power_suite(void)
 {
 	Suite *s = suite_create("sim_power");
 	TCase *tc = tcase_create("power");
 
 	tcase_add_test(tc, test_cut_drop_keeps_only_flushed_and_fua_writes);
+	tcase_add_test(tc,
+		       test_linked_cut_at_second_device_cuts_both_and_drops_unflushed);
+	tcase_add_test(tc,
+		       test_linked_named_point_counts_both_devices_and_cuts_before);
+	tcase_add_test(tc,
+		       test_linked_cut_now_cuts_every_device_and_close_unlinks);
+	tcase_add_test(tc,
+		       test_link_refuses_itself_twice_a_linked_device_and_armed);
+	tcase_add_test(tc,
+		       test_linked_prefix_loss_first_as_alone_second_own_seed);
 	tcase_add_test(tc,
 		       test_cut_keep_keeps_everything_and_cycle_closes_open_zones);
 	tcase_add_test(tc,
