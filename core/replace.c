@@ -833,3 +833,20 @@ int zcow_replace_status(struct zcow_fs *fs, struct zcow_replace_status *st)
 		pthread_mutex_unlock(&fs->files->lock);
 	return 0;
 }
+
+const char *zcow_replace_state_name(enum zcow_replace_state state)
+{
+	switch (state) {
+	case ZCOW_REPLACE_NEVER_STARTED:
+		return "never-started";
+	case ZCOW_REPLACE_STARTED:
+		return "started";
+	case ZCOW_REPLACE_FINISHED:
+		return "finished";
+	case ZCOW_REPLACE_CANCELED:
+		return "canceled";
+	case ZCOW_REPLACE_SUSPENDED:
+		return "suspended";
+	}
+	return "unknown";
+}

@@ -44,23 +44,6 @@ static const char replace_usage[] =
 	"At the end it prints the device list to mount the file system with:\n"
 	"FS_DEVS with the replaced device's spec changed to NEWDEV.\n";
 
-static const char *state_name(enum zcow_replace_state s)
-{
-	switch (s) {
-	case ZCOW_REPLACE_NEVER_STARTED:
-		return "never-started";
-	case ZCOW_REPLACE_STARTED:
-		return "started";
-	case ZCOW_REPLACE_FINISHED:
-		return "finished";
-	case ZCOW_REPLACE_CANCELED:
-		return "canceled";
-	case ZCOW_REPLACE_SUSPENDED:
-		return "suspended";
-	}
-	return "unknown";
-}
-
 /* "groups C/T, bytes copied B, zeroed Z, cloned K" */
 static void print_counts(FILE *out, const struct zcow_replace_status *st)
 {
@@ -88,7 +71,7 @@ static int replace_status(const char *fs_devs)
 		return close_devs(&devs, 1);
 	}
 	zcow_replace_status(fs, &st);
-	printf("state %s, source devid ", state_name(st.state));
+	printf("state %s, source devid ", zcow_replace_state_name(st.state));
 	if (st.src_devid == UINT64_MAX)	/* btrfs's "none runs" */
 		printf("-");
 	else

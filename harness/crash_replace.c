@@ -111,23 +111,6 @@ static unsigned int find_op(const struct wl *w, enum op_kind kind)
 	return i;
 }
 
-static const char *state_name(enum zcow_replace_state s)
-{
-	switch (s) {
-	case ZCOW_REPLACE_NEVER_STARTED:
-		return "never-started";
-	case ZCOW_REPLACE_STARTED:
-		return "started";
-	case ZCOW_REPLACE_FINISHED:
-		return "finished";
-	case ZCOW_REPLACE_CANCELED:
-		return "canceled";
-	case ZCOW_REPLACE_SUSPENDED:
-		return "suspended";
-	}
-	return "unknown";
-}
-
 static void say(void (*report)(void *arg, const char *msg), void *arg,
 		const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static void say(void (*report)(void *arg, const char *msg), void *arg,
@@ -160,7 +143,7 @@ static void check_on_target(const struct zcrash_pair *p, unsigned int fin,
 		    p->gen[1], fin, cut_op);
 	if (st && st->state != ZCOW_REPLACE_FINISHED)
 		say(report, arg, "the target mounted with the replace %s, not finished",
-		    state_name(st->state));
+		    zcow_replace_state_name(st->state));
 	if (zcow_mount(p->src, &ro, &old))
 		return;
 	gen = zcow_fs_generation(old);
@@ -205,7 +188,7 @@ static void check_on_source(const struct zcrash_pair *p, uint64_t devid,
 		    st->src_devid, devid);
 	if (!is_ok)
 		say(report, arg, "the source mounted with the replace %s, cut at op %u (start op %u, finish op %u)",
-		    state_name(st->state), cut_op, start, fin);
+		    zcow_replace_state_name(st->state), cut_op, start, fin);
 }
 
 void zcrash_replace_check(const struct wl *w, const struct zcrash_pair *p,

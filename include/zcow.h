@@ -399,6 +399,9 @@ int zcow_replace_finish(struct zcow_fs *fs);
 /* Cancel the running replace: the source stays, the target is dropped
  * (committed as canceled).  0 or an errno. */
 int zcow_replace_cancel(struct zcow_fs *fs);
+/* "never-started", "started", "finished", "canceled", "suspended";
+ * "unknown" for another value. */
+const char *zcow_replace_state_name(enum zcow_replace_state state);
 /* The replace's state (the last one, when none runs).  0.
  * The file system's other calls may run in other threads meanwhile;
  * start, step, finish and cancel of one fs are called one at a time. */
