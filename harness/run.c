@@ -364,11 +364,11 @@ static struct wa_bucket *wa_bucket(struct zrun_wa *wa, uint64_t t)
  * the wall clock from the start of the target call, as zrun_tick_done()
  * times the call.
  */
-static uint64_t cmd_done(const struct zrun *run)
+static uint64_t cmd_done(const struct zrun_dev *zd)
 {
-	if (run->time)
-		return ztime_last_done(run->time);
-	return run->tick_now + (wall_ns() - run->tick_w0);
+	if (zd->time)
+		return ztime_last_done(zd->time);
+	return zd->run->tick_now + (wall_ns() - zd->run->tick_w0);
 }
 
 /*
@@ -379,16 +379,16 @@ static uint64_t cmd_done(const struct zrun *run)
  */
 static void wa_trace(void *arg, const struct zdev_trace_rec *rec)
 {
-	struct zrun *run = arg;
-	struct zrun_wa *wa = run->wa;
+	struct zrun_dev *zd = arg;
+	struct zrun_wa *wa = zd->run->wa;
 	struct wa_bucket *b;
 
-	if (wa->prev)
+	if (wa->prev && zd == &zd->run->trace0)
 		wa->prev(wa->prev_arg, rec);
 	if (rec->result < 0 ||
 	    (rec->op != ZDEV_OP_WRITE && rec->op != ZDEV_OP_APPEND))
 		return;
-	b = wa_bucket(wa, cmd_done(run));
+	b = wa_bucket(wa, cmd_done(zd));
 	if (b)
 		b->dev[rec->cls] += rec->len;
 }
@@ -434,6 +434,7 @@ void zrun_note_unusable(struct zrun *run, uint64_t t, uint64_t bytes)
 static int wa_start(struct zrun *run)
 {
 	struct zrun_wa *wa = calloc(1, sizeof(*wa));
+	unsigned int i;
 
 	if (!wa)
 		return -ENOMEM;
@@ -441,9 +442,15 @@ static int wa_start(struct zrun *run)
 	wa->prev = run->dev->trace;
 	wa->prev_arg = run->dev->trace_arg;
 	run->wa = wa;
-	zdev_set_trace(run->dev, wa_trace, run);
-	if (run->rp_dev)
-		zdev_set_trace(run->rp_dev, wa_trace, run);
+	run->trace0 = (struct zrun_dev){ run, run->dev, run->time, NULL };
+	zdev_set_trace(run->dev, wa_trace, &run->trace0);
+	for (i = 0; i < run->nr_more; i++)
+		zdev_set_trace(run->more[i].dev, wa_trace, &run->more[i]);
+	if (run->rp_dev) {
+		run->trace_rp = (struct zrun_dev){ run, run->rp_dev,
+						   run->rp_time, NULL };
+		zdev_set_trace(run->rp_dev, wa_trace, &run->trace_rp);
+	}
 	wa->is_on = true;
 	return 0;
 }
@@ -452,6 +459,7 @@ static int wa_start(struct zrun *run)
 static int wa_stop(struct zrun *run)
 {
 	struct zrun_wa *wa = run->wa;
+	unsigned int i;
 
 	if (!wa)
 		return 0;
@@ -459,6 +467,8 @@ static int wa_stop(struct zrun *run)
 		zdev_set_trace(run->dev, wa->prev, wa->prev_arg);
 	if (wa->is_on && run->rp_dev)
 		zdev_set_trace(run->rp_dev, NULL, NULL);
+	for (i = 0; wa->is_on && i < run->nr_more; i++)
+		zdev_set_trace(run->more[i].dev, NULL, NULL);
 	wa->is_on = false;
 	return wa->err;
 }
@@ -962,34 +972,104 @@ static int pick_target(struct zrun *run)
 	return 0;
 }
 
-static int open_device(struct zrun *run)
+/* Open @spec into *@dev_ret with a timing model of the run's profile
+ * when it is simulated (*@time_ret NULL otherwise). */
+static int open_one(struct zrun *run, const char *spec, struct zdev **dev_ret,
+		    struct ztime **time_ret)
 {
-	const char *spec = run_device(run);
 	struct ztime_profile prof;
 	int ret;
 
-	if (!strcmp(spec, "filename"))
-		spec = run->spec->jobs[0].filename;
-	/* the timing model, the trace and the counters are one device's */
-	if (zdevs_is_list(spec)) {
-		zrun_errf(run, "device '%s' is a list of devices: zcow run runs on one device",
-			  spec);
-		return -EINVAL;
-	}
-	ret = zdev_open(spec, &run->dev);
+	*time_ret = NULL;
+	ret = zdev_open(spec, dev_ret);
 	if (ret) {
 		zrun_errf(run, "cannot open device '%s': %s", spec,
 			  strerror(-ret));
 		return ret;
 	}
-	if (!zsim_from_dev(run->dev))
+	if (!zsim_from_dev(*dev_ret))
 		return 0;	/* a real device: wall clock only */
 	ret = ztime_profile_get(run->set.profile, &prof);
-	ret = ret ?: ztime_create(&prof, &run->dev->info, &run->time);
-	ret = ret ?: ztime_attach(run->dev, run->time);
+	ret = ret ?: ztime_create(&prof, &(*dev_ret)->info, time_ret);
+	ret = ret ?: ztime_attach(*dev_ret, *time_ret);
 	if (ret)
 		zrun_errf(run, "timing model: %s", strerror(-ret));
 	return ret;
+}
+
+/*
+ * The run's device, or a device list (device=A+B, fs target): the first
+ * is run->dev, the others run->more[], each with its own timing model;
+ * simulated and real devices are not mixed (one clock).
+ */
+static int open_device(struct zrun *run)
+{
+	const char *spec = run_device(run);
+	struct zdevs_list *list;
+	unsigned int i;
+	int ret;
+
+	if (!strcmp(spec, "filename"))
+		spec = run->spec->jobs[0].filename;
+	run->nr_more = 0;
+	if (!zdevs_is_list(spec))
+		return open_one(run, spec, &run->dev, &run->time);
+	if (run->ops != &zrun_fs_target) {
+		zrun_errf(run, "device '%s' is a list of devices: only the fs target runs on several",
+			  spec);
+		return -EINVAL;
+	}
+	list = malloc(sizeof(*list));
+	if (!list)
+		return -ENOMEM;
+	ret = zdevs_parse(spec, list, run->err, sizeof(run->err));
+	ret = ret ?: open_one(run, list->spec[0], &run->dev, &run->time);
+	for (i = 1; !ret && i < list->nr; i++) {
+		struct zrun_dev *zd = &run->more[run->nr_more];
+
+		memset(zd, 0, sizeof(*zd));
+		zd->run = run;
+		ret = open_one(run, list->spec[i], &zd->dev, &zd->time);
+		if (zd->dev)
+			run->nr_more++;
+		if (!ret && !zd->time != !run->time) {
+			zrun_errf(run, "device '%s': simulated and real devices in one list",
+				  spec);
+			ret = -EINVAL;
+		}
+	}
+	free(list);
+	return ret;
+}
+
+void zrun_dev_stats(struct zrun *run, struct zdev_stats *sum)
+{
+	struct zdev_stats t;
+	unsigned int i, k;
+
+	zdev_get_stats(run->dev, sum);
+	for (k = 0; run->base && k < ZDEV_NR_CLASSES * ZDEV_NR_OPS; k++) {
+		(&sum->cmds[0][0])[k] -= (&run->base->cmds[0][0])[k];
+		(&sum->bytes[0][0])[k] -= (&run->base->bytes[0][0])[k];
+	}
+	for (i = 0; i < run->nr_more; i++) {
+		const struct zrun_dev *zd = &run->more[i];
+
+		zdev_get_stats(zd->dev, &t);
+		for (k = 0; k < ZDEV_NR_CLASSES * ZDEV_NR_OPS; k++) {
+			(&sum->cmds[0][0])[k] += (&t.cmds[0][0])[k] -
+				(zd->base ? (&zd->base->cmds[0][0])[k] : 0);
+			(&sum->bytes[0][0])[k] += (&t.bytes[0][0])[k] -
+				(zd->base ? (&zd->base->bytes[0][0])[k] : 0);
+		}
+	}
+	if (run->rp_dev) {	/* everything it did is the run's */
+		zdev_get_stats(run->rp_dev, &t);
+		for (k = 0; k < ZDEV_NR_CLASSES * ZDEV_NR_OPS; k++) {
+			(&sum->cmds[0][0])[k] += (&t.cmds[0][0])[k];
+			(&sum->bytes[0][0])[k] += (&t.bytes[0][0])[k];
+		}
+	}
 }
 
 static uint64_t seed_mix(uint64_t a, uint64_t b)
@@ -1112,6 +1192,20 @@ static int teardown(struct zrun *run)
 	run->dev = NULL;
 	ztime_destroy(run->time);
 	run->time = NULL;
+	for (i = 0; i < run->nr_more; i++) {
+		struct zrun_dev *zd = &run->more[i];
+		int r = zd->time ? ztime_attach(zd->dev, NULL) : 0;
+
+		r = zdev_close(zd->dev) ?: r;
+		if (r && !ret) {
+			zrun_errf(run, "closing the device: %s", strerror(-r));
+			ret = r;
+		}
+		ztime_destroy(zd->time);
+		free(zd->base);
+		memset(zd, 0, sizeof(*zd));
+	}
+	run->nr_more = 0;
 	{
 		int r = zrun_replace_close(run);
 
@@ -1698,6 +1792,7 @@ static void scenario_name(const char *path, char *name, size_t len)
 static int one_rep(struct zrun *run, const char *dir, struct rep_result *r)
 {
 	uint64_t w0 = wall_ns();
+	unsigned int m;
 	FILE *trace = NULL;
 	int ret;
 
@@ -1722,6 +1817,14 @@ static int one_rep(struct zrun *run, const char *dir, struct rep_result *r)
 			ret = -ENOMEM;
 		else
 			zdev_get_stats(run->dev, run->base);
+		for (m = 0; !ret && m < run->nr_more; m++) {
+			run->more[m].base = calloc(1, sizeof(*run->base));
+			if (!run->more[m].base)
+				ret = -ENOMEM;
+			else
+				zdev_get_stats(run->more[m].dev,
+					       run->more[m].base);
+		}
 		run->zone_resets = 0;
 		run->zone_finishes = 0;
 		/* Device bytes by interval: from the same point on. */
@@ -1779,23 +1882,7 @@ static int one_rep(struct zrun *run, const char *dir, struct rep_result *r)
 				r->max_open = run->jobs[i].max_open;
 		}
 		ret = stats_of(run, 0, run->nr_jobs, &r->total);
-		zdev_get_stats(run->dev, &r->dev);
-		for (i = 0; i < ZDEV_NR_CLASSES * ZDEV_NR_OPS; i++) {
-			(&r->dev.cmds[0][0])[i] -= (&run->base->cmds[0][0])[i];
-			(&r->dev.bytes[0][0])[i] -=
-				(&run->base->bytes[0][0])[i];
-		}
-		if (run->rp_dev) {	/* everything it did is the run's */
-			struct zdev_stats t;
-
-			zdev_get_stats(run->rp_dev, &t);
-			for (i = 0; i < ZDEV_NR_CLASSES * ZDEV_NR_OPS; i++) {
-				(&r->dev.cmds[0][0])[i] +=
-					(&t.cmds[0][0])[i];
-				(&r->dev.bytes[0][0])[i] +=
-					(&t.bytes[0][0])[i];
-			}
-		}
+		zrun_dev_stats(run, &r->dev);
 		r->resets = run->zone_resets;
 		r->finishes = run->zone_finishes;
 		r->nr_jobs = run->nr_jobs;
@@ -1964,6 +2051,8 @@ out:
 
 void zrun_tick_start(struct zrun *run, struct zrun_tick *tk, uint64_t now)
 {
+	unsigned int i;
+
 	tk->now = now;
 	tk->w0 = run->time ? 0 : wall_ns();
 	run->tick_now = tk->now;
@@ -1972,16 +2061,24 @@ void zrun_tick_start(struct zrun *run, struct zrun_tick *tk, uint64_t now)
 		ztime_set_now(run->time, now);
 	if (run->rp_time)
 		ztime_set_now(run->rp_time, now);
+	for (i = 0; i < run->nr_more; i++)
+		if (run->more[i].time)
+			ztime_set_now(run->more[i].time, now);
 }
 
 uint64_t zrun_tick_done(struct zrun *run, const struct zrun_tick *tk)
 {
 	uint64_t done;
+	unsigned int i;
 
 	if (!run->time)
 		return tk->now + (wall_ns() - tk->w0);
 	done = ztime_max_done(run->time);
 	if (run->rp_time && ztime_max_done(run->rp_time) > done)
 		done = ztime_max_done(run->rp_time);
+	for (i = 0; i < run->nr_more; i++)
+		if (run->more[i].time &&
+		    ztime_max_done(run->more[i].time) > done)
+			done = ztime_max_done(run->more[i].time);
 	return done;
 }

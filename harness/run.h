@@ -200,12 +200,29 @@ struct zrun_job {
 	void *tpriv;			/* the target's per-job state */
 };
 
+/* One device of a run: the first (run->dev), one more of a device list
+ * (device=A+B, fs target), or the replace target; its timing model, its
+ * counters when the jobs start, and the run (the trace hook's argument). */
+struct zrun_dev {
+	struct zrun *run;
+	struct zdev *dev;
+	struct ztime *time;		/* NULL: not simulated */
+	struct zdev_stats *base;	/* more devices: at the jobs' start */
+};
+
+#define ZRUN_MAX_DEVS 16	/* a device list's length (include/zcow.h) */
+
 struct zrun {
 	struct zrun_settings set;
 	struct zfio_spec *spec;
 	const struct zrun_target_ops *ops;
 	struct zdev *dev;
 	struct ztime *time;		/* NULL: not simulated (wall clock) */
+	/* The other devices of a device list, in the list's order (the fs
+	 * target makes and mounts the file system on all of them). */
+	struct zrun_dev more[ZRUN_MAX_DEVS - 1];
+	unsigned int nr_more;
+	struct zrun_dev trace0, trace_rp;	/* trace hook arguments */
 	struct zrun_job *jobs;
 	unsigned int nr_jobs;
 	uint64_t seed;			/* this repetition's seed */
@@ -288,6 +305,10 @@ void zrun_errf(struct zrun *run, const char *fmt, ...)
 int zrun_opt_err(struct zrun *run, const struct zfio_job *j,
 		 enum zfio_opt opt, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
+
+/* What every device of the run did since the jobs started (the first
+ * device's counters minus run->base, plus the other devices'). */
+void zrun_dev_stats(struct zrun *run, struct zdev_stats *sum);
 
 /* The per-clone PRNG (splitmix64). */
 uint64_t zrun_rand(struct zrun_job *job);

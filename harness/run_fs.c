@@ -121,14 +121,20 @@ static struct fs_run *to_fs(struct zrun *run)
  * NULL): nothing to check. */
 static void untimed(struct zrun *run, bool is_on)
 {
+	unsigned int i;
+
 	if (run->time)
 		(void)ztime_attach(run->dev, is_on ? NULL : run->time);
+	for (i = 0; i < run->nr_more; i++)
+		if (run->more[i].time)
+			(void)ztime_attach(run->more[i].dev,
+					   is_on ? NULL : run->more[i].time);
 }
 
 /* Reset every sequential zone that is not empty or is open/closed. */
-static int reset_active(struct zrun *run)
+static int reset_active(struct zrun *run, struct zdev *dev)
 {
-	const struct zdev_info *info = &run->dev->info;
+	const struct zdev_info *info = &dev->info;
 	struct zdev_zone *zz;
 	uint64_t z = 0, from = 0;
 	unsigned int i, n;
@@ -141,7 +147,7 @@ static int reset_active(struct zrun *run)
 		return -ENOMEM;
 	while (z < info->nr_zones && !ret) {
 		n = 256;
-		ret = zdev_report(run->dev, from, zz, &n);
+		ret = zdev_report(dev, from, zz, &n);
 		if (!ret && !n)
 			ret = -EIO;
 		for (i = 0; !ret && i < n && z < info->nr_zones; i++, z++) {
@@ -149,7 +155,7 @@ static int reset_active(struct zrun *run)
 
 			if (c == ZDEV_COND_IMP_OPEN || c == ZDEV_COND_EXP_OPEN ||
 			    c == ZDEV_COND_CLOSED || c == ZDEV_COND_FULL)
-				ret = zdev_zone_mgmt(run->dev, ZDEV_ZONE_RESET,
+				ret = zdev_zone_mgmt(dev, ZDEV_ZONE_RESET,
 						     zz[i].start,
 						     info->zone_size,
 						     ZDEV_CLASS_ZONE);
@@ -158,8 +164,8 @@ static int reset_active(struct zrun *run)
 	}
 	free(zz);
 	if (ret)
-		zrun_errf(run, "resetting the device's active zones: %s",
-			  strerror(-ret));
+		zrun_errf(run, "resetting the active zones of '%s': %s",
+			  dev->spec, strerror(-ret));
 	return ret;
 }
 
@@ -175,13 +181,19 @@ static int fs_open(struct zrun *run)
 		.reclaim_high = run->set.reclaim_high,
 		.hotcold = run->set.hotcold,
 	};
+	struct zdev *devs[ZRUN_MAX_DEVS];
 	struct fs_run *fr;
+	unsigned int i;
 	int ret;
 
-	if (strstr(run->dev->spec, "data=off")) {
+	for (i = 0; i <= run->nr_more; i++) {
+		const struct zdev *d = i ? run->more[i - 1].dev : run->dev;
+
+		if (!strstr(d->spec, "data=off"))
+			continue;
 		zrun_errf(run, "target fs: the device '%s' keeps no data "
 			       "(data=off) but the file system reads its "
-			       "metadata back; drop data=off", run->dev->spec);
+			       "metadata back; drop data=off", d->spec);
 		return -EINVAL;
 	}
 	fr = calloc(1, sizeof(*fr));
@@ -189,15 +201,20 @@ static int fs_open(struct zrun *run)
 		return -ENOMEM;
 	run->tpriv = fr;
 	untimed(run, true);
-	ret = reset_active(run);
+	/* the run's device, or every device of its list */
+	devs[0] = run->dev;
+	for (i = 0; i < run->nr_more; i++)
+		devs[i + 1] = run->more[i].dev;
+	for (i = 0, ret = 0; i <= run->nr_more && !ret; i++)
+		ret = reset_active(run, devs[i]);
 	if (!ret) {
-		ret = zcow_mkfs(run->dev, &mko);
+		ret = zcow_mkfs_devs(devs, run->nr_more + 1, &mko);
 		if (ret)
 			zrun_errf(run, "mkfs on '%s': %s", run->dev->spec,
 				  strerror(-ret));
 	}
 	if (!ret) {
-		ret = zcow_mount(run->dev, &mo, &fr->fs);
+		ret = zcow_mount_devs(devs, run->nr_more + 1, &mo, &fr->fs);
 		if (ret)
 			zrun_errf(run, "mount '%s': %s", run->dev->spec,
 				  strerror(-ret));
@@ -829,16 +846,12 @@ static int fs_finish(struct zrun *run)
 	run->fs_log_fallbacks = st.nr_log_fallbacks - b->nr_log_fallbacks;
 	run->fs_statfs_commits = st.nr_commits - b->nr_commits;
 	run->has_fs_stats = true;
-	zdev_get_stats(run->dev, &now);
+	zrun_dev_stats(run, &now);	/* every device, since the jobs began */
 	run->zone_resets = 0;
 	run->zone_finishes = 0;
 	for (c = 0; c < ZDEV_NR_CLASSES; c++) {
-		run->zone_resets += now.cmds[c][ZDEV_OP_RESET] -
-				    (run->base ? run->base->cmds[c][ZDEV_OP_RESET] :
-						 0);
-		run->zone_finishes +=
-			now.cmds[c][ZDEV_OP_FINISH] -
-			(run->base ? run->base->cmds[c][ZDEV_OP_FINISH] : 0);
+		run->zone_resets += now.cmds[c][ZDEV_OP_RESET];
+		run->zone_finishes += now.cmds[c][ZDEV_OP_FINISH];
 	}
 	return 0;
 }
