@@ -19,32 +19,20 @@
 #include "zcow.h"
 #include "zdev.h"
 
-#define MAX_OUT 65536
 #define ZS	(1u << 20)
 
-struct run {
-	int status; /* exit status, or -1 if it did not exit */
-	char out[MAX_OUT];
-	char err[MAX_OUT];
-};
-
-static struct run res;
+static struct zcow_test_res res;
 static char dev_path[64];
 static char dev_spec[160];
 
 /* Run zcow with the NULL-terminated arguments; fills res. */
 static void run_zcow(const char *arg, ...)
 {
-	char *out, *err;
 	va_list ap;
 
 	va_start(ap, arg);
-	res.status = zcow_test_runv(&out, &err, arg, ap);
+	zcow_test_run_into(&res, arg, ap);
 	va_end(ap);
-	snprintf(res.out, sizeof(res.out), "%s", out);
-	snprintf(res.err, sizeof(res.err), "%s", err);
-	free(out);
-	free(err);
 }
 
 /* A 4-zone (1 MiB zones) file device. */

@@ -15,30 +15,18 @@
 
 #include "tests.h"
 
-#define MAX_OUT 65536
 
-struct run {
-	int status; /* exit status, or -1 if it did not exit */
-	char out[MAX_OUT];
-	char err[MAX_OUT];
-};
-
-static struct run res;
+static struct zcow_test_res res;
 static char dir[64];
 
 /* Run zcow with the NULL-terminated arguments; fills res. */
 static void run_zcow(const char *arg, ...)
 {
-	char *out, *err;
 	va_list ap;
 
 	va_start(ap, arg);
-	res.status = zcow_test_runv(&out, &err, arg, ap);
+	zcow_test_run_into(&res, arg, ap);
 	va_end(ap);
-	snprintf(res.out, sizeof(res.out), "%s", out);
-	snprintf(res.err, sizeof(res.err), "%s", err);
-	free(out);
-	free(err);
 }
 
 static void setup(void)

@@ -59,6 +59,17 @@ int zcow_test_run(char **out_ret, char **err_ret, const char *arg, ...);
 int zcow_test_runv(char **out_ret, char **err_ret, const char *arg,
 		   va_list ap);
 
+/* One run's exit status and output, cut to ZCOW_TEST_MAX_OUT bytes each:
+ * zcow_test_runv() into @res. */
+#define ZCOW_TEST_MAX_OUT 65536
+struct zcow_test_res {
+	int status;
+	char out[ZCOW_TEST_MAX_OUT];
+	char err[ZCOW_TEST_MAX_OUT];
+};
+void zcow_test_run_into(struct zcow_test_res *res, const char *arg,
+			va_list ap);
+
 /* Write @len bytes of @buf as file @path (created or truncated), and
  * check that @path holds exactly @want (size and bytes). */
 struct zcow_fs;

@@ -100,6 +100,18 @@ int zcow_test_run(char **out_ret, char **err_ret, const char *arg, ...)
 	return ret;
 }
 
+void zcow_test_run_into(struct zcow_test_res *res, const char *arg,
+			va_list ap)
+{
+	char *out, *err;
+
+	res->status = zcow_test_runv(&out, &err, arg, ap);
+	snprintf(res->out, sizeof(res->out), "%s", out);
+	snprintf(res->err, sizeof(res->err), "%s", err);
+	free(out);
+	free(err);
+}
+
 void zcow_test_put(struct zcow_fs *fs, const char *path, const void *buf,
 		   uint64_t len)
 {
