@@ -57,6 +57,28 @@ static void expect_n(struct zcow_fs *fs, int first, int n, uint64_t size)
 	zcow_test_files(fs, first, n, size, false);
 }
 
+/* A file system on @src whose data goes to one group (no zone append),
+ * holding file 0 (1 MiB, committed): that group. */
+static struct zcow_bg *one_data_group(struct zdev *src, struct zcow_fs **fs)
+{
+	struct zcow_mkfs_opts mo = { .seed = 3 };
+	struct zcow_mount_opts mnt = { .no_zone_append = true,
+				       .data_zones = 1 };
+	struct zcow_bg *data = NULL;
+	uint64_t i;
+
+	ck_assert_int_eq(zcow_mkfs(src, &mo), 0);
+	ck_assert_int_eq(zcow_mount(src, &mnt, fs), 0);
+	put_n(*fs, 0, 1, 1 * MiB);
+	ck_assert_int_eq(zcow_sync(*fs), 0);
+	for (i = 0; i < (*fs)->nr_bgs; i++)
+		if (((*fs)->bgs[i]->flags & ZCOW_BG_DATA) &&
+		    (*fs)->bgs[i]->used)
+			data = (*fs)->bgs[i];
+	ck_assert_ptr_nonnull(data);
+	return data;
+}
+
 /* A zone's write pointer from its start (full: its capacity). */
 static uint64_t wp_of(struct zdev *dev, uint64_t zone)
 {
@@ -141,23 +163,13 @@ END_TEST
 START_TEST(test_replace_clones_only_copied_groups)
 {
 	struct zdev *src = new_sim(24), *tgt = new_sim(24);
-	struct zcow_mkfs_opts mo = { .seed = 3 };
-	struct zcow_mount_opts mnt = { .no_zone_append = true,
-				       .data_zones = 1 };
 	struct zcow_replace_status st;
 	struct zcow_fs *fs = NULL;
 	struct zcow_bg *data = NULL;
-	uint64_t i, before;
+	uint64_t before;
 	bool done = false;
 
-	ck_assert_int_eq(zcow_mkfs(src, &mo), 0);
-	ck_assert_int_eq(zcow_mount(src, &mnt, &fs), 0);
-	put_n(fs, 0, 1, 1 * MiB);
-	ck_assert_int_eq(zcow_sync(fs), 0);
-	for (i = 0; i < fs->nr_bgs; i++)
-		if ((fs->bgs[i]->flags & ZCOW_BG_DATA) && fs->bgs[i]->used)
-			data = fs->bgs[i];
-	ck_assert_ptr_nonnull(data);
+	data = one_data_group(src, &fs);
 	ck_assert_int_eq(zcow_replace_start(fs, 1, tgt), 0);
 	ck_assert(data->to_copy);
 	/* a write into a group not copied yet: the source only */
@@ -193,23 +205,13 @@ END_TEST
 START_TEST(test_replace_zero_fill_levels_a_freed_tail)
 {
 	struct zdev *src = new_sim(24), *tgt = new_sim(24);
-	struct zcow_mkfs_opts mo = { .seed = 3 };
-	struct zcow_mount_opts mnt = { .no_zone_append = true,
-				       .data_zones = 1 };
 	struct zcow_replace_status st;
 	struct zcow_fs *fs = NULL;
 	struct zcow_bg *data = NULL;
 	uint8_t *got = malloc(MiB), *zero = calloc(1, MiB);
-	uint64_t i, wp, b_off;
+	uint64_t wp, b_off;
 
-	ck_assert_int_eq(zcow_mkfs(src, &mo), 0);
-	ck_assert_int_eq(zcow_mount(src, &mnt, &fs), 0);
-	put_n(fs, 0, 1, 1 * MiB);	/* A */
-	ck_assert_int_eq(zcow_sync(fs), 0);
-	for (i = 0; i < fs->nr_bgs; i++)
-		if ((fs->bgs[i]->flags & ZCOW_BG_DATA) && fs->bgs[i]->used)
-			data = fs->bgs[i];
-	ck_assert_ptr_nonnull(data);
+	data = one_data_group(src, &fs);	/* file A */
 	b_off = data->alloc_offset;
 	put_n(fs, 1, 1, 1 * MiB);	/* B: the group's last extent */
 	ck_assert_int_eq(zcow_sync(fs), 0);
