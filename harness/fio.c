@@ -815,6 +815,27 @@ static int set_str(const struct opt *o, const struct opt_arg *a)
 	return get_str(a->kv, field(o, a), o->size, a->err, a->len);
 }
 
+/* zcow_loadfile: a path; a relative one is relative to the file that
+ * sets it (as include), or to the working directory for --set. */
+static int set_loadfile(const struct opt *o, const struct opt_arg *a)
+{
+	const struct zfio_kv *kv = a->kv;
+	const char *slash = strrchr(kv->file, '/');
+	char *dst = field(o, a);
+	int n;
+
+	if (!kv->has_val || !kv->val[0])
+		return fail(a->err, a->len, kv, "needs a value");
+	if (kv->val[0] != '/' && slash && strcmp(kv->file, "--set"))
+		n = snprintf(dst, o->size, "%.*s/%s", (int)(slash - kv->file),
+			     kv->file, kv->val);
+	else
+		n = snprintf(dst, o->size, "%s", kv->val);
+	if (n < 0 || (size_t)n >= o->size)
+		return fail(a->err, a->len, kv, "path too long");
+	return 0;
+}
+
 static int set_format(const struct opt *o, const struct opt_arg *a)
 {
 	return get_format(a->kv, field(o, a), o->size, a->err, a->len);
@@ -1276,6 +1297,7 @@ static const struct opt opts[] = {
 	  JOB_FIELD(zcow_rename_pct, uint32_t) },
 	{ "zcow_unlink_pct", NULL, set_pct,
 	  JOB_FIELD(zcow_unlink_pct, uint32_t) },
+	{ "zcow_loadfile", NULL, set_loadfile, JOB_STR(zcow_loadfile) },
 	{ "read_beyond_wp", NULL, set_bool, JOB_FIELD(read_beyond_wp, bool) },
 	{ "ignore_zone_limits", NULL, set_bool,
 	  JOB_FIELD(ignore_zone_limits, bool) },
@@ -1363,6 +1385,8 @@ static const char *const opt_names[ZFIO_NR_OPTS] = {
 	[ZFIO_OPT_LOOPS] = "loops", [ZFIO_OPT_WAIT_FOR] = "wait_for",
 	[ZFIO_OPT_IOENGINE] = "ioengine",
 	[ZFIO_OPT_RANDOM_DISTRIBUTION] = "random_distribution",
+	[ZFIO_OPT_ZCOW_LOADFILE] = "zcow_loadfile",
+	[ZFIO_OPT_RW] = "rw",
 };
 
 const char *zfio_opt_name(enum zfio_opt opt)
@@ -2092,6 +2116,8 @@ void zfio_print_job(FILE *out, const struct zfio_job *j)
 	if (j->zcow_rename_pct || j->zcow_unlink_pct)
 		fprintf(out, "zcow_rename_pct=%u\nzcow_unlink_pct=%u\n",
 			j->zcow_rename_pct, j->zcow_unlink_pct);
+	if (j->zcow_loadfile[0])
+		fprintf(out, "zcow_loadfile=%s\n", j->zcow_loadfile);
 	if (j->has_randseed)
 		fprintf(out, "randseed=%llu\n",
 			(unsigned long long)j->randseed);

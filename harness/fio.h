@@ -105,6 +105,8 @@ enum zfio_opt {
 	ZFIO_OPT_WAIT_FOR,
 	ZFIO_OPT_IOENGINE,
 	ZFIO_OPT_RANDOM_DISTRIBUTION,
+	ZFIO_OPT_ZCOW_LOADFILE,
+	ZFIO_OPT_RW,
 	ZFIO_NR_OPTS
 };
 
@@ -185,6 +187,9 @@ struct zfio_job {
 	 * or unlink it; the two draws are one: rename first, then unlink */
 	uint32_t zcow_rename_pct;	/* 0..100; 0 = never */
 	uint32_t zcow_unlink_pct;	/* 0..100 - zcow_rename_pct; 0 */
+	/* a dbench loadfile each clone replays (harness/dbench.h), as
+	 * given, relative to the file that set it; "" = none */
+	char zcow_loadfile[ZFIO_PATH_LEN];
 	uint64_t randseed;
 	bool has_randseed;
 	enum zfio_zonemode zonemode;

@@ -782,6 +782,48 @@ static bool is_free_model(const struct zrun *run)
 	return !memcmp(&zero, p, sizeof(zero));
 }
 
+/*
+ * One step of a loadfile job (its slot @s due at @due, let go by the
+ * locks at @t): the target replays the next line; a ReadX or WriteX is
+ * an I/O of the job (samples, bytes), a Flush makes the job's sync due,
+ * a pacing wait only moves the slot.  With a model that charges nothing
+ * a time_based job's step costs FREE_OP_NS, as any operation.
+ */
+static int replay_step(struct zrun *run, struct zrun_job *j, uint32_t s,
+		       uint64_t due, uint64_t t, bool is_free)
+{
+	struct zrun_replay r = { .done = t };
+	int ret;
+
+	call_start(run, due, t);
+	ret = run->ops->replay(run, j, t, &r);
+	if (ret)
+		return ret;
+	if (r.done < t)
+		r.done = t;
+	call_done(run, r.done);
+	if (r.is_end) {
+		j->is_ending = true;
+		return 0;
+	}
+	if (is_free && j->fio->time_based && r.done < t + FREE_OP_NS)
+		r.done = t + FREE_OP_NS;
+	j->slots[s] = r.done;
+	if (r.is_sync)
+		j->sync_due = ZRUN_SYNC_FSYNC;
+	if (!r.len)
+		return 0;
+	j->nr_ios++;
+	j->bytes_done += r.len;
+	if (r.op == ZRUN_OP_WRITE) {
+		j->nr_writes++;
+		wa_host(run, r.done, r.len);
+	}
+	if (due >= j->start + j->fio->ramp_time_ns)
+		return add_sample(j, r.done, r.done - due, r.len, r.op);
+	return 0;
+}
+
 static int schedule(struct zrun *run)
 {
 	uint64_t w0 = wall_ns(), wlast = 0, steps = 0;
@@ -865,6 +907,12 @@ static int schedule(struct zrun *run)
 		if ((j->end_limit && due >= j->end_limit) ||
 		    (j->bytes_goal && j->bytes_done >= j->bytes_goal)) {
 			j->is_ending = true;
+			continue;
+		}
+		if (j->fio->zcow_loadfile[0]) {
+			ret = replay_step(run, j, s, due, t, is_free);
+			if (ret)
+				return ret;
 			continue;
 		}
 		op = pick_op(j);
@@ -1095,6 +1143,11 @@ static int setup_jobs(struct zrun *run)
 
 		if (f->stonewall && i)
 			phase++;
+		if (f->zcow_loadfile[0] && !run->ops->replay)
+			return zrun_opt_err(run, f, ZFIO_OPT_ZCOW_LOADFILE,
+					    "the %s target has no files to "
+					    "replay it on (target=fs)",
+					    run->ops->name);
 		if (f->time_based && !f->runtime_ns) {
 			zrun_errf(run, "%s:%d: job '%s': time_based needs "
 				       "runtime", f->file, f->line, f->name);
@@ -1385,6 +1438,10 @@ struct rep_result {
 	uint32_t max_open;
 	double wall_s;
 	uint64_t nr_jobs;
+	bool has_dbench;
+	struct zdb_stats dbench;
+	unsigned int dbench_clients;
+	double dbench_secs;
 };
 
 /* "reclaim" (fs target): the policy, its knob (the other one null), and
@@ -1599,6 +1656,10 @@ static int write_summary(struct zrun *run, const char *dir,
 		(unsigned long long)r0->creates,
 		(unsigned long long)r0->renames,
 		(unsigned long long)r0->unlinks, r0->max_open);
+	if (r0->has_dbench)
+		zdb_put_json(f, &r0->dbench, r0->dbench_secs,
+			     r0->dbench_clients,
+			     r0->dbench.done[ZDB_FLUSH], "  ");
 	fprintf(f, "  \"crash_points\": [");
 	for (i = 0; i < run->set.nr_crash; i++) {
 		fprintf(f, "%s", i ? ", " : "");
@@ -1630,6 +1691,21 @@ out:
 	if (fclose(f) && !ret)
 		ret = -EIO;
 	return ret;
+}
+
+/* dbench.txt: dbench's report of the loadfile jobs (first repetition). */
+static int write_dbench(const char *dir, const struct rep_result *r0)
+{
+	FILE *f;
+
+	if (!r0->has_dbench)
+		return 0;
+	f = zres_open(dir, "dbench.txt");
+	if (!f)
+		return -errno;
+	zdb_put_text(f, &r0->dbench, r0->dbench_secs, r0->dbench_clients,
+		     r0->dbench.done[ZDB_FLUSH]);
+	return fclose(f) ? -EIO : 0;
 }
 
 /*
@@ -1886,6 +1962,10 @@ static int one_rep(struct zrun *run, const char *dir, struct rep_result *r)
 		r->resets = run->zone_resets;
 		r->finishes = run->zone_finishes;
 		r->nr_jobs = run->nr_jobs;
+		r->has_dbench = run->has_dbench;
+		r->dbench = run->dbench;
+		r->dbench_clients = run->dbench_clients;
+		r->dbench_secs = run->dbench_secs;
 	}
 	if (trace) {
 		zsim_trace_csv(zsim_from_dev(run->dev), NULL);
@@ -2028,6 +2108,7 @@ int zrun_scenario(const char *path, const char *const *sets,
 	ret = ret ?: write_config(run, dir, path, sets, nr_sets);
 	ret = ret ?: write_summary(run, dir, name, reps,
 				   run->set.repetitions);
+	ret = ret ?: write_dbench(dir, &reps[0]);
 out:
 	{
 		int r = teardown(run);

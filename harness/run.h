@@ -28,6 +28,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "dbench.h"
 #include "fio.h"
 #include "zcow.h"
 
@@ -83,6 +84,15 @@ enum zrun_op {
 struct zrun;
 struct zrun_job;
 
+/* One step of a loadfile job (zfio_job.zcow_loadfile, the replay hook). */
+struct zrun_replay {
+	enum zrun_op op;	/* READ or WRITE when len > 0 */
+	uint64_t len;		/* bytes read or written; 0: no data */
+	uint64_t done;		/* completion (or a pacing wait), sim ns */
+	bool is_sync;		/* a Flush: the job's sync is due next */
+	bool is_end;		/* the job has nothing left to do */
+};
+
 /*
  * The target interface.  Every function returns 0 or -errno and reports
  * its errors itself (zrun_errf()).  Times are simulated ns: @now is when
@@ -117,6 +127,12 @@ struct zrun_target_ops {
 	 * operation, unlink_each_loop), timed from @now. */
 	int (*job_end)(struct zrun *run, struct zrun_job *job, uint64_t now,
 		       uint64_t *done_ret);
+	/* Optional: the next step of a loadfile job (harness/dbench.h),
+	 * submitted at @now.  A Flush sets r->is_sync: the scheduler runs
+	 * it as the job's sync (fsync, with log-sync batching), through
+	 * fsync and sync_join. */
+	int (*replay)(struct zrun *run, struct zrun_job *job, uint64_t now,
+		      struct zrun_replay *r);
 	/* Optional: the replace of settings replace_target (@step false:
 	 * start it, true: copy the next group, and finish after the last,
 	 * *finished_ret true then), timed from @now. */
@@ -244,6 +260,13 @@ struct zrun {
 	uint32_t fs_reclaim_threshold;
 	uint32_t fs_reclaim_high;
 	uint64_t fs_reclaimable;
+	/* loadfile jobs (finish hook): their clients' counters, and the
+	 * simulated seconds they count over (ramp_time's end to the last
+	 * client's end) */
+	bool has_dbench;
+	struct zdb_stats dbench;
+	unsigned int dbench_clients;
+	double dbench_secs;
 	uint64_t sched_wall_ns;		/* wall time of the jobs' phase */
 	/* The fs's locks in simulated time: what the current call holds
 	 * (enum zrun_excl, set by the target), and until when the calls so

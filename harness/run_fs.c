@@ -97,6 +97,7 @@ struct fs_job {
 	uint32_t last;			/* file of the last I/O */
 	uint32_t pending;		/* finished file, namespace op due */
 	uint64_t nr_io;			/* I/Os done (loop detection) */
+	struct zdb_client *db;		/* zcow_loadfile: the client */
 };
 
 struct fs_run {
@@ -479,6 +480,88 @@ static int lay_out(struct zrun *run, struct zrun_job *job, uint32_t i,
 	return ret ? file_err(run, job, "laying out", ff->path, ret) : 0;
 }
 
+/*
+ * A loadfile job (zcow_loadfile, harness/dbench.h): the loadfile's
+ * operations are the job's, so the options that would choose other ones
+ * are refused; the clones of one job share the parsed file.  Client N is
+ * the clone N, under directory= (created, untimed).
+ */
+static int loadfile_init(struct zrun *run, struct zrun_job *job)
+{
+	const struct zfio_job *f = job->fio;
+	struct zdb_load *load = NULL;
+	struct fs_job *fj;
+	char err[ZFIO_ERR_LEN];
+	const char *bad = NULL;
+	unsigned int i;
+	int ret;
+
+	if (f->filename[0])
+		bad = "filename";
+	else if (f->size.is_set || f->filesize.is_set)
+		bad = f->size.is_set ? "size" : "filesize";
+	else if (f->nrfiles > 1 || f->openfiles)
+		bad = f->openfiles ? "openfiles" : "nrfiles";
+	else if (f->fsync || f->fdatasync || f->end_fsync)
+		bad = f->fsync ? "fsync" : f->fdatasync ? "fdatasync" :
+							  "end_fsync";
+	else if (f->zcow_rename_pct || f->zcow_unlink_pct)
+		bad = "zcow_rename_pct/zcow_unlink_pct";
+	else if (f->iodepth > 1)
+		bad = "iodepth";
+	else if (f->unlink || f->unlink_each_loop || f->create_on_open)
+		bad = f->unlink ? "unlink" : f->unlink_each_loop ?
+			"unlink_each_loop" : "create_on_open";
+	else if (f->is_filecreate || f->filename_format[0])
+		bad = f->is_filecreate ? "ioengine=filecreate" :
+					 "filename_format";
+	else if (f->at[ZFIO_OPT_RW].line || f->at[ZFIO_OPT_BS].line)
+		bad = f->at[ZFIO_OPT_RW].line ? "rw" : "bs";
+	if (bad)
+		return zrun_opt_err(run, f, ZFIO_OPT_ZCOW_LOADFILE, "the "
+				    "loadfile's operations are the job's: "
+				    "drop %s", bad);
+	for (i = 0; i < job->idx && !load; i++) {
+		const struct fs_job *o = run->jobs[i].tpriv;
+
+		if (run->jobs[i].fio == f && o && o->db)
+			load = o->db->load;
+	}
+	if (load) {
+		zdb_get(load);
+	} else {
+		ret = zdb_load(f->zcow_loadfile, &load, err, sizeof(err));
+		if (ret)
+			return zrun_opt_err(run, f, ZFIO_OPT_ZCOW_LOADFILE,
+					    "%s", err);
+	}
+	fj = calloc(1, sizeof(*fj));
+	if (fj)
+		fj->db = calloc(1, sizeof(*fj->db));
+	if (!fj || !fj->db) {
+		free(fj);
+		zdb_put(load);
+		return -ENOMEM;
+	}
+	job->tpriv = fj;
+	fj->last = NO_FILE;
+	fj->pending = NO_FILE;
+	ret = zdb_client_init(fj->db, load, to_fs(run)->fs, f->directory,
+			      job->clone);
+	zdb_put(load);
+	if (ret)
+		return zrun_opt_err(run, f, ZFIO_OPT_DIRECTORY, "%s",
+				    strerror(-ret));
+	job->range_start = job->range_len = 0;
+	job->bytes_goal = 0;
+	if (!f->directory[0])
+		return 0;
+	untimed(run, true);
+	ret = make_dirs(run, job, ZFIO_OPT_DIRECTORY, f->directory);
+	untimed(run, false);
+	return ret;
+}
+
 static int fs_job_init(struct zrun *run, struct zrun_job *job)
 {
 	const struct zfio_job *f = job->fio;
@@ -492,6 +575,8 @@ static int fs_job_init(struct zrun *run, struct zrun_job *job)
 	bool is_reader = zfio_rw_has_read(f->rw) && !f->is_filecreate;
 	int ret;
 
+	if (f->zcow_loadfile[0])
+		return loadfile_init(run, job);
 	if (!nr)
 		nr = 1;
 	size = f->size.is_set ? zfio_size_bytes(&f->size, total, zs, f->bs) : 0;
@@ -736,6 +821,74 @@ static int fs_do_io(struct zrun *run, struct zrun_job *job, enum zrun_op op,
 	return held_done(run, &h);
 }
 
+/*
+ * The next line of a loadfile job, timed as an I/O (a commit it caused
+ * holds the others off: held_done()).  A Flush only names its file here:
+ * the scheduler runs it next as the job's sync (fs_fsync), so it batches
+ * with the other clients' as fsync=N does.  Without time_based the job
+ * ends after loops passes; with it, a pass that took no simulated time
+ * could never reach runtime and is an error.
+ */
+static int fs_replay(struct zrun *run, struct zrun_job *job, uint64_t now,
+		     struct zrun_replay *r)
+{
+	struct fs_job *fj = job->tpriv;
+	struct zdb_client *c = fj->db;
+	struct zdb_result res;
+	struct zrun_tick tk;
+	struct fs_held h;
+	char err[ZFIO_ERR_LEN];
+	uint64_t pass_start = c->pass_start;
+	int ret;
+
+	r->done = now;
+	ret = take_base(run);
+	ret = ret ?: held_start(run, &h);
+	if (ret)
+		return ret;
+	if (!fj->nr_io++)
+		c->pass_start = now;
+	c->count_from = job->start + job->fio->ramp_time_ns;
+	zrun_tick_start(run, &tk, now);
+	ret = zdb_step(c, now, &res, err, sizeof(err));
+	if (ret) {
+		zrun_errf(run, "job '%s': %s", job->fio->name, err);
+		return ret;
+	}
+	switch (res.step) {
+	case ZDB_STEP_WAIT:
+		r->done = res.wait;
+		return 0;
+	case ZDB_STEP_PASS:
+		if (!job->fio->time_based) {
+			r->is_end = c->st.passes >= job->fio->loops;
+			return 0;
+		}
+		if (now > pass_start)
+			return 0;
+		zrun_errf(run, "job '%s': a pass over '%s' took no simulated "
+			       "time (no device I/O): time_based would never "
+			       "reach runtime", job->fio->name,
+			  job->fio->zcow_loadfile);
+		return -EINVAL;
+	case ZDB_STEP_FLUSH:
+		r->is_sync = true;
+		break;
+	case ZDB_STEP_DONE:
+		break;
+	}
+	r->op = res.written ? ZRUN_OP_WRITE : ZRUN_OP_READ;
+	r->len = res.written ? res.written : res.read;
+	r->done = zrun_tick_done(run, &tk);
+	if (zrun_unusable_due(run, r->done)) {
+		struct zcow_fs_info info;
+
+		if (!zcow_fs_info(to_fs(run)->fs, &info))
+			zrun_note_unusable(run, r->done, info.zone_unusable);
+	}
+	return held_done(run, &h);
+}
+
 static int fs_fsync(struct zrun *run, struct zrun_job *job, bool is_data_only,
 		    bool is_all, uint64_t now, uint64_t *done_ret)
 {
@@ -751,6 +904,8 @@ static int fs_fsync(struct zrun *run, struct zrun_job *job, bool is_data_only,
 	if (ret)
 		return ret;
 	zrun_tick_start(run, &tk, now);
+	if (fj->db)	/* a loadfile's Flush (fs_replay) */
+		ret = zcow_fsync(fj->db->flush);
 	for (i = 0; i < fj->nr_files && !ret; i++) {
 		struct zcow_file *f = fj->files[i].f;
 
@@ -777,7 +932,9 @@ static int fs_sync_join(struct zrun *run, struct zrun_job *job,
 	int ret;
 
 	(void)is_data_only;
-	if (fj->last >= fj->nr_files || !(f = fj->files[fj->last].f))
+	if (fj->db)	/* a loadfile's Flush (fs_replay) */
+		f = fj->db->flush;
+	else if (fj->last >= fj->nr_files || !(f = fj->files[fj->last].f))
 		return 0;
 	ret = take_base(run);
 	if (ret)
@@ -785,7 +942,8 @@ static int fs_sync_join(struct zrun *run, struct zrun_job *job,
 	ret = zcow_fsync_join(f);
 	if (ret < 0 && ret != -EAGAIN)
 		zrun_errf(run, "job '%s': fsync of '%s': %s", job->fio->name,
-			  fj->files[fj->last].path, strerror(-ret));
+			  fj->db ? "a Flush handle" : fj->files[fj->last].path,
+			  strerror(-ret));
 	return ret;
 }
 
@@ -812,6 +970,32 @@ static int fs_job_end(struct zrun *run, struct zrun_job *job, uint64_t now,
 		return ret;
 	*done_ret = zrun_tick_done(run, &tk);
 	return held_done(run, &h);
+}
+
+/* The loadfile jobs' counters, over ramp_time's end (the first of them)
+ * to the last client's end: dbench's execute phase. */
+static void loadfile_finish(struct zrun *run)
+{
+	uint64_t from = UINT64_MAX, to = 0;
+	unsigned int i;
+
+	memset(&run->dbench, 0, sizeof(run->dbench));
+	run->dbench_clients = 0;
+	for (i = 0; i < run->nr_jobs; i++) {
+		const struct zrun_job *j = &run->jobs[i];
+		const struct fs_job *fj = j->tpriv;
+
+		if (!fj || !fj->db)
+			continue;
+		zdb_stats_add(&run->dbench, &fj->db->st);
+		run->dbench_clients++;
+		if (j->start + j->fio->ramp_time_ns < from)
+			from = j->start + j->fio->ramp_time_ns;
+		if (j->last_done > to)
+			to = j->last_done;
+	}
+	run->has_dbench = run->dbench_clients > 0;
+	run->dbench_secs = to > from ? (double)(to - from) / 1e9 : 0.0;
 }
 
 static int fs_finish(struct zrun *run)
@@ -846,6 +1030,7 @@ static int fs_finish(struct zrun *run)
 	run->fs_log_fallbacks = st.nr_log_fallbacks - b->nr_log_fallbacks;
 	run->fs_statfs_commits = st.nr_commits - b->nr_commits;
 	run->has_fs_stats = true;
+	loadfile_finish(run);
 	zrun_dev_stats(run, &now);	/* every device, since the jobs began */
 	run->zone_resets = 0;
 	run->zone_finishes = 0;
@@ -920,6 +1105,11 @@ static int fs_close(struct zrun *run)
 
 		if (!fj)
 			continue;
+		if (fj->db) {
+			keep_err(run, &ret, zdb_client_free(fj->db),
+				 "close of a loadfile handle", NULL);
+			free(fj->db);
+		}
 		for (k = 0; k < fj->nr_files; k++) {
 			struct fs_file *ff = &fj->files[k];
 
@@ -957,6 +1147,7 @@ const struct zrun_target_ops zrun_fs_target = {
 	.do_io = fs_do_io,
 	.fsync = fs_fsync,
 	.sync_join = fs_sync_join,
+	.replay = fs_replay,
 	.job_end = fs_job_end,
 	.replace = fs_replace,
 	.finish = fs_finish,

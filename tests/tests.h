@@ -39,6 +39,7 @@
 	SUITE(fio_suite)       \
 	SUITE(ztime_suite)     \
 	SUITE(run_suite)       \
+	SUITE(dbench_suite)    \
 	SUITE(gc_suite)        \
 	SUITE(gcbench_suite)   \
 	SUITE(corpus_suite)    \
