@@ -422,6 +422,24 @@ START_TEST(test_dbench_same_seed_same_summary)
 }
 END_TEST
 
+/* configs/dbench.scenario: client.txt, 32 clients, 2 s after 0.4 s. */
+START_TEST(test_dbench_scenario_replays_client_txt_with_32_clients)
+{
+	struct zfio_spec *spec = NULL;
+	char err[ZFIO_ERR_LEN] = "";
+
+	ck_assert_msg(zfio_parse_file("configs/dbench.scenario", NULL, 0,
+				      &spec, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_uint_eq(spec->nr_jobs, 1);
+	ck_assert_str_eq(spec->jobs[0].zcow_loadfile, CLIENT_TXT);
+	ck_assert_uint_eq(spec->jobs[0].numjobs, 32);
+	ck_assert(spec->jobs[0].time_based);
+	ck_assert_uint_eq(spec->jobs[0].runtime_ns, 2000000000ull);
+	ck_assert_uint_eq(spec->jobs[0].ramp_time_ns, 400000000ull);
+	zfio_free(spec);
+}
+END_TEST
+
 /* dbench's own loadfile, 2 clients for 60 ms simulated: every status as
  * the loadfile expects, data moved, Flushes fsynced. */
 START_TEST(test_dbench_client_txt_two_clients)
@@ -467,6 +485,8 @@ Suite *dbench_suite(void)
 	tcase_add_test(tc,
 		       test_dbench_loadfile_job_refuses_options_it_would_ignore);
 	tcase_add_test(tc, test_dbench_same_seed_same_summary);
+	tcase_add_test(tc,
+		       test_dbench_scenario_replays_client_txt_with_32_clients);
 	tcase_add_test(tc, test_dbench_client_txt_two_clients);
 	suite_add_tcase(s, tc);
 	return s;
