@@ -344,7 +344,7 @@ int zdb_client_init(struct zdb_client *c, struct zdb_load *load,
 
 	if (n >= sizeof(c->root))
 		return -ENAMETOOLONG;
-	while (n && root[n - 1] == '/')	/* "/" and "/d/" as "" and "/d" */
+	while (n && root[n - 1] == '/')	/* "/", "/d/": "", "/d" */
 		n--;
 	memcpy(c->root, root, n);
 	c->root[n] = '\0';
@@ -495,7 +495,7 @@ static int do_createx(struct zdb_client *c, const struct zdb_line *zl,
 	if (zl->p[1] == FILE_OVERWRITE || zl->p[1] == FILE_OVERWRITE_IF)
 		flags |= O_CREAT | O_TRUNC;
 	if (is_dir) {
-		(void)zcow_mkdir(c->fs, path);	/* "close enough" (dbench) */
+		(void)zcow_mkdir(c->fs, path);	/* as dbench: unchecked */
 		flags = O_RDONLY;
 	}
 	ret = zcow_open(c->fs, path, flags, &f);

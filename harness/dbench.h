@@ -169,8 +169,8 @@ enum zdb_step {
 	ZDB_STEP_FLUSH,		/* a Flush: fsync zdb_client.flush now */
 	ZDB_STEP_WAIT,		/* paced: nothing ran, call again at
 				 * *wait_ret */
-	ZDB_STEP_PASS,		/* the loadfile ended: a new pass begins at
-				 * the next call */
+	ZDB_STEP_PASS,		/* the loadfile ended: a new pass begins
+				 * at the next call */
 };
 
 struct zdb_result {

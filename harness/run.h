@@ -88,7 +88,7 @@ struct zrun_job;
 struct zrun_replay {
 	enum zrun_op op;	/* READ or WRITE when len > 0 */
 	uint64_t len;		/* bytes read or written; 0: no data */
-	uint64_t done;		/* completion (or a pacing wait), sim ns */
+	uint64_t done;		/* completion (or pacing wait), sim ns */
 	bool is_sync;		/* a Flush: the job's sync is due next */
 	bool is_end;		/* the job has nothing left to do */
 };

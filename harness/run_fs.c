@@ -35,6 +35,10 @@
  * fsync:    zcow_fsync / zcow_fdatasync of the file of the last write
  *           (fio's fsync=N), or of every open file (end_fsync), timed.
  * job_end:  the last file's namespace operation, unlink_each_loop.
+ * replay:   a loadfile job's (zcow_loadfile) next line, through
+ *           harness/dbench.h, on clients/clientN under directory=;
+ *           timed as do_io; a Flush names its file, which fsync and
+ *           sync_join then sync as the job's sync.
  * finish:   fs counters for summary.json (zone resets from the device
  *           counters, zone_unusable, block groups, commits, the statfs
  *           fsync counters).

@@ -21,8 +21,8 @@
 #define RES		"/tmp/zcow-test-dbench"
 #define ALL_OPS		"tests/data/dbench-all-ops.txt"
 #define CLIENT_TXT	"/usr/share/dbench/client.txt"
-#define DEVICE		"device=sim:zones=64,zone_size=64M,zone_cap=34M," \
-			"max_open=14,max_active=14\n"
+#define DEVICE	"device=sim:zones=64,zone_size=64M,zone_cap=34M," \
+		"max_open=14,max_active=14\n"
 
 static char *slurp(const char *path)
 {
@@ -244,7 +244,8 @@ START_TEST(test_dbench_replay_counts_every_operation)
 	assert_has(s, "\"clients\": 2,");
 	/* per pass 64 KiB + 4 KiB written, 4 KiB + 8 KiB asked to read */
 	assert_has(s, "\"bytes\": 491520,");
-	assert_has(s, "\"read_bytes\": 49152,");	/* the 2nd read: 4 KiB */
+	/* the second read finds 4 of its 8 KiB */
+	assert_has(s, "\"read_bytes\": 49152,");
 	assert_has(s, "\"write_bytes\": 417792,");
 	assert_has(s, "\"fsyncs\": 6,");
 	assert_has(s, "\"passes\": 6,");
@@ -474,7 +475,8 @@ Suite *dbench_suite(void)
 	tcase_add_test(tc,
 		       test_dbench_parses_every_operation_of_the_hand_loadfile);
 	tcase_add_test(tc, test_dbench_timestamps_and_dbench3_names_parse);
-	tcase_add_test(tc, test_dbench_malformed_lines_name_file_line_and_fault);
+	tcase_add_test(tc,
+		       test_dbench_malformed_lines_name_file_line_and_fault);
 	tcase_add_test(tc,
 		       test_dbench_missing_loadfile_is_an_error_of_the_option);
 	tcase_add_test(tc, test_dbench_replay_counts_every_operation);
@@ -483,7 +485,7 @@ Suite *dbench_suite(void)
 		       test_dbench_deltree_unlinks_files_and_keeps_directories);
 	tcase_add_test(tc, test_dbench_timestamps_pace_the_client);
 	tcase_add_test(tc,
-		       test_dbench_loadfile_job_refuses_options_it_would_ignore);
+		test_dbench_loadfile_job_refuses_options_it_would_ignore);
 	tcase_add_test(tc, test_dbench_same_seed_same_summary);
 	tcase_add_test(tc,
 		       test_dbench_scenario_replays_client_txt_with_32_clients);
