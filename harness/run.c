@@ -1869,7 +1869,8 @@ static int write_config(struct zrun *run, const char *dir, const char *src,
 		fprintf(f, "reclaim_high=%u\n", run->set.reclaim_high);
 	if (run->set.hotcold)
 		fprintf(f, "hotcold=on\n");
-	fprintf(f, "layout=%s\n", zrun_layout_name(run->set.layout));
+	if (!strcmp(run->ops->name, "fs"))
+		fprintf(f, "layout=%s\n", zrun_layout_name(run->set.layout));
 	if (run->set.data_zones)
 		fprintf(f, "data_zones=%u\n", run->set.data_zones);
 	if (run->set.commit_bytes)

@@ -475,6 +475,90 @@ START_TEST(test_run_sweep_and_plot_write_png_svg_tables)
 }
 END_TEST
 
+/* IOPS of the run of @sweep (sweep.csv: zone_append,layout,folder)
+ * at @point ("on,btrfs-5.12"). */
+static double sweep_iops(const char *sweep, const char *point)
+{
+	char path[1024], *text, *p, *s;
+	double v;
+
+	snprintf(path, sizeof(path), "%s/sweep.csv", sweep);
+	text = slurp(path);
+	p = strstr(text, point);
+	ck_assert_msg(p && p[strlen(point)] == ',', "no %s", point);
+	p += strlen(point) + 1;
+	p[strcspn(p, "\r\n")] = '\0';	/* csv rows end in CRLF */
+	s = summary_no_wall(p);
+	v = json_num(s, "\"iops\"");
+	free(s);
+	free(text);
+	return v;
+}
+
+/*
+ * The seed experiment's plot: --series layout+label names the fs runs
+ * "zcow append, layout=..." (the raw runs just "raw device"), --panel
+ * layout draws the layouts side by side with the raw device in both,
+ * the anchor is marked in its panel, and --ratio-at 16 tables each
+ * append/write ratio at 16 jobs as the curve computes it.
+ */
+START_TEST(test_run_plot_layouts_side_by_side_with_ratios_at_16)
+{
+	const char *bin = getenv("ZCOW_BIN");
+	char cmd[4096], want[512], *md, *svg;
+	double r[2];
+	const char *lay[2] = { "btrfs-5.12", "zcow" };
+	unsigned int i;
+
+	ck_assert_msg(bin && *bin, "ZCOW_BIN is not set: run through make "
+				   "test");
+	snprintf(cmd, sizeof(cmd),
+		 "rm -rf " RES "/lsweep " RES "/lraw " RES "/lplot && "
+		 "python3 harness/sweep.py --zcow %s --results " RES "/lsweep "
+		 "--set runtime=10ms --set numjobs=16 "
+		 "configs/seed-zone-append.scenario "
+		 "--grid zone_append=on,off layout=btrfs-5.12,zcow >/dev/null "
+		 "&& python3 harness/sweep.py --zcow %s --results " RES
+		 "/lraw --set runtime=10ms configs/raw-randwrite-4k.scenario "
+		 "--grid numjobs=16 >/dev/null && "
+		 "python3 harness/plot.py --out " RES "/lplot --x numjobs "
+		 "--series layout+label --panel layout "
+		 "--ratio 'zcow append, layout=btrfs-5.12/zcow write, "
+		 "layout=btrfs-5.12' "
+		 "--ratio 'zcow append, layout=zcow/zcow write, layout=zcow' "
+		 "--anchor 'zcow append, layout=btrfs-5.12/zcow write, "
+		 "layout=btrfs-5.12@16=1.36:seed: append +36%%' "
+		 "--ratio-at 16 " RES "/lsweep " RES "/lraw >/dev/null",
+		 bin, bin);
+	ck_assert_int_eq(system(cmd), 0);
+	for (i = 0; i < 2; i++) {
+		char on[32], off[32];
+
+		snprintf(on, sizeof(on), "on,%s", lay[i]);
+		snprintf(off, sizeof(off), "off,%s", lay[i]);
+		r[i] = sweep_iops(RES "/lsweep", on) /
+		       sweep_iops(RES "/lsweep", off);
+	}
+	/* one data group: append beats the one zone write lock */
+	ck_assert_msg(r[0] > 1.3 && r[1] < 0.8, "%f %f", r[0], r[1]);
+	md = slurp(RES "/lplot/ratio_at.md");
+	snprintf(want, sizeof(want),
+		 "| ratio | numjobs=16 |\n|---|---|\n"
+		 "| zcow append, layout=btrfs-5.12 / zcow write, "
+		 "layout=btrfs-5.12 | %.3f |\n"
+		 "| zcow append, layout=zcow / zcow write, layout=zcow | "
+		 "%.3f |\n", r[0], r[1]);
+	ck_assert_str_eq(md, want);
+	free(md);
+	svg = slurp(RES "/lplot/iops.svg");
+	ck_assert(strstr(svg, "layout=btrfs-5.12</text>"));
+	ck_assert(strstr(svg, "layout=zcow</text>"));
+	ck_assert(strstr(svg, "seed: append +36%</text>"));
+	ck_assert(strstr(svg, ">raw device</text>"));
+	free(svg);
+}
+END_TEST
+
 /*
  * configs/gc-sustained.scenario on half its zones, 2 s: the fill brings
  * the device to 80% of what data can use (16 x 88 MiB of the 1768 MiB a
@@ -1683,6 +1767,7 @@ Suite *run_suite(void)
 		test_run_layout_preset_yields_to_explicit_keys_in_any_order);
 	tcase_add_test(tc,
 		test_run_btrfs_5_12_layout_writes_one_data_group_at_a_time);
+	tcase_add_test(tc, test_run_plot_layouts_side_by_side_with_ratios_at_16);
 	suite_add_tcase(s, tc);
 	return s;
 }
