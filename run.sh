@@ -51,24 +51,31 @@ run_default() {
 	echo "results in $out (bench-dev.png, bench-dev.svg)"
 	# The seed experiment (configs/README.md): zcow's fs target with Zone
 	# Append on/off against the raw device, 4 KiB random writes, 1..32 jobs
-	# on the simulated zn540; then 128 KiB sequential writes.
-	echo "== seed experiment: 4 KiB random writes, zcow append/write vs raw device"
+	# on the simulated zn540, in the seed's layout (btrfs-5.12: one data
+	# block group at a time) and zcow's (data_zones=4); then 128 KiB
+	# sequential writes.
+	echo "== seed experiment: 4 KiB random writes, zcow append/write vs raw device, layouts btrfs-5.12 and zcow"
 	python3 harness/sweep.py --zcow ./build/zcow --results "$out/seed" \
 		configs/seed-zone-append.scenario \
-		--grid numjobs=1,2,4,8,16,32 zone_append=on,off >/dev/null
+		--grid numjobs=1,2,4,8,16,32 zone_append=on,off \
+		layout=btrfs-5.12,zcow >/dev/null
 	python3 harness/sweep.py --zcow ./build/zcow --results "$out/seed" \
 		configs/raw-randwrite-4k.scenario \
 		--grid numjobs=1,2,4,8,16,32 >/dev/null
 	python3 harness/sweep.py --zcow ./build/zcow --results "$out/seed" \
 		configs/raw-zone-append.scenario \
 		--grid numjobs=1,2,4,8,16,32 >/dev/null
+	local old="layout=btrfs-5.12" cur="layout=zcow"
 	python3 harness/plot.py --out "$out/seed-plot" --x numjobs \
-		--series label --metric iops \
-		--title "4 KiB random writes, simulated ZN540: zcow vs raw device" \
-		--ratio "zcow append/zcow write" \
-		--ratio "zcow append/raw device" \
-		--ratio "zcow write/raw device" \
-		--ratio "zcow append/raw device append" "$out/seed"
+		--series layout+label --panel layout --metric iops \
+		--title "4 KiB random writes, simulated ZN540" \
+		--ratio "zcow append, $old/zcow write, $old" \
+		--ratio "zcow append, $cur/zcow write, $cur" \
+		--ratio "zcow append, $cur/raw device" \
+		--ratio "zcow write, $cur/raw device" \
+		--ratio "zcow append, $cur/raw device append" \
+		--anchor "zcow append, $old/zcow write, $old@16=1.36:seed: append +36%" \
+		--ratio-at 16 "$out/seed"
 	echo "== 128 KiB sequential writes, zcow vs raw device"
 	python3 harness/sweep.py --zcow ./build/zcow --results "$out/seq" \
 		configs/fs-seqwrite-128k.scenario --grid zone_append=on,off >/dev/null

@@ -56,8 +56,6 @@
 /* Largest data extent (one write command) when the device has no append
  * limit (conventional zones, zone_append=off). */
 #define ZCOW_MAX_EXTENT			(1ULL << 20)
-/* Active data block groups (mount option data_zones=N): at most this. */
-#define ZCOW_MAX_DATA_ZONES		16
 /* Plain-write order locks, one per zone modulo this (zone_append=off). */
 #define ZCOW_PLAIN_LOCKS		64
 

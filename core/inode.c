@@ -1181,7 +1181,7 @@ int zcow_files_mount(struct zcow_fs *fs, const struct zcow_mount_opts *opts)
 	if (fl->zone_append && max_append < fl->max_extent)
 		fl->max_extent = max_append - max_append % ZCOW_SECTORSIZE;
 	fl->commit_bytes = opts && opts->commit_bytes ? opts->commit_bytes :
-							256ULL << 20;
+							ZCOW_DEFAULT_COMMIT_BYTES;
 	fl->data_zones = data_zones;
 	fl->hotcold = opts && opts->hotcold;
 	fl->hot_age = UINT64_MAX;

@@ -239,6 +239,7 @@ static const struct ckey zcow_crash_key =
 /* zcow run's keys a campaign has no use for: refused. */
 static const char *const run_only_keys[] = {
 	"profile", "target", "repetitions", "trace", "interval", "prefill",
+	"data_zones", "commit_bytes", "layout",
 };
 
 static int set_key(struct camp *c, const struct ckey *k, const char *v)

@@ -15,10 +15,15 @@ DIR/curve.md, DIR/curve.csv (one row per x, one column per series).
 target, zone_append on/off) and "raw device" / "raw device append" (raw
 target); KEY1+KEY2 joins several keys.  --ratio "zcow append/zcow write"
 adds a column with the ratio of two series to the curve table (repeat
-for more).  --series treelog names the fs target's tree-log modes
+for more); --ratio-at X also writes DIR/ratio_at.md and .csv, every
+ratio at x = X.  --panel KEY draws one panel per value of KEY side by
+side on one y scale (runs without KEY, e.g. the raw device, in every
+panel; anchors in the panel of their B).  --series layout+label names the fs target's series
+"zcow append, layout=btrfs-5.12" (the raw target's just "raw device").  --series treelog names the fs target's tree-log modes
 "treelog" / "notreelog".  --anchor "treelog/notreelog@32=6.7:seed" adds
 a published reference value of a ratio at one x to the curve table
-(column "A / B anchor") and prints it next to the measured ratio.
+(column "A / B anchor"), prints it next to the measured ratio and
+marks it in the plot: a point at X where A would be at that ratio to B.
 DIR/breakdown.md and .csv list per run where the device time goes:
 syncs, commits, the fs's fsync counters, device commands and bytes
 written per I/O class.  Metrics: also syncs_per_s (fsync/fdatasync
@@ -107,7 +112,18 @@ def folders(args):
     return out
 
 
+NAMED = ("label", "treelog")
+
+
 def series_of(r, key):
+    parts = key.split("+")
+    if len(parts) > 1 and any(k in NAMED for k in parts):
+        # "layout+label": "zcow append, layout=btrfs-5.12"; a key the
+        # run's config does not have (the raw target's layout) is left out
+        names = [series_of(r, k) for k in parts if k in NAMED]
+        names += ["%s=%s" % (k, r[k]) for k in parts
+                  if k not in NAMED and r.get(k, "") != ""]
+        return ", ".join(names)
     if key == "label":
         on = str(r.get("zone_append", "off")) in ("on", "true", "1")
         if r.get("target") == "fs":
@@ -128,13 +144,22 @@ def num(v):
 
 def gnuplot(out, name, lines, plots):
     """Draw DIR/name.png and .svg with gnuplot: @lines set the axes,
-    @plots is the plot command's list.  Returns 0 or 1 (reported)."""
-    for term, ext in (("pngcairo size 800,500", "png"),
-                      ("svg size 800,500", "svg")):
+    @plots is the plot command's list, or a list of panels side by side,
+    each (its own lines, its plot list).  Returns 0 or 1 (reported)."""
+    if isinstance(plots, str):
+        body, width = ["plot " + plots], 800
+    else:
+        body, width = ["set multiplot layout 1,%d" % len(plots)], \
+            700 * len(plots)
+        for plines, pplots in plots:
+            body += plines + ["plot " + pplots, "unset label"]
+        body.append("unset multiplot")
+    for term, ext in (("pngcairo size %d,500" % width, "png"),
+                      ("svg size %d,500" % width, "svg")):
         script = "\n".join([
             "set terminal %s" % term,
             "set output '%s'" % os.path.join(out, "%s.%s" % (name, ext))] +
-            lines + ["plot " + plots, ""])
+            lines + body + [""])
         p = subprocess.run(["gnuplot"], input=script, universal_newlines=True,
                            stderr=subprocess.PIPE)
         if p.returncode != 0 and ext == "png":
@@ -279,6 +304,28 @@ def replace_table(out, rows):
     return out_rows
 
 
+def ratio_at(out, ccols, crow, x, first, nr, xname):
+    """DIR/ratio_at.md and .csv: the nr ratio columns of the curve
+    (from column @first) at x = @x, one row per ratio; printed."""
+    row = next((r for r in crow if r[0] == x), None)
+    rows = [(ccols[first + i], row[first + i] if row else None)
+            for i in range(nr)]
+    head = ["ratio", "%s=%s" % (xname, x if not isinstance(x, float) or
+                                x != int(x) else int(x))]
+    with open(os.path.join(out, "ratio_at.csv"), "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(head)
+        w.writerows([[n, "" if v is None else "%.3f" % v]
+                     for n, v in rows])
+    with open(os.path.join(out, "ratio_at.md"), "w") as f:
+        f.write("| %s | %s |\n|---|---|\n" % tuple(head))
+        for n, v in rows:
+            f.write("| %s | %s |\n" % (n, "-" if v is None else
+                                        "%.3f" % v))
+    with open(os.path.join(out, "ratio_at.md")) as f:
+        sys.stdout.write(f.read())
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawTextHelpFormatter)
@@ -292,6 +339,12 @@ def main():
                     metavar="A/B")
     ap.add_argument("--anchor", action="append", default=[],
                     metavar="A/B@X=VALUE[:NOTE]")
+    ap.add_argument("--panel", default=None, metavar="KEY",
+                    help="one plot panel per value of KEY, side by side "
+                    "(runs without KEY in every panel)")
+    ap.add_argument("--ratio-at", default=None, metavar="X",
+                    help="write DIR/ratio_at.md/.csv: every --ratio at "
+                    "x=X")
     ap.add_argument("--wa-time", action="store_true",
                     help="plot each run's write amplification over time")
     ap.add_argument("--iops-time", action="store_true",
@@ -400,17 +453,56 @@ def main():
                 f.write("%s %s\n" % (x, y))
             f.write("\n\n")
     title = a.title or "%s: %s by %s" % (rows[0]["scenario"], a.metric, a.x)
-    plots = ", ".join(
-        "'%s' index %d using 1:2 with linespoints title '%s'"
-        % (data, i, name if a.series in ("label", "treelog") else
-           "%s=%s" % (a.series, name))
-        for i, name in enumerate(sorted(series)))
-    if gnuplot(a.out, a.metric, [
-            "set title '%s' noenhanced" % title.replace("'", ""),
-            "set xlabel '%s (count)' noenhanced" % a.x,
-            "set ylabel '%s' noenhanced" % LABELS[a.metric],
-            "set grid", "set key left top noenhanced", "set yrange [0:*]",
-            "set logscale x 2" if a.x == "numjobs" else ""], plots):
+    named = any(k in NAMED for k in a.series.split("+"))
+    order = sorted(series)
+    panel_of = {r["series"]: str(r.get(a.panel, "")) for r in rows} \
+        if a.panel else {}
+    panels = sorted({v for v in panel_of.values() if v}) or [None]
+
+    def curves(p):
+        """The plot list of panel @p (None: every series): its own
+        series and those without the panel key (the raw baselines)."""
+        cut = ", %s=%s" % (a.panel, p) if p is not None else ""
+        return ", ".join(
+            "'%s' index %d using 1:2 with linespoints title '%s'"
+            % (data, i, (name.replace(cut, "") if named else
+                         "%s=%s" % (a.series, name)).replace("'", ""))
+            for i, name in enumerate(order)
+            if p is None or panel_of.get(name) in ("", p))
+
+    def marks(p):
+        """An anchor A/B@X=V is marked where A would be at that ratio:
+        at (X, V x B's value at X), with its note, in B's panel."""
+        out = []
+        for ratio, ax, value, note in anchors:
+            q = ratio.split("/", 1)[1]
+            base = dict(series.get(q, [])).get(ax)
+            if base is None or (p is not None and panel_of.get(q) != p):
+                continue
+            out.append("set label %d '%s' at %s, %s right point "
+                       "pointtype 7 pointsize 1.5 offset -1, 0 noenhanced"
+                       % (len(out) + 1, (note or ratio).replace("'", ""),
+                          ax, value * base))
+        return out
+    common = [
+        "set xlabel '%s (count)' noenhanced" % a.x,
+        "set ylabel '%s' noenhanced" % LABELS[a.metric],
+        "set grid", "set key left top noenhanced", "set yrange [0:*]",
+        "set logscale x 2" if a.x == "numjobs" else ""]
+    if a.panel:
+        top = max((y for pts in series.values() for _, y in pts),
+                  default=0) * 1.15
+        # one scale for all panels; the key below the curves' plateaus
+        common[3] = "set key right bottom noenhanced"
+        common[4] = "set yrange [0:%f]" % top
+        if gnuplot(a.out, a.metric, common, [
+                (["set title '%s: %s=%s' noenhanced"
+                  % (title.replace("'", ""), a.panel, p)] + marks(p),
+                 curves(p)) for p in panels]):
+            return 1
+    elif gnuplot(a.out, a.metric, [
+            "set title '%s' noenhanced" % title.replace("'", "")] +
+            common + marks(None), curves(None)):
         return 1
     if a.wa_time and over_time(a.out, rows, a.x, a.series, "wa"):
         return 1
@@ -418,6 +510,9 @@ def main():
         return 1
     with open(os.path.join(a.out, "curve.md")) as f:
         sys.stdout.write(f.read())
+    if a.ratio_at is not None:
+        ratio_at(a.out, ccols, crow, num(a.ratio_at), len(names) + 1,
+                 len(ratios), a.x)
     if replace_table(a.out, rows):
         with open(os.path.join(a.out, "replace.md")) as f:
             sys.stdout.write(f.read())

@@ -54,7 +54,39 @@ static const char *const zcow_keys[] = {
 	"repetitions", "seed", "crash", "results", "trace", "interval",
 	"prefill", "scenario", "reclaim", "reclaim_threshold", "reclaim_high",
 	"hotcold", "replace_target", "replace_devid", "replace_at",
+	"data_zones", "commit_bytes", "layout", "read_only",
 };
+
+/* The layout presets (enum zrun_layout, run.h): the values each sets
+ * for the keys the scenario did not give. */
+static const struct {
+	const char *name;
+	uint32_t data_zones;
+	int reclaim;
+	bool hotcold;
+} layouts[ZRUN_NR_LAYOUTS] = {
+	[ZRUN_LAYOUT_ZCOW] = { "zcow", 0, ZCOW_RECLAIM_DEFAULT, false },
+	[ZRUN_LAYOUT_BTRFS_5_12] = { "btrfs-5.12", 1, ZCOW_RECLAIM_OFF,
+				     false },
+};
+
+const char *zrun_layout_name(int layout)
+{
+	return layout >= 0 && layout < ZRUN_NR_LAYOUTS ?
+	       layouts[layout].name : "?";
+}
+
+/* layout=@l: every preset key the scenario did not give explicitly. */
+static void apply_layout(struct zrun_settings *set, int l)
+{
+	set->layout = l;
+	if (!(set->explicit_keys & ZRUN_KEY_DATA_ZONES))
+		set->data_zones = layouts[l].data_zones;
+	if (!(set->explicit_keys & ZRUN_KEY_RECLAIM))
+		set->reclaim = layouts[l].reclaim;
+	if (!(set->explicit_keys & ZRUN_KEY_HOTCOLD))
+		set->hotcold = layouts[l].hotcold;
+}
 
 bool zrun_is_zcow_key(const char *key)
 {
@@ -85,7 +117,8 @@ int zrun_settings_apply(struct zrun_settings *set, const struct zfio_kv *kv,
 		return -ENOENT;
 	if ((!kv->has_val || !v[0]) && strcmp(k, "zone_append") &&
 	    strcmp(k, "treelog") && strcmp(k, "trace") &&
-	    strcmp(k, "prefill") && strcmp(k, "hotcold"))
+	    strcmp(k, "prefill") && strcmp(k, "hotcold") &&
+	    strcmp(k, "read_only"))
 		return bad(err, len, kv, "needs a value");
 	if (!strcmp(k, "device")) {
 		if (strlen(v) >= sizeof(set->device))
@@ -115,9 +148,11 @@ int zrun_settings_apply(struct zrun_settings *set, const struct zfio_kv *kv,
 			set->treelog = b;
 		else if (!strcmp(k, "trace"))
 			set->trace = b;
-		else if (!strcmp(k, "hotcold"))
+		else if (!strcmp(k, "hotcold")) {
 			set->hotcold = b;
-		else
+			set->explicit_keys |= ZRUN_KEY_HOTCOLD;
+			set->hotcold_at = *kv;
+		} else
 			set->prefill = b;
 	} else if (!strcmp(k, "nodesize")) {
 		if (zfio_parse_size(v, 1024, &sz) || sz.unit != ZFIO_BYTES ||
@@ -151,6 +186,7 @@ int zrun_settings_apply(struct zrun_settings *set, const struct zfio_kv *kv,
 			return bad(err, len, kv, "not off, threshold, greedy "
 						 "or cost-benefit");
 		set->reclaim = p;
+		set->explicit_keys |= ZRUN_KEY_RECLAIM;
 	} else if (!strcmp(k, "reclaim_threshold")) {
 		if (zfio_parse_size(v, 1000, &sz) || sz.unit != ZFIO_BYTES ||
 		    sz.val < 51 || sz.val > 100)
@@ -165,6 +201,36 @@ int zrun_settings_apply(struct zrun_settings *set, const struct zfio_kv *kv,
 				   "in 5..65535");
 		set->reclaim_high = (uint32_t)sz.val;
 		set->high_at = *kv;
+	} else if (!strcmp(k, "data_zones")) {
+		if (zfio_parse_size(v, 1000, &sz) || sz.unit != ZFIO_BYTES ||
+		    sz.val < 1 || sz.val > ZCOW_MAX_DATA_ZONES)
+			return bad(err, len, kv, "not a number of data block "
+				   "groups in 1..16");
+		set->data_zones = (uint32_t)sz.val;
+		set->explicit_keys |= ZRUN_KEY_DATA_ZONES;
+		set->mount_at = *kv;
+	} else if (!strcmp(k, "commit_bytes")) {
+		if (zfio_parse_size(v, 1024, &sz) || sz.unit != ZFIO_BYTES ||
+		    sz.val < 4096 || sz.val > (1ull << 40))
+			return bad(err, len, kv, "not a size in 4k..1t");
+		set->commit_bytes = sz.val;
+		set->mount_at = *kv;
+	} else if (!strcmp(k, "layout")) {
+		int l;
+
+		for (l = 0; l < ZRUN_NR_LAYOUTS; l++)
+			if (!strcmp(v, layouts[l].name))
+				break;
+		if (l == ZRUN_NR_LAYOUTS)
+			return bad(err, len, kv, "not btrfs-5.12 or zcow");
+		apply_layout(set, l);
+		set->mount_at = *kv;
+	} else if (!strcmp(k, "read_only")) {
+		/* Each run makes its file system: a read-only mount could
+		 * not lay out the files a read-only job reads. */
+		return bad(err, len, kv, "refused: every run makes a new "
+			   "file system and lays out the jobs' files (mkfs, "
+			   "writes), which a read-only mount cannot do");
 	} else if (!strcmp(k, "replace_target")) {
 		if (strlen(v) >= sizeof(set->replace_target))
 			return bad(err, len, kv, "too long");
@@ -206,6 +272,10 @@ int zrun_settings_check(const struct zrun_settings *set, char *err,
 		set->reclaim, set->reclaim_threshold, set->reclaim_high, &why);
 	char msg[96];
 
+	/* data_zones=1 (given, or by a layout) leaves hotcold one slot */
+	if (set->hotcold && set->data_zones == 1)
+		return bad(err, len, &set->hotcold_at, "needs 2 data slots "
+			   "(data_zones=1)");
 	if (!knob)
 		return 0;
 	snprintf(msg, sizeof(msg), "%s (reclaim=%s)", why,
@@ -1014,6 +1084,11 @@ static int pick_target(struct zrun *run)
 			return -EINVAL;
 		}
 		run->ops = &zrun_raw_target;
+		if (run->set.mount_at.key[0])
+			return bad(run->err, sizeof(run->err),
+				   &run->set.mount_at, "a mount option of the "
+				   "fs target; the raw target (zonemode=zbd "
+				   "jobs) mounts no file system");
 	} else {
 		run->ops = &zrun_fs_target;
 	}
@@ -1523,6 +1598,29 @@ static void put_wa_breakdown(FILE *f, uint64_t host,
 	fprintf(f, "\n  },\n");
 }
 
+/* "layout" and "mount_options" (fs target; null on the raw one): the
+ * options the fs was mounted with, as in force (data_zones and reclaim
+ * as the mount resolved them). */
+static void put_mount(const struct zrun *run, FILE *f)
+{
+	const struct zrun_settings *set = &run->set;
+
+	if (strcmp(run->ops->name, "fs")) {
+		fprintf(f, "  \"layout\": null,\n  \"mount_options\": null,\n");
+		return;
+	}
+	fprintf(f, "  \"layout\": \"%s\",\n", zrun_layout_name(set->layout));
+	fprintf(f, "  \"mount_options\": {\"zone_append\": %s, \"treelog\": %s, "
+		   "\"data_zones\": %u, \"commit_bytes\": %llu, "
+		   "\"reclaim\": \"%s\", \"hotcold\": %s},\n",
+		set->zone_append ? "true" : "false",
+		set->treelog ? "true" : "false", run->fs_data_zones,
+		(unsigned long long)(set->commit_bytes ? set->commit_bytes :
+				     ZCOW_DEFAULT_COMMIT_BYTES),
+		zcow_reclaim_name(run->fs_reclaim_policy),
+		set->hotcold ? "true" : "false");
+}
+
 static int write_summary(struct zrun *run, const char *dir,
 			 const char *scenario, const struct rep_result *reps,
 			 unsigned int nr_reps)
@@ -1556,6 +1654,7 @@ static int write_summary(struct zrun *run, const char *dir,
 	fprintf(f, ",\n  \"zone_append\": %s,\n", run->set.zone_append ?
 						      "true" : "false");
 	fprintf(f, "  \"treelog\": %s,\n", run->set.treelog ? "true" : "false");
+	put_mount(run, f);
 	fprintf(f, "  \"seed\": %llu,\n  \"repetitions\": %u,\n",
 		(unsigned long long)run->set.seed, nr_reps);
 	fprintf(f, "  \"simulated\": %s,\n", run->time ? "true" : "false");
@@ -1846,6 +1945,13 @@ static int write_config(struct zrun *run, const char *dir, const char *src,
 		fprintf(f, "reclaim_high=%u\n", run->set.reclaim_high);
 	if (run->set.hotcold)
 		fprintf(f, "hotcold=on\n");
+	if (!strcmp(run->ops->name, "fs"))
+		fprintf(f, "layout=%s\n", zrun_layout_name(run->set.layout));
+	if (run->set.data_zones)
+		fprintf(f, "data_zones=%u\n", run->set.data_zones);
+	if (run->set.commit_bytes)
+		fprintf(f, "commit_bytes=%llu\n",
+			(unsigned long long)run->set.commit_bytes);
 	for (i = 0; i < run->set.nr_crash; i++)
 		fprintf(f, "crash=%s\n", run->set.crash[i]);
 	fprintf(f, "\n");

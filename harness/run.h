@@ -39,6 +39,31 @@ struct zrun_wa;
 #define ZRUN_MAX_CRASH	16
 #define ZRUN_SPEC_LEN	512
 
+/*
+ * layout=NAME: a preset of the fs target's mount keys (configs/README.md):
+ *   ZRUN_LAYOUT_ZCOW: zcow's defaults (data_zones default, reclaim
+ *	default, hotcold off);
+ *   ZRUN_LAYOUT_BTRFS_5_12: the allocator of the seed (btrfs zoned v15,
+ *	Linux 5.12): one data block group written at a time
+ *	(data_zones=1), no reclaim (reclaim=off), hotcold off.
+ * A key the scenario or --set gives explicitly wins over the preset,
+ * whichever comes first.
+ */
+enum zrun_layout {
+	ZRUN_LAYOUT_ZCOW,
+	ZRUN_LAYOUT_BTRFS_5_12,
+	ZRUN_NR_LAYOUTS
+};
+/* "zcow", "btrfs-5.12". */
+const char *zrun_layout_name(int layout);
+
+/* The mount keys a layout presets (struct zrun_settings.explicit_keys). */
+enum {
+	ZRUN_KEY_DATA_ZONES = 1u << 0,
+	ZRUN_KEY_RECLAIM = 1u << 1,
+	ZRUN_KEY_HOTCOLD = 1u << 2,
+};
+
 /* The [zcow] settings of a scenario; a zeroed struct is not valid, use
  * zrun_settings_default(). */
 struct zrun_settings {
@@ -62,8 +87,17 @@ struct zrun_settings {
 	uint32_t reclaim_threshold;	/* fs: percent; 0 = 75 */
 	uint32_t reclaim_high;		/* fs: free zones; 0 = default */
 	bool hotcold;			/* fs: hotcold=on (off) */
-	/* where reclaim_threshold and reclaim_high were set last */
-	struct zfio_kv threshold_at, high_at;
+	uint32_t data_zones;		/* fs: active data groups; 0 = default */
+	uint64_t commit_bytes;		/* fs: bytes; 0 = 256 MiB */
+	int layout;			/* enum zrun_layout (zcow) */
+	/* ZRUN_KEY_* bits: the mount keys a layout preset leaves alone
+	 * because the scenario or --set gave them (explicit keys win) */
+	unsigned int explicit_keys;
+	/* where reclaim_threshold, reclaim_high and hotcold were set last */
+	struct zfio_kv threshold_at, high_at, hotcold_at;
+	/* where data_zones, commit_bytes or layout was set last (key ""
+	 * when none): the raw target mounts nothing and refuses them */
+	struct zfio_kv mount_at;
 	/* fs: a device replace during the jobs (docs/devices.md): onto
 	 * replace_target (a spec; "" = none), of devid replace_devid,
 	 * starting at simulated time replace_at_ns */
@@ -267,6 +301,7 @@ struct zrun {
 	struct zdb_stats dbench;
 	unsigned int dbench_clients;
 	double dbench_secs;
+	uint32_t fs_data_zones;		/* data block groups written at once */
 	uint64_t sched_wall_ns;		/* wall time of the jobs' phase */
 	/* The fs's locks in simulated time: what the current call holds
 	 * (enum zrun_excl, set by the target), and until when the calls so

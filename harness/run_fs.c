@@ -185,6 +185,8 @@ static int fs_open(struct zrun *run)
 		.reclaim_threshold = run->set.reclaim_threshold,
 		.reclaim_high = run->set.reclaim_high,
 		.hotcold = run->set.hotcold,
+		.data_zones = run->set.data_zones,
+		.commit_bytes = run->set.commit_bytes,
 	};
 	struct zdev *devs[ZRUN_MAX_DEVS];
 	struct fs_run *fr;
@@ -1024,6 +1026,7 @@ static int fs_finish(struct zrun *run)
 	run->fs_reclaim_threshold = info.reclaim_threshold;
 	run->fs_reclaim_high = info.reclaim_high;
 	run->fs_reclaimable = info.reclaimable;
+	run->fs_data_zones = info.data_zones;
 	zcow_reclaim_stats_sub(&run->fs_reclaim, &info.reclaim_stats,
 			       fr->has_base ? &fr->reclaim_base : NULL);
 	ret = statfs_of(run, &st);

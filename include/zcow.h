@@ -62,7 +62,8 @@ struct zcow_mount_opts {
 	/* files (issue 5): true = zone_append=off (plain writes at the wp,
 	 * serialized per block group); false (0) = zone append (seed 006) */
 	bool no_zone_append;
-	/* files: commit after this many bytes of data writes; 0 = 256 MiB */
+	/* files: commit after this many bytes of data writes; 0 =
+	 * ZCOW_DEFAULT_COMMIT_BYTES */
 	uint64_t commit_bytes;
 	/* files: data_zones=N, active data block groups written at once
 	 * (writers spread by inode number: slot = ino % N); 0 = default
@@ -104,6 +105,11 @@ struct zcow_mount_opts {
 	 * catch it; 0 = none.  No tool sets it. */
 	int mutation;
 };
+
+/* Active data block groups (mount option data_zones=N): at most this. */
+#define ZCOW_MAX_DATA_ZONES		16
+/* Data bytes written between commits when commit_bytes is 0: 256 MiB. */
+#define ZCOW_DEFAULT_COMMIT_BYTES	(256ULL << 20)
 
 /*
  * The test-only ordering mutations of struct zcow_mount_opts.mutation:

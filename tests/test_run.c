@@ -475,6 +475,90 @@ START_TEST(test_run_sweep_and_plot_write_png_svg_tables)
 }
 END_TEST
 
+/* IOPS of the run of @sweep (sweep.csv: zone_append,layout,folder)
+ * at @point ("on,btrfs-5.12"). */
+static double sweep_iops(const char *sweep, const char *point)
+{
+	char path[1024], *text, *p, *s;
+	double v;
+
+	snprintf(path, sizeof(path), "%s/sweep.csv", sweep);
+	text = slurp(path);
+	p = strstr(text, point);
+	ck_assert_msg(p && p[strlen(point)] == ',', "no %s", point);
+	p += strlen(point) + 1;
+	p[strcspn(p, "\r\n")] = '\0';	/* csv rows end in CRLF */
+	s = summary_no_wall(p);
+	v = json_num(s, "\"iops\"");
+	free(s);
+	free(text);
+	return v;
+}
+
+/*
+ * The seed experiment's plot: --series layout+label names the fs runs
+ * "zcow append, layout=..." (the raw runs just "raw device"), --panel
+ * layout draws the layouts side by side with the raw device in both,
+ * the anchor is marked in its panel, and --ratio-at 16 tables each
+ * append/write ratio at 16 jobs as the curve computes it.
+ */
+START_TEST(test_run_plot_layouts_side_by_side_with_ratios_at_16)
+{
+	const char *bin = getenv("ZCOW_BIN");
+	char cmd[4096], want[512], *md, *svg;
+	double r[2];
+	const char *lay[2] = { "btrfs-5.12", "zcow" };
+	unsigned int i;
+
+	ck_assert_msg(bin && *bin, "ZCOW_BIN is not set: run through make "
+				   "test");
+	snprintf(cmd, sizeof(cmd),
+		 "rm -rf " RES "/lsweep " RES "/lraw " RES "/lplot && "
+		 "python3 harness/sweep.py --zcow %s --results " RES "/lsweep "
+		 "--set runtime=10ms --set numjobs=16 "
+		 "configs/seed-zone-append.scenario "
+		 "--grid zone_append=on,off layout=btrfs-5.12,zcow >/dev/null "
+		 "&& python3 harness/sweep.py --zcow %s --results " RES
+		 "/lraw --set runtime=10ms configs/raw-randwrite-4k.scenario "
+		 "--grid numjobs=16 >/dev/null && "
+		 "python3 harness/plot.py --out " RES "/lplot --x numjobs "
+		 "--series layout+label --panel layout "
+		 "--ratio 'zcow append, layout=btrfs-5.12/zcow write, "
+		 "layout=btrfs-5.12' "
+		 "--ratio 'zcow append, layout=zcow/zcow write, layout=zcow' "
+		 "--anchor 'zcow append, layout=btrfs-5.12/zcow write, "
+		 "layout=btrfs-5.12@16=1.36:seed: append +36%%' "
+		 "--ratio-at 16 " RES "/lsweep " RES "/lraw >/dev/null",
+		 bin, bin);
+	ck_assert_int_eq(system(cmd), 0);
+	for (i = 0; i < 2; i++) {
+		char on[32], off[32];
+
+		snprintf(on, sizeof(on), "on,%s", lay[i]);
+		snprintf(off, sizeof(off), "off,%s", lay[i]);
+		r[i] = sweep_iops(RES "/lsweep", on) /
+		       sweep_iops(RES "/lsweep", off);
+	}
+	/* one data group: append beats the one zone write lock */
+	ck_assert_msg(r[0] > 1.3 && r[1] < 0.8, "%f %f", r[0], r[1]);
+	md = slurp(RES "/lplot/ratio_at.md");
+	snprintf(want, sizeof(want),
+		 "| ratio | numjobs=16 |\n|---|---|\n"
+		 "| zcow append, layout=btrfs-5.12 / zcow write, "
+		 "layout=btrfs-5.12 | %.3f |\n"
+		 "| zcow append, layout=zcow / zcow write, layout=zcow | "
+		 "%.3f |\n", r[0], r[1]);
+	ck_assert_str_eq(md, want);
+	free(md);
+	svg = slurp(RES "/lplot/iops.svg");
+	ck_assert(strstr(svg, "layout=btrfs-5.12</text>"));
+	ck_assert(strstr(svg, "layout=zcow</text>"));
+	ck_assert(strstr(svg, "seed: append +36%</text>"));
+	ck_assert(strstr(svg, ">raw device</text>"));
+	free(svg);
+}
+END_TEST
+
 /*
  * configs/gc-sustained.scenario on half its zones, 2 s: the fill brings
  * the device to 80% of what data can use (16 x 88 MiB of the 1768 MiB a
@@ -1307,6 +1391,255 @@ START_TEST(test_run_set_and_zcow_values_name_file_line_option)
 }
 END_TEST
 
+/* Apply "key=value" @kvs in order (file "f", line = index + 1) to
+ * fresh settings in *@set; returns the first error (message in @err). */
+static int apply_keys(struct zrun_settings *set, const char *const *kvs,
+		      unsigned int nr, char *err, size_t len)
+{
+	unsigned int i;
+	int ret = 0;
+
+	zrun_settings_default(set);
+	for (i = 0; i < nr && !ret; i++) {
+		struct zfio_kv kv = { .line = (int)i + 1 };
+		const char *eq = strchr(kvs[i], '=');
+
+		kv.has_val = eq != NULL;
+		snprintf(kv.key, sizeof(kv.key), "%.*s",
+			 eq ? (int)(eq - kvs[i]) : (int)strlen(kvs[i]),
+			 kvs[i]);
+		snprintf(kv.val, sizeof(kv.val), "%s", eq ? eq + 1 : "");
+		snprintf(kv.file, sizeof(kv.file), "f");
+		ret = zrun_zcow_apply(set, &kv, err, len);
+	}
+	return ret ? ret : zrun_settings_check(set, err, len);
+}
+
+/* data_zones, commit_bytes, layout and read_only: each bad value named
+ * by file, line and option, with its range. */
+START_TEST(test_run_mount_keys_refuse_bad_values_naming_file_line_option)
+{
+	static const struct {
+		const char *kv, *want;
+	} bad[] = {
+		{ "data_zones=0", "f:1: option 'data_zones': not a number of "
+				  "data block groups in 1..16" },
+		{ "data_zones=17", "f:1: option 'data_zones': not a number of "
+				   "data block groups in 1..16" },
+		{ "data_zones=two", "f:1: option 'data_zones': not a number "
+				    "of data block groups in 1..16" },
+		{ "data_zones=", "f:1: option 'data_zones': needs a value" },
+		{ "commit_bytes=1k", "f:1: option 'commit_bytes': not a size "
+				     "in 4k..1t" },
+		{ "commit_bytes=2t", "f:1: option 'commit_bytes': not a size "
+				     "in 4k..1t" },
+		{ "commit_bytes=50%", "f:1: option 'commit_bytes': not a size "
+				      "in 4k..1t" },
+		{ "layout=btrfs", "f:1: option 'layout': not btrfs-5.12 or "
+				  "zcow" },
+		{ "layout=", "f:1: option 'layout': needs a value" },
+		{ "read_only=on", "f:1: option 'read_only': refused: every "
+				  "run makes a new file system and lays out "
+				  "the jobs' files (mkfs, writes), which a "
+				  "read-only mount cannot do" },
+		{ "read_only", "f:1: option 'read_only': refused: every run "
+			       "makes a new file system" },
+	};
+	const char *hot_one[] = { "hotcold=on", "layout=btrfs-5.12" };
+	const char *one_hot[] = { "data_zones=1", "reclaim=greedy",
+				  "hotcold" };
+	const char *knob[] = { "reclaim_threshold=60", "layout=btrfs-5.12" };
+	struct zrun_settings set;
+	char err[1024];
+	unsigned int i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		ck_assert_int_eq(apply_keys(&set, &bad[i].kv, 1, err,
+					    sizeof(err)), -EINVAL);
+		ck_assert_msg(!strncmp(err, bad[i].want,
+				       strlen(bad[i].want)),
+			      "'%s' does not start with '%s'", err,
+			      bad[i].want);
+	}
+	/* hotcold needs 2 data slots: refused where hotcold was set,
+	 * whether data_zones=1 came from the layout or was given */
+	ck_assert_int_eq(apply_keys(&set, hot_one, 2, err, sizeof(err)),
+			 -EINVAL);
+	ck_assert_str_eq(err, "f:1: option 'hotcold': needs 2 data slots "
+			      "(data_zones=1)");
+	ck_assert_int_eq(apply_keys(&set, one_hot, 3, err, sizeof(err)),
+			 -EINVAL);
+	ck_assert_str_eq(err, "f:3: option 'hotcold': needs 2 data slots "
+			      "(data_zones=1)");
+	/* the layout's reclaim=off has no threshold */
+	ck_assert_int_eq(apply_keys(&set, knob, 2, err, sizeof(err)),
+			 -EINVAL);
+	ck_assert_str_eq(err, "f:1: option 'reclaim_threshold': only "
+			      "reclaim=threshold has a threshold "
+			      "(reclaim=off)");
+	/* the raw target mounts nothing: its mount keys are refused */
+	run_refused("[a]\nrw=write\nsize=64k\nzonemode=zbd\n"
+		    "[zcow]\ndata_zones=2\n", NULL, 0,
+		    T_FIO ":6: option 'data_zones': a mount option of the fs "
+		    "target; the raw target (zonemode=zbd jobs) mounts no "
+		    "file system");
+	run_refused("[a]\nrw=write\nsize=64k\nzonemode=zbd\n", hot_one + 1,
+		    1, "--set:1: option 'layout': a mount option of the fs "
+		    "target");
+}
+END_TEST
+
+/* Good values reach the settings; a layout sets only the keys not given
+ * explicitly, before or after it; the last layout is the one recorded. */
+START_TEST(test_run_layout_preset_yields_to_explicit_keys_in_any_order)
+{
+	const char *sizes[] = { "data_zones=16", "commit_bytes=64m" };
+	const char *before[] = { "data_zones=2", "reclaim=greedy",
+				 "layout=btrfs-5.12" };
+	const char *after[] = { "layout=btrfs-5.12", "data_zones=2",
+				"reclaim=greedy" };
+	const char *hot[] = { "hotcold=on", "data_zones=2",
+			      "layout=btrfs-5.12" };
+	const char *both[] = { "layout=btrfs-5.12", "layout=zcow" };
+	const char *back[] = { "layout=zcow", "layout=btrfs-5.12" };
+	struct zrun_settings set;
+	char err[1024];
+
+	ck_assert_int_eq(apply_keys(&set, sizes, 2, err, sizeof(err)), 0);
+	ck_assert_uint_eq(set.data_zones, 16);
+	ck_assert_uint_eq(set.commit_bytes, 64ull << 20);
+	ck_assert_int_eq(set.layout, ZRUN_LAYOUT_ZCOW);
+	ck_assert_int_eq(apply_keys(&set, before, 3, err, sizeof(err)), 0);
+	ck_assert_int_eq(set.layout, ZRUN_LAYOUT_BTRFS_5_12);
+	ck_assert_uint_eq(set.data_zones, 2);
+	ck_assert_int_eq(set.reclaim, ZCOW_RECLAIM_GREEDY);
+	ck_assert(!set.hotcold);
+	ck_assert_int_eq(apply_keys(&set, after, 3, err, sizeof(err)), 0);
+	ck_assert_int_eq(set.layout, ZRUN_LAYOUT_BTRFS_5_12);
+	ck_assert_uint_eq(set.data_zones, 2);
+	ck_assert_int_eq(set.reclaim, ZCOW_RECLAIM_GREEDY);
+	ck_assert_int_eq(apply_keys(&set, hot, 3, err, sizeof(err)), 0);
+	ck_assert(set.hotcold);
+	ck_assert_uint_eq(set.data_zones, 2);
+	ck_assert_int_eq(set.reclaim, ZCOW_RECLAIM_OFF);
+	ck_assert_int_eq(apply_keys(&set, both, 2, err, sizeof(err)), 0);
+	ck_assert_int_eq(set.layout, ZRUN_LAYOUT_ZCOW);
+	ck_assert_uint_eq(set.data_zones, 0);
+	ck_assert_int_eq(set.reclaim, ZCOW_RECLAIM_DEFAULT);
+	ck_assert_int_eq(apply_keys(&set, back, 2, err, sizeof(err)), 0);
+	ck_assert_int_eq(set.layout, ZRUN_LAYOUT_BTRFS_5_12);
+	ck_assert_uint_eq(set.data_zones, 1);
+	ck_assert_int_eq(set.reclaim, ZCOW_RECLAIM_OFF);
+	ck_assert_str_eq(zrun_layout_name(ZRUN_LAYOUT_BTRFS_5_12),
+			 "btrfs-5.12");
+}
+END_TEST
+
+/* trace.csv of @dir: how many zones its data commands went to, and how
+ * often one data command went to another zone than the one before. */
+static void data_zones_of(const char *dir, unsigned int *nr_ret,
+			  unsigned int *switches_ret)
+{
+	char path[1024], *text, *p, zone[32], prev[32] = "";
+	char seen[64][32];
+	int ccls, czone;
+	unsigned int i;
+
+	snprintf(path, sizeof(path), "%s/trace.csv", dir);
+	text = slurp(path);
+	ccls = csv_col(text, "class");
+	czone = csv_col(text, "zone");
+	*nr_ret = *switches_ret = 0;
+	for (p = strchr(text, '\n'); p && p[1]; p = strchr(p, '\n')) {
+		char cls[16];
+
+		p++;
+		csv_field(p, ccls, cls, sizeof(cls));
+		if (strcmp(cls, "data"))
+			continue;
+		csv_field(p, czone, zone, sizeof(zone));
+		if (prev[0] && strcmp(prev, zone))
+			(*switches_ret)++;
+		snprintf(prev, sizeof(prev), "%s", zone);
+		for (i = 0; i < *nr_ret && strcmp(seen[i], zone); i++)
+			;
+		if (i == *nr_ret) {
+			ck_assert(*nr_ret < 64);
+			snprintf(seen[(*nr_ret)++], 32, "%s", zone);
+		}
+	}
+	free(text);
+}
+
+/*
+ * layout=btrfs-5.12 writes one data block group at a time: 16 jobs of
+ * 4 KiB Zone Appends (10 ms, ~5.3 MB) on 4 MiB zone capacities fill one
+ * data group, then go on in the next, never back (1 switch); zcow's
+ * layout round-robins 4 groups.  summary.json and config.fio record
+ * the layout and the options in force; commit_bytes commits after every
+ * that many bytes of data.
+ */
+START_TEST(test_run_btrfs_5_12_layout_writes_one_data_group_at_a_time)
+{
+	const char *old[] = { "runtime=10ms", "trace=on", "zone_append=on",
+			      "layout=btrfs-5.12", "device=sim:zones=64,"
+			      "zone_size=8M,zone_cap=4M,max_open=14,"
+			      "max_active=14" };
+	const char *cur[] = { "runtime=10ms", "trace=on", "zone_append=on",
+			      "layout=zcow", "device=sim:zones=64,"
+			      "zone_size=8M,zone_cap=4M,max_open=14,"
+			      "max_active=14" };
+	const char *commit[] = { "runtime=10ms", "zone_append=off",
+				 "commit_bytes=1m", "layout=btrfs-5.12",
+				 "device=sim:zones=64,zone_size=8M,"
+				 "zone_cap=4M,max_open=14,max_active=14" };
+	char *d, *s, path[1024], *cfg;
+	unsigned int nr, sw;
+	double wr;
+
+	d = run_fs(old, 5);
+	data_zones_of(d, &nr, &sw);
+	ck_assert_uint_eq(nr, 2);
+	ck_assert_uint_eq(sw, 1);
+	s = summary_no_wall(d);
+	ck_assert(strstr(s, "\n  \"layout\": \"btrfs-5.12\",\n  "
+			    "\"mount_options\": {\"zone_append\": true, "
+			    "\"treelog\": true, \"data_zones\": 1, "
+			    "\"commit_bytes\": 268435456, \"reclaim\": "
+			    "\"off\", \"hotcold\": false},\n"));
+	snprintf(path, sizeof(path), "%s/config.fio", d);
+	cfg = slurp(path);
+	ck_assert(strstr(cfg, "\nreclaim=off\nlayout=btrfs-5.12\n"
+			      "data_zones=1\n"));
+	free(cfg);
+	free(s);
+	free(d);
+	d = run_fs(cur, 5);
+	data_zones_of(d, &nr, &sw);
+	ck_assert_uint_eq(nr, 4);
+	ck_assert_uint_gt(sw, 1000);
+	s = summary_no_wall(d);
+	ck_assert(strstr(s, "\n  \"layout\": \"zcow\",\n  "
+			    "\"mount_options\": {\"zone_append\": true, "
+			    "\"treelog\": true, \"data_zones\": 4, "
+			    "\"commit_bytes\": 268435456, \"reclaim\": "
+			    "\"greedy\", \"hotcold\": false},\n"));
+	free(s);
+	free(d);
+	d = run_fs(commit, 5);
+	s = summary_no_wall(d);
+	ck_assert(strstr(s, "\"data_zones\": 1, \"commit_bytes\": 1048576, "
+			    "\"reclaim\": \"off\""));
+	/* one commit per full MiB of data; end_fsync logs the rest */
+	wr = json_num(s, "\"write_bytes\"");
+	ck_assert(wr >= 3 << 20);
+	ck_assert_uint_eq((uint64_t)json_num(s, "\"commits\""),
+			  (uint64_t)wr >> 20);
+	free(s);
+	free(d);
+}
+END_TEST
+
 /* @s through @put (zres_json_str or zres_csv_str), as written. */
 static char *written(void (*put)(FILE *, const char *), const char *s)
 {
@@ -1424,6 +1757,17 @@ Suite *run_suite(void)
 	tcase_add_test(tc, test_run_raw_randwrite_wa_is_one_in_every_interval);
 	tcase_add_test(tc, test_run_interval_bytes_add_up_to_the_whole_run);
 	tcase_add_test(tc, test_run_fs_fsync_wa_counts_meta_log_and_superblock);
+	suite_add_tcase(s, tc);
+	/* the fs target's mount keys and the layout presets */
+	tc = tcase_create("layout");
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc,
+		test_run_mount_keys_refuse_bad_values_naming_file_line_option);
+	tcase_add_test(tc,
+		test_run_layout_preset_yields_to_explicit_keys_in_any_order);
+	tcase_add_test(tc,
+		test_run_btrfs_5_12_layout_writes_one_data_group_at_a_time);
+	tcase_add_test(tc, test_run_plot_layouts_side_by_side_with_ratios_at_16);
 	suite_add_tcase(s, tc);
 	return s;
 }
