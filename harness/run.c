@@ -54,6 +54,7 @@ static const char *const zcow_keys[] = {
 	"repetitions", "seed", "crash", "results", "trace", "interval",
 	"prefill", "scenario", "reclaim", "reclaim_threshold", "reclaim_high",
 	"hotcold", "replace_target", "replace_devid", "replace_at",
+	"commit_model",
 };
 
 bool zrun_is_zcow_key(const char *key)
@@ -179,6 +180,13 @@ int zrun_settings_apply(struct zrun_settings *set, const struct zfio_kv *kv,
 	} else if (!strcmp(k, "replace_at")) {
 		if (zfio_parse_time(v, &set->replace_at_ns))
 			return bad(err, len, kv, "not a time (e.g. 2s, 500ms)");
+	} else if (!strcmp(k, "commit_model")) {
+		if (!strcmp(v, "btrfs"))
+			set->commit_model = ZRUN_COMMIT_BTRFS;
+		else if (!strcmp(v, "global"))
+			set->commit_model = ZRUN_COMMIT_GLOBAL;
+		else
+			return bad(err, len, kv, "not btrfs or global");
 	} else if (!strcmp(k, "results")) {
 		if (strlen(v) >= sizeof(set->results))
 			return bad(err, len, kv, "too long");
@@ -197,6 +205,11 @@ int zrun_settings_apply(struct zrun_settings *set, const struct zfio_kv *kv,
 		snprintf(set->name, sizeof(set->name), "%.63s", v);
 	}
 	return 0;
+}
+
+const char *zrun_commit_model_name(int model)
+{
+	return model == ZRUN_COMMIT_GLOBAL ? "global" : "btrfs";
 }
 
 int zrun_settings_check(const struct zrun_settings *set, char *err,
@@ -1499,6 +1512,8 @@ static int write_summary(struct zrun *run, const char *dir,
 	fprintf(f, ",\n  \"zone_append\": %s,\n", run->set.zone_append ?
 						      "true" : "false");
 	fprintf(f, "  \"treelog\": %s,\n", run->set.treelog ? "true" : "false");
+	fprintf(f, "  \"commit_model\": \"%s\",\n",
+		zrun_commit_model_name(run->set.commit_model));
 	fprintf(f, "  \"seed\": %llu,\n  \"repetitions\": %u,\n",
 		(unsigned long long)run->set.seed, nr_reps);
 	fprintf(f, "  \"simulated\": %s,\n", run->time ? "true" : "false");
@@ -1770,6 +1785,8 @@ static int write_config(struct zrun *run, const char *dir, const char *src,
 		fprintf(f, "reclaim_high=%u\n", run->set.reclaim_high);
 	if (run->set.hotcold)
 		fprintf(f, "hotcold=on\n");
+	fprintf(f, "commit_model=%s\n",
+		zrun_commit_model_name(run->set.commit_model));
 	for (i = 0; i < run->set.nr_crash; i++)
 		fprintf(f, "crash=%s\n", run->set.crash[i]);
 	fprintf(f, "\n");
