@@ -64,7 +64,10 @@
  * groups run side by side.  The fs lock itself is applied by the
  * scheduler: after each timed call this target says what the call held
  * (held_done(): a commit every operation, a log sync every sync) and
- * no other call starts before its completion (docs/timing.md).
+ * no other call starts before its completion (docs/timing.md).  An
+ * fsync without the log under commit_model=btrfs holds the others only
+ * until its commit's critical section ends (fsync_btrfs(): btrfs's
+ * transaction states, docs/timing.md "Transactions").
  */
 #include <errno.h>
 #include <fcntl.h>
