@@ -55,6 +55,7 @@ static const char *const zcow_keys[] = {
 	"prefill", "scenario", "reclaim", "reclaim_threshold", "reclaim_high",
 	"hotcold", "replace_target", "replace_devid", "replace_at",
 	"data_zones", "commit_bytes", "layout", "read_only",
+	"commit_model",
 };
 
 /* The layout presets (enum zrun_layout, run.h): the values each sets
@@ -245,6 +246,13 @@ int zrun_settings_apply(struct zrun_settings *set, const struct zfio_kv *kv,
 	} else if (!strcmp(k, "replace_at")) {
 		if (zfio_parse_time(v, &set->replace_at_ns))
 			return bad(err, len, kv, "not a time (e.g. 2s, 500ms)");
+	} else if (!strcmp(k, "commit_model")) {
+		if (!strcmp(v, "btrfs"))
+			set->commit_model = ZRUN_COMMIT_BTRFS;
+		else if (!strcmp(v, "global"))
+			set->commit_model = ZRUN_COMMIT_GLOBAL;
+		else
+			return bad(err, len, kv, "not btrfs or global");
 	} else if (!strcmp(k, "results")) {
 		if (strlen(v) >= sizeof(set->results))
 			return bad(err, len, kv, "too long");
@@ -263,6 +271,11 @@ int zrun_settings_apply(struct zrun_settings *set, const struct zfio_kv *kv,
 		snprintf(set->name, sizeof(set->name), "%.63s", v);
 	}
 	return 0;
+}
+
+const char *zrun_commit_model_name(int model)
+{
+	return model == ZRUN_COMMIT_GLOBAL ? "global" : "btrfs";
 }
 
 int zrun_settings_check(const struct zrun_settings *set, char *err,
@@ -1655,6 +1668,8 @@ static int write_summary(struct zrun *run, const char *dir,
 						      "true" : "false");
 	fprintf(f, "  \"treelog\": %s,\n", run->set.treelog ? "true" : "false");
 	put_mount(run, f);
+	fprintf(f, "  \"commit_model\": \"%s\",\n",
+		zrun_commit_model_name(run->set.commit_model));
 	fprintf(f, "  \"seed\": %llu,\n  \"repetitions\": %u,\n",
 		(unsigned long long)run->set.seed, nr_reps);
 	fprintf(f, "  \"simulated\": %s,\n", run->time ? "true" : "false");
@@ -1952,6 +1967,8 @@ static int write_config(struct zrun *run, const char *dir, const char *src,
 	if (run->set.commit_bytes)
 		fprintf(f, "commit_bytes=%llu\n",
 			(unsigned long long)run->set.commit_bytes);
+	fprintf(f, "commit_model=%s\n",
+		zrun_commit_model_name(run->set.commit_model));
 	for (i = 0; i < run->set.nr_crash; i++)
 		fprintf(f, "crash=%s\n", run->set.crash[i]);
 	fprintf(f, "\n");

@@ -64,6 +64,66 @@ enum {
 	ZRUN_KEY_HOTCOLD = 1u << 2,
 };
 
+/*
+ * How the fs target places a commit in simulated time (commit_model=,
+ * docs/timing.md, "Transactions"):
+ *   ZRUN_COMMIT_BTRFS   btrfs's transaction states: the other jobs are
+ *                       held only until the commit's critical section
+ *                       ends (TRANS_STATE_UNBLOCKED); they run on into
+ *                       the next transaction while it writes, and a
+ *                       commit waits for the one before it to be durable;
+ *   ZRUN_COMMIT_GLOBAL  a commit holds every job until it is durable.
+ */
+enum zrun_commit_model {
+	ZRUN_COMMIT_BTRFS,
+	ZRUN_COMMIT_GLOBAL,
+};
+
+/*
+ * commit_model=btrfs: the commits of a run in simulated time, in
+ * generation order (the fs target keeps them, run_fs.c).  Each commit
+ * made generation @gen durable (TRANS_STATE_SUPER_COMMITTED) at @done;
+ * the call that ran it started at @start.  A commit is never durable
+ * before the one before it.
+ */
+struct zrun_txn {
+	uint64_t gen, start, done;
+};
+
+struct zrun_txns {
+	struct zrun_txn *v;
+	uint64_t nr, cap;
+};
+
+/* What an fsync without the tree-log does at its start (btrfs_sync_file,
+ * docs/timing.md "Transactions"). */
+enum zrun_txn_fsync {
+	ZRUN_TXN_DURABLE,	/* its change is durable: nothing to do */
+	ZRUN_TXN_SHARE,		/* a commit that covers it began at the
+				 * same time: wait for that commit */
+	ZRUN_TXN_COMMIT,	/* commit the running transaction, after
+				 * the commit in progress */
+};
+
+/* Record generation @gen durable at @done (raised to the last commit's
+ * done), run by a call that started at @start; a @gen not above the last
+ * one is ignored.  0 or -ENOMEM. */
+int zrun_txn_note(struct zrun_txns *t, uint64_t gen, uint64_t start,
+		  uint64_t done);
+/* Is transaction @transid durable at simulated time @now? */
+bool zrun_txn_is_durable(const struct zrun_txns *t, uint64_t transid,
+			 uint64_t now);
+/*
+ * An fsync at @now of a change in transaction @transid: what it does,
+ * and *at_ret: DURABLE @now; SHARE the done of the commit it shares;
+ * COMMIT the end of its commit's critical section (TRANS_STATE_UNBLOCKED:
+ * @now, or the done of the commit in progress), when its device I/O
+ * starts and the other jobs may run again.
+ */
+enum zrun_txn_fsync zrun_txn_fsync(const struct zrun_txns *t,
+				   uint64_t transid, uint64_t now,
+				   uint64_t *at_ret);
+
 /* The [zcow] settings of a scenario; a zeroed struct is not valid, use
  * zrun_settings_default(). */
 struct zrun_settings {
@@ -98,6 +158,7 @@ struct zrun_settings {
 	/* where data_zones, commit_bytes or layout was set last (key ""
 	 * when none): the raw target mounts nothing and refuses them */
 	struct zfio_kv mount_at;
+	int commit_model;		/* fs: enum zrun_commit_model (btrfs) */
 	/* fs: a device replace during the jobs (docs/devices.md): onto
 	 * replace_target (a spec; "" = none), of devid replace_devid,
 	 * starting at simulated time replace_at_ns */
@@ -343,6 +404,8 @@ void zrun_settings_default(struct zrun_settings *set);
 int zrun_settings_apply(struct zrun_settings *set, const struct zfio_kv *kv,
 			char *err, size_t err_len);
 bool zrun_is_zcow_key(const char *key);
+/* "btrfs" or "global" (enum zrun_commit_model). */
+const char *zrun_commit_model_name(int model);
 /* After the last key: the keys that depend on each other (a policy's
  * knob needs that policy).  Returns 0 or -EINVAL with "FILE:LINE:
  * option 'x': reason" in @err, naming where the knob was set. */

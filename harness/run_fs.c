@@ -68,7 +68,10 @@
  * groups run side by side.  The fs lock itself is applied by the
  * scheduler: after each timed call this target says what the call held
  * (held_done(): a commit every operation, a log sync every sync) and
- * no other call starts before its completion (docs/timing.md).
+ * no other call starts before its completion (docs/timing.md).  An
+ * fsync without the log under commit_model=btrfs holds the others only
+ * until its commit's critical section ends (fsync_btrfs(): btrfs's
+ * transaction states, docs/timing.md "Transactions").
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -77,6 +80,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "grow.h"
 #include "run.h"
 #include "zcow.h"
 #include "zdev.h"
@@ -114,6 +118,7 @@ struct fs_run {
 	bool has_base;
 	uint64_t files_bytes;		/* the jobs' files so far, bytes */
 	uint64_t writable_bytes;	/* the fs's (zcow_fs_info), at mount */
+	struct zrun_txns txns;		/* the commits in simulated time */
 };
 
 static struct fs_run *to_fs(struct zrun *run)
@@ -676,6 +681,76 @@ static int fs_job_init(struct zrun *run, struct zrun_job *job)
 	return ret;
 }
 
+/* The latest commit's completion in simulated time (0: none yet). */
+static uint64_t last_done(const struct zrun_txns *t)
+{
+	return t->nr ? t->v[t->nr - 1].done : 0;
+}
+
+int zrun_txn_note(struct zrun_txns *t, uint64_t gen, uint64_t start,
+		  uint64_t done)
+{
+	struct zrun_txn *c;
+
+	if (t->nr && t->v[t->nr - 1].gen >= gen)
+		return 0;
+	/* btrfs_commit_transaction waits for the previous transaction */
+	if (done < last_done(t))
+		done = last_done(t);
+	if (ZCOW_GROW_ONE(&t->v, t->nr, &t->cap))
+		return -ENOMEM;
+	c = &t->v[t->nr++];
+	c->gen = gen;
+	c->start = start;
+	c->done = done;
+	return 0;
+}
+
+bool zrun_txn_is_durable(const struct zrun_txns *t, uint64_t transid,
+			 uint64_t now)
+{
+	uint64_t lo = 0, hi = t->nr;
+
+	/* the first commit that made a generation >= @transid */
+	while (lo < hi) {
+		uint64_t mid = lo + (hi - lo) / 2;
+
+		if (t->v[mid].gen >= transid)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return lo < t->nr && t->v[lo].done <= now;
+}
+
+enum zrun_txn_fsync zrun_txn_fsync(const struct zrun_txns *t,
+				   uint64_t transid, uint64_t now,
+				   uint64_t *at_ret)
+{
+	const struct zrun_txn *last = t->nr ? &t->v[t->nr - 1] : NULL;
+
+	*at_ret = now;
+	if (zrun_txn_is_durable(t, transid, now))
+		return ZRUN_TXN_DURABLE;
+	if (last && last->start == now && last->gen >= transid) {
+		*at_ret = last->done;
+		return ZRUN_TXN_SHARE;
+	}
+	if (last_done(t) > now)
+		*at_ret = last_done(t);
+	return ZRUN_TXN_COMMIT;
+}
+
+/* The fs's generation is durable at @done, its commit run by a call that
+ * started at @start. */
+static int note_commit(struct zrun *run, uint64_t start, uint64_t done)
+{
+	struct fs_run *fr = to_fs(run);
+
+	return zrun_txn_note(&fr->txns, zcow_fs_generation(fr->fs), start,
+			     done);
+}
+
 /* zcow_statfs() for the runner's counters; an error is the run's. */
 static int statfs_of(struct zrun *run, struct zcow_statfs *st)
 {
@@ -702,7 +777,8 @@ static int take_base(struct zrun *run)
 	fr->reclaim_base = info.reclaim_stats;
 	ret = statfs_of(run, &fr->st_base);
 	fr->has_base = !ret;
-	return ret;
+	/* The set-up's generations are durable when the jobs start. */
+	return ret ?: note_commit(run, 0, 0);
 }
 
 /*
@@ -712,7 +788,10 @@ static int take_base(struct zrun *run)
  * up) keeps every other operation out until it completes, plain writes
  * too (zcow reserves their space under the fs lock, and inserts their
  * extent items under it after the data landed).  A log sync without a
- * commit keeps only the other syncs out (btrfs's log mutex).
+ * commit keeps only the other syncs out (btrfs's log mutex).  The one
+ * exception is the fsync that commits under commit_model=btrfs
+ * (fsync_btrfs()), which holds the others only until its critical
+ * section ends.
  */
 struct fs_held {
 	uint64_t nr_commits, nr_log_syncs;
@@ -732,16 +811,21 @@ static int held_start(struct zrun *run, struct fs_held *h)
 	return 0;
 }
 
-static int held_done(struct zrun *run, const struct fs_held *h)
+/* The call started at @start and completed at @done: what it held, and
+ * the commit it ran. */
+static int held_done(struct zrun *run, const struct fs_held *h,
+		     uint64_t start, uint64_t done)
 {
 	struct zcow_statfs st;
 	int ret = statfs_of(run, &st);
 
 	if (ret)
 		return ret;
-	if (st.nr_commits != h->nr_commits)
+	if (st.nr_commits != h->nr_commits) {
 		run->op_excl = ZRUN_EXCL_ALL;
-	else if (st.nr_log_syncs != h->nr_log_syncs)
+		return note_commit(run, start, done);
+	}
+	if (st.nr_log_syncs != h->nr_log_syncs)
 		run->op_excl = ZRUN_EXCL_SYNCS;
 	return 0;
 }
@@ -824,7 +908,7 @@ static int fs_do_io(struct zrun *run, struct zrun_job *job, enum zrun_op op,
 		if (!zcow_fs_info(fr->fs, &info))
 			zrun_note_unusable(run, *done_ret, info.zone_unusable);
 	}
-	return held_done(run, &h);
+	return held_done(run, &h, now, *done_ret);
 }
 
 /*
@@ -892,24 +976,18 @@ static int fs_replay(struct zrun *run, struct zrun_job *job, uint64_t now,
 		if (!zcow_fs_info(to_fs(run)->fs, &info))
 			zrun_note_unusable(run, r->done, info.zone_unusable);
 	}
-	return held_done(run, &h);
+	return held_done(run, &h, now, r->done);
 }
 
-static int fs_fsync(struct zrun *run, struct zrun_job *job, bool is_data_only,
-		    bool is_all, uint64_t now, uint64_t *done_ret)
+/* zcow_fsync / zcow_fdatasync of the files a sync covers (the file of
+ * the last write, or every open file). */
+static int sync_files(struct zrun *run, struct zrun_job *job,
+		      bool is_data_only, bool is_all)
 {
 	struct fs_job *fj = job->tpriv;
-	struct zrun_tick tk;
-	struct fs_held h;
 	uint32_t i;
 	int ret = 0;
 
-	*done_ret = now;
-	ret = take_base(run);
-	ret = ret ?: held_start(run, &h);
-	if (ret)
-		return ret;
-	zrun_tick_start(run, &tk, now);
 	if (fj->db)	/* a loadfile's Flush (fs_replay) */
 		ret = zcow_fsync(fj->db->flush);
 	for (i = 0; i < fj->nr_files && !ret; i++) {
@@ -919,13 +997,144 @@ static int fs_fsync(struct zrun *run, struct zrun_job *job, bool is_data_only,
 			continue;
 		ret = is_data_only ? zcow_fdatasync(f) : zcow_fsync(f);
 	}
-	if (ret) {
+	if (ret)
 		zrun_errf(run, "job '%s': %s: %s", job->fio->name,
 			  is_data_only ? "fdatasync" : "fsync", strerror(-ret));
-		return ret;
+	return ret;
+}
+
+/* The last transaction that changed the files a sync covers (0: none). */
+static int sync_transid(struct zrun *run, struct zrun_job *job, bool is_all,
+			uint64_t *transid_ret)
+{
+	struct fs_job *fj = job->tpriv;
+	struct zcow_stat st;
+	uint32_t i;
+	int ret;
+
+	*transid_ret = 0;
+	if (fj->db) {	/* a loadfile's Flush (fs_replay) */
+		ret = zcow_fstat(fj->db->flush, &st);
+		if (ret) {
+			zrun_errf(run, "job '%s': fstat of the Flush's file: %s",
+				  job->fio->name, strerror(-ret));
+			return ret;
+		}
+		*transid_ret = st.transid;
 	}
+	for (i = 0; i < fj->nr_files; i++) {
+		struct zcow_file *f = fj->files[i].f;
+
+		if (!f || (!is_all && i != fj->last))
+			continue;
+		ret = zcow_fstat(f, &st);
+		if (ret) {
+			zrun_errf(run, "job '%s': fstat of '%s': %s",
+				  job->fio->name, fj->files[i].path,
+				  strerror(-ret));
+			return ret;
+		}
+		if (st.transid > *transid_ret)
+			*transid_ret = st.transid;
+	}
+	return 0;
+}
+
+/*
+ * An fsync without the tree-log under commit_model=btrfs, in simulated
+ * time, as btrfs_sync_file() runs it (Linux 6.1 fs/btrfs/file.c,
+ * transaction.c):
+ *
+ *   the files' last transaction durable at @now (skip_inode_logging():
+ *     last_trans <= last_trans_committed)   -> nothing to do;
+ *   a commit started at @now that covers it (the handle joined that
+ *     transaction before its commit began: the waiters released by the
+ *     same unblocking)                      -> wait for that commit;
+ *   else                                    -> btrfs_start_transaction()
+ *     joins the running transaction and btrfs_commit_transaction()
+ *     commits it, even when the files' change is in a commit still
+ *     writing (last_trans_committed moves only once it is durable):
+ *     COMMIT_START first waits for the previous commit to be durable
+ *     (TRANS_STATE_SUPER_COMMITTED, in_fsync), then the critical section
+ *     (no device time in the model) and TRANS_STATE_UNBLOCKED at t0; its
+ *     nodes, flushes and superblocks are issued at t0.
+ *
+ * The running transaction blocks TRANS_START (creates, namespace
+ * operations, the other fsyncs' handles) from COMMIT_START to UNBLOCKED:
+ * every other call is held until t0, not until the commit is durable; a
+ * call after t0 is in the next transaction (in zcow: a commit of its
+ * own, after this one).  zcow's commit stays one call under the fs lock
+ * (every crash-ordering rule as it was): the transaction it closes holds
+ * exactly the calls that started before it, as btrfs's does.
+ */
+static int fsync_btrfs(struct zrun *run, struct zrun_job *job,
+		       bool is_data_only, bool is_all, uint64_t now,
+		       uint64_t *done_ret)
+{
+	struct fs_run *fr = to_fs(run);
+	enum zrun_txn_fsync what;
+	uint64_t transid, gen, at;
+	struct zrun_tick tk;
+	struct fs_held h;
+	int ret;
+
+	ret = sync_transid(run, job, is_all, &transid);
+	ret = ret ?: held_start(run, &h);
+	if (ret)
+		return ret;
+	what = zrun_txn_fsync(&fr->txns, transid, now, &at);
+	if (what != ZRUN_TXN_COMMIT) {
+		/* zcow commits nothing here: the change is in a commit */
+		zrun_tick_start(run, &tk, now);
+		ret = sync_files(run, job, is_data_only, is_all);
+		if (ret)
+			return ret;
+		*done_ret = what == ZRUN_TXN_SHARE ? at :
+						     zrun_tick_done(run, &tk);
+		return held_done(run, &h, now, *done_ret);
+	}
+	zrun_tick_start(run, &tk, at);
+	gen = zcow_fs_generation(fr->fs);
+	ret = sync_files(run, job, is_data_only, is_all);
+	if (!ret && zcow_fs_generation(fr->fs) == gen) {
+		/* the files' change is in the commit still writing */
+		ret = zcow_sync(fr->fs);
+		if (ret)
+			zrun_errf(run, "job '%s': commit: %s", job->fio->name,
+				  strerror(-ret));
+	}
+	if (ret)
+		return ret;
 	*done_ret = zrun_tick_done(run, &tk);
-	return held_done(run, &h);
+	ret = note_commit(run, now, *done_ret);
+	if (!ret && at > run->excl_all_until)
+		run->excl_all_until = at;
+	return ret;
+}
+
+static int fs_fsync(struct zrun *run, struct zrun_job *job, bool is_data_only,
+		    bool is_all, uint64_t now, uint64_t *done_ret)
+{
+	struct zrun_tick tk;
+	struct fs_held h;
+	int ret = 0;
+
+	*done_ret = now;
+	ret = take_base(run);
+	if (ret)
+		return ret;
+	if (run->set.commit_model == ZRUN_COMMIT_BTRFS && !run->set.treelog)
+		return fsync_btrfs(run, job, is_data_only, is_all, now,
+				   done_ret);
+	ret = held_start(run, &h);
+	if (ret)
+		return ret;
+	zrun_tick_start(run, &tk, now);
+	ret = sync_files(run, job, is_data_only, is_all);
+	if (ret)
+		return ret;
+	*done_ret = zrun_tick_done(run, &tk);
+	return held_done(run, &h, now, *done_ret);
 }
 
 /* Log-sync batching: the file fio's fsync=N syncs joins the next log
@@ -942,6 +1151,10 @@ static int fs_sync_join(struct zrun *run, struct zrun_job *job,
 		f = fj->db->flush;
 	else if (fj->last >= fj->nr_files || !(f = fj->files[fj->last].f))
 		return 0;
+	/* commit_model=btrfs without the log: whether the sync waits, shares
+	 * a commit or commits depends on its start (fsync_btrfs()). */
+	if (run->set.commit_model == ZRUN_COMMIT_BTRFS && !run->set.treelog)
+		return -EAGAIN;
 	ret = take_base(run);
 	if (ret)
 		return ret;
@@ -975,7 +1188,7 @@ static int fs_job_end(struct zrun *run, struct zrun_job *job, uint64_t now,
 	if (ret)
 		return ret;
 	*done_ret = zrun_tick_done(run, &tk);
-	return held_done(run, &h);
+	return held_done(run, &h, now, *done_ret);
 }
 
 /* The loadfile jobs' counters, over ramp_time's end (the first of them)
@@ -1087,7 +1300,7 @@ static int fs_replace(struct zrun *run, bool step, uint64_t now,
 		}
 	}
 	*done_ret = zrun_tick_done(run, &tk);
-	ret = ret ?: held_done(run, &h);
+	ret = ret ?: held_done(run, &h, now, *done_ret);
 	(void)zcow_replace_status(fr->fs, &run->rp_st);
 	if (ret)
 		zrun_errf(run, "replace of devid %llu onto '%s': %s",
@@ -1142,6 +1355,7 @@ static int fs_close(struct zrun *run)
 		keep_err(run, &ret, zcow_unmount(fr->fs), "unmount", NULL);
 	untimed(run, false);
 	free(fr->buf);
+	free(fr->txns.v);
 	free(fr);
 	run->tpriv = NULL;
 	return ret;

@@ -474,6 +474,11 @@ START_TEST(test_scenario_unknown_zcow_key_refused_naming_file_line)
 			 -EINVAL);
 	ck_assert_msg(strstr(want, ":2: option 'layout': a zcow run setting, "
 				   "not used by zcow crash"), "%s", want);
+	ck_assert_int_eq(run_text("[zcow]\ncommit_model=global\n[crash]\n"
+				  "workload=meta\n", want, sizeof(want)),
+			 -EINVAL);
+	ck_assert_msg(strstr(want, ":2: option 'commit_model': a zcow run "
+				   "setting"), "%s", want);
 	/* the shared keys keep zcow run's values: nodesize is checked */
 	ck_assert_int_eq(run_text("[zcow]\nnodesize=3000\n[crash]\n"
 				  "workload=meta\n", want, sizeof(want)),

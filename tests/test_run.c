@@ -704,6 +704,94 @@ START_TEST(test_run_treelog_waiting_syncs_join_one_log_write)
 }
 END_TEST
 
+/*
+ * commit_model=btrfs, the state machine of the commits in simulated time
+ * (btrfs_sync_file without the log, btrfs_commit_transaction): the set-up
+ * made generation 5 durable at 0.  Two fsyncs of changes in the running
+ * transaction 6 released at 100 share one commit (the second joined it
+ * before its commit began); a third at 130, while that commit writes,
+ * waits for it (durable at 160) and then commits transaction 7, which
+ * holds what was written after 100; an fsync at 160 of transaction 6
+ * returns at once.
+ */
+START_TEST(test_run_txn_fsync_waits_shares_or_commits)
+{
+	struct zrun_txns t = { 0 };
+	uint64_t at;
+
+	ck_assert_int_eq(zrun_txn_note(&t, 5, 0, 0), 0);
+	ck_assert_int_eq(zrun_txn_fsync(&t, 5, 100, &at), ZRUN_TXN_DURABLE);
+	ck_assert_uint_eq(at, 100);
+	/* the first fsync commits 6: no commit in progress, unblocked at
+	 * once; durable at 160 */
+	ck_assert_int_eq(zrun_txn_fsync(&t, 6, 100, &at), ZRUN_TXN_COMMIT);
+	ck_assert_uint_eq(at, 100);
+	ck_assert_int_eq(zrun_txn_note(&t, 6, 100, 160), 0);
+	/* released with it: shares it */
+	ck_assert_int_eq(zrun_txn_fsync(&t, 6, 100, &at), ZRUN_TXN_SHARE);
+	ck_assert_uint_eq(at, 160);
+	/* during its writing phase: wait for it, then commit the next */
+	ck_assert(!zrun_txn_is_durable(&t, 6, 130));
+	ck_assert_int_eq(zrun_txn_fsync(&t, 6, 130, &at), ZRUN_TXN_COMMIT);
+	ck_assert_uint_eq(at, 160);
+	ck_assert_int_eq(zrun_txn_note(&t, 7, 130, 220), 0);
+	/* a writer of the writing phase (transaction 7) */
+	ck_assert_int_eq(zrun_txn_fsync(&t, 7, 200, &at), ZRUN_TXN_COMMIT);
+	ck_assert_uint_eq(at, 220);
+	ck_assert(zrun_txn_is_durable(&t, 6, 160));
+	ck_assert_int_eq(zrun_txn_fsync(&t, 6, 160, &at), ZRUN_TXN_DURABLE);
+	ck_assert(!zrun_txn_is_durable(&t, 7, 219));
+	ck_assert(zrun_txn_is_durable(&t, 7, 220));
+	ck_assert(!zrun_txn_is_durable(&t, 8, 1000));
+	/* a generation seen already is not a commit; no commit is durable
+	 * before the one before it */
+	ck_assert_int_eq(zrun_txn_note(&t, 7, 300, 400), 0);
+	ck_assert_int_eq(zrun_txn_note(&t, 9, 230, 100), 0);
+	ck_assert_uint_eq(t.nr, 4);
+	ck_assert_uint_eq(t.v[3].gen, 9);
+	ck_assert_uint_eq(t.v[3].done, 220);
+	ck_assert(zrun_txn_is_durable(&t, 8, 220));
+	free(t.v);
+}
+END_TEST
+
+/*
+ * seed-treelog without the log, 32 clients, 2 loops (1024 fsyncs of
+ * 8 KiB files).  commit_model=global holds every client through a
+ * commit, so the fsyncs queued behind one find their files committed:
+ * one commit per 32 fsyncs, exactly 32.  commit_model=btrfs holds them
+ * only until the critical section ends; what they write next is in the
+ * next transaction, and every commit starts by waiting for the one
+ * before it, holding every call (COMMIT_START blocks TRANS_START).  The
+ * clients so run one call per commit: a file costs each client three
+ * calls (two 4 KiB writes, the fsync), so the mechanism predicts at
+ * least 3 commits per 32 fsyncs, 96 here, three times global's.
+ */
+START_TEST(test_run_treelog_off_btrfs_commits_per_fsync_above_lockstep_bound)
+{
+	static const char *const models[] = { "commit_model=global",
+					      "commit_model=btrfs" };
+	double commits[2];
+	unsigned int m;
+
+	for (m = 0; m < 2; m++) {
+		const char *sets[] = { "numjobs=32", "loops=2", "treelog=off",
+				       models[m] };
+		char *d = run_treelog(sets, 4), *s = summary_no_wall(d);
+
+		ck_assert(json_num(s, "\"nr_fsyncs\"") == 1024);
+		commits[m] = json_num(s, "\"nr_commits\"");
+		ck_assert(strstr(s, m ? "\"commit_model\": \"btrfs\"" :
+					"\"commit_model\": \"global\""));
+		free(s);
+		free(d);
+	}
+	ck_assert_msg(commits[0] == 32, "global: %.0f commits", commits[0]);
+	ck_assert_msg(commits[1] >= 96, "btrfs: %.0f commits < 96",
+		      commits[1]);
+}
+END_TEST
+
 #define TL_IMG "/tmp/zcow-test-treelog.img"
 
 /* Run the treelog workload on an image (3 clients, 1 loop of 2 files,
@@ -1347,6 +1435,10 @@ START_TEST(test_run_set_and_zcow_values_name_file_line_option)
 				"0..18446744073709551615" },
 		{ "repetitions", "1001", "f:3: option 'repetitions': not a "
 					 "number in 1..1000" },
+		{ "commit_model", "lazy", "f:3: option 'commit_model': not "
+					  "btrfs or global" },
+		{ "commit_model", "", "f:3: option 'commit_model': needs a "
+				      "value" },
 	};
 	struct zrun_settings set;
 	char err[1024];
@@ -1739,6 +1831,9 @@ Suite *run_suite(void)
 	tcase_add_test(tc,
 		       test_run_treelog_commits_and_log_syncs_do_not_overlap);
 	tcase_add_test(tc, test_run_treelog_waiting_syncs_join_one_log_write);
+	tcase_add_test(tc, test_run_txn_fsync_waits_shares_or_commits);
+	tcase_add_test(
+		tc, test_run_treelog_off_btrfs_commits_per_fsync_above_lockstep_bound);
 	tcase_add_test(tc, test_run_treelog_client_dirs_hold_exact_files);
 	tcase_add_test(tc,
 		       test_run_treelog_renames_and_unlinks_leave_their_names);

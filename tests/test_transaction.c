@@ -785,6 +785,58 @@ START_TEST(test_txn_reserve_holds_back_little_on_default_geometry)
 }
 END_TEST
 
+/*
+ * The transactions an fsync without the tree-log sees (the core's side of
+ * commit_model=btrfs, harness/run_fs.c): a change belongs to the running
+ * transaction (generation + 1); the fsync that commits it makes exactly
+ * that generation durable; a change made after that commit belongs to the
+ * next one, and a second fsync of a file committed already commits
+ * nothing.
+ */
+START_TEST(test_txn_write_after_commit_lands_in_the_next_generation)
+{
+	struct zcow_mkfs_opts mko = { .seed = 5 };
+	struct zcow_mount_opts mo = { .no_treelog = true };
+	struct zdev *dev = new_sim(16, ZS, 0, 5);
+	struct zcow_file *a, *b;
+	struct zcow_statfs st;
+	struct zcow_stat sa, sb;
+	struct zcow_fs *fs;
+	uint8_t buf[4096];
+	uint64_t g, commits;
+
+	memset(buf, 3, sizeof(buf));
+	ck_assert_int_eq(zcow_mkfs(dev, &mko), 0);
+	ck_assert_int_eq(zcow_mount(dev, &mo, &fs), 0);
+	g = zcow_fs_generation(fs);
+	ck_assert_int_eq(zcow_open(fs, "/a", O_CREAT | O_RDWR, &a), 0);
+	ck_assert_int_eq(zcow_pwrite(a, buf, sizeof(buf), 0), 4096);
+	ck_assert_int_eq(zcow_fstat(a, &sa), 0);
+	ck_assert_uint_eq(sa.transid, g + 1);
+	ck_assert_int_eq(zcow_statfs(fs, &st), 0);
+	commits = st.nr_commits;
+	ck_assert_int_eq(zcow_fsync(a), 0);
+	ck_assert_uint_eq(zcow_fs_generation(fs), g + 1);
+	/* the next writer is in the next transaction */
+	ck_assert_int_eq(zcow_open(fs, "/b", O_CREAT | O_RDWR, &b), 0);
+	ck_assert_int_eq(zcow_pwrite(b, buf, sizeof(buf), 0), 4096);
+	ck_assert_int_eq(zcow_fstat(b, &sb), 0);
+	ck_assert_uint_eq(sb.transid, g + 2);
+	/* /a is durable: its second fsync commits nothing */
+	ck_assert_int_eq(zcow_fsync(a), 0);
+	ck_assert_uint_eq(zcow_fs_generation(fs), g + 1);
+	ck_assert_int_eq(zcow_fsync(b), 0);
+	ck_assert_uint_eq(zcow_fs_generation(fs), g + 2);
+	ck_assert_int_eq(zcow_statfs(fs, &st), 0);
+	ck_assert_uint_eq(st.nr_commits, commits + 2);
+	ck_assert_uint_eq(st.nr_fsyncs, 3);
+	zcow_close(a);
+	zcow_close(b);
+	ck_assert_int_eq(zcow_unmount(fs), 0);
+	zdev_close(dev);
+}
+END_TEST
+
 Suite *transaction_suite(void)
 {
 	Suite *s = suite_create("transaction_suite");
@@ -807,6 +859,8 @@ Suite *transaction_suite(void)
 	tcase_add_test(tc, test_txn_node_count_follows_splits_merges_and_cow);
 	tcase_add_test(tc,
 		       test_txn_reserve_holds_back_little_on_default_geometry);
+	tcase_add_test(tc,
+		       test_txn_write_after_commit_lands_in_the_next_generation);
 	suite_add_tcase(s, tc);
 	tcase_set_timeout(cr, 120);
 	tcase_add_loop_test(
