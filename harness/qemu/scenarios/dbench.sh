@@ -155,6 +155,13 @@ one_run() {
 	[ "$wl_rc" = 0 ] && [ "$um_rc" = 0 ]
 }
 
+# checkpoint: what $OUT holds so far onto the results namespace (as
+# guest-init does at the end), flushed past the page cache: if the kernel
+# hangs in a later run, the host still gets the runs before it.
+checkpoint() {
+	tar -cf /dev/nvme0n2 -C "$OUT" . && blockdev --flushbufs /dev/nvme0n2
+}
+
 for wl in $(echo "$WORKLOADS" | tr ',' ' '); do
 	case $wl in
 	dbench) list=$DB_CLIENTS ;;
@@ -169,7 +176,9 @@ for wl in $(echo "$WORKLOADS" | tr ',' ' '); do
 		p=1
 		while [ "$p" -le "$PAIRS" ]; do
 			step "$wl-c$n-on-$p" one_run "$wl" "$n" on "$p"
+			checkpoint
 			step "$wl-c$n-off-$p" one_run "$wl" "$n" off "$p"
+			checkpoint
 			p=$((p + 1))
 		done
 	done
