@@ -23,7 +23,9 @@ tree-log setting:
                     data); zcow: superblock + tree + tree-log bytes
   device KiB/fsync  everything written to the device
 
-Per-fsync figures divide the sums over a key's runs (fsyncs: the kernel's
+A later --kernel replaces the earlier ones' runs of each workload and
+client count it has (a focused rerun, e.g. dbench 32 with a longer T,
+over a full matrix).  Per-fsync figures divide the sums over a key's runs (fsyncs: the kernel's
 fsync syscalls; zcow's fs_fsync.nr_fsyncs).  Clients of a zcow run = its
 jobs.  --md / --csv write the table (default: markdown on stdout).
 Exit status 2 on a usage error.  Standard library only.
@@ -197,7 +199,10 @@ def main(argv):
         for arg in a.kernel:
             src, runs = kernel_runs(arg)
             sources["kernel"].append(src)
-            kruns += runs
+            # A later VM run replaces the earlier ones' runs of its keys.
+            keys = {(r["workload"], r["clients"]) for r in runs}
+            kruns = [r for r in kruns
+                     if (r["workload"], r["clients"]) not in keys] + runs
         for arg in a.zcow:
             wl, sep, folder = arg.partition("=")
             if not sep or not wl or not folder:

@@ -75,6 +75,25 @@ START_TEST(test_fsync_table_markdown_is_exact)
 }
 END_TEST
 
+/* A second --kernel replaces the first one's runs of the same workload
+ * and client count: the same summary twice gives the same table, each
+ * key still of its own runs (2 and 1), not twice as many. */
+START_TEST(test_fsync_table_later_kernel_run_replaces_its_keys)
+{
+	int st;
+	char *out = capture(TABLE " --kernel " DATA "/kernel", &st);
+
+	ck_assert_msg(st == 0, "exit %d\n%s", st, out);
+	ck_assert_ptr_nonnull(strstr(out,
+		"| dbench | 8 | off | 14.0 | 250.0 | 1.50 | 0.80 | 1.0267 | "
+		"0.1250 | 1.0267 | 0.2500 | 194.7 | 18.0 | 304.7 | 26.0 | 2 | 1 |"));
+	ck_assert_ptr_nonnull(strstr(out,
+		"| fio | 32 | on | 800.0 |  | 4.00 |  | 0.0010 |  | 0.1000 |  "
+		"| 8.0 |  | 12.0 |  | 1 |  |"));
+	free(out);
+}
+END_TEST
+
 START_TEST(test_fsync_table_csv_is_exact)
 {
 	int st;
@@ -136,6 +155,7 @@ Suite *fsync_table_suite(void)
 
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, test_fsync_table_markdown_is_exact);
+	tcase_add_test(tc, test_fsync_table_later_kernel_run_replaces_its_keys);
 	tcase_add_test(tc, test_fsync_table_csv_is_exact);
 	tcase_add_test(tc, test_fsync_table_usage_errors_exit_2);
 	suite_add_tcase(s, tc);
