@@ -9,7 +9,8 @@
 #                   results/<UTC time>-gc/
 #   ./run.sh vm [SCENARIO...]
 #                   QEMU NVMe ZNS regression runs (smoke, conform,
-#                   workload, peers, sblog, gc),
+#                   workload, peers, sblog, gc, replace, dbench: the
+#                   kernel's btrfs under fsync load, tree-log on / off),
 #                   results in results/<UTC time>-vm-<scenario>/
 set -euo pipefail
 cd "$(dirname "$0")"

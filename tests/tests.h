@@ -42,6 +42,7 @@
 	SUITE(dbench_suite)    \
 	SUITE(gc_suite)        \
 	SUITE(gcbench_suite)   \
+	SUITE(fsync_table_suite) \
 	SUITE(corpus_suite)    \
 	SUITE(vm_suite)		/* keep last: the VM smoke run (ZCOW_VM=1) */
 

@@ -6,7 +6,9 @@ conform*.txt, peers files) and writes OUT/summary.json, copies the
 conformance output to OUT/, for the peers scenario writes
 OUT/peers.md (the table) and OUT/peers.svg (gnuplot, when installed) from
 the fio JSON and zone reports, and for the gc scenario OUT/gc.md and
-OUT/gc.csv (the kernel's btrfs beside zcow under sustained overwrite).
+OUT/gc.csv (the kernel's btrfs beside zcow under sustained overwrite), and
+for the dbench scenario OUT/dbench.md (fsync load, tree-log on / off: per
+run throughput and per-fsync commits, flushes, metadata and device bytes).
 Standard library only.
 """
 import argparse
@@ -415,6 +417,198 @@ def gc(out, guest):
             "rows": rows}
 
 
+# dbench scenario: one run per result-<tag>.txt (docs/vm.md).
+HIST_HITS_RE = re.compile(r"^\s*Hits:\s*(\d+)", re.M)
+HIST_RQ_RE = re.compile(r"rwbs:\s*(\S+)\s*\}\s*hitcount:\s*(\d+)"
+                        r"\s+bytes:\s*(\d+)")
+
+
+def hist_hits(path):
+    """Total hits of a trace hist trigger's output, None when missing."""
+    m = HIST_HITS_RE.search(read(path))
+    return int(m.group(1)) if m else None
+
+
+def hist_requests(path):
+    """Block requests issued by kind (rwbs): {rwbs: [count, bytes]}."""
+    out = {}
+    for m in HIST_RQ_RE.finditer(read(path)):
+        c = out.setdefault(m.group(1), [0, 0])
+        c[0] += int(m.group(2))
+        c[1] += int(m.group(3))
+    return out
+
+
+def block_stat(path):
+    """/sys/block/<dev>/stat as a list of ints (Documentation/block/stat)."""
+    return [int(x) for x in read(path).split()]
+
+
+def commit_stats_commits(path):
+    m = re.search(r"^commits (\d+)", read(path), re.M)
+    return int(m.group(1)) if m else None
+
+
+def dbench_throughput(text):
+    """dbench's "Throughput X MB/sec" line and its per-op counts."""
+    m = re.search(r"^Throughput ([0-9.]+) MB/sec", text, re.M)
+    ops = {o: int(c) for o, c in
+           re.findall(r"^ (\w+)\s+(\d+)\s+[0-9.]+\s+[0-9.]+$", text, re.M)}
+    return (float(m.group(1)) if m else None), ops
+
+
+def fio_fsyncs(path):
+    """fio JSON: fsyncs per second (each job's fsyncs over its runtime,
+    summed), fsyncs fio counted, job errors."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+        m = re.search(r"^\{", text, re.M)
+        data, _ = json.JSONDecoder().raw_decode(text[m.start():])
+    except (OSError, ValueError, AttributeError):
+        return None, None, None
+    rate, count, errors = 0.0, 0, 0
+    for job in data.get("jobs") or []:
+        n = job.get("sync", {}).get("total_ios", 0)
+        count += n
+        if job.get("job_runtime"):
+            rate += n / (job["job_runtime"] / 1000)
+        errors += 1 if job.get("error") else 0
+    return round(rate, 1), count, errors
+
+
+def per_fsync(v, fsyncs, scale=1):
+    return round(v / scale / fsyncs, 4) if v is not None and fsyncs else None
+
+
+def dbench_row(guest, tag):
+    r = kv_file(os.path.join(guest, f"result-{tag}.txt"))
+    path = lambda name: os.path.join(guest, f"{tag}-{name}.txt")
+    row = {"workload": r.get("workload"),
+           "clients": int_or_none(r.get("clients")),
+           "treelog": r.get("treelog"),
+           "pair": int_or_none(r.get("pair")),
+           "rc": int_or_none(r.get("rc")),
+           "workload_seconds": float(r["workload_seconds"])
+           if r.get("workload_seconds") else None}
+    if row["workload"] == "fio":
+        rate, counted, errors = fio_fsyncs(path("out"))
+        row.update(throughput=rate, throughput_unit="fsync/s",
+                   fsyncs_reported=counted, job_errors=errors)
+    else:
+        mbs, ops = dbench_throughput(read(path("out")))
+        row.update(throughput=mbs, throughput_unit="MB/s",
+                   fsyncs_reported=ops.get("Flush"), ops=ops)
+    fs = hist_hits(path("hist-sys_enter_fsync"))
+    fds = hist_hits(path("hist-sys_enter_fdatasync"))
+    row["fsyncs"] = None if fs is None else fs + (fds or 0)
+    row["commits"] = hist_hits(path("hist-btrfs_transaction_commit"))
+    g0 = int_or_none(read(path("gen-before")).strip())
+    g1 = int_or_none(read(path("gen-after")).strip())
+    row["commits_generation"] = g1 - g0 \
+        if g0 is not None and g1 is not None else None
+    c0 = commit_stats_commits(path("commit-stats-before"))
+    c1 = commit_stats_commits(path("commit-stats-after"))
+    row["commits_commit_stats"] = c1 - c0 \
+        if c0 is not None and c1 is not None else None
+    s0, s1 = block_stat(path("stat-before")), block_stat(path("stat-after"))
+    if len(s0) >= 17 and len(s1) >= 17:
+        # Fields 7 (sectors written, 512 bytes each, Zone Append included)
+        # and 16 (flush requests).
+        row["device_bytes"] = (s1[6] - s0[6]) * 512
+        row["flushes"] = s1[15] - s0[15]
+    else:
+        row["device_bytes"] = row["flushes"] = None
+    rq = hist_requests(path("hist-block_rq_issue"))
+    row["requests"] = {k: {"count": c, "bytes": b} for k, (c, b) in
+                       sorted(rq.items())}
+    # btrfs zoned (6.1) writes file data by Zone Append (rwbs N...) and
+    # everything else (tree blocks, tree-log, superblocks) by regular
+    # writes (W): metadata = the bytes of regular writes.
+    row["metadata_bytes"] = sum(b for k, (c, b) in rq.items() if "W" in k) \
+        if rq else None
+    row["data_bytes"] = row["device_bytes"] - row["metadata_bytes"] \
+        if rq and row["device_bytes"] is not None else None
+    f = row["fsyncs"]
+    row["per_fsync"] = {
+        "commits": per_fsync(row["commits"], f),
+        "flushes": per_fsync(row["flushes"], f),
+        "metadata_kib": per_fsync(row["metadata_bytes"], f, 1024),
+        "device_kib": per_fsync(row["device_bytes"], f, 1024)}
+    return row
+
+
+def dbench_ratios(rows):
+    """Tree-log on / off throughput per workload and client count, over
+    the mean of its pairs."""
+    keys = []
+    for r in rows:
+        k = (r["workload"], r["clients"])
+        if k not in keys:
+            keys.append(k)
+    out = []
+    for wl, n in keys:
+        mean = {}
+        for mode in ("on", "off"):
+            v = [r["throughput"] for r in rows if r["workload"] == wl and
+                 r["clients"] == n and r["treelog"] == mode and
+                 r["throughput"] is not None]
+            mean[mode] = round(sum(v) / len(v), 3) if v else None
+        out.append({"workload": wl, "clients": n,
+                    "throughput_on": mean["on"],
+                    "throughput_off": mean["off"],
+                    "on_off": round(mean["on"] / mean["off"], 3)
+                    if mean["on"] and mean["off"] else None})
+    return out
+
+
+def dbench(out, guest):
+    setup = kv_file(os.path.join(guest, "dbench-setup.txt"))
+    tags = [n[len("result-"):-len(".txt")] for n in sorted(os.listdir(guest))
+            if n.startswith("result-") and n.endswith(".txt")]
+    rows = [dbench_row(guest, t) for t in tags]
+    order = {"dbench": 0, "fio": 1}
+    rows.sort(key=lambda r: (order.get(r["workload"], 2), r["workload"] or "",
+                             r["clients"] or 0, r["pair"] or 0,
+                             r["treelog"] != "on"))
+    ratios = dbench_ratios(rows)
+    ratio = {(x["workload"], x["clients"]): x["on_off"] for x in ratios}
+
+    def num(v):
+        return "" if v is None else str(v)
+
+    lines = ["| workload | clients | pair | tree-log | throughput | fsyncs "
+             "(syscalls) | fsyncs (tool) | commits (trace / generation) "
+             "| commits / fsync | flushes / fsync | metadata KiB / fsync "
+             "| device KiB / fsync | data MiB | metadata MiB |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        p = r["per_fsync"]
+        mib = lambda v: "" if v is None else f"{v / 2**20:.1f}"
+        tp = "" if r["throughput"] is None else \
+            f"{r['throughput']} {r['throughput_unit']}"
+        if r["rc"] != 0:
+            tp = f"failed (rc {r['rc']})"
+        lines.append(
+            f"| {r['workload']} | {num(r['clients'])} | {num(r['pair'])} | "
+            f"{r['treelog']} | {tp} | {num(r['fsyncs'])} | "
+            f"{num(r['fsyncs_reported'])} | {num(r['commits'])} / "
+            f"{num(r['commits_generation'])} | {num(p['commits'])} | "
+            f"{num(p['flushes'])} | {num(p['metadata_kib'])} | "
+            f"{num(p['device_kib'])} | {mib(r['data_bytes'])} | "
+            f"{mib(r['metadata_bytes'])} |")
+    lines += ["", "| workload | clients | throughput on | throughput off "
+              "| on / off |", "|---|---|---|---|---|"]
+    for x in ratios:
+        lines.append(f"| {x['workload']} | {x['clients']} | "
+                     f"{num(x['throughput_on'])} | {num(x['throughput_off'])}"
+                     f" | {num(ratio[(x['workload'], x['clients'])])} |")
+    with open(os.path.join(out, "dbench.md"), "w", encoding="utf-8") as f:
+        f.write("\n".join(lines) + "\n")
+    print("\n".join(lines))
+    return {"setup": setup, "rows": rows, "ratios": ratios}
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("out")
@@ -462,6 +656,8 @@ def main():
         summary["peers"] = peers(a.out, guest)
     if os.path.exists(os.path.join(guest, "gc-setup.txt")):
         summary["gc"] = gc(a.out, guest)
+    if os.path.exists(os.path.join(guest, "dbench-setup.txt")):
+        summary["dbench"] = dbench(a.out, guest)
     zruns = []
     zdir = os.path.join(guest, "zrun")
     for name in sorted(os.listdir(zdir)) if os.path.isdir(zdir) else []:

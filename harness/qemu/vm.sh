@@ -28,8 +28,10 @@ ROOT=$PWD
 QDIR=$ROOT/harness/qemu
 WORK=$ROOT/build-vm
 PACKAGES=(qemu-system-x86 linux-image-amd64 busybox-static fio btrfs-progs
-	util-linux nvme-cli cpio kmod libzbd-dev zbd-utils)
-GUEST_BINS=(fio mkfs.btrfs btrfs blkzone blkdiscard nvme zbd)
+	util-linux nvme-cli cpio kmod libzbd-dev zbd-utils dbench)
+GUEST_BINS=(fio mkfs.btrfs btrfs blkzone blkdiscard nvme zbd dbench)
+# Data files the guest binaries need (dbench's load file).
+GUEST_FILES=(/usr/share/dbench/client.txt)
 MODULES=(nvme btrfs crc32c_generic crc32c_intel xxhash_generic blake2b_generic)
 
 log() {
@@ -118,6 +120,9 @@ build_initramfs() {
 			"$ROOT"/configs/*.fio "$ROOT"/configs/*.scenario \
 			"$QDIR"/configs/*.fio "$QDIR"/configs/*.scenario
 		sha256sum "$ROOT/build-static/zcow"
+		for path in "${GUEST_FILES[@]}"; do
+			[ -e "$path" ] && sha256sum "$path"
+		done
 		for bin in "${GUEST_BINS[@]}"; do
 			path=$(command -v "$bin" || true)
 			[ -n "$path" ] && sha256sum "$path"
@@ -146,6 +151,13 @@ build_initramfs() {
 		copy_with_libs "$tree" "$path"
 		[ -e "$tree/bin/$bin" ] || [ "$(dirname "$path")" = /bin ] ||
 			ln -sf "$path" "$tree/bin/$bin"
+	done
+	for path in "${GUEST_FILES[@]}"; do
+		if [ -e "$path" ]; then
+			cp -L --parents "$path" "$tree"
+		else
+			log "warning: $path not found; not in the guest"
+		fi
 	done
 	cp "$ROOT/build-static/zcow" "$tree/bin/zcow"
 	cp "$QDIR/guest-init.sh" "$tree/init"
