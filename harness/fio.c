@@ -484,7 +484,11 @@ static void job_defaults(struct zfio_job *j)
 	memset(j, 0, sizeof(*j));
 	j->rw = ZFIO_READ;	/* fio's default */
 	j->rwmixread = 50;
-	j->bs = 4096;
+	j->bs = j->bs_max = 4096;
+	j->bs_min_d[ZFIO_DDIR_READ] = j->bs_max_d[ZFIO_DDIR_READ] = 4096;
+	j->bs_min_d[ZFIO_DDIR_WRITE] = j->bs_max_d[ZFIO_DDIR_WRITE] = 4096;
+	j->bs_min_d[ZFIO_DDIR_TRIM] = j->bs_max_d[ZFIO_DDIR_TRIM] = 4096;
+	j->bs_opt = ZFIO_OPT_BS;
 	j->nrfiles = 1;
 	j->numjobs = 1;
 	j->iodepth = 1;
@@ -793,21 +797,6 @@ static int set_size(const struct opt *o, const struct opt_arg *a)
 static int set_bytes(const struct opt *o, const struct opt_arg *a)
 {
 	return get_bytes(a->kv, a->j->kb_base, field(o, a), a->err, a->len);
-}
-
-/* The block size: bytes, not 0, at most o->max (ZFIO_MAX_BS). */
-static int set_bs(const struct opt *o, const struct opt_arg *a)
-{
-	uint64_t *bs = field(o, a);
-	int r = get_bytes(a->kv, a->j->kb_base, bs, a->err, a->len);
-
-	if (!r && !*bs)
-		return fail(a->err, a->len, a->kv, "block size 0");
-	if (!r && *bs > o->max)
-		return fail(a->err, a->len, a->kv, "%llu bytes is above the "
-			    "limit of %llu (256 MiB)", (unsigned long long)*bs,
-			    (unsigned long long)o->max);
-	return r;
 }
 
 static int set_str(const struct opt *o, const struct opt_arg *a)
@@ -1205,6 +1194,187 @@ static int set_dist(const struct opt *o, const struct opt_arg *a)
 	}
 }
 
+
+/* ---- the options that shape the I/O stream ---------------------------- */
+
+/*
+ * bs, bsrange, bssplit: the sizes of a job's I/Os, per direction
+ * (split_ddir(), as fio), in struct zfio_job's bs_min_d/bs_max_d and
+ * bssplit; check_job() derives the job's block (bs) and largest I/O
+ * (bs_max) from the directions it issues.
+ */
+
+/* A block size in bytes in @s: not 0, at most o->max. */
+static int get_bs_str(const struct opt *o, const struct opt_arg *a,
+		      const char *s, uint64_t *ret)
+{
+	struct zfio_size sz;
+
+	if (zfio_parse_size(s, a->j->kb_base, &sz) || sz.unit != ZFIO_BYTES)
+		return fail(a->err, a->len, a->kv, "'%s' is not a size", s);
+	if (!sz.val)
+		return fail(a->err, a->len, a->kv, "block size 0");
+	if (sz.val > o->max)
+		return fail(a->err, a->len, a->kv, "%llu bytes is above the "
+			    "limit of %llu (256 MiB)",
+			    (unsigned long long)sz.val,
+			    (unsigned long long)o->max);
+	*ret = sz.val;
+	return 0;
+}
+
+/* Copy the value (it must have one) and split it per direction. */
+static int split_val(const struct opt_arg *a, char *buf, size_t len,
+		     const char *parts[ZFIO_NR_DDIR])
+{
+	if (!a->kv->has_val || !a->kv->val[0])
+		return fail(a->err, a->len, a->kv, "needs a value");
+	snprintf(buf, len, "%s", a->kv->val);
+	return split_ddir(a, buf, parts);
+}
+
+/* bs=int[,int][,int]: one size per direction. */
+static int set_bs(const struct opt *o, const struct opt_arg *a)
+{
+	struct zfio_job *j = a->j;
+	const char *parts[ZFIO_NR_DDIR];
+	char buf[ZFIO_VAL_LEN];
+	unsigned int d;
+	uint64_t v;
+	int r = split_val(a, buf, sizeof(buf), parts);
+
+	for (d = 0; !r && d < ZFIO_NR_DDIR; d++) {
+		if (!parts[d] || (r = get_bs_str(o, a, parts[d], &v)))
+			continue;
+		j->bs_min_d[d] = j->bs_max_d[d] = v;
+		j->nr_bssplit[d] = 0;
+	}
+	if (!r)
+		j->bs_opt = ZFIO_OPT_BS;
+	return r;
+}
+
+/* bsrange=min-max[,min-max][,min-max] ("min:max" too; fio swaps a
+ * reversed pair). */
+static int set_bsrange(const struct opt *o, const struct opt_arg *a)
+{
+	struct zfio_job *j = a->j;
+	const char *parts[ZFIO_NR_DDIR];
+	char buf[ZFIO_VAL_LEN];
+	unsigned int d;
+	int r = split_val(a, buf, sizeof(buf), parts);
+
+	for (d = 0; !r && d < ZFIO_NR_DDIR; d++) {
+		char one[ZFIO_VAL_LEN], *sep;
+		uint64_t lo, hi;
+
+		if (!parts[d])
+			continue;
+		snprintf(one, sizeof(one), "%s", parts[d]);
+		sep = strchr(one, '-');
+		if (!sep)
+			sep = strchr(one, ':');
+		if (!sep)
+			return fail(a->err, a->len, a->kv, "'%s' is not a "
+				    "range (min-max)", parts[d]);
+		*sep = '\0';
+		r = get_bs_str(o, a, one, &lo);
+		r = r ?: get_bs_str(o, a, sep + 1, &hi);
+		if (r)
+			return r;
+		j->bs_min_d[d] = lo < hi ? lo : hi;
+		j->bs_max_d[d] = lo < hi ? hi : lo;
+		j->nr_bssplit[d] = 0;
+	}
+	if (!r)
+		j->bs_opt = ZFIO_OPT_BSRANGE;
+	return r;
+}
+
+/*
+ * One direction of bssplit: "bs[/pct]:bs[/pct]:..." (fio's
+ * bssplit_ddir()).  An entry without a percentage, or with 0, shares
+ * what the others leave of 100 (integer division, as fio); the list is
+ * sorted by percentage, ties in written order.
+ */
+static int parse_bssplit(const struct opt *o, const struct opt_arg *a,
+			 enum zfio_ddir d, char *s)
+{
+	struct zfio_job *j = a->j;
+	struct zfio_bssplit *e = j->bssplit[d];
+	uint32_t n = 0, i, k, sum = 0, nr_missing = 0;
+	uint64_t lo = UINT64_MAX, hi = 0;
+	char *tok, *save = NULL;
+	int r;
+
+	for (tok = strtok_r(s, ":", &save); tok;
+	     tok = strtok_r(NULL, ":", &save)) {
+		char *slash = strchr(tok, '/');
+		uint32_t pct = 0;
+
+		if (n == ZFIO_MAX_BSSPLIT)
+			return fail(a->err, a->len, a->kv, "more than %u "
+				    "entries", ZFIO_MAX_BSSPLIT);
+		if (slash) {
+			*slash = '\0';
+			if (!get_pct_str(slash + 1, &pct))
+				return fail(a->err, a->len, a->kv, "'%s' is "
+					    "not a percentage (0..100)",
+					    slash + 1);
+		}
+		r = get_bs_str(o, a, tok, &e[n].bs);
+		if (r)
+			return r;
+		e[n].pct = pct;
+		if (!pct)
+			nr_missing++;
+		sum += pct;
+		lo = e[n].bs < lo ? e[n].bs : lo;
+		hi = e[n].bs > hi ? e[n].bs : hi;
+		n++;
+	}
+	if (!n)
+		return fail(a->err, a->len, a->kv, "no block sizes");
+	if (sum > 100)
+		return fail(a->err, a->len, a->kv, "percentages add to %u, "
+			    "more than 100", sum);
+	for (i = 0; i < n && nr_missing; i++)
+		if (!e[i].pct)
+			e[i].pct = n == 1 ? 0 : (100 - sum) / nr_missing;
+	for (i = 1; i < n; i++) {	/* stable insertion sort */
+		struct zfio_bssplit x = e[i];
+
+		for (k = i; k && e[k - 1].pct > x.pct; k--)
+			e[k] = e[k - 1];
+		e[k] = x;
+	}
+	j->nr_bssplit[d] = n;
+	j->bs_min_d[d] = lo;
+	j->bs_max_d[d] = hi;
+	return 0;
+}
+
+/* bssplit=list[,list][,list] */
+static int set_bssplit(const struct opt *o, const struct opt_arg *a)
+{
+	const char *parts[ZFIO_NR_DDIR];
+	char buf[ZFIO_VAL_LEN];
+	unsigned int d;
+	int r = split_val(a, buf, sizeof(buf), parts);
+
+	for (d = 0; !r && d < ZFIO_NR_DDIR; d++) {
+		char one[ZFIO_VAL_LEN];
+
+		if (!parts[d])
+			continue;
+		snprintf(one, sizeof(one), "%s", parts[d]);
+		r = parse_bssplit(o, a, (enum zfio_ddir)d, one);
+	}
+	if (!r)
+		a->j->bs_opt = ZFIO_OPT_BSSPLIT;
+	return r;
+}
+
 static const struct opt_val rw_vals[] = {
 	{ "read", ZFIO_READ }, { "write", ZFIO_WRITE },
 	{ "randread", ZFIO_RANDREAD }, { "randwrite", ZFIO_RANDWRITE },
@@ -1232,7 +1402,7 @@ static const struct opt opts[] = {
 	{ "rwmixread", NULL, set_pct, JOB_FIELD(rwmixread, uint32_t) },
 	{ "rwmixwrite", NULL, set_pct_complement,
 	  JOB_FIELD(rwmixread, uint32_t) },
-	{ "bs", "blocksize", set_bs, JOB_FIELD(bs, uint64_t),
+	{ "bs", "blocksize", set_bs, JOB_FIELD(bs_min_d[0], uint64_t),
 	  .max = ZFIO_MAX_BS },
 	{ "size", NULL, set_size, JOB_FIELD(size, struct zfio_size) },
 	{ "filesize", NULL, set_size, JOB_FIELD(filesize, struct zfio_size) },
@@ -1309,6 +1479,15 @@ static const struct opt opts[] = {
 	{ "percentage_sequential", NULL, set_pct_random,
 	  JOB_FIELD(pct_random[0], uint32_t),
 	  .min = 1 },
+	/* ---- the options that shape the I/O stream (sizes, rates) ---- */
+	{ "bsrange", "blocksize_range", set_bsrange,
+	  JOB_FIELD(bs_min_d[0], uint64_t), .max = ZFIO_MAX_BS },
+	{ "bssplit", NULL, set_bssplit, JOB_FIELD(bs_min_d[0], uint64_t),
+	  .max = ZFIO_MAX_BS },
+	{ "bs_unaligned", "blocksize_unaligned", set_bool,
+	  JOB_FIELD(bs_unaligned, bool) },
+	{ "bs_is_seq_rand", NULL, set_bool, JOB_FIELD(bs_is_seq_rand, bool) },
+	/* ---- end of the I/O stream options ---- */
 };
 
 /* The row of option @key (its name or alias); NULL: not a job option. */
@@ -1363,6 +1542,7 @@ static const char *const opt_names[ZFIO_NR_OPTS] = {
 	[ZFIO_OPT_LOOPS] = "loops", [ZFIO_OPT_WAIT_FOR] = "wait_for",
 	[ZFIO_OPT_IOENGINE] = "ioengine",
 	[ZFIO_OPT_RANDOM_DISTRIBUTION] = "random_distribution",
+	[ZFIO_OPT_BSRANGE] = "bsrange", [ZFIO_OPT_BSSPLIT] = "bssplit",
 };
 
 const char *zfio_opt_name(enum zfio_opt opt)
@@ -1485,6 +1665,57 @@ static bool is_relative_size(const struct zfio_kv *kv)
 	return o && o->set == set_size;
 }
 
+/*
+ * The job's block and largest I/O from the sizes of the directions it
+ * issues (bs_is_seq_rand: the "read" sizes where its offsets are
+ * sequential, the "write" ones where random).  fio keeps an offset unit
+ * per direction; zcow one per job, so the directions a job issues must
+ * share their smallest size.
+ */
+static int resolve_bs(struct zfio_job *j, char *err, size_t len)
+{
+	static const char *const names[ZFIO_NR_DDIR] = { "reads", "writes",
+							 "trims" };
+	bool is_used[ZFIO_NR_DDIR] = { false };
+	bool is_rand = zfio_rw_is_random(j->rw);
+	unsigned int d, first = ZFIO_NR_DDIR;
+
+	if (j->bs_is_seq_rand) {
+		bool has_seq = !is_rand, has_rand = false;
+
+		for (d = 0; d < ZFIO_NR_DDIR && is_rand; d++) {
+			has_seq |= j->pct_random[d] < 100;
+			has_rand |= j->pct_random[d] > 0;
+		}
+		is_used[ZFIO_DDIR_READ] = has_seq;
+		is_used[ZFIO_DDIR_WRITE] = has_rand;
+	} else {
+		is_used[ZFIO_DDIR_READ] = zfio_rw_has_read(j->rw);
+		is_used[ZFIO_DDIR_WRITE] = zfio_rw_has_write(j->rw);
+		is_used[ZFIO_DDIR_TRIM] = j->rw == ZFIO_TRIM ||
+					  j->rw == ZFIO_RANDTRIM;
+	}
+	j->bs_max = 0;
+	for (d = 0; d < ZFIO_NR_DDIR; d++) {
+		if (!is_used[d])
+			continue;
+		if (first == ZFIO_NR_DDIR)
+			first = d;
+		if (j->bs_min_d[d] != j->bs_min_d[first])
+			return fail_opt(err, len, j, j->bs_opt, "the smallest "
+					"I/O of %s is %llu bytes, of %s %llu: "
+					"a job's directions must share it (its "
+					"offset unit)", names[first],
+					(unsigned long long)j->bs_min_d[first],
+					names[d],
+					(unsigned long long)j->bs_min_d[d]);
+		if (j->bs_max_d[d] > j->bs_max)
+			j->bs_max = j->bs_max_d[d];
+	}
+	j->bs = j->bs_min_d[first];
+	return 0;
+}
+
 /* Options that only make sense in zonemode=zbd, 'z' sizes, and the
  * rename + unlink percentages (at most 100 once resolved). */
 static int check_job(struct zfio_job *j, const struct zfio_kv *const *src,
@@ -1524,7 +1755,7 @@ static int check_job(struct zfio_job *j, const struct zfio_kv *const *src,
 		return fail_at(err, len, j->file, j->line,
 			       "job '%s': zonecapacity above zonesize",
 			       j->name);
-	return 0;
+	return resolve_bs(j, err, len);
 }
 
 static int resolve(struct zfio_spec *spec, const char *const *sets,
@@ -2057,6 +2288,33 @@ static void print_size(FILE *out, const char *key, const struct zfio_size *s)
 									"");
 }
 
+/* Variable sizes, per direction: bsrange, then any bssplit lists. */
+static void print_bs(FILE *out, const struct zfio_job *j)
+{
+	unsigned int d, i;
+
+	if (j->bs_max == j->bs && j->bs_opt == ZFIO_OPT_BS)
+		return;
+	fprintf(out, "bsrange=");
+	for (d = 0; d < ZFIO_NR_DDIR; d++)
+		fprintf(out, "%llu-%llu%s", (unsigned long long)j->bs_min_d[d],
+			(unsigned long long)j->bs_max_d[d],
+			d + 1 < ZFIO_NR_DDIR ? "," : "\n");
+	if (!j->nr_bssplit[0] && !j->nr_bssplit[1] && !j->nr_bssplit[2])
+		goto flags;
+	fprintf(out, "bssplit=");
+	for (d = 0; d < ZFIO_NR_DDIR; d++) {
+		for (i = 0; i < j->nr_bssplit[d]; i++)
+			fprintf(out, "%s%llu/%u", i ? ":" : "",
+				(unsigned long long)j->bssplit[d][i].bs,
+				j->bssplit[d][i].pct);
+		fprintf(out, "%s", d + 1 < ZFIO_NR_DDIR ? "," : "\n");
+	}
+flags:
+	fprintf(out, "bs_unaligned=%d\nbs_is_seq_rand=%d\n", j->bs_unaligned,
+		j->bs_is_seq_rand);
+}
+
 void zfio_print_job(FILE *out, const struct zfio_job *j)
 {
 	static const char *const zm[] = { "none", "strided", "zbd" };
@@ -2064,6 +2322,7 @@ void zfio_print_job(FILE *out, const struct zfio_job *j)
 	fprintf(out, "[%s]\n", j->section);
 	fprintf(out, "name=%s\nrw=%s\nrwmixread=%u\nbs=%llu\n", j->name,
 		zfio_rw_name(j->rw), j->rwmixread, (unsigned long long)j->bs);
+	print_bs(out, j);
 	print_size(out, "size", &j->size);
 	print_size(out, "filesize", &j->filesize);
 	print_size(out, "offset", &j->offset);

@@ -21,7 +21,8 @@
  *
  * Also here: fio's random_distribution and percentage_random, parsed and
  * drawn from (zfio_dist_*): what offsets a random pattern picks is fio's
- * semantics, the runner only asks for the next one.
+ * semantics, the runner only asks for the next one.  Likewise the size of
+ * each I/O (bs, bsrange, bssplit: zfio_next_bs(), in fio_gen.c).
  *
  * What it is not: a runner (harness/run.c) or fio's command-line parser.
  * Who may include this: harness/ and tests/.
@@ -105,6 +106,8 @@ enum zfio_opt {
 	ZFIO_OPT_WAIT_FOR,
 	ZFIO_OPT_IOENGINE,
 	ZFIO_OPT_RANDOM_DISTRIBUTION,
+	ZFIO_OPT_BSRANGE,
+	ZFIO_OPT_BSSPLIT,
 	ZFIO_NR_OPTS
 };
 
@@ -141,6 +144,15 @@ struct zfio_dist_zone {
 	uint64_t size;		/* percent (zoned) or bytes (zoned_abs) */
 };
 
+/* bssplit entries per direction (fio's BSSPLIT_MAX). */
+#define ZFIO_MAX_BSSPLIT	64u
+
+/* One bssplit entry: @pct percent of the I/Os are @bs bytes. */
+struct zfio_bssplit {
+	uint64_t bs;		/* bytes */
+	uint32_t pct;		/* 0..100 */
+};
+
 /* Where an option was set: line 0 = not set (a default). */
 struct zfio_at {
 	char file[ZFIO_PATH_LEN];	/* "--set" for an override */
@@ -153,7 +165,20 @@ struct zfio_job {
 	char section[ZFIO_NAME_LEN];
 	enum zfio_rw rw;
 	uint32_t rwmixread;		/* percent reads in rw/randrw; 50 */
-	uint64_t bs;			/* bytes; 4096 */
+	/* The block: the smallest I/O of the directions the job issues,
+	 * the unit of its offsets and ranges; bytes, 4096 */
+	uint64_t bs;
+	uint64_t bs_max;		/* the largest I/O; bytes, = bs */
+	/* Block sizes per direction (fio's min_bs/max_bs): bs= sets both,
+	 * bsrange= a range, bssplit= a weighted list (sorted by percent,
+	 * as fio); @bs_opt says which of the three was set last */
+	uint64_t bs_min_d[ZFIO_NR_DDIR], bs_max_d[ZFIO_NR_DDIR];
+	struct zfio_bssplit bssplit[ZFIO_NR_DDIR][ZFIO_MAX_BSSPLIT];
+	uint32_t nr_bssplit[ZFIO_NR_DDIR];
+	enum zfio_opt bs_opt;
+	bool bs_unaligned;		/* sizes not rounded to the smallest */
+	bool bs_is_seq_rand;		/* the "read" sizes are for sequential
+					 * I/O, the "write" ones for random */
 	struct zfio_size size;		/* not set: the whole target */
 	struct zfio_size filesize;	/* per file; not set: size / nrfiles */
 	struct zfio_size offset;
@@ -341,6 +366,19 @@ uint64_t zfio_dist_next(const struct zfio_dist_state *st, enum zfio_ddir d,
  * bell (nr_blocks / 2: the most likely). */
 uint64_t zfio_dist_block_of_rank(const struct zfio_dist_state *st,
 				 uint64_t rank);
+
+/*
+ * The size of the next I/O of direction @d (fio's get_next_buflen()):
+ * the fixed size without a draw; else a bsrange or bssplit draw from
+ * *@rng that fits the @room bytes left in the job's range, redrawn when
+ * it does not (at most ZFIO_BS_DRAWS times, then the smallest).  Returns
+ * 0 when not even the smallest size fits.  In harness/fio_gen.c.
+ */
+#define ZFIO_BS_DRAWS	1000u
+uint64_t zfio_next_bs(const struct zfio_job *j, enum zfio_ddir d,
+		      bool is_random, uint64_t room, uint64_t *rng);
+/* Is every size job @j may issue a multiple of @align bytes? */
+bool zfio_bs_is_multiple(const struct zfio_job *j, uint64_t align);
 
 /* Print one job's resolved options in fio syntax (for the results). */
 void zfio_print_job(FILE *out, const struct zfio_job *job);

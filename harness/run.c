@@ -796,11 +796,11 @@ static int schedule(struct zrun *run)
 	for (;;) {
 		struct zrun_job *j = NULL;
 		uint64_t best = UINT64_MAX, best_due = UINT64_MAX;
-		uint64_t due, t, len = 0, done = 0, off, cand;
+		uint64_t due, t, len = 0, done = 0, off, cand, bs;
 		unsigned int i;
 		uint32_t s;
 		enum zrun_op op;
-		bool is_waiting = false;
+		bool is_waiting = false, is_rand;
 
 		/* The earliest event; on a tie the one due first (it has
 		 * waited longest for the lock), then the lowest index. */
@@ -870,18 +870,25 @@ static int schedule(struct zrun *run)
 		op = pick_op(j);
 		/* fio's random_distribution and percentage_random (fio.h);
 		 * the default draws one zrun_rand() % blocks, as always */
-		if (zfio_rw_is_random(j->fio->rw) &&
-		    zfio_dist_is_random(&j->dist, (enum zfio_ddir)op,
-					&j->rng)) {
+		is_rand = zfio_rw_is_random(j->fio->rw) &&
+			  zfio_dist_is_random(&j->dist, (enum zfio_ddir)op,
+					      &j->rng);
+		if (is_rand)
 			cand = zfio_dist_next(&j->dist, (enum zfio_ddir)op,
 					      &j->rng) * j->fio->bs;
-		} else {
+		else
 			cand = j->seq_pos;
+		/* bsrange, bssplit (fio_gen.c): fixed sizes draw nothing */
+		bs = zfio_next_bs(j->fio, (enum zfio_ddir)op, is_rand,
+				  j->range_len > cand ? j->range_len - cand : 0,
+				  &j->rng);
+		if (!bs) {
+			j->is_ending = true;
+			continue;
 		}
 		off = j->range_start + cand;
 		call_start(run, due, t);
-		ret = run->ops->do_io(run, j, op, off, j->fio->bs, t, &len,
-				      &done);
+		ret = run->ops->do_io(run, j, op, off, bs, t, &len, &done);
 		if (ret)
 			return ret;
 		if (done < t)

@@ -1,0 +1,378 @@
+// SPDX-License-Identifier: MIT
+/*
+ * What shapes a job's I/O stream (harness/fio_gen.c and its options in
+ * harness/fio.c): bs, bsrange and bssplit parsed in fio's forms and drawn
+ * with fio's distribution, and end to end through zcow run.
+ */
+#include <check.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fio.h"
+#include "run.h"
+#include "tests.h"
+
+#define RES	"/tmp/zcow-test-fio-gen"
+#define T_FIO	"/tmp/zcow-test-fio-gen.fio"
+
+static struct zfio_spec *parse_ok(const char *text)
+{
+	struct zfio_spec *spec = NULL;
+	char err[ZFIO_ERR_LEN];
+	int ret = zfio_parse_text("t.fio", text, NULL, 0, &spec, err,
+				  sizeof(err));
+
+	ck_assert_msg(ret == 0, "parse failed: %s", err);
+	return spec;
+}
+
+/* Parse must fail with exactly @want as the message. */
+static void parse_err(const char *text, const char *want)
+{
+	struct zfio_spec *spec = NULL;
+	char err[ZFIO_ERR_LEN];
+	int ret = zfio_parse_text("t.fio", text, NULL, 0, &spec, err,
+				  sizeof(err));
+
+	ck_assert_int_eq(ret, -EINVAL);
+	ck_assert_str_eq(err, want);
+}
+
+/* The first job of @text. */
+static struct zfio_job job_of(const char *text)
+{
+	struct zfio_spec *s = parse_ok(text);
+	struct zfio_job j = s->jobs[0];
+
+	zfio_free(s);
+	return j;
+}
+
+/* Run @text (a job file) with @sets; summary.json's text. */
+static char *run_summary(const char *text, const char *const *sets,
+			 unsigned int nr)
+{
+	FILE *f = fopen(T_FIO, "w");
+	char *dir = NULL, path[1024], *s;
+
+	ck_assert_ptr_nonnull(f);
+	fputs(text, f);
+	fclose(f);
+	ck_assert_int_eq(zrun_scenario(T_FIO, sets, nr, RES, true, &dir), 0);
+	snprintf(path, sizeof(path), "%s/summary.json", dir);
+	f = fopen(path, "r");
+	ck_assert_ptr_nonnull(f);
+	s = zcow_test_read_all(f);
+	fclose(f);
+	free(dir);
+	unlink(T_FIO);
+	return s;
+}
+
+/* The integer after the @n-th (0: first) "KEY": in @json. */
+static uint64_t json_u64(const char *json, const char *key, unsigned int n)
+{
+	char k[64];
+	const char *p = json;
+
+	snprintf(k, sizeof(k), "\"%s\": ", key);
+	for (; n + 1; n--) {
+		p = strstr(p, k);
+		ck_assert_msg(p != NULL, "no %s", key);
+		p += strlen(k);
+	}
+	return strtoull(p, NULL, 10);
+}
+
+/* ---- bs, bsrange, bssplit: parsing ------------------------------------ */
+
+START_TEST(test_fio_gen_bssplit_sorted_missing_shares_rest)
+{
+	struct zfio_job j = job_of("[j]\nrw=randwrite\n"
+				   "bssplit=4k/10:64k/50:32k/40\n");
+	unsigned int d;
+
+	for (d = 0; d < ZFIO_NR_DDIR; d++) {
+		ck_assert_uint_eq(j.nr_bssplit[d], 3);
+		ck_assert_uint_eq(j.bssplit[d][0].bs, 4096);
+		ck_assert_uint_eq(j.bssplit[d][0].pct, 10);
+		ck_assert_uint_eq(j.bssplit[d][1].bs, 32768);
+		ck_assert_uint_eq(j.bssplit[d][1].pct, 40);
+		ck_assert_uint_eq(j.bssplit[d][2].bs, 65536);
+		ck_assert_uint_eq(j.bssplit[d][2].pct, 50);
+		ck_assert_uint_eq(j.bs_min_d[d], 4096);
+		ck_assert_uint_eq(j.bs_max_d[d], 65536);
+	}
+	ck_assert_uint_eq(j.bs, 4096);
+	ck_assert_uint_eq(j.bs_max, 65536);
+	ck_assert_int_eq(j.bs_opt, ZFIO_OPT_BSSPLIT);
+
+	/* No percentage, or 0: an equal share of what is left. */
+	j = job_of("[j]\nrw=write\nbssplit=8k/50:16k:4k/0\n");
+	ck_assert_uint_eq(j.bssplit[1][0].bs, 16384);
+	ck_assert_uint_eq(j.bssplit[1][0].pct, 25);
+	ck_assert_uint_eq(j.bssplit[1][1].bs, 4096);
+	ck_assert_uint_eq(j.bssplit[1][1].pct, 25);
+	ck_assert_uint_eq(j.bssplit[1][2].pct, 50);
+	j = job_of("[j]\nrw=write\nbssplit=4k:8k:16k\n");
+	ck_assert_uint_eq(j.bssplit[1][0].pct, 33);
+	ck_assert_uint_eq(j.bssplit[1][2].pct, 33);
+
+	/* Reads, then writes and trims (fio's per-direction form). */
+	j = job_of("[j]\nrw=write\nbssplit=64k/40:1024k/60,1024k/100\n");
+	ck_assert_uint_eq(j.nr_bssplit[0], 2);
+	ck_assert_uint_eq(j.bs_min_d[0], 65536);
+	ck_assert_uint_eq(j.nr_bssplit[1], 1);
+	ck_assert_uint_eq(j.bs_min_d[1], 1048576);
+	ck_assert_uint_eq(j.bs_max_d[2], 1048576);
+	ck_assert_uint_eq(j.bs, 1048576);	/* writes only */
+	/* An empty part keeps the default. */
+	j = job_of("[j]\nrw=write\nbssplit=,8k/50:16k/50\n");
+	ck_assert_uint_eq(j.nr_bssplit[0], 0);
+	ck_assert_uint_eq(j.bs_min_d[0], 4096);
+	ck_assert_uint_eq(j.bs, 8192);
+	ck_assert_uint_eq(j.bs_max, 16384);
+}
+END_TEST
+
+START_TEST(test_fio_gen_bsrange_and_bs_per_direction)
+{
+	struct zfio_job j = job_of("[j]\nrw=randrw\nbsrange=1k-4k\n");
+
+	ck_assert_uint_eq(j.bs_min_d[0], 1024);
+	ck_assert_uint_eq(j.bs_max_d[0], 4096);
+	ck_assert_uint_eq(j.bs_max_d[2], 4096);
+	ck_assert_uint_eq(j.bs, 1024);
+	ck_assert_uint_eq(j.bs_max, 4096);
+	ck_assert_int_eq(j.bs_opt, ZFIO_OPT_BSRANGE);
+	/* "min:max", a reversed pair, the alias, per direction. */
+	j = job_of("[j]\nrw=write\nblocksize_range=8k:2k,32k-16k\n");
+	ck_assert_uint_eq(j.bs_min_d[0], 2048);
+	ck_assert_uint_eq(j.bs_max_d[0], 8192);
+	ck_assert_uint_eq(j.bs_min_d[1], 16384);
+	ck_assert_uint_eq(j.bs_max_d[1], 32768);
+	ck_assert_uint_eq(j.bs, 16384);
+	/* bs takes fio's per-direction form too; the last setting wins. */
+	j = job_of("[j]\nrw=read\nbssplit=4k/50:8k/50\nbs=16k,4k\n");
+	ck_assert_uint_eq(j.nr_bssplit[0], 0);
+	ck_assert_uint_eq(j.bs, 16384);
+	ck_assert_uint_eq(j.bs_max, 16384);
+	ck_assert_int_eq(j.bs_opt, ZFIO_OPT_BS);
+	j = job_of("[j]\nrw=write\nbs=16k,4k\n");
+	ck_assert_uint_eq(j.bs, 4096);
+	j = job_of("[j]\nrw=write\nbs_unaligned\nbs_is_seq_rand=1\n");
+	ck_assert(j.bs_unaligned && j.bs_is_seq_rand);
+	j = job_of("[j]\nrw=randread\nbs_is_seq_rand=1\nbs=4k,64k\n");
+	ck_assert_uint_eq(j.bs, 65536);		/* random: the "write" size */
+}
+END_TEST
+
+START_TEST(test_fio_gen_block_size_errors_name_file_line_option)
+{
+	parse_err("[j]\nbssplit=4k/60:8k/50\n",
+		  "t.fio:2: option 'bssplit': percentages add to 110, more "
+		  "than 100");
+	parse_err("[j]\nbssplit=4k/x\n",
+		  "t.fio:2: option 'bssplit': 'x' is not a percentage "
+		  "(0..100)");
+	parse_err("[j]\nbssplit=0/100\n",
+		  "t.fio:2: option 'bssplit': block size 0");
+	parse_err("[j]\nbssplit=512m/100\n",
+		  "t.fio:2: option 'bssplit': 536870912 bytes is above the "
+		  "limit of 268435456 (256 MiB)");
+	parse_err("[j]\nbssplit=4q/100\n",
+		  "t.fio:2: option 'bssplit': '4q' is not a size");
+	parse_err("[j]\nbsrange=4k\n",
+		  "t.fio:2: option 'bsrange': '4k' is not a range (min-max)");
+	parse_err("[j]\nbsrange=\n", "t.fio:2: option 'bsrange': needs a "
+		  "value");
+	parse_err("[j]\nbs=4k,8k,16k,32k\n",
+		  "t.fio:2: option 'bs': more than 3 comma-separated values "
+		  "(reads, writes, trims)");
+	parse_err("[j]\nrw=rw\nbs=4k,8k\n",
+		  "t.fio:3: option 'bs': the smallest I/O of reads is 4096 "
+		  "bytes, of writes 8192: a job's directions must share it "
+		  "(its offset unit)");
+	parse_err("[j]\nrw=randrw\nbssplit=4k/50:8k/50,8k\n",
+		  "t.fio:3: option 'bssplit': the smallest I/O of reads is "
+		  "4096 bytes, of writes 8192: a job's directions must share "
+		  "it (its offset unit)");
+}
+END_TEST
+
+/* ---- bs, bsrange, bssplit: drawing ------------------------------------ */
+
+/* Draw @n sizes of direction @d; counts per multiple of 4 KiB (1..16). */
+static void draw_counts(const struct zfio_job *j, enum zfio_ddir d,
+			uint64_t room, unsigned int n, uint64_t seed,
+			unsigned int counts[17])
+{
+	uint64_t rng = seed;
+	unsigned int i;
+
+	memset(counts, 0, 17 * sizeof(counts[0]));
+	for (i = 0; i < n; i++) {
+		uint64_t bs = zfio_next_bs(j, d, true, room, &rng);
+
+		ck_assert_uint_eq(bs % 4096, 0);
+		ck_assert_uint_le(bs, 65536);
+		counts[bs / 4096]++;
+	}
+}
+
+START_TEST(test_fio_gen_bssplit_draws_its_percentages)
+{
+	struct zfio_job j = job_of("[j]\nrw=randwrite\n"
+				   "bssplit=4k/10:64k/50:32k/40\n");
+	unsigned int c[17];
+	uint64_t rng;
+
+	draw_counts(&j, ZFIO_DDIR_WRITE, UINT64_MAX, 100000, 7, c);
+	/* 10 %, 40 %, 50 % of 100000 within 1 %; the exact counts pin
+	 * the draw (one 32-bit value a size, fio's running test). */
+	ck_assert_uint_eq(c[1], 9951);
+	ck_assert_uint_eq(c[8], 40238);
+	ck_assert_uint_eq(c[16], 49811);
+	ck_assert_uint_eq(c[1] + c[8] + c[16], 100000);
+	/* Only what fits the room left: a 64 KiB draw is redrawn, so 4
+	 * KiB 10 / 50, 32 KiB 40 / 50. */
+	draw_counts(&j, ZFIO_DDIR_WRITE, 40960, 100000, 7, c);
+	ck_assert_uint_eq(c[16], 0);
+	ck_assert_uint_eq(c[1], 19980);
+	ck_assert_uint_eq(c[8], 80020);
+	/* Not even the smallest: 0 (the job ends), nothing drawn. */
+	rng = 7;
+	ck_assert_uint_eq(zfio_next_bs(&j, ZFIO_DDIR_WRITE, true, 4095, &rng),
+			  0);
+	ck_assert_uint_eq(rng, 7);
+}
+END_TEST
+
+START_TEST(test_fio_gen_bsrange_uniform_over_multiples_of_min)
+{
+	struct zfio_job j = job_of("[j]\nrw=randwrite\nbsrange=4k-16k\n");
+	struct zfio_job u = job_of("[j]\nrw=randwrite\nbsrange=4k-10k\n");
+	unsigned int c[17], i;
+	uint64_t rng = 3, bs;
+
+	/* fio: min + max * U, aligned down to min: 4, 8, 12, 16 KiB. */
+	draw_counts(&j, ZFIO_DDIR_WRITE, UINT64_MAX, 100000, 7, c);
+	ck_assert_uint_eq(c[1], 25059);
+	ck_assert_uint_eq(c[2], 25130);
+	ck_assert_uint_eq(c[3], 24735);
+	ck_assert_uint_eq(c[4], 25076);
+	/* A max that is no multiple of min takes the rest: 4k 40 %, 8k 40
+	 * %, 10k 20 %. */
+	for (i = 0, c[0] = c[1] = c[2] = 0; i < 10000; i++) {
+		bs = zfio_next_bs(&u, ZFIO_DDIR_WRITE, true, UINT64_MAX, &rng);
+		c[bs == 4096 ? 0 : bs == 8192 ? 1 : 2]++;
+		ck_assert(bs == 4096 || bs == 8192 || bs == 10240);
+	}
+	ck_assert_uint_eq(c[0], 4037);
+	ck_assert_uint_eq(c[1], 4050);
+	ck_assert_uint_eq(c[2], 1913);
+}
+END_TEST
+
+START_TEST(test_fio_gen_fixed_bs_draws_nothing)
+{
+	struct zfio_job j = job_of("[j]\nrw=randwrite\nbs=8k\n");
+	struct zfio_job sr = job_of("[j]\nrw=randwrite\nbs_is_seq_rand=1\n"
+				    "percentage_random=50\nbs=4k,4k\n"
+				    "bssplit=4k,4k/50:16k/50\n");
+	uint64_t rng = 11, bs;
+	unsigned int i, nr16 = 0;
+
+	ck_assert_uint_eq(zfio_next_bs(&j, ZFIO_DDIR_WRITE, true, 0, &rng),
+			  8192);
+	ck_assert_uint_eq(rng, 11);
+	/* bs_is_seq_rand: sequential I/O takes the read sizes. */
+	for (i = 0; i < 1000; i++) {
+		ck_assert_uint_eq(zfio_next_bs(&sr, ZFIO_DDIR_WRITE, false,
+					       UINT64_MAX, &rng), 4096);
+		bs = zfio_next_bs(&sr, ZFIO_DDIR_WRITE, true, UINT64_MAX,
+				  &rng);
+		nr16 += bs == 16384;
+	}
+	ck_assert_uint_eq(nr16, 483);
+}
+END_TEST
+
+/* End to end: a sequential bssplit writer covers its file exactly, its
+ * I/Os of both sizes; the summary records the block range. */
+START_TEST(test_fio_gen_run_bssplit_writes_the_whole_file)
+{
+	char *s = run_summary("[j]\nrw=write\nsize=1m\n"
+			      "bssplit=4k/50:64k/50\n[zcow]\ntarget=fs\n",
+			      NULL, 0);
+
+	/* 16 of 4 KiB and 15 of 64 KiB make 1 MiB. */
+	ck_assert_uint_eq(json_u64(s, "write_bytes", 0), 1048576);
+	ck_assert_uint_eq(json_u64(s, "ios", 1), 31);
+	ck_assert_uint_eq(json_u64(s, "bs", 0), 4096);
+	free(s);
+}
+END_TEST
+
+/* A size the target cannot take is refused before the run, naming the
+ * option that draws it. */
+START_TEST(test_fio_gen_run_refuses_sizes_off_the_block)
+{
+	FILE *f = fopen(T_FIO, "w");
+	char *err = NULL;
+	struct zfio_job j;
+
+	ck_assert_ptr_nonnull(f);
+	fputs("[j]\nrw=write\nsize=1m\nbssplit=4k/50:6k/50\n"
+	      "bs_unaligned=1\n[zcow]\ntarget=fs\n", f);
+	fclose(f);
+	ck_assert_int_eq(zcow_test_run(NULL, &err, "run", T_FIO, "--results",
+				       RES, NULL), 1);
+	ck_assert_str_eq(err, "zcow run: " T_FIO ":4: option 'bssplit': a "
+			 "size it may draw is not a multiple of the 4 KiB "
+			 "block\n");
+	free(err);
+	unlink(T_FIO);
+	/* Aligned (the default), 6 KiB draws are 4 KiB: they fit. */
+	j = job_of("[j]\nrw=write\nbssplit=4k/50:6k/50\n");
+	ck_assert(zfio_bs_is_multiple(&j, 4096));
+	j = job_of("[j]\nrw=write\nbsrange=4k-8k\nbs_unaligned\n");
+	ck_assert(!zfio_bs_is_multiple(&j, 4096));
+	ck_assert(zfio_bs_is_multiple(&j, 1));
+	/* zcow crash replays one size. */
+	f = fopen(T_FIO, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs("[j]\nrw=write\nbssplit=4k/50:8k/50\n[zcow]\n"
+	      "device=sim:zones=16,zone_size=4M,zone_cap=1M\n[crash]\n"
+	      "workload=meta\nops=4\n", f);
+	fclose(f);
+	ck_assert_int_eq(zcow_test_run(NULL, &err, "crash", T_FIO, "--quick",
+				       "--no-results", NULL), 2);
+	ck_assert_msg(strstr(err, T_FIO ":3: option 'bssplit': zcow crash "
+			     "replays one block size"), "stderr: %s", err);
+	free(err);
+	unlink(T_FIO);
+}
+END_TEST
+
+Suite *fio_gen_suite(void)
+{
+	Suite *s = suite_create("fio_gen_suite");
+	TCase *tc = tcase_create("core");
+
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, test_fio_gen_bssplit_sorted_missing_shares_rest);
+	tcase_add_test(tc, test_fio_gen_bsrange_and_bs_per_direction);
+	tcase_add_test(tc,
+		       test_fio_gen_block_size_errors_name_file_line_option);
+	tcase_add_test(tc, test_fio_gen_bssplit_draws_its_percentages);
+	tcase_add_test(tc, test_fio_gen_bsrange_uniform_over_multiples_of_min);
+	tcase_add_test(tc, test_fio_gen_fixed_bs_draws_nothing);
+	tcase_add_test(tc, test_fio_gen_run_bssplit_writes_the_whole_file);
+	tcase_add_test(tc, test_fio_gen_run_refuses_sizes_off_the_block);
+	suite_add_tcase(s, tc);
+	return s;
+}
