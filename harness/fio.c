@@ -693,6 +693,7 @@ struct opt {
 	size_t off;		/* the field in struct zfio_job ... */
 	size_t size;		/* ... and its size */
 	uint32_t min, max;	/* limits, for the parsers that take them */
+	const char *note;	/* --list-options: what it maps to; NULL */
 	const struct opt_val *vals;	/* set_enum: the names, NULL-ended */
 	const char *err;	/* set_enum: a bad value ("%s": the value) */
 };
@@ -838,9 +839,10 @@ static int set_ioengine(const struct opt *o, const struct opt_arg *a)
 }
 
 /*
- * random_generator: fio's tausworthe and tausworthe64 are PRNGs, replaced
- * by zcow's (base/prng.h): ignored (listed).  lfsr also changes what is
- * drawn (every block once per pass, no repeats): refused.
+ * random_generator: fio's tausworthe, tausworthe64 and lfsr are mapped to
+ * zcow's PRNG (base/prng.h): listed as ignored.  zcow draws offsets with
+ * repeats whichever is named (fio's lfsr, and its default random map,
+ * hit every block once per pass; zcow models neither).
  */
 static int set_rand_gen(const struct opt *o, const struct opt_arg *a)
 {
@@ -850,12 +852,8 @@ static int set_rand_gen(const struct opt *o, const struct opt_arg *a)
 	if (!kv->has_val || !kv->val[0])
 		return fail(a->err, a->len, kv, "needs a value");
 	if (!strcmp(kv->val, "tausworthe") ||
-	    !strcmp(kv->val, "tausworthe64"))
+	    !strcmp(kv->val, "tausworthe64") || !strcmp(kv->val, "lfsr"))
 		return note_ignored(a->spec, kv->key);
-	if (!strcmp(kv->val, "lfsr"))
-		return fail(a->err, a->len, kv, "'lfsr' (every block once per "
-			    "pass) is not modelled; offsets are drawn with "
-			    "repeats, as fio's tausworthe");
 	return fail(a->err, a->len, kv, "'%s' is not tausworthe, "
 		    "tausworthe64 or lfsr", kv->val);
 }
@@ -1471,8 +1469,10 @@ static const struct opt opts[] = {
 	{ "kb_base", NULL, set_kb_base, JOB_FIELD(kb_base, uint32_t) },
 	{ "random_distribution", NULL, set_dist,
 	  JOB_FIELD(dist, enum zfio_dist) },
-	/* no field: the PRNGs are ignored (listed), lfsr refused */
-	{ .name = "random_generator", .set = set_rand_gen },
+	/* no field: the PRNGs are mapped to zcow's (listed as ignored) */
+	{ .name = "random_generator", .set = set_rand_gen,
+	  .note = "tausworthe, tausworthe64, lfsr: zcow's PRNG, offsets "
+		  "with repeats" },
 	{ "percentage_random", NULL, set_pct_random,
 	  JOB_FIELD(pct_random[0], uint32_t) },
 	/* fio's inverse of percentage_random (min 1: 100 - N stored) */
@@ -1510,6 +1510,8 @@ void zfio_list_options(FILE *out)
 		if (opts[i].alias)
 			fprintf(out, "%s (alias %s)\n", opts[i].name,
 				opts[i].alias);
+		else if (opts[i].note)
+			fprintf(out, "%s (%s)\n", opts[i].name, opts[i].note);
 		else
 			fprintf(out, "%s\n", opts[i].name);
 	}

@@ -358,6 +358,26 @@ START_TEST(test_fio_gen_run_refuses_sizes_off_the_block)
 }
 END_TEST
 
+/* --list-options says what random_generator's values are mapped to. */
+START_TEST(test_fio_gen_list_options_says_what_is_mapped)
+{
+	char *list = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&list, &len);
+
+	ck_assert_ptr_nonnull(m);
+	zfio_list_options(m);
+	fclose(m);
+	ck_assert_ptr_nonnull(strstr(list, "\nrandom_generator (tausworthe, "
+				     "tausworthe64, lfsr: zcow's PRNG, "
+				     "offsets with repeats)\n"));
+	ck_assert_ptr_nonnull(strstr(list, "\nbsrange (alias "
+				     "blocksize_range)\n"));
+	ck_assert_ptr_nonnull(strstr(list, "\nbssplit\n"));
+	free(list);
+}
+END_TEST
+
 Suite *fio_gen_suite(void)
 {
 	Suite *s = suite_create("fio_gen_suite");
@@ -373,6 +393,7 @@ Suite *fio_gen_suite(void)
 	tcase_add_test(tc, test_fio_gen_fixed_bs_draws_nothing);
 	tcase_add_test(tc, test_fio_gen_run_bssplit_writes_the_whole_file);
 	tcase_add_test(tc, test_fio_gen_run_refuses_sizes_off_the_block);
+	tcase_add_test(tc, test_fio_gen_list_options_says_what_is_mapped);
 	suite_add_tcase(s, tc);
 	return s;
 }
