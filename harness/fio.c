@@ -489,6 +489,8 @@ static void job_defaults(struct zfio_job *j)
 	j->bs_min_d[ZFIO_DDIR_WRITE] = j->bs_max_d[ZFIO_DDIR_WRITE] = 4096;
 	j->bs_min_d[ZFIO_DDIR_TRIM] = j->bs_max_d[ZFIO_DDIR_TRIM] = 4096;
 	j->bs_opt = ZFIO_OPT_BS;
+	j->ratecycle_ms = 1000;
+	j->thinktime_blocks = 1;
 	j->nrfiles = 1;
 	j->numjobs = 1;
 	j->iodepth = 1;
@@ -1373,6 +1375,73 @@ static int set_bssplit(const struct opt *o, const struct opt_arg *a)
 	return r;
 }
 
+
+/*
+ * rate, rate_min (bytes/s) and rate_iops, rate_iops_min (I/Os per s):
+ * per direction (split_ddir()), 0 = none.  o->min 1: an integer.
+ */
+static int set_rate(const struct opt *o, const struct opt_arg *a)
+{
+	const char *parts[ZFIO_NR_DDIR];
+	char buf[ZFIO_VAL_LEN];
+	unsigned int d;
+	int r = split_val(a, buf, sizeof(buf), parts);
+
+	for (d = 0; !r && d < ZFIO_NR_DDIR; d++) {
+		struct zfio_size sz;
+
+		if (!parts[d])
+			continue;
+		if (zfio_parse_size(parts[d], a->j->kb_base, &sz) ||
+		    sz.unit != ZFIO_BYTES || (o->min && sz.val > UINT32_MAX))
+			return fail(a->err, a->len, a->kv, "'%s' is not %s",
+				    parts[d], o->min ? "an integer" :
+				    "a size");
+		if (o->min)
+			((uint32_t *)field(o, a))[d] = (uint32_t)sz.val;
+		else
+			((uint64_t *)field(o, a))[d] = sz.val;
+	}
+	return r;
+}
+
+/* thinktime, thinktime_spin: a time, microseconds without a unit
+ * (fio's is_time options). */
+static int set_time_us(const struct opt *o, const struct opt_arg *a)
+{
+	const struct zfio_kv *kv = a->kv;
+	uint64_t *ns = field(o, a);
+	const char *p;
+
+	if (!kv->has_val || !kv->val[0])
+		return fail(a->err, a->len, kv, "needs a value");
+	for (p = kv->val; isdigit((unsigned char)*p); p++)
+		;
+	if (!*p) {
+		char *end;
+		unsigned long long us;
+
+		errno = 0;
+		us = strtoull(kv->val, &end, 10);
+		if (errno || us > UINT64_MAX / 1000)
+			return fail(a->err, a->len, kv, "'%s' is not a time",
+				    kv->val);
+		*ns = us * 1000;
+		return 0;
+	}
+	if (zfio_parse_time(kv->val, ns))
+		return fail(a->err, a->len, kv, "'%s' is not a time", kv->val);
+	return 0;
+}
+
+static const struct opt_val rate_process_vals[] = {
+	{ "linear", false }, { "poisson", true }, { NULL, 0 },
+};
+
+static const struct opt_val think_type_vals[] = {
+	{ "complete", false }, { "issue", true }, { NULL, 0 },
+};
+
 static const struct opt_val rw_vals[] = {
 	{ "read", ZFIO_READ }, { "write", ZFIO_WRITE },
 	{ "randread", ZFIO_RANDREAD }, { "randwrite", ZFIO_RANDWRITE },
@@ -1487,6 +1556,24 @@ static const struct opt opts[] = {
 	{ "bs_unaligned", "blocksize_unaligned", set_bool,
 	  JOB_FIELD(bs_unaligned, bool) },
 	{ "bs_is_seq_rand", NULL, set_bool, JOB_FIELD(bs_is_seq_rand, bool) },
+	{ "rate", NULL, set_rate, JOB_FIELD(rate[0], uint64_t) },
+	{ "rate_min", "ratemin", set_rate, JOB_FIELD(rate_min[0], uint64_t) },
+	{ "rate_iops", NULL, set_rate, JOB_FIELD(rate_iops[0], uint32_t),
+	  .min = 1 },
+	{ "rate_iops_min", NULL, set_rate,
+	  JOB_FIELD(rate_iops_min[0], uint32_t), .min = 1 },
+	{ "rate_process", NULL, set_enum, JOB_FIELD(rate_poisson, bool),
+	  .vals = rate_process_vals, .err = "'%s' is not linear or poisson" },
+	{ "rate_cycle", "ratecycle", set_u32,
+	  JOB_FIELD(ratecycle_ms, uint32_t) },
+	{ "thinktime", NULL, set_time_us, JOB_FIELD(thinktime_ns, uint64_t) },
+	{ "thinktime_spin", NULL, set_time_us,
+	  JOB_FIELD(thinktime_spin_ns, uint64_t) },
+	{ "thinktime_blocks", NULL, set_u32,
+	  JOB_FIELD(thinktime_blocks, uint32_t), .min = 1 },
+	{ "thinktime_blocks_type", NULL, set_enum,
+	  JOB_FIELD(thinktime_issue, bool), .vals = think_type_vals,
+	  .err = "'%s' is not complete or issue" },
 	/* ---- end of the I/O stream options ---- */
 };
 
@@ -1545,6 +1632,7 @@ static const char *const opt_names[ZFIO_NR_OPTS] = {
 	[ZFIO_OPT_IOENGINE] = "ioengine",
 	[ZFIO_OPT_RANDOM_DISTRIBUTION] = "random_distribution",
 	[ZFIO_OPT_BSRANGE] = "bsrange", [ZFIO_OPT_BSSPLIT] = "bssplit",
+	[ZFIO_OPT_RATE] = "rate",
 };
 
 const char *zfio_opt_name(enum zfio_opt opt)
@@ -1718,6 +1806,25 @@ static int resolve_bs(struct zfio_job *j, char *err, size_t len)
 	return 0;
 }
 
+/* rate_process=poisson draws gaps of 1 / (rate / bs) s: fio divides by
+ * zero below one I/O per second; refused here.  fio clamps
+ * thinktime_spin to thinktime. */
+static int check_rate(struct zfio_job *j, char *err, size_t len)
+{
+	unsigned int d;
+
+	if (j->thinktime_spin_ns > j->thinktime_ns)
+		j->thinktime_spin_ns = j->thinktime_ns;
+	for (d = 0; d < ZFIO_NR_DDIR && j->rate_poisson; d++)
+		if (j->rate[d] && j->rate[d] < j->bs_min_d[d])
+			return fail_opt(err, len, j, ZFIO_OPT_RATE, "%llu "
+					"bytes/s is below one I/O of %llu bytes "
+					"per second (rate_process=poisson)",
+					(unsigned long long)j->rate[d],
+					(unsigned long long)j->bs_min_d[d]);
+	return 0;
+}
+
 /* Options that only make sense in zonemode=zbd, 'z' sizes, and the
  * rename + unlink percentages (at most 100 once resolved). */
 static int check_job(struct zfio_job *j, const struct zfio_kv *const *src,
@@ -1757,7 +1864,7 @@ static int check_job(struct zfio_job *j, const struct zfio_kv *const *src,
 		return fail_at(err, len, j->file, j->line,
 			       "job '%s': zonecapacity above zonesize",
 			       j->name);
-	return resolve_bs(j, err, len);
+	return resolve_bs(j, err, len) ?: check_rate(j, err, len);
 }
 
 static int resolve(struct zfio_spec *spec, const char *const *sets,
@@ -2317,6 +2424,35 @@ flags:
 		j->bs_is_seq_rand);
 }
 
+/* rate and thinktime, when set. */
+static void print_rate(FILE *out, const struct zfio_job *j)
+{
+	if (zfio_rate_is_set(j))
+		fprintf(out, "rate=%llu,%llu,%llu\nrate_iops=%u,%u,%u\n"
+			     "rate_min=%llu,%llu,%llu\n"
+			     "rate_iops_min=%u,%u,%u\nrate_process=%s\n"
+			     "rate_cycle=%u\n",
+			(unsigned long long)j->rate[0],
+			(unsigned long long)j->rate[1],
+			(unsigned long long)j->rate[2], j->rate_iops[0],
+			j->rate_iops[1], j->rate_iops[2],
+			(unsigned long long)j->rate_min[0],
+			(unsigned long long)j->rate_min[1],
+			(unsigned long long)j->rate_min[2],
+			j->rate_iops_min[0], j->rate_iops_min[1],
+			j->rate_iops_min[2],
+			j->rate_poisson ? "poisson" : "linear",
+			j->ratecycle_ms);
+	if (j->thinktime_ns)
+		fprintf(out, "thinktime=%lluus\nthinktime_spin=%lluus\n"
+			     "thinktime_blocks=%u\n"
+			     "thinktime_blocks_type=%s\n",
+			(unsigned long long)(j->thinktime_ns / 1000),
+			(unsigned long long)(j->thinktime_spin_ns / 1000),
+			j->thinktime_blocks,
+			j->thinktime_issue ? "issue" : "complete");
+}
+
 void zfio_print_job(FILE *out, const struct zfio_job *j)
 {
 	static const char *const zm[] = { "none", "strided", "zbd" };
@@ -2325,6 +2461,7 @@ void zfio_print_job(FILE *out, const struct zfio_job *j)
 	fprintf(out, "name=%s\nrw=%s\nrwmixread=%u\nbs=%llu\n", j->name,
 		zfio_rw_name(j->rw), j->rwmixread, (unsigned long long)j->bs);
 	print_bs(out, j);
+	print_rate(out, j);
 	print_size(out, "size", &j->size);
 	print_size(out, "filesize", &j->filesize);
 	print_size(out, "offset", &j->offset);

@@ -108,6 +108,7 @@ enum zfio_opt {
 	ZFIO_OPT_RANDOM_DISTRIBUTION,
 	ZFIO_OPT_BSRANGE,
 	ZFIO_OPT_BSSPLIT,
+	ZFIO_OPT_RATE,
 	ZFIO_NR_OPTS
 };
 
@@ -179,6 +180,17 @@ struct zfio_job {
 	bool bs_unaligned;		/* sizes not rounded to the smallest */
 	bool bs_is_seq_rand;		/* the "read" sizes are for sequential
 					 * I/O, the "write" ones for random */
+	/* rate, rate_iops (rate wins), rate_min, rate_iops_min, per
+	 * direction: bytes/s, I/Os per s; 0 = none (fio_gen.c) */
+	uint64_t rate[ZFIO_NR_DDIR], rate_min[ZFIO_NR_DDIR];
+	uint32_t rate_iops[ZFIO_NR_DDIR], rate_iops_min[ZFIO_NR_DDIR];
+	bool rate_poisson;		/* rate_process=poisson (linear) */
+	uint32_t ratecycle_ms;		/* rate_min's period; 1000 */
+	/* thinktime: a stall after every thinktime_blocks I/Os (issued,
+	 * or completed: fio's thinktime_blocks_type); ns, 0 = none */
+	uint64_t thinktime_ns, thinktime_spin_ns;
+	uint32_t thinktime_blocks;	/* 1 */
+	bool thinktime_issue;		/* count issued I/Os (complete) */
 	struct zfio_size size;		/* not set: the whole target */
 	struct zfio_size filesize;	/* per file; not set: size / nrfiles */
 	struct zfio_size offset;
@@ -379,6 +391,50 @@ uint64_t zfio_next_bs(const struct zfio_job *j, enum zfio_ddir d,
 		      bool is_random, uint64_t room, uint64_t *rng);
 /* Is every size job @j may issue a multiple of @align bytes? */
 bool zfio_bs_is_multiple(const struct zfio_job *j, uint64_t align);
+
+/*
+ * fio's rate control in simulated time (fio_gen.c; fio's rate_ddir() and
+ * usec_for_io()): per direction, the bytes issued and when the next I/O
+ * may be issued, in us from the job's start, as fio computes them; and
+ * rate_min's last check.  Zeroed by zfio_rate_init().
+ */
+struct zfio_rate {
+	uint64_t bps[ZFIO_NR_DDIR];	/* 0: no rate for the direction */
+	uint64_t issued[ZFIO_NR_DDIR];	/* bytes */
+	uint64_t next_us[ZFIO_NR_DDIR];
+	uint64_t last_us[ZFIO_NR_DDIR];	/* poisson, rate_iops + bssplit */
+	/* completed I/Os, and at rate_min's last check (its time, ms) */
+	uint64_t done_bytes[ZFIO_NR_DDIR], done_ios[ZFIO_NR_DDIR];
+	uint64_t chk_bytes[ZFIO_NR_DDIR], chk_ios[ZFIO_NR_DDIR];
+	uint64_t chk_ms[ZFIO_NR_DDIR];
+};
+
+/* Does job @j use rate control (any rate option)? */
+bool zfio_rate_is_set(const struct zfio_job *j);
+void zfio_rate_init(struct zfio_rate *r, const struct zfio_job *j);
+/*
+ * The direction to issue instead of @d at @now_us, and from when
+ * (*at_us_ret, >= @now_us): @d when it is behind its rate, else a mixed
+ * job's other direction when that one is behind, else the one due first
+ * (fio's rate_ddir()); @end_us caps the wait (the runtime; 0 = none).
+ */
+enum zfio_ddir zfio_rate_ddir(const struct zfio_rate *r,
+			      const struct zfio_job *j, enum zfio_ddir d,
+			      uint64_t now_us, uint64_t end_us,
+			      uint64_t *at_us_ret);
+/* An I/O of @len bytes of @d was issued: when the next may be (poisson
+ * draws from *@rng). */
+void zfio_rate_issued(struct zfio_rate *r, const struct zfio_job *j,
+		      enum zfio_ddir d, uint64_t len, uint64_t *rng);
+/*
+ * An I/O of @len bytes of @d completed at @now_ms (from the job's
+ * start): rate_min and rate_iops_min, checked as fio does (not in the
+ * first 2 s, then once per ratecycle).  Returns 0, or -EIO with fio's
+ * message ("NAME: rate_min=NB/s not met, got MB/s") in @err.
+ */
+int zfio_rate_done(struct zfio_rate *r, const struct zfio_job *j,
+		   enum zfio_ddir d, uint64_t len, uint64_t now_ms,
+		   char *err, size_t err_len);
 
 /* Print one job's resolved options in fio syntax (for the results). */
 void zfio_print_job(FILE *out, const struct zfio_job *job);

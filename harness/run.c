@@ -730,6 +730,89 @@ _Static_assert((int)ZRUN_OP_READ == (int)ZFIO_DDIR_READ &&
 	       (int)ZRUN_OP_TRIM == (int)ZFIO_DDIR_TRIM,
 	       "an operation is its fio data direction");
 
+/* The job sleeps until @t (fio's rate wait and thinktime): every slot is
+ * free from then on. */
+static void sleep_until(struct zrun_job *j, uint64_t t)
+{
+	uint32_t i;
+
+	for (i = 0; i < j->fio->iodepth; i++)
+		j->slots[i] = t;
+}
+
+/*
+ * fio's rate_ddir() before an I/O of direction *@op due at @t: the
+ * direction may change (a mixed job's other one when it is behind its
+ * rate); when both are ahead the job waits for its I/Os in flight (fio's
+ * io_u_quiesce()), then sleeps as long as it was ahead, and issues that
+ * direction then without a new check.  Returns true when it sleeps.
+ */
+static bool rate_wait(struct zrun_job *j, enum zrun_op *op, uint64_t t)
+{
+	uint64_t now_us, at_us, end_us = 0;
+	enum zfio_ddir d;
+
+	if (j->rate_op >= 0) {
+		*op = (enum zrun_op)j->rate_op;
+		j->rate_op = -1;
+		return false;
+	}
+	if (!j->has_rate)
+		return false;
+	if (!j->is_rate_ramped) {
+		j->rate_epoch = j->start;
+		j->is_rate_ramped = !j->fio->ramp_time_ns;
+	}
+	if (!j->is_rate_ramped && t >= j->start + j->fio->ramp_time_ns) {
+		zfio_rate_init(&j->rate, j->fio);
+		j->rate_epoch = t;
+		j->is_rate_ramped = true;
+	}
+	now_us = (t - j->rate_epoch) / 1000;
+	if (j->end_limit)
+		end_us = (j->end_limit - j->rate_epoch) / 1000;
+	d = zfio_rate_ddir(&j->rate, j->fio, (enum zfio_ddir)*op, now_us,
+			   end_us, &at_us);
+	*op = (enum zrun_op)d;
+	if (at_us <= now_us)
+		return false;
+	sleep_until(j, max_slot(j) + (at_us - now_us) * 1000);
+	j->rate_op = (int)d;
+	return true;
+}
+
+/*
+ * fio's handle_thinktime() after an I/O issued at @t: once
+ * thinktime_blocks more I/Os were issued (thinktime_blocks_type=issue)
+ * or completed (complete, the default: those done when fio gets there,
+ * after reaping one I/O if the queue is full, so at iodepth 1 the one
+ * just issued), the job waits for its I/Os in flight and stalls for
+ * thinktime (thinktime_spin is part of it), at most until its runtime
+ * ends.
+ */
+static void think(struct zrun_job *j, uint64_t t)
+{
+	const struct zfio_job *f = j->fio;
+	uint64_t count = j->nr_ios, wake, from, now = t;
+	uint32_t i;
+
+	if (!f->thinktime_ns)
+		return;
+	if (j->slots[min_slot(j)] > t)
+		now = j->slots[min_slot(j)];	/* full: reap one */
+	if (!f->thinktime_issue)
+		for (i = 0; i < f->iodepth; i++)
+			count -= j->slots[i] > now;
+	if (count < j->think_last + f->thinktime_blocks)
+		return;
+	from = max_slot(j);
+	wake = from + f->thinktime_ns;
+	if (j->end_limit && wake > j->end_limit)
+		wake = j->end_limit > from ? j->end_limit : from;
+	sleep_until(j, wake);
+	j->think_last = count;
+}
+
 static enum zrun_op pick_op(struct zrun_job *j)
 {
 	switch (j->fio->rw) {
@@ -867,7 +950,9 @@ static int schedule(struct zrun *run)
 			j->is_ending = true;
 			continue;
 		}
-		op = pick_op(j);
+		op = j->rate_op >= 0 ? (enum zrun_op)j->rate_op : pick_op(j);
+		if (rate_wait(j, &op, t))
+			continue;
 		/* fio's random_distribution and percentage_random (fio.h);
 		 * the default draws one zrun_rand() % blocks, as always */
 		is_rand = zfio_rw_is_random(j->fio->rw) &&
@@ -900,11 +985,27 @@ static int schedule(struct zrun *run)
 		}
 		if (is_free && j->fio->time_based && done < t + FREE_OP_NS)
 			done = t + FREE_OP_NS;
+		if (j->has_rate) {
+			char msg[ZFIO_ERR_LEN];
+
+			zfio_rate_issued(&j->rate, j->fio, (enum zfio_ddir)op,
+					 bs, &j->rng);
+			ret = zfio_rate_done(&j->rate, j->fio,
+					     (enum zfio_ddir)op, len,
+					     (done - j->rate_epoch) / 1000000,
+					     msg,
+					     sizeof(msg));
+			if (ret) {
+				zrun_errf(run, "%s", msg);
+				return ret;
+			}
+		}
 		if (!j->seq_by_target && j->range_len)
 			j->seq_pos = (cand + len) % j->range_len;
 		j->slots[s] = done;
 		j->nr_ios++;
 		j->bytes_done += len;
+		think(j, t);
 		if (due >= j->start + j->fio->ramp_time_ns) {
 			ret = add_sample(j, done, done - due, len, op);
 			if (ret)
@@ -1117,6 +1218,9 @@ static int setup_jobs(struct zrun *run)
 			j->rng = seed_mix(f->has_randseed ? f->randseed :
 							    run->seed,
 					  j->idx + 1);
+			j->has_rate = zfio_rate_is_set(f);
+			zfio_rate_init(&j->rate, f);
+			j->rate_op = -1;
 			j->slots = calloc(f->iodepth, sizeof(*j->slots));
 			if (!j->slots)
 				return -ENOMEM;

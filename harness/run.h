@@ -172,6 +172,18 @@ struct zrun_job {
 	uint64_t range_start, range_len;	/* target byte range */
 	uint64_t seq_pos;		/* next sequential offset (relative) */
 	struct zfio_dist_state dist;	/* random offsets (fio.h) */
+	/* fio's rate and thinktime (fio_gen.c): the rate state, the
+	 * direction a rate wait chose (-1: none; issued after the wait
+	 * without a new check, as fio), the thinktime count at the last
+	 * stall */
+	struct zfio_rate rate;
+	bool has_rate;
+	int rate_op;
+	uint64_t think_last;
+	/* the rate's clock starts at the job's start, and again at the
+	 * first I/O after ramp_time (fio resets its counters then) */
+	uint64_t rate_epoch;
+	bool is_rate_ramped;
 	uint64_t bytes_goal;		/* 0 = time only */
 	uint64_t bytes_done, nr_ios, nr_writes;
 	/* fsync/fdatasync calls (fsync=N, fdatasync=N, end_fsync) and their

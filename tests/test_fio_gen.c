@@ -358,6 +358,294 @@ START_TEST(test_fio_gen_run_refuses_sizes_off_the_block)
 }
 END_TEST
 
+
+/* ---- rate, thinktime: parsing ----------------------------------------- */
+
+START_TEST(test_fio_gen_rate_and_thinktime_parse_fios_forms)
+{
+	struct zfio_job j = job_of("[j]\nrw=randrw\nrate=1m\n");
+
+	ck_assert_uint_eq(j.rate[0], 1048576);
+	ck_assert_uint_eq(j.rate[1], 1048576);
+	ck_assert_uint_eq(j.rate[2], 1048576);
+	ck_assert(!j.rate_poisson);
+	ck_assert_uint_eq(j.ratecycle_ms, 1000);
+	ck_assert_uint_eq(j.thinktime_ns, 0);
+	ck_assert_uint_eq(j.thinktime_blocks, 1);
+	ck_assert(!j.thinktime_issue);
+	j = job_of("[j]\nrw=randrw\nrate=,100k\nrate_iops=50,60,70\n"
+		   "ratemin=1024\nrate_iops_min=5\nrate_process=poisson\n"
+		   "ratecycle=500\n");
+	ck_assert_uint_eq(j.rate[0], 0);
+	ck_assert_uint_eq(j.rate[1], 102400);
+	ck_assert_uint_eq(j.rate_iops[0], 50);
+	ck_assert_uint_eq(j.rate_iops[2], 70);
+	ck_assert_uint_eq(j.rate_min[2], 1024);
+	ck_assert_uint_eq(j.rate_iops_min[1], 5);
+	ck_assert(j.rate_poisson);
+	ck_assert_uint_eq(j.ratecycle_ms, 500);
+	/* thinktime: microseconds without a unit (fio's is_time) */
+	j = job_of("[j]\nthinktime=2000\nthinktime_spin=500\n"
+		   "thinktime_blocks=4\nthinktime_blocks_type=issue\n");
+	ck_assert_uint_eq(j.thinktime_ns, 2000000);
+	ck_assert_uint_eq(j.thinktime_spin_ns, 500000);
+	ck_assert_uint_eq(j.thinktime_blocks, 4);
+	ck_assert(j.thinktime_issue);
+	/* a unit; a spin above thinktime is clamped to it (fio) */
+	j = job_of("[j]\nthinktime=10ms\nthinktime_spin=1s\n");
+	ck_assert_uint_eq(j.thinktime_ns, 10000000);
+	ck_assert_uint_eq(j.thinktime_spin_ns, 10000000);
+}
+END_TEST
+
+START_TEST(test_fio_gen_rate_and_thinktime_errors_name_file_line_option)
+{
+	parse_err("[j]\nrate=1x\n", "t.fio:2: option 'rate': '1x' is not a "
+		  "size");
+	parse_err("[j]\nrate_iops=,abc\n", "t.fio:2: option 'rate_iops': "
+		  "'abc' is not an integer");
+	parse_err("[j]\nrate_process=burst\n", "t.fio:2: option "
+		  "'rate_process': 'burst' is not linear or poisson");
+	parse_err("[j]\nthinktime=soon\n", "t.fio:2: option 'thinktime': "
+		  "'soon' is not a time");
+	parse_err("[j]\nthinktime_blocks=0\n", "t.fio:2: option "
+		  "'thinktime_blocks': '0' is not an integer >= 1");
+	parse_err("[j]\nthinktime_blocks_type=both\n", "t.fio:2: option "
+		  "'thinktime_blocks_type': 'both' is not complete or issue");
+	parse_err("[j]\nrate_process=poisson\nrate=1000\n", "t.fio:3: "
+		  "option 'rate': 1000 bytes/s is below one I/O of 4096 bytes "
+		  "per second (rate_process=poisson)");
+}
+END_TEST
+
+/* ---- rate: fio's usec_for_io() and rate_ddir() ------------------------ */
+
+START_TEST(test_fio_gen_rate_next_issue_times_are_fios)
+{
+	struct zfio_job j = job_of("[j]\nrw=write\nrate=3000\n");
+	struct zfio_rate r;
+	uint64_t rng = 5, at, sum = 0;
+	unsigned int i;
+
+	zfio_rate_init(&r, &j);
+	ck_assert_uint_eq(r.bps[1], 3000);
+	/* bytes / rate in whole us: 4096 B at 3000 B/s = 1.365333 s */
+	zfio_rate_issued(&r, &j, ZFIO_DDIR_WRITE, 4096, &rng);
+	ck_assert_uint_eq(r.next_us[1], 1365333);
+	zfio_rate_issued(&r, &j, ZFIO_DDIR_WRITE, 4096, &rng);
+	ck_assert_uint_eq(r.next_us[1], 2730666);
+	ck_assert_uint_eq(rng, 5);	/* linear draws nothing */
+	/* ahead: wait until then; capped by the runtime's end */
+	ck_assert_int_eq(zfio_rate_ddir(&r, &j, ZFIO_DDIR_WRITE, 1000, 0,
+					&at), ZFIO_DDIR_WRITE);
+	ck_assert_uint_eq(at, 2730666);
+	zfio_rate_ddir(&r, &j, ZFIO_DDIR_WRITE, 1000, 2000000, &at);
+	ck_assert_uint_eq(at, 2000000);
+	zfio_rate_ddir(&r, &j, ZFIO_DDIR_WRITE, 2730666, 0, &at);
+	ck_assert_uint_eq(at, 2730666);
+
+	/* rate_iops: rate_iops x bs; with bssplit the IOPS count */
+	j = job_of("[j]\nrw=write\nrate_iops=10\nbssplit=4k/50:8k/50\n");
+	zfio_rate_init(&r, &j);
+	ck_assert_uint_eq(r.bps[1], 40960);
+	zfio_rate_issued(&r, &j, ZFIO_DDIR_WRITE, 8192, &rng);
+	zfio_rate_issued(&r, &j, ZFIO_DDIR_WRITE, 4096, &rng);
+	ck_assert_uint_eq(r.next_us[1], 200000);
+
+	/* poisson: exponential gaps of mean 1 / IOPS */
+	j = job_of("[j]\nrw=write\nrate_iops=1000\nrate_process=poisson\n");
+	zfio_rate_init(&r, &j);
+	for (i = 0; i < 10000; i++)
+		zfio_rate_issued(&r, &j, ZFIO_DDIR_WRITE, 4096, &rng);
+	sum = r.next_us[1];
+	/* 10000 gaps of mean 1000 us, each cut to whole us (fio) */
+	ck_assert_uint_eq(sum, 9964398);
+}
+END_TEST
+
+/* A mixed job ahead of its rate in one direction issues the other when
+ * that one is behind; both ahead: the one due first. */
+START_TEST(test_fio_gen_rate_mixed_job_switches_direction)
+{
+	struct zfio_job j = job_of("[j]\nrw=randrw\nrate=4096,8192\n");
+	struct zfio_job w = job_of("[j]\nrw=randrw\nrwmixread=100\n"
+				   "rate=4096\n");
+	struct zfio_rate r;
+	uint64_t rng = 1, at;
+
+	zfio_rate_init(&r, &j);
+	zfio_rate_issued(&r, &j, ZFIO_DDIR_READ, 4096, &rng);
+	ck_assert_uint_eq(r.next_us[0], 1000000);
+	ck_assert_int_eq(zfio_rate_ddir(&r, &j, ZFIO_DDIR_READ, 10, 0, &at),
+			 ZFIO_DDIR_WRITE);
+	ck_assert_uint_eq(at, 10);
+	zfio_rate_issued(&r, &j, ZFIO_DDIR_WRITE, 4096, &rng);
+	zfio_rate_issued(&r, &j, ZFIO_DDIR_WRITE, 4096, &rng);
+	ck_assert_uint_eq(r.next_us[1], 1000000);
+	zfio_rate_issued(&r, &j, ZFIO_DDIR_WRITE, 4096, &rng);
+	ck_assert_uint_eq(r.next_us[1], 1500000);
+	/* both ahead: reads are due first */
+	ck_assert_int_eq(zfio_rate_ddir(&r, &j, ZFIO_DDIR_WRITE, 20, 0, &at),
+			 ZFIO_DDIR_READ);
+	ck_assert_uint_eq(at, 1000000);
+	/* a direction the mix never picks is not switched to */
+	zfio_rate_init(&r, &w);
+	zfio_rate_issued(&r, &w, ZFIO_DDIR_READ, 4096, &rng);
+	ck_assert_int_eq(zfio_rate_ddir(&r, &w, ZFIO_DDIR_READ, 10, 0, &at),
+			 ZFIO_DDIR_READ);
+	ck_assert_uint_eq(at, 1000000);
+}
+END_TEST
+
+/* ---- rate, thinktime: end to end in simulated time -------------------- */
+
+static const char *const instant[] = { "profile=instant" };
+
+/* profile=instant charges nothing: the job's time is its waits alone. */
+START_TEST(test_fio_gen_run_rate_spaces_issues_exactly)
+{
+	char *s = run_summary("[j]\nrw=write\nsize=1m\nbs=64k\nrate=1m\n"
+			      "[zcow]\ntarget=fs\n", instant, 1);
+
+	/* 16 writes, one every 65536 / 1048576 s: the last at 937.5 ms */
+	ck_assert_uint_eq(json_u64(s, "ios", 1), 16);
+	ck_assert_uint_eq(json_u64(s, "end_ns", 0), 937500000);
+	free(s);
+	s = run_summary("[j]\nrw=write\nsize=64k\nbs=4k\nrate_iops=50\n"
+			"[zcow]\ntarget=fs\n", instant, 1);
+	ck_assert_uint_eq(json_u64(s, "end_ns", 0), 15 * 20000000ull);
+	free(s);
+}
+END_TEST
+
+/* On the ZN540 model: the writes keep to the rate; the job's bytes per
+ * second are the rate within one I/O's latency at the end. */
+START_TEST(test_fio_gen_run_rate_holds_on_a_timed_device)
+{
+	char *s = run_summary("[j]\nrw=write\nsize=1m\nbs=4k\nrate=1m\n"
+			      "[zcow]\ntarget=fs\n", NULL, 0);
+	uint64_t end = json_u64(s, "end_ns", 0);
+
+	/* the 256th write issued at floor(255 x 4096 x 1e6 / 2^20) us */
+	ck_assert_uint_ge(end, 996093000ull);
+	ck_assert_uint_lt(end, 996093000ull + 1000000);
+	ck_assert_uint_eq(json_u64(s, "write_bytes", 0), 1048576);
+	free(s);
+}
+END_TEST
+
+START_TEST(test_fio_gen_run_thinktime_stalls_exactly)
+{
+	char *s = run_summary("[j]\nrw=write\nsize=1m\nbs=4k\n"
+			      "thinktime=2000\nthinktime_blocks=4\n"
+			      "[zcow]\ntarget=fs\n", instant, 1);
+
+	/* 256 writes, a 2 ms stall after every 4th: 64 stalls */
+	ck_assert_uint_eq(json_u64(s, "end_ns", 0), 64 * 2000000ull);
+	free(s);
+	/* the stall ends with the runtime */
+	s = run_summary("[j]\nrw=write\nsize=1m\nbs=4k\nthinktime=1s\n"
+			"runtime=2500ms\ntime_based\n[zcow]\ntarget=fs\n",
+			instant, 1);
+	ck_assert_uint_eq(json_u64(s, "ios", 1), 3);
+	ck_assert_uint_eq(json_u64(s, "end_ns", 0), 2500000000ull);
+	free(s);
+}
+END_TEST
+
+/* With I/Os in flight, thinktime_blocks_type=complete counts the I/Os
+ * done by each issue, issue the ones issued: more stalls. */
+START_TEST(test_fio_gen_run_thinktime_counts_issued_or_completed)
+{
+	const char *job = "[j]\nrw=write\nsize=1m\nbs=4k\niodepth=8\n"
+			  "thinktime=1ms\nthinktime_blocks=8\n";
+	char text[256], *s;
+	uint64_t complete, issue;
+
+	snprintf(text, sizeof(text), "%s[zcow]\ntarget=fs\n", job);
+	s = run_summary(text, NULL, 0);
+	complete = json_u64(s, "end_ns", 0);
+	free(s);
+	snprintf(text, sizeof(text), "%sthinktime_blocks_type=issue\n"
+		 "[zcow]\ntarget=fs\n", job);
+	s = run_summary(text, NULL, 0);
+	issue = json_u64(s, "end_ns", 0);
+	free(s);
+	/* Without thinktime the job takes 3008256 ns on the ZN540 model.
+	 * issue: 256 / 8 = 32 stalls of 1 ms; complete: the count lags
+	 * the issues by the I/Os in flight, so the last 8 make no stall. */
+	ck_assert_uint_eq(issue, 3008256 + 32 * 1000000ull);
+	ck_assert_uint_eq(complete, 3008256 + 31 * 1000000ull);
+}
+END_TEST
+
+/* rate_min: fio's check (not in the first 2 s, then per ratecycle) ends
+ * the run with fio's message. */
+START_TEST(test_fio_gen_run_rate_min_not_met_fails_as_fio)
+{
+	FILE *f = fopen(T_FIO, "w");
+	char *err = NULL;
+
+	ck_assert_ptr_nonnull(f);
+	fputs("[j]\nrw=write\nsize=1m\nbs=4k\nrate=100k\nrate_min=200k\n"
+	      "[zcow]\ntarget=fs\nprofile=instant\n", f);
+	fclose(f);
+	ck_assert_int_eq(zcow_test_run(NULL, &err, "run", T_FIO, "--results",
+				       RES, NULL), 1);
+	ck_assert_str_eq(err, "zcow run: j: rate_min=204800B/s not met, got "
+			 "102400B/s\n");
+	free(err);
+	unlink(T_FIO);
+	/* met: the run completes */
+	free(run_summary("[j]\nrw=write\nsize=1m\nbs=4k\nrate=100k\n"
+			 "rate_min=50k\n[zcow]\ntarget=fs\n", instant, 1));
+	/* the clock restarts after ramp_time (fio resets its counters):
+	 * 1.5 s after a 2 s ramp is still within the 2 s settle period */
+	free(run_summary("[j]\nrw=write\nsize=1m\nbs=4k\nrate=100k\n"
+			 "rate_min=200k\nramp_time=2s\nruntime=1500ms\n"
+			 "time_based\n[zcow]\ntarget=fs\n", instant, 1));
+}
+END_TEST
+
+/* The results' config.fio lists what these options resolved to, in a
+ * form that parses back to the same job. */
+START_TEST(test_fio_gen_printed_job_parses_back_the_same)
+{
+	struct zfio_job j = job_of("[j]\nrw=randwrite\n"
+				   "bssplit=4k/10:64k/50:32k/40,8k/100\n"
+				   "rate=1m,2m\nrate_iops_min=3\n"
+				   "rate_process=poisson\nratecycle=500\n"
+				   "thinktime=1500\nthinktime_blocks=3\n"
+				   "thinktime_blocks_type=issue\n"
+				   "bs_unaligned\n"), k;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&text, &len);
+
+	ck_assert_ptr_nonnull(m);
+	zfio_print_job(m, &j);
+	fclose(m);
+	ck_assert_ptr_nonnull(strstr(text, "\nbssplit=4096/10:32768/40:"
+				     "65536/50,8192/100,8192/100\n"));
+	ck_assert_ptr_nonnull(strstr(text, "\nthinktime=1500us\n"));
+	k = job_of(text);
+	free(text);
+	ck_assert_int_eq(memcmp(k.bssplit, j.bssplit, sizeof(j.bssplit)), 0);
+	ck_assert_int_eq(memcmp(k.bs_min_d, j.bs_min_d, sizeof(j.bs_min_d)),
+			 0);
+	ck_assert_int_eq(memcmp(k.bs_max_d, j.bs_max_d, sizeof(j.bs_max_d)),
+			 0);
+	ck_assert_uint_eq(k.bs, 8192);
+	ck_assert_uint_eq(k.bs_max, 8192);
+	ck_assert(k.bs_unaligned && k.rate_poisson && k.thinktime_issue);
+	ck_assert_int_eq(memcmp(k.rate, j.rate, sizeof(j.rate)), 0);
+	ck_assert_uint_eq(k.rate_iops_min[1], 3);
+	ck_assert_uint_eq(k.ratecycle_ms, 500);
+	ck_assert_uint_eq(k.thinktime_ns, 1500000);
+	ck_assert_uint_eq(k.thinktime_blocks, 3);
+}
+END_TEST
+
 /* --list-options says what random_generator's values are mapped to. */
 START_TEST(test_fio_gen_list_options_says_what_is_mapped)
 {
@@ -394,6 +682,18 @@ Suite *fio_gen_suite(void)
 	tcase_add_test(tc, test_fio_gen_run_bssplit_writes_the_whole_file);
 	tcase_add_test(tc, test_fio_gen_run_refuses_sizes_off_the_block);
 	tcase_add_test(tc, test_fio_gen_list_options_says_what_is_mapped);
+	tcase_add_test(tc, test_fio_gen_printed_job_parses_back_the_same);
+	tcase_add_test(tc, test_fio_gen_rate_and_thinktime_parse_fios_forms);
+	tcase_add_test(tc,
+		test_fio_gen_rate_and_thinktime_errors_name_file_line_option);
+	tcase_add_test(tc, test_fio_gen_rate_next_issue_times_are_fios);
+	tcase_add_test(tc, test_fio_gen_rate_mixed_job_switches_direction);
+	tcase_add_test(tc, test_fio_gen_run_rate_spaces_issues_exactly);
+	tcase_add_test(tc, test_fio_gen_run_rate_holds_on_a_timed_device);
+	tcase_add_test(tc, test_fio_gen_run_thinktime_stalls_exactly);
+	tcase_add_test(tc,
+		       test_fio_gen_run_thinktime_counts_issued_or_completed);
+	tcase_add_test(tc, test_fio_gen_run_rate_min_not_met_fails_as_fio);
 	suite_add_tcase(s, tc);
 	return s;
 }
