@@ -491,6 +491,7 @@ static void job_defaults(struct zfio_job *j)
 	j->bs_opt = ZFIO_OPT_BS;
 	j->ratecycle_ms = 1000;
 	j->thinktime_blocks = 1;
+	j->rw_seq_nr = 1;
 	j->nrfiles = 1;
 	j->numjobs = 1;
 	j->iodepth = 1;
@@ -1442,6 +1443,53 @@ static const struct opt_val think_type_vals[] = {
 	{ "complete", false }, { "issue", true }, { NULL, 0 },
 };
 
+
+/*
+ * rw=PATTERN[:N] (fio's str_rw_cb): N is a count (1.., fio's size
+ * suffixes) for a random pattern, a size that may be negative for a
+ * sequential one; without it, 1 and 0.
+ */
+static int set_rw(const struct opt *o, const struct opt_arg *a)
+{
+	struct zfio_job *j = a->j;
+	struct zfio_kv kv = *a->kv;
+	const struct opt_arg pat = { .spec = a->spec, .j = j, .kv = &kv,
+				     .err = a->err, .len = a->len };
+	char *colon = strchr(kv.val, ':');
+	const char *n;
+	struct zfio_size sz;
+	int r;
+
+	if (colon)
+		*colon = '\0';
+	r = set_enum(o, &pat);
+	if (r)
+		return r;
+	j->rw_seq_nr = 1;
+	j->rw_seq_add = 0;
+	if (!colon)
+		return 0;
+	n = colon + 1;
+	if (zfio_rw_is_random(j->rw)) {
+		if (zfio_parse_size(n, j->kb_base, &sz) ||
+		    sz.unit != ZFIO_BYTES || !sz.val || sz.val > UINT32_MAX)
+			return fail(a->err, a->len, a->kv, "'%s' is not a "
+				    "count of I/Os in 1..%u", n, UINT32_MAX);
+		j->rw_seq_nr = (uint32_t)sz.val;
+		return 0;
+	}
+	if (zfio_parse_size(n + (*n == '-'), j->kb_base, &sz) ||
+	    sz.unit != ZFIO_BYTES || sz.val > INT64_MAX)
+		return fail(a->err, a->len, a->kv, "'%s' is not a size (a "
+			    "hole, or backwards with '-')", n);
+	j->rw_seq_add = *n == '-' ? -(int64_t)sz.val : (int64_t)sz.val;
+	return 0;
+}
+
+static const struct opt_val rw_seq_vals[] = {
+	{ "sequential", false }, { "identical", true }, { NULL, 0 },
+};
+
 static const struct opt_val rw_vals[] = {
 	{ "read", ZFIO_READ }, { "write", ZFIO_WRITE },
 	{ "randread", ZFIO_RANDREAD }, { "randwrite", ZFIO_RANDWRITE },
@@ -1464,7 +1512,7 @@ static const struct opt_val write_mode_vals[] = {
 };
 
 static const struct opt opts[] = {
-	{ "rw", "readwrite", set_enum, JOB_FIELD(rw, enum zfio_rw),
+	{ "rw", "readwrite", set_rw, JOB_FIELD(rw, enum zfio_rw),
 	  .vals = rw_vals, .err = "unknown pattern '%s'" },
 	{ "rwmixread", NULL, set_pct, JOB_FIELD(rwmixread, uint32_t) },
 	{ "rwmixwrite", NULL, set_pct_complement,
@@ -1571,6 +1619,8 @@ static const struct opt opts[] = {
 	  JOB_FIELD(thinktime_spin_ns, uint64_t) },
 	{ "thinktime_blocks", NULL, set_u32,
 	  JOB_FIELD(thinktime_blocks, uint32_t), .min = 1 },
+	{ "rw_sequencer", NULL, set_enum, JOB_FIELD(rw_identical, bool),
+	  .vals = rw_seq_vals, .err = "'%s' is not sequential or identical" },
 	{ "thinktime_blocks_type", NULL, set_enum,
 	  JOB_FIELD(thinktime_issue, bool), .vals = think_type_vals,
 	  .err = "'%s' is not complete or issue" },
@@ -1632,7 +1682,7 @@ static const char *const opt_names[ZFIO_NR_OPTS] = {
 	[ZFIO_OPT_IOENGINE] = "ioengine",
 	[ZFIO_OPT_RANDOM_DISTRIBUTION] = "random_distribution",
 	[ZFIO_OPT_BSRANGE] = "bsrange", [ZFIO_OPT_BSSPLIT] = "bssplit",
-	[ZFIO_OPT_RATE] = "rate",
+	[ZFIO_OPT_RATE] = "rate", [ZFIO_OPT_RW] = "rw",
 };
 
 const char *zfio_opt_name(enum zfio_opt opt)
@@ -2458,8 +2508,15 @@ void zfio_print_job(FILE *out, const struct zfio_job *j)
 	static const char *const zm[] = { "none", "strided", "zbd" };
 
 	fprintf(out, "[%s]\n", j->section);
-	fprintf(out, "name=%s\nrw=%s\nrwmixread=%u\nbs=%llu\n", j->name,
-		zfio_rw_name(j->rw), j->rwmixread, (unsigned long long)j->bs);
+	fprintf(out, "name=%s\nrw=%s", j->name, zfio_rw_name(j->rw));
+	if (j->rw_seq_nr > 1)
+		fprintf(out, ":%u", j->rw_seq_nr);
+	if (j->rw_seq_add)
+		fprintf(out, ":%lld", (long long)j->rw_seq_add);
+	fprintf(out, "\nrwmixread=%u\nbs=%llu\n", j->rwmixread,
+		(unsigned long long)j->bs);
+	if (j->rw_identical)
+		fprintf(out, "rw_sequencer=identical\n");
 	print_bs(out, j);
 	print_rate(out, j);
 	print_size(out, "size", &j->size);

@@ -109,6 +109,7 @@ enum zfio_opt {
 	ZFIO_OPT_BSRANGE,
 	ZFIO_OPT_BSSPLIT,
 	ZFIO_OPT_RATE,
+	ZFIO_OPT_RW,
 	ZFIO_NR_OPTS
 };
 
@@ -191,6 +192,14 @@ struct zfio_job {
 	uint64_t thinktime_ns, thinktime_spin_ns;
 	uint32_t thinktime_blocks;	/* 1 */
 	bool thinktime_issue;		/* count issued I/Os (complete) */
+	/* rw=PATTERN:N (fio's offset modifier): a random pattern draws a
+	 * new offset every @rw_seq_nr I/Os (1), the others follow
+	 * rw_sequencer (sequential: after the last I/O; identical: the
+	 * last I/O's offset again); a sequential one adds @rw_seq_add
+	 * bytes (negative: backwards) to every offset but the first */
+	uint32_t rw_seq_nr;
+	int64_t rw_seq_add;
+	bool rw_identical;		/* rw_sequencer=identical */
 	struct zfio_size size;		/* not set: the whole target */
 	struct zfio_size filesize;	/* per file; not set: size / nrfiles */
 	struct zfio_size offset;
@@ -391,6 +400,32 @@ uint64_t zfio_next_bs(const struct zfio_job *j, enum zfio_ddir d,
 		      bool is_random, uint64_t room, uint64_t *rng);
 /* Is every size job @j may issue a multiple of @align bytes? */
 bool zfio_bs_is_multiple(const struct zfio_job *j, uint64_t align);
+
+/*
+ * The offsets of a job clone (fio's get_next_block()): rw=PATTERN:N's
+ * count and the last I/O's offset.  Start with nr_left 1.
+ */
+struct zfio_offsets {
+	uint32_t nr_left;	/* I/Os until a new draw (fio's ddir_seq_nr) */
+	uint64_t last_start;	/* relative; rw_sequencer=identical */
+};
+
+/*
+ * The offset, relative to the job's range of @range_len bytes, of its
+ * next I/O of direction @d, @seq_pos being the end of its last one: a
+ * random pattern with rw=PATTERN:N draws every Nth time (the first I/O
+ * draws) and between follows rw_sequencer; a draw is random (@dist,
+ * *@rng; *@is_rand_ret true) or, by percentage_random, sequential.  A
+ * sequential offset is @seq_pos plus rw=PATTERN:N's step but for the
+ * first, wrapping as fio's get_next_seq_offset(): past the end forwards
+ * to 0, backwards to the end less the step.  The default draws one value
+ * per random offset, as it always did.
+ */
+uint64_t zfio_next_offset(const struct zfio_job *j,
+			  const struct zfio_dist_state *dist,
+			  struct zfio_offsets *st, enum zfio_ddir d,
+			  uint64_t seq_pos, uint64_t range_len, uint64_t *rng,
+			  bool *is_rand_ret);
 
 /*
  * fio's rate control in simulated time (fio_gen.c; fio's rate_ddir() and

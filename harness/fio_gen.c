@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * zfio: what shapes a job's I/O stream, drawn while it runs (see fio.h):
- * the size of each I/O (bsrange, bssplit) and when it may be issued
- * (rate, rate_iops, rate_process; rate_min checked).  fio's semantics, fio's
+ * where each I/O goes (rw=PATTERN:N, rw_sequencer, over the offsets of
+ * random_distribution), its size (bsrange, bssplit) and when it may be
+ * issued (rate, rate_iops, rate_process; rate_min checked).  fio's semantics, fio's
  * io_u.c get_next_buflen(): the runner asks, this file answers from the
  * job's options and the clone's PRNG (base/prng.h).
  *
@@ -107,6 +108,45 @@ bool zfio_bs_is_multiple(const struct zfio_job *j, uint64_t align)
 				return false;
 	}
 	return true;
+}
+
+/* ---- offsets: rw=PATTERN:N -------------------------------------------- */
+
+static uint64_t seq_next(const struct zfio_job *j, uint64_t pos,
+			 uint64_t range_len)
+{
+	int64_t add = j->rw_seq_add;
+
+	if (!pos || !add)
+		return pos;
+	pos += (uint64_t)add;		/* modulo 2^64: below 0 is past */
+	if (pos >= range_len)
+		pos = add > 0 ? 0 : range_len + (uint64_t)add;
+	return pos;
+}
+
+uint64_t zfio_next_offset(const struct zfio_job *j,
+			  const struct zfio_dist_state *dist,
+			  struct zfio_offsets *st, enum zfio_ddir d,
+			  uint64_t seq_pos, uint64_t range_len, uint64_t *rng,
+			  bool *is_rand_ret)
+{
+	uint64_t off;
+
+	*is_rand_ret = false;
+	if (j->rw_seq_nr > 1 && st->nr_left > 1) {
+		st->nr_left--;
+		off = j->rw_identical ? st->last_start :
+					seq_next(j, seq_pos, range_len);
+	} else {
+		st->nr_left = j->rw_seq_nr;
+		*is_rand_ret = zfio_rw_is_random(j->rw) &&
+			       zfio_dist_is_random(dist, d, rng);
+		off = *is_rand_ret ? zfio_dist_next(dist, d, rng) * j->bs :
+				     seq_next(j, seq_pos, range_len);
+	}
+	st->last_start = off;
+	return off;
 }
 
 /* ---- rate control ----------------------------------------------------- */

@@ -953,16 +953,12 @@ static int schedule(struct zrun *run)
 		op = j->rate_op >= 0 ? (enum zrun_op)j->rate_op : pick_op(j);
 		if (rate_wait(j, &op, t))
 			continue;
-		/* fio's random_distribution and percentage_random (fio.h);
-		 * the default draws one zrun_rand() % blocks, as always */
-		is_rand = zfio_rw_is_random(j->fio->rw) &&
-			  zfio_dist_is_random(&j->dist, (enum zfio_ddir)op,
-					      &j->rng);
-		if (is_rand)
-			cand = zfio_dist_next(&j->dist, (enum zfio_ddir)op,
-					      &j->rng) * j->fio->bs;
-		else
-			cand = j->seq_pos;
+		/* fio's rw=PATTERN:N, random_distribution and
+		 * percentage_random (fio_gen.c); the default draws one
+		 * zrun_rand() % blocks, as always */
+		cand = zfio_next_offset(j->fio, &j->dist, &j->offs,
+					(enum zfio_ddir)op, j->seq_pos,
+					j->range_len, &j->rng, &is_rand);
 		/* bsrange, bssplit (fio_gen.c): fixed sizes draw nothing */
 		bs = zfio_next_bs(j->fio, (enum zfio_ddir)op, is_rand,
 				  j->range_len > cand ? j->range_len - cand : 0,
@@ -1187,6 +1183,31 @@ static uint64_t seed_mix(uint64_t a, uint64_t b)
 	return zrun_rand(&tmp);
 }
 
+/* rw=PATTERN:N against the job's range: the raw target writes at the
+ * zones' write pointers (no offsets of its own to move); a hole or step
+ * is whole blocks, shorter than the range. */
+static int check_seq_mod(struct zrun *run, const struct zrun_job *j)
+{
+	const struct zfio_job *f = j->fio;
+	uint64_t step = f->rw_seq_add < 0 ? -(uint64_t)f->rw_seq_add :
+					    (uint64_t)f->rw_seq_add;
+
+	if (f->rw_seq_nr == 1 && !step)
+		return 0;
+	if (j->seq_by_target)
+		return zrun_opt_err(run, f, ZFIO_OPT_RW, "an offset modifier "
+				    "(:N) is not modelled on the raw target "
+				    "(writes go to the zones' write pointers)");
+	if (step % f->bs || step >= j->range_len)
+		return zrun_opt_err(run, f, ZFIO_OPT_RW, "a step of %llu "
+				    "bytes must be whole blocks of %llu bytes "
+				    "and shorter than the job's %llu bytes",
+				    (unsigned long long)step,
+				    (unsigned long long)f->bs,
+				    (unsigned long long)j->range_len);
+	return 0;
+}
+
 static int setup_jobs(struct zrun *run)
 {
 	unsigned int i, c, n = 0, phase = 0;
@@ -1221,6 +1242,7 @@ static int setup_jobs(struct zrun *run)
 			j->has_rate = zfio_rate_is_set(f);
 			zfio_rate_init(&j->rate, f);
 			j->rate_op = -1;
+			j->offs.nr_left = 1;
 			j->slots = calloc(f->iodepth, sizeof(*j->slots));
 			if (!j->slots)
 				return -ENOMEM;
@@ -1237,6 +1259,7 @@ static int setup_jobs(struct zrun *run)
 				j->end_limit = f->ramp_time_ns + f->runtime_ns;
 			}
 			ret = run->ops->job_init(run, j);
+			ret = ret ?: check_seq_mod(run, j);
 			if (ret)
 				return ret;
 			ret = zfio_dist_init(&j->dist, f,

@@ -607,6 +607,132 @@ START_TEST(test_fio_gen_run_rate_min_not_met_fails_as_fio)
 }
 END_TEST
 
+
+/* ---- rw=PATTERN:N, rw_sequencer --------------------------------------- */
+
+START_TEST(test_fio_gen_rw_modifier_parses_fios_forms)
+{
+	struct zfio_job j = job_of("[j]\nrw=randread:8\n");
+
+	ck_assert_int_eq(j.rw, ZFIO_RANDREAD);
+	ck_assert_uint_eq(j.rw_seq_nr, 8);
+	ck_assert_int_eq(j.rw_seq_add, 0);
+	ck_assert(!j.rw_identical);
+	j = job_of("[j]\nrw=read:-8k\nrw_sequencer=identical\n");
+	ck_assert_int_eq(j.rw, ZFIO_READ);
+	ck_assert_uint_eq(j.rw_seq_nr, 1);
+	ck_assert_int_eq(j.rw_seq_add, -8192);
+	ck_assert(j.rw_identical);
+	j = job_of("[j]\nreadwrite=write:112k\n");
+	ck_assert_int_eq(j.rw_seq_add, 114688);
+	/* a later rw= without a modifier drops it */
+	j = job_of("[j]\nrw=randread:8\nrw=randread\n");
+	ck_assert_uint_eq(j.rw_seq_nr, 1);
+	parse_err("[j]\nrw=randread:0\n", "t.fio:2: option 'rw': '0' is not "
+		  "a count of I/Os in 1..4294967295");
+	parse_err("[j]\nrw=write:-x\n", "t.fio:2: option 'rw': '-x' is not a "
+		  "size (a hole, or backwards with '-')");
+	parse_err("[j]\nrw=scan:4\n", "t.fio:2: option 'rw': unknown pattern "
+		  "'scan'");
+	parse_err("[j]\nrw_sequencer=random\n", "t.fio:2: option "
+		  "'rw_sequencer': 'random' is not sequential or identical");
+}
+END_TEST
+
+/* Offsets (in KiB) of @n I/Os of 4 KiB in a range of @range KiB, the
+ * way run.c asks: each I/O ends where the next sequential one starts. */
+static void offsets(const char *text, unsigned int n, uint64_t range,
+		    uint64_t *out)
+{
+	struct zfio_job j = job_of(text);
+	struct zfio_dist_state dist;
+	struct zfio_offsets st = { .nr_left = 1 };
+	uint64_t rng = 9, seq = 0, off;
+	char err[ZFIO_ERR_LEN];
+	unsigned int i;
+	bool is_rand;
+
+	ck_assert_int_eq(zfio_dist_init(&dist, &j, range / 4, 1, 2, err,
+					sizeof(err)), 0);
+	for (i = 0; i < n; i++) {
+		off = zfio_next_offset(&j, &dist, &st, ZFIO_DDIR_READ, seq,
+				       range << 10, &rng, &is_rand);
+		out[i] = off >> 10;
+		seq = (off + 4096) % (range << 10);
+	}
+}
+
+START_TEST(test_fio_gen_rw_modifier_offsets_are_fios)
+{
+	uint64_t o[12];
+	static const uint64_t back[12] = { 0, 56, 52, 48, 44, 40, 36, 32,
+					   28, 24, 20, 16 };
+	static const uint64_t hole[12] = { 0, 12, 24, 36, 48, 60, 0, 12, 24,
+					   36, 48, 60 };
+
+	/* backwards: the first at 0, then from the end less the step */
+	offsets("[j]\nrw=read:-8k\n", 12, 64, o);
+	ck_assert_int_eq(memcmp(o, back, sizeof(back)), 0);
+	/* holes of 8 KiB after every 4 KiB; the end of the range ends the
+	 * pass (fio: the file is done), the next starts at 0 */
+	offsets("[j]\nrw=read:8k\n", 12, 64, o);
+	ck_assert_int_eq(memcmp(o, hole, sizeof(hole)), 0);
+	/* randread:4: a draw, 3 sequential after it, a draw ... (the draws
+	 * of random_distribution's default for seed 9: blocks 100, 98) */
+	offsets("[j]\nrw=randread:4\n", 12, 1024, o);
+	ck_assert_uint_eq(o[1], o[0] + 4);
+	ck_assert_uint_eq(o[2], o[0] + 8);
+	ck_assert_uint_eq(o[3], o[0] + 12);
+	ck_assert_uint_ne(o[4], o[3] + 4);
+	ck_assert_uint_eq(o[5], o[4] + 4);
+	ck_assert_uint_eq(o[7], o[4] + 12);
+	ck_assert_uint_eq(o[9], o[8] + 4);
+	ck_assert_uint_eq(o[0], 400);
+	ck_assert_uint_eq(o[4], 392);
+	/* identical: the same offset 4 times */
+	offsets("[j]\nrw=randread:4\nrw_sequencer=identical\n", 12, 1024, o);
+	ck_assert_uint_eq(o[0], 400);
+	ck_assert_uint_eq(o[3], 400);
+	ck_assert_uint_eq(o[4], 392);
+	ck_assert_uint_eq(o[7], 392);
+	ck_assert_uint_eq(o[8], 728);
+}
+END_TEST
+
+START_TEST(test_fio_gen_run_rw_modifier_on_files_and_refusals)
+{
+	FILE *f;
+	char *err = NULL, *s;
+
+	s = run_summary("[j]\nrw=read:-8k\nsize=64k\n[zcow]\ntarget=fs\n"
+			"prefill=1\n", NULL, 0);
+	ck_assert_uint_eq(json_u64(s, "ios", 1), 16);
+	ck_assert_uint_eq(json_u64(s, "bytes", 1), 65536);
+	free(s);
+	f = fopen(T_FIO, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs("[j]\nrw=write:6k\nsize=64k\n[zcow]\ntarget=fs\n", f);
+	fclose(f);
+	ck_assert_int_eq(zcow_test_run(NULL, &err, "run", T_FIO, "--results",
+				       RES, NULL), 1);
+	ck_assert_str_eq(err, "zcow run: " T_FIO ":2: option 'rw': a step of "
+			 "6144 bytes must be whole blocks of 4096 bytes and "
+			 "shorter than the job's 65536 bytes\n");
+	free(err);
+	f = fopen(T_FIO, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs("[j]\nrw=randwrite:4\nzonemode=zbd\nsize=1z\n", f);
+	fclose(f);
+	ck_assert_int_eq(zcow_test_run(NULL, &err, "run", T_FIO, "--results",
+				       RES, NULL), 1);
+	ck_assert_str_eq(err, "zcow run: " T_FIO ":2: option 'rw': an offset "
+			 "modifier (:N) is not modelled on the raw target "
+			 "(writes go to the zones' write pointers)\n");
+	free(err);
+	unlink(T_FIO);
+}
+END_TEST
+
 /* The results' config.fio lists what these options resolved to, in a
  * form that parses back to the same job. */
 START_TEST(test_fio_gen_printed_job_parses_back_the_same)
@@ -683,6 +809,9 @@ Suite *fio_gen_suite(void)
 	tcase_add_test(tc, test_fio_gen_run_refuses_sizes_off_the_block);
 	tcase_add_test(tc, test_fio_gen_list_options_says_what_is_mapped);
 	tcase_add_test(tc, test_fio_gen_printed_job_parses_back_the_same);
+	tcase_add_test(tc, test_fio_gen_rw_modifier_parses_fios_forms);
+	tcase_add_test(tc, test_fio_gen_rw_modifier_offsets_are_fios);
+	tcase_add_test(tc, test_fio_gen_run_rw_modifier_on_files_and_refusals);
 	tcase_add_test(tc, test_fio_gen_rate_and_thinktime_parse_fios_forms);
 	tcase_add_test(tc,
 		test_fio_gen_rate_and_thinktime_errors_name_file_line_option);
