@@ -1490,6 +1490,33 @@ static const struct opt_val rw_seq_vals[] = {
 	{ "sequential", false }, { "identical", true }, { NULL, 0 },
 };
 
+
+/* startdelay=T or T1-T2 (fio's irange of times, seconds without a
+ * unit; a range is drawn per clone when the run starts). */
+static int set_startdelay(const struct opt *o, const struct opt_arg *a)
+{
+	struct zfio_job *j = a->j;
+	char buf[ZFIO_VAL_LEN], *dash;
+	uint64_t lo, hi;
+
+	(void)o;
+	if (!a->kv->has_val || !a->kv->val[0])
+		return fail(a->err, a->len, a->kv, "needs a value");
+	snprintf(buf, sizeof(buf), "%s", a->kv->val);
+	dash = strchr(buf, '-');
+	if (dash)
+		*dash = '\0';
+	if (zfio_parse_time(buf, &lo) ||
+	    (dash && zfio_parse_time(dash + 1, &hi)))
+		return fail(a->err, a->len, a->kv, "'%s' is not a time or a "
+			    "range of times", a->kv->val);
+	if (!dash)
+		hi = lo;
+	j->startdelay_ns = lo < hi ? lo : hi;
+	j->startdelay_hi_ns = lo < hi ? hi : lo;
+	return 0;
+}
+
 static const struct opt_val rw_vals[] = {
 	{ "read", ZFIO_READ }, { "write", ZFIO_WRITE },
 	{ "randread", ZFIO_RANDREAD }, { "randwrite", ZFIO_RANDWRITE },
@@ -1540,7 +1567,7 @@ static const struct opt opts[] = {
 	{ "loops", NULL, set_u32, JOB_FIELD(loops, uint32_t), .min = 1 },
 	{ "fsync", NULL, set_u32, JOB_FIELD(fsync, uint32_t) },
 	{ "fdatasync", NULL, set_u32, JOB_FIELD(fdatasync, uint32_t) },
-	{ "runtime", NULL, set_time, JOB_FIELD(runtime_ns, uint64_t) },
+	{ "runtime", "timeout", set_time, JOB_FIELD(runtime_ns, uint64_t) },
 	{ "ramp_time", NULL, set_time, JOB_FIELD(ramp_time_ns, uint64_t) },
 	{ "time_based", NULL, set_bool, JOB_FIELD(time_based, bool) },
 	{ "end_fsync", NULL, set_bool, JOB_FIELD(end_fsync, bool) },
@@ -1619,6 +1646,9 @@ static const struct opt opts[] = {
 	  JOB_FIELD(thinktime_spin_ns, uint64_t) },
 	{ "thinktime_blocks", NULL, set_u32,
 	  JOB_FIELD(thinktime_blocks, uint32_t), .min = 1 },
+	{ "startdelay", NULL, set_startdelay,
+	  JOB_FIELD(startdelay_ns, uint64_t) },
+	{ "number_ios", NULL, set_bytes, JOB_FIELD(number_ios, uint64_t) },
 	{ "rw_sequencer", NULL, set_enum, JOB_FIELD(rw_identical, bool),
 	  .vals = rw_seq_vals, .err = "'%s' is not sequential or identical" },
 	{ "thinktime_blocks_type", NULL, set_enum,
@@ -2519,6 +2549,13 @@ void zfio_print_job(FILE *out, const struct zfio_job *j)
 		fprintf(out, "rw_sequencer=identical\n");
 	print_bs(out, j);
 	print_rate(out, j);
+	if (j->startdelay_hi_ns)
+		fprintf(out, "startdelay=%lluus-%lluus\n",
+			(unsigned long long)(j->startdelay_ns / 1000),
+			(unsigned long long)(j->startdelay_hi_ns / 1000));
+	if (j->number_ios)
+		fprintf(out, "number_ios=%llu\n",
+			(unsigned long long)j->number_ios);
 	print_size(out, "size", &j->size);
 	print_size(out, "filesize", &j->filesize);
 	print_size(out, "offset", &j->offset);

@@ -200,6 +200,11 @@ struct zfio_job {
 	uint32_t rw_seq_nr;
 	int64_t rw_seq_add;
 	bool rw_identical;		/* rw_sequencer=identical */
+	/* startdelay=T or T1-T2 (drawn per clone): ns after the run's
+	 * start; number_ios: stop after number_ios x loops issued I/Os
+	 * (0 = no limit) */
+	uint64_t startdelay_ns, startdelay_hi_ns;
+	uint64_t number_ios;
 	struct zfio_size size;		/* not set: the whole target */
 	struct zfio_size filesize;	/* per file; not set: size / nrfiles */
 	struct zfio_size offset;

@@ -717,11 +717,11 @@ static void release_waiters(struct zrun *run)
 		if (!is_ready)
 			continue;
 		w->is_waiting = false;
-		w->start = start;
+		w->start = start > w->delay ? start : w->delay;
 		for (s = 0; s < w->fio->iodepth; s++)
-			w->slots[s] = start;
+			w->slots[s] = w->start;
 		if (w->end_limit)
-			w->end_limit += start;
+			w->end_limit += w->start;
 	}
 }
 
@@ -946,7 +946,9 @@ static int schedule(struct zrun *run)
 		due = j->slots[s];
 		t = gate(run, due, false);
 		if ((j->end_limit && due >= j->end_limit) ||
-		    (j->bytes_goal && j->bytes_done >= j->bytes_goal)) {
+		    (j->bytes_goal && j->bytes_done >= j->bytes_goal) ||
+		    (j->fio->number_ios &&
+		     j->nr_ios >= j->fio->number_ios * j->fio->loops)) {
 			j->is_ending = true;
 			continue;
 		}
@@ -1183,6 +1185,27 @@ static uint64_t seed_mix(uint64_t a, uint64_t b)
 	return zrun_rand(&tmp);
 }
 
+/* fio's startdelay: the job starts that long after the run (a range:
+ * drawn per clone, in whole us); a job that waits for others starts at
+ * the later of the two. */
+static void start_delay(struct zrun_job *j)
+{
+	const struct zfio_job *f = j->fio;
+	uint64_t span = (f->startdelay_hi_ns - f->startdelay_ns) / 1000;
+	uint32_t s;
+
+	j->delay = f->startdelay_ns;
+	if (span)
+		j->delay += zrun_rand(j) % (span + 1) * 1000;
+	if (j->is_waiting || !j->delay)
+		return;
+	j->start = j->delay;
+	for (s = 0; s < f->iodepth; s++)
+		j->slots[s] = j->start;
+	if (j->end_limit)
+		j->end_limit += j->start;
+}
+
 /* rw=PATTERN:N against the job's range: the raw target writes at the
  * zones' write pointers (no offsets of its own to move); a hole or step
  * is whole blocks, shorter than the range. */
@@ -1258,6 +1281,7 @@ static int setup_jobs(struct zrun *run)
 				}
 				j->end_limit = f->ramp_time_ns + f->runtime_ns;
 			}
+			start_delay(j);
 			ret = run->ops->job_init(run, j);
 			ret = ret ?: check_seq_mod(run, j);
 			if (ret)

@@ -185,6 +185,7 @@ struct zrun_job {
 	uint64_t rate_epoch;
 	bool is_rate_ramped;
 	struct zfio_offsets offs;	/* rw=PATTERN:N (fio_gen.c) */
+	uint64_t delay;			/* startdelay, drawn; ns */
 	uint64_t bytes_goal;		/* 0 = time only */
 	uint64_t bytes_done, nr_ios, nr_writes;
 	/* fsync/fdatasync calls (fsync=N, fdatasync=N, end_fsync) and their

@@ -509,7 +509,7 @@ static int fs_job_init(struct zrun *run, struct zrun_job *job)
 		return -EINVAL;
 	}
 	if (f->bs % ZCOW_SECTORSIZE)
-		return zrun_opt_err(run, f, ZFIO_OPT_BS, "%llu is not a "
+		return zrun_opt_err(run, f, f->bs_opt, "%llu is not a "
 				    "multiple of the 4 KiB block",
 				    (unsigned long long)f->bs);
 	if (!zfio_bs_is_multiple(f, ZCOW_SECTORSIZE))

@@ -335,6 +335,16 @@ START_TEST(test_fio_gen_run_refuses_sizes_off_the_block)
 			 "size it may draw is not a multiple of the 4 KiB "
 			 "block\n");
 	free(err);
+	f = fopen(T_FIO, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs("[j]\nrw=write\nsize=1m\nbssplit=512/50:4k/50\n[zcow]\n"
+	      "target=fs\n", f);
+	fclose(f);
+	ck_assert_int_eq(zcow_test_run(NULL, &err, "run", T_FIO, "--results",
+				       RES, NULL), 1);
+	ck_assert_str_eq(err, "zcow run: " T_FIO ":4: option 'bssplit': 512 "
+			 "is not a multiple of the 4 KiB block\n");
+	free(err);
 	unlink(T_FIO);
 	/* Aligned (the default), 6 KiB draws are 4 KiB: they fit. */
 	j = job_of("[j]\nrw=write\nbssplit=4k/50:6k/50\n");
@@ -733,6 +743,56 @@ START_TEST(test_fio_gen_run_rw_modifier_on_files_and_refusals)
 }
 END_TEST
 
+
+/* ---- startdelay, number_ios, timeout ---------------------------------- */
+
+START_TEST(test_fio_gen_startdelay_number_ios_timeout_parse)
+{
+	struct zfio_job j = job_of("[j]\nstartdelay=2\nnumber_ios=1k\n"
+				   "timeout=30\n");
+
+	ck_assert_uint_eq(j.startdelay_ns, 2000000000ull);
+	ck_assert_uint_eq(j.startdelay_hi_ns, 2000000000ull);
+	ck_assert_uint_eq(j.number_ios, 1024);
+	ck_assert_uint_eq(j.runtime_ns, 30000000000ull);	/* alias */
+	j = job_of("[j]\nstartdelay=3s-500ms\n");
+	ck_assert_uint_eq(j.startdelay_ns, 500000000ull);
+	ck_assert_uint_eq(j.startdelay_hi_ns, 3000000000ull);
+	parse_err("[j]\nstartdelay=later\n", "t.fio:2: option 'startdelay': "
+		  "'later' is not a time or a range of times");
+	parse_err("[j]\nstartdelay=1-x\n", "t.fio:2: option 'startdelay': "
+		  "'1-x' is not a time or a range of times");
+	parse_err("[j]\nnumber_ios=many\n", "t.fio:2: option 'number_ios': "
+		  "'many' is not a size");
+}
+END_TEST
+
+/* A job starts startdelay after the run (a stonewalled one at the later
+ * of that and its phase's start); number_ios x loops issued I/Os end
+ * it. */
+START_TEST(test_fio_gen_run_startdelay_and_number_ios)
+{
+	char *s = run_summary("[a]\nrw=write\nsize=64k\nstartdelay=2\n"
+			      "[b]\nrw=write\nsize=1m\nnumber_ios=10\n"
+			      "loops=2\nstartdelay=1-3\n"
+			      "[c]\nstonewall\nrw=write\nsize=64k\n"
+			      "startdelay=10ms\n[zcow]\ntarget=fs\n",
+			      instant, 1);
+	uint64_t b_start = json_u64(s, "start_ns", 1);
+
+	/* "ios" 0 is the run's total, then one per job */
+	ck_assert_uint_eq(json_u64(s, "start_ns", 0), 2000000000ull);
+	ck_assert_uint_eq(json_u64(s, "ios", 1), 16);
+	/* drawn in 1..3 s in whole us from the clone's seed */
+	ck_assert_uint_eq(b_start, 2519396000ull);
+	ck_assert_uint_eq(json_u64(s, "ios", 2), 20);
+	ck_assert_uint_eq(json_u64(s, "ios", 3), 16);
+	/* c waits for a and b: b ends last, at its start (instant) */
+	ck_assert_uint_eq(json_u64(s, "start_ns", 2), b_start);
+	free(s);
+}
+END_TEST
+
 /* The results' config.fio lists what these options resolved to, in a
  * form that parses back to the same job. */
 START_TEST(test_fio_gen_printed_job_parses_back_the_same)
@@ -812,6 +872,8 @@ Suite *fio_gen_suite(void)
 	tcase_add_test(tc, test_fio_gen_rw_modifier_parses_fios_forms);
 	tcase_add_test(tc, test_fio_gen_rw_modifier_offsets_are_fios);
 	tcase_add_test(tc, test_fio_gen_run_rw_modifier_on_files_and_refusals);
+	tcase_add_test(tc, test_fio_gen_startdelay_number_ios_timeout_parse);
+	tcase_add_test(tc, test_fio_gen_run_startdelay_and_number_ios);
 	tcase_add_test(tc, test_fio_gen_rate_and_thinktime_parse_fios_forms);
 	tcase_add_test(tc,
 		test_fio_gen_rate_and_thinktime_errors_name_file_line_option);
