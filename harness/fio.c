@@ -58,7 +58,7 @@ static const char *const ignored_opts[] = {
 	"iodepth_batch", "iodepth_batch_submit", "iodepth_batch_complete",
 	"iodepth_batch_complete_min", "iodepth_batch_complete_max",
 	"iodepth_low", "fallocate",
-	"lockfile", "flow", "new_group", "output-format",
+	"lockfile", "new_group", "output-format",
 	"recover_zbd_write_error", "overwrite", "nice", "prio", "prioclass",
 	"userspace_reap", "fadvise_hint", "bwavgtime", "iopsavgtime",
 	"clocksource", "unified_rw_reporting", "description",
@@ -1649,6 +1649,11 @@ static const struct opt opts[] = {
 	{ "startdelay", NULL, set_startdelay,
 	  JOB_FIELD(startdelay_ns, uint64_t) },
 	{ "number_ios", NULL, set_bytes, JOB_FIELD(number_ios, uint64_t) },
+	{ "flow", NULL, set_u32_range, JOB_FIELD(flow, uint32_t),
+	  .max = 1000 },	/* fio's FLOW_MAX_WEIGHT */
+	{ "flow_id", NULL, set_u32, JOB_FIELD(flow_id, uint32_t) },
+	{ "flow_sleep", NULL, set_time_us,
+	  JOB_FIELD(flow_sleep_ns, uint64_t) },
 	{ "rw_sequencer", NULL, set_enum, JOB_FIELD(rw_identical, bool),
 	  .vals = rw_seq_vals, .err = "'%s' is not sequential or identical" },
 	{ "thinktime_blocks_type", NULL, set_enum,
@@ -2556,6 +2561,10 @@ void zfio_print_job(FILE *out, const struct zfio_job *j)
 	if (j->number_ios)
 		fprintf(out, "number_ios=%llu\n",
 			(unsigned long long)j->number_ios);
+	if (j->flow)
+		fprintf(out, "flow=%u\nflow_id=%u\nflow_sleep=%lluus\n",
+			j->flow, j->flow_id,
+			(unsigned long long)(j->flow_sleep_ns / 1000));
 	print_size(out, "size", &j->size);
 	print_size(out, "filesize", &j->filesize);
 	print_size(out, "offset", &j->offset);

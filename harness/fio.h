@@ -205,6 +205,11 @@ struct zfio_job {
 	 * (0 = no limit) */
 	uint64_t startdelay_ns, startdelay_hi_ns;
 	uint64_t number_ios;
+	/* flow: the job's weight among the running jobs of its flow_id
+	 * (0 = no flow control); flow_sleep: ns a job ahead of its share
+	 * sleeps (0: it waits for another job of the group to issue) */
+	uint32_t flow, flow_id;
+	uint64_t flow_sleep_ns;
 	struct zfio_size size;		/* not set: the whole target */
 	struct zfio_size filesize;	/* per file; not set: size / nrfiles */
 	struct zfio_size offset;

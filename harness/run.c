@@ -286,6 +286,108 @@ static uint32_t min_slot(const struct zrun_job *j)
 	return best;
 }
 
+/* The job sleeps until @t (fio's rate wait and thinktime): every slot is
+ * free from then on. */
+static void sleep_until(struct zrun_job *j, uint64_t t)
+{
+	uint32_t i;
+
+	for (i = 0; i < j->fio->iodepth; i++)
+		j->slots[i] = t;
+}
+
+/*
+ * fio's flow control (flow.c): the jobs with flow of one flow_id share a
+ * count of I/Os; a job whose share of it is above its share of the
+ * running jobs' weights does not issue: with flow_sleep it waits for its
+ * I/Os in flight and sleeps that long, else it waits until another job
+ * of the group issues (fio retries at once; in simulated time nothing
+ * changes until then) or ends.
+ */
+static void flow_unblock(struct zrun *run, unsigned int grp, uint64_t t)
+{
+	unsigned int i;
+	uint32_t s;
+
+	for (i = 0; i < run->nr_jobs; i++) {
+		struct zrun_job *c = &run->jobs[i];
+
+		if (!c->is_flow_blocked || c->flow_grp != grp)
+			continue;
+		c->is_flow_blocked = false;
+		for (s = 0; s < c->fio->iodepth; s++)
+			if (c->slots[s] < t)
+				c->slots[s] = t;
+	}
+}
+
+/* A flow job starts (@on) or ends running: its weight counts or not. */
+static void flow_weigh(struct zrun *run, struct zrun_job *j, bool on,
+		       uint64_t t)
+{
+	struct zrun_flow *g;
+
+	if (!j->fio->flow || j->is_flow_weighed == on)
+		return;
+	g = &run->flows[j->flow_grp];
+	j->is_flow_weighed = on;
+	if (on) {
+		g->weight += j->fio->flow;
+		return;
+	}
+	g->weight -= j->fio->flow;
+	flow_unblock(run, j->flow_grp, t);
+}
+
+/* fio's flow_threshold_exceeded() before an I/O at @t: true when the job
+ * may not issue now (it sleeps or is blocked); else the I/O is counted. */
+static bool flow_held(struct zrun *run, struct zrun_job *j, uint64_t t)
+{
+	struct zrun_flow *g;
+
+	if (!j->fio->flow)
+		return false;
+	g = &run->flows[j->flow_grp];
+	/* 0 / 0 is NaN: not above, as in fio */
+	if ((double)j->flow_count / (double)g->count >
+	    (double)j->fio->flow / (double)g->weight) {
+		if (j->fio->flow_sleep_ns)
+			sleep_until(j, max_slot(j) + j->fio->flow_sleep_ns);
+		else
+			j->is_flow_blocked = true;
+		return true;
+	}
+	g->count++;
+	j->flow_count++;
+	flow_unblock(run, j->flow_grp, t);
+	return false;
+}
+
+/* The flow groups, one per flow_id of the jobs with flow. */
+static int setup_flows(struct zrun *run)
+{
+	unsigned int i, k;
+
+	for (i = 0; i < run->nr_jobs; i++) {
+		struct zrun_job *j = &run->jobs[i];
+
+		if (!j->fio->flow)
+			continue;
+		if (!run->flows) {
+			run->flows = calloc(run->nr_jobs, sizeof(*run->flows));
+			if (!run->flows)
+				return -ENOMEM;
+		}
+		for (k = 0; k < run->nr_flows; k++)
+			if (run->flows[k].id == j->fio->flow_id)
+				break;
+		if (k == run->nr_flows)
+			run->flows[run->nr_flows++].id = j->fio->flow_id;
+		j->flow_grp = k;
+	}
+	return 0;
+}
+
 static int add_sample(struct zrun_job *j, uint64_t done, uint64_t lat,
 		      uint64_t bytes, enum zrun_op op)
 {
@@ -658,6 +760,7 @@ static int finish_job(struct zrun *run, struct zrun_job *j)
 	j->is_done = true;
 	j->is_ending = false;
 	j->last_done = max_slot(j);
+	flow_weigh(run, j, false, j->last_done);
 	if (j->last_done > run->now_max)
 		run->now_max = j->last_done;
 	return ret;
@@ -722,6 +825,7 @@ static void release_waiters(struct zrun *run)
 			w->slots[s] = w->start;
 		if (w->end_limit)
 			w->end_limit += w->start;
+		flow_weigh(run, w, true, w->start);
 	}
 }
 
@@ -729,16 +833,6 @@ _Static_assert((int)ZRUN_OP_READ == (int)ZFIO_DDIR_READ &&
 	       (int)ZRUN_OP_WRITE == (int)ZFIO_DDIR_WRITE &&
 	       (int)ZRUN_OP_TRIM == (int)ZFIO_DDIR_TRIM,
 	       "an operation is its fio data direction");
-
-/* The job sleeps until @t (fio's rate wait and thinktime): every slot is
- * free from then on. */
-static void sleep_until(struct zrun_job *j, uint64_t t)
-{
-	uint32_t i;
-
-	for (i = 0; i < j->fio->iodepth; i++)
-		j->slots[i] = t;
-}
 
 /*
  * fio's rate_ddir() before an I/O of direction *@op due at @t: the
@@ -869,12 +963,17 @@ static int schedule(struct zrun *run)
 {
 	uint64_t w0 = wall_ns(), wlast = 0, steps = 0;
 	bool is_free = is_free_model(run);
+	unsigned int k;
 	int ret = 0;
 
 	run->op_excl = ZRUN_EXCL_NONE;
 	run->excl_all_until = run->excl_sync_until = 0;
 	run->nr_excl_waits = run->excl_wait_ns = 0;
 	run->nr_sync_joins = 0;
+	for (k = 0; k < run->nr_jobs; k++)
+		if (!run->jobs[k].is_waiting)
+			flow_weigh(run, &run->jobs[k], true,
+				   run->jobs[k].start);
 	release_waiters(run);
 	for (;;) {
 		struct zrun_job *j = NULL;
@@ -893,7 +992,7 @@ static int schedule(struct zrun *run)
 
 			if (c->is_done)
 				continue;
-			if (c->is_waiting) {
+			if (c->is_waiting || c->is_flow_blocked) {
 				is_waiting = true;
 				continue;
 			}
@@ -921,6 +1020,16 @@ static int schedule(struct zrun *run)
 		if (!j) {
 			if (!is_waiting)
 				break;
+			/* Not reached: the shares of a flow group's running
+			 * jobs sum to one, so one of them is not above its
+			 * own; released all the same rather than stuck. */
+			for (k = 0; k < run->nr_jobs; k++)
+				if (run->jobs[k].is_flow_blocked)
+					break;
+			if (k < run->nr_jobs) {
+				flow_unblock(run, run->jobs[k].flow_grp, 0);
+				continue;
+			}
 			/* Not reached: wait_for names an earlier job
 			 * (fio.c), so some job can always run. */
 			zrun_errf(run, "jobs wait for each other");
@@ -952,6 +1061,8 @@ static int schedule(struct zrun *run)
 			j->is_ending = true;
 			continue;
 		}
+		if (j->rate_op < 0 && flow_held(run, j, t))
+			continue;
 		op = j->rate_op >= 0 ? (enum zrun_op)j->rate_op : pick_op(j);
 		if (rate_wait(j, &op, t))
 			continue;
@@ -1335,6 +1446,9 @@ static int teardown(struct zrun *run)
 	free(run->jobs);
 	run->jobs = NULL;
 	run->nr_jobs = 0;
+	free(run->flows);
+	run->flows = NULL;
+	run->nr_flows = 0;
 	free(run->base);
 	run->base = NULL;
 	run->tpriv = NULL;
@@ -1967,6 +2081,7 @@ static int one_rep(struct zrun *run, const char *dir, struct rep_result *r)
 	}
 	ret = run->ops->open(run);
 	ret = ret ?: setup_jobs(run);
+	ret = ret ?: setup_flows(run);
 	ret = ret ?: zrun_replace_open(run);
 	if (!ret) {
 		/* Prefill and set-up are not part of the measurement. */

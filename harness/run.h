@@ -186,6 +186,12 @@ struct zrun_job {
 	bool is_rate_ramped;
 	struct zfio_offsets offs;	/* rw=PATTERN:N (fio_gen.c) */
 	uint64_t delay;			/* startdelay, drawn; ns */
+	/* flow (run.c): the job's I/Os counted for its group, its group
+	 * (an index into zrun.flows), whether it waits for another job of
+	 * the group to issue, and whether its weight counts (running) */
+	uint64_t flow_count;
+	unsigned int flow_grp;
+	bool is_flow_blocked, is_flow_weighed;
 	uint64_t bytes_goal;		/* 0 = time only */
 	uint64_t bytes_done, nr_ios, nr_writes;
 	/* fsync/fdatasync calls (fsync=N, fdatasync=N, end_fsync) and their
@@ -258,6 +264,14 @@ struct zrun {
 	uint32_t fs_reclaim_threshold;
 	uint32_t fs_reclaim_high;
 	uint64_t fs_reclaimable;
+	/* fio's flow groups (one per flow_id of the jobs with flow): the
+	 * I/Os of the group and the weight of its running jobs */
+	struct zrun_flow {
+		uint32_t id;
+		uint64_t count;
+		uint64_t weight;
+	} *flows;
+	unsigned int nr_flows;
 	uint64_t sched_wall_ns;		/* wall time of the jobs' phase */
 	/* The fs's locks in simulated time: what the current call holds
 	 * (enum zrun_excl, set by the target), and until when the calls so

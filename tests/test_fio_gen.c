@@ -793,6 +793,57 @@ START_TEST(test_fio_gen_run_startdelay_and_number_ios)
 }
 END_TEST
 
+
+/* ---- flow -------------------------------------------------------------- */
+
+START_TEST(test_fio_gen_flow_parses)
+{
+	struct zfio_job j = job_of("[j]\nflow=3\nflow_id=2\nflow_sleep=100\n");
+
+	ck_assert_uint_eq(j.flow, 3);
+	ck_assert_uint_eq(j.flow_id, 2);
+	ck_assert_uint_eq(j.flow_sleep_ns, 100000);	/* us */
+	parse_err("[j]\nflow=1001\n", "t.fio:2: option 'flow': '1001' is not "
+		  "an integer in 0..1000");
+	parse_err("[j]\nflow_sleep=x\n", "t.fio:2: option 'flow_sleep': 'x' "
+		  "is not a time");
+}
+END_TEST
+
+/* Two jobs of weights 1 and 3 share the I/Os 1:3; a job of another
+ * flow_id, or one whose partner has ended, runs on its own. */
+START_TEST(test_fio_gen_run_flow_shares_ios_by_weight)
+{
+	char *s = run_summary("[global]\nrw=write\nsize=64m\nruntime=50ms\n"
+			      "time_based\n[a]\nflow=1\n[b]\nflow=3\n"
+			      "[c]\nflow=1\nflow_id=7\n[zcow]\ntarget=fs\n",
+			      NULL, 0);
+	uint64_t a = json_u64(s, "ios", 1), b = json_u64(s, "ios", 2);
+
+	/* 1:3 within a few I/Os; c alone writes as much as a and b */
+	ck_assert_uint_eq(a, 1301);
+	ck_assert_uint_eq(b, 3901);
+	ck_assert_uint_le(3 * a - b, 3);
+	ck_assert_uint_eq(json_u64(s, "ios", 3), 3900);
+	free(s);
+	/* flow_sleep: the job ahead sleeps 100 us at a time */
+	s = run_summary("[global]\nrw=write\nsize=64m\nruntime=50ms\n"
+			"time_based\nflow_sleep=100\n[a]\nflow=1\n[b]\nflow=3\n"
+			"[zcow]\ntarget=fs\n", NULL, 0);
+	a = json_u64(s, "ios", 1);
+	b = json_u64(s, "ios", 2);
+	ck_assert_uint_eq(a, 448);
+	ck_assert_uint_eq(b, 1345);
+	free(s);
+	/* a ends after 16 writes; b then runs alone to its 256 */
+	s = run_summary("[a]\nrw=write\nsize=64k\nflow=1\n[b]\nrw=write\n"
+			"size=1m\nflow=1\n[zcow]\ntarget=fs\n", NULL, 0);
+	ck_assert_uint_eq(json_u64(s, "ios", 1), 16);
+	ck_assert_uint_eq(json_u64(s, "ios", 2), 256);
+	free(s);
+}
+END_TEST
+
 /* The results' config.fio lists what these options resolved to, in a
  * form that parses back to the same job. */
 START_TEST(test_fio_gen_printed_job_parses_back_the_same)
@@ -874,6 +925,8 @@ Suite *fio_gen_suite(void)
 	tcase_add_test(tc, test_fio_gen_run_rw_modifier_on_files_and_refusals);
 	tcase_add_test(tc, test_fio_gen_startdelay_number_ios_timeout_parse);
 	tcase_add_test(tc, test_fio_gen_run_startdelay_and_number_ios);
+	tcase_add_test(tc, test_fio_gen_flow_parses);
+	tcase_add_test(tc, test_fio_gen_run_flow_shares_ios_by_weight);
 	tcase_add_test(tc, test_fio_gen_rate_and_thinktime_parse_fios_forms);
 	tcase_add_test(tc,
 		test_fio_gen_rate_and_thinktime_errors_name_file_line_option);
