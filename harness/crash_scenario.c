@@ -344,6 +344,14 @@ static int take_job(struct camp *c, const struct zfio_spec *spec, char *err,
 			 where);
 		return -EINVAL;
 	}
+	if (j->bs_max != j->bs || j->bs_opt != ZFIO_OPT_BS) {
+		char where[ZFIO_PATH_LEN + 2 * ZFIO_NAME_LEN];
+
+		zfio_opt_where(j, j->bs_opt, where, sizeof(where));
+		snprintf(err, elen, "%s: zcow crash replays one block size",
+			 where);
+		return -EINVAL;
+	}
 	snprintf(c->rw, sizeof(c->rw), "%s", zfio_rw_name(j->rw));
 	c->bs = j->bs;
 	c->size = j->size.is_set ? j->size.val : 0;

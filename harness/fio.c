@@ -58,7 +58,7 @@ static const char *const ignored_opts[] = {
 	"iodepth_batch", "iodepth_batch_submit", "iodepth_batch_complete",
 	"iodepth_batch_complete_min", "iodepth_batch_complete_max",
 	"iodepth_low", "fallocate",
-	"lockfile", "flow", "new_group", "output-format",
+	"lockfile", "new_group", "output-format",
 	"recover_zbd_write_error", "overwrite", "nice", "prio", "prioclass",
 	"userspace_reap", "fadvise_hint", "bwavgtime", "iopsavgtime",
 	"clocksource", "unified_rw_reporting", "description",
@@ -484,7 +484,14 @@ static void job_defaults(struct zfio_job *j)
 	memset(j, 0, sizeof(*j));
 	j->rw = ZFIO_READ;	/* fio's default */
 	j->rwmixread = 50;
-	j->bs = 4096;
+	j->bs = j->bs_max = 4096;
+	j->bs_min_d[ZFIO_DDIR_READ] = j->bs_max_d[ZFIO_DDIR_READ] = 4096;
+	j->bs_min_d[ZFIO_DDIR_WRITE] = j->bs_max_d[ZFIO_DDIR_WRITE] = 4096;
+	j->bs_min_d[ZFIO_DDIR_TRIM] = j->bs_max_d[ZFIO_DDIR_TRIM] = 4096;
+	j->bs_opt = ZFIO_OPT_BS;
+	j->ratecycle_ms = 1000;
+	j->thinktime_blocks = 1;
+	j->rw_seq_nr = 1;
 	j->nrfiles = 1;
 	j->numjobs = 1;
 	j->iodepth = 1;
@@ -689,6 +696,7 @@ struct opt {
 	size_t off;		/* the field in struct zfio_job ... */
 	size_t size;		/* ... and its size */
 	uint32_t min, max;	/* limits, for the parsers that take them */
+	const char *note;	/* --list-options: what it maps to; NULL */
 	const struct opt_val *vals;	/* set_enum: the names, NULL-ended */
 	const char *err;	/* set_enum: a bad value ("%s": the value) */
 };
@@ -795,21 +803,6 @@ static int set_bytes(const struct opt *o, const struct opt_arg *a)
 	return get_bytes(a->kv, a->j->kb_base, field(o, a), a->err, a->len);
 }
 
-/* The block size: bytes, not 0, at most o->max (ZFIO_MAX_BS). */
-static int set_bs(const struct opt *o, const struct opt_arg *a)
-{
-	uint64_t *bs = field(o, a);
-	int r = get_bytes(a->kv, a->j->kb_base, bs, a->err, a->len);
-
-	if (!r && !*bs)
-		return fail(a->err, a->len, a->kv, "block size 0");
-	if (!r && *bs > o->max)
-		return fail(a->err, a->len, a->kv, "%llu bytes is above the "
-			    "limit of %llu (256 MiB)", (unsigned long long)*bs,
-			    (unsigned long long)o->max);
-	return r;
-}
-
 static int set_str(const struct opt *o, const struct opt_arg *a)
 {
 	return get_str(a->kv, field(o, a), o->size, a->err, a->len);
@@ -870,9 +863,10 @@ static int set_ioengine(const struct opt *o, const struct opt_arg *a)
 }
 
 /*
- * random_generator: fio's tausworthe and tausworthe64 are PRNGs, replaced
- * by zcow's (base/prng.h): ignored (listed).  lfsr also changes what is
- * drawn (every block once per pass, no repeats): refused.
+ * random_generator: fio's tausworthe, tausworthe64 and lfsr are mapped to
+ * zcow's PRNG (base/prng.h): listed as ignored.  zcow draws offsets with
+ * repeats whichever is named (fio's lfsr, and its default random map,
+ * hit every block once per pass; zcow models neither).
  */
 static int set_rand_gen(const struct opt *o, const struct opt_arg *a)
 {
@@ -882,12 +876,8 @@ static int set_rand_gen(const struct opt *o, const struct opt_arg *a)
 	if (!kv->has_val || !kv->val[0])
 		return fail(a->err, a->len, kv, "needs a value");
 	if (!strcmp(kv->val, "tausworthe") ||
-	    !strcmp(kv->val, "tausworthe64"))
+	    !strcmp(kv->val, "tausworthe64") || !strcmp(kv->val, "lfsr"))
 		return note_ignored(a->spec, kv->key);
-	if (!strcmp(kv->val, "lfsr"))
-		return fail(a->err, a->len, kv, "'lfsr' (every block once per "
-			    "pass) is not modelled; offsets are drawn with "
-			    "repeats, as fio's tausworthe");
 	return fail(a->err, a->len, kv, "'%s' is not tausworthe, "
 		    "tausworthe64 or lfsr", kv->val);
 }
@@ -1226,6 +1216,328 @@ static int set_dist(const struct opt *o, const struct opt_arg *a)
 	}
 }
 
+
+/* ---- the options that shape the I/O stream ---------------------------- */
+
+/*
+ * bs, bsrange, bssplit: the sizes of a job's I/Os, per direction
+ * (split_ddir(), as fio), in struct zfio_job's bs_min_d/bs_max_d and
+ * bssplit; check_job() derives the job's block (bs) and largest I/O
+ * (bs_max) from the directions it issues.
+ */
+
+/* A block size in bytes in @s: not 0, at most o->max. */
+static int get_bs_str(const struct opt *o, const struct opt_arg *a,
+		      const char *s, uint64_t *ret)
+{
+	struct zfio_size sz;
+
+	if (zfio_parse_size(s, a->j->kb_base, &sz) || sz.unit != ZFIO_BYTES)
+		return fail(a->err, a->len, a->kv, "'%s' is not a size", s);
+	if (!sz.val)
+		return fail(a->err, a->len, a->kv, "block size 0");
+	if (sz.val > o->max)
+		return fail(a->err, a->len, a->kv, "%llu bytes is above the "
+			    "limit of %llu (256 MiB)",
+			    (unsigned long long)sz.val,
+			    (unsigned long long)o->max);
+	*ret = sz.val;
+	return 0;
+}
+
+/* Copy the value (it must have one) and split it per direction. */
+static int split_val(const struct opt_arg *a, char *buf, size_t len,
+		     const char *parts[ZFIO_NR_DDIR])
+{
+	if (!a->kv->has_val || !a->kv->val[0])
+		return fail(a->err, a->len, a->kv, "needs a value");
+	snprintf(buf, len, "%s", a->kv->val);
+	return split_ddir(a, buf, parts);
+}
+
+/* bs=int[,int][,int]: one size per direction. */
+static int set_bs(const struct opt *o, const struct opt_arg *a)
+{
+	struct zfio_job *j = a->j;
+	const char *parts[ZFIO_NR_DDIR];
+	char buf[ZFIO_VAL_LEN];
+	unsigned int d;
+	uint64_t v;
+	int r = split_val(a, buf, sizeof(buf), parts);
+
+	for (d = 0; !r && d < ZFIO_NR_DDIR; d++) {
+		if (!parts[d] || (r = get_bs_str(o, a, parts[d], &v)))
+			continue;
+		j->bs_min_d[d] = j->bs_max_d[d] = v;
+		j->nr_bssplit[d] = 0;
+	}
+	if (!r)
+		j->bs_opt = ZFIO_OPT_BS;
+	return r;
+}
+
+/* bsrange=min-max[,min-max][,min-max] ("min:max" too; fio swaps a
+ * reversed pair). */
+static int set_bsrange(const struct opt *o, const struct opt_arg *a)
+{
+	struct zfio_job *j = a->j;
+	const char *parts[ZFIO_NR_DDIR];
+	char buf[ZFIO_VAL_LEN];
+	unsigned int d;
+	int r = split_val(a, buf, sizeof(buf), parts);
+
+	for (d = 0; !r && d < ZFIO_NR_DDIR; d++) {
+		char one[ZFIO_VAL_LEN], *sep;
+		uint64_t lo, hi;
+
+		if (!parts[d])
+			continue;
+		snprintf(one, sizeof(one), "%s", parts[d]);
+		sep = strchr(one, '-');
+		if (!sep)
+			sep = strchr(one, ':');
+		if (!sep)
+			return fail(a->err, a->len, a->kv, "'%s' is not a "
+				    "range (min-max)", parts[d]);
+		*sep = '\0';
+		r = get_bs_str(o, a, one, &lo);
+		r = r ?: get_bs_str(o, a, sep + 1, &hi);
+		if (r)
+			return r;
+		j->bs_min_d[d] = lo < hi ? lo : hi;
+		j->bs_max_d[d] = lo < hi ? hi : lo;
+		j->nr_bssplit[d] = 0;
+	}
+	if (!r)
+		j->bs_opt = ZFIO_OPT_BSRANGE;
+	return r;
+}
+
+/*
+ * One direction of bssplit: "bs[/pct]:bs[/pct]:..." (fio's
+ * bssplit_ddir()).  An entry without a percentage, or with 0, shares
+ * what the others leave of 100 (integer division, as fio); the list is
+ * sorted by percentage, ties in written order.
+ */
+static int parse_bssplit(const struct opt *o, const struct opt_arg *a,
+			 enum zfio_ddir d, char *s)
+{
+	struct zfio_job *j = a->j;
+	struct zfio_bssplit *e = j->bssplit[d];
+	uint32_t n = 0, i, k, sum = 0, nr_missing = 0;
+	uint64_t lo = UINT64_MAX, hi = 0;
+	char *tok, *save = NULL;
+	int r;
+
+	for (tok = strtok_r(s, ":", &save); tok;
+	     tok = strtok_r(NULL, ":", &save)) {
+		char *slash = strchr(tok, '/');
+		uint32_t pct = 0;
+
+		if (n == ZFIO_MAX_BSSPLIT)
+			return fail(a->err, a->len, a->kv, "more than %u "
+				    "entries", ZFIO_MAX_BSSPLIT);
+		if (slash) {
+			*slash = '\0';
+			if (!get_pct_str(slash + 1, &pct))
+				return fail(a->err, a->len, a->kv, "'%s' is "
+					    "not a percentage (0..100)",
+					    slash + 1);
+		}
+		r = get_bs_str(o, a, tok, &e[n].bs);
+		if (r)
+			return r;
+		e[n].pct = pct;
+		if (!pct)
+			nr_missing++;
+		sum += pct;
+		lo = e[n].bs < lo ? e[n].bs : lo;
+		hi = e[n].bs > hi ? e[n].bs : hi;
+		n++;
+	}
+	if (!n)
+		return fail(a->err, a->len, a->kv, "no block sizes");
+	if (sum > 100)
+		return fail(a->err, a->len, a->kv, "percentages add to %u, "
+			    "more than 100", sum);
+	for (i = 0; i < n && nr_missing; i++)
+		if (!e[i].pct)
+			e[i].pct = n == 1 ? 0 : (100 - sum) / nr_missing;
+	for (i = 1; i < n; i++) {	/* stable insertion sort */
+		struct zfio_bssplit x = e[i];
+
+		for (k = i; k && e[k - 1].pct > x.pct; k--)
+			e[k] = e[k - 1];
+		e[k] = x;
+	}
+	j->nr_bssplit[d] = n;
+	j->bs_min_d[d] = lo;
+	j->bs_max_d[d] = hi;
+	return 0;
+}
+
+/* bssplit=list[,list][,list] */
+static int set_bssplit(const struct opt *o, const struct opt_arg *a)
+{
+	const char *parts[ZFIO_NR_DDIR];
+	char buf[ZFIO_VAL_LEN];
+	unsigned int d;
+	int r = split_val(a, buf, sizeof(buf), parts);
+
+	for (d = 0; !r && d < ZFIO_NR_DDIR; d++) {
+		char one[ZFIO_VAL_LEN];
+
+		if (!parts[d])
+			continue;
+		snprintf(one, sizeof(one), "%s", parts[d]);
+		r = parse_bssplit(o, a, (enum zfio_ddir)d, one);
+	}
+	if (!r)
+		a->j->bs_opt = ZFIO_OPT_BSSPLIT;
+	return r;
+}
+
+
+/*
+ * rate, rate_min (bytes/s) and rate_iops, rate_iops_min (I/Os per s):
+ * per direction (split_ddir()), 0 = none.  o->min 1: an integer.
+ */
+static int set_rate(const struct opt *o, const struct opt_arg *a)
+{
+	const char *parts[ZFIO_NR_DDIR];
+	char buf[ZFIO_VAL_LEN];
+	unsigned int d;
+	int r = split_val(a, buf, sizeof(buf), parts);
+
+	for (d = 0; !r && d < ZFIO_NR_DDIR; d++) {
+		struct zfio_size sz;
+
+		if (!parts[d])
+			continue;
+		if (zfio_parse_size(parts[d], a->j->kb_base, &sz) ||
+		    sz.unit != ZFIO_BYTES || (o->min && sz.val > UINT32_MAX))
+			return fail(a->err, a->len, a->kv, "'%s' is not %s",
+				    parts[d], o->min ? "an integer" :
+				    "a size");
+		if (o->min)
+			((uint32_t *)field(o, a))[d] = (uint32_t)sz.val;
+		else
+			((uint64_t *)field(o, a))[d] = sz.val;
+	}
+	return r;
+}
+
+/* thinktime, thinktime_spin: a time, microseconds without a unit
+ * (fio's is_time options). */
+static int set_time_us(const struct opt *o, const struct opt_arg *a)
+{
+	const struct zfio_kv *kv = a->kv;
+	uint64_t *ns = field(o, a);
+	const char *p;
+
+	if (!kv->has_val || !kv->val[0])
+		return fail(a->err, a->len, kv, "needs a value");
+	for (p = kv->val; isdigit((unsigned char)*p); p++)
+		;
+	if (!*p) {
+		char *end;
+		unsigned long long us;
+
+		errno = 0;
+		us = strtoull(kv->val, &end, 10);
+		if (errno || us > UINT64_MAX / 1000)
+			return fail(a->err, a->len, kv, "'%s' is not a time",
+				    kv->val);
+		*ns = us * 1000;
+		return 0;
+	}
+	if (zfio_parse_time(kv->val, ns))
+		return fail(a->err, a->len, kv, "'%s' is not a time", kv->val);
+	return 0;
+}
+
+static const struct opt_val rate_process_vals[] = {
+	{ "linear", false }, { "poisson", true }, { NULL, 0 },
+};
+
+static const struct opt_val think_type_vals[] = {
+	{ "complete", false }, { "issue", true }, { NULL, 0 },
+};
+
+
+/*
+ * rw=PATTERN[:N] (fio's str_rw_cb): N is a count (1.., fio's size
+ * suffixes) for a random pattern, a size that may be negative for a
+ * sequential one; without it, 1 and 0.
+ */
+static int set_rw(const struct opt *o, const struct opt_arg *a)
+{
+	struct zfio_job *j = a->j;
+	struct zfio_kv kv = *a->kv;
+	const struct opt_arg pat = { .spec = a->spec, .j = j, .kv = &kv,
+				     .err = a->err, .len = a->len };
+	char *colon = strchr(kv.val, ':');
+	const char *n;
+	struct zfio_size sz;
+	int r;
+
+	if (colon)
+		*colon = '\0';
+	r = set_enum(o, &pat);
+	if (r)
+		return r;
+	j->rw_seq_nr = 1;
+	j->rw_seq_add = 0;
+	if (!colon)
+		return 0;
+	n = colon + 1;
+	if (zfio_rw_is_random(j->rw)) {
+		if (zfio_parse_size(n, j->kb_base, &sz) ||
+		    sz.unit != ZFIO_BYTES || !sz.val || sz.val > UINT32_MAX)
+			return fail(a->err, a->len, a->kv, "'%s' is not a "
+				    "count of I/Os in 1..%u", n, UINT32_MAX);
+		j->rw_seq_nr = (uint32_t)sz.val;
+		return 0;
+	}
+	if (zfio_parse_size(n + (*n == '-'), j->kb_base, &sz) ||
+	    sz.unit != ZFIO_BYTES || sz.val > INT64_MAX)
+		return fail(a->err, a->len, a->kv, "'%s' is not a size (a "
+			    "hole, or backwards with '-')", n);
+	j->rw_seq_add = *n == '-' ? -(int64_t)sz.val : (int64_t)sz.val;
+	return 0;
+}
+
+static const struct opt_val rw_seq_vals[] = {
+	{ "sequential", false }, { "identical", true }, { NULL, 0 },
+};
+
+
+/* startdelay=T or T1-T2 (fio's irange of times, seconds without a
+ * unit; a range is drawn per clone when the run starts). */
+static int set_startdelay(const struct opt *o, const struct opt_arg *a)
+{
+	struct zfio_job *j = a->j;
+	char buf[ZFIO_VAL_LEN], *dash;
+	uint64_t lo, hi;
+
+	(void)o;
+	if (!a->kv->has_val || !a->kv->val[0])
+		return fail(a->err, a->len, a->kv, "needs a value");
+	snprintf(buf, sizeof(buf), "%s", a->kv->val);
+	dash = strchr(buf, '-');
+	if (dash)
+		*dash = '\0';
+	if (zfio_parse_time(buf, &lo) ||
+	    (dash && zfio_parse_time(dash + 1, &hi)))
+		return fail(a->err, a->len, a->kv, "'%s' is not a time or a "
+			    "range of times", a->kv->val);
+	if (!dash)
+		hi = lo;
+	j->startdelay_ns = lo < hi ? lo : hi;
+	j->startdelay_hi_ns = lo < hi ? hi : lo;
+	return 0;
+}
+
 static const struct opt_val rw_vals[] = {
 	{ "read", ZFIO_READ }, { "write", ZFIO_WRITE },
 	{ "randread", ZFIO_RANDREAD }, { "randwrite", ZFIO_RANDWRITE },
@@ -1248,12 +1560,12 @@ static const struct opt_val write_mode_vals[] = {
 };
 
 static const struct opt opts[] = {
-	{ "rw", "readwrite", set_enum, JOB_FIELD(rw, enum zfio_rw),
+	{ "rw", "readwrite", set_rw, JOB_FIELD(rw, enum zfio_rw),
 	  .vals = rw_vals, .err = "unknown pattern '%s'" },
 	{ "rwmixread", NULL, set_pct, JOB_FIELD(rwmixread, uint32_t) },
 	{ "rwmixwrite", NULL, set_pct_complement,
 	  JOB_FIELD(rwmixread, uint32_t) },
-	{ "bs", "blocksize", set_bs, JOB_FIELD(bs, uint64_t),
+	{ "bs", "blocksize", set_bs, JOB_FIELD(bs_min_d[0], uint64_t),
 	  .max = ZFIO_MAX_BS },
 	{ "size", NULL, set_size, JOB_FIELD(size, struct zfio_size) },
 	{ "filesize", NULL, set_size, JOB_FIELD(filesize, struct zfio_size) },
@@ -1276,7 +1588,7 @@ static const struct opt opts[] = {
 	{ "loops", NULL, set_u32, JOB_FIELD(loops, uint32_t), .min = 1 },
 	{ "fsync", NULL, set_u32, JOB_FIELD(fsync, uint32_t) },
 	{ "fdatasync", NULL, set_u32, JOB_FIELD(fdatasync, uint32_t) },
-	{ "runtime", NULL, set_time, JOB_FIELD(runtime_ns, uint64_t) },
+	{ "runtime", "timeout", set_time, JOB_FIELD(runtime_ns, uint64_t) },
 	{ "ramp_time", NULL, set_time, JOB_FIELD(ramp_time_ns, uint64_t) },
 	{ "time_based", NULL, set_bool, JOB_FIELD(time_based, bool) },
 	{ "end_fsync", NULL, set_bool, JOB_FIELD(end_fsync, bool) },
@@ -1323,14 +1635,53 @@ static const struct opt opts[] = {
 	{ "kb_base", NULL, set_kb_base, JOB_FIELD(kb_base, uint32_t) },
 	{ "random_distribution", NULL, set_dist,
 	  JOB_FIELD(dist, enum zfio_dist) },
-	/* no field: the PRNGs are ignored (listed), lfsr refused */
-	{ .name = "random_generator", .set = set_rand_gen },
+	/* no field: the PRNGs are mapped to zcow's (listed as ignored) */
+	{ .name = "random_generator", .set = set_rand_gen,
+	  .note = "tausworthe, tausworthe64, lfsr: zcow's PRNG, offsets "
+		  "with repeats" },
 	{ "percentage_random", NULL, set_pct_random,
 	  JOB_FIELD(pct_random[0], uint32_t) },
 	/* fio's inverse of percentage_random (min 1: 100 - N stored) */
 	{ "percentage_sequential", NULL, set_pct_random,
 	  JOB_FIELD(pct_random[0], uint32_t),
 	  .min = 1 },
+	/* ---- the options that shape the I/O stream (sizes, rates) ---- */
+	{ "bsrange", "blocksize_range", set_bsrange,
+	  JOB_FIELD(bs_min_d[0], uint64_t), .max = ZFIO_MAX_BS },
+	{ "bssplit", NULL, set_bssplit, JOB_FIELD(bs_min_d[0], uint64_t),
+	  .max = ZFIO_MAX_BS },
+	{ "bs_unaligned", "blocksize_unaligned", set_bool,
+	  JOB_FIELD(bs_unaligned, bool) },
+	{ "bs_is_seq_rand", NULL, set_bool, JOB_FIELD(bs_is_seq_rand, bool) },
+	{ "rate", NULL, set_rate, JOB_FIELD(rate[0], uint64_t) },
+	{ "rate_min", "ratemin", set_rate, JOB_FIELD(rate_min[0], uint64_t) },
+	{ "rate_iops", NULL, set_rate, JOB_FIELD(rate_iops[0], uint32_t),
+	  .min = 1 },
+	{ "rate_iops_min", NULL, set_rate,
+	  JOB_FIELD(rate_iops_min[0], uint32_t), .min = 1 },
+	{ "rate_process", NULL, set_enum, JOB_FIELD(rate_poisson, bool),
+	  .vals = rate_process_vals, .err = "'%s' is not linear or poisson" },
+	{ "rate_cycle", "ratecycle", set_u32,
+	  JOB_FIELD(ratecycle_ms, uint32_t) },
+	{ "thinktime", NULL, set_time_us, JOB_FIELD(thinktime_ns, uint64_t) },
+	{ "thinktime_spin", NULL, set_time_us,
+	  JOB_FIELD(thinktime_spin_ns, uint64_t) },
+	{ "thinktime_blocks", NULL, set_u32,
+	  JOB_FIELD(thinktime_blocks, uint32_t), .min = 1 },
+	{ "startdelay", NULL, set_startdelay,
+	  JOB_FIELD(startdelay_ns, uint64_t) },
+	{ "number_ios", NULL, set_bytes, JOB_FIELD(number_ios, uint64_t) },
+	{ "flow", NULL, set_u32_range, JOB_FIELD(flow, uint32_t),
+	  .max = 1000 },	/* fio's FLOW_MAX_WEIGHT */
+	{ "flow_id", NULL, set_u32, JOB_FIELD(flow_id, uint32_t) },
+	{ "flow_sleep", NULL, set_time_us,
+	  JOB_FIELD(flow_sleep_ns, uint64_t) },
+	{ "rw_sequencer", NULL, set_enum, JOB_FIELD(rw_identical, bool),
+	  .vals = rw_seq_vals, .err = "'%s' is not sequential or identical" },
+	{ "thinktime_blocks_type", NULL, set_enum,
+	  JOB_FIELD(thinktime_issue, bool), .vals = think_type_vals,
+	  .err = "'%s' is not complete or issue" },
+	/* ---- end of the I/O stream options ---- */
 };
 
 /* The row of option @key (its name or alias); NULL: not a job option. */
@@ -1353,6 +1704,8 @@ void zfio_list_options(FILE *out)
 		if (opts[i].alias)
 			fprintf(out, "%s (alias %s)\n", opts[i].name,
 				opts[i].alias);
+		else if (opts[i].note)
+			fprintf(out, "%s (%s)\n", opts[i].name, opts[i].note);
 		else
 			fprintf(out, "%s\n", opts[i].name);
 	}
@@ -1386,7 +1739,8 @@ static const char *const opt_names[ZFIO_NR_OPTS] = {
 	[ZFIO_OPT_IOENGINE] = "ioengine",
 	[ZFIO_OPT_RANDOM_DISTRIBUTION] = "random_distribution",
 	[ZFIO_OPT_ZCOW_LOADFILE] = "zcow_loadfile",
-	[ZFIO_OPT_RW] = "rw",
+	[ZFIO_OPT_BSRANGE] = "bsrange", [ZFIO_OPT_BSSPLIT] = "bssplit",
+	[ZFIO_OPT_RATE] = "rate", [ZFIO_OPT_RW] = "rw",
 };
 
 const char *zfio_opt_name(enum zfio_opt opt)
@@ -1509,6 +1863,76 @@ static bool is_relative_size(const struct zfio_kv *kv)
 	return o && o->set == set_size;
 }
 
+/*
+ * The job's block and largest I/O from the sizes of the directions it
+ * issues (bs_is_seq_rand: the "read" sizes where its offsets are
+ * sequential, the "write" ones where random).  fio keeps an offset unit
+ * per direction; zcow one per job, so the directions a job issues must
+ * share their smallest size.
+ */
+static int resolve_bs(struct zfio_job *j, char *err, size_t len)
+{
+	static const char *const names[ZFIO_NR_DDIR] = { "reads", "writes",
+							 "trims" };
+	bool is_used[ZFIO_NR_DDIR] = { false };
+	bool is_rand = zfio_rw_is_random(j->rw);
+	unsigned int d, first = ZFIO_NR_DDIR;
+
+	if (j->bs_is_seq_rand) {
+		bool has_seq = !is_rand, has_rand = false;
+
+		for (d = 0; d < ZFIO_NR_DDIR && is_rand; d++) {
+			has_seq |= j->pct_random[d] < 100;
+			has_rand |= j->pct_random[d] > 0;
+		}
+		is_used[ZFIO_DDIR_READ] = has_seq;
+		is_used[ZFIO_DDIR_WRITE] = has_rand;
+	} else {
+		is_used[ZFIO_DDIR_READ] = zfio_rw_has_read(j->rw);
+		is_used[ZFIO_DDIR_WRITE] = zfio_rw_has_write(j->rw);
+		is_used[ZFIO_DDIR_TRIM] = j->rw == ZFIO_TRIM ||
+					  j->rw == ZFIO_RANDTRIM;
+	}
+	j->bs_max = 0;
+	for (d = 0; d < ZFIO_NR_DDIR; d++) {
+		if (!is_used[d])
+			continue;
+		if (first == ZFIO_NR_DDIR)
+			first = d;
+		if (j->bs_min_d[d] != j->bs_min_d[first])
+			return fail_opt(err, len, j, j->bs_opt, "the smallest "
+					"I/O of %s is %llu bytes, of %s %llu: "
+					"a job's directions must share it (its "
+					"offset unit)", names[first],
+					(unsigned long long)j->bs_min_d[first],
+					names[d],
+					(unsigned long long)j->bs_min_d[d]);
+		if (j->bs_max_d[d] > j->bs_max)
+			j->bs_max = j->bs_max_d[d];
+	}
+	j->bs = j->bs_min_d[first];
+	return 0;
+}
+
+/* rate_process=poisson draws gaps of 1 / (rate / bs) s: fio divides by
+ * zero below one I/O per second; refused here.  fio clamps
+ * thinktime_spin to thinktime. */
+static int check_rate(struct zfio_job *j, char *err, size_t len)
+{
+	unsigned int d;
+
+	if (j->thinktime_spin_ns > j->thinktime_ns)
+		j->thinktime_spin_ns = j->thinktime_ns;
+	for (d = 0; d < ZFIO_NR_DDIR && j->rate_poisson; d++)
+		if (j->rate[d] && j->rate[d] < j->bs_min_d[d])
+			return fail_opt(err, len, j, ZFIO_OPT_RATE, "%llu "
+					"bytes/s is below one I/O of %llu bytes "
+					"per second (rate_process=poisson)",
+					(unsigned long long)j->rate[d],
+					(unsigned long long)j->bs_min_d[d]);
+	return 0;
+}
+
 /* Options that only make sense in zonemode=zbd, 'z' sizes, and the
  * rename + unlink percentages (at most 100 once resolved). */
 static int check_job(struct zfio_job *j, const struct zfio_kv *const *src,
@@ -1548,7 +1972,7 @@ static int check_job(struct zfio_job *j, const struct zfio_kv *const *src,
 		return fail_at(err, len, j->file, j->line,
 			       "job '%s': zonecapacity above zonesize",
 			       j->name);
-	return 0;
+	return resolve_bs(j, err, len) ?: check_rate(j, err, len);
 }
 
 static int resolve(struct zfio_spec *spec, const char *const *sets,
@@ -2081,13 +2505,89 @@ static void print_size(FILE *out, const char *key, const struct zfio_size *s)
 									"");
 }
 
+/* Variable sizes, per direction: bsrange, then any bssplit lists. */
+static void print_bs(FILE *out, const struct zfio_job *j)
+{
+	unsigned int d, i;
+
+	if (j->bs_max == j->bs && j->bs_opt == ZFIO_OPT_BS)
+		return;
+	fprintf(out, "bsrange=");
+	for (d = 0; d < ZFIO_NR_DDIR; d++)
+		fprintf(out, "%llu-%llu%s", (unsigned long long)j->bs_min_d[d],
+			(unsigned long long)j->bs_max_d[d],
+			d + 1 < ZFIO_NR_DDIR ? "," : "\n");
+	if (!j->nr_bssplit[0] && !j->nr_bssplit[1] && !j->nr_bssplit[2])
+		goto flags;
+	fprintf(out, "bssplit=");
+	for (d = 0; d < ZFIO_NR_DDIR; d++) {
+		for (i = 0; i < j->nr_bssplit[d]; i++)
+			fprintf(out, "%s%llu/%u", i ? ":" : "",
+				(unsigned long long)j->bssplit[d][i].bs,
+				j->bssplit[d][i].pct);
+		fprintf(out, "%s", d + 1 < ZFIO_NR_DDIR ? "," : "\n");
+	}
+flags:
+	fprintf(out, "bs_unaligned=%d\nbs_is_seq_rand=%d\n", j->bs_unaligned,
+		j->bs_is_seq_rand);
+}
+
+/* rate and thinktime, when set. */
+static void print_rate(FILE *out, const struct zfio_job *j)
+{
+	if (zfio_rate_is_set(j))
+		fprintf(out, "rate=%llu,%llu,%llu\nrate_iops=%u,%u,%u\n"
+			     "rate_min=%llu,%llu,%llu\n"
+			     "rate_iops_min=%u,%u,%u\nrate_process=%s\n"
+			     "rate_cycle=%u\n",
+			(unsigned long long)j->rate[0],
+			(unsigned long long)j->rate[1],
+			(unsigned long long)j->rate[2], j->rate_iops[0],
+			j->rate_iops[1], j->rate_iops[2],
+			(unsigned long long)j->rate_min[0],
+			(unsigned long long)j->rate_min[1],
+			(unsigned long long)j->rate_min[2],
+			j->rate_iops_min[0], j->rate_iops_min[1],
+			j->rate_iops_min[2],
+			j->rate_poisson ? "poisson" : "linear",
+			j->ratecycle_ms);
+	if (j->thinktime_ns)
+		fprintf(out, "thinktime=%lluus\nthinktime_spin=%lluus\n"
+			     "thinktime_blocks=%u\n"
+			     "thinktime_blocks_type=%s\n",
+			(unsigned long long)(j->thinktime_ns / 1000),
+			(unsigned long long)(j->thinktime_spin_ns / 1000),
+			j->thinktime_blocks,
+			j->thinktime_issue ? "issue" : "complete");
+}
+
 void zfio_print_job(FILE *out, const struct zfio_job *j)
 {
 	static const char *const zm[] = { "none", "strided", "zbd" };
 
 	fprintf(out, "[%s]\n", j->section);
-	fprintf(out, "name=%s\nrw=%s\nrwmixread=%u\nbs=%llu\n", j->name,
-		zfio_rw_name(j->rw), j->rwmixread, (unsigned long long)j->bs);
+	fprintf(out, "name=%s\nrw=%s", j->name, zfio_rw_name(j->rw));
+	if (j->rw_seq_nr > 1)
+		fprintf(out, ":%u", j->rw_seq_nr);
+	if (j->rw_seq_add)
+		fprintf(out, ":%lld", (long long)j->rw_seq_add);
+	fprintf(out, "\nrwmixread=%u\nbs=%llu\n", j->rwmixread,
+		(unsigned long long)j->bs);
+	if (j->rw_identical)
+		fprintf(out, "rw_sequencer=identical\n");
+	print_bs(out, j);
+	print_rate(out, j);
+	if (j->startdelay_hi_ns)
+		fprintf(out, "startdelay=%lluus-%lluus\n",
+			(unsigned long long)(j->startdelay_ns / 1000),
+			(unsigned long long)(j->startdelay_hi_ns / 1000));
+	if (j->number_ios)
+		fprintf(out, "number_ios=%llu\n",
+			(unsigned long long)j->number_ios);
+	if (j->flow)
+		fprintf(out, "flow=%u\nflow_id=%u\nflow_sleep=%lluus\n",
+			j->flow, j->flow_id,
+			(unsigned long long)(j->flow_sleep_ns / 1000));
 	print_size(out, "size", &j->size);
 	print_size(out, "filesize", &j->filesize);
 	print_size(out, "offset", &j->offset);

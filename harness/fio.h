@@ -21,7 +21,8 @@
  *
  * Also here: fio's random_distribution and percentage_random, parsed and
  * drawn from (zfio_dist_*): what offsets a random pattern picks is fio's
- * semantics, the runner only asks for the next one.
+ * semantics, the runner only asks for the next one.  Likewise the size of
+ * each I/O (bs, bsrange, bssplit: zfio_next_bs(), in fio_gen.c).
  *
  * What it is not: a runner (harness/run.c) or fio's command-line parser.
  * Who may include this: harness/ and tests/.
@@ -106,6 +107,9 @@ enum zfio_opt {
 	ZFIO_OPT_IOENGINE,
 	ZFIO_OPT_RANDOM_DISTRIBUTION,
 	ZFIO_OPT_ZCOW_LOADFILE,
+	ZFIO_OPT_BSRANGE,
+	ZFIO_OPT_BSSPLIT,
+	ZFIO_OPT_RATE,
 	ZFIO_OPT_RW,
 	ZFIO_NR_OPTS
 };
@@ -143,6 +147,15 @@ struct zfio_dist_zone {
 	uint64_t size;		/* percent (zoned) or bytes (zoned_abs) */
 };
 
+/* bssplit entries per direction (fio's BSSPLIT_MAX). */
+#define ZFIO_MAX_BSSPLIT	64u
+
+/* One bssplit entry: @pct percent of the I/Os are @bs bytes. */
+struct zfio_bssplit {
+	uint64_t bs;		/* bytes */
+	uint32_t pct;		/* 0..100 */
+};
+
 /* Where an option was set: line 0 = not set (a default). */
 struct zfio_at {
 	char file[ZFIO_PATH_LEN];	/* "--set" for an override */
@@ -155,7 +168,49 @@ struct zfio_job {
 	char section[ZFIO_NAME_LEN];
 	enum zfio_rw rw;
 	uint32_t rwmixread;		/* percent reads in rw/randrw; 50 */
-	uint64_t bs;			/* bytes; 4096 */
+	/* The block: the smallest I/O of the directions the job issues,
+	 * the unit of its offsets and ranges; bytes, 4096 */
+	uint64_t bs;
+	uint64_t bs_max;		/* the largest I/O; bytes, = bs */
+	/* Block sizes per direction (fio's min_bs/max_bs): bs= sets both,
+	 * bsrange= a range, bssplit= a weighted list (sorted by percent,
+	 * as fio); @bs_opt says which of the three was set last */
+	uint64_t bs_min_d[ZFIO_NR_DDIR], bs_max_d[ZFIO_NR_DDIR];
+	struct zfio_bssplit bssplit[ZFIO_NR_DDIR][ZFIO_MAX_BSSPLIT];
+	uint32_t nr_bssplit[ZFIO_NR_DDIR];
+	enum zfio_opt bs_opt;
+	bool bs_unaligned;		/* sizes not rounded to the smallest */
+	bool bs_is_seq_rand;		/* the "read" sizes are for sequential
+					 * I/O, the "write" ones for random */
+	/* rate, rate_iops (rate wins), rate_min, rate_iops_min, per
+	 * direction: bytes/s, I/Os per s; 0 = none (fio_gen.c) */
+	uint64_t rate[ZFIO_NR_DDIR], rate_min[ZFIO_NR_DDIR];
+	uint32_t rate_iops[ZFIO_NR_DDIR], rate_iops_min[ZFIO_NR_DDIR];
+	bool rate_poisson;		/* rate_process=poisson (linear) */
+	uint32_t ratecycle_ms;		/* rate_min's period; 1000 */
+	/* thinktime: a stall after every thinktime_blocks I/Os (issued,
+	 * or completed: fio's thinktime_blocks_type); ns, 0 = none */
+	uint64_t thinktime_ns, thinktime_spin_ns;
+	uint32_t thinktime_blocks;	/* 1 */
+	bool thinktime_issue;		/* count issued I/Os (complete) */
+	/* rw=PATTERN:N (fio's offset modifier): a random pattern draws a
+	 * new offset every @rw_seq_nr I/Os (1), the others follow
+	 * rw_sequencer (sequential: after the last I/O; identical: the
+	 * last I/O's offset again); a sequential one adds @rw_seq_add
+	 * bytes (negative: backwards) to every offset but the first */
+	uint32_t rw_seq_nr;
+	int64_t rw_seq_add;
+	bool rw_identical;		/* rw_sequencer=identical */
+	/* startdelay=T or T1-T2 (drawn per clone): ns after the run's
+	 * start; number_ios: stop after number_ios x loops issued I/Os
+	 * (0 = no limit) */
+	uint64_t startdelay_ns, startdelay_hi_ns;
+	uint64_t number_ios;
+	/* flow: the job's weight among the running jobs of its flow_id
+	 * (0 = no flow control); flow_sleep: ns a job ahead of its share
+	 * sleeps (0: it waits for another job of the group to issue) */
+	uint32_t flow, flow_id;
+	uint64_t flow_sleep_ns;
 	struct zfio_size size;		/* not set: the whole target */
 	struct zfio_size filesize;	/* per file; not set: size / nrfiles */
 	struct zfio_size offset;
@@ -346,6 +401,89 @@ uint64_t zfio_dist_next(const struct zfio_dist_state *st, enum zfio_ddir d,
  * bell (nr_blocks / 2: the most likely). */
 uint64_t zfio_dist_block_of_rank(const struct zfio_dist_state *st,
 				 uint64_t rank);
+
+/*
+ * The size of the next I/O of direction @d (fio's get_next_buflen()):
+ * the fixed size without a draw; else a bsrange or bssplit draw from
+ * *@rng that fits the @room bytes left in the job's range, redrawn when
+ * it does not (at most ZFIO_BS_DRAWS times, then the smallest).  Returns
+ * 0 when not even the smallest size fits.  In harness/fio_gen.c.
+ */
+#define ZFIO_BS_DRAWS	1000u
+uint64_t zfio_next_bs(const struct zfio_job *j, enum zfio_ddir d,
+		      bool is_random, uint64_t room, uint64_t *rng);
+/* Is every size job @j may issue a multiple of @align bytes? */
+bool zfio_bs_is_multiple(const struct zfio_job *j, uint64_t align);
+
+/*
+ * The offsets of a job clone (fio's get_next_block()): rw=PATTERN:N's
+ * count and the last I/O's offset.  Start with nr_left 1.
+ */
+struct zfio_offsets {
+	uint32_t nr_left;	/* I/Os until a new draw (fio's ddir_seq_nr) */
+	uint64_t last_start;	/* relative; rw_sequencer=identical */
+};
+
+/*
+ * The offset, relative to the job's range of @range_len bytes, of its
+ * next I/O of direction @d, @seq_pos being the end of its last one: a
+ * random pattern with rw=PATTERN:N draws every Nth time (the first I/O
+ * draws) and between follows rw_sequencer; a draw is random (@dist,
+ * *@rng; *@is_rand_ret true) or, by percentage_random, sequential.  A
+ * sequential offset is @seq_pos plus rw=PATTERN:N's step but for the
+ * first, wrapping as fio's get_next_seq_offset(): past the end forwards
+ * to 0, backwards to the end less the step.  The default draws one value
+ * per random offset, as it always did.
+ */
+uint64_t zfio_next_offset(const struct zfio_job *j,
+			  const struct zfio_dist_state *dist,
+			  struct zfio_offsets *st, enum zfio_ddir d,
+			  uint64_t seq_pos, uint64_t range_len, uint64_t *rng,
+			  bool *is_rand_ret);
+
+/*
+ * fio's rate control in simulated time (fio_gen.c; fio's rate_ddir() and
+ * usec_for_io()): per direction, the bytes issued and when the next I/O
+ * may be issued, in us from the job's start, as fio computes them; and
+ * rate_min's last check.  Zeroed by zfio_rate_init().
+ */
+struct zfio_rate {
+	uint64_t bps[ZFIO_NR_DDIR];	/* 0: no rate for the direction */
+	uint64_t issued[ZFIO_NR_DDIR];	/* bytes */
+	uint64_t next_us[ZFIO_NR_DDIR];
+	uint64_t last_us[ZFIO_NR_DDIR];	/* poisson, rate_iops + bssplit */
+	/* completed I/Os, and at rate_min's last check (its time, ms) */
+	uint64_t done_bytes[ZFIO_NR_DDIR], done_ios[ZFIO_NR_DDIR];
+	uint64_t chk_bytes[ZFIO_NR_DDIR], chk_ios[ZFIO_NR_DDIR];
+	uint64_t chk_ms[ZFIO_NR_DDIR];
+};
+
+/* Does job @j use rate control (any rate option)? */
+bool zfio_rate_is_set(const struct zfio_job *j);
+void zfio_rate_init(struct zfio_rate *r, const struct zfio_job *j);
+/*
+ * The direction to issue instead of @d at @now_us, and from when
+ * (*at_us_ret, >= @now_us): @d when it is behind its rate, else a mixed
+ * job's other direction when that one is behind, else the one due first
+ * (fio's rate_ddir()); @end_us caps the wait (the runtime; 0 = none).
+ */
+enum zfio_ddir zfio_rate_ddir(const struct zfio_rate *r,
+			      const struct zfio_job *j, enum zfio_ddir d,
+			      uint64_t now_us, uint64_t end_us,
+			      uint64_t *at_us_ret);
+/* An I/O of @len bytes of @d was issued: when the next may be (poisson
+ * draws from *@rng). */
+void zfio_rate_issued(struct zfio_rate *r, const struct zfio_job *j,
+		      enum zfio_ddir d, uint64_t len, uint64_t *rng);
+/*
+ * An I/O of @len bytes of @d completed at @now_ms (from the job's
+ * start): rate_min and rate_iops_min, checked as fio does (not in the
+ * first 2 s, then once per ratecycle).  Returns 0, or -EIO with fio's
+ * message ("NAME: rate_min=NB/s not met, got MB/s") in @err.
+ */
+int zfio_rate_done(struct zfio_rate *r, const struct zfio_job *j,
+		   enum zfio_ddir d, uint64_t len, uint64_t now_ms,
+		   char *err, size_t err_len);
 
 /* Print one job's resolved options in fio syntax (for the results). */
 void zfio_print_job(FILE *out, const struct zfio_job *job);

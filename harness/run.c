@@ -369,6 +369,108 @@ static uint32_t min_slot(const struct zrun_job *j)
 	return best;
 }
 
+/* The job sleeps until @t (fio's rate wait and thinktime): every slot is
+ * free from then on. */
+static void sleep_until(struct zrun_job *j, uint64_t t)
+{
+	uint32_t i;
+
+	for (i = 0; i < j->fio->iodepth; i++)
+		j->slots[i] = t;
+}
+
+/*
+ * fio's flow control (flow.c): the jobs with flow of one flow_id share a
+ * count of I/Os; a job whose share of it is above its share of the
+ * running jobs' weights does not issue: with flow_sleep it waits for its
+ * I/Os in flight and sleeps that long, else it waits until another job
+ * of the group issues (fio retries at once; in simulated time nothing
+ * changes until then) or ends.
+ */
+static void flow_unblock(struct zrun *run, unsigned int grp, uint64_t t)
+{
+	unsigned int i;
+	uint32_t s;
+
+	for (i = 0; i < run->nr_jobs; i++) {
+		struct zrun_job *c = &run->jobs[i];
+
+		if (!c->is_flow_blocked || c->flow_grp != grp)
+			continue;
+		c->is_flow_blocked = false;
+		for (s = 0; s < c->fio->iodepth; s++)
+			if (c->slots[s] < t)
+				c->slots[s] = t;
+	}
+}
+
+/* A flow job starts (@on) or ends running: its weight counts or not. */
+static void flow_weigh(struct zrun *run, struct zrun_job *j, bool on,
+		       uint64_t t)
+{
+	struct zrun_flow *g;
+
+	if (!j->fio->flow || j->is_flow_weighed == on)
+		return;
+	g = &run->flows[j->flow_grp];
+	j->is_flow_weighed = on;
+	if (on) {
+		g->weight += j->fio->flow;
+		return;
+	}
+	g->weight -= j->fio->flow;
+	flow_unblock(run, j->flow_grp, t);
+}
+
+/* fio's flow_threshold_exceeded() before an I/O at @t: true when the job
+ * may not issue now (it sleeps or is blocked); else the I/O is counted. */
+static bool flow_held(struct zrun *run, struct zrun_job *j, uint64_t t)
+{
+	struct zrun_flow *g;
+
+	if (!j->fio->flow)
+		return false;
+	g = &run->flows[j->flow_grp];
+	/* 0 / 0 is NaN: not above, as in fio */
+	if ((double)j->flow_count / (double)g->count >
+	    (double)j->fio->flow / (double)g->weight) {
+		if (j->fio->flow_sleep_ns)
+			sleep_until(j, max_slot(j) + j->fio->flow_sleep_ns);
+		else
+			j->is_flow_blocked = true;
+		return true;
+	}
+	g->count++;
+	j->flow_count++;
+	flow_unblock(run, j->flow_grp, t);
+	return false;
+}
+
+/* The flow groups, one per flow_id of the jobs with flow. */
+static int setup_flows(struct zrun *run)
+{
+	unsigned int i, k;
+
+	for (i = 0; i < run->nr_jobs; i++) {
+		struct zrun_job *j = &run->jobs[i];
+
+		if (!j->fio->flow)
+			continue;
+		if (!run->flows) {
+			run->flows = calloc(run->nr_jobs, sizeof(*run->flows));
+			if (!run->flows)
+				return -ENOMEM;
+		}
+		for (k = 0; k < run->nr_flows; k++)
+			if (run->flows[k].id == j->fio->flow_id)
+				break;
+		if (k == run->nr_flows)
+			run->flows[run->nr_flows++].id = j->fio->flow_id;
+		j->flow_grp = k;
+	}
+	return 0;
+}
+
 static int add_sample(struct zrun_job *j, uint64_t done, uint64_t lat,
 		      uint64_t bytes, enum zrun_op op)
 {
@@ -741,6 +843,7 @@ static int finish_job(struct zrun *run, struct zrun_job *j)
 	j->is_done = true;
 	j->is_ending = false;
 	j->last_done = max_slot(j);
+	flow_weigh(run, j, false, j->last_done);
 	if (j->last_done > run->now_max)
 		run->now_max = j->last_done;
 	return ret;
@@ -800,11 +903,12 @@ static void release_waiters(struct zrun *run)
 		if (!is_ready)
 			continue;
 		w->is_waiting = false;
-		w->start = start;
+		w->start = start > w->delay ? start : w->delay;
 		for (s = 0; s < w->fio->iodepth; s++)
-			w->slots[s] = start;
+			w->slots[s] = w->start;
 		if (w->end_limit)
-			w->end_limit += start;
+			w->end_limit += w->start;
+		flow_weigh(run, w, true, w->start);
 	}
 }
 
@@ -812,6 +916,79 @@ _Static_assert((int)ZRUN_OP_READ == (int)ZFIO_DDIR_READ &&
 	       (int)ZRUN_OP_WRITE == (int)ZFIO_DDIR_WRITE &&
 	       (int)ZRUN_OP_TRIM == (int)ZFIO_DDIR_TRIM,
 	       "an operation is its fio data direction");
+
+/*
+ * fio's rate_ddir() before an I/O of direction *@op due at @t: the
+ * direction may change (a mixed job's other one when it is behind its
+ * rate); when both are ahead the job waits for its I/Os in flight (fio's
+ * io_u_quiesce()), then sleeps as long as it was ahead, and issues that
+ * direction then without a new check.  Returns true when it sleeps.
+ */
+static bool rate_wait(struct zrun_job *j, enum zrun_op *op, uint64_t t)
+{
+	uint64_t now_us, at_us, end_us = 0;
+	enum zfio_ddir d;
+
+	if (j->rate_op >= 0) {
+		*op = (enum zrun_op)j->rate_op;
+		j->rate_op = -1;
+		return false;
+	}
+	if (!j->has_rate)
+		return false;
+	if (!j->is_rate_ramped) {
+		j->rate_epoch = j->start;
+		j->is_rate_ramped = !j->fio->ramp_time_ns;
+	}
+	if (!j->is_rate_ramped && t >= j->start + j->fio->ramp_time_ns) {
+		zfio_rate_init(&j->rate, j->fio);
+		j->rate_epoch = t;
+		j->is_rate_ramped = true;
+	}
+	now_us = (t - j->rate_epoch) / 1000;
+	if (j->end_limit)
+		end_us = (j->end_limit - j->rate_epoch) / 1000;
+	d = zfio_rate_ddir(&j->rate, j->fio, (enum zfio_ddir)*op, now_us,
+			   end_us, &at_us);
+	*op = (enum zrun_op)d;
+	if (at_us <= now_us)
+		return false;
+	sleep_until(j, max_slot(j) + (at_us - now_us) * 1000);
+	j->rate_op = (int)d;
+	return true;
+}
+
+/*
+ * fio's handle_thinktime() after an I/O issued at @t: once
+ * thinktime_blocks more I/Os were issued (thinktime_blocks_type=issue)
+ * or completed (complete, the default: those done when fio gets there,
+ * after reaping one I/O if the queue is full, so at iodepth 1 the one
+ * just issued), the job waits for its I/Os in flight and stalls for
+ * thinktime (thinktime_spin is part of it), at most until its runtime
+ * ends.
+ */
+static void think(struct zrun_job *j, uint64_t t)
+{
+	const struct zfio_job *f = j->fio;
+	uint64_t count = j->nr_ios, wake, from, now = t;
+	uint32_t i;
+
+	if (!f->thinktime_ns)
+		return;
+	if (j->slots[min_slot(j)] > t)
+		now = j->slots[min_slot(j)];	/* full: reap one */
+	if (!f->thinktime_issue)
+		for (i = 0; i < f->iodepth; i++)
+			count -= j->slots[i] > now;
+	if (count < j->think_last + f->thinktime_blocks)
+		return;
+	from = max_slot(j);
+	wake = from + f->thinktime_ns;
+	if (j->end_limit && wake > j->end_limit)
+		wake = j->end_limit > from ? j->end_limit : from;
+	sleep_until(j, wake);
+	j->think_last = count;
+}
 
 static enum zrun_op pick_op(struct zrun_job *j)
 {
@@ -911,21 +1088,26 @@ static int schedule(struct zrun *run)
 {
 	uint64_t w0 = wall_ns(), wlast = 0, steps = 0;
 	bool is_free = is_free_model(run);
+	unsigned int k;
 	int ret = 0;
 
 	run->op_excl = ZRUN_EXCL_NONE;
 	run->excl_all_until = run->excl_sync_until = 0;
 	run->nr_excl_waits = run->excl_wait_ns = 0;
 	run->nr_sync_joins = 0;
+	for (k = 0; k < run->nr_jobs; k++)
+		if (!run->jobs[k].is_waiting)
+			flow_weigh(run, &run->jobs[k], true,
+				   run->jobs[k].start);
 	release_waiters(run);
 	for (;;) {
 		struct zrun_job *j = NULL;
 		uint64_t best = UINT64_MAX, best_due = UINT64_MAX;
-		uint64_t due, t, len = 0, done = 0, off, cand;
+		uint64_t due, t, len = 0, done = 0, off, cand, bs;
 		unsigned int i;
 		uint32_t s;
 		enum zrun_op op;
-		bool is_waiting = false;
+		bool is_waiting = false, is_rand;
 
 		/* The earliest event; on a tie the one due first (it has
 		 * waited longest for the lock), then the lowest index. */
@@ -935,7 +1117,7 @@ static int schedule(struct zrun *run)
 
 			if (c->is_done)
 				continue;
-			if (c->is_waiting) {
+			if (c->is_waiting || c->is_flow_blocked) {
 				is_waiting = true;
 				continue;
 			}
@@ -963,6 +1145,16 @@ static int schedule(struct zrun *run)
 		if (!j) {
 			if (!is_waiting)
 				break;
+			/* Not reached: the shares of a flow group's running
+			 * jobs sum to one, so one of them is not above its
+			 * own; released all the same rather than stuck. */
+			for (k = 0; k < run->nr_jobs; k++)
+				if (run->jobs[k].is_flow_blocked)
+					break;
+			if (k < run->nr_jobs) {
+				flow_unblock(run, run->jobs[k].flow_grp, 0);
+				continue;
+			}
 			/* Not reached: wait_for names an earlier job
 			 * (fio.c), so some job can always run. */
 			zrun_errf(run, "jobs wait for each other");
@@ -988,7 +1180,9 @@ static int schedule(struct zrun *run)
 		due = j->slots[s];
 		t = gate(run, due, false);
 		if ((j->end_limit && due >= j->end_limit) ||
-		    (j->bytes_goal && j->bytes_done >= j->bytes_goal)) {
+		    (j->bytes_goal && j->bytes_done >= j->bytes_goal) ||
+		    (j->fio->number_ios &&
+		     j->nr_ios >= j->fio->number_ios * j->fio->loops)) {
 			j->is_ending = true;
 			continue;
 		}
@@ -998,21 +1192,28 @@ static int schedule(struct zrun *run)
 				return ret;
 			continue;
 		}
-		op = pick_op(j);
-		/* fio's random_distribution and percentage_random (fio.h);
-		 * the default draws one zrun_rand() % blocks, as always */
-		if (zfio_rw_is_random(j->fio->rw) &&
-		    zfio_dist_is_random(&j->dist, (enum zfio_ddir)op,
-					&j->rng)) {
-			cand = zfio_dist_next(&j->dist, (enum zfio_ddir)op,
-					      &j->rng) * j->fio->bs;
-		} else {
-			cand = j->seq_pos;
+		if (j->rate_op < 0 && flow_held(run, j, t))
+			continue;
+		op = j->rate_op >= 0 ? (enum zrun_op)j->rate_op : pick_op(j);
+		if (rate_wait(j, &op, t))
+			continue;
+		/* fio's rw=PATTERN:N, random_distribution and
+		 * percentage_random (fio_gen.c); the default draws one
+		 * zrun_rand() % blocks, as always */
+		cand = zfio_next_offset(j->fio, &j->dist, &j->offs,
+					(enum zfio_ddir)op, j->seq_pos,
+					j->range_len, &j->rng, &is_rand);
+		/* bsrange, bssplit (fio_gen.c): fixed sizes draw nothing */
+		bs = zfio_next_bs(j->fio, (enum zfio_ddir)op, is_rand,
+				  j->range_len > cand ? j->range_len - cand : 0,
+				  &j->rng);
+		if (!bs) {
+			j->is_ending = true;
+			continue;
 		}
 		off = j->range_start + cand;
 		call_start(run, due, t);
-		ret = run->ops->do_io(run, j, op, off, j->fio->bs, t, &len,
-				      &done);
+		ret = run->ops->do_io(run, j, op, off, bs, t, &len, &done);
 		if (ret)
 			return ret;
 		if (done < t)
@@ -1024,11 +1225,27 @@ static int schedule(struct zrun *run)
 		}
 		if (is_free && j->fio->time_based && done < t + FREE_OP_NS)
 			done = t + FREE_OP_NS;
+		if (j->has_rate) {
+			char msg[ZFIO_ERR_LEN];
+
+			zfio_rate_issued(&j->rate, j->fio, (enum zfio_ddir)op,
+					 bs, &j->rng);
+			ret = zfio_rate_done(&j->rate, j->fio,
+					     (enum zfio_ddir)op, len,
+					     (done - j->rate_epoch) / 1000000,
+					     msg,
+					     sizeof(msg));
+			if (ret) {
+				zrun_errf(run, "%s", msg);
+				return ret;
+			}
+		}
 		if (!j->seq_by_target && j->range_len)
 			j->seq_pos = (cand + len) % j->range_len;
 		j->slots[s] = done;
 		j->nr_ios++;
 		j->bytes_done += len;
+		think(j, t);
 		if (due >= j->start + j->fio->ramp_time_ns) {
 			ret = add_sample(j, done, done - due, len, op);
 			if (ret)
@@ -1215,6 +1432,52 @@ static uint64_t seed_mix(uint64_t a, uint64_t b)
 	return zrun_rand(&tmp);
 }
 
+/* fio's startdelay: the job starts that long after the run (a range:
+ * drawn per clone, in whole us); a job that waits for others starts at
+ * the later of the two. */
+static void start_delay(struct zrun_job *j)
+{
+	const struct zfio_job *f = j->fio;
+	uint64_t span = (f->startdelay_hi_ns - f->startdelay_ns) / 1000;
+	uint32_t s;
+
+	j->delay = f->startdelay_ns;
+	if (span)
+		j->delay += zrun_rand(j) % (span + 1) * 1000;
+	if (j->is_waiting || !j->delay)
+		return;
+	j->start = j->delay;
+	for (s = 0; s < f->iodepth; s++)
+		j->slots[s] = j->start;
+	if (j->end_limit)
+		j->end_limit += j->start;
+}
+
+/* rw=PATTERN:N against the job's range: the raw target writes at the
+ * zones' write pointers (no offsets of its own to move); a hole or step
+ * is whole blocks, shorter than the range. */
+static int check_seq_mod(struct zrun *run, const struct zrun_job *j)
+{
+	const struct zfio_job *f = j->fio;
+	uint64_t step = f->rw_seq_add < 0 ? -(uint64_t)f->rw_seq_add :
+					    (uint64_t)f->rw_seq_add;
+
+	if (f->rw_seq_nr == 1 && !step)
+		return 0;
+	if (j->seq_by_target)
+		return zrun_opt_err(run, f, ZFIO_OPT_RW, "an offset modifier "
+				    "(:N) is not modelled on the raw target "
+				    "(writes go to the zones' write pointers)");
+	if (step % f->bs || step >= j->range_len)
+		return zrun_opt_err(run, f, ZFIO_OPT_RW, "a step of %llu "
+				    "bytes must be whole blocks of %llu bytes "
+				    "and shorter than the job's %llu bytes",
+				    (unsigned long long)step,
+				    (unsigned long long)f->bs,
+				    (unsigned long long)j->range_len);
+	return 0;
+}
+
 static int setup_jobs(struct zrun *run)
 {
 	unsigned int i, c, n = 0, phase = 0;
@@ -1251,6 +1514,10 @@ static int setup_jobs(struct zrun *run)
 			j->rng = seed_mix(f->has_randseed ? f->randseed :
 							    run->seed,
 					  j->idx + 1);
+			j->has_rate = zfio_rate_is_set(f);
+			zfio_rate_init(&j->rate, f);
+			j->rate_op = -1;
+			j->offs.nr_left = 1;
 			j->slots = calloc(f->iodepth, sizeof(*j->slots));
 			if (!j->slots)
 				return -ENOMEM;
@@ -1266,7 +1533,9 @@ static int setup_jobs(struct zrun *run)
 				}
 				j->end_limit = f->ramp_time_ns + f->runtime_ns;
 			}
+			start_delay(j);
 			ret = run->ops->job_init(run, j);
+			ret = ret ?: check_seq_mod(run, j);
 			if (ret)
 				return ret;
 			ret = zfio_dist_init(&j->dist, f,
@@ -1318,6 +1587,9 @@ static int teardown(struct zrun *run)
 	free(run->jobs);
 	run->jobs = NULL;
 	run->nr_jobs = 0;
+	free(run->flows);
+	run->flows = NULL;
+	run->nr_flows = 0;
 	free(run->base);
 	run->base = NULL;
 	run->tpriv = NULL;
@@ -2008,6 +2280,7 @@ static int one_rep(struct zrun *run, const char *dir, struct rep_result *r)
 	}
 	ret = run->ops->open(run);
 	ret = ret ?: setup_jobs(run);
+	ret = ret ?: setup_flows(run);
 	ret = ret ?: zrun_replace_open(run);
 	if (!ret) {
 		/* Prefill and set-up are not part of the measurement. */

@@ -283,6 +283,26 @@ struct zrun_job {
 	uint64_t range_start, range_len;	/* target byte range */
 	uint64_t seq_pos;		/* next sequential offset (relative) */
 	struct zfio_dist_state dist;	/* random offsets (fio.h) */
+	/* fio's rate and thinktime (fio_gen.c): the rate state, the
+	 * direction a rate wait chose (-1: none; issued after the wait
+	 * without a new check, as fio), the thinktime count at the last
+	 * stall */
+	struct zfio_rate rate;
+	bool has_rate;
+	int rate_op;
+	uint64_t think_last;
+	/* the rate's clock starts at the job's start, and again at the
+	 * first I/O after ramp_time (fio resets its counters then) */
+	uint64_t rate_epoch;
+	bool is_rate_ramped;
+	struct zfio_offsets offs;	/* rw=PATTERN:N (fio_gen.c) */
+	uint64_t delay;			/* startdelay, drawn; ns */
+	/* flow (run.c): the job's I/Os counted for its group, its group
+	 * (an index into zrun.flows), whether it waits for another job of
+	 * the group to issue, and whether its weight counts (running) */
+	uint64_t flow_count;
+	unsigned int flow_grp;
+	bool is_flow_blocked, is_flow_weighed;
 	uint64_t bytes_goal;		/* 0 = time only */
 	uint64_t bytes_done, nr_ios, nr_writes;
 	/* fsync/fdatasync calls (fsync=N, fdatasync=N, end_fsync) and their
@@ -363,6 +383,14 @@ struct zrun {
 	unsigned int dbench_clients;
 	double dbench_secs;
 	uint32_t fs_data_zones;		/* data block groups written at once */
+	/* fio's flow groups (one per flow_id of the jobs with flow): the
+	 * I/Os of the group and the weight of its running jobs */
+	struct zrun_flow {
+		uint32_t id;
+		uint64_t count;
+		uint64_t weight;
+	} *flows;
+	unsigned int nr_flows;
 	uint64_t sched_wall_ns;		/* wall time of the jobs' phase */
 	/* The fs's locks in simulated time: what the current call holds
 	 * (enum zrun_excl, set by the target), and until when the calls so

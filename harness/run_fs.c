@@ -605,9 +605,12 @@ static int fs_job_init(struct zrun *run, struct zrun_job *job)
 		return -EINVAL;
 	}
 	if (f->bs % ZCOW_SECTORSIZE)
-		return zrun_opt_err(run, f, ZFIO_OPT_BS, "%llu is not a "
+		return zrun_opt_err(run, f, f->bs_opt, "%llu is not a "
 				    "multiple of the 4 KiB block",
 				    (unsigned long long)f->bs);
+	if (!zfio_bs_is_multiple(f, ZCOW_SECTORSIZE))
+		return zrun_opt_err(run, f, f->bs_opt, "a size it may draw "
+				    "is not a multiple of the 4 KiB block");
 	ret = check_room(run, job, nr, fsize, is_reader && !f->create_on_open);
 	if (ret)
 		return ret;
@@ -639,7 +642,7 @@ static int fs_job_init(struct zrun *run, struct zrun_job *job)
 	job->range_start = 0;
 	job->range_len = fsize * nr;
 	job->bytes_goal = size * f->loops;	/* run.c drops it if time_based */
-	ret = need_buf(fr, f->bs);
+	ret = need_buf(fr, f->bs_max);
 	if (ret)
 		return ret;
 	untimed(run, true);

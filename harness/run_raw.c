@@ -169,11 +169,13 @@ static int raw_job_init(struct zrun *run, struct zrun_job *job)
 	}
 	if (f->max_open_zones && f->max_open_zones < raw->max_open)
 		raw->max_open = f->max_open_zones;
-	if (f->bs % info->lba_size || f->bs > info->zone_capacity) {
+	if (!zfio_bs_is_multiple(f, info->lba_size) ||
+	    f->bs_max > info->zone_capacity) {
 		zrun_errf(run, "%s:%d: job '%s': bs=%llu must be a multiple of "
-			       "the %u-byte block and fit a zone", f->file,
+			       "the %u-byte block and fit a zone%s", f->file,
 			  f->line, f->name, (unsigned long long)f->bs,
-			  info->lba_size);
+			  info->lba_size, f->bs_max == f->bs ? "" :
+			  " (every size bsrange/bssplit may draw)");
 		return -EINVAL;
 	}
 	off = zfio_size_bytes(&f->offset, info->size, zs, zs);
@@ -202,14 +204,14 @@ static int raw_job_init(struct zrun *run, struct zrun_job *job)
 	job->seq_by_target = true;
 	/* Not time based: write the capacity of the range, loops times. */
 	job->bytes_goal = size / zs * info->zone_capacity * f->loops;
-	if (f->bs > raw->buf_len) {
-		void *b = realloc(raw->buf, f->bs);
+	if (f->bs_max > raw->buf_len) {
+		void *b = realloc(raw->buf, f->bs_max);
 
 		if (!b)
 			return -ENOMEM;
-		memset(b, 0, f->bs);
+		memset(b, 0, f->bs_max);
 		raw->buf = b;
-		raw->buf_len = f->bs;
+		raw->buf_len = f->bs_max;
 	}
 	if (run->set.prefill && !zfio_rw_has_write(f->rw)) {
 		/* Fill the range untimed so reads find data. */

@@ -603,8 +603,8 @@ START_TEST(test_fio_listed_options_are_the_known_ones)
 		}
 		nr++;
 	}
-	/* 51 options (3 with an alias), 70 accepted and ignored. */
-	ck_assert_uint_eq(nr, 121);
+	/* 71 options (8 with an alias), 69 accepted and ignored. */
+	ck_assert_uint_eq(nr, 140);
 	free(list);
 	parse_err("[j]\nfrobnicate=1\n", "unknown option");
 }
@@ -735,6 +735,12 @@ START_TEST(test_fio_random_distribution_parses_fios_forms)
 	ck_assert_uint_eq(s->nr_ignored, 1);
 	ck_assert_str_eq(s->ignored[0], "random_generator");
 	zfio_free(s);
+	/* lfsr too: mapped to the same PRNG, with repeats (as zcow draws
+	 * for fio's default tausworthe and random map alike) */
+	s = parse_ok("[j]\nrandom_generator=lfsr\n");
+	ck_assert_uint_eq(s->nr_ignored, 1);
+	ck_assert_str_eq(s->ignored[0], "random_generator");
+	zfio_free(s);
 }
 END_TEST
 
@@ -846,10 +852,6 @@ START_TEST(test_fio_random_distribution_errors_name_file_line_option)
 	parse_err_exact("[j]\npercentage_random=50,x\n",
 			"t.fio:2: option 'percentage_random': 'x' is not a "
 			"percentage (0..100)");
-	parse_err_exact("[j]\nrandom_generator=lfsr\n",
-			"t.fio:2: option 'random_generator': 'lfsr' (every "
-			"block once per pass) is not modelled; offsets are "
-			"drawn with repeats, as fio's tausworthe");
 	parse_err_exact("[j]\nrandom_generator=xor\n",
 			"t.fio:2: option 'random_generator': 'xor' is not "
 			"tausworthe, tausworthe64 or lfsr");

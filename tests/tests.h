@@ -37,6 +37,7 @@
 	SUITE(cli_devices_suite) \
 	SUITE(conform_suite)   \
 	SUITE(fio_suite)       \
+	SUITE(fio_gen_suite)   \
 	SUITE(ztime_suite)     \
 	SUITE(run_suite)       \
 	SUITE(dbench_suite)    \
