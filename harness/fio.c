@@ -65,6 +65,109 @@ static const char *const ignored_opts[] = {
 	"pre_read", "sync", "end_fsync_on_close", "nowait", "atomic",
 };
 
+/* ---- engine-only options: ignored or refused, with the reason ---------- */
+
+/*
+ * fio's I/O engines (network, RDMA, HTTP, NFS, GPU, ...) and its host
+ * tuning (NUMA, CPU placement, submission threads) have options of their
+ * own.  zcow maps every engine's I/O to its plain reads and writes of the
+ * target, so these options are accepted and listed (ignored_options in
+ * summary.json), each with the reason (zcow run --list-options).  Options
+ * whose job has no reads or writes to map (the engine runs a program or
+ * burns CPU) are refused with the reason instead.
+ */
+struct opt_why {
+	const char *name;
+	const char *why;
+};
+
+#define WHY_NET		"network engine (net, rdma, librpma): the I/O goes to " \
+			"the zcow target"
+#define WHY_HTTP	"http engine (S3, Swift, WebDAV): objects are zcow " \
+			"files"
+#define WHY_REMOTE	"remote storage engine (nfs, nbd, dfs, gfapi, rados, " \
+			"rbd, hdfs): the I/O goes to the zcow target"
+#define WHY_GPU		"GPU buffers (libcufile, gpudirect): zcow moves no " \
+			"host or GPU memory"
+#define WHY_MEM		"I/O buffer memory (malloc, shm, mmap, cudamalloc): " \
+			"zcow moves no host memory"
+#define WHY_HOST	"host placement (NUMA, CPU affinity): the simulated " \
+			"device has no host"
+#define WHY_ENGINE	"engine tuning: zcow submits each I/O as one plain " \
+			"read or write"
+#define WHY_PRIO	"I/O priority classes: the device model has one queue"
+
+static const struct opt_why engine_opts[] = {
+	{ "hostname", WHY_NET }, { "port", WHY_NET }, { "protocol", WHY_NET },
+	{ "listen", WHY_NET }, { "pingpong", WHY_NET }, { "ttl", WHY_NET },
+	{ "interface", WHY_NET }, { "nodelay", WHY_NET },
+	{ "window_size", WHY_NET }, { "mss", WHY_NET }, { "verb", WHY_NET },
+	{ "bindname", WHY_NET }, { "serverip", WHY_NET },
+	{ "busy_wait_polling", WHY_NET }, { "direct_write_to_pmem", WHY_NET },
+	{ "http_verbose", WHY_HTTP }, { "http_mode", WHY_HTTP },
+	{ "http_host", WHY_HTTP }, { "https", WHY_HTTP },
+	{ "http_user", WHY_HTTP }, { "http_pass", WHY_HTTP },
+	{ "http_s3_key", WHY_HTTP }, { "http_s3_keyid", WHY_HTTP },
+	{ "http_s3_region", WHY_HTTP }, { "http_s3_storage_class", WHY_HTTP },
+	{ "http_s3_sse_customer_key", WHY_HTTP },
+	{ "http_s3_sse_customer_algorithm", WHY_HTTP },
+	{ "http_swift_auth_token", WHY_HTTP },
+	{ "nfs_url", WHY_REMOTE }, { "uri", WHY_REMOTE },
+	{ "pool", WHY_REMOTE }, { "cont", WHY_REMOTE },
+	{ "chunk_size", WHY_REMOTE }, { "object_class", WHY_REMOTE },
+	{ "svcl", WHY_REMOTE }, { "volume", WHY_REMOTE },
+	{ "brick", WHY_REMOTE }, { "clientname", WHY_REMOTE },
+	{ "rbdname", WHY_REMOTE }, { "conf", WHY_REMOTE },
+	{ "busy_poll", WHY_REMOTE }, { "namenode", WHY_REMOTE },
+	{ "hdfsdirectory", WHY_REMOTE },
+	{ "gpu_dev_id", WHY_GPU }, { "gpu_dev_ids", WHY_GPU },
+	{ "cuda_io", WHY_GPU }, { "mem", WHY_MEM }, { "iomem", WHY_MEM },
+	{ "numa_mem_policy", WHY_HOST }, { "cpus_allowed_policy", WHY_HOST },
+	{ "sqthread_poll_cpu", WHY_HOST }, { "threads",
+	  "not fio's spelling (thread): jobs are neither threads nor "
+	  "processes here" },
+	{ "io_submit_mode", WHY_ENGINE }, { "cmd_type", WHY_ENGINE },
+	{ "nonvectored", WHY_ENGINE }, { "donorname",
+	  "e4defrag engine: the extent moves are plain writes of the file" },
+	{ "inplace",
+	  "e4defrag engine: the extent moves are plain writes of the file" },
+	{ "skip_bad", "mtd engine: the device has no bad blocks" },
+	{ "cmdprio_percentage", WHY_PRIO }, { "cmdprio_class", WHY_PRIO },
+	{ "cmdprio", WHY_PRIO }, { "cmdprio_bssplit", WHY_PRIO },
+	{ "create_serialize",
+	  "files are laid out before the measured run, one after the other" },
+};
+
+static const struct opt_why refused_opts[] = {
+	{ "cpuload", "ioengine=cpuio burns CPU and does no I/O: nothing for "
+		     "zcow to run" },
+	{ "cpumode", "ioengine=cpuio burns CPU and does no I/O: nothing for "
+		     "zcow to run" },
+	{ "program", "ioengine=exec runs a program and does no I/O: nothing "
+		     "for zcow to run" },
+};
+
+/* The row of @key in @tab (@n rows); NULL: not there. */
+static const struct opt_why *find_why(const struct opt_why *tab, size_t n,
+				      const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(key, tab[i].name))
+			return &tab[i];
+	return NULL;
+}
+
+#define ENGINE_OPT(key)							\
+	find_why(engine_opts, sizeof(engine_opts) / sizeof(engine_opts[0]), \
+		 key)
+#define REFUSED_OPT(key)						\
+	find_why(refused_opts,						\
+		 sizeof(refused_opts) / sizeof(refused_opts[0]), key)
+
+/* ---- end of the engine-only options ---------------------------------- */
+
 /* "FILE:LINE: [option 'KEY': ]message" into @err; returns -EINVAL. */
 static int vfail(char *err, size_t len, const char *file, int line,
 		 const char *key, const char *fmt, va_list ap)
@@ -635,7 +738,7 @@ static bool is_ignored(const char *key)
 	for (i = 0; i < sizeof(ignored_opts) / sizeof(ignored_opts[0]); i++)
 		if (!strcmp(key, ignored_opts[i]))
 			return true;
-	return false;
+	return ENGINE_OPT(key) != NULL;
 }
 
 static int note_ignored(struct zfio_spec *spec, const char *key)
@@ -1336,6 +1439,12 @@ void zfio_list_options(FILE *out)
 	}
 	for (i = 0; i < sizeof(ignored_opts) / sizeof(ignored_opts[0]); i++)
 		fprintf(out, "%s (ignored)\n", ignored_opts[i]);
+	for (i = 0; i < sizeof(engine_opts) / sizeof(engine_opts[0]); i++)
+		fprintf(out, "%s (ignored: %s)\n", engine_opts[i].name,
+			engine_opts[i].why);
+	for (i = 0; i < sizeof(refused_opts) / sizeof(refused_opts[0]); i++)
+		fprintf(out, "%s (refused: %s)\n", refused_opts[i].name,
+			refused_opts[i].why);
 }
 
 /* Apply record @kv to job @j: its row's parser, or ignored, or an error. */
@@ -1345,9 +1454,12 @@ static int apply(struct zfio_spec *spec, struct zfio_job *j,
 	const struct opt_arg a = { .spec = spec, .j = j, .kv = kv,
 				   .err = err, .len = len };
 	const struct opt *o = find_opt(kv->key);
+	const struct opt_why *no = REFUSED_OPT(kv->key);
 
 	if (o)
 		return o->set(o, &a);
+	if (no)
+		return fail(err, len, kv, "%s", no->why);
 	if (is_ignored(kv->key))
 		return note_ignored(spec, kv->key);
 	return fail(err, len, kv, "unknown option");

@@ -291,8 +291,10 @@ const char *zfio_opt_name(enum zfio_opt opt);
 /*
  * The job options the parser knows, one a line, as harness/fio.c's option
  * table lists them: "NAME" or "NAME (alias OTHER)"; then the options fio
- * has that are accepted and ignored here, "NAME (ignored)".  Any other key
- * is an "unknown option" error.
+ * has that are accepted and ignored here, "NAME (ignored)"; fio's
+ * engine-only options, ignored or refused with the reason, "NAME (ignored:
+ * REASON)" and "NAME (refused: REASON)".  Any other key is an "unknown
+ * option" error.
  */
 void zfio_list_options(FILE *out);
 

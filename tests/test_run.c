@@ -1047,6 +1047,24 @@ START_TEST(test_run_files_beyond_the_device_refused_at_setup)
 }
 END_TEST
 
+/* A network engine's job runs as plain writes of the target: the same
+ * bytes as the job without the engine, its options listed as ignored. */
+START_TEST(test_run_engine_options_run_as_plain_io)
+{
+	char err[1024], *dir, *s;
+
+	ck_assert_int_eq(run_text("[a]\nioengine=net\nhostname=h\nport=1\n"
+				  "rw=write\nsize=64k\n", NULL, 0, &dir, err,
+				  sizeof(err)), 0);
+	s = summary_no_wall(dir);
+	ck_assert_ptr_nonnull(strstr(s, "\"write_bytes\": 65536,"));
+	ck_assert_ptr_nonnull(strstr(s, "\"ignored_options\": [\"ioengine\", "
+				     "\"hostname\", \"port\"]"));
+	free(s);
+	free(dir);
+}
+END_TEST
+
 START_TEST(test_run_directory_error_names_file_line_option)
 {
 	run_refused("[a]\nrw=write\nsize=64k\ndirectory=/..\n", NULL, 0,
@@ -1335,6 +1353,13 @@ START_TEST(test_run_list_options_names_every_option_the_parser_knows)
 	ck_assert_ptr_nonnull(strstr(out, "\nbs (alias blocksize)\n"));
 	ck_assert_ptr_nonnull(strstr(out, "\nrwmixread\n"));
 	ck_assert_ptr_nonnull(strstr(out, "\ndirect (ignored)\n"));
+	/* An engine's own option, ignored or refused with the reason. */
+	ck_assert_ptr_nonnull(strstr(out, "\nhostname (ignored: network "
+				     "engine (net, rdma, librpma): the I/O "
+				     "goes to the zcow target)\n"));
+	ck_assert_ptr_nonnull(strstr(out, "\nprogram (refused: "
+				     "ioengine=exec runs a program and does "
+				     "no I/O: nothing for zcow to run)\n"));
 	ck_assert_str_eq(err, "");
 	free(out);
 	free(err);
@@ -1411,6 +1436,7 @@ Suite *run_suite(void)
 		       test_run_treelog_renames_and_unlinks_leave_their_names);
 	tcase_add_test(tc, test_run_files_beyond_the_device_refused_at_setup);
 	tcase_add_test(tc, test_run_directory_error_names_file_line_option);
+	tcase_add_test(tc, test_run_engine_options_run_as_plain_io);
 	tcase_add_test(tc,
 		       test_run_stonewall_starts_a_later_phase_at_the_last_end);
 	tcase_add_test(tc, test_run_wait_for_starts_at_its_waitee_end);
