@@ -596,6 +596,7 @@ static void job_defaults(struct zfio_job *j)
 	j->zone_reset_threshold = 0;
 	j->zone_reset_frequency = 0;
 	j->create_on_open = false;
+	j->allow_file_create = true;
 	j->dist = ZFIO_DIST_RANDOM;
 	j->dist_center = -1.0;
 	j->pct_random[ZFIO_DDIR_READ] = 100;
@@ -1342,7 +1343,7 @@ static const struct opt opts[] = {
 	{ "offset", NULL, set_size, JOB_FIELD(offset, struct zfio_size) },
 	{ "offset_increment", NULL, set_size,
 	  JOB_FIELD(offset_increment, struct zfio_size) },
-	{ "nrfiles", NULL, set_u32_range, JOB_FIELD(nrfiles, uint32_t),
+	{ "nrfiles", "nr_files", set_u32_range, JOB_FIELD(nrfiles, uint32_t),
 	  .min = 1, .max = ZFIO_MAX_FILES },
 	{ "filename", NULL, set_str, JOB_STR(filename) },
 	{ "directory", NULL, set_str, JOB_STR(directory) },
@@ -1412,6 +1413,10 @@ static const struct opt opts[] = {
 	{ "percentage_sequential", NULL, set_pct_random,
 	  JOB_FIELD(pct_random[0], uint32_t),
 	  .min = 1 },
+	/* ---- data, verify, iolog and log options ---- */
+	{ "allow_file_create", NULL, set_bool,
+	  JOB_FIELD(allow_file_create, bool) },
+	/* ---- end of the data, verify, iolog and log options ---- */
 };
 
 /* The row of option @key (its name or alias); NULL: not a job option. */
@@ -1475,6 +1480,7 @@ static const char *const opt_names[ZFIO_NR_OPTS] = {
 	[ZFIO_OPT_LOOPS] = "loops", [ZFIO_OPT_WAIT_FOR] = "wait_for",
 	[ZFIO_OPT_IOENGINE] = "ioengine",
 	[ZFIO_OPT_RANDOM_DISTRIBUTION] = "random_distribution",
+	[ZFIO_OPT_ALLOW_FILE_CREATE] = "allow_file_create",
 };
 
 const char *zfio_opt_name(enum zfio_opt opt)
@@ -2195,6 +2201,8 @@ void zfio_print_job(FILE *out, const struct zfio_job *j)
 		j->unlink);
 	if (j->unlink_each_loop)
 		fprintf(out, "unlink_each_loop=1\n");
+	if (!j->allow_file_create)
+		fprintf(out, "allow_file_create=0\n");
 	if (j->filename_format[0])
 		fprintf(out, "filename_format=%s\n", j->filename_format);
 	if (j->fst_sequential)

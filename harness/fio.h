@@ -105,6 +105,7 @@ enum zfio_opt {
 	ZFIO_OPT_WAIT_FOR,
 	ZFIO_OPT_IOENGINE,
 	ZFIO_OPT_RANDOM_DISTRIBUTION,
+	ZFIO_OPT_ALLOW_FILE_CREATE,
 	ZFIO_NR_OPTS
 };
 
@@ -171,6 +172,9 @@ struct zfio_job {
 	uint32_t fdatasync;		/* fdatasync every N writes; 0 */
 	bool end_fsync;
 	bool create_on_open;
+	/* false: a file the job needs must exist already (an earlier job
+	 * made it), it is an error to create it (fio); true */
+	bool allow_file_create;
 	bool unlink;
 	bool unlink_each_loop;		/* unlink the files after each loop */
 	/* fio's $jobname/$jobnum/$filenum pattern, may hold '/' (the

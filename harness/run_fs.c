@@ -304,7 +304,13 @@ static int open_file(struct zrun *run, struct zrun_job *job, uint32_t i)
 			}
 		}
 	}
-	ret = zcow_open(to_fs(run)->fs, ff->path, O_RDWR | O_CREAT, &ff->f);
+	ret = zcow_open(to_fs(run)->fs, ff->path,
+			O_RDWR | (job->fio->allow_file_create ? O_CREAT : 0),
+			&ff->f);
+	if (ret == -ENOENT && !job->fio->allow_file_create)
+		return zrun_opt_err(run, job->fio, ZFIO_OPT_ALLOW_FILE_CREATE,
+				    "'%s' does not exist and the job may not "
+				    "create it", ff->path);
 	if (ret)
 		return file_err(run, job, "open", ff->path, ret);
 	if (++fj->nr_open > job->max_open)

@@ -1065,6 +1065,26 @@ START_TEST(test_run_engine_options_run_as_plain_io)
 }
 END_TEST
 
+/* allow_file_create=0: the job's files must exist already (an earlier
+ * job made them); creating one is an error naming the option. */
+START_TEST(test_run_allow_file_create_0_needs_existing_files)
+{
+	char err[1024], *dir, *s;
+
+	run_refused("[a]\nrw=write\nsize=64k\nallow_file_create=0\n", NULL,
+		    0, T_FIO ":4: option 'allow_file_create': '/a.0.0' does "
+		    "not exist and the job may not create it");
+	ck_assert_int_eq(run_text("[a]\nrw=write\nsize=64k\nfilename=f\n"
+				  "[b]\nstonewall\nrw=read\nsize=64k\n"
+				  "filename=f\nallow_file_create=0\n", NULL, 0,
+				  &dir, err, sizeof(err)), 0);
+	s = summary_no_wall(dir);
+	ck_assert_ptr_nonnull(strstr(s, "\"read_ios\": 16,"));
+	free(s);
+	free(dir);
+}
+END_TEST
+
 START_TEST(test_run_directory_error_names_file_line_option)
 {
 	run_refused("[a]\nrw=write\nsize=64k\ndirectory=/..\n", NULL, 0,
@@ -1437,6 +1457,7 @@ Suite *run_suite(void)
 	tcase_add_test(tc, test_run_files_beyond_the_device_refused_at_setup);
 	tcase_add_test(tc, test_run_directory_error_names_file_line_option);
 	tcase_add_test(tc, test_run_engine_options_run_as_plain_io);
+	tcase_add_test(tc, test_run_allow_file_create_0_needs_existing_files);
 	tcase_add_test(tc,
 		       test_run_stonewall_starts_a_later_phase_at_the_last_end);
 	tcase_add_test(tc, test_run_wait_for_starts_at_its_waitee_end);
