@@ -554,15 +554,17 @@ static int fs_job_init(struct zrun *run, struct zrun_job *job)
 		return ret;
 	untimed(run, true);
 	ret = make_dirs(run, job, ZFIO_OPT_DIRECTORY, dir);
-	for (i = 0; i < nr && !ret && !f->filename[0]; i++) {
-		/* filename_format directories (fio creates them too). */
+	for (i = 0; i < nr && !ret; i++) {
+		/* filename_format directories (fio creates them too); a
+		 * filename= path's directories, which the host has (/dev,
+		 * /tmp) and a new file system does not */
 		char *slash = strrchr(fj->files[i].path, '/');
 
 		if (!slash || slash == fj->files[i].path)
 			continue;
 		*slash = '\0';
-		ret = make_dirs(run, job, ZFIO_OPT_FILENAME_FORMAT,
-				fj->files[i].path);
+		ret = make_dirs(run, job, f->filename[0] ? ZFIO_OPT_FILENAME :
+				ZFIO_OPT_FILENAME_FORMAT, fj->files[i].path);
 		*slash = '/';
 	}
 	/*

@@ -1085,6 +1085,24 @@ START_TEST(test_run_allow_file_create_0_needs_existing_files)
 }
 END_TEST
 
+/* filename= with directories (a device path, /tmp/...): the directories
+ * are made on the new file system, as the host has them, and the job
+ * runs on that file. */
+START_TEST(test_run_filename_directories_are_created)
+{
+	char err[1024], *dir, *s;
+
+	ck_assert_int_eq(run_text("[a]\nrw=write\nsize=64k\n"
+				  "filename=/dev/sdb1\n[b]\nrw=write\n"
+				  "size=64k\nfilename=tmp/x/data\n", NULL, 0,
+				  &dir, err, sizeof(err)), 0);
+	s = summary_no_wall(dir);
+	ck_assert_ptr_nonnull(strstr(s, "\"write_bytes\": 131072,"));
+	free(s);
+	free(dir);
+}
+END_TEST
+
 START_TEST(test_run_directory_error_names_file_line_option)
 {
 	run_refused("[a]\nrw=write\nsize=64k\ndirectory=/..\n", NULL, 0,
@@ -1458,6 +1476,7 @@ Suite *run_suite(void)
 	tcase_add_test(tc, test_run_directory_error_names_file_line_option);
 	tcase_add_test(tc, test_run_engine_options_run_as_plain_io);
 	tcase_add_test(tc, test_run_allow_file_create_0_needs_existing_files);
+	tcase_add_test(tc, test_run_filename_directories_are_created);
 	tcase_add_test(tc,
 		       test_run_stonewall_starts_a_later_phase_at_the_last_end);
 	tcase_add_test(tc, test_run_wait_for_starts_at_its_waitee_end);
