@@ -39,6 +39,7 @@
 	SUITE(fio_suite)       \
 	SUITE(ztime_suite)     \
 	SUITE(run_suite)       \
+	SUITE(fio_examples_suite) \
 	SUITE(gc_suite)        \
 	SUITE(gcbench_suite)   \
 	SUITE(corpus_suite)    \
