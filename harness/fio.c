@@ -1414,6 +1414,8 @@ static const struct opt opts[] = {
 	  JOB_FIELD(pct_random[0], uint32_t),
 	  .min = 1 },
 	/* ---- data, verify, iolog and log options ---- */
+	{ "io_size", "io_limit", set_size,
+	  JOB_FIELD(io_size, struct zfio_size) },
 	{ "allow_file_create", NULL, set_bool,
 	  JOB_FIELD(allow_file_create, bool) },
 	/* ---- end of the data, verify, iolog and log options ---- */
@@ -1481,6 +1483,7 @@ static const char *const opt_names[ZFIO_NR_OPTS] = {
 	[ZFIO_OPT_IOENGINE] = "ioengine",
 	[ZFIO_OPT_RANDOM_DISTRIBUTION] = "random_distribution",
 	[ZFIO_OPT_ALLOW_FILE_CREATE] = "allow_file_create",
+	[ZFIO_OPT_IO_SIZE] = "io_size",
 };
 
 const char *zfio_opt_name(enum zfio_opt opt)
@@ -2203,6 +2206,7 @@ void zfio_print_job(FILE *out, const struct zfio_job *j)
 		fprintf(out, "unlink_each_loop=1\n");
 	if (!j->allow_file_create)
 		fprintf(out, "allow_file_create=0\n");
+	print_size(out, "io_size", &j->io_size);
 	if (j->filename_format[0])
 		fprintf(out, "filename_format=%s\n", j->filename_format);
 	if (j->fst_sequential)

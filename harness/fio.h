@@ -106,6 +106,7 @@ enum zfio_opt {
 	ZFIO_OPT_IOENGINE,
 	ZFIO_OPT_RANDOM_DISTRIBUTION,
 	ZFIO_OPT_ALLOW_FILE_CREATE,
+	ZFIO_OPT_IO_SIZE,
 	ZFIO_NR_OPTS
 };
 
@@ -158,6 +159,9 @@ struct zfio_job {
 	struct zfio_size size;		/* not set: the whole target */
 	struct zfio_size filesize;	/* per file; not set: size / nrfiles */
 	struct zfio_size offset;
+	/* io_size (io_limit): bytes of I/O per loop within the range (a
+	 * percent is of the job's range); not set: the range's size */
+	struct zfio_size io_size;
 	struct zfio_size offset_increment;	/* per numjobs clone */
 	uint32_t nrfiles;		/* 1 */
 	char filename[ZFIO_VAL_LEN];	/* "" = none given */

@@ -1103,6 +1103,36 @@ START_TEST(test_run_filename_directories_are_created)
 }
 END_TEST
 
+/* fio's io_size: io_size x loops bytes within the range (going round
+ * it, or stopping short); a percent is of the range. */
+START_TEST(test_run_io_size_sets_the_bytes_of_io)
+{
+	static const char *const jobs[] = {
+		"[a]\nrw=write\nsize=64k\nio_size=256k\n",
+		"[a]\nrw=write\nsize=1m\nio_limit=64k\nloops=2\n",
+		"[a]\nrw=write\nsize=1m\nio_size=50%\n",
+	};
+	static const char *const want[] = {
+		"\"write_bytes\": 262144,", "\"write_bytes\": 131072,",
+		"\"write_bytes\": 524288,",
+	};
+	char err[1024], *dir, *s;
+	unsigned int i;
+
+	for (i = 0; i < 3; i++) {
+		ck_assert_int_eq(run_text(jobs[i], NULL, 0, &dir, err,
+					  sizeof(err)), 0);
+		s = summary_no_wall(dir);
+		ck_assert_msg(strstr(s, want[i]), "job %u", i);
+		free(s);
+		free(dir);
+	}
+	run_refused("[a]\nrw=write\nsize=1m\nio_size=1k\n", NULL, 0,
+		    T_FIO ":4: option 'io_size': 1024 bytes is less than one "
+		    "block of bs=4096");
+}
+END_TEST
+
 START_TEST(test_run_directory_error_names_file_line_option)
 {
 	run_refused("[a]\nrw=write\nsize=64k\ndirectory=/..\n", NULL, 0,
@@ -1477,6 +1507,7 @@ Suite *run_suite(void)
 	tcase_add_test(tc, test_run_engine_options_run_as_plain_io);
 	tcase_add_test(tc, test_run_allow_file_create_0_needs_existing_files);
 	tcase_add_test(tc, test_run_filename_directories_are_created);
+	tcase_add_test(tc, test_run_io_size_sets_the_bytes_of_io);
 	tcase_add_test(tc,
 		       test_run_stonewall_starts_a_later_phase_at_the_last_end);
 	tcase_add_test(tc, test_run_wait_for_starts_at_its_waitee_end);
