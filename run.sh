@@ -16,7 +16,7 @@ set -euo pipefail
 cd "$(dirname "$0")"
 
 PACKAGES=(gcc make pkg-config check libzbd-dev libisal-dev gnuplot-nox python3
-	btrfs-progs dbench)
+	btrfs-progs dbench fio-examples)
 
 install_missing() {
 	local missing=() p

@@ -65,6 +65,109 @@ static const char *const ignored_opts[] = {
 	"pre_read", "sync", "end_fsync_on_close", "nowait", "atomic",
 };
 
+/* ---- engine-only options: ignored or refused, with the reason ---------- */
+
+/*
+ * fio's I/O engines (network, RDMA, HTTP, NFS, GPU, ...) and its host
+ * tuning (NUMA, CPU placement, submission threads) have options of their
+ * own.  zcow maps every engine's I/O to its plain reads and writes of the
+ * target, so these options are accepted and listed (ignored_options in
+ * summary.json), each with the reason (zcow run --list-options).  Options
+ * whose job has no reads or writes to map (the engine runs a program or
+ * burns CPU) are refused with the reason instead.
+ */
+struct opt_why {
+	const char *name;
+	const char *why;
+};
+
+#define WHY_NET		"network engine (net, rdma, librpma): the I/O goes to " \
+			"the zcow target"
+#define WHY_HTTP	"http engine (S3, Swift, WebDAV): objects are zcow " \
+			"files"
+#define WHY_REMOTE	"remote storage engine (nfs, nbd, dfs, gfapi, rados, " \
+			"rbd, hdfs): the I/O goes to the zcow target"
+#define WHY_GPU		"GPU buffers (libcufile, gpudirect): zcow moves no " \
+			"host or GPU memory"
+#define WHY_MEM		"I/O buffer memory (malloc, shm, mmap, cudamalloc): " \
+			"zcow moves no host memory"
+#define WHY_HOST	"host placement (NUMA, CPU affinity): the simulated " \
+			"device has no host"
+#define WHY_ENGINE	"engine tuning: zcow submits each I/O as one plain " \
+			"read or write"
+#define WHY_PRIO	"I/O priority classes: the device model has one queue"
+
+static const struct opt_why engine_opts[] = {
+	{ "hostname", WHY_NET }, { "port", WHY_NET }, { "protocol", WHY_NET },
+	{ "listen", WHY_NET }, { "pingpong", WHY_NET }, { "ttl", WHY_NET },
+	{ "interface", WHY_NET }, { "nodelay", WHY_NET },
+	{ "window_size", WHY_NET }, { "mss", WHY_NET }, { "verb", WHY_NET },
+	{ "bindname", WHY_NET }, { "serverip", WHY_NET },
+	{ "busy_wait_polling", WHY_NET }, { "direct_write_to_pmem", WHY_NET },
+	{ "http_verbose", WHY_HTTP }, { "http_mode", WHY_HTTP },
+	{ "http_host", WHY_HTTP }, { "https", WHY_HTTP },
+	{ "http_user", WHY_HTTP }, { "http_pass", WHY_HTTP },
+	{ "http_s3_key", WHY_HTTP }, { "http_s3_keyid", WHY_HTTP },
+	{ "http_s3_region", WHY_HTTP }, { "http_s3_storage_class", WHY_HTTP },
+	{ "http_s3_sse_customer_key", WHY_HTTP },
+	{ "http_s3_sse_customer_algorithm", WHY_HTTP },
+	{ "http_swift_auth_token", WHY_HTTP },
+	{ "nfs_url", WHY_REMOTE }, { "uri", WHY_REMOTE },
+	{ "pool", WHY_REMOTE }, { "cont", WHY_REMOTE },
+	{ "chunk_size", WHY_REMOTE }, { "object_class", WHY_REMOTE },
+	{ "svcl", WHY_REMOTE }, { "volume", WHY_REMOTE },
+	{ "brick", WHY_REMOTE }, { "clientname", WHY_REMOTE },
+	{ "rbdname", WHY_REMOTE }, { "conf", WHY_REMOTE },
+	{ "busy_poll", WHY_REMOTE }, { "namenode", WHY_REMOTE },
+	{ "hdfsdirectory", WHY_REMOTE },
+	{ "gpu_dev_id", WHY_GPU }, { "gpu_dev_ids", WHY_GPU },
+	{ "cuda_io", WHY_GPU }, { "mem", WHY_MEM }, { "iomem", WHY_MEM },
+	{ "numa_mem_policy", WHY_HOST }, { "cpus_allowed_policy", WHY_HOST },
+	{ "sqthread_poll_cpu", WHY_HOST }, { "threads",
+	  "not fio's spelling (thread): jobs are neither threads nor "
+	  "processes here" },
+	{ "io_submit_mode", WHY_ENGINE }, { "cmd_type", WHY_ENGINE },
+	{ "nonvectored", WHY_ENGINE }, { "donorname",
+	  "e4defrag engine: the extent moves are plain writes of the file" },
+	{ "inplace",
+	  "e4defrag engine: the extent moves are plain writes of the file" },
+	{ "skip_bad", "mtd engine: the device has no bad blocks" },
+	{ "cmdprio_percentage", WHY_PRIO }, { "cmdprio_class", WHY_PRIO },
+	{ "cmdprio", WHY_PRIO }, { "cmdprio_bssplit", WHY_PRIO },
+	{ "create_serialize",
+	  "files are laid out before the measured run, one after the other" },
+};
+
+static const struct opt_why refused_opts[] = {
+	{ "cpuload", "ioengine=cpuio burns CPU and does no I/O: nothing for "
+		     "zcow to run" },
+	{ "cpumode", "ioengine=cpuio burns CPU and does no I/O: nothing for "
+		     "zcow to run" },
+	{ "program", "ioengine=exec runs a program and does no I/O: nothing "
+		     "for zcow to run" },
+};
+
+/* The row of @key in @tab (@n rows); NULL: not there. */
+static const struct opt_why *find_why(const struct opt_why *tab, size_t n,
+				      const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(key, tab[i].name))
+			return &tab[i];
+	return NULL;
+}
+
+#define ENGINE_OPT(key)							\
+	find_why(engine_opts, sizeof(engine_opts) / sizeof(engine_opts[0]), \
+		 key)
+#define REFUSED_OPT(key)						\
+	find_why(refused_opts,						\
+		 sizeof(refused_opts) / sizeof(refused_opts[0]), key)
+
+/* ---- end of the engine-only options ---------------------------------- */
+
 /* "FILE:LINE: [option 'KEY': ]message" into @err; returns -EINVAL. */
 static int vfail(char *err, size_t len, const char *file, int line,
 		 const char *key, const char *fmt, va_list ap)
@@ -500,6 +603,7 @@ static void job_defaults(struct zfio_job *j)
 	j->zone_reset_threshold = 0;
 	j->zone_reset_frequency = 0;
 	j->create_on_open = false;
+	j->allow_file_create = true;
 	j->dist = ZFIO_DIST_RANDOM;
 	j->dist_center = -1.0;
 	j->pct_random[ZFIO_DDIR_READ] = 100;
@@ -642,7 +746,7 @@ static bool is_ignored(const char *key)
 	for (i = 0; i < sizeof(ignored_opts) / sizeof(ignored_opts[0]); i++)
 		if (!strcmp(key, ignored_opts[i]))
 			return true;
-	return false;
+	return ENGINE_OPT(key) != NULL;
 }
 
 static int note_ignored(struct zfio_spec *spec, const char *key)
@@ -1572,7 +1676,7 @@ static const struct opt opts[] = {
 	{ "offset", NULL, set_size, JOB_FIELD(offset, struct zfio_size) },
 	{ "offset_increment", NULL, set_size,
 	  JOB_FIELD(offset_increment, struct zfio_size) },
-	{ "nrfiles", NULL, set_u32_range, JOB_FIELD(nrfiles, uint32_t),
+	{ "nrfiles", "nr_files", set_u32_range, JOB_FIELD(nrfiles, uint32_t),
 	  .min = 1, .max = ZFIO_MAX_FILES },
 	{ "filename", NULL, set_str, JOB_STR(filename) },
 	{ "directory", NULL, set_str, JOB_STR(directory) },
@@ -1682,6 +1786,12 @@ static const struct opt opts[] = {
 	  JOB_FIELD(thinktime_issue, bool), .vals = think_type_vals,
 	  .err = "'%s' is not complete or issue" },
 	/* ---- end of the I/O stream options ---- */
+	/* ---- data, verify, iolog and log options ---- */
+	{ "io_size", "io_limit", set_size,
+	  JOB_FIELD(io_size, struct zfio_size) },
+	{ "allow_file_create", NULL, set_bool,
+	  JOB_FIELD(allow_file_create, bool) },
+	/* ---- end of the data, verify, iolog and log options ---- */
 };
 
 /* The row of option @key (its name or alias); NULL: not a job option. */
@@ -1711,6 +1821,12 @@ void zfio_list_options(FILE *out)
 	}
 	for (i = 0; i < sizeof(ignored_opts) / sizeof(ignored_opts[0]); i++)
 		fprintf(out, "%s (ignored)\n", ignored_opts[i]);
+	for (i = 0; i < sizeof(engine_opts) / sizeof(engine_opts[0]); i++)
+		fprintf(out, "%s (ignored: %s)\n", engine_opts[i].name,
+			engine_opts[i].why);
+	for (i = 0; i < sizeof(refused_opts) / sizeof(refused_opts[0]); i++)
+		fprintf(out, "%s (refused: %s)\n", refused_opts[i].name,
+			refused_opts[i].why);
 }
 
 /* Apply record @kv to job @j: its row's parser, or ignored, or an error. */
@@ -1720,9 +1836,12 @@ static int apply(struct zfio_spec *spec, struct zfio_job *j,
 	const struct opt_arg a = { .spec = spec, .j = j, .kv = kv,
 				   .err = err, .len = len };
 	const struct opt *o = find_opt(kv->key);
+	const struct opt_why *no = REFUSED_OPT(kv->key);
 
 	if (o)
 		return o->set(o, &a);
+	if (no)
+		return fail(err, len, kv, "%s", no->why);
 	if (is_ignored(kv->key))
 		return note_ignored(spec, kv->key);
 	return fail(err, len, kv, "unknown option");
@@ -1741,6 +1860,8 @@ static const char *const opt_names[ZFIO_NR_OPTS] = {
 	[ZFIO_OPT_ZCOW_LOADFILE] = "zcow_loadfile",
 	[ZFIO_OPT_BSRANGE] = "bsrange", [ZFIO_OPT_BSSPLIT] = "bssplit",
 	[ZFIO_OPT_RATE] = "rate", [ZFIO_OPT_RW] = "rw",
+	[ZFIO_OPT_ALLOW_FILE_CREATE] = "allow_file_create",
+	[ZFIO_OPT_IO_SIZE] = "io_size",
 };
 
 const char *zfio_opt_name(enum zfio_opt opt)
@@ -2607,6 +2728,9 @@ void zfio_print_job(FILE *out, const struct zfio_job *j)
 		j->unlink);
 	if (j->unlink_each_loop)
 		fprintf(out, "unlink_each_loop=1\n");
+	if (!j->allow_file_create)
+		fprintf(out, "allow_file_create=0\n");
+	print_size(out, "io_size", &j->io_size);
 	if (j->filename_format[0])
 		fprintf(out, "filename_format=%s\n", j->filename_format);
 	if (j->fst_sequential)

@@ -111,6 +111,8 @@ enum zfio_opt {
 	ZFIO_OPT_BSSPLIT,
 	ZFIO_OPT_RATE,
 	ZFIO_OPT_RW,
+	ZFIO_OPT_ALLOW_FILE_CREATE,
+	ZFIO_OPT_IO_SIZE,
 	ZFIO_NR_OPTS
 };
 
@@ -214,6 +216,9 @@ struct zfio_job {
 	struct zfio_size size;		/* not set: the whole target */
 	struct zfio_size filesize;	/* per file; not set: size / nrfiles */
 	struct zfio_size offset;
+	/* io_size (io_limit): bytes of I/O per loop within the range (a
+	 * percent is of the job's range); not set: the range's size */
+	struct zfio_size io_size;
 	struct zfio_size offset_increment;	/* per numjobs clone */
 	uint32_t nrfiles;		/* 1 */
 	char filename[ZFIO_VAL_LEN];	/* "" = none given */
@@ -228,6 +233,9 @@ struct zfio_job {
 	uint32_t fdatasync;		/* fdatasync every N writes; 0 */
 	bool end_fsync;
 	bool create_on_open;
+	/* false: a file the job needs must exist already (an earlier job
+	 * made it), it is an error to create it (fio); true */
+	bool allow_file_create;
 	bool unlink;
 	bool unlink_each_loop;		/* unlink the files after each loop */
 	/* fio's $jobname/$jobnum/$filenum pattern, may hold '/' (the
@@ -351,8 +359,10 @@ const char *zfio_opt_name(enum zfio_opt opt);
 /*
  * The job options the parser knows, one a line, as harness/fio.c's option
  * table lists them: "NAME" or "NAME (alias OTHER)"; then the options fio
- * has that are accepted and ignored here, "NAME (ignored)".  Any other key
- * is an "unknown option" error.
+ * has that are accepted and ignored here, "NAME (ignored)"; fio's
+ * engine-only options, ignored or refused with the reason, "NAME (ignored:
+ * REASON)" and "NAME (refused: REASON)".  Any other key is an "unknown
+ * option" error.
  */
 void zfio_list_options(FILE *out);
 

@@ -1478,6 +1478,30 @@ static int check_seq_mod(struct zrun *run, const struct zrun_job *j)
 	return 0;
 }
 
+/*
+ * fio's io_size: the job does io_size x loops bytes of I/O within its
+ * range (less than the range, or going round it again), instead of the
+ * range's size x loops.
+ */
+static int io_size_goal(struct zrun *run, struct zrun_job *j)
+{
+	const struct zfio_job *f = j->fio;
+	uint64_t io = zfio_size_bytes(&f->io_size, j->range_len,
+				      run->dev->info.zone_size, f->bs);
+
+	if (io < f->bs)
+		return zrun_opt_err(run, f, ZFIO_OPT_IO_SIZE, "%llu bytes is "
+				    "less than one block of bs=%llu",
+				    (unsigned long long)io,
+				    (unsigned long long)f->bs);
+	if (f->loops > UINT64_MAX / io)
+		return zrun_opt_err(run, f, ZFIO_OPT_LOOPS, "%u loops of "
+				    "%llu bytes overflow", f->loops,
+				    (unsigned long long)io);
+	j->bytes_goal = io * f->loops;
+	return 0;
+}
+
 static int setup_jobs(struct zrun *run)
 {
 	unsigned int i, c, n = 0, phase = 0;
@@ -1555,6 +1579,11 @@ static int setup_jobs(struct zrun *run)
 						(unsigned long long)
 							j->range_len);
 				j->bytes_goal = j->range_len * f->loops;
+			}
+			if (f->io_size.is_set) {
+				ret = io_size_goal(run, j);
+				if (ret)
+					return ret;
 			}
 			if (f->time_based)
 				j->bytes_goal = 0;

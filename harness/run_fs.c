@@ -316,7 +316,13 @@ static int open_file(struct zrun *run, struct zrun_job *job, uint32_t i)
 			}
 		}
 	}
-	ret = zcow_open(to_fs(run)->fs, ff->path, O_RDWR | O_CREAT, &ff->f);
+	ret = zcow_open(to_fs(run)->fs, ff->path,
+			O_RDWR | (job->fio->allow_file_create ? O_CREAT : 0),
+			&ff->f);
+	if (ret == -ENOENT && !job->fio->allow_file_create)
+		return zrun_opt_err(run, job->fio, ZFIO_OPT_ALLOW_FILE_CREATE,
+				    "'%s' does not exist and the job may not "
+				    "create it", ff->path);
 	if (ret)
 		return file_err(run, job, "open", ff->path, ret);
 	if (++fj->nr_open > job->max_open)
@@ -647,15 +653,17 @@ static int fs_job_init(struct zrun *run, struct zrun_job *job)
 		return ret;
 	untimed(run, true);
 	ret = make_dirs(run, job, ZFIO_OPT_DIRECTORY, dir);
-	for (i = 0; i < nr && !ret && !f->filename[0]; i++) {
-		/* filename_format directories (fio creates them too). */
+	for (i = 0; i < nr && !ret; i++) {
+		/* filename_format directories (fio creates them too); a
+		 * filename= path's directories, which the host has (/dev,
+		 * /tmp) and a new file system does not */
 		char *slash = strrchr(fj->files[i].path, '/');
 
 		if (!slash || slash == fj->files[i].path)
 			continue;
 		*slash = '\0';
-		ret = make_dirs(run, job, ZFIO_OPT_FILENAME_FORMAT,
-				fj->files[i].path);
+		ret = make_dirs(run, job, f->filename[0] ? ZFIO_OPT_FILENAME :
+				ZFIO_OPT_FILENAME_FORMAT, fj->files[i].path);
 		*slash = '/';
 	}
 	/*

@@ -241,6 +241,39 @@ START_TEST(test_fio_ignored_options_listed_once)
 }
 END_TEST
 
+/* An engine's own options (network, HTTP, GPU, NUMA, ...) are accepted
+ * and listed once, as fio's other ignored options. */
+START_TEST(test_fio_engine_options_accepted_and_listed_as_ignored)
+{
+	struct zfio_spec *s = parse_ok(
+		"[global]\nioengine=net\nhostname=localhost\nport=8888\n"
+		"[a]\nhttp_verbose=0\nport=8889\nnuma_mem_policy=bind:0\n"
+		"create_serialize=0\n");
+
+	ck_assert_uint_eq(s->nr_ignored, 6);
+	ck_assert_str_eq(s->ignored[0], "ioengine");
+	ck_assert_str_eq(s->ignored[1], "hostname");
+	ck_assert_str_eq(s->ignored[2], "port");
+	ck_assert_str_eq(s->ignored[3], "http_verbose");
+	ck_assert_str_eq(s->ignored[4], "numa_mem_policy");
+	ck_assert_str_eq(s->ignored[5], "create_serialize");
+	zfio_free(s);
+}
+END_TEST
+
+/* An engine that does no I/O leaves nothing to run: its options are
+ * refused with the reason, naming file, line and option. */
+START_TEST(test_fio_engine_without_io_refused_with_reason)
+{
+	parse_err("[a]\nioengine=cpuio\ncpuload=50\n",
+		  "t.fio:3: option 'cpuload': ioengine=cpuio burns CPU and "
+		  "does no I/O: nothing for zcow to run");
+	parse_err("[a]\nioengine=exec\nprogram=/bin/sleep\n",
+		  "t.fio:3: option 'program': ioengine=exec runs a program "
+		  "and does no I/O: nothing for zcow to run");
+}
+END_TEST
+
 START_TEST(test_fio_set_overrides_every_job)
 {
 	const char *sets[] = { "numjobs=8", "bs=64k" };
@@ -603,8 +636,10 @@ START_TEST(test_fio_listed_options_are_the_known_ones)
 		}
 		nr++;
 	}
-	/* 71 options (8 with an alias), 69 accepted and ignored. */
-	ck_assert_uint_eq(nr, 140);
+	/* 73 options run (10 with an alias), 132 accepted and ignored
+	 * (69 with no effect in a simulation, 63 engine-only) and 3
+	 * refused, each ignored or refused one with its reason. */
+	ck_assert_uint_eq(nr, 208);
 	free(list);
 	parse_err("[j]\nfrobnicate=1\n", "unknown option");
 }
@@ -1187,6 +1222,8 @@ Suite *fio_suite(void)
 	tcase_add_test(tc, test_fio_global_inherited_only_below);
 	tcase_add_test(tc, test_fio_comments_bare_bools_blank_lines);
 	tcase_add_test(tc, test_fio_ignored_options_listed_once);
+	tcase_add_test(tc, test_fio_engine_options_accepted_and_listed_as_ignored);
+	tcase_add_test(tc, test_fio_engine_without_io_refused_with_reason);
 	tcase_add_test(tc, test_fio_set_overrides_every_job);
 	tcase_add_test(tc, test_fio_zcow_section_kept_raw);
 	tcase_add_test(tc, test_fio_errors_name_file_line_option);

@@ -1219,6 +1219,92 @@ START_TEST(test_run_files_beyond_the_device_refused_at_setup)
 }
 END_TEST
 
+/* A network engine's job runs as plain writes of the target: the same
+ * bytes as the job without the engine, its options listed as ignored. */
+START_TEST(test_run_engine_options_run_as_plain_io)
+{
+	char err[1024], *dir, *s;
+
+	ck_assert_int_eq(run_text("[a]\nioengine=net\nhostname=h\nport=1\n"
+				  "rw=write\nsize=64k\n", NULL, 0, &dir, err,
+				  sizeof(err)), 0);
+	s = summary_no_wall(dir);
+	ck_assert_ptr_nonnull(strstr(s, "\"write_bytes\": 65536,"));
+	ck_assert_ptr_nonnull(strstr(s, "\"ignored_options\": [\"ioengine\", "
+				     "\"hostname\", \"port\"]"));
+	free(s);
+	free(dir);
+}
+END_TEST
+
+/* allow_file_create=0: the job's files must exist already (an earlier
+ * job made them); creating one is an error naming the option. */
+START_TEST(test_run_allow_file_create_0_needs_existing_files)
+{
+	char err[1024], *dir, *s;
+
+	run_refused("[a]\nrw=write\nsize=64k\nallow_file_create=0\n", NULL,
+		    0, T_FIO ":4: option 'allow_file_create': '/a.0.0' does "
+		    "not exist and the job may not create it");
+	ck_assert_int_eq(run_text("[a]\nrw=write\nsize=64k\nfilename=f\n"
+				  "[b]\nstonewall\nrw=read\nsize=64k\n"
+				  "filename=f\nallow_file_create=0\n", NULL, 0,
+				  &dir, err, sizeof(err)), 0);
+	s = summary_no_wall(dir);
+	ck_assert_ptr_nonnull(strstr(s, "\"read_ios\": 16,"));
+	free(s);
+	free(dir);
+}
+END_TEST
+
+/* filename= with directories (a device path, /tmp/...): the directories
+ * are made on the new file system, as the host has them, and the job
+ * runs on that file. */
+START_TEST(test_run_filename_directories_are_created)
+{
+	char err[1024], *dir, *s;
+
+	ck_assert_int_eq(run_text("[a]\nrw=write\nsize=64k\n"
+				  "filename=/dev/sdb1\n[b]\nrw=write\n"
+				  "size=64k\nfilename=tmp/x/data\n", NULL, 0,
+				  &dir, err, sizeof(err)), 0);
+	s = summary_no_wall(dir);
+	ck_assert_ptr_nonnull(strstr(s, "\"write_bytes\": 131072,"));
+	free(s);
+	free(dir);
+}
+END_TEST
+
+/* fio's io_size: io_size x loops bytes within the range (going round
+ * it, or stopping short); a percent is of the range. */
+START_TEST(test_run_io_size_sets_the_bytes_of_io)
+{
+	static const char *const jobs[] = {
+		"[a]\nrw=write\nsize=64k\nio_size=256k\n",
+		"[a]\nrw=write\nsize=1m\nio_limit=64k\nloops=2\n",
+		"[a]\nrw=write\nsize=1m\nio_size=50%\n",
+	};
+	static const char *const want[] = {
+		"\"write_bytes\": 262144,", "\"write_bytes\": 131072,",
+		"\"write_bytes\": 524288,",
+	};
+	char err[1024], *dir, *s;
+	unsigned int i;
+
+	for (i = 0; i < 3; i++) {
+		ck_assert_int_eq(run_text(jobs[i], NULL, 0, &dir, err,
+					  sizeof(err)), 0);
+		s = summary_no_wall(dir);
+		ck_assert_msg(strstr(s, want[i]), "job %u", i);
+		free(s);
+		free(dir);
+	}
+	run_refused("[a]\nrw=write\nsize=1m\nio_size=1k\n", NULL, 0,
+		    T_FIO ":4: option 'io_size': 1024 bytes is less than one "
+		    "block of bs=4096");
+}
+END_TEST
+
 START_TEST(test_run_directory_error_names_file_line_option)
 {
 	run_refused("[a]\nrw=write\nsize=64k\ndirectory=/..\n", NULL, 0,
@@ -1760,6 +1846,13 @@ START_TEST(test_run_list_options_names_every_option_the_parser_knows)
 	ck_assert_ptr_nonnull(strstr(out, "\nbs (alias blocksize)\n"));
 	ck_assert_ptr_nonnull(strstr(out, "\nrwmixread\n"));
 	ck_assert_ptr_nonnull(strstr(out, "\ndirect (ignored)\n"));
+	/* An engine's own option, ignored or refused with the reason. */
+	ck_assert_ptr_nonnull(strstr(out, "\nhostname (ignored: network "
+				     "engine (net, rdma, librpma): the I/O "
+				     "goes to the zcow target)\n"));
+	ck_assert_ptr_nonnull(strstr(out, "\nprogram (refused: "
+				     "ioengine=exec runs a program and does "
+				     "no I/O: nothing for zcow to run)\n"));
 	ck_assert_str_eq(err, "");
 	free(out);
 	free(err);
@@ -1839,6 +1932,10 @@ Suite *run_suite(void)
 		       test_run_treelog_renames_and_unlinks_leave_their_names);
 	tcase_add_test(tc, test_run_files_beyond_the_device_refused_at_setup);
 	tcase_add_test(tc, test_run_directory_error_names_file_line_option);
+	tcase_add_test(tc, test_run_engine_options_run_as_plain_io);
+	tcase_add_test(tc, test_run_allow_file_create_0_needs_existing_files);
+	tcase_add_test(tc, test_run_filename_directories_are_created);
+	tcase_add_test(tc, test_run_io_size_sets_the_bytes_of_io);
 	tcase_add_test(tc,
 		       test_run_stonewall_starts_a_later_phase_at_the_last_end);
 	tcase_add_test(tc, test_run_wait_for_starts_at_its_waitee_end);

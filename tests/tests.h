@@ -41,6 +41,7 @@
 	SUITE(ztime_suite)     \
 	SUITE(run_suite)       \
 	SUITE(dbench_suite)    \
+	SUITE(fio_examples_suite) \
 	SUITE(gc_suite)        \
 	SUITE(gcbench_suite)   \
 	SUITE(fsync_table_suite) \
