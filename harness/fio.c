@@ -47,9 +47,7 @@ static const char *const ignored_opts[] = {
 	"lat_percentiles", "clat_percentiles", "slat_percentiles",
 	"percentile_list", "sqthread_poll", "hipri", "fixedbufs",
 	"registerfiles", "norandommap", "randrepeat", "invalidate",
-	"allow_mounted_write", "verify", "do_verify", "verify_fatal",
-	"refill_buffers", "scramble_buffers", "zero_buffers",
-	"buffer_compress_percentage", "buffer_compress_chunk", "ioscheduler",
+	"allow_mounted_write", "ioscheduler",
 	"cpus_allowed", "cpumask", "numa_cpu_nodes", "log_avg_msec",
 	"write_bw_log", "write_lat_log", "write_iops_log", "write_hist_log",
 	"per_job_logs", "disable_lat", "disable_clat", "disable_slat",
@@ -609,6 +607,7 @@ static void job_defaults(struct zfio_job *j)
 	j->pct_random[ZFIO_DDIR_READ] = 100;
 	j->pct_random[ZFIO_DDIR_WRITE] = 100;
 	j->pct_random[ZFIO_DDIR_TRIM] = 100;
+	zfio_vopts_default(&j->vo);
 }
 
 static int get_u32(const struct zfio_kv *kv, uint32_t kb_base, uint32_t min,
@@ -1663,6 +1662,233 @@ static const struct opt_val write_mode_vals[] = {
 	{ "write", false }, { "zone_append", true }, { NULL, 0 },
 };
 
+/* ---- data and verify options (harness/fio_verify.h) ------------------- */
+
+/* verify=NAME: fio's checksum names, meta, pattern, null, 0. */
+static int set_verify(const struct opt *o, const struct opt_arg *a)
+{
+	const struct zfio_kv *kv = a->kv;
+	int t;
+
+	(void)o;
+	if (!kv->has_val || !kv->val[0])
+		return fail(a->err, a->len, kv, "needs a value");
+	t = zfio_verify_by_name(kv->val);
+	if (!strcmp(kv->val, "pattern_hdr"))
+		return fail(a->err, a->len, kv, "'pattern_hdr' is a later "
+			    "fio's: verify_pattern without verify= gives a "
+			    "pattern with a header");
+	if (t < 0)
+		return fail(a->err, a->len, kv, "'%s' is not md5, crc64, "
+			    "crc32c, crc32c-intel, crc32, crc16, crc7, xxhash, "
+			    "sha1, sha256, sha512, sha3-224, sha3-256, "
+			    "sha3-384, sha3-512, meta, pattern, null or 0",
+			    kv->val);
+	a->j->vo.verify = t;
+	a->j->vo.is_verify_set = true;
+	return 0;
+}
+
+/* verify_pattern (with %o) and buffer_pattern (o->min 1: without):
+ * fio's pattern syntax.  fio's side effects: a verify_pattern makes
+ * verify pattern-with-header unless verify= came before; a
+ * buffer_pattern turns scramble_buffers and zero_buffers off. */
+static int set_pattern(const struct opt *o, const struct opt_arg *a)
+{
+	struct zfio_vopts *vo = &a->j->vo;
+	char why[ZFIO_ERR_LEN];
+
+	if (!a->kv->has_val || !a->kv->val[0])
+		return fail(a->err, a->len, a->kv, "needs a value");
+	if (zfio_pattern_parse(a->kv->val, !o->min, field(o, a), why,
+			       sizeof(why)))
+		return fail(a->err, a->len, a->kv, "%s", why);
+	if (!o->min && !vo->is_verify_set)
+		vo->verify = ZFIO_VERIFY_PATTERN;
+	if (o->min)
+		vo->scramble_buffers = vo->zero_buffers = false;
+	return 0;
+}
+
+/* refill_buffers: remembered as given (fio turns it on for verify,
+ * compression and dedupe unless it was set). */
+static int set_refill(const struct opt *o, const struct opt_arg *a)
+{
+	a->j->vo.is_refill_set = true;
+	return get_bool(a->kv, field(o, a), a->err, a->len);
+}
+
+/* A size in bytes within a 32-bit field, at least o->min. */
+static int set_bytes32(const struct opt *o, const struct opt_arg *a)
+{
+	uint64_t v;
+	int r = get_bytes(a->kv, a->j->kb_base, &v, a->err, a->len);
+
+	if (r)
+		return r;
+	if (v < o->min || v > UINT32_MAX)
+		return fail(a->err, a->len, a->kv, "%llu is not a size of %u "
+			    "bytes or more (below 4 GiB)",
+			    (unsigned long long)v, o->min);
+	*(uint32_t *)field(o, a) = (uint32_t)v;
+	return 0;
+}
+
+/* Accepted, means nothing here (o->note says why): listed as ignored.
+ * An integer (verify_async) or anything (verify_async_cpus). */
+static int set_ignored_note(const struct opt *o, const struct opt_arg *a)
+{
+	uint32_t u;
+
+	if (o->min && get_u32(a->kv, a->j->kb_base, 0, &u, a->err, a->len))
+		return -EINVAL;
+	if (!a->kv->has_val || !a->kv->val[0])
+		return fail(a->err, a->len, a->kv, "needs a value");
+	return note_ignored(a->spec, a->kv->key);
+}
+
+/* A boolean whose true zcow does not model (o->note says why). */
+static int set_false_only(const struct opt *o, const struct opt_arg *a)
+{
+	bool v;
+	int r = get_bool(a->kv, &v, a->err, a->len);
+
+	if (!r && v)
+		return fail(a->err, a->len, a->kv, "%s", o->note);
+	return r;
+}
+
+/* trim_percentage: 0..100; only 0 is modelled (o->note). */
+static int set_trim_pct(const struct opt *o, const struct opt_arg *a)
+{
+	uint32_t u;
+	int r = get_u32(a->kv, a->j->kb_base, 0, &u, a->err, a->len);
+
+	if (r)
+		return r;
+	if (u > 100)
+		return fail(a->err, a->len, a->kv, "%u is not a percentage",
+			    u);
+	if (u)
+		return fail(a->err, a->len, a->kv, "%s", o->note);
+	return 0;
+}
+
+static const struct opt_val dedupe_mode_vals[] = {
+	{ "repeat", ZFIO_DEDUPE_REPEAT },
+	{ "working_set", ZFIO_DEDUPE_WORKING_SET }, { NULL, 0 },
+};
+
+static const struct opt_val sg_mode_vals[] = {
+	{ "write", ZFIO_SG_WRITE },
+	{ "write_and_verify", ZFIO_SG_WRITE_VERIFY },
+	{ "verify", ZFIO_SG_WRITE_VERIFY },	/* fio: deprecated alias */
+	{ "write_same", ZFIO_SG_WRITE_SAME },
+	{ "same", ZFIO_SG_WRITE_SAME },		/* fio: deprecated alias */
+	{ "write_same_ndob", ZFIO_SG_WRITE_SAME_NDOB },
+	{ "verify_bytchk_00", ZFIO_SG_VERIFY_00 },
+	{ "verify_bytchk_01", ZFIO_SG_VERIFY_01 },
+	{ "verify_bytchk_11", ZFIO_SG_VERIFY_11 }, { NULL, 0 },
+};
+
+/* The last record of @key among the job's @nr records; NULL: none. */
+static const struct zfio_kv *last_kv(const struct zfio_kv *const *src,
+				     unsigned int nr, const char *key)
+{
+	const struct zfio_kv *kv = NULL;
+	unsigned int i;
+
+	for (i = 0; i < nr; i++)
+		if (!strcmp(src[i]->key, key))
+			kv = src[i];
+	return kv;
+}
+
+/* An error about option @key of @j: where it was set last, else the
+ * job's section. */
+static int fail_key(char *err, size_t len, const struct zfio_job *j,
+		    const struct zfio_kv *const *src, unsigned int nr,
+		    const char *key, const char *fmt, ...)
+	__attribute__((format(printf, 7, 8)));
+
+static int fail_key(char *err, size_t len, const struct zfio_job *j,
+		    const struct zfio_kv *const *src, unsigned int nr,
+		    const char *key, const char *fmt, ...)
+{
+	const struct zfio_kv *kv = last_kv(src, nr, key);
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (kv)
+		return fail(err, len, kv, "%s", msg);
+	return fail_at(err, len, j->file, j->line, "job '%s': option '%s': "
+		       "%s", j->name, key, msg);
+}
+
+/*
+ * The verify and buffer options of a resolved job, as fio's
+ * fixup_options() settles them, and what zcow refuses: refill_buffers
+ * defaults on for verify, dedupe and compression below 100% (and for a
+ * buffer_pattern of a reader or with compression), the interval must
+ * hold the header (fio: "Blocksize too small"), verify_offset must leave
+ * it inside the interval, verify=pattern needs a verify_pattern,
+ * verify_only cannot be time_based, dedupe_mode=working_set needs size=
+ * and one file (fio's HOWTO).
+ */
+static int check_verify(struct zfio_job *j, const struct zfio_kv *const *src,
+			unsigned int nr, char *err, size_t len)
+{
+	struct zfio_vopts *vo = &j->vo;
+	uint64_t wmin = j->bs_min_d[ZFIO_DDIR_WRITE];
+	uint64_t wmax = j->bs_max_d[ZFIO_DDIR_WRITE];
+	uint32_t iv, hl;
+	bool has_v = vo->verify != ZFIO_VERIFY_NONE;
+
+	if (!vo->is_refill_set)
+		vo->refill_buffers = has_v || vo->dedupe_pct ||
+				     (vo->compress_pct &&
+				      vo->compress_pct != 100) ||
+				     (vo->buffer_pattern.len &&
+				      (vo->compress_pct ||
+				       zfio_rw_has_read(j->rw)));
+	if (vo->dedupe_pct && vo->dedupe_mode == ZFIO_DEDUPE_WORKING_SET &&
+	    (!j->size.is_set || (!j->filename[0] && j->nrfiles > 1)))
+		return fail_key(err, len, j, src, nr, "dedupe_mode",
+				"working_set needs size= and one file per "
+				"job");
+	if (!has_v || vo->verify == ZFIO_VERIFY_NULL)
+		return 0;
+	if (vo->verify == ZFIO_VERIFY_PATTERN_NO_HDR &&
+	    !vo->verify_pattern.len)
+		return fail_key(err, len, j, src, nr, "verify",
+				"verify=pattern needs verify_pattern");
+	if (vo->verify_only && j->time_based)
+		return fail_key(err, len, j, src, nr, "verify_only",
+				"verify_only does not support time_based "
+				"(fio)");
+	iv = zfio_verify_interval(vo, wmin, wmax,
+				  zfio_rw_has_read(j->rw) ?
+					  j->bs_min_d[ZFIO_DDIR_READ] : 0);
+	hl = zfio_verify_hdr_len(vo->verify);
+	if (iv <= hl)
+		return fail_key(err, len, j, src, nr, vo->verify_interval ?
+				"verify_interval" : "verify",
+				"a verify interval of %u bytes does not hold "
+				"the %u-byte header of %s (fio: Blocksize too "
+				"small)", iv, hl, zfio_verify_name(vo->verify));
+	if (vo->verify_offset && vo->verify_offset + hl > iv)
+		return fail_key(err, len, j, src, nr, "verify_offset",
+				"%u + the %u-byte header is beyond the verify "
+				"interval of %u bytes (fio: verify_offset too "
+				"large)", vo->verify_offset, hl, iv);
+	return 0;
+}
+
+/* ---- end of the data and verify options ------------------------------- */
+
 static const struct opt opts[] = {
 	{ "rw", "readwrite", set_rw, JOB_FIELD(rw, enum zfio_rw),
 	  .vals = rw_vals, .err = "unknown pattern '%s'" },
@@ -1791,6 +2017,69 @@ static const struct opt opts[] = {
 	  JOB_FIELD(io_size, struct zfio_size) },
 	{ "allow_file_create", NULL, set_bool,
 	  JOB_FIELD(allow_file_create, bool) },
+	/* verify and buffer contents: check_verify() settles them */
+	{ "verify", NULL, set_verify, JOB_FIELD(vo.verify, int) },
+	{ "do_verify", NULL, set_bool, JOB_FIELD(vo.do_verify, bool) },
+	{ "verify_only", NULL, set_bool, JOB_FIELD(vo.verify_only, bool) },
+	{ "verify_fatal", NULL, set_bool, JOB_FIELD(vo.verify_fatal, bool) },
+	{ "verify_dump", NULL, set_bool, JOB_FIELD(vo.verify_dump, bool) },
+	{ "experimental_verify", NULL, set_bool,
+	  JOB_FIELD(vo.experimental_verify, bool) },
+	/* fio's minima: two headers, one header */
+	{ "verify_interval", NULL, set_bytes32,
+	  JOB_FIELD(vo.verify_interval, uint32_t), .min = 2 * ZFIO_VHDR_LEN },
+	{ "verify_offset", NULL, set_bytes32,
+	  JOB_FIELD(vo.verify_offset, uint32_t), .min = ZFIO_VHDR_LEN },
+	{ "verify_backlog", NULL, set_bytes,
+	  JOB_FIELD(vo.verify_backlog, uint64_t) },
+	{ "verify_backlog_batch", NULL, set_u32,
+	  JOB_FIELD(vo.verify_batch, uint32_t) },
+	{ "verify_pattern", NULL, set_pattern,
+	  JOB_FIELD(vo.verify_pattern, struct zfio_pattern) },
+	{ "buffer_pattern", NULL, set_pattern,
+	  JOB_FIELD(vo.buffer_pattern, struct zfio_pattern), .min = 1 },
+	{ "refill_buffers", NULL, set_refill,
+	  JOB_FIELD(vo.refill_buffers, bool) },
+	{ "scramble_buffers", NULL, set_bool,
+	  JOB_FIELD(vo.scramble_buffers, bool) },
+	{ "zero_buffers", NULL, set_bool, JOB_FIELD(vo.zero_buffers, bool) },
+	{ "buffer_compress_percentage", NULL, set_pct,
+	  JOB_FIELD(vo.compress_pct, uint32_t),
+	  .note = "contents only: zcow does not compress" },
+	{ "buffer_compress_chunk", NULL, set_bytes32,
+	  JOB_FIELD(vo.compress_chunk, uint32_t) },
+	{ "dedupe_percentage", NULL, set_pct,
+	  JOB_FIELD(vo.dedupe_pct, uint32_t),
+	  .note = "contents only: zcow does not deduplicate" },
+	{ "dedupe_mode", NULL, set_enum, JOB_FIELD(vo.dedupe_mode, int),
+	  .vals = dedupe_mode_vals,
+	  .err = "'%s' is not repeat or working_set" },
+	{ "dedupe_working_set_percentage", NULL, set_pct,
+	  JOB_FIELD(vo.dedupe_ws_pct, uint32_t) },
+	{ "dedupe_global", NULL, set_bool,
+	  JOB_FIELD(vo.dedupe_global, bool) },
+	{ "sg_write_mode", NULL, set_enum, JOB_FIELD(vo.sg_mode, int),
+	  .vals = sg_mode_vals,
+	  .err = "'%s' is not write, write_and_verify, verify, write_same, "
+		 "same, write_same_ndob, verify_bytchk_00, verify_bytchk_01 "
+		 "or verify_bytchk_11 (write_stream is not modelled)" },
+	{ "trim_verify_zero", NULL, set_bool,
+	  JOB_FIELD(vo.trim_verify_zero, bool) },
+	/* no field: refused above 0, or ignored */
+	{ .name = "trim_percentage", .set = set_trim_pct,
+	  .note = "above 0 is not modelled: trimming verified blocks is not modelled (the fs target "
+		  "has no trim, the raw target's trim resets a whole zone)" },
+	{ .name = "verify_state_save", .set = set_false_only,
+	  .note = "1 is not modelled: zcow writes no verify state file (fio's record of a "
+		  "write phase cut short): set verify_state_save=0" },
+	{ .name = "verify_state_load", .set = set_false_only,
+	  .note = "1 is not modelled: zcow keeps no verify state file to load: a verify phase "
+		  "reads back what the job wrote in this run" },
+	{ .name = "verify_async", .set = set_ignored_note, .min = 1,
+	  .note = "ignored: engine tuning, zcow verifies each read as it "
+		  "completes" },
+	{ .name = "verify_async_cpus", .set = set_ignored_note,
+	  .note = "ignored: " WHY_HOST },
 	/* ---- end of the data, verify, iolog and log options ---- */
 };
 
@@ -1862,6 +2151,7 @@ static const char *const opt_names[ZFIO_NR_OPTS] = {
 	[ZFIO_OPT_RATE] = "rate", [ZFIO_OPT_RW] = "rw",
 	[ZFIO_OPT_ALLOW_FILE_CREATE] = "allow_file_create",
 	[ZFIO_OPT_IO_SIZE] = "io_size",
+	[ZFIO_OPT_VERIFY] = "verify",
 };
 
 const char *zfio_opt_name(enum zfio_opt opt)
@@ -2093,7 +2383,8 @@ static int check_job(struct zfio_job *j, const struct zfio_kv *const *src,
 		return fail_at(err, len, j->file, j->line,
 			       "job '%s': zonecapacity above zonesize",
 			       j->name);
-	return resolve_bs(j, err, len) ?: check_rate(j, err, len);
+	return resolve_bs(j, err, len) ?: check_rate(j, err, len) ?:
+	       check_verify(j, src, nr, err, len);
 }
 
 static int resolve(struct zfio_spec *spec, const char *const *sets,
@@ -2773,5 +3064,6 @@ void zfio_print_job(FILE *out, const struct zfio_job *j)
 	    j->pct_random[2] != 100)
 		fprintf(out, "percentage_random=%u,%u,%u\n", j->pct_random[0],
 			j->pct_random[1], j->pct_random[2]);
+	zfio_vopts_print(out, &j->vo);
 	fprintf(out, "kb_base=%u\n\n", j->kb_base);
 }
