@@ -1084,6 +1084,34 @@ static int replay_step(struct zrun *run, struct zrun_job *j, uint32_t s,
 	return 0;
 }
 
+/*
+ * A verify read of @j (run_verify.c: the next piece of its verify phase
+ * or backlog batch) in slot @s: a read of the job, timed as any.
+ */
+static int verify_step(struct zrun *run, struct zrun_job *j, uint32_t s,
+		       uint64_t due, uint64_t t)
+{
+	uint64_t off, len, got = 0, done = t;
+	int ret;
+
+	zrun_verify_take(run, j, &off, &len);
+	call_start(run, due, t);
+	zrun_verify_io_start(run, j, ZRUN_OP_READ, true, t);
+	ret = run->ops->do_io(run, j, ZRUN_OP_READ, off, len, t, &got, &done);
+	zrun_verify_io_done(run, j, ZRUN_OP_READ, got);
+	if (ret)
+		return ret;
+	if (done < t)
+		done = t;
+	call_done(run, done);
+	j->slots[s] = done;
+	if (zrun_verify_failed(j))
+		j->is_ending = true;
+	if (due >= j->start + j->fio->ramp_time_ns)
+		return add_sample(j, done, done - due, got, ZRUN_OP_READ);
+	return 0;
+}
+
 static int schedule(struct zrun *run)
 {
 	uint64_t w0 = wall_ns(), wlast = 0, steps = 0;
@@ -1106,8 +1134,8 @@ static int schedule(struct zrun *run)
 		uint64_t due, t, len = 0, done = 0, off, cand, bs;
 		unsigned int i;
 		uint32_t s;
-		enum zrun_op op;
-		bool is_waiting = false, is_rand;
+		enum zrun_op op, top;
+		bool is_waiting = false, is_rand, is_end;
 
 		/* The earliest event; on a tie the one due first (it has
 		 * waited longest for the lock), then the lowest index. */
@@ -1179,10 +1207,22 @@ static int schedule(struct zrun *run)
 		s = min_slot(j);
 		due = j->slots[s];
 		t = gate(run, due, false);
-		if ((j->end_limit && due >= j->end_limit) ||
-		    (j->bytes_goal && j->bytes_done >= j->bytes_goal) ||
-		    (j->fio->number_ios &&
-		     j->nr_ios >= j->fio->number_ios * j->fio->loops)) {
+		if (j->end_limit && due >= j->end_limit) {
+			j->is_ending = true;
+			continue;
+		}
+		/* fio: the verify of what the job wrote (a backlog batch,
+		 * or the phase after its loop) before it goes on or ends */
+		is_end = (j->bytes_goal && j->bytes_done >= j->bytes_goal) ||
+			 (j->fio->number_ios &&
+			  j->nr_ios >= j->fio->number_ios * j->fio->loops);
+		if (zrun_verify_due(run, j, is_end)) {
+			ret = verify_step(run, j, s, due, t);
+			if (ret)
+				return ret;
+			continue;
+		}
+		if (is_end) {
 			j->is_ending = true;
 			continue;
 		}
@@ -1208,21 +1248,28 @@ static int schedule(struct zrun *run)
 				  j->range_len > cand ? j->range_len - cand : 0,
 				  &j->rng);
 		if (!bs) {
-			j->is_ending = true;
+			if (!zrun_verify_due(run, j, true))
+				j->is_ending = true;
 			continue;
 		}
 		off = j->range_start + cand;
 		call_start(run, due, t);
-		ret = run->ops->do_io(run, j, op, off, bs, t, &len, &done);
+		/* the target's direction (an sg verify command reads) */
+		top = zrun_verify_io_start(run, j, op, false, t);
+		ret = run->ops->do_io(run, j, top, off, bs, t, &len, &done);
+		zrun_verify_io_done(run, j, op, len);
 		if (ret)
 			return ret;
 		if (done < t)
 			done = t;
 		call_done(run, done);
 		if (!len) {
-			j->is_ending = true;
+			if (!zrun_verify_due(run, j, true))
+				j->is_ending = true;
 			continue;
 		}
+		if (zrun_verify_failed(j))
+			j->is_ending = true;
 		if (is_free && j->fio->time_based && done < t + FREE_OP_NS)
 			done = t + FREE_OP_NS;
 		if (j->has_rate) {
@@ -1251,7 +1298,7 @@ static int schedule(struct zrun *run)
 			if (ret)
 				return ret;
 		}
-		if (op == ZRUN_OP_WRITE) {
+		if (op == ZRUN_OP_WRITE && top == ZRUN_OP_WRITE) {
 			j->nr_writes++;
 			wa_host(run, done, len);
 			if (j->fio->fsync && j->nr_writes % j->fio->fsync == 0)
@@ -1306,13 +1353,11 @@ static int pick_target(struct zrun *run)
 	for (i = 0; i < run->spec->nr_jobs; i++)
 		if (run->spec->jobs[i].zonemode != ZFIO_ZONEMODE_ZBD)
 			all_zbd = false;
+	/* target=raw with jobs without zonemode=zbd: fio on a plain block
+	 * device, in place (run_raw.c checks the device has no sequential
+	 * zones) */
 	if (!strcmp(run->set.target, "raw") ||
 	    (!strcmp(run->set.target, "auto") && all_zbd)) {
-		if (!all_zbd) {
-			zrun_errf(run, "target=raw needs zonemode=zbd in every "
-				       "job");
-			return -EINVAL;
-		}
 		run->ops = &zrun_raw_target;
 		if (run->set.mount_at.key[0])
 			return bad(run->err, sizeof(run->err),
@@ -1608,6 +1653,7 @@ static int teardown(struct zrun *run)
 
 	(void)wa_stop(run);	/* a failed repetition: stop counting */
 	ret = close_target(run);
+	zrun_verify_free(run);
 	for (i = 0; i < run->nr_jobs; i++) {
 		free(run->jobs[i].slots);
 		free(run->jobs[i].samples);
@@ -1831,6 +1877,8 @@ struct rep_result {
 	struct zdb_stats dbench;
 	unsigned int dbench_clients;
 	double dbench_secs;
+	struct zrun_vstats verify;	/* run_verify.c */
+	char verify_first[ZFIO_ERR_LEN];	/* its first failure; "" */
 };
 
 /* "reclaim" (fs target): the policy, its knob (the other one null), and
@@ -2036,6 +2084,7 @@ static int write_summary(struct zrun *run, const char *dir,
 		(unsigned long long)r0->block_groups,
 		(unsigned long long)r0->commits);
 	put_reclaim(f, r0);
+	zrun_verify_summary(run, &r0->verify, f);
 	/* Where the time goes: commands and bytes per I/O class, and the
 	 * fs's own fsync counters (zcow_statfs). */
 	fprintf(f, "  \"device_commands_by_class\": {\n");
@@ -2307,8 +2356,10 @@ static int one_rep(struct zrun *run, const char *dir, struct rep_result *r)
 			       "durability\n");
 		zsim_trace_csv(zsim_from_dev(run->dev), trace);
 	}
+	run->res_dir = dir;
 	ret = run->ops->open(run);
 	ret = ret ?: setup_jobs(run);
+	ret = ret ?: zrun_verify_setup(run);
 	ret = ret ?: setup_flows(run);
 	ret = ret ?: zrun_replace_open(run);
 	if (!ret) {
@@ -2391,6 +2442,9 @@ static int one_rep(struct zrun *run, const char *dir, struct rep_result *r)
 		r->dbench = run->dbench;
 		r->dbench_clients = run->dbench_clients;
 		r->dbench_secs = run->dbench_secs;
+		zrun_verify_stats(run, &r->verify);
+		zrun_verify_first(run, r->verify_first,
+				  sizeof(r->verify_first));
 	}
 	if (trace) {
 		zsim_trace_csv(zsim_from_dev(run->dev), NULL);
@@ -2534,6 +2588,14 @@ int zrun_scenario(const char *path, const char *const *sets,
 	ret = ret ?: write_summary(run, dir, name, reps,
 				   run->set.repetitions);
 	ret = ret ?: write_dbench(dir, &reps[0]);
+	/* A job that failed verification fails the run, its results
+	 * written (fio: the job's error, the exit status) */
+	for (i = 0; !ret && i < run->set.repetitions; i++) {
+		if (!reps[i].verify_first[0])
+			continue;
+		zrun_errf(run, "%s", reps[i].verify_first);
+		ret = -EILSEQ;
+	}
 out:
 	{
 		int r = teardown(run);

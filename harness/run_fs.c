@@ -865,6 +865,7 @@ static int fs_do_io(struct zrun *run, struct zrun_job *job, enum zrun_op op,
 	struct fs_file *ff;
 	struct zrun_tick tk;
 	struct fs_held h;
+	uint64_t io_off;
 	uint32_t i;
 	int64_t n;
 	int ret;
@@ -881,7 +882,10 @@ static int fs_do_io(struct zrun *run, struct zrun_job *job, enum zrun_op op,
 	if (ret)
 		return ret;
 	zrun_tick_start(run, &tk, now);
-	ret = before_io(run, job, off - job->range_start);
+	/* a verify read is not the job's own I/O: no namespace work */
+	ret = zrun_io_is_verify(job) ? 0 :
+	      before_io(run, job, off - job->range_start);
+	io_off = off;
 	i = (uint32_t)((off / fj->filesize) % fj->nr_files);
 	ret = ret ?: open_file(run, job, i);
 	if (ret)
@@ -890,12 +894,22 @@ static int fs_do_io(struct zrun *run, struct zrun_job *job, enum zrun_op op,
 	off %= fj->filesize;
 	if (len > fj->filesize - off)
 		len = fj->filesize - off;
-	if (job->fio->is_filecreate)	/* the open was the operation */
+	if (job->fio->is_filecreate) {	/* the open was the operation */
 		n = (int64_t)len;
-	else if (op == ZRUN_OP_WRITE)
-		n = zcow_pwrite(ff->f, fr->buf, len, off);
-	else
+	} else if (op == ZRUN_OP_WRITE) {
+		/* the job's bytes (run_verify.c); 1: a dry run */
+		ret = zrun_data_write(run, job, io_off, ff->path, off, fr->buf,
+				      len);
+		if (ret < 0)
+			return ret;
+		n = ret ? (int64_t)len : zcow_pwrite(ff->f, fr->buf, len, off);
+	} else {
 		n = zcow_pread(ff->f, fr->buf, len, off);
+		ret = n < 0 ? 0 : zrun_data_read(run, job, ff->path, off,
+						 fr->buf, (uint64_t)n);
+		if (ret)
+			return ret;
+	}
 	if (n < 0) {
 		zrun_errf(run, "job '%s': %s of %llu at %llu in '%s': %s",
 			  job->fio->name, op == ZRUN_OP_WRITE ? "write" : "read",
