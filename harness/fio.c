@@ -2017,6 +2017,7 @@ static const struct opt opts[] = {
 	  JOB_FIELD(io_size, struct zfio_size) },
 	{ "allow_file_create", NULL, set_bool,
 	  JOB_FIELD(allow_file_create, bool) },
+	{ "fill_device", "fill_fs", set_bool, JOB_FIELD(fill_device, bool) },
 	/* verify and buffer contents: check_verify() settles them */
 	{ "verify", NULL, set_verify, JOB_FIELD(vo.verify, int) },
 	{ "do_verify", NULL, set_bool, JOB_FIELD(vo.do_verify, bool) },
@@ -3021,6 +3022,8 @@ void zfio_print_job(FILE *out, const struct zfio_job *j)
 		fprintf(out, "unlink_each_loop=1\n");
 	if (!j->allow_file_create)
 		fprintf(out, "allow_file_create=0\n");
+	if (j->fill_device)
+		fprintf(out, "fill_device=1\n");
 	print_size(out, "io_size", &j->io_size);
 	if (j->filename_format[0])
 		fprintf(out, "filename_format=%s\n", j->filename_format);

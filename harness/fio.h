@@ -239,6 +239,9 @@ struct zfio_job {
 	/* false: a file the job needs must exist already (an earlier job
 	 * made it), it is an error to create it (fio); true */
 	bool allow_file_create;
+	/* fill_device (fill_fs): without size, as large as the file system
+	 * lets the file grow; ENOSPC ends the job's writes, not an error */
+	bool fill_device;
 	bool unlink;
 	bool unlink_each_loop;		/* unlink the files after each loop */
 	/* fio's $jobname/$jobnum/$filenum pattern, may hold '/' (the

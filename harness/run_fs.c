@@ -597,6 +597,10 @@ static int fs_job_init(struct zrun *run, struct zrun_job *job)
 	if (!nr)
 		nr = 1;
 	size = f->size.is_set ? zfio_size_bytes(&f->size, total, zs, f->bs) : 0;
+	/* fio's fill_device without size: the file may take the whole
+	 * file system (its writes end at ENOSPC) */
+	if (!size && !f->filesize.is_set && f->fill_device)
+		size = (total - fr->files_bytes) / nr;
 	fsize = f->filesize.is_set ?
 			zfio_size_bytes(&f->filesize, total, zs, f->bs) :
 			size / nr;
@@ -910,6 +914,8 @@ static int fs_do_io(struct zrun *run, struct zrun_job *job, enum zrun_op op,
 		if (ret)
 			return ret;
 	}
+	if (n == -ENOSPC && op == ZRUN_OP_WRITE && job->fio->fill_device)
+		return 0;	/* fio: the device is full, the writes end */
 	if (n < 0) {
 		zrun_errf(run, "job '%s': %s of %llu at %llu in '%s': %s",
 			  job->fio->name, op == ZRUN_OP_WRITE ? "write" : "read",

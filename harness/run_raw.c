@@ -229,7 +229,7 @@ static int plain_job_init(struct zrun *run, struct zrun_job *job)
 	}
 	job->range_start = off;
 	job->range_len = size;
-	job->seq_by_target = true;
+	job->seq_by_target = false;	/* in place: the scheduler's offsets */
 	job->bytes_goal = size * f->loops;
 	return need_buf(to_raw(run), f->bs_max);
 }
