@@ -785,7 +785,7 @@ static void tail(char *out, size_t len, const struct where *wh, uint64_t off,
 static int check_header(const struct zfio_vopts *o, const uint8_t *h,
 			uint32_t n, uint32_t interval, uint32_t inc,
 			const struct where *wh, const struct zfio_vwrite *w,
-			bool check_numberio, char *msg, size_t len)
+			unsigned int checks, char *msg, size_t len)
 {
 	uint64_t want_off = wh->blk_off + (uint64_t)n * interval;
 	uint64_t at = wh->blk_off + (uint64_t)n * inc;
@@ -803,7 +803,7 @@ static int check_header(const struct zfio_vopts *o, const uint8_t *h,
 			 get32(h + VH_LEN), inc, t);
 		return -EILSEQ;
 	}
-	if (w && get64(h + VH_SEED) != w->seed) {
+	if (w && (checks & ZFIO_CHECK_SEED) && get64(h + VH_SEED) != w->seed) {
 		snprintf(msg, len, "verify: bad header rand_seed %llu, wanted "
 			 "%llu%s", (unsigned long long)get64(h + VH_SEED),
 			 (unsigned long long)w->seed, t);
@@ -815,7 +815,8 @@ static int check_header(const struct zfio_vopts *o, const uint8_t *h,
 			 (unsigned long long)want_off, t);
 		return -EILSEQ;
 	}
-	if (w && check_numberio && get16(h + VH_NUMBERIO) != w->numberio) {
+	if (w && (checks & ZFIO_CHECK_NUMBERIO) &&
+	    get16(h + VH_NUMBERIO) != w->numberio) {
 		snprintf(msg, len, "verify: bad header numberio %u, wanted "
 			 "%u%s", get16(h + VH_NUMBERIO), w->numberio, t);
 		return -EILSEQ;
@@ -864,7 +865,7 @@ static int check_pattern(const struct zfio_vopts *o, const uint8_t *h,
 
 int zfio_verify_check(const struct zfio_vopts *o, uint32_t interval,
 		      void *buf, uint64_t len, uint64_t off, const char *file,
-		      const struct zfio_vwrite *w, bool check_numberio,
+		      const struct zfio_vwrite *w, unsigned int checks,
 		      uint32_t *nr_bad, char *msg, size_t msg_len)
 {
 	const struct where wh = { .file = file, .blk_off = off,
@@ -889,7 +890,7 @@ int zfio_verify_check(const struct zfio_vopts *o, uint32_t interval,
 		r = 0;
 		if (o->verify != ZFIO_VERIFY_PATTERN_NO_HDR) {
 			r = check_header(o, h, n, interval, inc, &wh, w,
-					 check_numberio, one, sizeof(one));
+					 checks, one, sizeof(one));
 			if (r) {	/* fio gives up on the block here */
 				if (!*nr_bad)
 					snprintf(msg, msg_len, "%s", one);

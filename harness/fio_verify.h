@@ -217,19 +217,25 @@ uint32_t zfio_verify_interval(const struct zfio_vopts *o, uint64_t min_bs,
 /*
  * Check a block read back (fio's verify_io_u()): @buf, @len bytes read
  * at @off of @file.  @w: the write that should be there (its seed and
- * number are checked too); NULL for a job that only reads (magic,
- * length, offset, header crc and checksum, as fio checks a file written
- * before).  @check_numberio: fio checks it for fixed-size write jobs
- * that are not time_based.  Returns 0, or -EILSEQ with fio's message in
+ * number are checked as @checks says); NULL for a job that only reads
+ * (magic, length, offset, header crc and checksum, as fio checks a file
+ * written before).  ZFIO_CHECK_NUMBERIO: fio checks it for fixed-size
+ * write jobs that are not time_based nor verify_only.  ZFIO_CHECK_SEED:
+ * fio checks it for jobs that read and write; zcow also for a write
+ * job's own verify, whose seeds it keeps (fio takes the seed from the
+ * header there, so a block another job wrote with the same write number
+ * passes fio).  Returns 0, or -EILSEQ with fio's message in
  * @msg ("crc32c: verify failed at file F offset O, length L (requested
  * block: offset=O, length=L): expected CRC ..., received CRC ..."); with
  * verify_fatal=0 the intervals after a bad checksum are checked too,
  * *@nr_bad counts the bad ones (the message is the first).  @buf is
  * changed (verify_offset swaps the header back).
  */
+#define ZFIO_CHECK_SEED		(1u << 0)
+#define ZFIO_CHECK_NUMBERIO	(1u << 1)
 int zfio_verify_check(const struct zfio_vopts *o, uint32_t interval,
 		      void *buf, uint64_t len, uint64_t off, const char *file,
-		      const struct zfio_vwrite *w, bool check_numberio,
+		      const struct zfio_vwrite *w, unsigned int checks,
 		      uint32_t *nr_bad, char *msg, size_t msg_len);
 
 /* Print the options that differ from fio's defaults, in fio syntax. */

@@ -2606,7 +2606,8 @@ out:
 		zrun_errf(run, "%s", strerror(-ret));
 	if (ret)
 		fprintf(stderr, "zcow run: %s\n", run->err);
-	if (!ret && dir_ret)
+	/* a failed verify has its results written: they are handed out */
+	if ((!ret || ret == -EILSEQ) && dir_ret)
 		*dir_ret = dir;
 	else
 		free(dir);

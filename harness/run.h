@@ -471,8 +471,9 @@ uint64_t zrun_rand(struct zrun_job *job);
  * Run a scenario file: parse, run every repetition, write the results
  * folder under the results setting (or @results_parent when not NULL).
  * @sets are "key=value" overrides.  On success *dir_ret (if not NULL)
- * receives the folder (malloc'd).  Returns 0 or -errno, printing errors to
- * stderr.
+ * receives the folder (malloc'd), also on -EILSEQ: a job failed its
+ * verification (or an sg verify command), the results are written.
+ * Returns 0 or -errno, printing errors to stderr.
  */
 int zrun_scenario(const char *path, const char *const *sets,
 		  unsigned int nr_sets, const char *results_parent,

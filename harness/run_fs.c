@@ -644,7 +644,9 @@ static int fs_job_init(struct zrun *run, struct zrun_job *job)
 			snprintf(name, sizeof(name), "%s", f->filename);
 		else
 			format_name(f, job->clone, i, name, sizeof(name));
-		if (asprintf(&ff->path, "%s%s%s", dir, sep, name) < 0) {
+		/* an absolute filename= without directory= is that path */
+		if (asprintf(&ff->path, "%s%s%s", !f->directory[0] &&
+			     name[0] == '/' ? "" : dir, sep, name) < 0) {
 			ff->path = NULL;
 			return -ENOMEM;
 		}

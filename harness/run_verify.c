@@ -74,7 +74,7 @@ struct zrun_vjob {
 	uint32_t interval;
 	bool logs;			/* records its writes */
 	bool reads_verify;		/* only reads: verify each */
-	bool check_numberio;
+	unsigned int checks;		/* ZFIO_CHECK_* of its verify */
 	struct vpiece *h;
 	uint64_t nr, head, cap, seq;
 	bool is_sorted;
@@ -209,8 +209,11 @@ int zrun_verify_setup(struct zrun *run)
 		vj->reads_verify = is_checking(vo->verify) &&
 				   !zfio_rw_has_write(f->rw) &&
 				   zfio_rw_has_read(f->rw);
-		vj->check_numberio = wmin == wmax && !f->time_based &&
-				     !vo->verify_only;
+		/* fio's numberio check; the seed unless the blocks are
+		 * another run's (verify_only) */
+		vj->checks = (wmin == wmax && !f->time_based &&
+			      !vo->verify_only ? ZFIO_CHECK_NUMBERIO : 0) |
+			     (vo->verify_only ? 0 : ZFIO_CHECK_SEED);
 		vj->loop_bytes = loop_bytes(run, j);
 		vj->loop_end = vj->loop_bytes;
 		v->has_verify |= is_checking(vo->verify) ||
@@ -572,7 +575,7 @@ int zrun_data_read(struct zrun *run, struct zrun_job *j, const char *file,
 			return fail_job(run, j, 1, msg);
 		}
 		ret = zfio_verify_check(vo, vj->interval, buf, len, off, file,
-					w, vj->check_numberio, &nr_bad, msg,
+					w, vj->checks, &nr_bad, msg,
 					sizeof(msg));
 		if (!ret)
 			return 0;
@@ -587,7 +590,7 @@ int zrun_data_read(struct zrun *run, struct zrun_job *j, const char *file,
 	v->st.blocks++;
 	v->st.bytes += len;
 	ret = zfio_verify_check(vo, vj->interval, buf, len, off, file, NULL,
-				false, &nr_bad, msg, sizeof(msg));
+				0, &nr_bad, msg, sizeof(msg));
 	if (!ret)
 		return 0;
 	if (vo->verify_dump)
