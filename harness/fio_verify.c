@@ -34,7 +34,7 @@
 #define VH_NUMBERIO	34
 #define VH_CRC		36
 
-#define MSG_LEN		768	/* one failure's message */
+#define MSG_LEN		2048	/* one failure's message, before it is cut */
 
 void zfio_vopts_default(struct zfio_vopts *o)
 {
