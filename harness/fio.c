@@ -2084,13 +2084,13 @@ static const struct opt opts[] = {
 	{ .name = "log_compression", .set = set_checked_ignored,
 	  .min = 1024, .max = 512u << 20,
 	  .note = "fio compresses its logs in memory while it runs; the "
-		  "files are the same: ignored" },
+		  "files are the same" },
 	{ "log_store_compressed", NULL, set_bool,
 	  JOB_FIELD(log.store_compressed, bool) },
 	{ .name = "log_entries", .set = set_checked_ignored, .min = 1,
 	  .max = UINT32_MAX,
 	  .note = "fio's initial log buffer; zcow's grows as needed, the "
-		  "logs are the same: ignored" },
+		  "logs are the same" },
 	{ .name = "log_compression_cpus", .set = set_refused,
 	  .note = "CPUs for fio's in-memory log compression, which zcow "
 		  "does not do" },
@@ -2156,7 +2156,9 @@ void zfio_list_options(FILE *out)
 				opts[i].alias);
 		else if (opts[i].note)
 			fprintf(out, "%s (%s%s)\n", opts[i].name,
-				opts[i].set == set_refused ? "refused: " : "",
+				opts[i].set == set_refused ? "refused: " :
+				opts[i].set == set_checked_ignored ?
+				"ignored: " : "",
 				opts[i].note);
 		else
 			fprintf(out, "%s\n", opts[i].name);

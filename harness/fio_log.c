@@ -313,6 +313,7 @@ struct replay {
 	bool has_issue;
 	struct zfio_replay_io pend;	/* given, not issued yet */
 	bool has_pend;
+	uint32_t sync_file;		/* of the last sync given */
 };
 
 struct ljob {
@@ -1356,6 +1357,7 @@ int zfio_replay_next(struct zrun *run, struct zrun_job *j, uint64_t now,
 	if (a.act == RA_SYNC || a.act == RA_DATASYNC) {
 		io->sync = a.act == RA_SYNC ? ZRUN_SYNC_FSYNC :
 					      ZRUN_SYNC_FDATASYNC;
+		rp->sync_file = a.file;
 	} else {
 		io->op = a.act == RA_READ ? ZRUN_OP_READ :
 			 a.act == RA_WRITE ? ZRUN_OP_WRITE : ZRUN_OP_TRIM;
@@ -1366,6 +1368,11 @@ int zfio_replay_next(struct zrun *run, struct zrun_job *j, uint64_t now,
 	rp->pend = *io;
 	rp->has_pend = true;
 	return 0;
+}
+
+uint32_t zfio_replay_sync_file(const struct zrun_job *j)
+{
+	return lj(j)->rp->sync_file;
 }
 
 void zfio_replay_issued(struct zrun_job *j, uint64_t t)

@@ -86,6 +86,9 @@ struct zfio_replay_io {
  */
 int zfio_replay_next(struct zrun *run, struct zrun_job *j, uint64_t now,
 		     struct zfio_replay_io *io);
+/* The file a replayed sync syncs (the sync given last; fio syncs the file
+ * its log names, not always the last I/O's). */
+uint32_t zfio_replay_sync_file(const struct zrun_job *j);
 /* The action zfio_replay_next() gave was issued at @t. */
 void zfio_replay_issued(struct zrun_job *j, uint64_t t);
 

@@ -1086,13 +1086,22 @@ static int fs_replay(struct zrun *run, struct zrun_job *job, uint64_t now,
 	return held_done(run, &h, now, r->done);
 }
 
+/* The file fio's fsync=N syncs: the last I/O's; a replay's, the one its
+ * log names. */
+static uint32_t sync_one(const struct zrun_job *job)
+{
+	const struct fs_job *fj = job->tpriv;
+
+	return zfio_replay_is(job) ? zfio_replay_sync_file(job) : fj->last;
+}
+
 /* zcow_fsync / zcow_fdatasync of the files a sync covers (the file of
  * the last write, or every open file). */
 static int sync_files(struct zrun *run, struct zrun_job *job,
 		      bool is_data_only, bool is_all)
 {
 	struct fs_job *fj = job->tpriv;
-	uint32_t i;
+	uint32_t i, one = sync_one(job);
 	int ret = 0;
 
 	if (fj->db)	/* a loadfile's Flush (fs_replay) */
@@ -1100,7 +1109,7 @@ static int sync_files(struct zrun *run, struct zrun_job *job,
 	for (i = 0; i < fj->nr_files && !ret; i++) {
 		struct zcow_file *f = fj->files[i].f;
 
-		if (!f || (!is_all && i != fj->last))
+		if (!f || (!is_all && i != one))
 			continue;
 		ret = is_data_only ? zcow_fdatasync(f) : zcow_fsync(f);
 	}
@@ -1132,7 +1141,7 @@ static int sync_transid(struct zrun *run, struct zrun_job *job, bool is_all,
 	for (i = 0; i < fj->nr_files; i++) {
 		struct zcow_file *f = fj->files[i].f;
 
-		if (!f || (!is_all && i != fj->last))
+		if (!f || (!is_all && i != sync_one(job)))
 			continue;
 		ret = zcow_fstat(f, &st);
 		if (ret) {
@@ -1250,13 +1259,14 @@ static int fs_sync_join(struct zrun *run, struct zrun_job *job,
 			bool is_data_only)
 {
 	struct fs_job *fj = job->tpriv;
+	uint32_t one = sync_one(job);
 	struct zcow_file *f;
 	int ret;
 
 	(void)is_data_only;
 	if (fj->db)	/* a loadfile's Flush (fs_replay) */
 		f = fj->db->flush;
-	else if (fj->last >= fj->nr_files || !(f = fj->files[fj->last].f))
+	else if (one >= fj->nr_files || !(f = fj->files[one].f))
 		return 0;
 	/* commit_model=btrfs without the log: whether the sync waits, shares
 	 * a commit or commits depends on its start (fsync_btrfs()). */
@@ -1268,7 +1278,7 @@ static int fs_sync_join(struct zrun *run, struct zrun_job *job,
 	ret = zcow_fsync_join(f);
 	if (ret < 0 && ret != -EAGAIN)
 		zrun_errf(run, "job '%s': fsync of '%s': %s", job->fio->name,
-			  fj->db ? "a Flush handle" : fj->files[fj->last].path,
+			  fj->db ? "a Flush handle" : fj->files[one].path,
 			  strerror(-ret));
 	return ret;
 }
