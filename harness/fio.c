@@ -1831,12 +1831,31 @@ static int set_cmdprio(const struct opt *o, const struct opt_arg *a)
 	return r;
 }
 
+/* Do the percentages of the entries of each size add up to 100 at
+ * most?  (fio's limit is per size.)  The first size above it, or 0. */
+static uint64_t cmdprio_over(const struct zfio_cmdprio *e, uint32_t n,
+			     uint32_t *sum_ret)
+{
+	uint32_t i, k;
+
+	for (i = 0; i < n; i++) {
+		*sum_ret = 0;
+		for (k = 0; k < n; k++)
+			if (e[k].bs == e[i].bs)
+				*sum_ret += e[k].pct;
+		if (*sum_ret > 100)
+			return e[i].bs;
+	}
+	return 0;
+}
+
 /* One direction of cmdprio_bssplit: "bs/pct[/class/level]:..." */
 static int parse_cmdprio_bs(const struct opt_arg *a, unsigned int d, char *s)
 {
 	struct zfio_logopts *lo = &a->j->log;
 	char *tok, *save = NULL;
-	uint32_t n = 0, sum = 0;
+	uint32_t n = 0, sum;
+	uint64_t over;
 
 	for (tok = strtok_r(s, ":", &save); tok;
 	     tok = strtok_r(NULL, ":", &save)) {
@@ -1848,6 +1867,7 @@ static int parse_cmdprio_bs(const struct opt_arg *a, unsigned int d, char *s)
 		if (n == ZFIO_MAX_CMDPRIO)
 			return fail(a->err, a->len, a->kv, "more than %u "
 				    "entries", ZFIO_MAX_CMDPRIO);
+		/* k: the fields, BS/PCT or BS/PCT/CLASS/LEVEL */
 		for (k = 1; k < 4 && (f[k] = strchr(f[k - 1], '/')); k++)
 			*f[k]++ = '\0';
 		if (k == 4 && strchr(f[3], '/'))
@@ -1871,25 +1891,15 @@ static int parse_cmdprio_bs(const struct opt_arg *a, unsigned int d, char *s)
 			e->cls = (int32_t)c;
 			e->lvl = (int32_t)l;
 		}
-		sum += e->pct;
 		n++;
 	}
 	if (!n)
 		return fail(a->err, a->len, a->kv, "no entries");
-	/* fio's limit is per size; the entries of a size are summed */
-	for (uint32_t i = 0; i < n; i++) {
-		uint32_t per = 0;
-
-		for (uint32_t k = 0; k < n; k++)
-			if (lo->cmdprio_bs[d][k].bs == lo->cmdprio_bs[d][i].bs)
-				per += lo->cmdprio_bs[d][k].pct;
-		if (per > 100)
-			return fail(a->err, a->len, a->kv, "the percentages "
-				    "of %llu-byte I/Os add up to %u, above 100",
-				    (unsigned long long)
-					lo->cmdprio_bs[d][i].bs, per);
-	}
-	(void)sum;
+	over = cmdprio_over(lo->cmdprio_bs[d], n, &sum);
+	if (over)
+		return fail(a->err, a->len, a->kv, "the percentages of %llu-"
+			    "byte I/Os add up to %u, above 100",
+			    (unsigned long long)over, sum);
 	lo->nr_cmdprio_bs[d] = n;
 	return 0;
 }

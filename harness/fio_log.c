@@ -88,6 +88,18 @@ void zfio_log_note(struct zfio_logopts *lo, const struct zfio_kv *kv)
 	}
 }
 
+static bool wants_logs(const struct zfio_logopts *lo);
+
+/* The first write_<kind>_log set (one is). */
+static enum zfio_lopt first_log(const struct zfio_logopts *lo)
+{
+	unsigned int k;
+
+	for (k = 0; k < ZFIO_NR_LOG_KINDS && !lo->want[k].is_set; k++)
+		;
+	return (enum zfio_lopt)(ZFIO_LOPT_WRITE_BW_LOG + k);
+}
+
 /* "FILE:LINE: option 'KEY': message" about option @o of job @j. */
 static int lfail(char *err, size_t len, const struct zfio_job *j,
 		 enum zfio_lopt o, const char *fmt, ...)
@@ -140,6 +152,15 @@ int zfio_log_check(const struct zfio_job *j, char *err, size_t len)
 			     "rw=%s: fio fills the file system first, then "
 			     "reads; only writing jobs are modelled",
 			     zfio_rw_name(j->rw));
+	if (j->zcow_loadfile[0] &&
+	    (wants_logs(lo) || lo->write_iolog[0] || lo->read_iolog[0] ||
+	     lo->fill_device))
+		return lfail(err, len, j, lo->read_iolog[0] ?
+			     ZFIO_LOPT_READ_IOLOG : lo->write_iolog[0] ?
+			     ZFIO_LOPT_WRITE_IOLOG : lo->fill_device ?
+			     ZFIO_LOPT_FILL_DEVICE : first_log(lo),
+			     "a zcow_loadfile job's operations are dbench's, "
+			     "not fio's I/Os: fio's logs do not apply");
 	if (lo->fill_device && lo->read_iolog[0])
 		return lfail(err, len, j, ZFIO_LOPT_FILL_DEVICE,
 			     "a replay's I/O is the log's: drop fill_device "

@@ -287,6 +287,9 @@ START_TEST(test_fio_log_checks_across_options)
 	parse_err("[j]\nread_iolog=a\nfill_device=1\n", "t.fio:3: option "
 		  "'fill_device': a replay's I/O is the log's: drop "
 		  "fill_device or read_iolog");
+	parse_err("[j]\nzcow_loadfile=c.txt\nwrite_iops_log\n", "t.fio:3: "
+		  "option 'write_iops_log': a zcow_loadfile job's operations "
+		  "are dbench's, not fio's I/Os: fio's logs do not apply");
 }
 END_TEST
 
