@@ -295,7 +295,7 @@ END_TEST
 
 /* log_compression and log_entries change nothing zcow writes: listed as
  * ignored, with the reason; the refused ones with theirs. */
-START_TEST(test_fio_log_ignored_and_refused_are_listed_with_reasons)
+START_TEST(test_fio_log_ignored_and_refused_listed_with_why)
 {
 	struct zfio_spec *s = parse_ok("[j]\nlog_compression=64k\n"
 				       "log_entries=4096\n");
@@ -433,7 +433,8 @@ END_TEST
 START_TEST(test_fio_log_priorities_in_log_prio_column)
 {
 	const char *job = "[p]\nsize=256k\nbs=4k\nrw=randwrite\nprioclass=3\n"
-			  "prio=2\nwrite_iops_log=p\nlog_prio=1\nlog_offset=1\n";
+			  "prio=2\nwrite_iops_log=p\nlog_prio=1\n"
+			  "log_offset=1\n";
 	char text[512], *d1, *d2, *a, *b, *p, *q;
 	unsigned int nr_rt = 0, nr_idle = 0;
 
@@ -726,8 +727,7 @@ Suite *fio_log_suite(void)
 	tcase_add_test(tc, test_fio_log_options_parse_into_the_job);
 	tcase_add_test(tc, test_fio_log_bad_values_name_file_line_option);
 	tcase_add_test(tc, test_fio_log_checks_across_options);
-	tcase_add_test(tc,
-		       test_fio_log_ignored_and_refused_are_listed_with_reasons);
+	tcase_add_test(tc, test_fio_log_ignored_and_refused_listed_with_why);
 	tcase_add_test(tc, test_fio_log_per_io_lines_are_fios);
 	tcase_add_test(tc, test_fio_log_windows_and_histograms_are_fios);
 	tcase_add_test(tc, test_fio_log_max_epoch_and_rt_column);
