@@ -37,6 +37,7 @@
 #include <stdio.h>
 
 #include "fio_verify.h"
+#include "fio_logopt.h"
 
 #define ZFIO_NAME_LEN	64
 #define ZFIO_VAL_LEN	256
@@ -239,9 +240,6 @@ struct zfio_job {
 	/* false: a file the job needs must exist already (an earlier job
 	 * made it), it is an error to create it (fio); true */
 	bool allow_file_create;
-	/* fill_device (fill_fs): without size, as large as the file system
-	 * lets the file grow; ENOSPC ends the job's writes, not an error */
-	bool fill_device;
 	bool unlink;
 	bool unlink_each_loop;		/* unlink the files after each loop */
 	/* fio's $jobname/$jobnum/$filenum pattern, may hold '/' (the
@@ -298,6 +296,8 @@ struct zfio_job {
 	uint32_t pct_random[ZFIO_NR_DDIR];
 	/* verify and buffer contents (harness/fio_verify.h) */
 	struct zfio_vopts vo;
+	/* fio's I/O logs, iolog, fill_device, priorities (fio_logopt.h) */
+	struct zfio_logopts log;
 	struct zfio_at at[ZFIO_NR_OPTS];	/* enum zfio_opt */
 	char file[ZFIO_PATH_LEN];	/* where the section starts */
 	int line;

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "devlist.h"
+#include "fio_log.h"
 #include "grow.h"
 #include "prng.h"
 #include "results.h"
@@ -793,6 +794,11 @@ static int job_fsync(struct zrun *run, struct zrun_job *j, bool is_data,
 		if (ret)
 			goto out;
 	}
+	if (!is_all) {	/* fio logs fsync=N's syncs, not end_fsync */
+		ret = zfio_log_sync(run, j, is_data, t);
+		if (ret)
+			goto out;
+	}
 	call_start(run, due, t);
 	ret = run->ops->fsync(run, j, is_data, is_all, t, &done);
 	if (ret)
@@ -843,6 +849,7 @@ static int finish_job(struct zrun *run, struct zrun_job *j)
 	j->is_done = true;
 	j->is_ending = false;
 	j->last_done = max_slot(j);
+	ret = ret ?: zfio_log_job_end(run, j);
 	flow_weigh(run, j, false, j->last_done);
 	if (j->last_done > run->now_max)
 		run->now_max = j->last_done;
@@ -1107,8 +1114,47 @@ static int verify_step(struct zrun *run, struct zrun_job *j, uint32_t s,
 	j->slots[s] = done;
 	if (zrun_verify_failed(j))
 		j->is_ending = true;
+	ret = zfio_log_io(run, j, ZRUN_OP_READ, got, due, t, done);
+	if (ret)
+		return ret;
 	if (due >= j->start + j->fio->ramp_time_ns)
 		return add_sample(j, done, done - due, got, ZRUN_OP_READ);
+	return 0;
+}
+
+/*
+ * A replay job's next action (read_iolog, harness/fio_log.h) for its
+ * slot @s due at @due: an I/O goes on as any (*op, *cand, *bs; returns
+ * 0); the log's timing moves the slot, a sync becomes due, the log's
+ * end ends the job (1).  The log's timing replaces rate, thinktime and
+ * flow, and its syncs fsync=N's.
+ */
+static int replay_io(struct zrun *run, struct zrun_job *j, uint32_t s,
+		     uint64_t due, uint64_t t, enum zrun_op *op,
+		     uint64_t *cand, uint64_t *bs)
+{
+	struct zfio_replay_io io;
+	int ret = zfio_replay_next(run, j, due, &io);
+
+	if (ret)
+		return ret;
+	if (io.is_end) {
+		j->is_ending = true;
+		return 1;
+	}
+	if (io.not_before > due) {
+		j->slots[s] = io.not_before;
+		return 1;
+	}
+	if (io.sync) {
+		zfio_replay_issued(j, max_slot(j) > t ? max_slot(j) : t);
+		j->sync_due = io.sync;
+		return 1;
+	}
+	zfio_replay_issued(j, t);
+	*op = io.op;
+	*cand = io.cand;
+	*bs = io.len;
 	return 0;
 }
 
@@ -1232,6 +1278,14 @@ static int schedule(struct zrun *run)
 				return ret;
 			continue;
 		}
+		if (zfio_replay_is(j)) {
+			ret = replay_io(run, j, s, due, t, &op, &cand, &bs);
+			if (ret < 0)
+				return ret;
+			if (ret)
+				continue;
+			goto issue;
+		}
 		if (j->rate_op < 0 && flow_held(run, j, t))
 			continue;
 		op = j->rate_op >= 0 ? (enum zrun_op)j->rate_op : pick_op(j);
@@ -1252,6 +1306,7 @@ static int schedule(struct zrun *run)
 				j->is_ending = true;
 			continue;
 		}
+issue:
 		off = j->range_start + cand;
 		call_start(run, due, t);
 		/* the target's direction (an sg verify command reads) */
@@ -1298,15 +1353,22 @@ static int schedule(struct zrun *run)
 			if (ret)
 				return ret;
 		}
+		ret = zfio_log_io(run, j, op, len, due, t, done);
+		if (ret)
+			return ret;
 		if (op == ZRUN_OP_WRITE && top == ZRUN_OP_WRITE) {
 			j->nr_writes++;
 			wa_host(run, done, len);
+			/* a replay syncs where its log says only */
+			if (zfio_replay_is(j))
+				goto synced;
 			if (j->fio->fsync && j->nr_writes % j->fio->fsync == 0)
 				j->sync_due = ZRUN_SYNC_FSYNC;
 			else if (j->fio->fdatasync &&
 				 j->nr_writes % j->fio->fdatasync == 0)
 				j->sync_due = ZRUN_SYNC_FDATASYNC;
 		}
+synced:
 		if ((++steps & 4095) == 0)
 			progress(run, t, w0, &wlast);
 	}
@@ -1603,7 +1665,8 @@ static int setup_jobs(struct zrun *run)
 				j->end_limit = f->ramp_time_ns + f->runtime_ns;
 			}
 			start_delay(j);
-			ret = run->ops->job_init(run, j);
+			ret = zfio_log_job_init(run, j);
+			ret = ret ?: run->ops->job_init(run, j);
 			ret = ret ?: check_seq_mod(run, j);
 			if (ret)
 				return ret;
@@ -1630,8 +1693,8 @@ static int setup_jobs(struct zrun *run)
 				if (ret)
 					return ret;
 			}
-			if (f->time_based)
-				j->bytes_goal = 0;
+			if (f->time_based || zfio_replay_is(j))
+				j->bytes_goal = 0;	/* the log ends it */
 		}
 	}
 	return 0;
@@ -1658,6 +1721,7 @@ static int teardown(struct zrun *run)
 		free(run->jobs[i].slots);
 		free(run->jobs[i].samples);
 		free(run->jobs[i].sync_lat);
+		zfio_log_job_free(&run->jobs[i]);
 	}
 	free(run->jobs);
 	run->jobs = NULL;
@@ -2129,7 +2193,9 @@ static int write_summary(struct zrun *run, const char *dir,
 		fprintf(f, "%s", i ? ", " : "");
 		zres_json_str(f, run->set.crash[i]);
 	}
-	fprintf(f, "],\n  \"ignored_options\": [");
+	fprintf(f, "],\n");
+	zfio_log_put_json(f, run);
+	fprintf(f, "  \"ignored_options\": [");
 	for (i = 0; i < run->spec->nr_ignored; i++) {
 		fprintf(f, "%s", i ? ", " : "");
 		zres_json_str(f, run->spec->ignored[i]);
@@ -2385,6 +2451,7 @@ static int one_rep(struct zrun *run, const char *dir, struct rep_result *r)
 	if (!ret) {
 		uint64_t s0 = wall_ns();
 
+		zfio_log_start(run);
 		ret = schedule(run);
 		run->sched_wall_ns = wall_ns() - s0;
 	}
@@ -2397,6 +2464,8 @@ static int one_rep(struct zrun *run, const char *dir, struct rep_result *r)
 	}
 	if (!ret && run->ops->finish)
 		ret = run->ops->finish(run);
+	if (!ret && dir)
+		ret = zfio_log_write(run, dir);
 	{
 		/* The counters below end here too. */
 		int e = wa_stop(run);
@@ -2611,6 +2680,7 @@ out:
 		*dir_ret = dir;
 	else
 		free(dir);
+	zfio_log_free(run);
 	zfio_free(run->spec);
 	free(reps);
 	free(fio_sets);

@@ -332,6 +332,12 @@ struct zrun_job {
 	uint64_t nr_samples, samples_cap;
 	void *tpriv;			/* the target's per-job state */
 	struct zrun_vjob *vj;		/* verify and contents (run_verify.c) */
+	/* fio's logs and iolog (harness/fio_log.h): their per-job state;
+	 * where the target did the last I/O: its file (the device's spec
+	 * on the raw target) and the offset in it */
+	void *lpriv;
+	const char *io_path;
+	uint64_t io_off;
 };
 
 /* One device of a run: the first (run->dev), one more of a device list
@@ -416,6 +422,7 @@ struct zrun {
 	 * times its commands by the wall clock). */
 	uint64_t tick_now, tick_w0;
 	void *tpriv;			/* the target's state */
+	void *logs;			/* fio_log.c: the logs written */
 	/* The device replace during the jobs (run_replace.c). */
 	struct zdev *rp_dev;		/* the new device */
 	struct ztime *rp_time;		/* its timing model */

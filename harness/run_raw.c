@@ -24,6 +24,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "fio_log.h"
 #include "run.h"
 #include "zdev.h"
 #include "ztime.h"
@@ -296,6 +297,10 @@ static int raw_job_init(struct zrun *run, struct zrun_job *job)
 	job->range_start = off;
 	job->range_len = size;
 	job->seq_by_target = true;
+	job->io_path = run->dev->spec;	/* the iolog's file */
+	if (zfio_log_file(run, job, run->dev->spec, ZFIO_FILE_ADD) ||
+	    zfio_log_file(run, job, run->dev->spec, ZFIO_FILE_OPEN))
+		return -ENOMEM;
 	/* Not time based: write the capacity of the range, loops times. */
 	job->bytes_goal = size / zs * info->zone_capacity * f->loops;
 	if (need_buf(raw, f->bs_max))
@@ -399,6 +404,7 @@ static int zone_write(struct zrun *run, struct zrun_job *job, uint64_t z,
 			      len);
 	if (ret)
 		return ret < 0 ? ret : -EINVAL;	/* no dry run here */
+	job->io_off = start + raw->zones[z].wp;	/* where it lands */
 	while (done < len) {
 		chunk = len - done;
 		if (is_append) {
@@ -456,6 +462,7 @@ static int raw_write(struct zrun *run, struct zrun_job *job, uint64_t off,
 				      raw->buf, len);
 		if (ret)
 			return ret < 0 ? ret : -EINVAL;
+		job->io_off = off;
 		ret = zdev_write(run->dev, raw->buf, len, off, 0,
 				 ZDEV_CLASS_OTHER);
 		if (ret)
@@ -577,6 +584,7 @@ static int raw_read(struct zrun *run, struct zrun_job *job, uint64_t off,
 	}
 	if (i > nz)
 		return 0;	/* nothing written to read */
+	job->io_off = off;
 	ret = zdev_read(run->dev, raw->buf, len, off, ZDEV_CLASS_OTHER);
 	if (ret) {
 		zrun_errf(run, "read at %llu: %s", (unsigned long long)off,
@@ -615,6 +623,7 @@ static int raw_do_io(struct zrun *run, struct zrun_job *job, enum zrun_op op,
 	default: {
 		uint64_t z = off / info->zone_size;
 
+		job->io_off = z * info->zone_size;
 		if (z >= info->nr_conv)
 			ret = zone_cmd(run, z, ZDEV_ZONE_RESET);
 		job->seq_pos = (z + 1) * info->zone_size - job->range_start;

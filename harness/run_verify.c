@@ -85,6 +85,9 @@ struct zrun_vjob {
 	uint16_t numberio;
 	int last_op;
 	enum io_kind kind;
+	/* the current write's piece was added to the history: dropped
+	 * again if the write wrote nothing (fill_device's ENOSPC) */
+	bool is_added;
 	struct vpiece cur;
 	uint64_t now;
 	bool is_failed;
@@ -377,6 +380,9 @@ void zrun_verify_io_done(struct zrun *run, struct zrun_job *j,
 		return;
 	kind = vj->kind;
 	vj->kind = IO_NORMAL;
+	if (vj->is_added && !len)
+		vj->nr--;
+	vj->is_added = false;
 	if (kind == IO_VERIFY) {
 		vj->last_op = ZRUN_OP_READ;
 		return;
@@ -449,6 +455,7 @@ int zrun_data_write(struct zrun *run, struct zrun_job *j, uint64_t io_off,
 		ret = add_piece(vj, &p);
 		if (ret)
 			return ret;
+		vj->is_added = true;
 	}
 	return vj->kind == IO_DRY;
 }

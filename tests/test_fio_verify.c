@@ -79,7 +79,7 @@ START_TEST(test_verify_options_parse_into_the_job)
 	ck_assert(vo->dedupe_global);
 	ck_assert_int_eq(vo->sg_mode, ZFIO_SG_VERIFY_11);
 	ck_assert(!vo->trim_verify_zero);
-	ck_assert(s->jobs[0].fill_device);
+	ck_assert(s->jobs[0].log.fill_device);
 	/* verify_async and verify_async_cpus mean nothing here: listed */
 	ck_assert_uint_eq(s->nr_ignored, 2);
 	ck_assert_str_eq(s->ignored[0], "verify_async");

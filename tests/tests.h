@@ -39,6 +39,7 @@
 	SUITE(fio_suite)       \
 	SUITE(fio_gen_suite)   \
 	SUITE(fio_verify_suite) \
+	SUITE(fio_log_suite)   \
 	SUITE(ztime_suite)     \
 	SUITE(run_suite)       \
 	SUITE(run_verify_suite) \
