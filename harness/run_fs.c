@@ -109,6 +109,12 @@ struct fs_job {
 	struct zdb_client *db;		/* zcow_loadfile: the client */
 };
 
+/* A file named by filename=, which every job naming it shares (fio). */
+struct named_file {
+	char *path;
+	uint64_t bytes;		/* counted in fs_run.files_bytes */
+};
+
 struct fs_run {
 	struct zcow_fs *fs;
 	void *buf;
@@ -118,6 +124,11 @@ struct fs_run {
 	struct zcow_statfs st_base;
 	bool has_base;
 	uint64_t files_bytes;		/* the jobs' files so far, bytes */
+	/* the files jobs name (filename=): each counted in files_bytes
+	 * once, at the most any job needs of it */
+	struct named_file *named;
+	uint32_t nr_named;
+	uint64_t cap_named;
 	uint64_t writable_bytes;	/* the fs's (zcow_fs_info), at mount */
 	struct zrun_txns txns;		/* the commits in simulated time */
 };
@@ -446,25 +457,46 @@ static int need_buf(struct fs_run *fr, uint64_t len)
  * for them, with the files of the jobs before: every file costs at least
  * one 4 KiB block (a file written once; an empty one costs metadata), a
  * file laid out at set-up (a reader's, without create_on_open) its whole
- * size.  Clones have their own files (filename=: one shared).  A
+ * size.  Clones have their own files; a file filename= names is
+ * shared by every job and clone naming it, counted once.  A
  * necessary bound only: metadata needs room too, and a writer may still
  * run out of space later (ENOSPC, reported by the I/O).
  */
 static int check_room(struct zrun *run, struct zrun_job *job, uint32_t nr,
-		      uint64_t fsize, bool is_laid_out)
+		      uint64_t fsize, bool is_laid_out, const char *named)
 {
 	const struct zfio_job *f = job->fio;
 	struct fs_run *fr = to_fs(run);
-	uint64_t total = fr->writable_bytes, per, need;
+	uint64_t total = fr->writable_bytes, per, need, had = 0;
+	struct named_file *nf = NULL;
 	enum zfio_opt opt;
+	uint32_t i;
 
-	if (f->filename[0] && job->clone)
-		return 0;
 	per = is_laid_out ? fsize : ZCOW_SECTORSIZE;
 	need = (unsigned __int128)nr * per > UINT64_MAX ? UINT64_MAX :
 							  nr * per;
-	if (need <= total && fr->files_bytes <= total - need) {
-		fr->files_bytes += need;
+	for (i = 0; named && i < fr->nr_named; i++)
+		if (!strcmp(fr->named[i].path, named))
+			nf = &fr->named[i];
+	if (nf && nf->bytes >= need)
+		return 0;	/* counted for an earlier job (or clone) */
+	if (nf)
+		had = nf->bytes;
+	if (need - had <= total && fr->files_bytes <= total - (need - had)) {
+		fr->files_bytes += need - had;
+		if (nf) {
+			nf->bytes = need;
+		} else if (named) {
+			if (ZCOW_GROW_ONE(&fr->named, fr->nr_named,
+					  &fr->cap_named))
+				return -ENOMEM;
+			nf = &fr->named[fr->nr_named];
+			nf->path = strdup(named);
+			if (!nf->path)
+				return -ENOMEM;
+			nf->bytes = need;
+			fr->nr_named++;
+		}
 		return 0;
 	}
 	opt = nr > 1 && (!is_laid_out || f->at[ZFIO_OPT_NRFILES].line) ?
@@ -604,7 +636,7 @@ static int replay_init(struct zrun *run, struct zrun_job *job)
 		ZCOW_SECTORSIZE;
 	if (!fsize)
 		fsize = ZCOW_SECTORSIZE;
-	ret = check_room(run, job, nr, fsize, has_reads);
+	ret = check_room(run, job, nr, fsize, has_reads, NULL);
 	if (ret)
 		return ret;
 	fj = calloc(1, sizeof(*fj));
@@ -660,6 +692,19 @@ static int replay_init(struct zrun *run, struct zrun_job *job)
 	return ret;
 }
 
+/* The path of the job's file @name under @dir (@sep between): an
+ * absolute filename= without directory= is that path.  NULL: no memory. */
+static char *file_path(const struct zfio_job *f, const char *dir,
+		       const char *sep, const char *name)
+{
+	char *path;
+
+	if (asprintf(&path, "%s%s%s", !f->directory[0] && name[0] == '/' ?
+		     "" : dir, sep, name) < 0)
+		return NULL;
+	return path;
+}
+
 static int fs_job_init(struct zrun *run, struct zrun_job *job)
 {
 	const struct zfio_job *f = job->fio;
@@ -671,6 +716,7 @@ static int fs_job_init(struct zrun *run, struct zrun_job *job)
 	const char *dir = f->directory[0] ? f->directory : "/";
 	const char *sep = dir[strlen(dir) - 1] == '/' ? "" : "/";
 	bool is_reader = zfio_rw_has_read(f->rw) && !f->is_filecreate;
+	char *named = NULL;
 	int ret;
 
 	if (f->zcow_loadfile[0])
@@ -702,7 +748,11 @@ static int fs_job_init(struct zrun *run, struct zrun_job *job)
 	if (!zfio_bs_is_multiple(f, ZCOW_SECTORSIZE))
 		return zrun_opt_err(run, f, f->bs_opt, "a size it may draw "
 				    "is not a multiple of the 4 KiB block");
-	ret = check_room(run, job, nr, fsize, is_reader && !f->create_on_open);
+	if (f->filename[0] && !(named = file_path(f, dir, sep, f->filename)))
+		return -ENOMEM;
+	ret = check_room(run, job, nr, fsize, is_reader && !f->create_on_open,
+			 named);
+	free(named);
 	if (ret)
 		return ret;
 
@@ -725,12 +775,9 @@ static int fs_job_init(struct zrun *run, struct zrun_job *job)
 			snprintf(name, sizeof(name), "%s", f->filename);
 		else
 			format_name(f, job->clone, i, name, sizeof(name));
-		/* an absolute filename= without directory= is that path */
-		if (asprintf(&ff->path, "%s%s%s", !f->directory[0] &&
-			     name[0] == '/' ? "" : dir, sep, name) < 0) {
-			ff->path = NULL;
+		ff->path = file_path(f, dir, sep, name);
+		if (!ff->path)
 			return -ENOMEM;
-		}
 		ret = zfio_log_file(run, job, ff->path, ZFIO_FILE_ADD);
 		if (ret)
 			return ret;
@@ -1487,6 +1534,9 @@ static int fs_close(struct zrun *run)
 	if (fr->fs)
 		keep_err(run, &ret, zcow_unmount(fr->fs), "unmount", NULL);
 	untimed(run, false);
+	for (i = 0; i < fr->nr_named; i++)
+		free(fr->named[i].path);
+	free(fr->named);
 	free(fr->buf);
 	free(fr->txns.v);
 	free(fr);

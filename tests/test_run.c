@@ -1219,6 +1219,27 @@ START_TEST(test_run_files_beyond_the_device_refused_at_setup)
 }
 END_TEST
 
+/* Jobs that name one file (filename=) share it, as fio's do: it is laid
+ * out once and counted once against the file system's room, however
+ * many jobs read it.  Two files of that size would not fit. */
+START_TEST(test_run_jobs_naming_one_file_share_its_room)
+{
+	const char *dev[] = { "device=sim:zones=16,zone_size=64M" };
+	char err[1024], *dir;
+
+	ck_assert_int_eq(run_text("[global]\nfilename=shared\nsize=450m\n"
+				  "bs=1m\nruntime=10ms\n[a]\nrw=read\n"
+				  "stonewall\n[b]\nrw=randread\nstonewall\n",
+				  dev, 1, &dir, err, sizeof(err)), 0);
+	free(dir);
+	run_refused("[a]\nrw=read\nfilename=one\nsize=450m\n[b]\n"
+		    "rw=read\nfilename=two\nsize=450m\n", dev, 1,
+		    T_FIO ":8: option 'size': 1 file(s) of at least "
+		    "471859200 bytes (laid out for reading; clone 0, after "
+		    "471859200 bytes for the files before) do not fit");
+}
+END_TEST
+
 /* A network engine's job runs as plain writes of the target: the same
  * bytes as the job without the engine, its options listed as ignored. */
 START_TEST(test_run_engine_options_run_as_plain_io)
@@ -1932,6 +1953,7 @@ Suite *run_suite(void)
 	tcase_add_test(tc,
 		       test_run_treelog_renames_and_unlinks_leave_their_names);
 	tcase_add_test(tc, test_run_files_beyond_the_device_refused_at_setup);
+	tcase_add_test(tc, test_run_jobs_naming_one_file_share_its_room);
 	tcase_add_test(tc, test_run_directory_error_names_file_line_option);
 	tcase_add_test(tc, test_run_engine_options_run_as_plain_io);
 	tcase_add_test(tc, test_run_allow_file_create_0_needs_existing_files);
