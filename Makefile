@@ -85,7 +85,7 @@ LIBZRUN := $(BUILD)/libzrun.a
 ZCOW := $(BUILD)/zcow
 TESTS := $(BUILD)/zcow-tests
 
-.PHONY: all test asan valgrind bench clean format static
+.PHONY: all test asan valgrind bench examples-all clean format static
 all: $(ZCOW) $(TESTS)
 
 # Each layer's include paths (see the top of this file).
@@ -164,6 +164,13 @@ valgrind: $(ZCOW) $(TESTS)
 
 bench: $(ZCOW)
 	$(ZCOW) bench-dev
+
+# Every fio example of configs/README.md's table, the long ones too (those
+# "not run here" by make test: each lays out up to 16 GiB in a file image
+# in /tmp, deleted after it).
+examples-all: $(ZCOW) $(TESTS)
+	ZCOW_EXAMPLES_ALL=1 CK_RUN_SUITE=fio_examples_suite \
+		ZCOW_BIN=$(abspath $(ZCOW)) $(TESTS)
 
 # Fuzzing (docs/fuzz.md).  fuzz-build: libFuzzer binaries in build-fuzz/
 # (clang, -fsanitize=fuzzer,address,undefined); fuzz: run each harness for

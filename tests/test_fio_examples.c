@@ -7,7 +7,8 @@
  * "fio's examples" says what each does: runs, is refused with an exact
  * message, or runs but is not run here (minutes of set-up).  The test
  * holds zcow to that table both ways: an example that starts to run, or
- * stops, or is refused for another reason, fails it.
+ * stops, or is refused for another reason, fails it.  ZCOW_EXAMPLES_ALL=1
+ * (make examples-all) runs the long ones too.
  */
 #include <check.h>
 #include <dirent.h>
@@ -29,7 +30,7 @@
  * The examples that run (those marked "runs" in the table, whether run
  * here or not): changing what runs changes this and the table together.
  */
-#define NR_RUN		45u
+#define NR_RUN		51u
 
 enum outcome {
 	RUNS,
@@ -112,10 +113,14 @@ static unsigned int read_table(struct example *ex, unsigned int max)
 		} else if (!strncmp(what, "runs, not run here: ", 20)) {
 			ex[n].outcome = RUNS_NOT_RUN;
 		} else {
+			char *m = strchr(what, '`'), *q;
+
 			ck_assert_msg(!strncmp(what, "refused, not run here: ",
-					       23),
+					       23) && m && (q = strstr(m, "` |")),
 				      "README row '%s': unknown outcome", line);
 			ex[n].outcome = REFUSED_NOT_RUN;
+			snprintf(ex[n].msg, sizeof(ex[n].msg), "%.*s",
+				 (int)(q - m - 1), m + 1);
 		}
 		n++;
 	}
@@ -157,6 +162,8 @@ START_TEST(test_fio_examples_run_or_are_refused_as_listed)
 	unsigned int nr = read_table(ex, MAX_EXAMPLES), i, nr_runs = 0;
 	struct dirent **files;
 	int nr_files = scandir(EXAMPLES, &files, is_fio, alphasort), k;
+	/* ZCOW_EXAMPLES_ALL=1 (make examples-all): the long ones too */
+	bool is_all = getenv("ZCOW_EXAMPLES_ALL") != NULL;
 
 	ck_assert_msg(nr_files > 0, "no %s/*.fio: install fio-examples",
 		      EXAMPLES);
@@ -170,8 +177,8 @@ START_TEST(test_fio_examples_run_or_are_refused_as_listed)
 		int status;
 
 		ck_assert_msg(e, "%s is not in %s", files[k]->d_name, README);
-		if (e->outcome == RUNS_NOT_RUN ||
-		    e->outcome == REFUSED_NOT_RUN) {
+		if (!is_all && (e->outcome == RUNS_NOT_RUN ||
+				e->outcome == REFUSED_NOT_RUN)) {
 			free(files[k]);
 			continue;
 		}
@@ -183,10 +190,17 @@ START_TEST(test_fio_examples_run_or_are_refused_as_listed)
 		status = zcow_test_run(&out, &err, "run", arg, "--set",
 				       "runtime=100ms", "--results", RES_DIR, NULL);
 		strip_dir(err);
-		if (e->outcome == RUNS) {
+		/* Images of the file: devices (configs/fio-examples) */
+		ck_assert_int_eq(system("rm -f /tmp/zcow-example-*.img"), 0);
+		if (e->outcome == RUNS || e->outcome == RUNS_NOT_RUN) {
 			ck_assert_msg(status == 0 && !err[0],
 				      "%s: exit %d, '%s'", e->name, status, err);
-			nr_runs++;
+			if (e->outcome == RUNS)
+				nr_runs++;
+		} else if (e->outcome == REFUSED_NOT_RUN) {
+			ck_assert_msg(status != 0 && strstr(err, e->msg),
+				      "%s: exit %d, '%s', want '%s'", e->name,
+				      status, err, e->msg);
 		} else {
 			nr_runs += e->outcome == RUNS_FAILS;
 			char want[600];
@@ -214,7 +228,8 @@ Suite *fio_examples_suite(void)
 	Suite *s = suite_create("fio_examples_suite");
 	TCase *tc = tcase_create("examples");
 
-	tcase_set_timeout(tc, 300);
+	/* all: each long example lays out up to 16 GiB (about a minute) */
+	tcase_set_timeout(tc, getenv("ZCOW_EXAMPLES_ALL") ? 3600 : 300);
 	tcase_add_test(tc, test_fio_examples_run_or_are_refused_as_listed);
 	suite_add_tcase(s, tc);
 	return s;
