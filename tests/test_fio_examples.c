@@ -24,7 +24,9 @@
 #define README		"configs/README.md"
 #define TABLE		"## fio's examples"	/* its section */
 #define MAX_EXAMPLES	256
-#define RES_DIR		"/tmp/zcow-test-fio-examples"
+/* per process: a test run beside another one (make examples-all) must
+ * not have its results removed under it */
+#define RES_DIR_FMT	"/tmp/zcow-test-fio-examples.%d"
 
 /*
  * The examples that run (those marked "runs" in the table, whether run
@@ -164,7 +166,9 @@ START_TEST(test_fio_examples_run_or_are_refused_as_listed)
 	int nr_files = scandir(EXAMPLES, &files, is_fio, alphasort), k;
 	/* ZCOW_EXAMPLES_ALL=1 (make examples-all): the long ones too */
 	bool is_all = getenv("ZCOW_EXAMPLES_ALL") != NULL;
+	char res[64], cmd[96];
 
+	snprintf(res, sizeof(res), RES_DIR_FMT, (int)getpid());
 	ck_assert_msg(nr_files > 0, "no %s/*.fio: install fio-examples",
 		      EXAMPLES);
 	/* Every example is in the table, and nothing else. */
@@ -188,7 +192,7 @@ START_TEST(test_fio_examples_run_or_are_refused_as_listed)
 		if (access(scen, R_OK) == 0)
 			arg = scen;
 		status = zcow_test_run(&out, &err, "run", arg, "--set",
-				       "runtime=100ms", "--results", RES_DIR, NULL);
+				       "runtime=100ms", "--results", res, NULL);
 		strip_dir(err);
 		/* Images of the file: devices (configs/fio-examples) */
 		ck_assert_int_eq(system("rm -f /tmp/zcow-example-*.img"), 0);
@@ -219,7 +223,8 @@ START_TEST(test_fio_examples_run_or_are_refused_as_listed)
 		if (ex[i].outcome == RUNS_NOT_RUN)
 			nr_runs++;
 	ck_assert_uint_eq(nr_runs, NR_RUN);
-	ck_assert_int_eq(system("rm -rf " RES_DIR), 0);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", res);
+	ck_assert_int_eq(system(cmd), 0);
 }
 END_TEST
 
