@@ -1095,6 +1095,7 @@ static int schedule(struct zrun *run)
 	run->excl_all_until = run->excl_sync_until = 0;
 	run->nr_excl_waits = run->excl_wait_ns = 0;
 	run->nr_sync_joins = 0;
+	memset(run->nr_txn_fsyncs, 0, sizeof(run->nr_txn_fsyncs));
 	for (k = 0; k < run->nr_jobs; k++)
 		if (!run->jobs[k].is_waiting)
 			flow_weigh(run, &run->jobs[k], true,
@@ -1822,6 +1823,7 @@ struct rep_result {
 	uint64_t reclaimable;
 	bool has_fs;
 	uint64_t fs_fsyncs, fs_log_syncs, fs_log_fallbacks, fs_statfs_commits;
+	uint64_t txn_fsyncs[ZRUN_TXN_NR];
 	uint64_t excl_waits, excl_wait_ns, sync_joins;
 	uint64_t creates, renames, unlinks;
 	uint32_t max_open;
@@ -2056,11 +2058,15 @@ static int write_summary(struct zrun *run, const char *dir,
 			(unsigned long long)r0->dev.bytes[c][ZDEV_OP_READ]);
 	fprintf(f, "},\n  \"fs_fsync\": {\"nr_fsyncs\": %llu, "
 		   "\"nr_log_syncs\": %llu, \"nr_log_fallbacks\": %llu, "
-		   "\"nr_commits\": %llu},\n",
+		   "\"nr_commits\": %llu, \"txn_durable\": %llu, "
+		   "\"txn_shared\": %llu, \"txn_committed\": %llu},\n",
 		(unsigned long long)r0->fs_fsyncs,
 		(unsigned long long)r0->fs_log_syncs,
 		(unsigned long long)r0->fs_log_fallbacks,
-		(unsigned long long)r0->fs_statfs_commits);
+		(unsigned long long)r0->fs_statfs_commits,
+		(unsigned long long)r0->txn_fsyncs[ZRUN_TXN_DURABLE],
+		(unsigned long long)r0->txn_fsyncs[ZRUN_TXN_SHARE],
+		(unsigned long long)r0->txn_fsyncs[ZRUN_TXN_COMMIT]);
 	fprintf(f, "  \"lock_waits\": {\"nr_waits\": %llu, "
 		   "\"wait_s\": %.9f, \"syncs_joined\": %llu},\n",
 		(unsigned long long)r0->excl_waits,
@@ -2370,6 +2376,8 @@ static int one_rep(struct zrun *run, const char *dir, struct rep_result *r)
 		r->fs_log_syncs = run->fs_log_syncs;
 		r->fs_log_fallbacks = run->fs_log_fallbacks;
 		r->fs_statfs_commits = run->fs_statfs_commits;
+		memcpy(r->txn_fsyncs, run->nr_txn_fsyncs,
+		       sizeof(r->txn_fsyncs));
 		r->excl_waits = run->nr_excl_waits;
 		r->excl_wait_ns = run->excl_wait_ns;
 		r->sync_joins = run->nr_sync_joins;
