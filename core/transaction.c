@@ -26,8 +26,10 @@
  *      zone append (nodes point at each other by logical address)
  *      (commit_write_nodes);
  *   3. flush (inside zcow_sb_write_all, which flushes first), then the
- *      superblock log with FUA, then flush (commit_fill_super,
- *      commit_write_super; then commit_next_transaction);
+ *      superblock log with FUA: durable when the writes complete, no
+ *      flush after them (btrfs's write_all_supers: one barrier, then
+ *      the copies) (commit_fill_super, commit_write_super; then
+ *      commit_next_transaction);
  *   4. only then: the zones of block groups this commit removed are reset
  *      (commit_reset_removed), and pinned -> zone_unusable
  *      (commit_unpin).
@@ -822,14 +824,16 @@ static void commit_fill_super(struct zcow_fs *fs, struct zcow_super_block *sb)
 }
 
 /*
- * Commit step 3: flush, the superblock log with FUA, flush: the commit is
- * durable when this returns 0.
+ * Commit step 3: flush, the superblock log with FUA: the commit is durable
+ * when this returns 0.  As btrfs's write_all_supers (Linux 6.1
+ * fs/btrfs/disk-io.c: barrier_all_devices, then write_dev_supers), one
+ * flush per commit: each copy is written with FUA, so nothing after it
+ * needs another.
  */
 static int commit_write_super(struct zcow_fs *fs,
 			      struct zcow_super_block *sb)
 {
 	uint64_t i;
-	int ret;
 
 	/* Test-only mutation 1 (docs/crash.md): reset the removed block
 	 * groups before the commit that drops them is durable. */
@@ -850,13 +854,11 @@ static int commit_write_super(struct zcow_fs *fs,
 	/*
 	 * ORDER: the nodes are durable before the superblock that points at
 	 * them: zcow_sb_write_all() flushes first, then writes every mirror
-	 * with FUA.
+	 * with FUA, so the superblock log is durable before anything after
+	 * it (the zone resets of commit_reset_removed, the next
+	 * transaction's writes).
 	 */
-	ret = zcow_fs_write_super(fs, sb);
-	if (ret)
-		return ret;
-	/* ORDER: the superblock log is durable before anything after it. */
-	return zcow_fs_flush(fs);
+	return zcow_fs_write_super(fs, sb);
 }
 
 /* The durable commit's superblock is the fs's; a new transaction opens

@@ -165,6 +165,37 @@ START_TEST(test_txn_unmount_commits_the_running_transaction)
 }
 END_TEST
 
+/*
+ * A commit flushes once, before the superblock copies, which it writes
+ * with FUA (btrfs's write_all_supers): two mirrors on this device, two
+ * superblock writes, one flush.
+ */
+START_TEST(test_txn_commit_flushes_once_before_its_superblocks)
+{
+	struct zdev *dev = new_sim(20, 0, 0, 8);
+	struct zcow_fs *fs = NULL;
+	struct zdev_stats a, b;
+	uint64_t i;
+
+	ck_assert_int_eq(zcow_mkfs(dev, NULL), 0);
+	ck_assert_int_eq(zcow_mount(dev, NULL, &fs), 0);
+	for (i = 0; i < 500; i++) {
+		struct zcow_key key = { 1000 + i, ZCOW_INODE_ITEM_KEY, 0 };
+
+		ck_assert_int_eq(zcow_tree_insert(&fs->fs_tree, &key, &i, 8), 0);
+	}
+	zdev_get_stats(dev, &a);
+	ck_assert_int_eq(zcow_commit(fs), 0);
+	zdev_get_stats(dev, &b);
+	ck_assert_uint_eq(b.cmds[ZDEV_CLASS_FLUSH][ZDEV_OP_FLUSH] -
+				  a.cmds[ZDEV_CLASS_FLUSH][ZDEV_OP_FLUSH], 1);
+	ck_assert_uint_eq(b.cmds[ZDEV_CLASS_SB][ZDEV_OP_WRITE] -
+				  a.cmds[ZDEV_CLASS_SB][ZDEV_OP_WRITE], 2);
+	ck_assert_int_eq(zcow_unmount(fs), 0);
+	zdev_close(dev);
+}
+END_TEST
+
 START_TEST(test_txn_million_items_survive_remount_and_check)
 {
 	const uint64_t n = 1000000;
@@ -847,6 +878,7 @@ Suite *transaction_suite(void)
 	tcase_add_test(tc,
 		       test_txn_random_inserts_deletes_match_model_after_remount);
 	tcase_add_test(tc, test_txn_unmount_commits_the_running_transaction);
+	tcase_add_test(tc, test_txn_commit_flushes_once_before_its_superblocks);
 	tcase_add_test(tc, test_txn_million_items_survive_remount_and_check);
 	tcase_add_test(tc, test_txn_commit_writes_nodes_at_the_wp_without_holes);
 	tcase_add_test(tc, test_txn_check_finds_missing_extent_item_and_bad_used);
