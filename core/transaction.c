@@ -656,11 +656,27 @@ int zcow_write_node_list(struct zcow_fs *fs, struct zcow_wnode *v,
 	return ret;
 }
 
+/* zcow_commit_stats.nodes_by_tree: the trees of zcow_fs_tree_nr() in
+ * its order (snapshots count as fs), the nodes written zeroed last. */
+#define TREE_STAT_FS		4
+#define TREE_STAT_ZEROED	6
+static const char *const tree_stat_names[ZCOW_COMMIT_NR_TREES] = {
+	"root", "chunk", "extent", "dev", "fs", "csum", "zeroed",
+};
+
+_Static_assert(ZCOW_NR_TREES + 1 == ZCOW_COMMIT_NR_TREES,
+	       "one counter per tree and one for the zeroed nodes");
+
+const char *zcow_commit_tree_name(int i)
+{
+	return i >= 0 && i < ZCOW_COMMIT_NR_TREES ? tree_stat_names[i] : NULL;
+}
+
 static int write_nodes(struct zcow_fs *fs)
 {
 	uint32_t ns = fs->nodesize;
 	struct wlist wl = { .nodesize = ns };
-	uint64_t nr_dirty = 0, i;
+	uint64_t nr_dirty = 0, i, by_tree[ZCOW_COMMIT_NR_TREES] = { 0 };
 	int t, ret = 0;
 
 	for (t = 0; t < ZCOW_NR_TREES; t++)
@@ -698,6 +714,13 @@ static int write_nodes(struct zcow_fs *fs)
 		if (ret)
 			goto out;
 	}
+	for (t = 0; t < ZCOW_NR_TREES; t++)
+		by_tree[t] = zcow_fs_tree_nr(fs, t)->nr_dirty;
+	for (i = 0; i < zcow_files_nr_trees(fs); i++)
+		if (zcow_files_tree_nr(fs, i))
+			by_tree[TREE_STAT_FS] +=
+				zcow_files_tree_nr(fs, i)->nr_dirty;
+	by_tree[TREE_STAT_ZEROED] = fs->nr_redirty;
 	for (i = 0; i < fs->nr_redirty; i++) {
 		wl.v[wl.nr].bytenr = fs->redirty[i];
 		wl.v[wl.nr].buf = NULL;
@@ -707,6 +730,8 @@ static int write_nodes(struct zcow_fs *fs)
 	if (ret)
 		goto out;
 	fs->cstats.nodes_written += wl.nr;
+	for (t = 0; t < ZCOW_COMMIT_NR_TREES; t++)
+		fs->cstats.nodes_by_tree[t] += by_tree[t];
 	fs->cstats.nodes_redirtied += fs->nr_redirty;
 	fs->cstats.last_nodes_written = wl.nr;
 out:

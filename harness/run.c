@@ -1824,6 +1824,7 @@ struct rep_result {
 	bool has_fs;
 	uint64_t fs_fsyncs, fs_log_syncs, fs_log_fallbacks, fs_statfs_commits;
 	uint64_t txn_fsyncs[ZRUN_TXN_NR];
+	uint64_t commit_nodes[ZCOW_COMMIT_NR_TREES];
 	uint64_t excl_waits, excl_wait_ns, sync_joins;
 	uint64_t creates, renames, unlinks;
 	uint32_t max_open;
@@ -2067,6 +2068,12 @@ static int write_summary(struct zrun *run, const char *dir,
 		(unsigned long long)r0->txn_fsyncs[ZRUN_TXN_DURABLE],
 		(unsigned long long)r0->txn_fsyncs[ZRUN_TXN_SHARE],
 		(unsigned long long)r0->txn_fsyncs[ZRUN_TXN_COMMIT]);
+	fprintf(f, "  \"commit_nodes_by_tree\": {");
+	for (c = 0; c < ZCOW_COMMIT_NR_TREES; c++)
+		fprintf(f, "%s\"%s\": %llu", c ? ", " : "",
+			zcow_commit_tree_name((int)c),
+			(unsigned long long)r0->commit_nodes[c]);
+	fprintf(f, "},\n");
 	fprintf(f, "  \"lock_waits\": {\"nr_waits\": %llu, "
 		   "\"wait_s\": %.9f, \"syncs_joined\": %llu},\n",
 		(unsigned long long)r0->excl_waits,
@@ -2378,6 +2385,8 @@ static int one_rep(struct zrun *run, const char *dir, struct rep_result *r)
 		r->fs_statfs_commits = run->fs_statfs_commits;
 		memcpy(r->txn_fsyncs, run->nr_txn_fsyncs,
 		       sizeof(r->txn_fsyncs));
+		memcpy(r->commit_nodes, run->fs_commit_nodes,
+		       sizeof(r->commit_nodes));
 		r->excl_waits = run->nr_excl_waits;
 		r->excl_wait_ns = run->excl_wait_ns;
 		r->sync_joins = run->nr_sync_joins;

@@ -375,6 +375,8 @@ struct zrun {
 	uint64_t fs_zone_unusable;	/* bytes freed below wps, no cap gap */
 	uint64_t fs_block_groups;	/* block groups at the end */
 	uint64_t fs_commits;		/* commits during the jobs */
+	uint64_t fs_commit_nodes[ZCOW_COMMIT_NR_TREES];	/* ... their nodes
+							 * by tree */
 	/* zcow_statfs fsync counters during the jobs (filled by the
 	 * tree-log; 0 where the fs does not count them) */
 	uint64_t fs_fsyncs, fs_log_syncs, fs_log_fallbacks, fs_statfs_commits;

@@ -125,6 +125,7 @@ struct fs_run {
 	void *buf;
 	uint64_t buf_len;
 	uint64_t commits_base;
+	uint64_t nodes_base[ZCOW_COMMIT_NR_TREES];	/* commit nodes by tree */
 	struct zcow_reclaim_stats reclaim_base;
 	struct zcow_statfs st_base;
 	bool has_base;
@@ -871,6 +872,8 @@ static int take_base(struct zrun *run)
 	if (ret)
 		return ret;
 	fr->commits_base = info.commits.nr_commits;
+	memcpy(fr->nodes_base, info.commits.nodes_by_tree,
+	       sizeof(fr->nodes_base));
 	fr->reclaim_base = info.reclaim_stats;
 	ret = statfs_of(run, &fr->st_base);
 	fr->has_base = !ret;
@@ -1418,6 +1421,9 @@ static int fs_finish(struct zrun *run)
 	run->fs_block_groups = info.nr_block_groups;
 	run->fs_commits = info.commits.nr_commits -
 			  (fr->has_base ? fr->commits_base : 0);
+	for (c = 0; c < ZCOW_COMMIT_NR_TREES; c++)
+		run->fs_commit_nodes[c] = info.commits.nodes_by_tree[c] -
+					  (fr->has_base ? fr->nodes_base[c] : 0);
 	run->fs_reclaim_policy = info.reclaim;
 	run->fs_reclaim_threshold = info.reclaim_threshold;
 	run->fs_reclaim_high = info.reclaim_high;

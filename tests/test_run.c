@@ -866,8 +866,11 @@ END_TEST
  * into the running transaction, so none finds its change committed by
  * another job's commit and none shares one (the jobs' fsyncs reach the
  * running transaction one after the other): one commit per fsync, one
- * flush each.
+ * flush each, and each writes the fsynced file's checksum leaf, its
+ * fs-tree leaf and the root tree's leaf (commit_nodes_by_tree).
  */
+#define NODES "\"commit_nodes_by_tree\""
+
 START_TEST(test_run_buffered_writes_each_fsync_commits_its_own)
 {
 	const char *sets[] = { "numjobs=8", "runtime=5ms", "treelog=off" };
@@ -881,6 +884,9 @@ START_TEST(test_run_buffered_writes_each_fsync_commits_its_own)
 	ck_assert(json_num(s, "\"nr_commits\"") == fsyncs);
 	ck_assert(json_num_in(s, "\"device_commands\"", "\"flush\"") ==
 		  fsyncs);
+	ck_assert(json_num_in(s, NODES, "\"csum\"") == fsyncs);
+	ck_assert(json_num_in(s, NODES, "\"root\"") == fsyncs);
+	ck_assert(json_num_in(s, NODES, "\"fs\"") >= fsyncs);
 	free(s);
 	free(d);
 }
