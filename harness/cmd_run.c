@@ -76,9 +76,8 @@ int cmd_run(int argc, char **argv)
 	}
 	ret = zrun_scenario(path, sets, nr_sets, results, is_quiet, &dir);
 	free(sets);
-	if (ret)
-		return 1;
-	printf("%s\n", dir);
+	if (dir)	/* also after a failed verify: its results */
+		printf("%s\n", dir);
 	free(dir);
-	return 0;
+	return ret ? 1 : 0;
 }

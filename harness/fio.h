@@ -36,6 +36,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "fio_verify.h"
+#include "fio_logopt.h"
+
 #define ZFIO_NAME_LEN	64
 #define ZFIO_VAL_LEN	256
 #define ZFIO_PATH_LEN	512
@@ -113,6 +116,7 @@ enum zfio_opt {
 	ZFIO_OPT_RW,
 	ZFIO_OPT_ALLOW_FILE_CREATE,
 	ZFIO_OPT_IO_SIZE,
+	ZFIO_OPT_VERIFY,
 	ZFIO_NR_OPTS
 };
 
@@ -290,6 +294,10 @@ struct zfio_job {
 	 * offsets drawn at random, the others continue sequentially from
 	 * the last I/O (fio); 100 */
 	uint32_t pct_random[ZFIO_NR_DDIR];
+	/* verify and buffer contents (harness/fio_verify.h) */
+	struct zfio_vopts vo;
+	/* fio's I/O logs, iolog, fill_device, priorities (fio_logopt.h) */
+	struct zfio_logopts log;
 	struct zfio_at at[ZFIO_NR_OPTS];	/* enum zfio_opt */
 	char file[ZFIO_PATH_LEN];	/* where the section starts */
 	int line;

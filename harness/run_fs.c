@@ -84,6 +84,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "fio_log.h"
 #include "grow.h"
 #include "run.h"
 #include "zcow.h"
@@ -98,6 +99,7 @@
 /* A write held in the page cache until its file's sync (is_buffered()). */
 struct fs_pend {
 	uint64_t off, len;
+	void *data;			/* malloc'd copy of the job's bytes */
 };
 
 struct fs_file {
@@ -296,7 +298,8 @@ static int file_err(struct zrun *run, struct zrun_job *job, const char *what,
 
 /*
  * Buffered writes (btrfs's delayed allocation).  A job that syncs
- * (fsync=N, fdatasync=N) writes through the page cache as fio's default
+ * (fsync=N, fdatasync=N, a replayed log with syncs) writes through the
+ * page cache as fio's default
  * buffered I/O does: its write only dirties the page cache (no device
  * time), and the sync writes the data back first (btrfs_sync_file:
  * start_ordered_ops), so the extent is allocated, written and its items
@@ -305,39 +308,73 @@ static int file_err(struct zrun *run, struct zrun_job *job, const char *what,
  * data would be written back soon anyway; zcow models no writeback
  * timer), as do loadfile jobs (sync_transid()).  A file's buffered
  * writes also go out before it is read, closed or the job ends, each as
- * it was made (the page cache would write a rewritten page once).
+ * it was made (the page cache would write a rewritten page once), with
+ * the bytes the job wrote (a copy: verify reads them back).  A
+ * fill_device job writes at once: its ENOSPC must end it at the write
+ * that found the file system full (btrfs reserves a buffered write's
+ * space in write()).
  */
 static bool is_buffered(const struct zrun_job *job)
 {
 	const struct zfio_job *f = job->fio;
 
-	return (f->fsync || f->fdatasync) && !f->is_filecreate &&
-	       !f->zcow_loadfile[0];
+	return (f->fsync || f->fdatasync || zfio_replay_syncs(job)) &&
+	       !f->is_filecreate &&
+	       !f->zcow_loadfile[0] && !zfio_log_fills(job);
+}
+
+/* Forget @ff's buffered writes (written back, or the run failed). */
+static void drop_pend(struct fs_file *ff)
+{
+	uint64_t i;
+
+	for (i = 0; i < ff->nr_pend; i++)
+		free(ff->pend[i].data);
+	ff->nr_pend = 0;
+}
+
+/* Hold the write of @len bytes of @buf at @off in @ff's page cache
+ * until its sync: returns @len, or -ENOMEM. */
+static int64_t buffer_write(struct fs_file *ff, const void *buf,
+			    uint64_t len, uint64_t off)
+{
+	struct fs_pend *p;
+
+	if (ZCOW_GROW_ONE(&ff->pend, ff->nr_pend, &ff->pend_cap))
+		return -ENOMEM;
+	p = &ff->pend[ff->nr_pend];
+	p->data = malloc(len);
+	if (!p->data)
+		return -ENOMEM;
+	memcpy(p->data, buf, len);
+	p->off = off;
+	p->len = len;
+	ff->nr_pend++;
+	return (int64_t)len;
 }
 
 /* Write @ff's buffered writes back; an error is the run's. */
 static int write_back(struct zrun *run, struct zrun_job *job,
 		      struct fs_file *ff)
 {
-	struct fs_run *fr = to_fs(run);
 	uint64_t i;
 	int64_t n;
 
 	for (i = 0; i < ff->nr_pend; i++) {
 		const struct fs_pend *p = &ff->pend[i];
 
-		n = zcow_pwrite(ff->f, fr->buf, p->len, p->off);
+		n = zcow_pwrite(ff->f, p->data, p->len, p->off);
 		if (n != (int64_t)p->len) {
 			zrun_errf(run, "job '%s': write-back of %llu at %llu "
 				  "in '%s': %s", job->fio->name,
 				  (unsigned long long)p->len,
 				  (unsigned long long)p->off, ff->path,
 				  n < 0 ? strerror((int)-n) : "short write");
-			ff->nr_pend = 0;
+			drop_pend(ff);
 			return n < 0 ? (int)n : -EIO;
 		}
 	}
-	ff->nr_pend = 0;
+	drop_pend(ff);
 	return 0;
 }
 
@@ -368,7 +405,9 @@ static int close_file(struct zrun *run, struct zrun_job *job,
 	ret = zcow_close(ff->f);
 	ff->f = NULL;
 	fj->nr_open--;
-	return ret ? file_err(run, job, "close", ff->path, ret) : 0;
+	if (ret)
+		return file_err(run, job, "close", ff->path, ret);
+	return zfio_log_file(run, job, ff->path, ZFIO_FILE_CLOSE);
 }
 
 /* Open file @i (creating it if it does not exist), first closing the
@@ -406,7 +445,7 @@ static int open_file(struct zrun *run, struct zrun_job *job, uint32_t i)
 	if (!ff->is_created)
 		job->nr_creates++;
 	ff->is_created = true;
-	return 0;
+	return zfio_log_file(run, job, ff->path, ZFIO_FILE_OPEN);
 }
 
 /* Remove the job's file @i from its name: rename (to NAME.renamed) or
@@ -656,6 +695,84 @@ static int loadfile_init(struct zrun *run, struct zrun_job *job)
 	return ret;
 }
 
+/*
+ * A replay job (read_iolog, harness/fio_log.h): its files are the ones
+ * the log adds, at the paths it names (their directories made, a
+ * relative name under '/'), created at set-up, each as large as the
+ * largest reach of the log's I/Os (the job's range is the files one
+ * after the other, as any job's) and laid out with data up to it when
+ * the log reads, as fio lays out files for reading.
+ */
+static int replay_init(struct zrun *run, struct zrun_job *job)
+{
+	const char *const *paths;
+	struct fs_job *fj;
+	uint64_t extent, fsize, max_len;
+	bool has_reads;
+	uint32_t i, nr;
+	int ret;
+
+	zfio_replay_files(job, &paths, &nr, &extent, &max_len, &has_reads);
+	fsize = (extent + ZCOW_SECTORSIZE - 1) / ZCOW_SECTORSIZE *
+		ZCOW_SECTORSIZE;
+	if (!fsize)
+		fsize = ZCOW_SECTORSIZE;
+	ret = check_room(run, job, nr, fsize, has_reads);
+	if (ret)
+		return ret;
+	fj = calloc(1, sizeof(*fj));
+	if (!fj)
+		return -ENOMEM;
+	job->tpriv = fj;
+	fj->files = calloc(nr, sizeof(*fj->files));
+	if (!fj->files)
+		return -ENOMEM;
+	fj->nr_files = nr;
+	fj->filesize = fsize;
+	fj->last = NO_FILE;
+	fj->pending = NO_FILE;
+	job->range_start = 0;
+	job->range_len = fsize * nr;
+	job->bytes_goal = 0;
+	ret = need_buf(to_fs(run), max_len > job->fio->bs ? max_len :
+						       job->fio->bs);
+	if (ret)
+		return ret;
+	untimed(run, true);
+	for (i = 0; i < nr && !ret; i++) {
+		struct fs_file *ff = &fj->files[i];
+		char *slash;
+
+		if (asprintf(&ff->path, "%s%s", paths[i][0] == '/' ? "" : "/",
+			     paths[i]) < 0) {
+			ff->path = NULL;
+			ret = -ENOMEM;
+			break;
+		}
+		slash = strrchr(ff->path, '/');
+		if (slash != ff->path) {
+			*slash = '\0';
+			ret = make_dirs(run, job, ZFIO_OPT_FILENAME, ff->path);
+			*slash = '/';
+		}
+		ret = ret ?: open_file(run, job, i);
+		if (!ret && has_reads)
+			ret = lay_out(run, job, i, fsize);
+	}
+	if (!ret) {
+		job->nr_creates = 0;
+		job->max_open = 0;
+	}
+	if (!ret && has_reads) {
+		ret = zcow_sync(to_fs(run)->fs);
+		if (ret)
+			zrun_errf(run, "job '%s': laying out the files: %s",
+				  job->fio->name, strerror(-ret));
+	}
+	untimed(run, false);
+	return ret;
+}
+
 static int fs_job_init(struct zrun *run, struct zrun_job *job)
 {
 	const struct zfio_job *f = job->fio;
@@ -671,13 +788,17 @@ static int fs_job_init(struct zrun *run, struct zrun_job *job)
 
 	if (f->zcow_loadfile[0])
 		return loadfile_init(run, job);
+	if (zfio_replay_is(job))
+		return replay_init(run, job);
 	if (!nr)
 		nr = 1;
 	size = f->size.is_set ? zfio_size_bytes(&f->size, total, zs, f->bs) : 0;
 	fsize = f->filesize.is_set ?
 			zfio_size_bytes(&f->filesize, total, zs, f->bs) :
 			size / nr;
-	if (!size)
+	if (f->log.fill_device)	/* fio: "something really large" */
+		fsize = total;
+	if (!size || f->log.fill_device)
 		size = fsize * nr;
 	fsize -= fsize % f->bs;
 	if (!fsize) {
@@ -717,10 +838,15 @@ static int fs_job_init(struct zrun *run, struct zrun_job *job)
 			snprintf(name, sizeof(name), "%s", f->filename);
 		else
 			format_name(f, job->clone, i, name, sizeof(name));
-		if (asprintf(&ff->path, "%s%s%s", dir, sep, name) < 0) {
+		/* an absolute filename= without directory= is that path */
+		if (asprintf(&ff->path, "%s%s%s", !f->directory[0] &&
+			     name[0] == '/' ? "" : dir, sep, name) < 0) {
 			ff->path = NULL;
 			return -ENOMEM;
 		}
+		ret = zfio_log_file(run, job, ff->path, ZFIO_FILE_ADD);
+		if (ret)
+			return ret;
 	}
 	job->range_start = 0;
 	job->range_len = fsize * nr;
@@ -954,6 +1080,7 @@ static int fs_do_io(struct zrun *run, struct zrun_job *job, enum zrun_op op,
 	struct fs_file *ff;
 	struct zrun_tick tk;
 	struct fs_held h;
+	uint64_t io_off;
 	uint32_t i;
 	int64_t n;
 	int ret;
@@ -970,7 +1097,10 @@ static int fs_do_io(struct zrun *run, struct zrun_job *job, enum zrun_op op,
 	if (ret)
 		return ret;
 	zrun_tick_start(run, &tk, now);
-	ret = before_io(run, job, off - job->range_start);
+	/* a verify read is not the job's own I/O: no namespace work */
+	ret = zrun_io_is_verify(job) ? 0 :
+	      before_io(run, job, off - job->range_start);
+	io_off = off;
 	i = (uint32_t)((off / fj->filesize) % fj->nr_files);
 	ret = ret ?: open_file(run, job, i);
 	if (ret)
@@ -981,21 +1111,36 @@ static int fs_do_io(struct zrun *run, struct zrun_job *job, enum zrun_op op,
 		len = fj->filesize - off;
 	if (job->fio->is_filecreate) {	/* the open was the operation */
 		n = (int64_t)len;
-	} else if (op == ZRUN_OP_WRITE && is_buffered(job)) {
-		if (ZCOW_GROW_ONE(&ff->pend, ff->nr_pend, &ff->pend_cap))
-			return -ENOMEM;
-		ff->pend[ff->nr_pend].off = off;
-		ff->pend[ff->nr_pend++].len = len;
-		ff->is_dirty = true;
-		n = (int64_t)len;
 	} else if (op == ZRUN_OP_WRITE) {
-		n = zcow_pwrite(ff->f, fr->buf, len, off);
-		ff->is_dirty = true;
+		/* the job's bytes (run_verify.c); 1: a dry run */
+		ret = zrun_data_write(run, job, io_off, ff->path, off, fr->buf,
+				      len);
+		if (ret < 0)
+			return ret;
+		if (ret)
+			n = (int64_t)len;
+		else if (is_buffered(job))
+			n = buffer_write(ff, fr->buf, len, off);
+		else
+			n = zcow_pwrite(ff->f, fr->buf, len, off);
+		ff->is_dirty |= !ret;
 	} else {
 		ret = write_back(run, job, ff);
 		if (ret)
 			return ret;
 		n = zcow_pread(ff->f, fr->buf, len, off);
+		ret = n < 0 ? 0 : zrun_data_read(run, job, ff->path, off,
+						 fr->buf, (uint64_t)n);
+		if (ret)
+			return ret;
+	}
+	job->io_path = ff->path;
+	job->io_off = off;
+	if (n == -ENOSPC && zfio_log_fills(job)) {
+		/* fill_device: the file system is full, the job ends */
+		zfio_log_enospc(job);
+		*done_ret = zrun_tick_done(run, &tk);
+		return held_done(run, &h, now, *done_ret);
 	}
 	if (n < 0) {
 		zrun_errf(run, "job '%s': %s of %llu at %llu in '%s': %s",
@@ -1091,13 +1236,22 @@ static int fs_replay(struct zrun *run, struct zrun_job *job, uint64_t now,
 	return held_done(run, &h, now, r->done);
 }
 
+/* The file fio's fsync=N syncs: the last I/O's; a replay's, the one its
+ * log names. */
+static uint32_t sync_one(const struct zrun_job *job)
+{
+	const struct fs_job *fj = job->tpriv;
+
+	return zfio_replay_is(job) ? zfio_replay_sync_file(job) : fj->last;
+}
+
 /* zcow_fsync / zcow_fdatasync of the files a sync covers (the file of
  * the last write, or every open file). */
 static int sync_files(struct zrun *run, struct zrun_job *job,
 		      bool is_data_only, bool is_all)
 {
 	struct fs_job *fj = job->tpriv;
-	uint32_t i;
+	uint32_t i, one = sync_one(job);
 	int ret = 0;
 
 	if (fj->db)	/* a loadfile's Flush (fs_replay) */
@@ -1105,7 +1259,7 @@ static int sync_files(struct zrun *run, struct zrun_job *job,
 	for (i = 0; i < fj->nr_files && !ret; i++) {
 		struct zcow_file *f = fj->files[i].f;
 
-		if (!f || (!is_all && i != fj->last))
+		if (!f || (!is_all && i != one))
 			continue;
 		ret = write_back(run, job, &fj->files[i]);
 		if (ret)
@@ -1158,7 +1312,7 @@ static int sync_transid(struct zrun *run, struct zrun_job *job, bool is_all,
 	for (i = 0; i < fj->nr_files; i++) {
 		struct zcow_file *f = fj->files[i].f;
 
-		if (!f || (!is_all && i != fj->last))
+		if (!f || (!is_all && i != sync_one(job)))
 			continue;
 		ret = zcow_fstat(f, &st);
 		if (ret) {
@@ -1317,13 +1471,14 @@ static int fs_sync_join(struct zrun *run, struct zrun_job *job,
 			bool is_data_only)
 {
 	struct fs_job *fj = job->tpriv;
+	uint32_t one = sync_one(job);
 	struct zcow_file *f;
 	int ret;
 
 	(void)is_data_only;
 	if (fj->db)	/* a loadfile's Flush (fs_replay) */
 		f = fj->db->flush;
-	else if (fj->last >= fj->nr_files || !(f = fj->files[fj->last].f))
+	else if (one >= fj->nr_files || !(f = fj->files[one].f))
 		return 0;
 	/* commit_model=btrfs without the log: whether the sync waits, shares
 	 * a commit or commits depends on its start (fsync_btrfs()). */
@@ -1346,7 +1501,7 @@ static int fs_sync_join(struct zrun *run, struct zrun_job *job,
 	ret = zcow_fsync_join(f);
 	if (ret < 0 && ret != -EAGAIN)
 		zrun_errf(run, "job '%s': fsync of '%s': %s", job->fio->name,
-			  fj->db ? "a Flush handle" : fj->files[fj->last].path,
+			  fj->db ? "a Flush handle" : fj->files[one].path,
 			  strerror(-ret));
 	return ret;
 }
@@ -1535,6 +1690,7 @@ static int fs_close(struct zrun *run)
 					 ff->path);
 			}
 			free(ff->path);
+			drop_pend(ff);
 			free(ff->pend);
 		}
 		free(fj->files);
