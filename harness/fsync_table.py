@@ -25,9 +25,12 @@ every profile):
   flushes/fsync     kernel: block stat flushes; zcow: device flush commands
   metadata KiB/fsync  kernel: bytes of regular writes (all but Zone Append
                     data); zcow: superblock + tree + tree-log bytes
+  log KiB/fsync     the tree-log's share of the metadata: zcow's tree-log
+                    bytes; the kernel's only from a reference file (its
+                    device trace does not tell log blocks from others)
   device KiB/fsync  everything written to the device
-  beyond 25%        the counts the goal names (commits, flushes, metadata
-                    per fsync) where zcow lies more than 25% from the
+  beyond 25%        the counts the goal names (commits, flushes, metadata,
+                    log per fsync) where zcow lies more than 25% from the
                     kernel's figure or range, with zcow's deviation from
                     its nearer end
 
@@ -39,7 +42,7 @@ fs_fsync.nr_fsyncs.  Clients of a zcow run = its jobs.
 
 The reference file: CSV with the header
   source,workload,clients,treelog,throughput,on_off,commits,flushes,
-  metadata_kib,device_kib
+  metadata_kib,device_kib,log_kib
 one measurement per line (lines starting with # are comments); each
 figure is a number, a range LO-HI, or empty (not measured); throughput
 in the workload's unit (dbench MB/s, fio fsyncs/s); source names the
@@ -57,18 +60,19 @@ import os
 import sys
 
 COLUMNS = [("throughput", 1), ("on_off", 2), ("commits", 4),
-           ("flushes", 4), ("metadata_kib", 1), ("device_kib", 1)]
+           ("flushes", 4), ("metadata_kib", 1), ("log_kib", 1),
+           ("device_kib", 1)]
 HEAD = {"throughput": "throughput", "on_off": "on/off",
         "commits": "commits/fsync", "flushes": "flushes/fsync",
-        "metadata_kib": "metadata KiB/fsync",
+        "metadata_kib": "metadata KiB/fsync", "log_kib": "log KiB/fsync",
         "device_kib": "device KiB/fsync"}
 # The counts held to the goal (within 25% of the kernel's).
 GOAL = [("commits", "commits"), ("flushes", "flushes"),
-        ("metadata_kib", "metadata")]
+        ("metadata_kib", "metadata"), ("log_kib", "log")]
 TOLERANCE = 0.25
 REF_FIELDS = ["source", "workload", "clients", "treelog", "throughput",
               "on_off", "commits", "flushes", "metadata_kib",
-              "device_kib"]
+              "device_kib", "log_kib"]
 
 
 class UsageError(Exception):
@@ -102,6 +106,7 @@ def kernel_runs(arg):
                      "fsyncs": r["fsyncs"], "commits": r.get("commits"),
                      "flushes": r.get("flushes"),
                      "metadata_bytes": r.get("metadata_bytes"),
+                     "log_bytes": None,
                      "device_bytes": r.get("device_bytes")})
     return f"{s.get('guest_kernel', '?')} ({path})", runs
 
@@ -192,6 +197,7 @@ def zcow_run(workload, path):
             "flushes": (z.get("device_commands") or {}).get("flush"),
             "metadata_bytes": sum(dev.get(k, 0)
                                   for k in ("sb", "meta", "log")),
+            "log_bytes": dev.get("log", 0),
             "device_bytes": (z.get("write_amplification_breakdown") or {})
             .get("device_bytes_written_total", sum(dev.values())),
             "scenario": z.get("scenario")}
@@ -217,6 +223,7 @@ def aggregate(runs, keyf):
                   "throughput": sum(tps) / len(tps) if tps else None,
                   "commits": per("commits"), "flushes": per("flushes"),
                   "metadata_kib": per("metadata_bytes", 1024),
+                  "log_kib": per("log_bytes", 1024),
                   "device_kib": per("device_bytes", 1024)}
     for k, v in out.items():
         on = out.get(k[:2] + ("on",) + k[3:])
