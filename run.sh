@@ -2,6 +2,8 @@
 # zcow set-up and entry point.
 #   ./run.sh        install what is missing, build, run the default scenario
 #                   on the simulator, write results/ and a plot
+#                   (ZCOW_KERNEL_RUNS="DIR ...": VM dbench runs for the
+#                   kernel side of the tree-log table)
 #   ./run.sh test   install what is missing, build, run every test, the
 #                   VM smoke run last (ZCOW_SKIP_VM=1 skips it; docs/vm.md)
 #   ./run.sh gc     the reclaim experiments in full (minutes to hours;
@@ -102,8 +104,58 @@ run_default() {
 	echo "plots and tables in $out/seed-plot, $out/seq-plot and" \
 		"$out/treelog-plot (iops.png/.svg or syncs_per_s.png/.svg," \
 		"curve.md/.csv, table.md/.csv; treelog-plot/breakdown.md)"
+	run_fsync_kernel "$out"
 	run_reclaim "$out"
 	run_replace "$out"
+}
+
+# The tree-log experiment beside the kernel (docs/timing.md, "The tree-log
+# experiment beside the kernel"): the kernel's fio fsync job
+# (configs/kernel-fsync.scenario) and dbench's loadfile
+# (configs/dbench.scenario) at 1, 8 and 32 clients, tree-log on/off, on
+# the zn540 profile (its scaled geometry) and the smr profile (a 7200 rpm
+# host-managed drive's 256 MiB zones).  Simulated runtimes: the fio job
+# 200 ms on zn540, where its runs make about as many fsyncs (files) as
+# the kernel's 20 s runs in QEMU did (1500 to 15000; the metadata per
+# commit grows with the file system), and the kernel's 20 s on smr;
+# dbench its scenario's 2 s after 0.4 s on zn540, and on smr 120 s after
+# 24 s (the kernel's T = 120 at 32 clients; in 30 s the 32 clients are
+# still in the loadfile's first phase, without fsyncs).  About 30 s of
+# wall time.  Then one table, the kernel beside zcow: the kernel's
+# figures from configs/kernel-fsync-anchors.csv (measured in QEMU, each
+# row citing its source), replaced by those of VM runs named in
+# ZCOW_KERNEL_RUNS (results folders of ./run.sh vm dbench, separated by
+# spaces) where given.
+run_fsync_kernel() {
+	local out="$1" p kernel=(--kernel configs/kernel-fsync-anchors.csv) r
+	local smr="sim:zones=256,zone_size=256M"
+	echo "== the tree-log experiment beside the kernel: fio fsync job and" \
+		"dbench, 1/8/32 clients, tree-log on/off, zn540 and smr"
+	for p in zn540 smr; do
+		local fset=(--set profile=$p --set runtime=200ms)
+		local dset=(--set profile=$p)
+		if [ "$p" = smr ]; then
+			fset=(--set profile=smr --set device=$smr)
+			dset=(--set profile=smr --set device=$smr
+				--set runtime=120s --set ramp_time=24s)
+		fi
+		python3 harness/sweep.py --zcow ./build/zcow \
+			--results "$out/fsync/fio/$p" "${fset[@]}" \
+			configs/kernel-fsync.scenario \
+			--grid numjobs=1,8,32 treelog=on,off >/dev/null
+		python3 harness/sweep.py --zcow ./build/zcow \
+			--results "$out/fsync/dbench/$p" "${dset[@]}" \
+			configs/dbench.scenario \
+			--grid numjobs=1,8,32 treelog=on,off >/dev/null
+	done
+	for r in ${ZCOW_KERNEL_RUNS:-}; do
+		kernel+=(--kernel "$r")
+	done
+	python3 harness/fsync_table.py "${kernel[@]}" \
+		--zcow fio="$out/fsync/fio" --zcow dbench="$out/fsync/dbench" \
+		--md "$out/fsync/table.md" --csv "$out/fsync/table.csv"
+	cat "$out/fsync/table.md"
+	echo "table in $out/fsync (table.md/.csv; runs under fio/ and dbench/)"
 }
 
 # The device replace experiment (docs/devices.md): IOPS over simulated

@@ -26,8 +26,10 @@
  *      zone append (nodes point at each other by logical address)
  *      (commit_write_nodes);
  *   3. flush (inside zcow_sb_write_all, which flushes first), then the
- *      superblock log with FUA, then flush (commit_fill_super,
- *      commit_write_super; then commit_next_transaction);
+ *      superblock log with FUA: durable when the writes complete, no
+ *      flush after them (btrfs's write_all_supers: one barrier, then
+ *      the copies) (commit_fill_super, commit_write_super; then
+ *      commit_next_transaction);
  *   4. only then: the zones of block groups this commit removed are reset
  *      (commit_reset_removed), and pinned -> zone_unusable
  *      (commit_unpin).
@@ -654,11 +656,27 @@ int zcow_write_node_list(struct zcow_fs *fs, struct zcow_wnode *v,
 	return ret;
 }
 
+/* zcow_commit_stats.nodes_by_tree: the trees of zcow_fs_tree_nr() in
+ * its order (snapshots count as fs), the nodes written zeroed last. */
+#define TREE_STAT_FS		4
+#define TREE_STAT_ZEROED	6
+static const char *const tree_stat_names[ZCOW_COMMIT_NR_TREES] = {
+	"root", "chunk", "extent", "dev", "fs", "csum", "zeroed",
+};
+
+_Static_assert(ZCOW_NR_TREES + 1 == ZCOW_COMMIT_NR_TREES,
+	       "one counter per tree and one for the zeroed nodes");
+
+const char *zcow_commit_tree_name(int i)
+{
+	return i >= 0 && i < ZCOW_COMMIT_NR_TREES ? tree_stat_names[i] : NULL;
+}
+
 static int write_nodes(struct zcow_fs *fs)
 {
 	uint32_t ns = fs->nodesize;
 	struct wlist wl = { .nodesize = ns };
-	uint64_t nr_dirty = 0, i;
+	uint64_t nr_dirty = 0, i, by_tree[ZCOW_COMMIT_NR_TREES] = { 0 };
 	int t, ret = 0;
 
 	for (t = 0; t < ZCOW_NR_TREES; t++)
@@ -696,6 +714,13 @@ static int write_nodes(struct zcow_fs *fs)
 		if (ret)
 			goto out;
 	}
+	for (t = 0; t < ZCOW_NR_TREES; t++)
+		by_tree[t] = zcow_fs_tree_nr(fs, t)->nr_dirty;
+	for (i = 0; i < zcow_files_nr_trees(fs); i++)
+		if (zcow_files_tree_nr(fs, i))
+			by_tree[TREE_STAT_FS] +=
+				zcow_files_tree_nr(fs, i)->nr_dirty;
+	by_tree[TREE_STAT_ZEROED] = fs->nr_redirty;
 	for (i = 0; i < fs->nr_redirty; i++) {
 		wl.v[wl.nr].bytenr = fs->redirty[i];
 		wl.v[wl.nr].buf = NULL;
@@ -705,6 +730,8 @@ static int write_nodes(struct zcow_fs *fs)
 	if (ret)
 		goto out;
 	fs->cstats.nodes_written += wl.nr;
+	for (t = 0; t < ZCOW_COMMIT_NR_TREES; t++)
+		fs->cstats.nodes_by_tree[t] += by_tree[t];
 	fs->cstats.nodes_redirtied += fs->nr_redirty;
 	fs->cstats.last_nodes_written = wl.nr;
 out:
@@ -822,14 +849,16 @@ static void commit_fill_super(struct zcow_fs *fs, struct zcow_super_block *sb)
 }
 
 /*
- * Commit step 3: flush, the superblock log with FUA, flush: the commit is
- * durable when this returns 0.
+ * Commit step 3: flush, the superblock log with FUA: the commit is durable
+ * when this returns 0.  As btrfs's write_all_supers (Linux 6.1
+ * fs/btrfs/disk-io.c: barrier_all_devices, then write_dev_supers), one
+ * flush per commit: each copy is written with FUA, so nothing after it
+ * needs another.
  */
 static int commit_write_super(struct zcow_fs *fs,
 			      struct zcow_super_block *sb)
 {
 	uint64_t i;
-	int ret;
 
 	/* Test-only mutation 1 (docs/crash.md): reset the removed block
 	 * groups before the commit that drops them is durable. */
@@ -850,13 +879,11 @@ static int commit_write_super(struct zcow_fs *fs,
 	/*
 	 * ORDER: the nodes are durable before the superblock that points at
 	 * them: zcow_sb_write_all() flushes first, then writes every mirror
-	 * with FUA.
+	 * with FUA, so the superblock log is durable before anything after
+	 * it (the zone resets of commit_reset_removed, the next
+	 * transaction's writes).
 	 */
-	ret = zcow_fs_write_super(fs, sb);
-	if (ret)
-		return ret;
-	/* ORDER: the superblock log is durable before anything after it. */
-	return zcow_fs_flush(fs);
+	return zcow_fs_write_super(fs, sb);
 }
 
 /* The durable commit's superblock is the fs's; a new transaction opens

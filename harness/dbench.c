@@ -525,6 +525,7 @@ static int do_createx(struct zdb_client *c, const struct zdb_line *zl,
 	c->h[i].handle = zl->p[2];
 	c->h[i].f = f;
 	c->h[i].is_dir = S_ISDIR(st.mode);
+	c->h[i].is_dirty = false;
 	return 0;
 }
 
@@ -553,6 +554,7 @@ static int do_rw(struct zdb_client *c, const struct zdb_line *zl,
 					(unsigned long long)want,
 					(unsigned long long)h->handle);
 		r->written = size;
+		h->is_dirty = true;
 		return 0;
 	}
 	n = zcow_pread(h->f, c->buf, size, off);
@@ -641,6 +643,8 @@ static int run_line(struct zdb_client *c, const struct zdb_line *zl,
 		return do_rw(c, zl, h, r, err, len);
 	case ZDB_FLUSH:
 		c->flush = h->f;
+		c->flush_is_dirty = h->is_dirty;
+		h->is_dirty = false;
 		r->step = ZDB_STEP_FLUSH;
 		return 0;
 	case ZDB_QFSINFO:

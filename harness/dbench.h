@@ -145,6 +145,7 @@ struct zdb_handle {
 	uint64_t handle;	/* 0: free */
 	struct zcow_file *f;
 	bool is_dir;
+	bool is_dirty;		/* written through since its last Flush */
 };
 
 /* One client replaying a loadfile. */
@@ -158,6 +159,8 @@ struct zdb_client {
 	uint64_t count_from;		/* simulated ns: counting starts */
 	struct zdb_handle h[ZDB_MAX_FILES];
 	struct zcow_file *flush;	/* the file of a due Flush */
+	bool flush_is_dirty;		/* ... written through its handle
+					 * since that handle's last Flush */
 	void *buf;
 	uint64_t buf_len;
 	struct zdb_stats st;

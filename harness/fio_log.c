@@ -325,6 +325,7 @@ struct replay {
 	uint32_t nr_files;
 	uint64_t extent, max_len;
 	bool has_reads;
+	bool has_syncs;		/* a sync or datasync line is replayed */
 	struct ract_rec *acts;	/* the whole log; chunked: NULL */
 	uint64_t nr_acts, acts_cap, next;
 	FILE *f;		/* chunked: the log, read on */
@@ -1186,6 +1187,8 @@ static int parse_line(struct zrun *run, const struct zrun_job *j,
 		return rp_err(run, j, rp, rp->lineno, "trim: files on the fs "
 			      "target have no trim (replay_skip=trim leaves "
 			      "them out)");
+	if (is_scan && (i == RA_SYNC || i == RA_DATASYNC))
+		rp->has_syncs = true;
 	if (i < RA_READ || i >= RA_SYNC)
 		return 1;
 	off /= lo->replay_scale;
@@ -1307,6 +1310,11 @@ void zfio_replay_files(const struct zrun_job *j, const char *const **paths,
 	*extent = rp->extent;
 	*max_len = rp->max_len;
 	*has_reads = rp->has_reads;
+}
+
+bool zfio_replay_syncs(const struct zrun_job *j)
+{
+	return zfio_replay_is(j) && lj(j)->rp->has_syncs;
 }
 
 /* The next parsed action: 1, 0 at the end, or -errno. */

@@ -65,6 +65,9 @@ void zfio_replay_files(const struct zrun_job *j, const char *const **paths,
 		       uint32_t *nr, uint64_t *extent, uint64_t *max_len,
 		       bool *has_reads);
 
+/* Does replay job @j sync (a sync or datasync line it does not skip)? */
+bool zfio_replay_syncs(const struct zrun_job *j);
+
 /* The next action of a replay (zfio_replay_next()). */
 struct zfio_replay_io {
 	enum zrun_op op;	/* READ, WRITE or TRIM when len > 0 */

@@ -1169,6 +1169,7 @@ static int schedule(struct zrun *run)
 	run->excl_all_until = run->excl_sync_until = 0;
 	run->nr_excl_waits = run->excl_wait_ns = 0;
 	run->nr_sync_joins = 0;
+	memset(run->nr_txn_fsyncs, 0, sizeof(run->nr_txn_fsyncs));
 	for (k = 0; k < run->nr_jobs; k++)
 		if (!run->jobs[k].is_waiting)
 			flow_weigh(run, &run->jobs[k], true,
@@ -1932,6 +1933,8 @@ struct rep_result {
 	uint64_t reclaimable;
 	bool has_fs;
 	uint64_t fs_fsyncs, fs_log_syncs, fs_log_fallbacks, fs_statfs_commits;
+	uint64_t txn_fsyncs[ZRUN_TXN_NR];
+	uint64_t commit_nodes[ZCOW_COMMIT_NR_TREES];
 	uint64_t excl_waits, excl_wait_ns, sync_joins;
 	uint64_t creates, renames, unlinks;
 	uint32_t max_open;
@@ -2169,11 +2172,21 @@ static int write_summary(struct zrun *run, const char *dir,
 			(unsigned long long)r0->dev.bytes[c][ZDEV_OP_READ]);
 	fprintf(f, "},\n  \"fs_fsync\": {\"nr_fsyncs\": %llu, "
 		   "\"nr_log_syncs\": %llu, \"nr_log_fallbacks\": %llu, "
-		   "\"nr_commits\": %llu},\n",
+		   "\"nr_commits\": %llu, \"txn_durable\": %llu, "
+		   "\"txn_shared\": %llu, \"txn_committed\": %llu},\n",
 		(unsigned long long)r0->fs_fsyncs,
 		(unsigned long long)r0->fs_log_syncs,
 		(unsigned long long)r0->fs_log_fallbacks,
-		(unsigned long long)r0->fs_statfs_commits);
+		(unsigned long long)r0->fs_statfs_commits,
+		(unsigned long long)r0->txn_fsyncs[ZRUN_TXN_DURABLE],
+		(unsigned long long)r0->txn_fsyncs[ZRUN_TXN_SHARE],
+		(unsigned long long)r0->txn_fsyncs[ZRUN_TXN_COMMIT]);
+	fprintf(f, "  \"commit_nodes_by_tree\": {");
+	for (c = 0; c < ZCOW_COMMIT_NR_TREES; c++)
+		fprintf(f, "%s\"%s\": %llu", c ? ", " : "",
+			zcow_commit_tree_name((int)c),
+			(unsigned long long)r0->commit_nodes[c]);
+	fprintf(f, "},\n");
 	fprintf(f, "  \"lock_waits\": {\"nr_waits\": %llu, "
 		   "\"wait_s\": %.9f, \"syncs_joined\": %llu},\n",
 		(unsigned long long)r0->excl_waits,
@@ -2490,6 +2503,10 @@ static int one_rep(struct zrun *run, const char *dir, struct rep_result *r)
 		r->fs_log_syncs = run->fs_log_syncs;
 		r->fs_log_fallbacks = run->fs_log_fallbacks;
 		r->fs_statfs_commits = run->fs_statfs_commits;
+		memcpy(r->txn_fsyncs, run->nr_txn_fsyncs,
+		       sizeof(r->txn_fsyncs));
+		memcpy(r->commit_nodes, run->fs_commit_nodes,
+		       sizeof(r->commit_nodes));
 		r->excl_waits = run->nr_excl_waits;
 		r->excl_wait_ns = run->excl_wait_ns;
 		r->sync_joins = run->nr_sync_joins;

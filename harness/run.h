@@ -105,6 +105,7 @@ enum zrun_txn_fsync {
 				 * same time: wait for that commit */
 	ZRUN_TXN_COMMIT,	/* commit the running transaction, after
 				 * the commit in progress */
+	ZRUN_TXN_NR,
 };
 
 /* Record generation @gen durable at @done (raised to the last commit's
@@ -115,6 +116,15 @@ int zrun_txn_note(struct zrun_txns *t, uint64_t gen, uint64_t start,
 /* Is transaction @transid durable at simulated time @now? */
 bool zrun_txn_is_durable(const struct zrun_txns *t, uint64_t transid,
 			 uint64_t now);
+/*
+ * The transaction a change made at @now joins, the fs's last commit
+ * being generation @gen: @gen when that commit's call started at @now
+ * (the calls released at one instant all join the transaction before
+ * the first of them moves it to COMMIT_START: the model charges no CPU
+ * time), else @gen + 1, the running one.
+ */
+uint64_t zrun_txn_running(const struct zrun_txns *t, uint64_t gen,
+			  uint64_t now);
 /*
  * An fsync at @now of a change in transaction @transid: what it does,
  * and *at_ret: DURABLE @now; SHARE the done of the commit it shares;
@@ -374,9 +384,14 @@ struct zrun {
 	uint64_t fs_zone_unusable;	/* bytes freed below wps, no cap gap */
 	uint64_t fs_block_groups;	/* block groups at the end */
 	uint64_t fs_commits;		/* commits during the jobs */
+	uint64_t fs_commit_nodes[ZCOW_COMMIT_NR_TREES];	/* ... their nodes
+							 * by tree */
 	/* zcow_statfs fsync counters during the jobs (filled by the
 	 * tree-log; 0 where the fs does not count them) */
 	uint64_t fs_fsyncs, fs_log_syncs, fs_log_fallbacks, fs_statfs_commits;
+	/* commit_model=btrfs without the log: the fsyncs by what each did
+	 * at its start (enum zrun_txn_fsync; fsync_btrfs() in run_fs.c) */
+	uint64_t nr_txn_fsyncs[ZRUN_TXN_NR];
 	/* reclaim during the jobs (zcow_fs_info), the policy in force and
 	 * what relocation could still win back at the end */
 	struct zcow_reclaim_stats fs_reclaim;

@@ -25,16 +25,20 @@
  *           open at once.  ioengine=filecreate: an operation only opens
  *           its file (fio's filecreate engine), no data moves.
  * do_io:    zcow_pwrite / zcow_pread at the offset in the file, one call
- *           per operation, timed: ztime_set_now(now) before the call, the
- *           completion is ztime_max_done() = the last device command the
- *           call caused (data write, and any commit it triggered).  The
+ *           per operation (a job that syncs buffers its writes until the
+ *           sync: is_buffered()), timed: ztime_set_now(now) before the
+ *           call, the completion is ztime_max_done() = the last device
+ *           command the call caused (data write, and any commit it
+ *           triggered).  The
  *           same tick covers what the job does before that I/O: the
  *           namespace operation of the file it finished last, the unlinks
  *           of unlink_each_loop when a new loop starts, closing a file
  *           beyond openfiles, creating the file (create_on_open).
- * fsync:    zcow_fsync / zcow_fdatasync of the file of the last write
- *           (fio's fsync=N), or of every open file (end_fsync), timed.
- * job_end:  the last file's namespace operation, unlink_each_loop.
+ * fsync:    the buffered writes back, then zcow_fsync / zcow_fdatasync of
+ *           the file of the last write (fio's fsync=N), or of every open
+ *           file (end_fsync), timed.
+ * job_end:  the buffered writes back, the last file's namespace
+ *           operation, unlink_each_loop.
  * replay:   a loadfile job's (zcow_loadfile) next line, through
  *           harness/dbench.h, on clients/clientN under directory=;
  *           timed as do_io; a Flush names its file, which fsync and
@@ -92,10 +96,19 @@
 #define RENAMED_SUFFIX	".renamed"
 #define NO_FILE		UINT32_MAX	/* fs_job.last/pending: none */
 
+/* A write held in the page cache until its file's sync (is_buffered()). */
+struct fs_pend {
+	uint64_t off, len;
+	void *data;			/* malloc'd copy of the job's bytes */
+};
+
 struct fs_file {
 	char *path;			/* malloc'd */
 	struct zcow_file *f;		/* NULL: closed */
 	bool is_created;		/* exists under path */
+	bool is_dirty;			/* written since its last sync */
+	struct fs_pend *pend;		/* buffered writes, in order */
+	uint64_t nr_pend, pend_cap;
 };
 
 struct fs_job {
@@ -120,6 +133,7 @@ struct fs_run {
 	void *buf;
 	uint64_t buf_len;
 	uint64_t commits_base;
+	uint64_t nodes_base[ZCOW_COMMIT_NR_TREES];	/* commit nodes by tree */
 	struct zcow_reclaim_stats reclaim_base;
 	struct zcow_statfs st_base;
 	bool has_base;
@@ -293,6 +307,101 @@ static int file_err(struct zrun *run, struct zrun_job *job, const char *what,
 	return ret;
 }
 
+/*
+ * Buffered writes (btrfs's delayed allocation).  A job that syncs
+ * (fsync=N, fdatasync=N, a replayed log with syncs) writes through the
+ * page cache as fio's default
+ * buffered I/O does: its write only dirties the page cache (no device
+ * time), and the sync writes the data back first (btrfs_sync_file:
+ * start_ordered_ops), so the extent is allocated, written and its items
+ * inserted in the sync, in the transaction running then, never in a
+ * commit another job ran in between.  Other jobs write at once (their
+ * data would be written back soon anyway; zcow models no writeback
+ * timer), as do loadfile jobs (sync_transid()).  A file's buffered
+ * writes also go out before it is read, closed or the job ends, each as
+ * it was made (the page cache would write a rewritten page once), with
+ * the bytes the job wrote (a copy: verify reads them back).  A
+ * fill_device job writes at once: its ENOSPC must end it at the write
+ * that found the file system full (btrfs reserves a buffered write's
+ * space in write()).
+ */
+static bool is_buffered(const struct zrun_job *job)
+{
+	const struct zfio_job *f = job->fio;
+
+	return (f->fsync || f->fdatasync || zfio_replay_syncs(job)) &&
+	       !f->is_filecreate &&
+	       !f->zcow_loadfile[0] && !zfio_log_fills(job);
+}
+
+/* Forget @ff's buffered writes (written back, or the run failed). */
+static void drop_pend(struct fs_file *ff)
+{
+	uint64_t i;
+
+	for (i = 0; i < ff->nr_pend; i++)
+		free(ff->pend[i].data);
+	ff->nr_pend = 0;
+}
+
+/* Hold the write of @len bytes of @buf at @off in @ff's page cache
+ * until its sync: returns @len, or -ENOMEM. */
+static int64_t buffer_write(struct fs_file *ff, const void *buf,
+			    uint64_t len, uint64_t off)
+{
+	struct fs_pend *p;
+
+	if (ZCOW_GROW_ONE(&ff->pend, ff->nr_pend, &ff->pend_cap))
+		return -ENOMEM;
+	p = &ff->pend[ff->nr_pend];
+	p->data = malloc(len);
+	if (!p->data)
+		return -ENOMEM;
+	memcpy(p->data, buf, len);
+	p->off = off;
+	p->len = len;
+	ff->nr_pend++;
+	return (int64_t)len;
+}
+
+/* Write @ff's buffered writes back; an error is the run's. */
+static int write_back(struct zrun *run, struct zrun_job *job,
+		      struct fs_file *ff)
+{
+	uint64_t i;
+	int64_t n;
+
+	for (i = 0; i < ff->nr_pend; i++) {
+		const struct fs_pend *p = &ff->pend[i];
+
+		n = zcow_pwrite(ff->f, p->data, p->len, p->off);
+		if (n != (int64_t)p->len) {
+			zrun_errf(run, "job '%s': write-back of %llu at %llu "
+				  "in '%s': %s", job->fio->name,
+				  (unsigned long long)p->len,
+				  (unsigned long long)p->off, ff->path,
+				  n < 0 ? strerror((int)-n) : "short write");
+			drop_pend(ff);
+			return n < 0 ? (int)n : -EIO;
+		}
+	}
+	drop_pend(ff);
+	return 0;
+}
+
+/* Every buffered write of the job back, at @now (job end). */
+static int write_back_all(struct zrun *run, struct zrun_job *job)
+{
+	struct fs_job *fj = job->tpriv;
+	uint32_t i;
+	int ret = 0;
+
+	for (i = 0; i < fj->nr_files && !ret; i++)
+		if (fj->files[i].nr_pend)
+			ret = write_back(run, job, &fj->files[i]);
+	return ret;
+}
+
 static int close_file(struct zrun *run, struct zrun_job *job,
 		      struct fs_file *ff)
 {
@@ -301,6 +410,9 @@ static int close_file(struct zrun *run, struct zrun_job *job,
 
 	if (!ff->f)
 		return 0;
+	ret = write_back(run, job, ff);
+	if (ret)
+		return ret;
 	ret = zcow_close(ff->f);
 	ff->f = NULL;
 	fj->nr_open--;
@@ -375,6 +487,7 @@ static int remove_file(struct zrun *run, struct zrun_job *job, uint32_t i,
 		job->nr_unlinks++;
 	}
 	ff->is_created = false;
+	ff->is_dirty = false;
 	return 0;
 }
 
@@ -871,6 +984,16 @@ bool zrun_txn_is_durable(const struct zrun_txns *t, uint64_t transid,
 	return lo < t->nr && t->v[lo].done <= now;
 }
 
+uint64_t zrun_txn_running(const struct zrun_txns *t, uint64_t gen,
+			  uint64_t now)
+{
+	const struct zrun_txn *last = t->nr ? &t->v[t->nr - 1] : NULL;
+
+	if (last && last->start == now && last->gen == gen)
+		return gen;
+	return gen + 1;
+}
+
 enum zrun_txn_fsync zrun_txn_fsync(const struct zrun_txns *t,
 				   uint64_t transid, uint64_t now,
 				   uint64_t *at_ret)
@@ -922,6 +1045,8 @@ static int take_base(struct zrun *run)
 	if (ret)
 		return ret;
 	fr->commits_base = info.commits.nr_commits;
+	memcpy(fr->nodes_base, info.commits.nodes_by_tree,
+	       sizeof(fr->nodes_base));
 	fr->reclaim_base = info.reclaim_stats;
 	ret = statfs_of(run, &fr->st_base);
 	fr->has_base = !ret;
@@ -1039,8 +1164,17 @@ static int fs_do_io(struct zrun *run, struct zrun_job *job, enum zrun_op op,
 				      len);
 		if (ret < 0)
 			return ret;
-		n = ret ? (int64_t)len : zcow_pwrite(ff->f, fr->buf, len, off);
+		if (ret)
+			n = (int64_t)len;
+		else if (is_buffered(job))
+			n = buffer_write(ff, fr->buf, len, off);
+		else
+			n = zcow_pwrite(ff->f, fr->buf, len, off);
+		ff->is_dirty |= !ret;
 	} else {
+		ret = write_back(run, job, ff);
+		if (ret)
+			return ret;
 		n = zcow_pread(ff->f, fr->buf, len, off);
 		ret = n < 0 ? 0 : zrun_data_read(run, job, ff->path, off,
 						 fr->buf, (uint64_t)n);
@@ -1174,7 +1308,11 @@ static int sync_files(struct zrun *run, struct zrun_job *job,
 
 		if (!f || (!is_all && i != one))
 			continue;
+		ret = write_back(run, job, &fj->files[i]);
+		if (ret)
+			return ret;
 		ret = is_data_only ? zcow_fdatasync(f) : zcow_fsync(f);
+		fj->files[i].is_dirty = false;
 	}
 	if (ret)
 		zrun_errf(run, "job '%s': %s: %s", job->fio->name,
@@ -1182,9 +1320,24 @@ static int sync_files(struct zrun *run, struct zrun_job *job,
 	return ret;
 }
 
-/* The last transaction that changed the files a sync covers (0: none). */
+/*
+ * The last transaction that changed the files a sync covers (0: none),
+ * and whether one of them was written since its last sync.  btrfs takes
+ * a buffered write into the page cache (delayed allocation): its extent
+ * is allocated, written and its file extent item inserted when the
+ * fsync starts the writeback (btrfs_sync_file: start_ordered_ops, then
+ * btrfs_finish_ordered_io joins the transaction running then), so a
+ * commit between the write and the fsync carries none of it, and the
+ * fsync must commit the transaction running at its start
+ * (zrun_txn_running()).  zcow has no page cache: zcow_pwrite inserts
+ * the items at once, in the transaction of the write, which another
+ * job's commit may have made durable since.  (Background writeback,
+ * which btrfs runs on old or excess dirty data, is not modelled: a file
+ * stays dirty until it is synced.)
+ */
 static int sync_transid(struct zrun *run, struct zrun_job *job, bool is_all,
-			uint64_t *transid_ret)
+			uint64_t *transid_ret, bool *is_dirty_ret,
+			bool *has_pend_ret)
 {
 	struct fs_job *fj = job->tpriv;
 	struct zcow_stat st;
@@ -1192,6 +1345,7 @@ static int sync_transid(struct zrun *run, struct zrun_job *job, bool is_all,
 	int ret;
 
 	*transid_ret = 0;
+	*is_dirty_ret = *has_pend_ret = false;
 	if (fj->db) {	/* a loadfile's Flush (fs_replay) */
 		ret = zcow_fstat(fj->db->flush, &st);
 		if (ret) {
@@ -1200,6 +1354,7 @@ static int sync_transid(struct zrun *run, struct zrun_job *job, bool is_all,
 			return ret;
 		}
 		*transid_ret = st.transid;
+		*is_dirty_ret = fj->db->flush_is_dirty;
 	}
 	for (i = 0; i < fj->nr_files; i++) {
 		struct zcow_file *f = fj->files[i].f;
@@ -1215,6 +1370,8 @@ static int sync_transid(struct zrun *run, struct zrun_job *job, bool is_all,
 		}
 		if (st.transid > *transid_ret)
 			*transid_ret = st.transid;
+		*is_dirty_ret |= fj->files[i].is_dirty;
+		*has_pend_ret |= fj->files[i].nr_pend != 0;
 	}
 	return 0;
 }
@@ -1255,13 +1412,27 @@ static int fsync_btrfs(struct zrun *run, struct zrun_job *job,
 	uint64_t transid, gen, at;
 	struct zrun_tick tk;
 	struct fs_held h;
+	bool is_dirty, has_pend;
 	int ret;
 
-	ret = sync_transid(run, job, is_all, &transid);
+	ret = sync_transid(run, job, is_all, &transid, &is_dirty, &has_pend);
 	ret = ret ?: held_start(run, &h);
 	if (ret)
 		return ret;
+	/* Delayed allocation (sync_transid()): buffered writes go into
+	 * the transaction running now, which zcow opens after its last
+	 * commit; writes already made join the commit of the calls
+	 * released with this one, if one began now. */
+	if (has_pend) {
+		transid = zcow_fs_generation(fr->fs) + 1;
+	} else if (is_dirty) {
+		gen = zrun_txn_running(&fr->txns, zcow_fs_generation(fr->fs),
+				       now);
+		if (gen > transid)
+			transid = gen;
+	}
 	what = zrun_txn_fsync(&fr->txns, transid, now, &at);
+	run->nr_txn_fsyncs[what]++;
 	if (what != ZRUN_TXN_COMMIT) {
 		/* zcow commits nothing here: the change is in a commit */
 		zrun_tick_start(run, &tk, now);
@@ -1316,6 +1487,31 @@ static int fs_fsync(struct zrun *run, struct zrun_job *job, bool is_data_only,
 	return held_done(run, &h, now, *done_ret);
 }
 
+/* @ff's buffered writes back, timed from the job's sync due time (the
+ * completion of its last slot); a commit they cause is noted as one. */
+static int write_back_due(struct zrun *run, struct zrun_job *job,
+			  struct fs_file *ff)
+{
+	uint64_t due = 0, done;
+	struct zrun_tick tk;
+	struct fs_held h;
+	uint32_t i;
+	int ret;
+
+	for (i = 0; i < job->fio->iodepth; i++)
+		if (job->slots[i] > due)
+			due = job->slots[i];
+	ret = held_start(run, &h);
+	if (ret)
+		return ret;
+	zrun_tick_start(run, &tk, due);
+	ret = write_back(run, job, ff);
+	if (ret)
+		return ret;
+	done = zrun_tick_done(run, &tk);
+	return held_done(run, &h, due, done);
+}
+
 /* Log-sync batching: the file fio's fsync=N syncs joins the next log
  * write (zcow_fsync_join; fdatasync logs what fsync logs). */
 static int fs_sync_join(struct zrun *run, struct zrun_job *job,
@@ -1338,6 +1534,17 @@ static int fs_sync_join(struct zrun *run, struct zrun_job *job,
 	ret = take_base(run);
 	if (ret)
 		return ret;
+	if (!fj->db && fj->files[fj->last].nr_pend) {
+		/* Buffered writes: without the log the sync is a commit of
+		 * its own; with it, btrfs's fsync wrote them back before it
+		 * waited for the log (is_buffered()): at the sync's due
+		 * time, the last of the job's slots. */
+		if (!run->set.treelog)
+			return -EAGAIN;
+		ret = write_back_due(run, job, &fj->files[fj->last]);
+		if (ret)
+			return ret;
+	}
 	ret = zcow_fsync_join(f);
 	if (ret < 0 && ret != -EAGAIN)
 		zrun_errf(run, "job '%s': fsync of '%s': %s", job->fio->name,
@@ -1361,7 +1568,8 @@ static int fs_job_end(struct zrun *run, struct zrun_job *job, uint64_t now,
 	if (ret)
 		return ret;
 	zrun_tick_start(run, &tk, now);
-	ret = pending_op(run, job);
+	ret = write_back_all(run, job);
+	ret = ret ?: pending_op(run, job);
 	if (!ret && job->fio->unlink_each_loop &&
 	    !zfio_rw_is_random(job->fio->rw))
 		ret = unlink_loop(run, job);
@@ -1415,6 +1623,9 @@ static int fs_finish(struct zrun *run)
 	run->fs_block_groups = info.nr_block_groups;
 	run->fs_commits = info.commits.nr_commits -
 			  (fr->has_base ? fr->commits_base : 0);
+	for (c = 0; c < ZCOW_COMMIT_NR_TREES; c++)
+		run->fs_commit_nodes[c] = info.commits.nodes_by_tree[c] -
+					  (fr->has_base ? fr->nodes_base[c] : 0);
 	run->fs_reclaim_policy = info.reclaim;
 	run->fs_reclaim_threshold = info.reclaim_threshold;
 	run->fs_reclaim_high = info.reclaim_high;
@@ -1526,6 +1737,8 @@ static int fs_close(struct zrun *run)
 					 ff->path);
 			}
 			free(ff->path);
+			drop_pend(ff);
+			free(ff->pend);
 		}
 		free(fj->files);
 		free(fj);

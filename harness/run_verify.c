@@ -45,6 +45,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fio_log.h"
 #include "grow.h"
 #include "prng.h"
 #include "results.h"
@@ -183,7 +184,21 @@ int zrun_verify_setup(struct zrun *run)
 		struct zrun_vjob *vj;
 		uint64_t wmin = f->bs_min_d[ZFIO_DDIR_WRITE];
 		uint64_t wmax = f->bs_max_d[ZFIO_DDIR_WRITE];
+		uint64_t bmax = f->bs_max;
 
+		/* a replay's I/Os are as long as its log says (fio raises
+		 * max_bs to the log's largest) */
+		if (zfio_replay_is(j)) {
+			const char *const *paths;
+			uint64_t extent, rmax;
+			uint32_t nr;
+			bool has_reads;
+
+			zfio_replay_files(j, &paths, &nr, &extent, &rmax,
+					  &has_reads);
+			wmax = wmax > rmax ? wmax : rmax;
+			bmax = bmax > rmax ? bmax : rmax;
+		}
 		ret = check_job(run, j);
 		if (ret)
 			return ret;
@@ -197,10 +212,10 @@ int zrun_verify_setup(struct zrun *run)
 				    run->nr_jobs, i);
 		if (ret)
 			return ret;
-		vj->ebuf = malloc(f->bs_max);
+		vj->ebuf = malloc(bmax);
 		if (!vj->ebuf)
 			return -ENOMEM;
-		vj->ebuf_len = f->bs_max;
+		vj->ebuf_len = bmax;
 		vj->lba = run->ops == &zrun_raw_target ?
 				  run->dev->info.lba_size : FS_LBA;
 		vj->last_op = -1;

@@ -194,15 +194,26 @@ void zcow_reclaim_stats_sub(struct zcow_reclaim_stats *d,
 			    const struct zcow_reclaim_stats *now,
 			    const struct zcow_reclaim_stats *base);
 
+/* The trees whose nodes zcow_commit_stats.nodes_by_tree counts: root,
+ * chunk, extent, dev, fs (snapshots included), csum, then the nodes freed
+ * before writeback and written zeroed (zcow_commit_tree_name()). */
+#define ZCOW_COMMIT_NR_TREES	7
+
 /* Commit statistics (zcow bench-meta). */
 struct zcow_commit_stats {
 	uint64_t nr_commits;
 	uint64_t nodes_written;		/* all commits, redirtied included */
+	uint64_t nodes_by_tree[ZCOW_COMMIT_NR_TREES];	/* nodes_written by
+							 * tree */
 	uint64_t nodes_redirtied;	/* freed before writeback, written zeroed */
 	uint64_t last_nodes_written;	/* by the last commit */
 	uint64_t write_cmds;		/* metadata write commands */
 	uint64_t max_rounds;		/* most fixpoint rounds of one commit */
 };
+
+/* The name of tree @i of zcow_commit_stats.nodes_by_tree ("root",
+ * "chunk", "extent", "dev", "fs", "csum", "zeroed"), NULL past the last. */
+const char *zcow_commit_tree_name(int i);
 
 /* A mounted file system (opaque: core/fs.h). */
 struct zcow_fs;

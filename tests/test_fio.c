@@ -448,6 +448,37 @@ START_TEST(test_fio_treelog_scenario_parses_file_set_and_zcow_keys)
 }
 END_TEST
 
+/* The kernel's fio job (configs/kernel-fsync.fio): fio's command line of
+ * the kernel measurement, option for option; fallocate=none is fio's own
+ * option, accepted and listed as ignored (zcow never preallocates). */
+START_TEST(test_fio_kernel_fsync_scenario_is_the_kernel_command_line)
+{
+	struct zfio_spec *s = NULL;
+	char err[ZFIO_ERR_LEN];
+	const struct zfio_job *j;
+
+	ck_assert_msg(zfio_parse_file("configs/kernel-fsync.scenario", NULL, 0,
+				      &s, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_uint_eq(s->nr_jobs, 1);
+	j = &s->jobs[0];
+	ck_assert_str_eq(j->name, "f");
+	ck_assert_str_eq(j->directory, "/mnt/w");
+	ck_assert_uint_eq(j->nrfiles, 4000);
+	ck_assert_uint_eq(j->filesize.val, 8192);
+	ck_assert_uint_eq(j->bs, 4096);
+	ck_assert_int_eq(j->rw, ZFIO_WRITE);
+	ck_assert_uint_eq(j->fsync, 1);
+	ck_assert_uint_eq(j->numjobs, 32);
+	ck_assert(j->create_on_open && j->fst_sequential);
+	ck_assert_uint_eq(j->openfiles, 1);
+	ck_assert_uint_eq(j->runtime_ns, 20000000000ull);
+	ck_assert(!j->time_based);
+	ck_assert_uint_eq(s->nr_ignored, 1);
+	ck_assert_str_eq(s->ignored[0], "fallocate");
+	zfio_free(s);
+}
+END_TEST
+
 START_TEST(test_fio_file_set_errors_name_file_line_option)
 {
 	parse_err("[j]\nrw=write\nfile_service_type=roundrobin\n",
@@ -1232,6 +1263,7 @@ Suite *fio_suite(void)
 	tcase_add_test(tc, test_fio_shipped_zbd_examples_parse);
 	tcase_add_test(tc, test_fio_missing_file_is_enoent);
 	tcase_add_test(tc, test_fio_treelog_scenario_parses_file_set_and_zcow_keys);
+	tcase_add_test(tc, test_fio_kernel_fsync_scenario_is_the_kernel_command_line);
 	tcase_add_test(tc, test_fio_file_set_errors_name_file_line_option);
 	tcase_add_test(tc, test_fio_huge_counts_refused_with_their_limit);
 	tcase_add_test(tc, test_fio_wait_for_names_an_earlier_unique_job);

@@ -60,6 +60,16 @@ static double json_num(const char *json, const char *key)
 	return strtod(p + strlen(key) + 2, NULL);
 }
 
+/* json_num() of @key after the first @section of @json. */
+static double json_num_in(const char *json, const char *section,
+			  const char *key)
+{
+	const char *p = strstr(json, section);
+
+	ck_assert_msg(p != NULL, "no %s", section);
+	return json_num(p, key);
+}
+
 static char *run_raw(const char *const *sets, unsigned int nr)
 {
 	char *dir = NULL;
@@ -560,9 +570,9 @@ START_TEST(test_run_plot_layouts_side_by_side_with_ratios_at_16)
 END_TEST
 
 /*
- * configs/gc-sustained.scenario on half its zones, 2 s: the fill brings
- * the device to 80% of what data can use (16 x 88 MiB of the 1768 MiB a
- * sequential fill of 64 such zones writes), the 16 jobs' random writes
+ * configs/gc-sustained.scenario on half its zones, 2 s: the fill (16 x
+ * 88 MiB of the 1768 MiB a sequential fill of 64 such zones writes, cut
+ * short by the runtime) fills most of the device, the 16 jobs' random writes
  * run out of free zones, reclaim relocates groups and resets their
  * zones, and no write ends in ENOSPC (zrun_scenario() returns 0).
  */
@@ -582,8 +592,9 @@ START_TEST(test_run_gc_sustained_reclaims_without_enospc)
 	ck_assert(json_num(s, "\"groups_relocated\"") > 0);
 	ck_assert(json_num(s, "\"zones_reset\"") > 0);
 	ck_assert(json_num(s, "\"data_bytes_relocated\"") > 0);
-	/* 16 x 88 MiB filled, then the overwrite: the host wrote more */
-	ck_assert(json_num(s, "\"write_bytes\"") > 16.0 * 88 * 1048576);
+	/* The 2 s runtime ends the fill at about 63 MiB per job; the
+	 * overwrite adds to it: the host wrote more than 16 x 80 MiB */
+	ck_assert(json_num(s, "\"write_bytes\"") > 16.0 * 80 * 1048576);
 	free(s);
 	free(dir);
 }
@@ -643,12 +654,12 @@ END_TEST
 /*
  * The fs's locks in simulated time: a full commit holds every other
  * operation off until it completes, a log sync every other sync.  Each
- * commit costs at least flush + superblock write + flush, each log sync
- * a log write + flush + superblock write, one after the other (a flush
- * waits for what came before it in the call), so the run lasts at least
- * their sum; one client never waits for itself, eight do.
+ * commit costs at least flush + superblock write, each log sync a log
+ * write + flush + superblock write, one after the other (a flush waits
+ * for what came before it in the call), so the run lasts at least their
+ * sum; one client never waits for itself, eight do.
  */
-#define MIN_COMMIT_NS	(20000.0 + 11751.0 + 20000.0)
+#define MIN_COMMIT_NS	(20000.0 + 11751.0)
 #define MIN_LOG_SYNC_NS	(11751.0 + 20000.0 + 11751.0)
 
 START_TEST(test_run_treelog_commits_and_log_syncs_do_not_overlap)
@@ -757,38 +768,127 @@ END_TEST
 
 /*
  * seed-treelog without the log, 32 clients, 2 loops (1024 fsyncs of
- * 8 KiB files).  commit_model=global holds every client through a
- * commit, so the fsyncs queued behind one find their files committed:
- * one commit per 32 fsyncs, exactly 32.  commit_model=btrfs holds them
- * only until the critical section ends; what they write next is in the
- * next transaction, and every commit starts by waiting for the one
- * before it, holding every call (COMMIT_START blocks TRANS_START).  The
- * clients so run one call per commit: a file costs each client three
- * calls (two 4 KiB writes, the fsync), so the mechanism predicts at
- * least 3 commits per 32 fsyncs, 96 here, three times global's.
+ * 8 KiB files).  Each client writes through the page cache (fsync=2:
+ * buffered writes, btrfs's delayed allocation), so each fsync writes its
+ * file back first, into the transaction running then: no fsync finds its
+ * change in another client's commit, whichever model places the commits
+ * (commit_model=global holds every client until a commit is durable,
+ * btrfs only until its critical section ends).  Every one of the 1024
+ * fsyncs commits (commit_model=btrfs counts what each did:
+ * txn_committed), plus the few commits nothing synced.
  */
-START_TEST(test_run_treelog_off_btrfs_commits_per_fsync_above_lockstep_bound)
+START_TEST(test_run_treelog_off_every_fsync_commits_its_buffered_writes)
 {
 	static const char *const models[] = { "commit_model=global",
 					      "commit_model=btrfs" };
-	double commits[2];
 	unsigned int m;
 
 	for (m = 0; m < 2; m++) {
 		const char *sets[] = { "numjobs=32", "loops=2", "treelog=off",
 				       models[m] };
 		char *d = run_treelog(sets, 4), *s = summary_no_wall(d);
+		double commits = json_num(s, "\"nr_commits\"");
 
 		ck_assert(json_num(s, "\"nr_fsyncs\"") == 1024);
-		commits[m] = json_num(s, "\"nr_commits\"");
 		ck_assert(strstr(s, m ? "\"commit_model\": \"btrfs\"" :
 					"\"commit_model\": \"global\""));
+		ck_assert_msg(commits >= 1024 && commits <= 1024 + 8,
+			      "%s: %.0f commits", models[m], commits);
+		ck_assert(json_num(s, "\"txn_durable\"") == 0);
+		ck_assert(json_num(s, "\"txn_shared\"") == 0);
+		ck_assert(json_num(s, "\"txn_committed\"") == (m ? 1024 : 0));
 		free(s);
 		free(d);
 	}
-	ck_assert_msg(commits[0] == 32, "global: %.0f commits", commits[0]);
-	ck_assert_msg(commits[1] >= 96, "btrfs: %.0f commits < 96",
-		      commits[1]);
+}
+END_TEST
+
+/*
+ * The transaction a change joins (delayed allocation, fsync_btrfs()): the
+ * running one, or the one whose commit began at the same instant.
+ */
+START_TEST(test_run_txn_running_is_the_commit_begun_now_or_the_next)
+{
+	struct zrun_txns t = { 0 };
+
+	ck_assert_int_eq(zrun_txn_note(&t, 5, 0, 0), 0);
+	ck_assert_uint_eq(zrun_txn_running(&t, 5, 100), 6);
+	ck_assert_int_eq(zrun_txn_note(&t, 6, 100, 160), 0);
+	ck_assert_uint_eq(zrun_txn_running(&t, 6, 100), 6);
+	ck_assert_uint_eq(zrun_txn_running(&t, 6, 130), 7);
+	free(t.v);
+}
+END_TEST
+
+static char *run_kernel_fsync(const char *const *sets, unsigned int nr)
+{
+	char *dir = NULL;
+
+	ck_assert_int_eq(zrun_scenario("configs/kernel-fsync.scenario", sets,
+				       nr, RES, true, &dir), 0);
+	return dir;
+}
+
+/*
+ * The kernel's fio job (configs/kernel-fsync.fio, the command line of
+ * the kernel measurement as a job file, unchanged), 1 job for 5 ms of
+ * simulated time: every 4 KiB write is followed by an fsync, every file
+ * gets two writes and is created at its first (create_on_open); the
+ * writes are buffered, so a write costs no device time and each fsync
+ * writes its block back.  Each log sync and each commit issues one
+ * flush.
+ */
+START_TEST(test_run_kernel_fsync_job_runs_unchanged)
+{
+	const char *sets[] = { "numjobs=1", "runtime=5ms" };
+	char *d = run_kernel_fsync(sets, 2), *s = summary_no_wall(d);
+	double ios = json_num(s, "\"write_ios\"");
+
+	ck_assert(ios > 10);
+	ck_assert(json_num(s, "\"syncs\"") == ios);
+	ck_assert(json_num(s, "\"nr_fsyncs\"") == ios);
+	ck_assert(json_num(s, "\"creates\"") == (double)(((long)ios + 1) / 2));
+	ck_assert(json_num(s, "\"max_open_files\"") == 1);
+	ck_assert(json_num(s, "\"sim_time_s\"") >= 0.005);
+	/* buffered: the writes complete at once */
+	ck_assert(json_num(s, "\"lat_ns\": {\"mean\"") == 0);
+	ck_assert(json_num_in(s, "\"device_commands\"", "\"flush\"") ==
+		  json_num(s, "\"nr_log_syncs\"") +
+			  json_num(s, "\"nr_commits\""));
+	ck_assert(strstr(s, "\"scenario\": \"kernel-fsync\""));
+	free(s);
+	free(d);
+}
+END_TEST
+
+/*
+ * The same job without the log, 8 jobs: each fsync writes its block back
+ * into the running transaction, so none finds its change committed by
+ * another job's commit and none shares one (the jobs' fsyncs reach the
+ * running transaction one after the other): one commit per fsync, one
+ * flush each, and each writes the fsynced file's checksum leaf, its
+ * fs-tree leaf and the root tree's leaf (commit_nodes_by_tree).
+ */
+#define NODES "\"commit_nodes_by_tree\""
+
+START_TEST(test_run_buffered_writes_each_fsync_commits_its_own)
+{
+	const char *sets[] = { "numjobs=8", "runtime=5ms", "treelog=off" };
+	char *d = run_kernel_fsync(sets, 3), *s = summary_no_wall(d);
+	double fsyncs = json_num(s, "\"nr_fsyncs\"");
+
+	ck_assert(fsyncs > 8);
+	ck_assert(json_num(s, "\"txn_committed\"") == fsyncs);
+	ck_assert(json_num(s, "\"txn_durable\"") == 0);
+	ck_assert(json_num(s, "\"txn_shared\"") == 0);
+	ck_assert(json_num(s, "\"nr_commits\"") == fsyncs);
+	ck_assert(json_num_in(s, "\"device_commands\"", "\"flush\"") ==
+		  fsyncs);
+	ck_assert(json_num_in(s, NODES, "\"csum\"") == fsyncs);
+	ck_assert(json_num_in(s, NODES, "\"root\"") == fsyncs);
+	ck_assert(json_num_in(s, NODES, "\"fs\"") >= fsyncs);
+	free(s);
+	free(d);
 }
 END_TEST
 
@@ -1948,7 +2048,11 @@ Suite *run_suite(void)
 	tcase_add_test(tc, test_run_treelog_waiting_syncs_join_one_log_write);
 	tcase_add_test(tc, test_run_txn_fsync_waits_shares_or_commits);
 	tcase_add_test(
-		tc, test_run_treelog_off_btrfs_commits_per_fsync_above_lockstep_bound);
+		tc, test_run_treelog_off_every_fsync_commits_its_buffered_writes);
+	tcase_add_test(tc,
+		       test_run_txn_running_is_the_commit_begun_now_or_the_next);
+	tcase_add_test(tc, test_run_kernel_fsync_job_runs_unchanged);
+	tcase_add_test(tc, test_run_buffered_writes_each_fsync_commits_its_own);
 	tcase_add_test(tc, test_run_treelog_client_dirs_hold_exact_files);
 	tcase_add_test(tc,
 		       test_run_treelog_renames_and_unlinks_leave_their_names);

@@ -102,6 +102,29 @@ START_TEST(test_run_verify_reads_back_random_overwrites_on_files)
 }
 END_TEST
 
+/* A job that syncs writes through the page cache (its bytes go out with
+ * the sync, harness/run_fs.c): what it wrote reads back, in the verify
+ * phase and in verify_backlog batches that come before a sync. */
+START_TEST(test_run_verify_reads_back_buffered_writes_of_a_syncing_job)
+{
+	unsigned long long blocks, reads, blocks0, reads0;
+
+	run_ok("[w]\nrw=write\nbs=4k\nsize=256k\nfsync=3\nverify=crc32c\n"
+	       "nrfiles=2\n", &blocks, &reads);
+	ck_assert_uint_eq(blocks, 64);
+	/* random writes: the blocks the same job without syncs verifies */
+	run_ok("[w]\nrw=randwrite\nbs=4k\nsize=256k\nfsync=3\n"
+	       "verify=crc32c\nnrfiles=2\n", &blocks, &reads);
+	run_ok("[w]\nrw=randwrite\nbs=4k\nsize=256k\nverify=crc32c\n"
+	       "nrfiles=2\n", &blocks0, &reads0);
+	ck_assert_uint_eq(blocks, blocks0);
+	ck_assert_uint_gt(blocks, 32);
+	run_ok("[w]\nrw=write\nbs=4k\nsize=64k\nfsync=8\nverify=md5\n"
+	       "verify_backlog=3\n", &blocks, &reads);
+	ck_assert_uint_eq(blocks, 16);
+}
+END_TEST
+
 START_TEST(test_run_verify_after_each_loop_and_in_backlog_batches)
 {
 	unsigned long long blocks, reads;
@@ -277,6 +300,8 @@ Suite *run_verify_suite(void)
 	tcase_add_test(tc,
 		test_run_verify_only_and_readers_check_what_was_written);
 	tcase_add_test(tc, test_run_verify_on_the_raw_zbd_target);
+	tcase_add_test(tc,
+		test_run_verify_reads_back_buffered_writes_of_a_syncing_job);
 	tcase_add_test(tc,
 		test_run_verify_fails_on_a_block_changed_under_the_device);
 	tcase_add_test(tc,

@@ -165,6 +165,75 @@ START_TEST(test_txn_unmount_commits_the_running_transaction)
 }
 END_TEST
 
+/*
+ * A commit flushes once, before the superblock copies, which it writes
+ * with FUA (btrfs's write_all_supers): two mirrors on this device, two
+ * superblock writes, one flush.
+ */
+START_TEST(test_txn_commit_flushes_once_before_its_superblocks)
+{
+	struct zdev *dev = new_sim(20, 0, 0, 8);
+	struct zcow_fs *fs = NULL;
+	struct zdev_stats a, b;
+	uint64_t i;
+
+	ck_assert_int_eq(zcow_mkfs(dev, NULL), 0);
+	ck_assert_int_eq(zcow_mount(dev, NULL, &fs), 0);
+	for (i = 0; i < 500; i++) {
+		struct zcow_key key = { 1000 + i, ZCOW_INODE_ITEM_KEY, 0 };
+
+		ck_assert_int_eq(zcow_tree_insert(&fs->fs_tree, &key, &i, 8), 0);
+	}
+	zdev_get_stats(dev, &a);
+	ck_assert_int_eq(zcow_commit(fs), 0);
+	zdev_get_stats(dev, &b);
+	ck_assert_uint_eq(b.cmds[ZDEV_CLASS_FLUSH][ZDEV_OP_FLUSH] -
+				  a.cmds[ZDEV_CLASS_FLUSH][ZDEV_OP_FLUSH], 1);
+	ck_assert_uint_eq(b.cmds[ZDEV_CLASS_SB][ZDEV_OP_WRITE] -
+				  a.cmds[ZDEV_CLASS_SB][ZDEV_OP_WRITE], 2);
+	ck_assert_int_eq(zcow_unmount(fs), 0);
+	zdev_close(dev);
+}
+END_TEST
+
+/*
+ * A commit's nodes are counted per tree: 500 items in the fs tree make
+ * fs-tree nodes, the root tree's one leaf is written once, and the
+ * counts per tree add up to the nodes written.
+ */
+START_TEST(test_txn_commit_counts_nodes_per_tree)
+{
+	struct zdev *dev = new_sim(20, 0, 0, 8);
+	struct zcow_fs *fs = NULL;
+	struct zcow_commit_stats c0, c1;
+	uint64_t i, sum = 0;
+	int t;
+
+	ck_assert_int_eq(zcow_mkfs(dev, NULL), 0);
+	ck_assert_int_eq(zcow_mount(dev, NULL, &fs), 0);
+	for (i = 0; i < 500; i++) {
+		struct zcow_key key = { 1000 + i, ZCOW_INODE_ITEM_KEY, 0 };
+
+		ck_assert_int_eq(zcow_tree_insert(&fs->fs_tree, &key, &i, 8), 0);
+	}
+	c0 = fs->cstats;
+	ck_assert_int_eq(zcow_commit(fs), 0);
+	c1 = fs->cstats;
+	for (t = 0; t < ZCOW_COMMIT_NR_TREES; t++)
+		sum += c1.nodes_by_tree[t] - c0.nodes_by_tree[t];
+	ck_assert_uint_eq(sum, c1.nodes_written - c0.nodes_written);
+	ck_assert_uint_ge(c1.nodes_by_tree[4] - c0.nodes_by_tree[4], 2);
+	ck_assert_uint_eq(c1.nodes_by_tree[0] - c0.nodes_by_tree[0], 1);
+	ck_assert_str_eq(zcow_commit_tree_name(0), "root");
+	ck_assert_str_eq(zcow_commit_tree_name(4), "fs");
+	ck_assert_str_eq(zcow_commit_tree_name(6), "zeroed");
+	ck_assert_ptr_null(zcow_commit_tree_name(7));
+	ck_assert_ptr_null(zcow_commit_tree_name(-1));
+	ck_assert_int_eq(zcow_unmount(fs), 0);
+	zdev_close(dev);
+}
+END_TEST
+
 START_TEST(test_txn_million_items_survive_remount_and_check)
 {
 	const uint64_t n = 1000000;
@@ -847,6 +916,8 @@ Suite *transaction_suite(void)
 	tcase_add_test(tc,
 		       test_txn_random_inserts_deletes_match_model_after_remount);
 	tcase_add_test(tc, test_txn_unmount_commits_the_running_transaction);
+	tcase_add_test(tc, test_txn_commit_flushes_once_before_its_superblocks);
+	tcase_add_test(tc, test_txn_commit_counts_nodes_per_tree);
 	tcase_add_test(tc, test_txn_million_items_survive_remount_and_check);
 	tcase_add_test(tc, test_txn_commit_writes_nodes_at_the_wp_without_holes);
 	tcase_add_test(tc, test_txn_check_finds_missing_extent_item_and_bad_used);
