@@ -4,7 +4,8 @@
  * zcow run --list-options
  *
  * Runs one scenario (configs/README.md) and prints the results folder on
- * stdout (its last line), with a one-line summary before it.
+ * stdout (its last line), with a one-line summary before it; also when a
+ * job failed (exit status 1, the error on stderr).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -76,9 +77,9 @@ int cmd_run(int argc, char **argv)
 	}
 	ret = zrun_scenario(path, sets, nr_sets, results, is_quiet, &dir);
 	free(sets);
-	if (ret)
-		return 1;
-	printf("%s\n", dir);
+	/* a job that failed: its results are written all the same */
+	if (dir)
+		printf("%s\n", dir);
 	free(dir);
-	return 0;
+	return ret ? 1 : 0;
 }

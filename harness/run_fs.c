@@ -78,6 +78,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 #include "grow.h"
@@ -393,7 +394,9 @@ static int unlink_loop(struct zrun *run, struct zrun_job *job)
 	return ret;
 }
 
-/* fio's filename_format: $jobname, $jobnum (the clone), $filenum. */
+/* fio's filename_format: $jobname, $jobnum (the clone), $filenum, in any
+ * case (fio's strcasestr()), and $clientuid: fio's address as a
+ * client/server client, empty when it runs alone (zcow always does). */
 static void format_name(const struct zfio_job *f, unsigned int clone,
 			uint32_t filenum, char *out, size_t len)
 {
@@ -405,15 +408,17 @@ static void format_name(const struct zfio_job *f, unsigned int clone,
 	while (*fmt && n + 1 < len) {
 		int w = 0;
 
-		if (!strncmp(fmt, "$jobname", 8)) {
+		if (!strncasecmp(fmt, "$jobname", 8)) {
 			w = snprintf(out + n, len - n, "%s", f->name);
 			fmt += 8;
-		} else if (!strncmp(fmt, "$jobnum", 7)) {
+		} else if (!strncasecmp(fmt, "$jobnum", 7)) {
 			w = snprintf(out + n, len - n, "%u", clone);
 			fmt += 7;
-		} else if (!strncmp(fmt, "$filenum", 8)) {
+		} else if (!strncasecmp(fmt, "$filenum", 8)) {
 			w = snprintf(out + n, len - n, "%u", filenum);
 			fmt += 8;
+		} else if (!strncasecmp(fmt, "$clientuid", 10)) {
+			fmt += 10;
 		} else {
 			out[n] = *fmt++;
 			out[n + 1] = '\0';
@@ -484,15 +489,19 @@ static int lay_out(struct zrun *run, struct zrun_job *job, uint32_t i,
 {
 	struct fs_run *fr = to_fs(run);
 	struct fs_file *ff = &((struct fs_job *)job->tpriv)->files[i];
+	/* in pieces of bs, whole 4 KiB blocks (a sub-block bs: one) */
+	uint64_t chunk = (job->fio->bs + ZCOW_SECTORSIZE - 1) /
+			 ZCOW_SECTORSIZE * ZCOW_SECTORSIZE;
 	struct zcow_stat st;
 	uint64_t off;
 	int ret;
 
 	ret = zcow_fstat(ff->f, &st);
-	for (off = st.size; !ret && off < fsize; off += job->fio->bs) {
-		int64_t n = zcow_pwrite(ff->f, fr->buf, job->fio->bs, off);
+	for (off = st.size; !ret && off < fsize; off += chunk) {
+		uint64_t n = fsize - off < chunk ? fsize - off : chunk;
+		int64_t w = zcow_pwrite(ff->f, fr->buf, n, off);
 
-		ret = n < 0 ? (int)n : 0;
+		ret = w < 0 ? (int)w : 0;
 	}
 	return ret ? file_err(run, job, "laying out", ff->path, ret) : 0;
 }
@@ -590,6 +599,7 @@ static int fs_job_init(struct zrun *run, struct zrun_job *job)
 	const char *dir = f->directory[0] ? f->directory : "/";
 	const char *sep = dir[strlen(dir) - 1] == '/' ? "" : "/";
 	bool is_reader = zfio_rw_has_read(f->rw) && !f->is_filecreate;
+	bool is_http = f->ctl.engine == ZFIO_ENGINE_HTTP;
 	int ret;
 
 	if (f->zcow_loadfile[0])
@@ -610,13 +620,12 @@ static int fs_job_init(struct zrun *run, struct zrun_job *job)
 			  (unsigned long long)f->bs);
 		return -EINVAL;
 	}
-	if (f->bs % ZCOW_SECTORSIZE)
-		return zrun_opt_err(run, f, f->bs_opt, "%llu is not a "
-				    "multiple of the 4 KiB block",
-				    (unsigned long long)f->bs);
-	if (!zfio_bs_is_multiple(f, ZCOW_SECTORSIZE))
-		return zrun_opt_err(run, f, f->bs_opt, "a size it may draw "
-				    "is not a multiple of the 4 KiB block");
+	/* any size: zcow_pwrite reads, modifies and writes the 4 KiB
+	 * blocks a write covers in part, as a buffered write on btrfs */
+	if (is_http) {		/* objects, made by writes: no layout */
+		is_reader = false;
+		nr = 1;
+	}
 	ret = check_room(run, job, nr, fsize, is_reader && !f->create_on_open);
 	if (ret)
 		return ret;
@@ -640,7 +649,12 @@ static int fs_job_init(struct zrun *run, struct zrun_job *job)
 			snprintf(name, sizeof(name), "%s", f->filename);
 		else
 			format_name(f, job->clone, i, name, sizeof(name));
-		if (asprintf(&ff->path, "%s%s%s", dir, sep, name) < 0) {
+		/* an absolute name (the http engine's objects) is a path
+		 * from the root, under directory= when one is given */
+		if (asprintf(&ff->path, "%s%s%s", dir,
+			     name[0] == '/' ? "" : sep,
+			     name[0] == '/' && dir[strlen(dir) - 1] == '/' ?
+			     name + 1 : name) < 0) {
 			ff->path = NULL;
 			return -ENOMEM;
 		}
@@ -648,7 +662,9 @@ static int fs_job_init(struct zrun *run, struct zrun_job *job)
 	job->range_start = 0;
 	job->range_len = fsize * nr;
 	job->bytes_goal = size * f->loops;	/* run.c drops it if time_based */
-	ret = need_buf(fr, f->bs_max);
+	/* lay_out() writes whole blocks */
+	ret = need_buf(fr, (f->bs_max + ZCOW_SECTORSIZE - 1) /
+			   ZCOW_SECTORSIZE * ZCOW_SECTORSIZE);
 	if (ret)
 		return ret;
 	untimed(run, true);
@@ -672,7 +688,7 @@ static int fs_job_init(struct zrun *run, struct zrun_job *job)
 	 * when the job first opens it (no layout), and at most openfiles
 	 * are open at once either way.
 	 */
-	for (i = 0; i < nr && !ret && !f->create_on_open; i++) {
+	for (i = 0; i < nr && !ret && !f->create_on_open && !is_http; i++) {
 		ret = open_file(run, job, i);
 		if (!ret && is_reader)
 			ret = lay_out(run, job, i, fsize);
@@ -856,6 +872,74 @@ static int before_io(struct zrun *run, struct zrun_job *job, uint64_t off)
 	return ret;
 }
 
+/*
+ * ioengine=http (fio's engines/http.c): every I/O is a request for one
+ * object, named FILE_OFFSET_LENGTH after the job's first file (its path:
+ * filename= or filename_format=, under directory=): a write PUTs it (the
+ * object made or replaced whole with the I/O's bytes), a read GETs it
+ * (an object that does not exist reads as zeros, as fio takes a 404),
+ * a trim DELETEs it (one that does not exist is fine).  Here an object is
+ * a file of zcow at that path: created or truncated and written, read,
+ * or unlinked; each request opens and closes it.
+ */
+static int obj_do_io(struct zrun *run, struct zrun_job *job, enum zrun_op op,
+		     uint64_t off, uint64_t len, uint64_t now,
+		     uint64_t *len_ret, uint64_t *done_ret)
+{
+	static const char *const what[] = { "GET", "PUT", "DELETE" };
+	struct fs_run *fr = to_fs(run);
+	struct fs_job *fj = job->tpriv;
+	struct zcow_file *f = NULL;
+	struct zcow_stat st;
+	struct zrun_tick tk;
+	struct fs_held h;
+	char *path;
+	int64_t n = 0;
+	int ret;
+
+	ret = take_base(run);
+	ret = ret ?: held_start(run, &h);
+	if (ret)
+		return ret;
+	off -= job->range_start;
+	if (len > job->range_len - off)
+		len = job->range_len - off;
+	if (asprintf(&path, "%s_%llu_%llu", fj->files[0].path,
+		     (unsigned long long)off, (unsigned long long)len) < 0)
+		return -ENOMEM;
+	zrun_tick_start(run, &tk, now);
+	if (op == ZRUN_OP_TRIM) {
+		n = zcow_unlink(fr->fs, path);
+		if (!n)
+			job->nr_unlinks++;
+		n = n == -ENOENT ? 0 : n;
+	} else if (op == ZRUN_OP_READ) {
+		n = zcow_open(fr->fs, path, O_RDONLY, &f);
+		if (!n)
+			n = zcow_pread(f, fr->buf, len, 0);
+		else if (n == -ENOENT)
+			n = 0;		/* a missing object reads as zeros */
+	} else {
+		if (zcow_stat(fr->fs, path, &st) == -ENOENT)
+			job->nr_creates++;
+		n = zcow_open(fr->fs, path, O_RDWR | O_CREAT | O_TRUNC, &f);
+		if (!n)
+			n = zcow_pwrite(f, fr->buf, len, 0);
+	}
+	if (f)
+		zcow_close(f);
+	if (n < 0) {
+		run->io_err = (int)-n;
+		snprintf(run->io_err_msg, sizeof(run->io_err_msg),
+			 "job '%s': %s of object '%s': %s", job->fio->name,
+			 what[op], path, strerror((int)-n));
+	}
+	free(path);
+	*len_ret = len;
+	*done_ret = zrun_tick_done(run, &tk);
+	return held_done(run, &h, now, *done_ret);
+}
+
 static int fs_do_io(struct zrun *run, struct zrun_job *job, enum zrun_op op,
 		    uint64_t off, uint64_t len, uint64_t now,
 		    uint64_t *len_ret, uint64_t *done_ret)
@@ -871,11 +955,9 @@ static int fs_do_io(struct zrun *run, struct zrun_job *job, enum zrun_op op,
 
 	*len_ret = 0;
 	*done_ret = now;
-	if (op == ZRUN_OP_TRIM) {
-		zrun_errf(run, "job '%s': trim is not supported on files",
-			  job->fio->name);
-		return -EOPNOTSUPP;
-	}
+	if (job->fio->ctl.engine == ZFIO_ENGINE_HTTP)
+		return obj_do_io(run, job, op, off, len, now, len_ret,
+				 done_ret);
 	ret = take_base(run);
 	ret = ret ?: held_start(run, &h);
 	if (ret)
@@ -892,16 +974,29 @@ static int fs_do_io(struct zrun *run, struct zrun_job *job, enum zrun_op op,
 		len = fj->filesize - off;
 	if (job->fio->is_filecreate)	/* the open was the operation */
 		n = (int64_t)len;
+	else if (op == ZRUN_OP_TRIM)	/* fio: BLKDISCARD on the file */
+		n = -ENOTTY;
 	else if (op == ZRUN_OP_WRITE)
 		n = zcow_pwrite(ff->f, fr->buf, len, off);
 	else
 		n = zcow_pread(ff->f, fr->buf, len, off);
 	if (n < 0) {
-		zrun_errf(run, "job '%s': %s of %llu at %llu in '%s': %s",
-			  job->fio->name, op == ZRUN_OP_WRITE ? "write" : "read",
-			  (unsigned long long)len, (unsigned long long)off,
-			  ff->path, strerror((int)-n));
-		return (int)n;
+		/* the I/O's own error: run_ctl.c decides whether the job
+		 * goes on (continue_on_error, ignore_error) */
+		run->io_err = (int)-n;
+		snprintf(run->io_err_msg, sizeof(run->io_err_msg),
+			 "job '%s': %s of %llu at %llu in '%s': %s%s",
+			 job->fio->name, op == ZRUN_OP_WRITE ? "write" :
+			 op == ZRUN_OP_READ ? "read" : "trim",
+			 (unsigned long long)len, (unsigned long long)off,
+			 ff->path, strerror((int)-n),
+			 op == ZRUN_OP_TRIM ? " (fio trims a file with the "
+			 "BLKDISCARD ioctl, which only a block device takes)" :
+			 "");
+		fj->last = i;
+		*len_ret = len;
+		*done_ret = zrun_tick_done(run, &tk);
+		return held_done(run, &h, now, *done_ret);
 	}
 	fj->last = i;
 	fj->nr_io++;
