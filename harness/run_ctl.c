@@ -536,6 +536,9 @@ void zrun_ctl_io_done(struct zrun *run, struct zrun_job *j, uint32_t slot,
 	struct zrun_ctl_job *c = cj(j);
 	struct ctl_rec *r = &c->recs[slot];
 
+	/* only latency_target and steadystate look at completions */
+	if (!j->fio->ctl.lat_target_ns && !c->ss_holder)
+		return;
 	reap(run, j, t);
 	if (r->is_pending)	/* the slot's last I/O: done by now */
 		complete(run, j, r, t);
