@@ -37,6 +37,9 @@ ZBD_LIBS := $(if $(HAVE_LIBZBD),$(shell pkg-config --libs libzbd))
 CHECK_CFLAGS := $(shell pkg-config --cflags check 2>/dev/null)
 CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null)
 ISAL_LIBS := -lisal
+# fio's verify checksums (harness/fio_verify.c): nettle (md5, sha*) and
+# xxhash; both ship static libraries too
+VERIFY_LIBS := -lnettle -lxxhash
 STATIC_LDFLAGS :=
 ifeq ($(STATIC),1)
 ISAL_LIBS :=
@@ -45,7 +48,7 @@ endif
 
 CFLAGS_ALL := -std=gnu11 $(OPT) $(WARN) $(SAN) -D_GNU_SOURCE -pthread \
 	$(ZBD_CFLAGS) $(CFLAGS)
-LDLIBS_ALL := $(ZBD_LIBS) $(ISAL_LIBS) -pthread -lm $(LDLIBS)
+LDLIBS_ALL := $(ZBD_LIBS) $(ISAL_LIBS) $(VERIFY_LIBS) -pthread -lm $(LDLIBS)
 
 BASE_SRC := $(filter-out base/crc32c_sw.c,$(wildcard base/*.c))
 ifeq ($(STATIC),1)
@@ -55,7 +58,7 @@ DEV_SRC := $(wildcard dev/*.c)
 CORE_SRC := $(wildcard core/*.c)
 SIM_SRC := $(wildcard sim/*.c)
 # The workload runner (zcow run) is a library so the tests link it too.
-RUN_SRC := harness/dbench.c harness/devlist.c harness/fio.c harness/fio_ctl.c harness/fio_gen.c harness/run.c harness/run_ctl.c harness/run_raw.c harness/run_fs.c harness/run_replace.c \
+RUN_SRC := harness/dbench.c harness/devlist.c harness/fio.c harness/fio_ctl.c harness/fio_gen.c harness/fio_log.c harness/fio_verify.c harness/run.c harness/run_ctl.c harness/run_raw.c harness/run_fs.c harness/run_replace.c harness/run_verify.c \
 	harness/results.c harness/crash.c harness/crash_workload.c \
 	harness/crash_oracle.c harness/crash_replace.c \
 	harness/crash_scenario.c

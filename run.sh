@@ -15,8 +15,8 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 
-PACKAGES=(gcc make pkg-config check libzbd-dev libisal-dev gnuplot-nox python3
-	btrfs-progs dbench fio-examples)
+PACKAGES=(gcc make pkg-config check libzbd-dev libisal-dev nettle-dev
+	libxxhash-dev gnuplot-nox python3 btrfs-progs dbench fio fio-examples)
 
 install_missing() {
 	local missing=() p

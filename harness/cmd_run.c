@@ -77,7 +77,7 @@ int cmd_run(int argc, char **argv)
 	}
 	ret = zrun_scenario(path, sets, nr_sets, results, is_quiet, &dir);
 	free(sets);
-	/* a job that failed: its results are written all the same */
+	/* a failed job or verify: its results are written all the same */
 	if (dir)
 		printf("%s\n", dir);
 	free(dir);

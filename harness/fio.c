@@ -47,19 +47,16 @@ static const char *const ignored_opts[] = {
 	"lat_percentiles", "clat_percentiles", "slat_percentiles",
 	"percentile_list", "sqthread_poll", "hipri", "fixedbufs",
 	"registerfiles", "norandommap", "randrepeat", "invalidate",
-	"allow_mounted_write", "verify", "do_verify", "verify_fatal",
-	"refill_buffers", "scramble_buffers", "zero_buffers",
-	"buffer_compress_percentage", "buffer_compress_chunk", "ioscheduler",
-	"cpus_allowed", "cpumask", "numa_cpu_nodes", "log_avg_msec",
-	"write_bw_log", "write_lat_log", "write_iops_log", "write_hist_log",
-	"per_job_logs", "disable_lat", "disable_clat", "disable_slat",
+	"allow_mounted_write", "ioscheduler",
+	"cpus_allowed", "cpumask", "numa_cpu_nodes",
+	"disable_lat", "disable_clat", "disable_slat",
 	"disable_bw_measurement", "gtod_reduce",
 	"iodepth_batch", "iodepth_batch_submit", "iodepth_batch_complete",
 	"iodepth_batch_complete_min", "iodepth_batch_complete_max",
 	"iodepth_low", "fallocate",
 	"lockfile", "output-format",
-	"recover_zbd_write_error", "overwrite", "nice", "prio", "prioclass",
-	"userspace_reap", "fadvise_hint", "bwavgtime", "iopsavgtime",
+	"recover_zbd_write_error", "overwrite", "nice",
+	"userspace_reap", "fadvise_hint",
 	"clocksource", "unified_rw_reporting", "description",
 	"pre_read", "sync", "end_fsync_on_close", "nowait", "atomic",
 };
@@ -94,7 +91,6 @@ struct opt_why {
 			"device has no host"
 #define WHY_ENGINE	"engine tuning: zcow submits each I/O as one plain " \
 			"read or write"
-#define WHY_PRIO	"I/O priority classes: the device model has one queue"
 
 static const struct opt_why engine_opts[] = {
 	{ "hostname", WHY_NET }, { "port", WHY_NET }, { "protocol", WHY_NET },
@@ -131,8 +127,6 @@ static const struct opt_why engine_opts[] = {
 	{ "inplace",
 	  "e4defrag engine: the extent moves are plain writes of the file" },
 	{ "skip_bad", "mtd engine: the device has no bad blocks" },
-	{ "cmdprio_percentage", WHY_PRIO }, { "cmdprio_class", WHY_PRIO },
-	{ "cmdprio", WHY_PRIO }, { "cmdprio_bssplit", WHY_PRIO },
 	{ "create_serialize",
 	  "files are laid out before the measured run, one after the other" },
 };
@@ -664,6 +658,8 @@ static void job_defaults(struct zfio_job *j)
 	j->pct_random[ZFIO_DDIR_READ] = 100;
 	j->pct_random[ZFIO_DDIR_WRITE] = 100;
 	j->pct_random[ZFIO_DDIR_TRIM] = 100;
+	zfio_vopts_default(&j->vo);
+	zfio_log_defaults(&j->log);
 	zfio_ctl_defaults(&j->ctl);
 }
 
@@ -1827,6 +1823,509 @@ static const struct opt_val write_mode_vals[] = {
 	{ "write", false }, { "zone_append", true }, { NULL, 0 },
 };
 
+/* ---- data and verify options (harness/fio_verify.h) ------------------- */
+
+/* verify=NAME: fio's checksum names, meta, pattern, null, 0. */
+static int set_verify(const struct opt *o, const struct opt_arg *a)
+{
+	const struct zfio_kv *kv = a->kv;
+	int t;
+
+	(void)o;
+	if (!kv->has_val || !kv->val[0])
+		return fail(a->err, a->len, kv, "needs a value");
+	t = zfio_verify_by_name(kv->val);
+	if (!strcmp(kv->val, "pattern_hdr"))
+		return fail(a->err, a->len, kv, "'pattern_hdr' is a later "
+			    "fio's: verify_pattern without verify= gives a "
+			    "pattern with a header");
+	if (t < 0)
+		return fail(a->err, a->len, kv, "'%s' is not md5, crc64, "
+			    "crc32c, crc32c-intel, crc32, crc16, crc7, xxhash, "
+			    "sha1, sha256, sha512, sha3-224, sha3-256, "
+			    "sha3-384, sha3-512, meta, pattern, null or 0",
+			    kv->val);
+	a->j->vo.verify = t;
+	a->j->vo.is_verify_set = true;
+	return 0;
+}
+
+/* verify_pattern (with %o) and buffer_pattern (o->min 1: without):
+ * fio's pattern syntax.  fio's side effects: a verify_pattern makes
+ * verify pattern-with-header unless verify= came before; a
+ * buffer_pattern turns scramble_buffers and zero_buffers off. */
+static int set_pattern(const struct opt *o, const struct opt_arg *a)
+{
+	struct zfio_vopts *vo = &a->j->vo;
+	char why[ZFIO_ERR_LEN];
+
+	if (!a->kv->has_val || !a->kv->val[0])
+		return fail(a->err, a->len, a->kv, "needs a value");
+	if (zfio_pattern_parse(a->kv->val, !o->min, field(o, a), why,
+			       sizeof(why)))
+		return fail(a->err, a->len, a->kv, "%s", why);
+	if (!o->min && !vo->is_verify_set)
+		vo->verify = ZFIO_VERIFY_PATTERN;
+	if (o->min)
+		vo->scramble_buffers = vo->zero_buffers = false;
+	return 0;
+}
+
+/* refill_buffers: remembered as given (fio turns it on for verify,
+ * compression and dedupe unless it was set). */
+static int set_refill(const struct opt *o, const struct opt_arg *a)
+{
+	a->j->vo.is_refill_set = true;
+	return get_bool(a->kv, field(o, a), a->err, a->len);
+}
+
+/* A size in bytes within a 32-bit field, at least o->min. */
+static int set_bytes32(const struct opt *o, const struct opt_arg *a)
+{
+	uint64_t v;
+	int r = get_bytes(a->kv, a->j->kb_base, &v, a->err, a->len);
+
+	if (r)
+		return r;
+	if (v < o->min || v > UINT32_MAX)
+		return fail(a->err, a->len, a->kv, "%llu is not a size of %u "
+			    "bytes or more (below 4 GiB)",
+			    (unsigned long long)v, o->min);
+	*(uint32_t *)field(o, a) = (uint32_t)v;
+	return 0;
+}
+
+/* Accepted, means nothing here (o->note says why): listed as ignored.
+ * An integer (verify_async) or anything (verify_async_cpus). */
+static int set_ignored_note(const struct opt *o, const struct opt_arg *a)
+{
+	uint32_t u;
+
+	if (o->min && get_u32(a->kv, a->j->kb_base, 0, &u, a->err, a->len))
+		return -EINVAL;
+	if (!a->kv->has_val || !a->kv->val[0])
+		return fail(a->err, a->len, a->kv, "needs a value");
+	return note_ignored(a->spec, a->kv->key);
+}
+
+/* A boolean whose true zcow does not model (o->note says why). */
+static int set_false_only(const struct opt *o, const struct opt_arg *a)
+{
+	bool v;
+	int r = get_bool(a->kv, &v, a->err, a->len);
+
+	if (!r && v)
+		return fail(a->err, a->len, a->kv, "%s", o->note);
+	return r;
+}
+
+/* trim_percentage: 0..100; only 0 is modelled (o->note). */
+static int set_trim_pct(const struct opt *o, const struct opt_arg *a)
+{
+	uint32_t u;
+	int r = get_u32(a->kv, a->j->kb_base, 0, &u, a->err, a->len);
+
+	if (r)
+		return r;
+	if (u > 100)
+		return fail(a->err, a->len, a->kv, "%u is not a percentage",
+			    u);
+	if (u)
+		return fail(a->err, a->len, a->kv, "%s", o->note);
+	return 0;
+}
+
+static const struct opt_val dedupe_mode_vals[] = {
+	{ "repeat", ZFIO_DEDUPE_REPEAT },
+	{ "working_set", ZFIO_DEDUPE_WORKING_SET }, { NULL, 0 },
+};
+
+static const struct opt_val sg_mode_vals[] = {
+	{ "write", ZFIO_SG_WRITE },
+	{ "write_and_verify", ZFIO_SG_WRITE_VERIFY },
+	{ "verify", ZFIO_SG_WRITE_VERIFY },	/* fio: deprecated alias */
+	{ "write_same", ZFIO_SG_WRITE_SAME },
+	{ "same", ZFIO_SG_WRITE_SAME },		/* fio: deprecated alias */
+	{ "write_same_ndob", ZFIO_SG_WRITE_SAME_NDOB },
+	{ "verify_bytchk_00", ZFIO_SG_VERIFY_00 },
+	{ "verify_bytchk_01", ZFIO_SG_VERIFY_01 },
+	{ "verify_bytchk_11", ZFIO_SG_VERIFY_11 }, { NULL, 0 },
+};
+
+/* The last record of @key among the job's @nr records; NULL: none. */
+static const struct zfio_kv *last_kv(const struct zfio_kv *const *src,
+				     unsigned int nr, const char *key)
+{
+	const struct zfio_kv *kv = NULL;
+	unsigned int i;
+
+	for (i = 0; i < nr; i++)
+		if (!strcmp(src[i]->key, key))
+			kv = src[i];
+	return kv;
+}
+
+/* An error about option @key of @j: where it was set last, else the
+ * job's section. */
+static int fail_key(char *err, size_t len, const struct zfio_job *j,
+		    const struct zfio_kv *const *src, unsigned int nr,
+		    const char *key, const char *fmt, ...)
+	__attribute__((format(printf, 7, 8)));
+
+static int fail_key(char *err, size_t len, const struct zfio_job *j,
+		    const struct zfio_kv *const *src, unsigned int nr,
+		    const char *key, const char *fmt, ...)
+{
+	const struct zfio_kv *kv = last_kv(src, nr, key);
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (kv)
+		return fail(err, len, kv, "%s", msg);
+	return fail_at(err, len, j->file, j->line, "job '%s': option '%s': "
+		       "%s", j->name, key, msg);
+}
+
+/*
+ * The verify and buffer options of a resolved job, as fio's
+ * fixup_options() settles them, and what zcow refuses: refill_buffers
+ * defaults on for verify, dedupe and compression below 100% (and for a
+ * buffer_pattern of a reader or with compression), the interval must
+ * hold the header (fio: "Blocksize too small"), verify_offset must leave
+ * it inside the interval, verify=pattern needs a verify_pattern,
+ * verify_only cannot be time_based, dedupe_mode=working_set needs size=
+ * and one file (fio's HOWTO).
+ */
+static int check_verify(struct zfio_job *j, const struct zfio_kv *const *src,
+			unsigned int nr, char *err, size_t len)
+{
+	struct zfio_vopts *vo = &j->vo;
+	uint64_t wmin = j->bs_min_d[ZFIO_DDIR_WRITE];
+	uint64_t wmax = j->bs_max_d[ZFIO_DDIR_WRITE];
+	uint32_t iv, hl;
+	bool has_v = vo->verify != ZFIO_VERIFY_NONE;
+
+	if (!vo->is_refill_set)
+		vo->refill_buffers = has_v || vo->dedupe_pct ||
+				     (vo->compress_pct &&
+				      vo->compress_pct != 100) ||
+				     (vo->buffer_pattern.len &&
+				      (vo->compress_pct ||
+				       zfio_rw_has_read(j->rw)));
+	if (vo->dedupe_pct && vo->dedupe_mode == ZFIO_DEDUPE_WORKING_SET &&
+	    (!j->size.is_set || (!j->filename[0] && j->nrfiles > 1)))
+		return fail_key(err, len, j, src, nr, "dedupe_mode",
+				"working_set needs size= and one file per "
+				"job");
+	if (!has_v || vo->verify == ZFIO_VERIFY_NULL)
+		return 0;
+	if (vo->verify == ZFIO_VERIFY_PATTERN_NO_HDR &&
+	    !vo->verify_pattern.len)
+		return fail_key(err, len, j, src, nr, "verify",
+				"verify=pattern needs verify_pattern");
+	if (vo->verify_only && j->time_based)
+		return fail_key(err, len, j, src, nr, "verify_only",
+				"verify_only does not support time_based "
+				"(fio)");
+	iv = zfio_verify_interval(vo, wmin, wmax,
+				  zfio_rw_has_read(j->rw) ?
+					  j->bs_min_d[ZFIO_DDIR_READ] : 0);
+	hl = zfio_verify_hdr_len(vo->verify);
+	if (iv <= hl)
+		return fail_key(err, len, j, src, nr, vo->verify_interval ?
+				"verify_interval" : "verify",
+				"a verify interval of %u bytes does not hold "
+				"the %u-byte header of %s (fio: Blocksize too "
+				"small)", iv, hl, zfio_verify_name(vo->verify));
+	if (vo->verify_offset && vo->verify_offset + hl > iv)
+		return fail_key(err, len, j, src, nr, "verify_offset",
+				"%u + the %u-byte header is beyond the verify "
+				"interval of %u bytes (fio: verify_offset too "
+				"large)", vo->verify_offset, hl, iv);
+	return 0;
+}
+
+/* ---- end of the data and verify options ------------------------------- */
+/* ---- fio's I/O logs, iolog, fill_device and priorities ---------------- */
+
+/*
+ * What these options do at run time is harness/fio_log.c; here they are
+ * parsed into struct zfio_logopts (fio_logopt.h) with fio's spellings
+ * and ranges.
+ */
+
+/* A name in the results folder: no directory part. */
+static int get_log_file(const struct opt_arg *a, char *dst, size_t dst_len)
+{
+	const char *v = a->kv->has_val ? a->kv->val : "";
+
+	if (strchr(v, '/'))
+		return fail(a->err, a->len, a->kv, "'%s': logs are written "
+			    "in the run's results folder: give a file name, "
+			    "without '/'", v);
+	if (strlen(v) >= dst_len)
+		return fail(a->err, a->len, a->kv, "value too long");
+	snprintf(dst, dst_len, "%s", v);
+	return 0;
+}
+
+/* write_bw_log[=NAME] and its kin: bare or empty, the job's name. */
+static int set_logname(const struct opt *o, const struct opt_arg *a)
+{
+	struct zfio_logname *n = field(o, a);
+	int r = get_log_file(a, n->name, sizeof(n->name));
+
+	if (!r)
+		n->is_set = true;
+	return r;
+}
+
+/* write_iolog=NAME */
+static int set_write_iolog(const struct opt *o, const struct opt_arg *a)
+{
+	if (!a->kv->has_val || !a->kv->val[0])
+		return fail(a->err, a->len, a->kv, "needs a value");
+	return get_log_file(a, field(o, a), o->size);
+}
+
+/* read_iolog=PATH[:PATH...]: one per clone, in turn (fio); a relative
+ * path is relative to the file that sets it, as zcow_loadfile. */
+static int set_read_iolog(const struct opt *o, const struct opt_arg *a)
+{
+	const struct zfio_kv *kv = a->kv;
+	const char *slash = strrchr(kv->file, '/'), *p = kv->val;
+	char *dst = field(o, a);
+	size_t n = 0;
+
+	if (!kv->has_val || !kv->val[0])
+		return fail(a->err, a->len, kv, "needs a value");
+	if (!strcmp(kv->val, "-"))
+		return fail(a->err, a->len, kv, "'-' (standard input) cannot "
+			    "be replayed: a run reads its inputs before it "
+			    "starts");
+	dst[0] = '\0';
+	while (*p) {
+		size_t len = strcspn(p, ":");
+		int w;
+
+		if (!len)
+			return fail(a->err, a->len, kv, "an empty file name");
+		if (p[0] != '/' && slash && strcmp(kv->file, "--set"))
+			w = snprintf(dst + n, o->size - n, "%s%.*s/%.*s",
+				     n ? ":" : "", (int)(slash - kv->file),
+				     kv->file, (int)len, p);
+		else
+			w = snprintf(dst + n, o->size - n, "%s%.*s",
+				     n ? ":" : "", (int)len, p);
+		if (w < 0 || (size_t)w >= o->size - n)
+			return fail(a->err, a->len, kv, "path too long");
+		n += (size_t)w;
+		p += len + (p[len] == ':');
+	}
+	return 0;
+}
+
+/* A power of 2 (replay_align); 0 = none. */
+static int set_pow2(const struct opt *o, const struct opt_arg *a)
+{
+	uint32_t *v = field(o, a);
+	int r = get_u32(a->kv, a->j->kb_base, 0, v, a->err, a->len);
+
+	if (!r && (*v & (*v - 1)))
+		return fail(a->err, a->len, a->kv, "%u is not a power of 2",
+			    *v);
+	return r;
+}
+
+/* replay_skip=read,write,trim,sync (fio's list). */
+static int set_replay_skip(const struct opt *o, const struct opt_arg *a)
+{
+	static const char *const names[] = { "read", "write", "trim",
+					     "sync" };
+	uint32_t *bits = field(o, a);
+	char buf[ZFIO_VAL_LEN], *tok, *save = NULL;
+	size_t i;
+
+	if (!a->kv->has_val || !a->kv->val[0])
+		return fail(a->err, a->len, a->kv, "needs a value");
+	snprintf(buf, sizeof(buf), "%s", a->kv->val);
+	*bits = 0;
+	for (tok = strtok_r(buf, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		tok = trim(tok);
+		for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+			if (!strcmp(tok, names[i]))
+				break;
+		if (i == sizeof(names) / sizeof(names[0]))
+			return fail(a->err, a->len, a->kv, "'%s' is not read, "
+				    "write, trim or sync", tok);
+		*bits |= 1u << i;
+	}
+	return 0;
+}
+
+/* An option that changes nothing zcow writes: checked, then listed as
+ * ignored with o->note's reason (--list-options). */
+static int set_checked_ignored(const struct opt *o, const struct opt_arg *a)
+{
+	uint32_t v;
+	int r = get_u32_max(a->kv, a->j->kb_base, o->min, o->max, &v, a->err,
+			    a->len);
+
+	return r ?: note_ignored(a->spec, a->kv->key);
+}
+
+/* An option fio has that zcow refuses: o->note is why. */
+static int set_refused(const struct opt *o, const struct opt_arg *a)
+{
+	return fail(a->err, a->len, a->kv, "%s", o->note);
+}
+
+/* prio (0..7) and prioclass (0..3): the job's I/O priority. */
+static int set_prio(const struct opt *o, const struct opt_arg *a)
+{
+	int r = set_u32_range(o, a);
+
+	if (!r)
+		a->j->log.has_prio = true;
+	return r;
+}
+
+/* cmdprio_percentage, cmdprio_class, cmdprio: int[,int] (reads,
+ * writes; a trims part is taken and unused, as fio), o->min..o->max. */
+static int set_cmdprio(const struct opt *o, const struct opt_arg *a)
+{
+	uint32_t *v = field(o, a);
+	const char *parts[ZFIO_NR_DDIR];
+	char buf[ZFIO_VAL_LEN];
+	unsigned int d;
+	int r = split_val(a, buf, sizeof(buf), parts);
+
+	for (d = 0; !r && d < 2; d++) {
+		struct zfio_size sz;
+
+		if (!parts[d])
+			continue;
+		if (zfio_parse_size(parts[d], 1024, &sz) ||
+		    sz.unit != ZFIO_BYTES || sz.val < o->min ||
+		    sz.val > o->max)
+			return fail(a->err, a->len, a->kv, "'%s' is not an "
+				    "integer in %u..%u", parts[d], o->min,
+				    o->max);
+		v[d] = (uint32_t)sz.val;
+	}
+	return r;
+}
+
+/* Do the percentages of the entries of each size add up to 100 at
+ * most?  (fio's limit is per size.)  The first size above it, or 0. */
+static uint64_t cmdprio_over(const struct zfio_cmdprio *e, uint32_t n,
+			     uint32_t *sum_ret)
+{
+	uint32_t i, k;
+
+	for (i = 0; i < n; i++) {
+		*sum_ret = 0;
+		for (k = 0; k < n; k++)
+			if (e[k].bs == e[i].bs)
+				*sum_ret += e[k].pct;
+		if (*sum_ret > 100)
+			return e[i].bs;
+	}
+	return 0;
+}
+
+/* One direction of cmdprio_bssplit: "bs/pct[/class/level]:..." */
+static int parse_cmdprio_bs(const struct opt_arg *a, unsigned int d, char *s)
+{
+	struct zfio_logopts *lo = &a->j->log;
+	char *tok, *save = NULL;
+	uint32_t n = 0, sum;
+	uint64_t over;
+
+	for (tok = strtok_r(s, ":", &save); tok;
+	     tok = strtok_r(NULL, ":", &save)) {
+		struct zfio_cmdprio *e = &lo->cmdprio_bs[d][n];
+		char *f[4] = { tok, NULL, NULL, NULL };
+		struct zfio_size sz;
+		unsigned int k;
+
+		if (n == ZFIO_MAX_CMDPRIO)
+			return fail(a->err, a->len, a->kv, "more than %u "
+				    "entries", ZFIO_MAX_CMDPRIO);
+		/* k: the fields, BS/PCT or BS/PCT/CLASS/LEVEL */
+		for (k = 1; k < 4 && (f[k] = strchr(f[k - 1], '/')); k++)
+			*f[k]++ = '\0';
+		if (k == 4 && strchr(f[3], '/'))
+			k = 5;
+		if (zfio_parse_size(f[0], a->j->kb_base, &sz) ||
+		    sz.unit != ZFIO_BYTES || !sz.val || k < 2 || k == 3 ||
+		    k > 4 || !get_pct_str(f[1], &e->pct))
+			return fail(a->err, a->len, a->kv, "entry %u: not "
+				    "BS/PERCENT or BS/PERCENT/CLASS/LEVEL",
+				    n + 1);
+		e->bs = sz.val;
+		e->cls = e->lvl = -1;
+		if (k == 4) {
+			uint32_t c, l;
+
+			if (!get_pct_str(f[2], &c) || c < 1 || c > 3 ||
+			    !get_pct_str(f[3], &l) || l > 7)
+				return fail(a->err, a->len, a->kv, "entry %u: "
+					    "class %s is not 1..3 or level %s "
+					    "not 0..7", n + 1, f[2], f[3]);
+			e->cls = (int32_t)c;
+			e->lvl = (int32_t)l;
+		}
+		n++;
+	}
+	if (!n)
+		return fail(a->err, a->len, a->kv, "no entries");
+	over = cmdprio_over(lo->cmdprio_bs[d], n, &sum);
+	if (over)
+		return fail(a->err, a->len, a->kv, "the percentages of %llu-"
+			    "byte I/Os add up to %u, above 100",
+			    (unsigned long long)over, sum);
+	lo->nr_cmdprio_bs[d] = n;
+	return 0;
+}
+
+/* cmdprio_bssplit=list[,list] (reads, writes). */
+static int set_cmdprio_bssplit(const struct opt *o, const struct opt_arg *a)
+{
+	const char *parts[ZFIO_NR_DDIR];
+	char buf[ZFIO_VAL_LEN];
+	unsigned int d;
+	int r = split_val(a, buf, sizeof(buf), parts);
+
+	(void)o;
+	for (d = 0; !r && d < 2; d++) {
+		char one[ZFIO_VAL_LEN];
+
+		if (!parts[d])
+			continue;
+		snprintf(one, sizeof(one), "%s", parts[d]);
+		r = parse_cmdprio_bs(a, d, one);
+	}
+	if (!r)
+		a->j->log.has_cmdprio_bs = true;
+	return r;
+}
+
+static const struct opt_val log_window_vals[] = {
+	{ "avg", ZFIO_WINDOW_AVG }, { "max", ZFIO_WINDOW_MAX },
+	{ "both", ZFIO_WINDOW_BOTH }, { "0", ZFIO_WINDOW_AVG },
+	{ "1", ZFIO_WINDOW_MAX }, { NULL, 0 },
+};
+
+#define WHY_BLKTRACE	"merges blktrace binary traces: zcow replays fio's " \
+			"iolog (versions 2 and 3) only"
+
+/* ---- end of the I/O logs' parsers ------------------------------------- */
+
 static const struct opt opts[] = {
 	{ "rw", "readwrite", set_rw, JOB_FIELD(rw, enum zfio_rw),
 	  .vals = rw_vals, .err = "unknown pattern '%s'" },
@@ -1955,6 +2454,145 @@ static const struct opt opts[] = {
 	  JOB_FIELD(io_size, struct zfio_size) },
 	{ "allow_file_create", NULL, set_bool,
 	  JOB_FIELD(allow_file_create, bool) },
+	/* verify and buffer contents: check_verify() settles them */
+	{ "verify", NULL, set_verify, JOB_FIELD(vo.verify, int) },
+	{ "do_verify", NULL, set_bool, JOB_FIELD(vo.do_verify, bool) },
+	{ "verify_only", NULL, set_bool, JOB_FIELD(vo.verify_only, bool) },
+	{ "verify_fatal", NULL, set_bool, JOB_FIELD(vo.verify_fatal, bool) },
+	{ "verify_dump", NULL, set_bool, JOB_FIELD(vo.verify_dump, bool) },
+	{ "experimental_verify", NULL, set_bool,
+	  JOB_FIELD(vo.experimental_verify, bool) },
+	/* fio's minima: two headers, one header */
+	{ "verify_interval", NULL, set_bytes32,
+	  JOB_FIELD(vo.verify_interval, uint32_t), .min = 2 * ZFIO_VHDR_LEN },
+	{ "verify_offset", NULL, set_bytes32,
+	  JOB_FIELD(vo.verify_offset, uint32_t), .min = ZFIO_VHDR_LEN },
+	{ "verify_backlog", NULL, set_bytes,
+	  JOB_FIELD(vo.verify_backlog, uint64_t) },
+	{ "verify_backlog_batch", NULL, set_u32,
+	  JOB_FIELD(vo.verify_batch, uint32_t) },
+	{ "verify_pattern", NULL, set_pattern,
+	  JOB_FIELD(vo.verify_pattern, struct zfio_pattern) },
+	{ "buffer_pattern", NULL, set_pattern,
+	  JOB_FIELD(vo.buffer_pattern, struct zfio_pattern), .min = 1 },
+	{ "refill_buffers", NULL, set_refill,
+	  JOB_FIELD(vo.refill_buffers, bool) },
+	{ "scramble_buffers", NULL, set_bool,
+	  JOB_FIELD(vo.scramble_buffers, bool) },
+	{ "zero_buffers", NULL, set_bool, JOB_FIELD(vo.zero_buffers, bool) },
+	{ "buffer_compress_percentage", NULL, set_pct,
+	  JOB_FIELD(vo.compress_pct, uint32_t),
+	  .note = "contents only: zcow does not compress" },
+	{ "buffer_compress_chunk", NULL, set_bytes32,
+	  JOB_FIELD(vo.compress_chunk, uint32_t) },
+	{ "dedupe_percentage", NULL, set_pct,
+	  JOB_FIELD(vo.dedupe_pct, uint32_t),
+	  .note = "contents only: zcow does not deduplicate" },
+	{ "dedupe_mode", NULL, set_enum, JOB_FIELD(vo.dedupe_mode, int),
+	  .vals = dedupe_mode_vals,
+	  .err = "'%s' is not repeat or working_set" },
+	{ "dedupe_working_set_percentage", NULL, set_pct,
+	  JOB_FIELD(vo.dedupe_ws_pct, uint32_t) },
+	{ "dedupe_global", NULL, set_bool,
+	  JOB_FIELD(vo.dedupe_global, bool) },
+	{ "sg_write_mode", NULL, set_enum, JOB_FIELD(vo.sg_mode, int),
+	  .vals = sg_mode_vals,
+	  .err = "'%s' is not write, write_and_verify, verify, write_same, "
+		 "same, write_same_ndob, verify_bytchk_00, verify_bytchk_01 "
+		 "or verify_bytchk_11 (write_stream is not modelled)" },
+	{ "trim_verify_zero", NULL, set_bool,
+	  JOB_FIELD(vo.trim_verify_zero, bool) },
+	/* no field: refused above 0, or ignored */
+	{ .name = "trim_percentage", .set = set_trim_pct,
+	  .note = "above 0 is not modelled: trimming verified blocks is not modelled (the fs target "
+		  "has no trim, the raw target's trim resets a whole zone)" },
+	{ .name = "verify_state_save", .set = set_false_only,
+	  .note = "1 is not modelled: zcow writes no verify state file (fio's record of a "
+		  "write phase cut short): set verify_state_save=0" },
+	{ .name = "verify_state_load", .set = set_false_only,
+	  .note = "1 is not modelled: zcow keeps no verify state file to load: a verify phase "
+		  "reads back what the job wrote in this run" },
+	{ .name = "verify_async", .set = set_ignored_note, .min = 1,
+	  .note = "ignored: engine tuning, zcow verifies each read as it "
+		  "completes" },
+	{ .name = "verify_async_cpus", .set = set_ignored_note,
+	  .note = "ignored: " WHY_HOST },
+	/* ---- fio's I/O logs, iolog, fill_device, priorities (fio_log.c) */
+	{ "write_bw_log", NULL, set_logname,
+	  JOB_FIELD(log.want[ZFIO_LOG_BW], struct zfio_logname) },
+	{ "write_lat_log", NULL, set_logname,
+	  JOB_FIELD(log.want[ZFIO_LOG_LAT], struct zfio_logname) },
+	{ "write_iops_log", NULL, set_logname,
+	  JOB_FIELD(log.want[ZFIO_LOG_IOPS], struct zfio_logname) },
+	{ "write_hist_log", NULL, set_logname,
+	  JOB_FIELD(log.want[ZFIO_LOG_HIST], struct zfio_logname) },
+	{ "per_job_logs", NULL, set_bool, JOB_FIELD(log.per_job_logs, bool) },
+	{ "log_avg_msec", NULL, set_u32, JOB_FIELD(log.avg_msec, uint32_t) },
+	{ "log_hist_msec", NULL, set_u32, JOB_FIELD(log.hist_msec, uint32_t) },
+	{ "log_hist_coarseness", NULL, set_u32_range,
+	  JOB_FIELD(log.hist_coarseness, uint32_t), .max = 6 },
+	{ "log_window_value", "log_max_value", set_enum,
+	  JOB_FIELD(log.window, int), .vals = log_window_vals,
+	  .err = "'%s' is not avg, max, both, 0 or 1" },
+	{ "log_offset", NULL, set_bool, JOB_FIELD(log.offset, bool) },
+	{ "log_prio", NULL, set_bool, JOB_FIELD(log.prio, bool) },
+	{ "log_issue_time", NULL, set_bool, JOB_FIELD(log.issue_time, bool) },
+	{ "log_alternate_epoch", "log_unix_epoch", set_bool,
+	  JOB_FIELD(log.alt_epoch, bool) },
+	{ "bwavgtime", NULL, set_u32, JOB_FIELD(log.bw_avg_msec, uint32_t),
+	  .min = 1 },
+	{ "iopsavgtime", NULL, set_u32, JOB_FIELD(log.iops_avg_msec, uint32_t),
+	  .min = 1 },
+	{ .name = "log_compression", .set = set_checked_ignored,
+	  .min = 1024, .max = 512u << 20,
+	  .note = "fio compresses its logs in memory while it runs; the "
+		  "files are the same" },
+	{ "log_store_compressed", NULL, set_bool,
+	  JOB_FIELD(log.store_compressed, bool) },
+	{ .name = "log_entries", .set = set_checked_ignored, .min = 1,
+	  .max = UINT32_MAX,
+	  .note = "fio's initial log buffer; zcow's grows as needed, the "
+		  "logs are the same" },
+	{ .name = "log_compression_cpus", .set = set_refused,
+	  .note = "CPUs for fio's in-memory log compression, which zcow "
+		  "does not do" },
+	{ .name = "log_alternate_epoch_clock_id", .set = set_refused,
+	  .note = "a host clock: the simulated clock is the only one "
+		  "(log_alternate_epoch counts from the run's start)" },
+	{ "write_iolog", NULL, set_write_iolog, JOB_STR(log.write_iolog) },
+	{ "read_iolog", NULL, set_read_iolog, JOB_STR(log.read_iolog) },
+	{ "read_iolog_chunked", NULL, set_bool,
+	  JOB_FIELD(log.iolog_chunked, bool) },
+	{ "replay_no_stall", NULL, set_bool, JOB_FIELD(log.no_stall, bool) },
+	{ "replay_time_scale", NULL, set_u32,
+	  JOB_FIELD(log.time_scale, uint32_t), .min = 1 },
+	{ "replay_redirect", NULL, set_str, JOB_STR(log.redirect) },
+	{ "replay_align", NULL, set_pow2, JOB_FIELD(log.replay_align,
+						    uint32_t) },
+	{ "replay_scale", NULL, set_u32, JOB_FIELD(log.replay_scale, uint32_t),
+	  .min = 1 },
+	{ "replay_skip", NULL, set_replay_skip,
+	  JOB_FIELD(log.replay_skip, uint32_t) },
+	{ .name = "merge_blktrace_file", .set = set_refused,
+	  .note = WHY_BLKTRACE },
+	{ .name = "merge_blktrace_scalars", .set = set_refused,
+	  .note = WHY_BLKTRACE },
+	{ .name = "merge_blktrace_iters", .set = set_refused,
+	  .note = WHY_BLKTRACE },
+	{ "fill_device", "fill_fs", set_bool, JOB_FIELD(log.fill_device, bool) },
+	{ "prio", NULL, set_prio, JOB_FIELD(log.prio_level, uint32_t),
+	  .max = 7 },
+	{ "prioclass", NULL, set_prio, JOB_FIELD(log.prio_class, uint32_t),
+	  .max = 3 },
+	{ "cmdprio_percentage", NULL, set_cmdprio,
+	  JOB_FIELD(log.cmdprio_pct[0], uint32_t), .max = 100 },
+	{ "cmdprio_class", NULL, set_cmdprio,
+	  JOB_FIELD(log.cmdprio_class[0], uint32_t), .min = 1, .max = 3 },
+	{ "cmdprio", NULL, set_cmdprio,
+	  JOB_FIELD(log.cmdprio_level[0], uint32_t), .max = 7 },
+	{ "cmdprio_bssplit", NULL, set_cmdprio_bssplit,
+	  JOB_FIELD(log.nr_cmdprio_bs[0], uint32_t) },
+	/* ---- end of fio's I/O logs, iolog, fill_device, priorities ---- */
 	/* ---- end of the data, verify, iolog and log options ---- */
 	/* ---- error, exit, latency and steady-state options ---- */
 	{ "continue_on_error", NULL, set_continue_on_error,
@@ -2011,7 +2649,11 @@ void zfio_list_options(FILE *out)
 			fprintf(out, "%s (alias %s)\n", opts[i].name,
 				opts[i].alias);
 		else if (opts[i].note)
-			fprintf(out, "%s (%s)\n", opts[i].name, opts[i].note);
+			fprintf(out, "%s (%s%s)\n", opts[i].name,
+				opts[i].set == set_refused ? "refused: " :
+				opts[i].set == set_checked_ignored ?
+				"ignored: " : "",
+				opts[i].note);
 		else
 			fprintf(out, "%s\n", opts[i].name);
 	}
@@ -2062,6 +2704,7 @@ static const char *const opt_names[ZFIO_NR_OPTS] = {
 	[ZFIO_OPT_RATE] = "rate", [ZFIO_OPT_RW] = "rw",
 	[ZFIO_OPT_ALLOW_FILE_CREATE] = "allow_file_create",
 	[ZFIO_OPT_IO_SIZE] = "io_size",
+	[ZFIO_OPT_VERIFY] = "verify",
 	[ZFIO_OPT_BLOCKALIGN] = "blockalign",
 	[ZFIO_OPT_STEADYSTATE] = "steadystate",
 };
@@ -2296,7 +2939,8 @@ static int check_job(struct zfio_job *j, const struct zfio_kv *const *src,
 			       "job '%s': zonecapacity above zonesize",
 			       j->name);
 	return resolve_bs(j, err, len) ?: check_rate(j, err, len) ?:
-	       zfio_ctl_check(j, err, len);
+	       check_verify(j, src, nr, err, len) ?:
+	       zfio_log_check(j, err, len) ?: zfio_ctl_check(j, err, len);
 }
 
 static int resolve(struct zfio_spec *spec, const char *const *sets,
@@ -2385,6 +3029,7 @@ static int resolve(struct zfio_spec *spec, const char *const *sets,
 			if (ret)
 				goto out;
 			note_at(j, src[k]);
+			zfio_log_note(&j->log, src[k]);
 		}
 		ret = check_job(j, src, nr, err, len);
 		if (ret)
@@ -2976,6 +3621,8 @@ void zfio_print_job(FILE *out, const struct zfio_job *j)
 	    j->pct_random[2] != 100)
 		fprintf(out, "percentage_random=%u,%u,%u\n", j->pct_random[0],
 			j->pct_random[1], j->pct_random[2]);
+	zfio_vopts_print(out, &j->vo);
+	zfio_log_print(out, j);
 	zfio_ctl_print(out, j);
 	fprintf(out, "kb_base=%u\n\n", j->kb_base);
 }

@@ -38,6 +38,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "fio_verify.h"
+#include "fio_logopt.h"
 #include "fio_ctl.h"
 
 #define ZFIO_NAME_LEN	64
@@ -120,6 +122,7 @@ enum zfio_opt {
 	ZFIO_OPT_RW,
 	ZFIO_OPT_ALLOW_FILE_CREATE,
 	ZFIO_OPT_IO_SIZE,
+	ZFIO_OPT_VERIFY,
 	ZFIO_OPT_BLOCKALIGN,
 	ZFIO_OPT_STEADYSTATE,
 	ZFIO_NR_OPTS
@@ -299,6 +302,10 @@ struct zfio_job {
 	 * offsets drawn at random, the others continue sequentially from
 	 * the last I/O (fio); 100 */
 	uint32_t pct_random[ZFIO_NR_DDIR];
+	/* verify and buffer contents (harness/fio_verify.h) */
+	struct zfio_vopts vo;
+	/* fio's I/O logs, iolog, fill_device, priorities (fio_logopt.h) */
+	struct zfio_logopts log;
 	/* errors, exits, latency target, steady state, blockalign, the
 	 * modelled engines (fio_ctl.h) */
 	struct zfio_ctl ctl;

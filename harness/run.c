@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "devlist.h"
+#include "fio_log.h"
 #include "grow.h"
 #include "prng.h"
 #include "results.h"
@@ -794,6 +795,11 @@ static int job_fsync(struct zrun *run, struct zrun_job *j, bool is_data,
 		if (ret)
 			goto out;
 	}
+	if (!is_all) {	/* fio logs fsync=N's syncs, not end_fsync */
+		ret = zfio_log_sync(run, j, is_data, t);
+		if (ret)
+			goto out;
+	}
 	call_start(run, due, t);
 	ret = run->ops->fsync(run, j, is_data, is_all, t, &done);
 	if (ret)
@@ -846,6 +852,7 @@ static int finish_job(struct zrun *run, struct zrun_job *j)
 	j->is_done = true;
 	j->is_ending = false;
 	j->last_done = max_slot(j);
+	ret = ret ?: zfio_log_job_end(run, j);
 	flow_weigh(run, j, false, j->last_done);
 	if (j->last_done > run->now_max)
 		run->now_max = j->last_done;
@@ -1092,6 +1099,73 @@ static int replay_step(struct zrun *run, struct zrun_job *j, uint32_t s,
 	return 0;
 }
 
+/*
+ * A verify read of @j (run_verify.c: the next piece of its verify phase
+ * or backlog batch) in slot @s: a read of the job, timed as any.
+ */
+static int verify_step(struct zrun *run, struct zrun_job *j, uint32_t s,
+		       uint64_t due, uint64_t t)
+{
+	uint64_t off, len, got = 0, done = t;
+	int ret;
+
+	zrun_verify_take(run, j, &off, &len);
+	call_start(run, due, t);
+	zrun_verify_io_start(run, j, ZRUN_OP_READ, true, t);
+	ret = run->ops->do_io(run, j, ZRUN_OP_READ, off, len, t, &got, &done);
+	zrun_verify_io_done(run, j, ZRUN_OP_READ, got);
+	if (ret)
+		return ret;
+	if (done < t)
+		done = t;
+	call_done(run, done);
+	j->slots[s] = done;
+	if (zrun_verify_failed(j))
+		j->is_ending = true;
+	ret = zfio_log_io(run, j, ZRUN_OP_READ, got, due, t, done);
+	if (ret)
+		return ret;
+	if (due >= j->start + j->fio->ramp_time_ns)
+		return add_sample(j, done, done - due, got, ZRUN_OP_READ);
+	return 0;
+}
+
+/*
+ * A replay job's next action (read_iolog, harness/fio_log.h) for its
+ * slot @s due at @due: an I/O goes on as any (*op, *cand, *bs; returns
+ * 0); the log's timing moves the slot, a sync becomes due, the log's
+ * end ends the job (1).  The log's timing replaces rate, thinktime and
+ * flow, and its syncs fsync=N's.
+ */
+static int replay_io(struct zrun *run, struct zrun_job *j, uint32_t s,
+		     uint64_t due, uint64_t t, enum zrun_op *op,
+		     uint64_t *cand, uint64_t *bs)
+{
+	struct zfio_replay_io io;
+	int ret = zfio_replay_next(run, j, due, &io);
+
+	if (ret)
+		return ret;
+	if (io.is_end) {
+		j->is_ending = true;
+		return 1;
+	}
+	if (io.not_before > due) {
+		j->slots[s] = io.not_before;
+		return 1;
+	}
+	if (io.sync) {
+		zfio_replay_issued(j, max_slot(j) > t ? max_slot(j) : t);
+		j->sync_due = io.sync;
+		return 1;
+	}
+	zfio_replay_issued(j, t);
+	*op = io.op;
+	*cand = io.cand;
+	*bs = io.len;
+	return 0;
+}
+
 static int schedule(struct zrun *run)
 {
 	uint64_t w0 = wall_ns(), wlast = 0, steps = 0;
@@ -1114,8 +1188,8 @@ static int schedule(struct zrun *run)
 		uint64_t due, t, len = 0, done = 0, off, cand, bs;
 		unsigned int i;
 		uint32_t s;
-		enum zrun_op op;
-		bool is_waiting = false, is_rand;
+		enum zrun_op op, top;
+		bool is_waiting = false, is_rand, is_end;
 
 		/* The earliest event; on a tie the one due first (it has
 		 * waited longest for the lock), then the lowest index. */
@@ -1189,10 +1263,22 @@ static int schedule(struct zrun *run)
 		due = zrun_ctl_io_due(j, &s);
 		t = gate(run, due, false);
 		if ((j->end_limit && due >= j->end_limit) ||
-		    (j->has_stop && due >= j->stop_at) ||
-		    (j->bytes_goal && j->bytes_done >= j->bytes_goal) ||
-		    (j->fio->number_ios &&
-		     j->nr_ios >= j->fio->number_ios * j->fio->loops)) {
+		    (j->has_stop && due >= j->stop_at)) {
+			j->is_ending = true;
+			continue;
+		}
+		/* fio: the verify of what the job wrote (a backlog batch,
+		 * or the phase after its loop) before it goes on or ends */
+		is_end = (j->bytes_goal && j->bytes_done >= j->bytes_goal) ||
+			 (j->fio->number_ios &&
+			  j->nr_ios >= j->fio->number_ios * j->fio->loops);
+		if (zrun_verify_due(run, j, is_end)) {
+			ret = verify_step(run, j, s, due, t);
+			if (ret)
+				return ret;
+			continue;
+		}
+		if (is_end) {
 			j->is_ending = true;
 			continue;
 		}
@@ -1201,6 +1287,14 @@ static int schedule(struct zrun *run)
 			if (ret)
 				return ret;
 			continue;
+		}
+		if (zfio_replay_is(j)) {
+			ret = replay_io(run, j, s, due, t, &op, &cand, &bs);
+			if (ret < 0)
+				return ret;
+			if (ret)
+				continue;
+			goto issue;
 		}
 		if (j->rate_op < 0 && flow_held(run, j, t))
 			continue;
@@ -1218,21 +1312,29 @@ static int schedule(struct zrun *run)
 				  j->range_len > cand ? j->range_len - cand : 0,
 				  &j->rng);
 		if (!bs) {
-			j->is_ending = true;
+			if (!zrun_verify_due(run, j, true))
+				j->is_ending = true;
 			continue;
 		}
+issue:
 		off = j->range_start + cand;
 		call_start(run, due, t);
-		ret = run->ops->do_io(run, j, op, off, bs, t, &len, &done);
+		/* the target's direction (an sg verify command reads) */
+		top = zrun_verify_io_start(run, j, op, false, t);
+		ret = run->ops->do_io(run, j, top, off, bs, t, &len, &done);
+		zrun_verify_io_done(run, j, op, len);
 		if (ret)
 			return ret;
 		if (done < t)
 			done = t;
 		call_done(run, done);
 		if (!len) {
-			j->is_ending = true;
+			if (!zrun_verify_due(run, j, true))
+				j->is_ending = true;
 			continue;
 		}
+		if (zrun_verify_failed(j))
+			j->is_ending = true;
 		if (is_free && j->fio->time_based && done < t + FREE_OP_NS)
 			done = t + FREE_OP_NS;
 		if (run->io_err) {
@@ -1278,15 +1380,22 @@ static int schedule(struct zrun *run)
 			if (ret)
 				return ret;
 		}
-		if (op == ZRUN_OP_WRITE) {
+		ret = zfio_log_io(run, j, op, len, due, t, done);
+		if (ret)
+			return ret;
+		if (op == ZRUN_OP_WRITE && top == ZRUN_OP_WRITE) {
 			j->nr_writes++;
 			wa_host(run, done, len);
+			/* a replay syncs where its log says only */
+			if (zfio_replay_is(j))
+				goto synced;
 			if (j->fio->fsync && j->nr_writes % j->fio->fsync == 0)
 				j->sync_due = ZRUN_SYNC_FSYNC;
 			else if (j->fio->fdatasync &&
 				 j->nr_writes % j->fio->fdatasync == 0)
 				j->sync_due = ZRUN_SYNC_FDATASYNC;
 		}
+synced:
 		if ((++steps & 4095) == 0)
 			progress(run, t, w0, &wlast);
 	}
@@ -1333,13 +1442,11 @@ static int pick_target(struct zrun *run)
 	for (i = 0; i < run->spec->nr_jobs; i++)
 		if (run->spec->jobs[i].zonemode != ZFIO_ZONEMODE_ZBD)
 			all_zbd = false;
+	/* target=raw with jobs without zonemode=zbd: fio on a plain block
+	 * device, in place (run_raw.c checks the device has no sequential
+	 * zones) */
 	if (!strcmp(run->set.target, "raw") ||
 	    (!strcmp(run->set.target, "auto") && all_zbd)) {
-		if (!all_zbd) {
-			zrun_errf(run, "target=raw needs zonemode=zbd in every "
-				       "job");
-			return -EINVAL;
-		}
 		run->ops = &zrun_raw_target;
 		if (run->set.mount_at.key[0])
 			return bad(run->err, sizeof(run->err),
@@ -1585,7 +1692,8 @@ static int setup_jobs(struct zrun *run)
 				j->end_limit = f->ramp_time_ns + f->runtime_ns;
 			}
 			start_delay(j);
-			ret = run->ops->job_init(run, j);
+			ret = zfio_log_job_init(run, j);
+			ret = ret ?: run->ops->job_init(run, j);
 			ret = ret ?: check_seq_mod(run, j);
 			if (ret)
 				return ret;
@@ -1612,8 +1720,8 @@ static int setup_jobs(struct zrun *run)
 				if (ret)
 					return ret;
 			}
-			if (f->time_based)
-				j->bytes_goal = 0;
+			if (f->time_based || zfio_replay_is(j))
+				j->bytes_goal = 0;	/* the log ends it */
 		}
 	}
 	return 0;
@@ -1635,11 +1743,13 @@ static int teardown(struct zrun *run)
 
 	(void)wa_stop(run);	/* a failed repetition: stop counting */
 	ret = close_target(run);
+	zrun_verify_free(run);
 	zrun_ctl_free(run);
 	for (i = 0; i < run->nr_jobs; i++) {
 		free(run->jobs[i].slots);
 		free(run->jobs[i].samples);
 		free(run->jobs[i].sync_lat);
+		zfio_log_job_free(&run->jobs[i]);
 	}
 	free(run->jobs);
 	run->jobs = NULL;
@@ -1862,6 +1972,8 @@ struct rep_result {
 	struct zdb_stats dbench;
 	unsigned int dbench_clients;
 	double dbench_secs;
+	struct zrun_vstats verify;	/* run_verify.c */
+	char verify_first[ZFIO_ERR_LEN];	/* its first failure; "" */
 };
 
 /* "reclaim" (fs target): the policy, its knob (the other one null), and
@@ -2068,6 +2180,7 @@ static int write_summary(struct zrun *run, const char *dir,
 		(unsigned long long)r0->block_groups,
 		(unsigned long long)r0->commits);
 	put_reclaim(f, r0);
+	zrun_verify_summary(run, &r0->verify, f);
 	/* Where the time goes: commands and bytes per I/O class, and the
 	 * fs's own fsync counters (zcow_statfs). */
 	fprintf(f, "  \"device_commands_by_class\": {\n");
@@ -2112,7 +2225,9 @@ static int write_summary(struct zrun *run, const char *dir,
 		fprintf(f, "%s", i ? ", " : "");
 		zres_json_str(f, run->set.crash[i]);
 	}
-	fprintf(f, "],\n  \"ignored_options\": [");
+	fprintf(f, "],\n");
+	zfio_log_put_json(f, run);
+	fprintf(f, "  \"ignored_options\": [");
 	for (i = 0; i < run->spec->nr_ignored; i++) {
 		fprintf(f, "%s", i ? ", " : "");
 		zres_json_str(f, run->spec->ignored[i]);
@@ -2339,8 +2454,10 @@ static int one_rep(struct zrun *run, const char *dir, struct rep_result *r)
 			       "durability\n");
 		zsim_trace_csv(zsim_from_dev(run->dev), trace);
 	}
+	run->res_dir = dir;
 	ret = run->ops->open(run);
 	ret = ret ?: setup_jobs(run);
+	ret = ret ?: zrun_verify_setup(run);
 	ret = ret ?: setup_flows(run);
 	ret = ret ?: zrun_ctl_setup(run);
 	ret = ret ?: zrun_replace_open(run);
@@ -2367,6 +2484,7 @@ static int one_rep(struct zrun *run, const char *dir, struct rep_result *r)
 	if (!ret) {
 		uint64_t s0 = wall_ns();
 
+		zfio_log_start(run);
 		ret = schedule(run);
 		run->sched_wall_ns = wall_ns() - s0;
 	}
@@ -2379,6 +2497,8 @@ static int one_rep(struct zrun *run, const char *dir, struct rep_result *r)
 	}
 	if (!ret && run->ops->finish)
 		ret = run->ops->finish(run);
+	if (!ret && dir)
+		ret = zfio_log_write(run, dir);
 	{
 		/* The counters below end here too. */
 		int e = wa_stop(run);
@@ -2424,6 +2544,9 @@ static int one_rep(struct zrun *run, const char *dir, struct rep_result *r)
 		r->dbench = run->dbench;
 		r->dbench_clients = run->dbench_clients;
 		r->dbench_secs = run->dbench_secs;
+		zrun_verify_stats(run, &r->verify);
+		zrun_verify_first(run, r->verify_first,
+				  sizeof(r->verify_first));
 	}
 	if (trace) {
 		zsim_trace_csv(zsim_from_dev(run->dev), NULL);
@@ -2568,9 +2691,16 @@ int zrun_scenario(const char *path, const char *const *sets,
 	ret = ret ?: write_summary(run, dir, name, reps,
 				   run->set.repetitions);
 	ret = ret ?: write_dbench(dir, &reps[0]);
-	/* A job that failed (run_ctl.c) fails the run, its results
-	 * written: the folder is the caller's too. */
+	/* A job that failed (run_ctl.c) or failed verification fails
+	 * the run, its results written: the folder is the caller's too
+	 * (fio: the job's error, the exit status). */
 	has_results = !ret;
+	for (i = 0; !ret && i < run->set.repetitions; i++) {
+		if (!reps[i].verify_first[0])
+			continue;
+		zrun_errf(run, "%s", reps[i].verify_first);
+		ret = -EILSEQ;
+	}
 	ret = ret ?: zrun_ctl_result(run);
 out:
 	{
@@ -2586,6 +2716,7 @@ out:
 		*dir_ret = dir;
 	else
 		free(dir);
+	zfio_log_free(run);
 	zfio_free(run->spec);
 	free(reps);
 	free(fio_sets);

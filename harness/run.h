@@ -35,6 +35,8 @@
 struct zdev;
 struct ztime;
 struct zrun_wa;
+struct zrun_vjob;
+struct zrun_verify;
 
 #define ZRUN_MAX_CRASH	16
 #define ZRUN_SPEC_LEN	512
@@ -329,6 +331,13 @@ struct zrun_job {
 	struct zrun_sample *samples;
 	uint64_t nr_samples, samples_cap;
 	void *tpriv;			/* the target's per-job state */
+	struct zrun_vjob *vj;		/* verify and contents (run_verify.c) */
+	/* fio's logs and iolog (harness/fio_log.h): their per-job state;
+	 * where the target did the last I/O: its file (the device's spec
+	 * on the raw target) and the offset in it */
+	void *lpriv;
+	const char *io_path;
+	uint64_t io_off;
 	/* run_ctl.c: errors, exits, latency target, steady state; a job
 	 * stopped early (exitall, steadystate, latency_target) issues
 	 * nothing at or after stop_at; its statistics count from
@@ -420,6 +429,7 @@ struct zrun {
 	 * times its commands by the wall clock). */
 	uint64_t tick_now, tick_w0;
 	void *tpriv;			/* the target's state */
+	void *logs;			/* fio_log.c: the logs written */
 	/* The device replace during the jobs (run_replace.c). */
 	struct zdev *rp_dev;		/* the new device */
 	struct ztime *rp_time;		/* its timing model */
@@ -428,6 +438,8 @@ struct zrun {
 	uint64_t rp_start_ns, rp_end_ns;	/* simulated */
 	uint64_t rp_steps;		/* step calls */
 	struct zcow_replace_status rp_st;	/* at its end */
+	struct zrun_verify *verify;	/* verify of the run (run_verify.c) */
+	const char *res_dir;		/* results folder (rep 0); NULL */
 	/* The operation the target just ran failed (an errno, 0: none;
 	 * the message names the job, file and offset): run_ctl.c applies
 	 * continue_on_error / ignore_error to it.  The target returns 0
@@ -480,10 +492,10 @@ uint64_t zrun_rand(struct zrun_job *job);
  * Run a scenario file: parse, run every repetition, write the results
  * folder under the results setting (or @results_parent when not NULL).
  * @sets are "key=value" overrides.  On success *dir_ret (if not NULL)
- * receives the folder (malloc'd); also when a job failed (an I/O error
- * its job did not go on after, run_ctl.c): the results are written and
- * the return is that job's -errno.  Returns 0 or -errno, printing errors
- * to stderr.
+ * receives the folder (malloc'd); also when a job failed, its results
+ * written: an I/O error its job did not go on after (run_ctl.c; the
+ * return is that job's -errno) or a failed verification (or an sg verify
+ * command; -EILSEQ).  Returns 0 or -errno, printing errors to stderr.
  */
 int zrun_scenario(const char *path, const char *const *sets,
 		  unsigned int nr_sets, const char *results_parent,
@@ -523,5 +535,62 @@ int zrun_replace_close(struct zrun *run);
  */
 bool zrun_unusable_due(struct zrun *run, uint64_t t);
 void zrun_note_unusable(struct zrun *run, uint64_t t, uint64_t bytes);
+
+/*
+ * Data and verification (run_verify.c, fio's semantics: fio_verify.h).
+ *
+ * The scheduler asks, per job: is a verify read due (a verify_backlog
+ * batch, or the verify phase after a loop's writes)?  zrun_verify_take()
+ * gives its offset and length; before every operation
+ * zrun_verify_io_start() says what kind of I/O it is, after it
+ * zrun_verify_io_done() counts the loop's writes and starts the phase or
+ * a batch; a job whose verification failed ends (as fio's job does) and
+ * the run fails after its results are written.
+ *
+ * The targets call zrun_data_write() before a write (it fills the buffer
+ * and records the piece; 1: a dry run, write nothing) and
+ * zrun_data_read() after a read (it verifies a verify read, a read of a
+ * job with verify that only reads, and an sg_write_mode verify
+ * command).  @io_off is the offset the scheduler names the I/O by (what
+ * do_io got), @file and @off what fio's header and messages name (the
+ * file and the offset in it; the device and the device offset on the
+ * raw target).  zrun_io_is_exact(): the read must be at exactly the
+ * offset given (a verify read), not moved by the target.
+ */
+struct zrun_vstats {
+	uint64_t blocks, bytes;		/* verified */
+	uint64_t failures;		/* blocks (or sg commands) that failed */
+};
+
+int zrun_verify_setup(struct zrun *run);
+void zrun_verify_free(struct zrun *run);
+/* @is_end: the job's writes are over (size, number_ios, no room): its
+ * verify phase starts if it has pieces left. */
+bool zrun_verify_due(struct zrun *run, struct zrun_job *j, bool is_end);
+void zrun_verify_take(struct zrun *run, struct zrun_job *j, uint64_t *off,
+		      uint64_t *len);
+/* The operation @op of @j due at @t is about to go to the target:
+ * returns the direction the target sees (an sg verify command reads). */
+enum zrun_op zrun_verify_io_start(struct zrun *run, struct zrun_job *j,
+				  enum zrun_op op, bool is_verify, uint64_t t);
+void zrun_verify_io_done(struct zrun *run, struct zrun_job *j,
+			 enum zrun_op op, uint64_t len);
+/* Did @j fail (verify, sg miscompare)?  It issues nothing more. */
+bool zrun_verify_failed(const struct zrun_job *j);
+bool zrun_io_is_exact(const struct zrun_job *j);
+/* A verify read (not a job's own I/O: no namespace work before it, no
+ * sequential position moved by it). */
+bool zrun_io_is_verify(const struct zrun_job *j);
+int zrun_data_write(struct zrun *run, struct zrun_job *j, uint64_t io_off,
+		    const char *file, uint64_t off, void *buf, uint64_t len);
+int zrun_data_read(struct zrun *run, struct zrun_job *j, const char *file,
+		   uint64_t off, void *buf, uint64_t len);
+/* The run's figures so far, and its first failure ("" when none; "job
+ * 'NAME': MESSAGE" and how many more). */
+void zrun_verify_stats(const struct zrun *run, struct zrun_vstats *st);
+void zrun_verify_first(const struct zrun *run, char *buf, size_t len);
+/* summary.json's "verify" member (nothing when no job verifies). */
+void zrun_verify_summary(const struct zrun *run, const struct zrun_vstats *st,
+			 FILE *f);
 
 #endif /* ZCOW_RUN_H */

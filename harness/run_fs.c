@@ -81,6 +81,7 @@
 #include <strings.h>
 #include <time.h>
 
+#include "fio_log.h"
 #include "grow.h"
 #include "run.h"
 #include "zcow.h"
@@ -293,7 +294,9 @@ static int close_file(struct zrun *run, struct zrun_job *job,
 	ret = zcow_close(ff->f);
 	ff->f = NULL;
 	fj->nr_open--;
-	return ret ? file_err(run, job, "close", ff->path, ret) : 0;
+	if (ret)
+		return file_err(run, job, "close", ff->path, ret);
+	return zfio_log_file(run, job, ff->path, ZFIO_FILE_CLOSE);
 }
 
 /* Open file @i (creating it if it does not exist), first closing the
@@ -331,7 +334,7 @@ static int open_file(struct zrun *run, struct zrun_job *job, uint32_t i)
 	if (!ff->is_created)
 		job->nr_creates++;
 	ff->is_created = true;
-	return 0;
+	return zfio_log_file(run, job, ff->path, ZFIO_FILE_OPEN);
 }
 
 /* Remove the job's file @i from its name: rename (to NAME.renamed) or
@@ -588,6 +591,84 @@ static int loadfile_init(struct zrun *run, struct zrun_job *job)
 	return ret;
 }
 
+/*
+ * A replay job (read_iolog, harness/fio_log.h): its files are the ones
+ * the log adds, at the paths it names (their directories made, a
+ * relative name under '/'), created at set-up, each as large as the
+ * largest reach of the log's I/Os (the job's range is the files one
+ * after the other, as any job's) and laid out with data up to it when
+ * the log reads, as fio lays out files for reading.
+ */
+static int replay_init(struct zrun *run, struct zrun_job *job)
+{
+	const char *const *paths;
+	struct fs_job *fj;
+	uint64_t extent, fsize, max_len;
+	bool has_reads;
+	uint32_t i, nr;
+	int ret;
+
+	zfio_replay_files(job, &paths, &nr, &extent, &max_len, &has_reads);
+	fsize = (extent + ZCOW_SECTORSIZE - 1) / ZCOW_SECTORSIZE *
+		ZCOW_SECTORSIZE;
+	if (!fsize)
+		fsize = ZCOW_SECTORSIZE;
+	ret = check_room(run, job, nr, fsize, has_reads);
+	if (ret)
+		return ret;
+	fj = calloc(1, sizeof(*fj));
+	if (!fj)
+		return -ENOMEM;
+	job->tpriv = fj;
+	fj->files = calloc(nr, sizeof(*fj->files));
+	if (!fj->files)
+		return -ENOMEM;
+	fj->nr_files = nr;
+	fj->filesize = fsize;
+	fj->last = NO_FILE;
+	fj->pending = NO_FILE;
+	job->range_start = 0;
+	job->range_len = fsize * nr;
+	job->bytes_goal = 0;
+	ret = need_buf(to_fs(run), max_len > job->fio->bs ? max_len :
+						       job->fio->bs);
+	if (ret)
+		return ret;
+	untimed(run, true);
+	for (i = 0; i < nr && !ret; i++) {
+		struct fs_file *ff = &fj->files[i];
+		char *slash;
+
+		if (asprintf(&ff->path, "%s%s", paths[i][0] == '/' ? "" : "/",
+			     paths[i]) < 0) {
+			ff->path = NULL;
+			ret = -ENOMEM;
+			break;
+		}
+		slash = strrchr(ff->path, '/');
+		if (slash != ff->path) {
+			*slash = '\0';
+			ret = make_dirs(run, job, ZFIO_OPT_FILENAME, ff->path);
+			*slash = '/';
+		}
+		ret = ret ?: open_file(run, job, i);
+		if (!ret && has_reads)
+			ret = lay_out(run, job, i, fsize);
+	}
+	if (!ret) {
+		job->nr_creates = 0;
+		job->max_open = 0;
+	}
+	if (!ret && has_reads) {
+		ret = zcow_sync(to_fs(run)->fs);
+		if (ret)
+			zrun_errf(run, "job '%s': laying out the files: %s",
+				  job->fio->name, strerror(-ret));
+	}
+	untimed(run, false);
+	return ret;
+}
+
 static int fs_job_init(struct zrun *run, struct zrun_job *job)
 {
 	const struct zfio_job *f = job->fio;
@@ -604,13 +685,17 @@ static int fs_job_init(struct zrun *run, struct zrun_job *job)
 
 	if (f->zcow_loadfile[0])
 		return loadfile_init(run, job);
+	if (zfio_replay_is(job))
+		return replay_init(run, job);
 	if (!nr)
 		nr = 1;
 	size = f->size.is_set ? zfio_size_bytes(&f->size, total, zs, f->bs) : 0;
 	fsize = f->filesize.is_set ?
 			zfio_size_bytes(&f->filesize, total, zs, f->bs) :
 			size / nr;
-	if (!size)
+	if (f->log.fill_device)	/* fio: "something really large" */
+		fsize = total;
+	if (!size || f->log.fill_device)
 		size = fsize * nr;
 	fsize -= fsize % f->bs;
 	if (!fsize) {
@@ -649,8 +734,9 @@ static int fs_job_init(struct zrun *run, struct zrun_job *job)
 			snprintf(name, sizeof(name), "%s", f->filename);
 		else
 			format_name(f, job->clone, i, name, sizeof(name));
-		/* an absolute name (the http engine's objects) is a path
-		 * from the root, under directory= when one is given */
+		/* an absolute name (filename=, the http engine's objects)
+		 * is a path from the root, under directory= when one is
+		 * given (fio joins the two) */
 		if (asprintf(&ff->path, "%s%s%s", dir,
 			     name[0] == '/' ? "" : sep,
 			     name[0] == '/' && dir[strlen(dir) - 1] == '/' ?
@@ -658,6 +744,9 @@ static int fs_job_init(struct zrun *run, struct zrun_job *job)
 			ff->path = NULL;
 			return -ENOMEM;
 		}
+		ret = zfio_log_file(run, job, ff->path, ZFIO_FILE_ADD);
+		if (ret)
+			return ret;
 	}
 	job->range_start = 0;
 	job->range_len = fsize * nr;
@@ -893,6 +982,7 @@ static int obj_do_io(struct zrun *run, struct zrun_job *job, enum zrun_op op,
 	struct zcow_stat st;
 	struct zrun_tick tk;
 	struct fs_held h;
+	uint64_t io_off = off;
 	char *path;
 	int64_t n = 0;
 	int ret;
@@ -915,19 +1005,34 @@ static int obj_do_io(struct zrun *run, struct zrun_job *job, enum zrun_op op,
 		n = n == -ENOENT ? 0 : n;
 	} else if (op == ZRUN_OP_READ) {
 		n = zcow_open(fr->fs, path, O_RDONLY, &f);
-		if (!n)
+		if (!n) {
 			n = zcow_pread(f, fr->buf, len, 0);
-		else if (n == -ENOENT)
-			n = 0;		/* a missing object reads as zeros */
+		} else if (n == -ENOENT) {
+			/* a missing object reads as zeros */
+			memset(fr->buf, 0, len);
+			n = (int64_t)len;
+		}
+		/* the object's bytes as the job's (run_verify.c) */
+		ret = n < 0 ? 0 : zrun_data_read(run, job, path, 0, fr->buf,
+						 (uint64_t)n);
 	} else {
-		if (zcow_stat(fr->fs, path, &st) == -ENOENT)
+		/* the job's bytes (run_verify.c); 1: a dry run */
+		ret = zrun_data_write(run, job, io_off, path, 0, fr->buf, len);
+		if (!ret && zcow_stat(fr->fs, path, &st) == -ENOENT)
 			job->nr_creates++;
-		n = zcow_open(fr->fs, path, O_RDWR | O_CREAT | O_TRUNC, &f);
-		if (!n)
+		if (!ret)
+			n = zcow_open(fr->fs, path,
+				      O_RDWR | O_CREAT | O_TRUNC, &f);
+		if (!ret && !n)
 			n = zcow_pwrite(f, fr->buf, len, 0);
+		ret = ret < 0 ? ret : 0;
 	}
 	if (f)
 		zcow_close(f);
+	if (ret) {
+		free(path);
+		return ret;
+	}
 	if (n < 0) {
 		run->io_err = (int)-n;
 		snprintf(run->io_err_msg, sizeof(run->io_err_msg),
@@ -949,6 +1054,7 @@ static int fs_do_io(struct zrun *run, struct zrun_job *job, enum zrun_op op,
 	struct fs_file *ff;
 	struct zrun_tick tk;
 	struct fs_held h;
+	uint64_t io_off;
 	uint32_t i;
 	int64_t n;
 	int ret;
@@ -963,7 +1069,10 @@ static int fs_do_io(struct zrun *run, struct zrun_job *job, enum zrun_op op,
 	if (ret)
 		return ret;
 	zrun_tick_start(run, &tk, now);
-	ret = before_io(run, job, off - job->range_start);
+	/* a verify read is not the job's own I/O: no namespace work */
+	ret = zrun_io_is_verify(job) ? 0 :
+	      before_io(run, job, off - job->range_start);
+	io_off = off;
 	i = (uint32_t)((off / fj->filesize) % fj->nr_files);
 	ret = ret ?: open_file(run, job, i);
 	if (ret)
@@ -972,14 +1081,32 @@ static int fs_do_io(struct zrun *run, struct zrun_job *job, enum zrun_op op,
 	off %= fj->filesize;
 	if (len > fj->filesize - off)
 		len = fj->filesize - off;
-	if (job->fio->is_filecreate)	/* the open was the operation */
+	if (job->fio->is_filecreate) {	/* the open was the operation */
 		n = (int64_t)len;
-	else if (op == ZRUN_OP_TRIM)	/* fio: BLKDISCARD on the file */
+	} else if (op == ZRUN_OP_TRIM) {	/* fio: BLKDISCARD on the file */
 		n = -ENOTTY;
-	else if (op == ZRUN_OP_WRITE)
-		n = zcow_pwrite(ff->f, fr->buf, len, off);
-	else
+	} else if (op == ZRUN_OP_WRITE) {
+		/* the job's bytes (run_verify.c); 1: a dry run */
+		ret = zrun_data_write(run, job, io_off, ff->path, off, fr->buf,
+				      len);
+		if (ret < 0)
+			return ret;
+		n = ret ? (int64_t)len : zcow_pwrite(ff->f, fr->buf, len, off);
+	} else {
 		n = zcow_pread(ff->f, fr->buf, len, off);
+		ret = n < 0 ? 0 : zrun_data_read(run, job, ff->path, off,
+						 fr->buf, (uint64_t)n);
+		if (ret)
+			return ret;
+	}
+	job->io_path = ff->path;
+	job->io_off = off;
+	if (n == -ENOSPC && zfio_log_fills(job)) {
+		/* fill_device: the file system is full, the job ends */
+		zfio_log_enospc(job);
+		*done_ret = zrun_tick_done(run, &tk);
+		return held_done(run, &h, now, *done_ret);
+	}
 	if (n < 0) {
 		/* the I/O's own error: run_ctl.c decides whether the job
 		 * goes on (continue_on_error, ignore_error) */
@@ -1085,13 +1212,22 @@ static int fs_replay(struct zrun *run, struct zrun_job *job, uint64_t now,
 	return held_done(run, &h, now, r->done);
 }
 
+/* The file fio's fsync=N syncs: the last I/O's; a replay's, the one its
+ * log names. */
+static uint32_t sync_one(const struct zrun_job *job)
+{
+	const struct fs_job *fj = job->tpriv;
+
+	return zfio_replay_is(job) ? zfio_replay_sync_file(job) : fj->last;
+}
+
 /* zcow_fsync / zcow_fdatasync of the files a sync covers (the file of
  * the last write, or every open file). */
 static int sync_files(struct zrun *run, struct zrun_job *job,
 		      bool is_data_only, bool is_all)
 {
 	struct fs_job *fj = job->tpriv;
-	uint32_t i;
+	uint32_t i, one = sync_one(job);
 	int ret = 0;
 
 	if (fj->db)	/* a loadfile's Flush (fs_replay) */
@@ -1099,7 +1235,7 @@ static int sync_files(struct zrun *run, struct zrun_job *job,
 	for (i = 0; i < fj->nr_files && !ret; i++) {
 		struct zcow_file *f = fj->files[i].f;
 
-		if (!f || (!is_all && i != fj->last))
+		if (!f || (!is_all && i != one))
 			continue;
 		ret = is_data_only ? zcow_fdatasync(f) : zcow_fsync(f);
 	}
@@ -1131,7 +1267,7 @@ static int sync_transid(struct zrun *run, struct zrun_job *job, bool is_all,
 	for (i = 0; i < fj->nr_files; i++) {
 		struct zcow_file *f = fj->files[i].f;
 
-		if (!f || (!is_all && i != fj->last))
+		if (!f || (!is_all && i != sync_one(job)))
 			continue;
 		ret = zcow_fstat(f, &st);
 		if (ret) {
@@ -1249,13 +1385,14 @@ static int fs_sync_join(struct zrun *run, struct zrun_job *job,
 			bool is_data_only)
 {
 	struct fs_job *fj = job->tpriv;
+	uint32_t one = sync_one(job);
 	struct zcow_file *f;
 	int ret;
 
 	(void)is_data_only;
 	if (fj->db)	/* a loadfile's Flush (fs_replay) */
 		f = fj->db->flush;
-	else if (fj->last >= fj->nr_files || !(f = fj->files[fj->last].f))
+	else if (one >= fj->nr_files || !(f = fj->files[one].f))
 		return 0;
 	/* commit_model=btrfs without the log: whether the sync waits, shares
 	 * a commit or commits depends on its start (fsync_btrfs()). */
@@ -1267,7 +1404,7 @@ static int fs_sync_join(struct zrun *run, struct zrun_job *job,
 	ret = zcow_fsync_join(f);
 	if (ret < 0 && ret != -EAGAIN)
 		zrun_errf(run, "job '%s': fsync of '%s': %s", job->fio->name,
-			  fj->db ? "a Flush handle" : fj->files[fj->last].path,
+			  fj->db ? "a Flush handle" : fj->files[one].path,
 			  strerror(-ret));
 	return ret;
 }

@@ -24,6 +24,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "fio_log.h"
 #include "run.h"
 #include "zdev.h"
 #include "ztime.h"
@@ -47,6 +48,22 @@ static struct raw *to_raw(struct zrun *run)
 	return run->tpriv;
 }
 
+/* A job whose writes are verified: fio resets its zones before it
+ * writes and never resets a full one while it runs (zbd.c). */
+static bool keeps_data(const struct zfio_job *f)
+{
+	return f->vo.verify != ZFIO_VERIFY_NONE &&
+	       f->vo.verify != ZFIO_VERIFY_NULL && f->vo.do_verify &&
+	       zfio_rw_has_write(f->rw);
+}
+
+/* What fio's messages call the device: the job's filename, else the
+ * device spec. */
+static const char *dev_name(const struct zrun *run, const struct zrun_job *job)
+{
+	return job->fio->filename[0] ? job->fio->filename : run->dev->spec;
+}
+
 /* Detach (@is_on) or re-attach the timing model for untimed set-up.
  * ztime_attach() fails only on a device that is not simulated, which has
  * no model (run->time NULL): nothing to check. */
@@ -65,10 +82,23 @@ static int raw_open(struct zrun *run)
 	unsigned int i, n;
 	int ret = 0;
 
-	if (!info->is_zoned) {
-		zrun_errf(run, "zonemode=zbd needs a zoned device ('%s' is "
-			       "not)", run->dev->spec);
-		return -EINVAL;
+	for (i = 0; i < run->spec->nr_jobs; i++) {
+		const struct zfio_job *f = &run->spec->jobs[i];
+
+		if (f->zonemode == ZFIO_ZONEMODE_ZBD && !info->is_zoned) {
+			zrun_errf(run, "zonemode=zbd needs a zoned device "
+				       "('%s' is not)", run->dev->spec);
+			return -EINVAL;
+		}
+		if (f->zonemode != ZFIO_ZONEMODE_ZBD &&
+		    info->nr_conv < info->nr_zones)
+			return zrun_opt_err(run, f, ZFIO_OPT_RW, "target=raw "
+					    "without zonemode=zbd writes in "
+					    "place: it needs a device without "
+					    "sequential zones ('%s' has %llu)",
+					    run->dev->spec,
+					    (unsigned long long)(info->nr_zones -
+								 info->nr_conv));
 	}
 	raw = calloc(1, sizeof(*raw));
 	if (!raw)
@@ -142,6 +172,69 @@ out:
 	return ret;
 }
 
+static int zone_cmd(struct zrun *run, uint64_t z, enum zdev_zone_action act);
+
+/* The I/O buffer holds the largest I/O of every job. */
+static int need_buf(struct raw *raw, uint64_t len)
+{
+	void *b;
+
+	if (len <= raw->buf_len)
+		return 0;
+	b = realloc(raw->buf, len);
+	if (!b)
+		return -ENOMEM;
+	memset(b, 0, len);
+	raw->buf = b;
+	raw->buf_len = len;
+	return 0;
+}
+
+/*
+ * A job without zonemode=zbd (target=raw on a device without sequential
+ * zones, raw_open() checked): fio on a plain block device, I/O in place
+ * at its offsets.  Its range is offset (+ offset_increment per clone)
+ * for size bytes (the rest of the device without size), whole blocks;
+ * size x loops bytes unless time_based.
+ */
+static int plain_job_init(struct zrun *run, struct zrun_job *job)
+{
+	const struct zfio_job *f = job->fio;
+	const struct zdev_info *info = &run->dev->info;
+	uint64_t off, size;
+
+	if (!zfio_bs_is_multiple(f, info->lba_size))
+		return zrun_opt_err(run, f, f->bs_opt, "%llu is not a multiple "
+				    "of the device's %u-byte block",
+				    (unsigned long long)f->bs, info->lba_size);
+	off = zfio_size_bytes(&f->offset, info->size, 0, f->bs) +
+	      zfio_size_bytes(&f->offset_increment, info->size, 0, f->bs) *
+		      job->clone;
+	if (off % info->lba_size || off >= info->size) {
+		zrun_errf(run, "%s:%d: job '%s': offset %llu is not a block "
+			       "of the device (%llu bytes, blocks of %u)",
+			  f->file, f->line, f->name, (unsigned long long)off,
+			  (unsigned long long)info->size, info->lba_size);
+		return -EINVAL;
+	}
+	size = f->size.is_set ? zfio_size_bytes(&f->size, info->size, 0,
+						f->bs) : info->size - off;
+	if (size > info->size - off)
+		size = info->size - off;
+	size -= size % f->bs;
+	if (!size) {
+		zrun_errf(run, "%s:%d: job '%s': the range holds no block of "
+			       "bs=%llu", f->file, f->line, f->name,
+			  (unsigned long long)f->bs);
+		return -EINVAL;
+	}
+	job->range_start = off;
+	job->range_len = size;
+	job->seq_by_target = false;	/* in place: the scheduler's offsets */
+	job->bytes_goal = size * f->loops;
+	return need_buf(to_raw(run), f->bs_max);
+}
+
 static int raw_job_init(struct zrun *run, struct zrun_job *job)
 {
 	const struct zfio_job *f = job->fio;
@@ -178,6 +271,8 @@ static int raw_job_init(struct zrun *run, struct zrun_job *job)
 			  " (every size bsrange/bssplit may draw)");
 		return -EINVAL;
 	}
+	if (f->zonemode != ZFIO_ZONEMODE_ZBD)
+		return plain_job_init(run, job);
 	off = zfio_size_bytes(&f->offset, info->size, zs, zs);
 	inc = zfio_size_bytes(&f->offset_increment, info->size, zs, zs);
 	off += inc * job->clone;
@@ -202,16 +297,28 @@ static int raw_job_init(struct zrun *run, struct zrun_job *job)
 	job->range_start = off;
 	job->range_len = size;
 	job->seq_by_target = true;
+	job->io_path = run->dev->spec;	/* the iolog's file */
+	if (zfio_log_file(run, job, run->dev->spec, ZFIO_FILE_ADD) ||
+	    zfio_log_file(run, job, run->dev->spec, ZFIO_FILE_OPEN))
+		return -ENOMEM;
 	/* Not time based: write the capacity of the range, loops times. */
 	job->bytes_goal = size / zs * info->zone_capacity * f->loops;
-	if (f->bs_max > raw->buf_len) {
-		void *b = realloc(raw->buf, f->bs_max);
+	if (need_buf(raw, f->bs_max))
+		return -ENOMEM;
+	if (keeps_data(f)) {
+		/* fio resets the job's zones before writing what it will
+		 * verify (zbd_file_reset()); untimed set-up */
+		uint64_t z;
+		int ret = 0;
 
-		if (!b)
-			return -ENOMEM;
-		memset(b, 0, f->bs_max);
-		raw->buf = b;
-		raw->buf_len = f->bs_max;
+		untimed(run, true);
+		for (z = off / zs; z < (off + size) / zs && !ret; z++)
+			if (z >= info->nr_conv && raw->zones[z].wp)
+				ret = zone_cmd(run, z, ZDEV_ZONE_RESET);
+		untimed(run, false);
+		run->zone_resets = 0;
+		if (ret)
+			return ret;
 	}
 	if (run->set.prefill && !zfio_rw_has_write(f->rw)) {
 		/* Fill the range untimed so reads find data. */
@@ -287,9 +394,17 @@ static int zone_write(struct zrun *run, struct zrun_job *job, uint64_t z,
 	const struct zdev_info *info = &run->dev->info;
 	struct raw *raw = to_raw(run);
 	uint64_t start = z * info->zone_size, done = 0, chunk, landed;
+	uint64_t at = start + raw->zones[z].wp;
 	bool is_append = run->set.zone_append || job->fio->zone_append;
-	int ret = 0;
+	int ret;
 
+	/* the bytes of the write, for where it lands: the write pointer
+	 * (appends land there too: the device runs one at a time) */
+	ret = zrun_data_write(run, job, at, dev_name(run, job), at, raw->buf,
+			      len);
+	if (ret)
+		return ret < 0 ? ret : -EINVAL;	/* no dry run here */
+	job->io_off = start + raw->zones[z].wp;	/* where it lands */
 	while (done < len) {
 		chunk = len - done;
 		if (is_append) {
@@ -299,11 +414,19 @@ static int zone_write(struct zrun *run, struct zrun_job *job, uint64_t z,
 			}
 			if (chunk > info->max_append)
 				chunk = info->max_append;
-			ret = zdev_append(run->dev, raw->buf, chunk, start, 0,
-					  ZDEV_CLASS_OTHER, &landed);
+			ret = zdev_append(run->dev, (uint8_t *)raw->buf + done,
+					  chunk, start, 0, ZDEV_CLASS_OTHER,
+					  &landed);
+			if (!ret && landed != start + raw->zones[z].wp) {
+				zrun_errf(run, "append at zone %llu landed at "
+					       "%llu, not at the write pointer",
+					  (unsigned long long)start,
+					  (unsigned long long)landed);
+				return -EIO;
+			}
 		} else {
-			ret = zdev_write(run->dev, raw->buf, chunk,
-					 start + raw->zones[z].wp, 0,
+			ret = zdev_write(run->dev, (uint8_t *)raw->buf + done,
+					 chunk, start + raw->zones[z].wp, 0,
 					 ZDEV_CLASS_OTHER);
 		}
 		if (ret) {
@@ -335,11 +458,19 @@ static int raw_write(struct zrun *run, struct zrun_job *job, uint64_t off,
 	int ret;
 
 	if (z < info->nr_conv) {	/* conventional: write in place */
+		ret = zrun_data_write(run, job, off, dev_name(run, job), off,
+				      raw->buf, len);
+		if (ret)
+			return ret < 0 ? ret : -EINVAL;
+		job->io_off = off;
 		ret = zdev_write(run->dev, raw->buf, len, off, 0,
 				 ZDEV_CLASS_OTHER);
 		if (ret)
 			zrun_errf(run, "write at %llu: %s",
 				  (unsigned long long)off, strerror(-ret));
+		job->seq_pos = off + len - job->range_start;
+		if (job->seq_pos >= job->range_len)
+			job->seq_pos = 0;
 		return ret;
 	}
 	for (tries = 0; tries < 2 * nz + 2; tries++) {
@@ -348,6 +479,12 @@ static int raw_write(struct zrun *run, struct zrun_job *job, uint64_t off,
 		if (!rz->is_open) {
 			if (raw->nr_open >= raw->max_open) {
 				z = raw->open[zrun_rand(job) % raw->nr_open];
+				continue;
+			}
+			if (rz->wp + len > cap && keeps_data(f)) {
+				/* fio skips a full zone (its data is to
+				 * be verified) */
+				z = z0 + (z - z0 + 1) % nz;
 				continue;
 			}
 			if (rz->wp + len > cap) {
@@ -393,6 +530,8 @@ static int raw_write(struct zrun *run, struct zrun_job *job, uint64_t off,
 			job->seq_pos = ((z - z0 + 1) % nz) * zs;
 		return 0;
 	}
+	if (keeps_data(f))
+		return 1;	/* the range is full: the writes end */
 	zrun_errf(run, "job '%s': no zone to write in [%llu, +%llu)", f->name,
 		  (unsigned long long)job->range_start,
 		  (unsigned long long)job->range_len);
@@ -411,6 +550,24 @@ static int raw_read(struct zrun *run, struct zrun_job *job, uint64_t off,
 	int ret;
 
 	*len_ret = 0;
+	if (zrun_io_is_exact(job)) {
+		/* a verify read, an sg verify: there, whatever is there */
+		ret = zdev_read(run->dev, raw->buf, len, off,
+				ZDEV_CLASS_OTHER);
+		if (ret) {
+			zrun_errf(run, "read at %llu: %s",
+				  (unsigned long long)off, strerror(-ret));
+			return ret;
+		}
+		if (!zrun_io_is_verify(job)) {
+			job->seq_pos = off + len - job->range_start;
+			if (job->seq_pos >= job->range_len)
+				job->seq_pos = 0;
+		}
+		*len_ret = len;
+		return zrun_data_read(run, job, dev_name(run, job), off,
+				      raw->buf, len);
+	}
 	for (i = 0; i <= nz; i++) {
 		lim = z < info->nr_conv || f->read_beyond_wp ? zs :
 							       raw->zones[z].wp;
@@ -427,6 +584,7 @@ static int raw_read(struct zrun *run, struct zrun_job *job, uint64_t off,
 	}
 	if (i > nz)
 		return 0;	/* nothing written to read */
+	job->io_off = off;
 	ret = zdev_read(run->dev, raw->buf, len, off, ZDEV_CLASS_OTHER);
 	if (ret) {
 		zrun_errf(run, "read at %llu: %s", (unsigned long long)off,
@@ -437,7 +595,8 @@ static int raw_read(struct zrun *run, struct zrun_job *job, uint64_t off,
 	if (job->seq_pos >= job->range_len)
 		job->seq_pos = 0;
 	*len_ret = len;
-	return 0;
+	return zrun_data_read(run, job, dev_name(run, job), off, raw->buf,
+			      len);
 }
 
 static int raw_do_io(struct zrun *run, struct zrun_job *job, enum zrun_op op,
@@ -453,6 +612,10 @@ static int raw_do_io(struct zrun *run, struct zrun_job *job, enum zrun_op op,
 	switch (op) {
 	case ZRUN_OP_WRITE:
 		ret = raw_write(run, job, off, len);
+		if (ret == 1) {		/* no room left */
+			*len_ret = 0;
+			ret = 0;
+		}
 		break;
 	case ZRUN_OP_READ:
 		ret = raw_read(run, job, off, len, len_ret);
@@ -460,6 +623,7 @@ static int raw_do_io(struct zrun *run, struct zrun_job *job, enum zrun_op op,
 	default: {
 		uint64_t z = off / info->zone_size;
 
+		job->io_off = z * info->zone_size;
 		if (z >= info->nr_conv)
 			ret = zone_cmd(run, z, ZDEV_ZONE_RESET);
 		job->seq_pos = (z + 1) * info->zone_size - job->range_start;

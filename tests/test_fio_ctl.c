@@ -850,7 +850,8 @@ START_TEST(test_ctl_sub_block_io_keeps_exact_bytes)
 	unsigned int i;
 
 	unlink(T_IMG);
-	ck_assert_int_eq(run_text("[holes]\nrw=write:512\nbs=512\n"
+	ck_assert_int_eq(run_text("[global]\nbuffer_pattern=0xa5\n"
+				  "[holes]\nrw=write:512\nbs=512\n"
 				  "filesize=8k\nio_size=4k\nfilename=h\n"
 				  "[w]\nrw=write\nbs=4KiB\nfilesize=12000\n"
 				  "filename=f\n"
@@ -896,7 +897,7 @@ START_TEST(test_ctl_http_objects_written_read_and_deleted)
 
 	unlink(T_IMG);
 	ck_assert_int_eq(run_text(
-		"[global]\nioengine=http\nhttp_mode=s3\n"
+		"[global]\nioengine=http\nhttp_mode=s3\nbuffer_pattern=0xa5\n"
 		"[put]\nrw=write\nbs=4k\nsize=64k\nio_size=8k\n"
 		"filename=/bucket/object\n"
 		"[get]\nstonewall\nrw=read\nbs=4k\nsize=64k\nio_size=12k\n"

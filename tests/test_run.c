@@ -804,14 +804,14 @@ static struct zcow_fs *run_treelog_image(const char *rename_pct,
 		"device=sim:image=" TL_IMG ",zones=64,zone_size=64M,"
 		"zone_cap=34M,max_open=14,max_active=14",
 		"numjobs=3", "loops=1", "nrfiles=2", "unlink_each_loop=0",
-		rename_pct, unlink_pct,
+		rename_pct, unlink_pct, "buffer_pattern=0xa5",
 	};
 	struct zcow_mount_opts mo = { .read_only = true };
 	struct zcow_fs *fs = NULL;
 	char *d;
 
 	unlink(TL_IMG);
-	d = run_treelog(sets, 7);
+	d = run_treelog(sets, 8);
 	free(d);
 	ck_assert_int_eq(zdev_open("sim:image=" TL_IMG, dev_ret), 0);
 	ck_assert_int_eq(zcow_mount(*dev_ret, &mo, &fs), 0);
@@ -1376,13 +1376,13 @@ static struct zcow_fs *run_on_image(const char *text, char **summary_ret,
 {
 	const char *sets[] = { "device=sim:image=" T_IMG ",zones=32,"
 			       "zone_size=64M,zone_cap=34M,max_open=14,"
-			       "max_active=14" };
+			       "max_active=14", "buffer_pattern=0xa5" };
 	struct zcow_mount_opts mo = { .read_only = true };
 	struct zcow_fs *fs = NULL;
 	char err[1024], *dir;
 
 	unlink(T_IMG);
-	ck_assert_msg(run_text(text, sets, 1, &dir, err, sizeof(err)) == 0,
+	ck_assert_msg(run_text(text, sets, 2, &dir, err, sizeof(err)) == 0,
 		      "%s", err);
 	*summary_ret = summary_no_wall(dir);
 	free(dir);
@@ -1392,7 +1392,8 @@ static struct zcow_fs *run_on_image(const char *text, char **summary_ret,
 }
 
 /* Every file @fmt % (clone, file) of @nr_clones x @nr_files exists with
- * @size bytes of the runner's 0xa5 pattern; nothing else in @dir. */
+ * @size bytes of 0xa5 (buffer_pattern=0xa5, and the fs target's read
+ * layout); nothing else in @dir. */
 static void assert_files(struct zcow_fs *fs, const char *dir, const char *fmt,
 			 unsigned int nr_clones, unsigned int nr_files,
 			 uint64_t size)

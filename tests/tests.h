@@ -39,8 +39,11 @@
 	SUITE(fio_suite)       \
 	SUITE(fio_gen_suite)   \
 	SUITE(fio_ctl_suite)   \
+	SUITE(fio_verify_suite) \
+	SUITE(fio_log_suite)   \
 	SUITE(ztime_suite)     \
 	SUITE(run_suite)       \
+	SUITE(run_verify_suite) \
 	SUITE(dbench_suite)    \
 	SUITE(fio_examples_suite) \
 	SUITE(gc_suite)        \
