@@ -312,6 +312,25 @@ int zrun_ctl_io_error(struct zrun *run, struct zrun_job *j, int op,
 	return 1;
 }
 
+bool zrun_ctl_verify_error(struct zrun *run, struct zrun_job *j, int err,
+			   const char *msg, uint64_t t)
+{
+	const struct zfio_ctl *f = &j->fio->ctl;
+	enum zfio_err_class cls = zfio_err_class_of(false, err);
+
+	if (!j->ctl)		/* before the jobs run: nothing goes on */
+		return false;
+	if (zfio_ctl_is_non_fatal(f, cls, err)) {
+		count_error(cj(j), err);
+		if (f->error_dump)
+			fprintf(stderr, "zcow run: %s (counted: the job goes "
+				"on)\n", msg);
+		return true;
+	}
+	fail_job(run, j, err, msg, t);
+	return false;
+}
+
 int zrun_ctl_result(struct zrun *run)
 {
 	const struct zrun_ctl_job *first = NULL;

@@ -71,6 +71,16 @@ void zrun_ctl_io_done(struct zrun *run, struct zrun_job *j, uint32_t slot,
 int zrun_ctl_io_error(struct zrun *run, struct zrun_job *j, int op,
 		      uint64_t done);
 
+/*
+ * The job's verification failed at @t (run_verify.c; @err: EILSEQ, or EIO
+ * for an sg VERIFY command, a write's error) with @msg.  Returns true when
+ * the job counts it and goes on (continue_on_error, ignore_error; printed
+ * with error_dump), false when the job ends in error (exitall_on_error
+ * acts at its end).
+ */
+bool zrun_ctl_verify_error(struct zrun *run, struct zrun_job *j, int err,
+			   const char *msg, uint64_t t);
+
 /* Has the job ended in error (no end_fsync then)? */
 bool zrun_ctl_has_failed(const struct zrun_job *j);
 

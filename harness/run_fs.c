@@ -1108,11 +1108,18 @@ static int fs_do_io(struct zrun *run, struct zrun_job *job, enum zrun_op op,
 		return held_done(run, &h, now, *done_ret);
 	}
 	if (n < 0) {
+		const struct zfio_at *at = &job->fio->at[ZFIO_OPT_RW];
+		char where[ZFIO_PATH_LEN + 16] = "";
+
 		/* the I/O's own error: run_ctl.c decides whether the job
-		 * goes on (continue_on_error, ignore_error) */
+		 * goes on (continue_on_error, ignore_error); a trim's names
+		 * the rw= that asked for it */
+		if (op == ZRUN_OP_TRIM && at->line)
+			snprintf(where, sizeof(where), "%s:%d: ", at->file,
+				 at->line);
 		run->io_err = (int)-n;
 		snprintf(run->io_err_msg, sizeof(run->io_err_msg),
-			 "job '%s': %s of %llu at %llu in '%s': %s%s",
+			 "%sjob '%s': %s of %llu at %llu in '%s': %s%s", where,
 			 job->fio->name, op == ZRUN_OP_WRITE ? "write" :
 			 op == ZRUN_OP_READ ? "read" : "trim",
 			 (unsigned long long)len, (unsigned long long)off,

@@ -568,15 +568,17 @@ START_TEST(test_ctl_enospc_not_listed_ends_the_job_others_finish)
 }
 END_TEST
 
-/* A trim of a file is fio's BLKDISCARD ioctl: ENOTTY, the job's error;
- * ignore_error=,ENOTTY counts every one (error_dump prints each). */
+/* A trim of a file is fio's BLKDISCARD ioctl: ENOTTY, the job's error,
+ * named by the rw= that asks for it; ignore_error=,ENOTTY counts every
+ * one (error_dump prints each). */
 START_TEST(test_ctl_trim_of_a_file_is_enotty_unless_ignored)
 {
 	char *dir, *err, *s;
 
 	ck_assert_int_eq(run_text("[t]\nrw=trim\nsize=64k\n", NULL, 0, &dir,
 				  &err), -ENOTTY);
-	ck_assert_str_eq(err, "zcow run: job 't': trim of 4096 at 0 in "
+	ck_assert_str_eq(err, "zcow run: " T_FIO ":2: job 't': trim of 4096 "
+			 "at 0 in "
 			 "'/t.0.0': Inappropriate ioctl for device (fio trims "
 			 "a file with the BLKDISCARD ioctl, which only a block "
 			 "device takes)\n");
@@ -588,8 +590,8 @@ START_TEST(test_ctl_trim_of_a_file_is_enotty_unless_ignored)
 	ck_assert_int_eq(run_text("[t]\nrw=trim\nsize=16k\n"
 				  "ignore_error=,ENOTTY\n", NULL, 0, &dir,
 				  &err), 0);
-	ck_assert_ptr_nonnull(strstr(err, "zcow run: job 't': trim of 4096 at "
-				     "12288 in '/t.0.0': Inappropriate ioctl "
+	ck_assert_ptr_nonnull(strstr(err, "zcow run: " T_FIO ":2: job 't': "
+				     "trim of 4096 at 12288 in '/t.0.0': Inappropriate ioctl "
 				     "for device (fio trims a file with the "
 				     "BLKDISCARD ioctl, which only a block "
 				     "device takes) (counted: the job goes "
@@ -834,6 +836,86 @@ static void close_image(struct zcow_fs *fs, struct zdev *dev)
 }
 
 /*
+ * A failed verify is the job's EILSEQ (fio's VERIFY class): it ends the
+ * job, fails the run and, with exitall_on_error, ends the job's group;
+ * continue_on_error=verify counts each one and the job reads on.
+ */
+#define VERIFY_JOBS "[w]\nrw=write\nbs=4k\nsize=16k\nfilename=f\n" \
+		    "buffer_pattern=0\n" \
+		    "[r]\nstonewall\nrw=read\nbs=4k\nsize=16k\n" \
+		    "filename=f\nverify=crc32c\n"
+#define BAD_MAGIC(off) "job 'r': verify: bad magic header 0, wanted acca " \
+		       "at file /f offset " off ", length 4096 (requested " \
+		       "block: offset=" off ", length=4096)"
+
+START_TEST(test_ctl_verify_failure_ends_the_job_unless_counted)
+{
+	char *dir, *err, *s;
+
+	ck_assert_int_eq(run_text(VERIFY_JOBS "exitall_on_error\n"
+				  "[other]\nrw=write\nbs=4k\nsize=64m\n"
+				  "filename=o\n", NULL, 0, &dir, &err),
+			 -EILSEQ);
+	ck_assert_str_eq(err, "zcow run: " BAD_MAGIC("0") "\n");
+	s = summary(dir);
+	ck_assert_uint_eq(job_u64(s, 1, "read_ios"), 1);
+	assert_job(s, 1, "ended_by", "\"its error\",");
+	assert_job(s, 2, "ended_by", "\"exitall_on_error: job 'r' ended "
+		   "(exit_what=group)\",");
+	ck_assert_uint_lt(job_u64(s, 2, "write_ios"), 16384);
+	free(s);
+	free(dir);
+	free(err);
+	ck_assert_int_eq(run_text(VERIFY_JOBS "continue_on_error=verify\n",
+				  NULL, 0, &dir, &err), 0);
+	ck_assert_str_eq(err, "zcow run: " BAD_MAGIC("0") " (counted: the job "
+			 "goes on)\nzcow run: " BAD_MAGIC("4096") " (counted: "
+			 "the job goes on)\nzcow run: " BAD_MAGIC("8192")
+			 " (counted: the job goes on)\nzcow run: "
+			 BAD_MAGIC("12288") " (counted: the job goes on)\n");
+	s = summary(dir);
+	ck_assert_uint_eq(job_u64(s, 1, "read_ios"), 4);
+	assert_job(s, 1, "errors", "{\"total\": 4, \"first_error\": 84, "
+		   "\"first_error_name\": \"EILSEQ\"},");
+	assert_job(s, 1, "error", "null,");
+	ck_assert_ptr_nonnull(strstr(s, "\"failures\": 4,"));
+	free(s);
+	free(dir);
+	free(err);
+}
+END_TEST
+
+/* $clientuid is fio's client address, empty outside client/server mode
+ * (zcow's case), and the $ words match in any case, as fio's. */
+START_TEST(test_ctl_clientuid_names_files_as_fio_alone)
+{
+	const char *sets[] = { "device=sim:image=" T_IMG ",zones=32,"
+			       "zone_size=4M" };
+	struct zcow_dirent *ents;
+	struct zcow_fs *fs;
+	struct zdev *dev;
+	char *dir, *err;
+	uint64_t nr;
+
+	unlink(T_IMG);
+	ck_assert_int_eq(run_text("[a]\nrw=write\nbs=4k\nsize=16k\n"
+				  "nrfiles=2\ndirectory=/d\nfilename_format="
+				  "myfiles.$clientuid.$JOBNUM.$filenum\n",
+				  sets, 1, &dir, &err), 0);
+	ck_assert_str_eq(err, "");
+	free(dir);
+	free(err);
+	fs = open_image(&dev);
+	ck_assert_int_eq(zcow_readdir(fs, "/d", &ents, &nr), 0);
+	ck_assert_uint_eq(nr, 2);
+	ck_assert_str_eq(ents[0].name, "myfiles..0.0");
+	ck_assert_str_eq(ents[1].name, "myfiles..0.1");
+	free(ents);
+	close_image(fs, dev);
+}
+END_TEST
+
+/*
  * Sub-block I/O on files: 512-byte writes with a 512-byte hole after
  * each (rw=write:512) read, modify and write their 4 KiB block, so every
  * hole stays zero and every write stays; bs=4000 (librpma's 4KiB) makes
@@ -953,12 +1035,14 @@ Suite *fio_ctl_suite(void)
 	tcase_add_test(r, test_ctl_enospc_ignored_counted_and_the_job_goes_on);
 	tcase_add_test(r, test_ctl_enospc_not_listed_ends_the_job_others_finish);
 	tcase_add_test(r, test_ctl_trim_of_a_file_is_enotty_unless_ignored);
+	tcase_add_test(r, test_ctl_verify_failure_ends_the_job_unless_counted);
 	tcase_add_test(r, test_ctl_exitall_ends_what_exit_what_names);
 	tcase_add_test(r, test_ctl_exitall_on_error_ends_others_at_the_error);
 	tcase_add_test(r, test_ctl_latency_target_finds_the_deepest_depth);
 	tcase_add_test(r, test_ctl_latency_target_missed_at_depth_1_is_etimedout);
 	tcase_add_test(r, test_ctl_steadystate_ends_the_job_at_the_check);
 	tcase_add_test(r, test_ctl_steadystate_group_reporting_ends_the_group);
+	tcase_add_test(r, test_ctl_clientuid_names_files_as_fio_alone);
 	tcase_add_test(r, test_ctl_sub_block_io_keeps_exact_bytes);
 	tcase_add_test(r, test_ctl_http_objects_written_read_and_deleted);
 	suite_add_tcase(s, r);
