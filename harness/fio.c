@@ -1020,7 +1020,7 @@ static int set_ioengine(const struct opt *o, const struct opt_arg *a)
 	if (!kv->has_val || !kv->val[0])
 		return fail(a->err, a->len, kv, "needs a value");
 	*is_filecreate = !strcmp(kv->val, "filecreate");
-	/* http: objects (run_fs.c); falloc: refused (zfio_ctl_check) */
+	/* http: objects; falloc: fallocate() calls (run_fs.c) */
 	a->j->ctl.engine = zfio_ctl_engine(kv->val);
 	return *is_filecreate || a->j->ctl.engine != ZFIO_ENGINE_PLAIN ? 0 :
 	       note_ignored(a->spec, kv->key);

@@ -329,10 +329,7 @@ static int check_fail(char *err, size_t len, const struct zfio_job *j,
  * blockalign: fio aligns a random pattern's offsets to it, per direction
  * (a sequential pattern, or a direction without it, uses its smallest
  * size).  zcow has one offset unit per job, so the directions the job
- * issues must agree.  ioengine=falloc: every I/O is an fallocate() (a
- * read KEEP_SIZE, a write allocation, a trim PUNCH_HOLE); zcow's file
- * API has neither preallocation (zoned storage writes a block once) nor
- * hole punching.
+ * issues must agree.
  */
 int zfio_ctl_check(struct zfio_job *j, char *err, size_t err_len)
 {
@@ -344,13 +341,6 @@ int zfio_ctl_check(struct zfio_job *j, char *err, size_t err_len)
 	unsigned int d, first = 3;
 	uint64_t unit = 0;
 
-	if (j->ctl.engine == ZFIO_ENGINE_FALLOC)
-		return check_fail(err, err_len, j, ZFIO_OPT_IOENGINE,
-				  "ioengine=falloc does every I/O with "
-				  "fallocate() (reads keep the size, writes "
-				  "allocate, trims punch holes); zcow's file "
-				  "API offers neither preallocation nor hole "
-				  "punching");
 	j->ctl.rand_unit = 0;
 	if (!zfio_rw_is_random(j->rw))
 		return 0;
@@ -439,4 +429,6 @@ void zfio_ctl_print(FILE *out, const struct zfio_job *j)
 			(unsigned long long)(c->ss_ramp_ns / 1000));
 	if (c->engine == ZFIO_ENGINE_HTTP)
 		fprintf(out, "ioengine=http\n");
+	if (c->engine == ZFIO_ENGINE_FALLOC)
+		fprintf(out, "ioengine=falloc\n");
 }

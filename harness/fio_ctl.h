@@ -63,7 +63,7 @@ enum zfio_ss {
 enum zfio_engine {
 	ZFIO_ENGINE_PLAIN,	/* any other: plain reads and writes */
 	ZFIO_ENGINE_HTTP,	/* objects named FILE_OFFSET_LENGTH */
-	ZFIO_ENGINE_FALLOC,	/* fallocate(): refused (zfio_ctl_check) */
+	ZFIO_ENGINE_FALLOC,	/* every I/O an fallocate() (run_fs.c) */
 };
 
 struct zfio_ctl {

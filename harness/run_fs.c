@@ -31,7 +31,11 @@
  *           same tick covers what the job does before that I/O: the
  *           namespace operation of the file it finished last, the unlinks
  *           of unlink_each_loop when a new loop starts, closing a file
- *           beyond openfiles, creating the file (create_on_open).
+ *           beyond openfiles, creating the file (create_on_open).  A trim
+ *           is fio's BLKDISCARD ioctl on a file: ENOTTY.  ioengine=falloc:
+ *           every I/O is zcow_fallocate() (EOPNOTSUPP on zoned storage,
+ *           as btrfs); ioengine=http: objects (obj_do_io()).  An I/O's
+ *           own error goes to run_ctl.c (run->io_err).
  * fsync:    zcow_fsync / zcow_fdatasync of the file of the last write
  *           (fio's fsync=N), or of every open file (end_fsync), timed.
  * job_end:  the last file's namespace operation, unlink_each_loop.
@@ -1083,6 +1087,12 @@ static int fs_do_io(struct zrun *run, struct zrun_job *job, enum zrun_op op,
 		len = fj->filesize - off;
 	if (job->fio->is_filecreate) {	/* the open was the operation */
 		n = (int64_t)len;
+	} else if (job->fio->ctl.engine == ZFIO_ENGINE_FALLOC) {
+		/* fio's falloc engine: every I/O an fallocate() (a read
+		 * KEEP_SIZE, a write mode 0, a trim PUNCH_HOLE); a zoned
+		 * file system refuses every mode, as zcow_fallocate() */
+		ret = zcow_fallocate(ff->f, off, len);
+		n = ret ? ret : (int64_t)len;
 	} else if (op == ZRUN_OP_TRIM) {	/* fio: BLKDISCARD on the file */
 		n = -ENOTTY;
 	} else if (op == ZRUN_OP_WRITE) {
@@ -1108,22 +1118,30 @@ static int fs_do_io(struct zrun *run, struct zrun_job *job, enum zrun_op op,
 		return held_done(run, &h, now, *done_ret);
 	}
 	if (n < 0) {
-		const struct zfio_at *at = &job->fio->at[ZFIO_OPT_RW];
+		static const char *const verb[2][3] = {
+			{ "read", "write", "trim" },
+			{ "fallocate (keep size)", "fallocate (allocate)",
+			  "fallocate (punch hole)" },
+		};
+		bool is_falloc = job->fio->ctl.engine == ZFIO_ENGINE_FALLOC;
+		const struct zfio_at *at = &job->fio->at[is_falloc ?
+				ZFIO_OPT_IOENGINE : ZFIO_OPT_RW];
 		char where[ZFIO_PATH_LEN + 16] = "";
 
 		/* the I/O's own error: run_ctl.c decides whether the job
-		 * goes on (continue_on_error, ignore_error); a trim's names
-		 * the rw= that asked for it */
-		if (op == ZRUN_OP_TRIM && at->line)
+		 * goes on (continue_on_error, ignore_error); a trim's, or
+		 * an fallocate's, names the option that asked for it */
+		if ((op == ZRUN_OP_TRIM || is_falloc) && at->line)
 			snprintf(where, sizeof(where), "%s:%d: ", at->file,
 				 at->line);
 		run->io_err = (int)-n;
 		snprintf(run->io_err_msg, sizeof(run->io_err_msg),
 			 "%sjob '%s': %s of %llu at %llu in '%s': %s%s", where,
-			 job->fio->name, op == ZRUN_OP_WRITE ? "write" :
-			 op == ZRUN_OP_READ ? "read" : "trim",
+			 job->fio->name, verb[is_falloc][op],
 			 (unsigned long long)len, (unsigned long long)off,
 			 ff->path, strerror((int)-n),
+			 is_falloc ? " (a zoned file system refuses fallocate "
+			 "in every mode, as btrfs does)" :
 			 op == ZRUN_OP_TRIM ? " (fio trims a file with the "
 			 "BLKDISCARD ioctl, which only a block device takes)" :
 			 "");

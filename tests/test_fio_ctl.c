@@ -294,16 +294,16 @@ START_TEST(test_ctl_blockalign_directions_must_agree)
 }
 END_TEST
 
-START_TEST(test_ctl_falloc_refused_naming_ioengine)
+/* ioengine=falloc is modelled (run_fs.c: every I/O an fallocate()), not
+ * ignored; a job that sets another engine over it is a plain job. */
+START_TEST(test_ctl_falloc_engine_is_modelled)
 {
 	struct zfio_spec *s;
 
-	parse_err("[global]\nioengine=falloc\n[a]\nrw=randtrim\n",
-		  "t.fio:2: option 'ioengine': ioengine=falloc does every I/O "
-		  "with fallocate() (reads keep the size, writes allocate, "
-		  "trims punch holes); zcow's file API offers neither "
-		  "preallocation nor hole punching");
-	/* a job that sets another engine over it runs */
+	s = parse_ok("[global]\nioengine=falloc\n[a]\nrw=randtrim\n");
+	ck_assert_int_eq(last(s)->ctl.engine, ZFIO_ENGINE_FALLOC);
+	ck_assert_uint_eq(s->nr_ignored, 0);
+	zfio_free(s);
 	s = parse_ok("[global]\nioengine=falloc\n[a]\nioengine=libaio\n"
 		     "rw=write\n");
 	ck_assert_int_eq(last(s)->ctl.engine, ZFIO_ENGINE_PLAIN);
@@ -916,6 +916,83 @@ START_TEST(test_ctl_clientuid_names_files_as_fio_alone)
 END_TEST
 
 /*
+ * ioengine=falloc: every I/O is an fallocate() (a write allocates, a read
+ * keeps the size, a trim punches a hole), which a zoned file system
+ * refuses in every mode, as btrfs does: EOPNOTSUPP, the job's error
+ * named by its ioengine=, or counted with ignore_error.
+ */
+START_TEST(test_ctl_falloc_fails_as_on_zoned_btrfs)
+{
+	char *dir, *err, *s;
+
+	ck_assert_int_eq(run_text("[w]\nrw=write\nbs=4k\nsize=16k\n"
+				  "ioengine=falloc\n", NULL, 0, &dir, &err),
+			 -EOPNOTSUPP);
+	ck_assert_str_eq(err, "zcow run: " T_FIO ":5: job 'w': fallocate "
+			 "(allocate) of 4096 at 0 in '/w.0.0': Operation not "
+			 "supported (a zoned file system refuses fallocate in "
+			 "every mode, as btrfs does)\n");
+	s = summary(dir);
+	ck_assert_uint_eq(job_u64(s, 0, "write_ios"), 0);
+	assert_job(s, 0, "ended_by", "\"its error\",");
+	free(s);
+	free(dir);
+	free(err);
+	ck_assert_int_eq(run_text("[global]\nioengine=falloc\n"
+				  "[t]\nrw=trim\nbs=4k\nsize=16k\n"
+				  "ignore_error=,95\n", NULL, 0, &dir, &err),
+			 0);
+	ck_assert_str_eq(err, "zcow run: " T_FIO ":2: job 't': fallocate "
+			 "(punch hole) of 4096 at 0 in '/t.0.0': Operation not "
+			 "supported (a zoned file system refuses fallocate in "
+			 "every mode, as btrfs does) (counted: the job goes "
+			 "on)\n" "zcow run: " T_FIO ":2: job 't': fallocate "
+			 "(punch hole) of 4096 at 4096 in '/t.0.0': Operation "
+			 "not supported (a zoned file system refuses fallocate "
+			 "in every mode, as btrfs does) (counted: the job goes "
+			 "on)\n" "zcow run: " T_FIO ":2: job 't': fallocate "
+			 "(punch hole) of 4096 at 8192 in '/t.0.0': Operation "
+			 "not supported (a zoned file system refuses fallocate "
+			 "in every mode, as btrfs does) (counted: the job goes "
+			 "on)\n" "zcow run: " T_FIO ":2: job 't': fallocate "
+			 "(punch hole) of 4096 at 12288 in '/t.0.0': Operation "
+			 "not supported (a zoned file system refuses fallocate "
+			 "in every mode, as btrfs does) (counted: the job goes "
+			 "on)\n");
+	s = summary(dir);
+	assert_job(s, 0, "errors", "{\"total\": 4, \"first_error\": 95, "
+		   "\"first_error_name\": \"EOPNOTSUPP\"},");
+	ck_assert_uint_eq(job_u64(s, 0, "trim_ios"), 0);
+	free(s);
+	free(dir);
+	free(err);
+}
+END_TEST
+
+/* falloc and http need files: the raw target refuses them by name. */
+START_TEST(test_ctl_file_engines_refused_on_the_raw_target)
+{
+	char *dir, *err;
+
+	ck_assert_int_eq(run_text("[a]\nrw=write\nbs=64k\nsize=1m\n"
+				  "zonemode=zbd\nioengine=falloc\n", NULL, 0,
+				  &dir, &err), -EINVAL);
+	ck_assert_str_eq(err, "zcow run: " T_FIO ":6: option 'ioengine': "
+			 "ioengine=falloc works on files: it needs the fs "
+			 "target, not zonemode=zbd\n");
+	ck_assert_ptr_null(dir);
+	free(err);
+	ck_assert_int_eq(run_text("[a]\nrw=write\nbs=64k\nsize=1m\n"
+				  "zonemode=zbd\nioengine=http\n", NULL, 0,
+				  &dir, &err), -EINVAL);
+	ck_assert_str_eq(err, "zcow run: " T_FIO ":6: option 'ioengine': "
+			 "ioengine=http works on files: it needs the fs "
+			 "target, not zonemode=zbd\n");
+	free(err);
+}
+END_TEST
+
+/*
  * Sub-block I/O on files: 512-byte writes with a 512-byte hole after
  * each (rw=write:512) read, modify and write their 4 KiB block, so every
  * hole stays zero and every write stays; bs=4000 (librpma's 4KiB) makes
@@ -1024,7 +1101,7 @@ Suite *fio_ctl_suite(void)
 	tcase_add_test(p, test_ctl_latency_and_steadystate_errors);
 	tcase_add_test(p, test_ctl_blockalign_sets_the_random_unit);
 	tcase_add_test(p, test_ctl_blockalign_directions_must_agree);
-	tcase_add_test(p, test_ctl_falloc_refused_naming_ioengine);
+	tcase_add_test(p, test_ctl_falloc_engine_is_modelled);
 	tcase_add_test(p, test_ctl_env_vars_substituted_as_fio);
 	tcase_add_test(p, test_ctl_unset_env_var_refused_naming_file_line);
 	tcase_add_test(p, test_ctl_filename_format_clientuid_and_absolute);
@@ -1043,6 +1120,8 @@ Suite *fio_ctl_suite(void)
 	tcase_add_test(r, test_ctl_steadystate_ends_the_job_at_the_check);
 	tcase_add_test(r, test_ctl_steadystate_group_reporting_ends_the_group);
 	tcase_add_test(r, test_ctl_clientuid_names_files_as_fio_alone);
+	tcase_add_test(r, test_ctl_falloc_fails_as_on_zoned_btrfs);
+	tcase_add_test(r, test_ctl_file_engines_refused_on_the_raw_target);
 	tcase_add_test(r, test_ctl_sub_block_io_keeps_exact_bytes);
 	tcase_add_test(r, test_ctl_http_objects_written_read_and_deleted);
 	suite_add_tcase(s, r);
