@@ -4,7 +4,8 @@
  * zcow run --list-options
  *
  * Runs one scenario (configs/README.md) and prints the results folder on
- * stdout (its last line), with a one-line summary before it.
+ * stdout (its last line), with a one-line summary before it; also when a
+ * job failed (exit status 1, the error on stderr).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -76,7 +77,8 @@ int cmd_run(int argc, char **argv)
 	}
 	ret = zrun_scenario(path, sets, nr_sets, results, is_quiet, &dir);
 	free(sets);
-	if (dir)	/* also after a failed verify: its results */
+	/* a failed job or verify: its results are written all the same */
+	if (dir)
 		printf("%s\n", dir);
 	free(dir);
 	return ret ? 1 : 0;

@@ -43,19 +43,18 @@ struct zfio_sect {
 
 /* Options fio knows that have no meaning for zcow: accepted, listed. */
 static const char *const ignored_opts[] = {
-	"direct", "buffered", "group_reporting", "thread",
+	"direct", "buffered", "thread",
 	"lat_percentiles", "clat_percentiles", "slat_percentiles",
 	"percentile_list", "sqthread_poll", "hipri", "fixedbufs",
 	"registerfiles", "norandommap", "randrepeat", "invalidate",
 	"allow_mounted_write", "ioscheduler",
 	"cpus_allowed", "cpumask", "numa_cpu_nodes",
 	"disable_lat", "disable_clat", "disable_slat",
-	"disable_bw_measurement", "gtod_reduce", "exitall",
-	"exitall_on_error", "continue_on_error",
+	"disable_bw_measurement", "gtod_reduce",
 	"iodepth_batch", "iodepth_batch_submit", "iodepth_batch_complete",
 	"iodepth_batch_complete_min", "iodepth_batch_complete_max",
 	"iodepth_low", "fallocate",
-	"lockfile", "new_group", "output-format",
+	"lockfile", "output-format",
 	"recover_zbd_write_error", "overwrite", "nice",
 	"userspace_reap", "fadvise_hint",
 	"clocksource", "unified_rw_reporting", "description",
@@ -205,6 +204,12 @@ static int fail(char *err, size_t len, const struct zfio_kv *kv,
 	va_start(ap, fmt);
 	ret = vfail(err, len, kv->file, kv->line, kv->key, fmt, ap);
 	va_end(ap);
+	if (err && len && kv->unset_var[0]) {
+		size_t n = strlen(err);
+
+		snprintf(err + n, len - n, " (%s is not set: fio puts nothing "
+			 "for ${%s})", kv->unset_var, kv->unset_var);
+	}
 	return ret;
 }
 
@@ -483,12 +488,54 @@ static int read_include(struct reader *r, const char *from, int line,
 	return ret;
 }
 
+/*
+ * fio's ${VAR} substitution (options.c fio_option_dup_subs()): every
+ * "${NAME}" of an option line becomes the value of the environment
+ * variable NAME, or nothing when it is not set (the first such NAME goes
+ * to @unset, for the option's error); a "${" without its "}" stays.
+ * Returns 0, or -E2BIG when the result does not fit @len.
+ */
+static int subst_env(const char *in, char *out, size_t len, char *unset,
+		     size_t unset_len)
+{
+	size_t n = 0;
+
+	unset[0] = '\0';
+	while (*in) {
+		const char *close = in[0] == '$' && in[1] == '{' ?
+				    strchr(in + 2, '}') : NULL;
+		const char *v = NULL;
+		size_t k;
+
+		if (close) {
+			char var[ZFIO_NAME_LEN];
+
+			snprintf(var, sizeof(var), "%.*s",
+				 (int)(close - in - 2), in + 2);
+			v = getenv(var);
+			if (!v && !unset[0])
+				snprintf(unset, unset_len, "%s", var);
+			in = close + 1;
+			k = v ? strlen(v) : 0;
+		} else {
+			v = in++;
+			k = 1;
+		}
+		if (n + k >= len)
+			return -E2BIG;
+		memcpy(out + n, v ? v : "", k);
+		n += k;
+	}
+	out[n] = '\0';
+	return 0;
+}
+
 static int read_line(struct reader *r, const char *name, int lineno,
 		     char *line)
 {
 	struct zfio_spec *spec = r->spec;
 	struct zfio_kv kv;
-	char *p, *eq;
+	char *p, *eq, subst[MAX_LINE];
 	unsigned int idx;
 	int ret;
 
@@ -529,6 +576,14 @@ static int read_line(struct reader *r, const char *name, int lineno,
 		return fail_at(r->err, r->err_len, name, lineno,
 			       "option outside of a section: '%s'", p);
 	memset(&kv, 0, sizeof(kv));
+	if (strstr(p, "${")) {
+		if (subst_env(p, subst, sizeof(subst), kv.unset_var,
+			      sizeof(kv.unset_var)))
+			return fail_at(r->err, r->err_len, name, lineno,
+				       "line too long once ${...} is "
+				       "substituted");
+		p = trim(subst);
+	}
 	eq = strchr(p, '=');
 	if (eq) {
 		*eq = '\0';
@@ -605,6 +660,7 @@ static void job_defaults(struct zfio_job *j)
 	j->pct_random[ZFIO_DDIR_TRIM] = 100;
 	zfio_vopts_default(&j->vo);
 	zfio_log_defaults(&j->log);
+	zfio_ctl_defaults(&j->ctl);
 }
 
 static int get_u32(const struct zfio_kv *kv, uint32_t kb_base, uint32_t min,
@@ -705,15 +761,19 @@ static int get_str(const struct zfio_kv *kv, char *dst, size_t dst_len,
 }
 
 /*
- * filename_format: fio's keywords $jobname, $jobnum, $filenum (and
- * $clientuid, which has no meaning here and is refused); a relative path
- * whose directories the runner creates.
+ * filename_format: fio's keywords $jobname, $jobnum, $filenum and
+ * $clientuid (fio's client address in client/server mode; zcow runs no
+ * server, so it is empty, as in fio's own standalone runs), in any case
+ * (fio matches them with strcasestr()).  A relative path is under
+ * directory=; an absolute one (the http engine's object names,
+ * "/bucket/name") is that path from the file system's root, under
+ * directory= when one is given.  The runner creates the directories.
  */
 static int get_format(const struct zfio_kv *kv, char *dst, size_t dst_len,
 		      char *err, size_t len)
 {
 	static const char *const words[] = { "$jobname", "$jobnum",
-					     "$filenum" };
+					     "$filenum", "$clientuid" };
 	const char *p;
 	size_t i;
 	int r = get_str(kv, dst, dst_len, err, len);
@@ -722,16 +782,16 @@ static int get_format(const struct zfio_kv *kv, char *dst, size_t dst_len,
 		return r;
 	for (p = strchr(dst, '$'); p; p = strchr(p + 1, '$')) {
 		for (i = 0; i < sizeof(words) / sizeof(words[0]); i++)
-			if (!strncmp(p, words[i], strlen(words[i])))
+			if (!strncasecmp(p, words[i], strlen(words[i])))
 				break;
 		if (i == sizeof(words) / sizeof(words[0]))
 			return fail(err, len, kv, "unknown keyword at '%s' "
-				    "($jobname, $jobnum, $filenum)", p);
+				    "($jobname, $jobnum, $filenum, "
+				    "$clientuid)", p);
 	}
-	if (dst[0] == '/' || strstr(dst, "//") ||
-	    dst[strlen(dst) - 1] == '/')
-		return fail(err, len, kv, "'%s' is not a relative file path",
-			    dst);
+	if (strstr(dst, "//") || dst[strlen(dst) - 1] == '/')
+		return fail(err, len, kv, "'%s' is not a file path (no "
+			    "empty directory name, no trailing '/')", dst);
 	return 0;
 }
 
@@ -843,7 +903,8 @@ static int set_enum(const struct opt *o, const struct opt_arg *a)
 
 /* An enum field is stored as an int (set_enum). */
 _Static_assert(sizeof(enum zfio_rw) == sizeof(int) &&
-	       sizeof(enum zfio_zonemode) == sizeof(int),
+	       sizeof(enum zfio_zonemode) == sizeof(int) &&
+	       sizeof(enum zfio_exit_what) == sizeof(int),
 	       "set_enum stores enums as int");
 
 /* An integer >= o->min (fio's size syntax: 1k is 1024). */
@@ -959,7 +1020,10 @@ static int set_ioengine(const struct opt *o, const struct opt_arg *a)
 	if (!kv->has_val || !kv->val[0])
 		return fail(a->err, a->len, kv, "needs a value");
 	*is_filecreate = !strcmp(kv->val, "filecreate");
-	return *is_filecreate ? 0 : note_ignored(a->spec, kv->key);
+	/* http: objects; falloc: fallocate() calls (run_fs.c) */
+	a->j->ctl.engine = zfio_ctl_engine(kv->val);
+	return *is_filecreate || a->j->ctl.engine != ZFIO_ENGINE_PLAIN ? 0 :
+	       note_ignored(a->spec, kv->key);
 }
 
 /*
@@ -1204,7 +1268,8 @@ static int parse_zones(const struct opt_arg *a, enum zfio_ddir d, char *s)
 					    "ACCESS%%/SIZE)", nr + 1,
 					    slash ? slash + 1 : "");
 			z[nr].size = sz.val;
-		} else if (!slash || !strcmp(slash + 1, "0")) {
+		} else if (!slash || !slash[1] || !strcmp(slash + 1, "0")) {
+			/* fio: no range, an empty one ("20/") or 0 */
 			z[nr].size = 0;
 			nr_missing++;
 		} else {
@@ -1637,6 +1702,105 @@ static int set_startdelay(const struct opt *o, const struct opt_arg *a)
 	j->startdelay_hi_ns = lo < hi ? hi : lo;
 	return 0;
 }
+
+/* ---- error, exit, latency and steady-state options (fio_ctl.c) ------- */
+
+/* A value parsed by fio_ctl.c: its reason behind the file, line, option. */
+static int set_ctl(const struct opt_arg *a,
+		   int (*parse)(struct zfio_ctl *c, const char *val,
+				char *why, size_t len))
+{
+	char why[256];
+
+	if (!a->kv->has_val || !a->kv->val[0])
+		return fail(a->err, a->len, a->kv, "needs a value");
+	if (parse(&a->j->ctl, a->kv->val, why, sizeof(why)))
+		return fail(a->err, a->len, a->kv, "%s", why);
+	return 0;
+}
+
+static int set_continue_on_error(const struct opt *o, const struct opt_arg *a)
+{
+	(void)o;
+	return set_ctl(a, zfio_ctl_continue_on_error);
+}
+
+static int set_ignore_error(const struct opt *o, const struct opt_arg *a)
+{
+	(void)o;
+	return set_ctl(a, zfio_ctl_ignore_error);
+}
+
+static int set_latency_percentile(const struct opt *o,
+				  const struct opt_arg *a)
+{
+	(void)o;
+	return set_ctl(a, zfio_ctl_percentile);
+}
+
+static int set_steadystate(const struct opt *o, const struct opt_arg *a)
+{
+	char why[256];
+
+	(void)o;
+	if (!a->kv->has_val || !a->kv->val[0])
+		return fail(a->err, a->len, a->kv, "needs a value");
+	if (zfio_ctl_steadystate(&a->j->ctl, a->kv->val, a->j->kb_base, why,
+				 sizeof(why)))
+		return fail(a->err, a->len, a->kv, "%s", why);
+	return 0;
+}
+
+/* exitall: fio's callback turns it on whatever the value (exitall=0
+ * too); the value must still be an integer or a boolean. */
+static int set_exitall(const struct opt *o, const struct opt_arg *a)
+{
+	bool b;
+	int r = get_bool(a->kv, &b, a->err, a->len);
+
+	if (!r)
+		*(bool *)field(o, a) = true;
+	return r;
+}
+
+/* new_group, group_reporting: zcow reports per clone and in total
+ * (listed as ignored), but the groups decide what exitall ends and
+ * whether steadystate is judged per job or per group. */
+static int set_group_bool(const struct opt *o, const struct opt_arg *a)
+{
+	return set_bool(o, a) ?: note_ignored(a->spec, a->kv->key);
+}
+
+/* blockalign=int[,int][,int] (alias ba): per direction, as bs; 0 is the
+ * direction's smallest size (fio's default). */
+static int set_blockalign(const struct opt *o, const struct opt_arg *a)
+{
+	const char *parts[ZFIO_NR_DDIR];
+	char buf[ZFIO_VAL_LEN];
+	unsigned int d;
+	int r = split_val(a, buf, sizeof(buf), parts);
+
+	for (d = 0; !r && d < ZFIO_NR_DDIR; d++) {
+		struct zfio_size sz;
+
+		if (!parts[d])
+			continue;
+		if (zfio_parse_size(parts[d], a->j->kb_base, &sz) ||
+		    sz.unit != ZFIO_BYTES || sz.val > o->max)
+			return fail(a->err, a->len, a->kv, "'%s' is not a "
+				    "size of at most %llu (256 MiB)", parts[d],
+				    (unsigned long long)o->max);
+		a->j->ctl.ba[d] = sz.val;
+	}
+	return r;
+}
+
+static const struct opt_val exit_what_vals[] = {
+	{ "group", ZFIO_EXIT_GROUP }, { "stonewall", ZFIO_EXIT_STONEWALL },
+	{ "all", ZFIO_EXIT_ALL }, { NULL, 0 },
+};
+
+/* ---- end of the error, exit, latency and steady-state options -------- */
 
 static const struct opt_val rw_vals[] = {
 	{ "read", ZFIO_READ }, { "write", ZFIO_WRITE },
@@ -2430,6 +2594,38 @@ static const struct opt opts[] = {
 	  JOB_FIELD(log.nr_cmdprio_bs[0], uint32_t) },
 	/* ---- end of fio's I/O logs, iolog, fill_device, priorities ---- */
 	/* ---- end of the data, verify, iolog and log options ---- */
+	/* ---- error, exit, latency and steady-state options ---- */
+	{ "continue_on_error", NULL, set_continue_on_error,
+	  JOB_FIELD(ctl.continue_on, uint32_t) },
+	{ "ignore_error", NULL, set_ignore_error,
+	  JOB_FIELD(ctl.continue_on, uint32_t) },
+	{ "error_dump", NULL, set_bool, JOB_FIELD(ctl.error_dump, bool) },
+	{ "exitall", NULL, set_exitall, JOB_FIELD(ctl.exitall, bool) },
+	{ "exitall_on_error", NULL, set_bool,
+	  JOB_FIELD(ctl.exitall_on_error, bool) },
+	{ "exit_what", NULL, set_enum,
+	  JOB_FIELD(ctl.exit_what, enum zfio_exit_what),
+	  .vals = exit_what_vals,
+	  .err = "'%s' is not group, stonewall or all" },
+	{ "new_group", NULL, set_group_bool, JOB_FIELD(ctl.new_group, bool) },
+	{ "group_reporting", NULL, set_group_bool,
+	  JOB_FIELD(ctl.group_reporting, bool) },
+	{ "blockalign", "ba", set_blockalign, JOB_FIELD(ctl.ba[0], uint64_t),
+	  .max = ZFIO_MAX_BS },
+	{ "latency_target", NULL, set_time_us,
+	  JOB_FIELD(ctl.lat_target_ns, uint64_t) },
+	{ "latency_window", NULL, set_time_us,
+	  JOB_FIELD(ctl.lat_window_ns, uint64_t) },
+	{ "latency_percentile", NULL, set_latency_percentile,
+	  JOB_FIELD(ctl.lat_pct, double) },
+	{ "latency_run", NULL, set_bool, JOB_FIELD(ctl.lat_run, bool) },
+	{ "steadystate", "ss", set_steadystate,
+	  JOB_FIELD(ctl.ss, enum zfio_ss) },
+	{ "steadystate_duration", "ss_dur", set_time,
+	  JOB_FIELD(ctl.ss_dur_ns, uint64_t) },
+	{ "steadystate_ramp_time", "ss_ramp", set_time,
+	  JOB_FIELD(ctl.ss_ramp_ns, uint64_t) },
+	/* ---- end of the error, exit, latency and steady-state options ---- */
 };
 
 /* The row of option @key (its name or alias); NULL: not a job option. */
@@ -2480,6 +2676,10 @@ static int apply(struct zfio_spec *spec, struct zfio_job *j,
 	const struct opt *o = find_opt(kv->key);
 	const struct opt_why *no = REFUSED_OPT(kv->key);
 
+	/* fio refuses an empty value (but for a few options), also the one
+	 * an unset ${VAR} leaves; ignored options too */
+	if (kv->unset_var[0] && kv->has_val && !kv->val[0])
+		return fail(err, len, kv, "needs a value");
 	if (o)
 		return o->set(o, &a);
 	if (no)
@@ -2505,6 +2705,8 @@ static const char *const opt_names[ZFIO_NR_OPTS] = {
 	[ZFIO_OPT_ALLOW_FILE_CREATE] = "allow_file_create",
 	[ZFIO_OPT_IO_SIZE] = "io_size",
 	[ZFIO_OPT_VERIFY] = "verify",
+	[ZFIO_OPT_BLOCKALIGN] = "blockalign",
+	[ZFIO_OPT_STEADYSTATE] = "steadystate",
 };
 
 const char *zfio_opt_name(enum zfio_opt opt)
@@ -2738,7 +2940,7 @@ static int check_job(struct zfio_job *j, const struct zfio_kv *const *src,
 			       j->name);
 	return resolve_bs(j, err, len) ?: check_rate(j, err, len) ?:
 	       check_verify(j, src, nr, err, len) ?:
-	       zfio_log_check(j, err, len);
+	       zfio_log_check(j, err, len) ?: zfio_ctl_check(j, err, len);
 }
 
 static int resolve(struct zfio_spec *spec, const char *const *sets,
@@ -3144,7 +3346,7 @@ int zfio_dist_init(struct zfio_dist_state *st, const struct zfio_job *j,
 	memset(st, 0, sizeof(*st));
 	st->job = j;
 	st->nr_blocks = nr_blocks;
-	st->bs = j->bs;
+	st->bs = zfio_rand_unit(j);	/* blockalign, else the block */
 	if (!nr_blocks)
 		return 0;
 	while (bits < 64 && (1ull << bits) < nr_blocks)
@@ -3187,7 +3389,7 @@ int zfio_dist_init(struct zfio_dist_state *st, const struct zfio_job *j,
 
 			for (i = 0; i < j->nr_dist_zones[d]; i++)
 				sum += j->dist_zones[d][i].size;
-			if (sum / j->bs > nr_blocks)
+			if (sum / st->bs > nr_blocks)
 				return fail_opt(err, err_len, j,
 						ZFIO_OPT_RANDOM_DISTRIBUTION,
 						"the zoned_abs zones add up to "
@@ -3195,7 +3397,7 @@ int zfio_dist_init(struct zfio_dist_state *st, const struct zfio_job *j,
 						"range of %llu bytes",
 						(unsigned long long)sum,
 						(unsigned long long)(nr_blocks *
-								     j->bs));
+								     st->bs));
 		}
 		break;
 	default:
@@ -3421,5 +3623,6 @@ void zfio_print_job(FILE *out, const struct zfio_job *j)
 			j->pct_random[1], j->pct_random[2]);
 	zfio_vopts_print(out, &j->vo);
 	zfio_log_print(out, j);
+	zfio_ctl_print(out, j);
 	fprintf(out, "kb_base=%u\n\n", j->kb_base);
 }

@@ -15,7 +15,9 @@
  *
  * Options fio has that mean nothing here (direct, thread, ...) are
  * accepted and listed once in zfio_spec.ignored; ioengine too, except
- * ioengine=filecreate, which is modelled (zfio_job.is_filecreate).  Job keys starting
+ * ioengine=filecreate, which is modelled (zfio_job.is_filecreate), and
+ * http and falloc (zfio_job.ctl.engine: objects; refused).  An option
+ * line's ${VAR} is substituted from the environment, as fio does.  Job keys starting
  * with "zcow_" are zcow's own (no fio equivalent; configs/README.md).  An unknown option or a
  * bad value is -EINVAL with the message "FILE:LINE: option 'x': reason".
  *
@@ -38,6 +40,7 @@
 
 #include "fio_verify.h"
 #include "fio_logopt.h"
+#include "fio_ctl.h"
 
 #define ZFIO_NAME_LEN	64
 #define ZFIO_VAL_LEN	256
@@ -92,6 +95,9 @@ struct zfio_kv {
 	bool has_val;		/* false: a bare key */
 	char file[ZFIO_PATH_LEN];	/* "--set" for command-line overrides */
 	int line;
+	/* the first ${VAR} of the line that the environment does not set
+	 * (substituted with nothing, as fio does); "" = none */
+	char unset_var[ZFIO_NAME_LEN];
 };
 
 /* Options whose value the runner checks against the target: where
@@ -117,6 +123,8 @@ enum zfio_opt {
 	ZFIO_OPT_ALLOW_FILE_CREATE,
 	ZFIO_OPT_IO_SIZE,
 	ZFIO_OPT_VERIFY,
+	ZFIO_OPT_BLOCKALIGN,
+	ZFIO_OPT_STEADYSTATE,
 	ZFIO_NR_OPTS
 };
 
@@ -298,6 +306,9 @@ struct zfio_job {
 	struct zfio_vopts vo;
 	/* fio's I/O logs, iolog, fill_device, priorities (fio_logopt.h) */
 	struct zfio_logopts log;
+	/* errors, exits, latency target, steady state, blockalign, the
+	 * modelled engines (fio_ctl.h) */
+	struct zfio_ctl ctl;
 	struct zfio_at at[ZFIO_NR_OPTS];	/* enum zfio_opt */
 	char file[ZFIO_PATH_LEN];	/* where the section starts */
 	int line;
@@ -385,7 +396,7 @@ void zfio_list_options(FILE *out);
 struct zfio_dist_state {
 	const struct zfio_job *job;
 	uint64_t nr_blocks;
-	uint64_t bs;
+	uint64_t bs;		/* the unit: zfio_rand_unit(job) */
 	/* zipf, pareto, normal: rank r goes to block (perm(r) + rot) mod
 	 * nr_blocks, perm a keyed bijection (zfio_dist_next()) */
 	uint64_t keys[4];
@@ -395,7 +406,8 @@ struct zfio_dist_state {
 };
 
 /*
- * Set @st up for job @j's clone over @nr_blocks blocks of j->bs bytes.
+ * Set @st up for job @j's clone over @nr_blocks blocks of
+ * zfio_rand_unit(@j) bytes (zfio_rand_blocks()).
  * @seed is the job's seed (shared by its clones: one scramble), @clone
  * the clone's PRNG state (read, not advanced: its own rotation).
  * Returns 0, or -EINVAL when zoned_abs zones do not fit the range

@@ -142,7 +142,7 @@ uint64_t zfio_next_offset(const struct zfio_job *j,
 		st->nr_left = j->rw_seq_nr;
 		*is_rand_ret = zfio_rw_is_random(j->rw) &&
 			       zfio_dist_is_random(dist, d, rng);
-		off = *is_rand_ret ? zfio_dist_next(dist, d, rng) * j->bs :
+		off = *is_rand_ret ? zfio_dist_next(dist, d, rng) * dist->bs :
 				     seq_next(j, seq_pos, range_len);
 	}
 	st->last_start = off;

@@ -19,6 +19,7 @@
 #include "prng.h"
 #include "results.h"
 #include "run.h"
+#include "run_ctl.h"
 #include "zdev.h"
 #include "zsim.h"
 #include "ztime.h"
@@ -830,7 +831,9 @@ static int finish_job(struct zrun *run, struct zrun_job *j)
 		ret = job_fsync(run, j, j->sync_due == ZRUN_SYNC_FDATASYNC,
 				false);
 	j->sync_due = ZRUN_SYNC_NONE;
-	if (!ret && j->fio->end_fsync && j->nr_writes)
+	/* a job that failed ends without end_fsync, as in fio */
+	if (!ret && j->fio->end_fsync && j->nr_writes &&
+	    !zrun_ctl_has_failed(j))
 		ret = job_fsync(run, j, false, true);
 	if (!ret && run->ops->job_end) {
 		uint64_t due = max_slot(j), t = gate(run, due, false);
@@ -853,6 +856,8 @@ static int finish_job(struct zrun *run, struct zrun_job *j)
 	flow_weigh(run, j, false, j->last_done);
 	if (j->last_done > run->now_max)
 		run->now_max = j->last_done;
+	if (!ret)
+		zrun_ctl_job_ended(run, j);	/* exitall, exitall_on_error */
 	return ret;
 }
 
@@ -860,7 +865,8 @@ static int finish_job(struct zrun *run, struct zrun_job *j)
 static bool is_sync_next(const struct zrun_job *j)
 {
 	return j->sync_due != ZRUN_SYNC_NONE ||
-	       (j->is_ending && j->fio->end_fsync && j->nr_writes);
+	       (j->is_ending && j->fio->end_fsync && j->nr_writes &&
+		!zrun_ctl_has_failed(j));
 }
 
 /*
@@ -872,9 +878,11 @@ static bool is_sync_next(const struct zrun_job *j)
  */
 static uint64_t next_due(const struct zrun_job *j)
 {
+	uint32_t s;
+
 	if (j->sync_due != ZRUN_SYNC_NONE || j->is_ending)
 		return max_slot(j);
-	return j->slots[min_slot(j)];
+	return zrun_ctl_io_due(j, &s);	/* latency_target's depth */
 }
 
 /*
@@ -1217,6 +1225,8 @@ static int schedule(struct zrun *run)
 			call_done(run, run->rp_due);
 			continue;
 		}
+		if (j)	/* steadystate's checks up to it */
+			zrun_ctl_tick(run, best);
 		if (!j) {
 			if (!is_waiting)
 				break;
@@ -1251,10 +1261,10 @@ static int schedule(struct zrun *run)
 			release_waiters(run);
 			continue;
 		}
-		s = min_slot(j);
-		due = j->slots[s];
+		due = zrun_ctl_io_due(j, &s);
 		t = gate(run, due, false);
-		if (j->end_limit && due >= j->end_limit) {
+		if ((j->end_limit && due >= j->end_limit) ||
+		    (j->has_stop && due >= j->stop_at)) {
 			j->is_ending = true;
 			continue;
 		}
@@ -1328,6 +1338,20 @@ issue:
 			j->is_ending = true;
 		if (is_free && j->fio->time_based && done < t + FREE_OP_NS)
 			done = t + FREE_OP_NS;
+		if (run->io_err) {
+			/* counted and the job goes on, or it ends failing;
+			 * either way not a sample (fio counts no bytes) */
+			j->slots[s] = done;
+			zrun_ctl_io_done(run, j, s, op, due, t, done, len,
+					 true);
+			j->nr_ios++;
+			j->bytes_done += len;
+			if (!j->seq_by_target && j->range_len)
+				j->seq_pos = (cand + len) % j->range_len;
+			if (zrun_ctl_io_error(run, j, op, done))
+				j->is_ending = true;
+			continue;
+		}
 		if (j->has_rate) {
 			char msg[ZFIO_ERR_LEN];
 
@@ -1346,10 +1370,13 @@ issue:
 		if (!j->seq_by_target && j->range_len)
 			j->seq_pos = (cand + len) % j->range_len;
 		j->slots[s] = done;
+		/* completions so far; latency_target's depth */
+		zrun_ctl_io_done(run, j, s, op, due, t, done, len, false);
 		j->nr_ios++;
 		j->bytes_done += len;
 		think(j, t);
-		if (due >= j->start + j->fio->ramp_time_ns) {
+		if (due >= j->start + j->fio->ramp_time_ns &&
+		    due >= j->stats_from) {
 			ret = add_sample(j, done, done - due, len, op);
 			if (ret)
 				return ret;
@@ -1672,7 +1699,7 @@ static int setup_jobs(struct zrun *run)
 			if (ret)
 				return ret;
 			ret = zfio_dist_init(&j->dist, f,
-					     j->range_len / f->bs,
+					     zfio_rand_blocks(f, j->range_len),
 					     f->has_randseed ? f->randseed :
 							       run->seed,
 					     j->rng, run->err,
@@ -1718,6 +1745,7 @@ static int teardown(struct zrun *run)
 	(void)wa_stop(run);	/* a failed repetition: stop counting */
 	ret = close_target(run);
 	zrun_verify_free(run);
+	zrun_ctl_free(run);
 	for (i = 0; i < run->nr_jobs; i++) {
 		free(run->jobs[i].slots);
 		free(run->jobs[i].samples);
@@ -1821,6 +1849,9 @@ static int stats_of(const struct zrun *run, unsigned int a, unsigned int b,
 	for (j = a; j < b; j++) {
 		const struct zrun_job *jb = &run->jobs[j];
 		uint64_t m0 = jb->start + jb->fio->ramp_time_ns;
+
+		if (jb->stats_from > m0)	/* latency_target's last window */
+			m0 = jb->stats_from;
 
 		if (m0 < st->t0)
 			st->t0 = m0;
@@ -2113,6 +2144,7 @@ static int write_summary(struct zrun *run, const char *dir,
 			   "      \"end_ns\": %llu,\n", j->phase,
 			(unsigned long long)j->start,
 			(unsigned long long)j->last_done);
+		zrun_ctl_put_job(f, run, j, "      ");
 		put_stats(f, &st, "      ");
 		fprintf(f, "    }%s\n", i + 1 < run->nr_jobs ? "," : "");
 	}
@@ -2440,6 +2472,7 @@ static int one_rep(struct zrun *run, const char *dir, struct rep_result *r)
 	ret = ret ?: setup_jobs(run);
 	ret = ret ?: zrun_verify_setup(run);
 	ret = ret ?: setup_flows(run);
+	ret = ret ?: zrun_ctl_setup(run);
 	ret = ret ?: zrun_replace_open(run);
 	if (!ret) {
 		/* Prefill and set-up are not part of the measurement. */
@@ -2552,6 +2585,7 @@ int zrun_scenario(const char *path, const char *const *sets,
 	struct rep_result *reps = NULL;
 	unsigned int i;
 	char name[64], *dir = NULL;
+	bool has_results = false;
 	int ret;
 
 	if (!run || !fio_sets) {
@@ -2674,14 +2708,17 @@ int zrun_scenario(const char *path, const char *const *sets,
 	ret = ret ?: write_summary(run, dir, name, reps,
 				   run->set.repetitions);
 	ret = ret ?: write_dbench(dir, &reps[0]);
-	/* A job that failed verification fails the run, its results
-	 * written (fio: the job's error, the exit status) */
+	/* A job that failed (run_ctl.c) or failed verification fails
+	 * the run, its results written: the folder is the caller's too
+	 * (fio: the job's error, the exit status). */
+	has_results = !ret;
 	for (i = 0; !ret && i < run->set.repetitions; i++) {
 		if (!reps[i].verify_first[0])
 			continue;
 		zrun_errf(run, "%s", reps[i].verify_first);
 		ret = -EILSEQ;
 	}
+	ret = ret ?: zrun_ctl_result(run);
 out:
 	{
 		int r = teardown(run);
@@ -2692,8 +2729,7 @@ out:
 		zrun_errf(run, "%s", strerror(-ret));
 	if (ret)
 		fprintf(stderr, "zcow run: %s\n", run->err);
-	/* a failed verify has its results written: they are handed out */
-	if ((!ret || ret == -EILSEQ) && dir_ret)
+	if (has_results && dir_ret)
 		*dir_ret = dir;
 	else
 		free(dir);

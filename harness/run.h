@@ -348,6 +348,13 @@ struct zrun_job {
 	void *lpriv;
 	const char *io_path;
 	uint64_t io_off;
+	/* run_ctl.c: errors, exits, latency target, steady state; a job
+	 * stopped early (exitall, steadystate, latency_target) issues
+	 * nothing at or after stop_at; its statistics count from
+	 * stats_from when that is later than its ramp_time's end */
+	struct zrun_ctl_job *ctl;
+	bool has_stop;
+	uint64_t stop_at, stats_from;
 };
 
 /* One device of a run: the first (run->dev), one more of a device list
@@ -448,6 +455,13 @@ struct zrun {
 	struct zcow_replace_status rp_st;	/* at its end */
 	struct zrun_verify *verify;	/* verify of the run (run_verify.c) */
 	const char *res_dir;		/* results folder (rep 0); NULL */
+	/* The operation the target just ran failed (an errno, 0: none;
+	 * the message names the job, file and offset): run_ctl.c applies
+	 * continue_on_error / ignore_error to it.  The target returns 0
+	 * then, with the time the failed operation took. */
+	int io_err;
+	char io_err_msg[ZFIO_ERR_LEN];
+	struct zrun_ctl *ctl;		/* run_ctl.c */
 	char err[ZFIO_ERR_LEN];
 	bool is_quiet;
 };
@@ -493,9 +507,10 @@ uint64_t zrun_rand(struct zrun_job *job);
  * Run a scenario file: parse, run every repetition, write the results
  * folder under the results setting (or @results_parent when not NULL).
  * @sets are "key=value" overrides.  On success *dir_ret (if not NULL)
- * receives the folder (malloc'd), also on -EILSEQ: a job failed its
- * verification (or an sg verify command), the results are written.
- * Returns 0 or -errno, printing errors to stderr.
+ * receives the folder (malloc'd); also when a job failed, its results
+ * written: an I/O error its job did not go on after (run_ctl.c; the
+ * return is that job's -errno) or a failed verification (or an sg verify
+ * command; -EILSEQ).  Returns 0 or -errno, printing errors to stderr.
  */
 int zrun_scenario(const char *path, const char *const *sets,
 		  unsigned int nr_sets, const char *results_parent,

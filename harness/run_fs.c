@@ -33,7 +33,11 @@
  *           same tick covers what the job does before that I/O: the
  *           namespace operation of the file it finished last, the unlinks
  *           of unlink_each_loop when a new loop starts, closing a file
- *           beyond openfiles, creating the file (create_on_open).
+ *           beyond openfiles, creating the file (create_on_open).  A trim
+ *           is fio's BLKDISCARD ioctl on a file: ENOTTY.  ioengine=falloc:
+ *           every I/O is zcow_fallocate() (EOPNOTSUPP on zoned storage,
+ *           as btrfs); ioengine=http: objects (obj_do_io()).  An I/O's
+ *           own error goes to run_ctl.c (run->io_err).
  * fsync:    the buffered writes back, then zcow_fsync / zcow_fdatasync of
  *           the file of the last write (fio's fsync=N), or of every open
  *           file (end_fsync), timed.
@@ -82,6 +86,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 #include "fio_log.h"
@@ -520,7 +525,9 @@ static int unlink_loop(struct zrun *run, struct zrun_job *job)
 	return ret;
 }
 
-/* fio's filename_format: $jobname, $jobnum (the clone), $filenum. */
+/* fio's filename_format: $jobname, $jobnum (the clone), $filenum, in any
+ * case (fio's strcasestr()), and $clientuid: fio's address as a
+ * client/server client, empty when it runs alone (zcow always does). */
 static void format_name(const struct zfio_job *f, unsigned int clone,
 			uint32_t filenum, char *out, size_t len)
 {
@@ -532,15 +539,17 @@ static void format_name(const struct zfio_job *f, unsigned int clone,
 	while (*fmt && n + 1 < len) {
 		int w = 0;
 
-		if (!strncmp(fmt, "$jobname", 8)) {
+		if (!strncasecmp(fmt, "$jobname", 8)) {
 			w = snprintf(out + n, len - n, "%s", f->name);
 			fmt += 8;
-		} else if (!strncmp(fmt, "$jobnum", 7)) {
+		} else if (!strncasecmp(fmt, "$jobnum", 7)) {
 			w = snprintf(out + n, len - n, "%u", clone);
 			fmt += 7;
-		} else if (!strncmp(fmt, "$filenum", 8)) {
+		} else if (!strncasecmp(fmt, "$filenum", 8)) {
 			w = snprintf(out + n, len - n, "%u", filenum);
 			fmt += 8;
+		} else if (!strncasecmp(fmt, "$clientuid", 10)) {
+			fmt += 10;
 		} else {
 			out[n] = *fmt++;
 			out[n + 1] = '\0';
@@ -632,15 +641,19 @@ static int lay_out(struct zrun *run, struct zrun_job *job, uint32_t i,
 {
 	struct fs_run *fr = to_fs(run);
 	struct fs_file *ff = &((struct fs_job *)job->tpriv)->files[i];
+	/* in pieces of bs, whole 4 KiB blocks (a sub-block bs: one) */
+	uint64_t chunk = (job->fio->bs + ZCOW_SECTORSIZE - 1) /
+			 ZCOW_SECTORSIZE * ZCOW_SECTORSIZE;
 	struct zcow_stat st;
 	uint64_t off;
 	int ret;
 
 	ret = zcow_fstat(ff->f, &st);
-	for (off = st.size; !ret && off < fsize; off += job->fio->bs) {
-		int64_t n = zcow_pwrite(ff->f, fr->buf, job->fio->bs, off);
+	for (off = st.size; !ret && off < fsize; off += chunk) {
+		uint64_t n = fsize - off < chunk ? fsize - off : chunk;
+		int64_t w = zcow_pwrite(ff->f, fr->buf, n, off);
 
-		ret = n < 0 ? (int)n : 0;
+		ret = w < 0 ? (int)w : 0;
 	}
 	return ret ? file_err(run, job, "laying out", ff->path, ret) : 0;
 }
@@ -806,14 +819,17 @@ static int replay_init(struct zrun *run, struct zrun_job *job)
 }
 
 /* The path of the job's file @name under @dir (@sep between): an
- * absolute filename= without directory= is that path.  NULL: no memory. */
-static char *file_path(const struct zfio_job *f, const char *dir,
-		       const char *sep, const char *name)
+ * absolute name (filename=, the http engine's objects) is a path from
+ * the root, under directory= when one is given (fio joins the two).
+ * NULL: no memory. */
+static char *file_path(const char *dir, const char *sep, const char *name)
 {
+	bool is_abs = name[0] == '/';
 	char *path;
 
-	if (asprintf(&path, "%s%s%s", !f->directory[0] && name[0] == '/' ?
-		     "" : dir, sep, name) < 0)
+	if (asprintf(&path, "%s%s%s", dir, is_abs ? "" : sep,
+		     is_abs && dir[strlen(dir) - 1] == '/' ? name + 1 :
+							      name) < 0)
 		return NULL;
 	return path;
 }
@@ -829,6 +845,7 @@ static int fs_job_init(struct zrun *run, struct zrun_job *job)
 	const char *dir = f->directory[0] ? f->directory : "/";
 	const char *sep = dir[strlen(dir) - 1] == '/' ? "" : "/";
 	bool is_reader = zfio_rw_has_read(f->rw) && !f->is_filecreate;
+	bool is_http = f->ctl.engine == ZFIO_ENGINE_HTTP;
 	char *named = NULL;
 	int ret;
 
@@ -854,14 +871,13 @@ static int fs_job_init(struct zrun *run, struct zrun_job *job)
 			  (unsigned long long)f->bs);
 		return -EINVAL;
 	}
-	if (f->bs % ZCOW_SECTORSIZE)
-		return zrun_opt_err(run, f, f->bs_opt, "%llu is not a "
-				    "multiple of the 4 KiB block",
-				    (unsigned long long)f->bs);
-	if (!zfio_bs_is_multiple(f, ZCOW_SECTORSIZE))
-		return zrun_opt_err(run, f, f->bs_opt, "a size it may draw "
-				    "is not a multiple of the 4 KiB block");
-	if (f->filename[0] && !(named = file_path(f, dir, sep, f->filename)))
+	/* any size: zcow_pwrite reads, modifies and writes the 4 KiB
+	 * blocks a write covers in part, as a buffered write on btrfs */
+	if (is_http) {		/* objects, made by writes: no layout */
+		is_reader = false;
+		nr = 1;
+	}
+	if (f->filename[0] && !(named = file_path(dir, sep, f->filename)))
 		return -ENOMEM;
 	ret = check_room(run, job, nr, fsize, is_reader && !f->create_on_open,
 			 named);
@@ -888,7 +904,7 @@ static int fs_job_init(struct zrun *run, struct zrun_job *job)
 			snprintf(name, sizeof(name), "%s", f->filename);
 		else
 			format_name(f, job->clone, i, name, sizeof(name));
-		ff->path = file_path(f, dir, sep, name);
+		ff->path = file_path(dir, sep, name);
 		if (!ff->path)
 			return -ENOMEM;
 		ret = zfio_log_file(run, job, ff->path, ZFIO_FILE_ADD);
@@ -898,7 +914,9 @@ static int fs_job_init(struct zrun *run, struct zrun_job *job)
 	job->range_start = 0;
 	job->range_len = fsize * nr;
 	job->bytes_goal = size * f->loops;	/* run.c drops it if time_based */
-	ret = need_buf(fr, f->bs_max);
+	/* lay_out() writes whole blocks */
+	ret = need_buf(fr, (f->bs_max + ZCOW_SECTORSIZE - 1) /
+			   ZCOW_SECTORSIZE * ZCOW_SECTORSIZE);
 	if (ret)
 		return ret;
 	untimed(run, true);
@@ -922,7 +940,7 @@ static int fs_job_init(struct zrun *run, struct zrun_job *job)
 	 * when the job first opens it (no layout), and at most openfiles
 	 * are open at once either way.
 	 */
-	for (i = 0; i < nr && !ret && !f->create_on_open; i++) {
+	for (i = 0; i < nr && !ret && !f->create_on_open && !is_http; i++) {
 		ret = open_file(run, job, i);
 		if (!ret && is_reader)
 			ret = lay_out(run, job, i, fsize);
@@ -1118,6 +1136,90 @@ static int before_io(struct zrun *run, struct zrun_job *job, uint64_t off)
 	return ret;
 }
 
+/*
+ * ioengine=http (fio's engines/http.c): every I/O is a request for one
+ * object, named FILE_OFFSET_LENGTH after the job's first file (its path:
+ * filename= or filename_format=, under directory=): a write PUTs it (the
+ * object made or replaced whole with the I/O's bytes), a read GETs it
+ * (an object that does not exist reads as zeros, as fio takes a 404),
+ * a trim DELETEs it (one that does not exist is fine).  Here an object is
+ * a file of zcow at that path: created or truncated and written, read,
+ * or unlinked; each request opens and closes it.
+ */
+static int obj_do_io(struct zrun *run, struct zrun_job *job, enum zrun_op op,
+		     uint64_t off, uint64_t len, uint64_t now,
+		     uint64_t *len_ret, uint64_t *done_ret)
+{
+	static const char *const what[] = { "GET", "PUT", "DELETE" };
+	struct fs_run *fr = to_fs(run);
+	struct fs_job *fj = job->tpriv;
+	struct zcow_file *f = NULL;
+	struct zcow_stat st;
+	struct zrun_tick tk;
+	struct fs_held h;
+	uint64_t io_off = off;
+	char *path;
+	int64_t n = 0;
+	int ret;
+
+	ret = take_base(run);
+	ret = ret ?: held_start(run, &h);
+	if (ret)
+		return ret;
+	off -= job->range_start;
+	if (len > job->range_len - off)
+		len = job->range_len - off;
+	if (asprintf(&path, "%s_%llu_%llu", fj->files[0].path,
+		     (unsigned long long)off, (unsigned long long)len) < 0)
+		return -ENOMEM;
+	zrun_tick_start(run, &tk, now);
+	if (op == ZRUN_OP_TRIM) {
+		n = zcow_unlink(fr->fs, path);
+		if (!n)
+			job->nr_unlinks++;
+		n = n == -ENOENT ? 0 : n;
+	} else if (op == ZRUN_OP_READ) {
+		n = zcow_open(fr->fs, path, O_RDONLY, &f);
+		if (!n) {
+			n = zcow_pread(f, fr->buf, len, 0);
+		} else if (n == -ENOENT) {
+			/* a missing object reads as zeros */
+			memset(fr->buf, 0, len);
+			n = (int64_t)len;
+		}
+		/* the object's bytes as the job's (run_verify.c) */
+		ret = n < 0 ? 0 : zrun_data_read(run, job, path, 0, fr->buf,
+						 (uint64_t)n);
+	} else {
+		/* the job's bytes (run_verify.c); 1: a dry run */
+		ret = zrun_data_write(run, job, io_off, path, 0, fr->buf, len);
+		if (!ret && zcow_stat(fr->fs, path, &st) == -ENOENT)
+			job->nr_creates++;
+		if (!ret)
+			n = zcow_open(fr->fs, path,
+				      O_RDWR | O_CREAT | O_TRUNC, &f);
+		if (!ret && !n)
+			n = zcow_pwrite(f, fr->buf, len, 0);
+		ret = ret < 0 ? ret : 0;
+	}
+	if (f)
+		zcow_close(f);
+	if (ret) {
+		free(path);
+		return ret;
+	}
+	if (n < 0) {
+		run->io_err = (int)-n;
+		snprintf(run->io_err_msg, sizeof(run->io_err_msg),
+			 "job '%s': %s of object '%s': %s", job->fio->name,
+			 what[op], path, strerror((int)-n));
+	}
+	free(path);
+	*len_ret = len;
+	*done_ret = zrun_tick_done(run, &tk);
+	return held_done(run, &h, now, *done_ret);
+}
+
 static int fs_do_io(struct zrun *run, struct zrun_job *job, enum zrun_op op,
 		    uint64_t off, uint64_t len, uint64_t now,
 		    uint64_t *len_ret, uint64_t *done_ret)
@@ -1134,11 +1236,9 @@ static int fs_do_io(struct zrun *run, struct zrun_job *job, enum zrun_op op,
 
 	*len_ret = 0;
 	*done_ret = now;
-	if (op == ZRUN_OP_TRIM) {
-		zrun_errf(run, "job '%s': trim is not supported on files",
-			  job->fio->name);
-		return -EOPNOTSUPP;
-	}
+	if (job->fio->ctl.engine == ZFIO_ENGINE_HTTP)
+		return obj_do_io(run, job, op, off, len, now, len_ret,
+				 done_ret);
 	ret = take_base(run);
 	ret = ret ?: held_start(run, &h);
 	if (ret)
@@ -1158,6 +1258,14 @@ static int fs_do_io(struct zrun *run, struct zrun_job *job, enum zrun_op op,
 		len = fj->filesize - off;
 	if (job->fio->is_filecreate) {	/* the open was the operation */
 		n = (int64_t)len;
+	} else if (job->fio->ctl.engine == ZFIO_ENGINE_FALLOC) {
+		/* fio's falloc engine: every I/O an fallocate() (a read
+		 * KEEP_SIZE, a write mode 0, a trim PUNCH_HOLE); a zoned
+		 * file system refuses every mode, as zcow_fallocate() */
+		ret = zcow_fallocate(ff->f, off, len);
+		n = ret ? ret : (int64_t)len;
+	} else if (op == ZRUN_OP_TRIM) {	/* fio: BLKDISCARD on the file */
+		n = -ENOTTY;
 	} else if (op == ZRUN_OP_WRITE) {
 		/* the job's bytes (run_verify.c); 1: a dry run */
 		ret = zrun_data_write(run, job, io_off, ff->path, off, fr->buf,
@@ -1190,11 +1298,37 @@ static int fs_do_io(struct zrun *run, struct zrun_job *job, enum zrun_op op,
 		return held_done(run, &h, now, *done_ret);
 	}
 	if (n < 0) {
-		zrun_errf(run, "job '%s': %s of %llu at %llu in '%s': %s",
-			  job->fio->name, op == ZRUN_OP_WRITE ? "write" : "read",
-			  (unsigned long long)len, (unsigned long long)off,
-			  ff->path, strerror((int)-n));
-		return (int)n;
+		static const char *const verb[2][3] = {
+			{ "read", "write", "trim" },
+			{ "fallocate (keep size)", "fallocate (allocate)",
+			  "fallocate (punch hole)" },
+		};
+		bool is_falloc = job->fio->ctl.engine == ZFIO_ENGINE_FALLOC;
+		const struct zfio_at *at = &job->fio->at[is_falloc ?
+				ZFIO_OPT_IOENGINE : ZFIO_OPT_RW];
+		char where[ZFIO_PATH_LEN + 16] = "";
+
+		/* the I/O's own error: run_ctl.c decides whether the job
+		 * goes on (continue_on_error, ignore_error); a trim's, or
+		 * an fallocate's, names the option that asked for it */
+		if ((op == ZRUN_OP_TRIM || is_falloc) && at->line)
+			snprintf(where, sizeof(where), "%s:%d: ", at->file,
+				 at->line);
+		run->io_err = (int)-n;
+		snprintf(run->io_err_msg, sizeof(run->io_err_msg),
+			 "%sjob '%s': %s of %llu at %llu in '%s': %s%s", where,
+			 job->fio->name, verb[is_falloc][op],
+			 (unsigned long long)len, (unsigned long long)off,
+			 ff->path, strerror((int)-n),
+			 is_falloc ? " (a zoned file system refuses fallocate "
+			 "in every mode, as btrfs does)" :
+			 op == ZRUN_OP_TRIM ? " (fio trims a file with the "
+			 "BLKDISCARD ioctl, which only a block device takes)" :
+			 "");
+		fj->last = i;
+		*len_ret = len;
+		*done_ret = zrun_tick_done(run, &tk);
+		return held_done(run, &h, now, *done_ret);
 	}
 	fj->last = i;
 	fj->nr_io++;

@@ -246,6 +246,12 @@ static int raw_job_init(struct zrun *run, struct zrun_job *job)
 		return zrun_opt_err(run, f, ZFIO_OPT_IOENGINE, "filecreate "
 				    "creates files: it needs the fs target, "
 				    "not zonemode=zbd");
+	if (f->ctl.engine != ZFIO_ENGINE_PLAIN)	/* fio_ctl.h */
+		return zrun_opt_err(run, f, ZFIO_OPT_IOENGINE, "ioengine=%s "
+				    "works on files: it needs the fs target, "
+				    "not zonemode=zbd",
+				    f->ctl.engine == ZFIO_ENGINE_HTTP ? "http" :
+				    "falloc");
 	if (f->zonesize && f->zonesize != zs) {
 		zrun_errf(run, "%s:%d: job '%s': zonesize=%llu differs from "
 			       "the device's zone size %llu", f->file, f->line,

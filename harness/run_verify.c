@@ -29,7 +29,9 @@
  *
  * A failure ends its job (fio: the job stops with EILSEQ; verify_fatal=0
  * only lets the rest of that block be checked); the other jobs go on, the
- * results are written and the run fails with the first message.
+ * results are written and the run fails with the first message.  A job
+ * whose continue_on_error takes the failure's class (run_ctl.c) counts it
+ * and goes on.
  *
  * sg_write_mode (fio's sg engine): write_same repeats the first logical
  * block of the buffer over the write, write_same_ndob writes zeros,
@@ -50,6 +52,7 @@
 #include "prng.h"
 #include "results.h"
 #include "run.h"
+#include "run_ctl.h"
 #include "zdev.h"
 
 #define MAX_MESSAGES	64	/* summary.json keeps the first ones */
@@ -505,18 +508,25 @@ static void dump(struct zrun *run, const char *file, uint64_t off,
 	}
 }
 
-/* Job @j failed with @msg (@nr blocks): it ends; the run keeps it. */
+/*
+ * Job @j failed with @msg (@nr blocks; the job's error @err: EILSEQ, EIO
+ * for an sg command): counted, and the job goes on when its
+ * continue_on_error or ignore_error says so (run_ctl.c), else it ends and
+ * the run keeps the failure.
+ */
 static int fail_job(struct zrun *run, struct zrun_job *j, uint64_t nr,
-		    const char *msg)
+		    int err, const char *msg)
 {
 	struct zrun_verify *v = run->verify;
 	char line[ZFIO_ERR_LEN];
 
-	j->vj->is_failed = true;
 	v->st.failures += nr;
 	snprintf(line, sizeof(line), "job '%s': %s", j->fio->name, msg);
-	if (!v->first[0])
-		snprintf(v->first, sizeof(v->first), "%s", line);
+	if (!zrun_ctl_verify_error(run, j, err, line, j->vj->now)) {
+		j->vj->is_failed = true;
+		if (!v->first[0])
+			snprintf(v->first, sizeof(v->first), "%s", line);
+	}
 	if (v->nr_msgs < MAX_MESSAGES) {
 		char (*m)[ZFIO_ERR_LEN] = realloc(v->msgs,
 			(v->nr_msgs + 1) * sizeof(*m));
@@ -564,7 +574,7 @@ static int sg_verify(struct zrun *run, struct zrun_job *j, const char *file,
 			 "wanted %02x)", file, (unsigned long long)off,
 			 (unsigned long long)len, names[mode],
 			 (unsigned long long)(off + i), buf[i], want);
-		return fail_job(run, j, 1, msg);
+		return fail_job(run, j, 1, EIO, msg);
 	}
 	return 0;
 }
@@ -594,7 +604,7 @@ int zrun_data_read(struct zrun *run, struct zrun_job *j, const char *file,
 				 "%llu", (unsigned long long)len,
 				 (unsigned long long)w->len, file,
 				 (unsigned long long)off);
-			return fail_job(run, j, 1, msg);
+			return fail_job(run, j, 1, EILSEQ, msg);
 		}
 		ret = zfio_verify_check(vo, vj->interval, buf, len, off, file,
 					w, vj->checks, &nr_bad, msg,
@@ -605,7 +615,7 @@ int zrun_data_read(struct zrun *run, struct zrun_job *j, const char *file,
 			zfio_buf_expected(&vj->bs, vj->ebuf, w, vj->interval);
 			dump(run, file, off, buf, vj->ebuf, len);
 		}
-		return fail_job(run, j, nr_bad, msg);
+		return fail_job(run, j, nr_bad, EILSEQ, msg);
 	}
 	if (!vj->reads_verify || !len)
 		return 0;
@@ -617,7 +627,7 @@ int zrun_data_read(struct zrun *run, struct zrun_job *j, const char *file,
 		return 0;
 	if (vo->verify_dump)
 		dump(run, file, off, buf, NULL, len);
-	return fail_job(run, j, nr_bad, msg);
+	return fail_job(run, j, nr_bad, EILSEQ, msg);
 }
 
 /* ---- results ----------------------------------------------------------- */

@@ -611,7 +611,8 @@ int zcow_fdatasync(struct zcow_file *file);
  * -errno.  The workload runner models concurrent fsyncs with it.
  */
 int zcow_fsync_join(struct zcow_file *file);
-/* No preallocation on zoned storage: -EOPNOTSUPP, with a message. */
+/* No preallocation or hole punching on zoned storage, as btrfs refuses
+ * fallocate in every mode there: -EOPNOTSUPP (logged at debug level). */
 int zcow_fallocate(struct zcow_file *file, uint64_t off, uint64_t len);
 /* nodatacow (chattr +C) is refused: -EOPNOTSUPP, with a message. */
 int zcow_set_nodatacow(struct zcow_file *file);

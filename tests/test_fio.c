@@ -484,12 +484,16 @@ START_TEST(test_fio_file_set_errors_name_file_line_option)
 	parse_err("[j]\nrw=write\nfile_service_type=roundrobin\n",
 		  "t.fio:3: option 'file_service_type': 'roundrobin': only "
 		  "sequential is modelled");
-	parse_err("[j]\nfilename_format=$clientuid.$filenum\n",
+	parse_err("[j]\nfilename_format=$clientname.$filenum\n",
 		  "t.fio:2: option 'filename_format': unknown keyword at "
-		  "'$clientuid");
-	parse_err("[j]\nfilename_format=/abs/$filenum\n",
-		  "t.fio:2: option 'filename_format': '/abs/$filenum' is not "
-		  "a relative file path");
+		  "'$clientname.$filenum' ($jobname, $jobnum, $filenum, "
+		  "$clientuid)");
+	parse_err("[j]\nfilename_format=/abs//$filenum\n",
+		  "t.fio:2: option 'filename_format': '/abs//$filenum' is not "
+		  "a file path (no empty directory name, no trailing '/')");
+	parse_err("[j]\nfilename_format=abs/\n",
+		  "t.fio:2: option 'filename_format': 'abs/' is not a file "
+		  "path (no empty directory name, no trailing '/')");
 	parse_err("[j]\nopenfiles=0\n",
 		  "t.fio:2: option 'openfiles': '0' is not an integer >= 1");
 	parse_err("[j]\nunlink_each_loop=maybe\n",
@@ -670,7 +674,7 @@ START_TEST(test_fio_listed_options_are_the_known_ones)
 	/* The options run, those accepted and ignored and those refused,
 	 * each ignored or refused one with its reason (zcow run
 	 * --list-options shows which is which). */
-	ck_assert_uint_eq(nr, 253);
+	ck_assert_uint_eq(nr, 264);
 	free(list);
 	parse_err("[j]\nfrobnicate=1\n", "unknown option");
 }

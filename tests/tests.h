@@ -38,6 +38,7 @@
 	SUITE(conform_suite)   \
 	SUITE(fio_suite)       \
 	SUITE(fio_gen_suite)   \
+	SUITE(fio_ctl_suite)   \
 	SUITE(fio_verify_suite) \
 	SUITE(fio_log_suite)   \
 	SUITE(ztime_suite)     \
