@@ -24,17 +24,6 @@
 #define DEVICE	"device=sim:zones=64,zone_size=64M,zone_cap=34M," \
 		"max_open=14,max_active=14\n"
 
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	char *buf;
-
-	ck_assert_msg(f != NULL, "cannot open %s", path);
-	buf = zcow_test_read_all(f);
-	fclose(f);
-	return buf;
-}
-
 static void spew(const char *path, const char *text)
 {
 	FILE *f;
@@ -72,7 +61,7 @@ static char *run_summary(const char *path)
 
 	ck_assert_int_eq(zrun_scenario(path, NULL, 0, RES, true, &dir), 0);
 	snprintf(sp, sizeof(sp), "%s/summary.json", dir);
-	s = slurp(sp);
+	s = zcow_test_read_path(sp);
 	o = calloc(1, strlen(s) + 1);
 	for (p = strtok(s, "\n"); p; p = strtok(NULL, "\n")) {
 		if (strstr(p, "wall_time_s"))

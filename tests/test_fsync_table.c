@@ -40,17 +40,6 @@ static char *capture(const char *cmd, int *status)
 	return buf;
 }
 
-static char *read_file(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	char *buf;
-
-	ck_assert_msg(f != NULL, "cannot open %s", path);
-	buf = zcow_test_read_all(f);
-	fclose(f);
-	return buf;
-}
-
 /*
  * The sums over each key's runs: dbench 8 with the tree-log (two runs,
  * 2000 fsyncs, 16 commits, 300 flushes) is 0.0080 commits and 0.1500
@@ -67,7 +56,7 @@ START_TEST(test_fsync_table_markdown_is_exact)
 {
 	int st;
 	char *out = capture(TABLE, &st);
-	char *want = read_file(DATA "/expected.md");
+	char *want = zcow_test_read_path(DATA "/expected.md");
 
 	ck_assert_msg(st == 0, "exit %d\n%s", st, out);
 	ck_assert_str_eq(out, want);
@@ -122,8 +111,8 @@ START_TEST(test_fsync_table_csv_is_exact)
 
 	ck_assert_msg(st == 0, "exit %d\n%s", st, out);
 	ck_assert_str_eq(out, "");
-	csv = read_file(OUT ".csv");
-	want = read_file(DATA "/expected.csv");
+	csv = zcow_test_read_path(OUT ".csv");
+	want = zcow_test_read_path(DATA "/expected.csv");
 	ck_assert_str_eq(csv, want);
 	ck_assert_ptr_nonnull(strstr(csv, "\ndbench,1,on,zn540,,50.0,,,,0.0156,,"
 					  "0.5000,,16.0,,8.0,,24.0,,1,\n"));
@@ -150,7 +139,7 @@ START_TEST(test_fsync_table_reference_rows_make_ranges)
 	int st;
 	char *out = capture("python3 harness/fsync_table.py " REF
 			    "--zcow dbench=" DATA "/zcow", &st);
-	char *want = read_file(DATA "/expected-reference.md");
+	char *want = zcow_test_read_path(DATA "/expected-reference.md");
 
 	ck_assert_msg(st == 0, "exit %d\n%s", st, out);
 	ck_assert_str_eq(out, want);
@@ -178,7 +167,7 @@ START_TEST(test_fsync_table_vm_run_replaces_reference_rows)
 	char *out = capture("python3 harness/fsync_table.py " REF
 			    "--kernel " DATA "/kernel --zcow dbench=" DATA
 			    "/zcow", &st);
-	char *want = read_file(DATA "/expected-replaced.md");
+	char *want = zcow_test_read_path(DATA "/expected-replaced.md");
 
 	ck_assert_msg(st == 0, "exit %d\n%s", st, out);
 	ck_assert_str_eq(out, want);

@@ -23,24 +23,13 @@
 
 #define RES "/tmp/zcow-test-run"
 
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	char *buf;
-
-	ck_assert_msg(f != NULL, "cannot open %s", path);
-	buf = zcow_test_read_all(f);
-	fclose(f);
-	return buf;
-}
-
 /* summary.json without its wall-clock lines. */
 static char *summary_no_wall(const char *dir)
 {
 	char path[1024], *s, *o, *p;
 
 	snprintf(path, sizeof(path), "%s/summary.json", dir);
-	s = slurp(path);
+	s = zcow_test_read_path(path);
 	o = calloc(1, strlen(s) + 1);
 	for (p = strtok(s, "\n"); p; p = strtok(NULL, "\n")) {
 		if (strstr(p, "wall_time_s"))
@@ -90,8 +79,8 @@ static void assert_same_runs(char *d1, char *d2)
 	ck_assert_str_eq(s1, s2);
 	snprintf(p1, sizeof(p1), "%s/intervals.csv", d1);
 	snprintf(p2, sizeof(p2), "%s/intervals.csv", d2);
-	i1 = slurp(p1);
-	i2 = slurp(p2);
+	i1 = zcow_test_read_path(p1);
+	i2 = zcow_test_read_path(p2);
 	ck_assert_str_eq(i1, i2);
 	free(i1);
 	free(i2);
@@ -361,7 +350,7 @@ START_TEST(test_run_reclaim_keys_and_counters)
 	ck_assert(json_num(s, "\"reloc\"") > 0);
 	ck_assert(json_num(s, "\"write_bytes\"") == 3.0 * 40 * 1048576);
 	snprintf(path, sizeof(path), "%s/intervals.csv", dir);
-	iv = slurp(path);
+	iv = zcow_test_read_path(path);
 	ck_assert_ptr_nonnull(strstr(iv, ",wa,zone_unusable\n"));
 	free(iv);
 	free(s);
@@ -493,7 +482,7 @@ static double sweep_iops(const char *sweep, const char *point)
 	double v;
 
 	snprintf(path, sizeof(path), "%s/sweep.csv", sweep);
-	text = slurp(path);
+	text = zcow_test_read_path(path);
 	p = strstr(text, point);
 	ck_assert_msg(p && p[strlen(point)] == ',', "no %s", point);
 	p += strlen(point) + 1;
@@ -551,7 +540,7 @@ START_TEST(test_run_plot_layouts_side_by_side_with_ratios_at_16)
 	}
 	/* one data group: append beats the one zone write lock */
 	ck_assert_msg(r[0] > 1.3 && r[1] < 0.8, "%f %f", r[0], r[1]);
-	md = slurp(RES "/lplot/ratio_at.md");
+	md = zcow_test_read_path(RES "/lplot/ratio_at.md");
 	snprintf(want, sizeof(want),
 		 "| ratio | numjobs=16 |\n|---|---|\n"
 		 "| zcow append, layout=btrfs-5.12 / zcow write, "
@@ -560,7 +549,7 @@ START_TEST(test_run_plot_layouts_side_by_side_with_ratios_at_16)
 		 "%.3f |\n", r[0], r[1]);
 	ck_assert_str_eq(md, want);
 	free(md);
-	svg = slurp(RES "/lplot/iops.svg");
+	svg = zcow_test_read_path(RES "/lplot/iops.svg");
 	ck_assert(strstr(svg, "layout=btrfs-5.12</text>"));
 	ck_assert(strstr(svg, "layout=zcow</text>"));
 	ck_assert(strstr(svg, "seed: append +36%</text>"));
@@ -1053,7 +1042,7 @@ static char **interval_lines(const char *dir)
 	size_t n = 0;
 
 	snprintf(path, sizeof(path), "%s/intervals.csv", dir);
-	text = slurp(path);
+	text = zcow_test_read_path(path);
 	for (p = text; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 :
 						     NULL) {
 		lines = realloc(lines, (n + 2) * sizeof(*lines));
@@ -1259,7 +1248,7 @@ static int run_text(const char *text, const char *const *sets,
 	fflush(stderr);
 	dup2(saved, 2);
 	close(saved);
-	msg = slurp(T_ERR);
+	msg = zcow_test_read_path(T_ERR);
 	p = strncmp(msg, "zcow run: ", 10) ? msg : msg + 10;
 	p[strcspn(p, "\n")] = '\0';
 	snprintf(err, len, "%s", p);
@@ -1846,7 +1835,7 @@ static void data_zones_of(const char *dir, unsigned int *nr_ret,
 	unsigned int i;
 
 	snprintf(path, sizeof(path), "%s/trace.csv", dir);
-	text = slurp(path);
+	text = zcow_test_read_path(path);
 	ccls = csv_col(text, "class");
 	czone = csv_col(text, "zone");
 	*nr_ret = *switches_ret = 0;
@@ -1908,7 +1897,7 @@ START_TEST(test_run_btrfs_5_12_layout_writes_one_data_group_at_a_time)
 			    "\"commit_bytes\": 268435456, \"reclaim\": "
 			    "\"off\", \"hotcold\": false},\n"));
 	snprintf(path, sizeof(path), "%s/config.fio", d);
-	cfg = slurp(path);
+	cfg = zcow_test_read_path(path);
 	ck_assert(strstr(cfg, "\nreclaim=off\nlayout=btrfs-5.12\n"
 			      "data_zones=1\n"));
 	free(cfg);

@@ -95,6 +95,8 @@ void zcow_test_files(struct zcow_fs *fs, int first, int n, uint64_t size,
 
 /* Everything left to read in @f, as a malloc'd string. */
 char *zcow_test_read_all(FILE *f);
+/* The whole file at @path, NUL-terminated (fails the test if missing). */
+char *zcow_test_read_path(const char *path);
 
 /* Directory of the test vectors (tests/data), relative to the repo root. */
 #define ZCOW_TESTDATA "tests/data"

@@ -180,3 +180,14 @@ char *zcow_test_read_all(FILE *f)
 	fclose(m);
 	return buf;
 }
+
+char *zcow_test_read_path(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *buf;
+
+	ck_assert_msg(f != NULL, "cannot open %s", path);
+	buf = zcow_test_read_all(f);
+	fclose(f);
+	return buf;
+}
