@@ -1312,8 +1312,8 @@ static int fs_do_io(struct zrun *run, struct zrun_job *job, enum zrun_op op,
 		 * goes on (continue_on_error, ignore_error); a trim's, or
 		 * an fallocate's, names the option that asked for it */
 		if ((op == ZRUN_OP_TRIM || is_falloc) && at->line)
-			snprintf(where, sizeof(where), "%s:%d: ", at->file,
-				 at->line);
+			snprintf(where, sizeof(where), "%.*s:%d: ",
+				 ZFIO_PATH_LEN - 1, at->file, at->line);
 		run->io_err = (int)-n;
 		snprintf(run->io_err_msg, sizeof(run->io_err_msg),
 			 "%sjob '%s': %s of %llu at %llu in '%s': %s%s", where,
