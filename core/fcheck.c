@@ -11,7 +11,10 @@
  *     allocation offset and below its zone's write pointer;
  *   - every data extent has checksums for every block;
  *   - every data EXTENT_ITEM's refs equals the file extent items pointing
- *     at it, in the fs tree and all snapshots.
+ *     at it, in the fs tree and all snapshots;
+ *   - what btrfs-progs' mkfs makes and btrfs check expects: the root
+ *     directory 256 of the fs tree and of the data relocation tree, the
+ *     fs tree's uuid in the uuid tree, the root tree's "default" entry.
  */
 #include <endian.h>
 #include <errno.h>
@@ -51,7 +54,7 @@ static void problem(struct fck *ck, const char *fmt, ...)
 
 static void problem(struct fck *ck, const char *fmt, ...)
 {
-	char msg[256];
+	char msg[512];
 	va_list ap;
 
 	va_start(ap, fmt);
@@ -423,6 +426,110 @@ static void check_extent_refs(struct fck *ck)
 		problem(ck, "extent tree unreadable (%d)", err);
 }
 
+/*
+ * The root directory of tree @id (the fs tree, the data relocation tree)
+ * as btrfs's mkfs makes it and btrfs check requires it: the root item
+ * names 256 as root_dirid, inode 256 is a directory with an INODE_REF
+ * ".." (index 0) to itself.  0 when it is there, else 1 (reported).
+ */
+static int check_root_dir(struct fck *ck, struct zcow_tree *root,
+			  struct zcow_tree *t, uint64_t id)
+{
+	struct zcow_key k = { id, ZCOW_ROOT_ITEM_KEY, 0 };
+	uint8_t item[ZCOW_ROOT_ITEM_SIZE], ref[ZCOW_INODE_REF_HDR + 2];
+	struct zcow_inode rd;
+	uint32_t size;
+	int err;
+
+	if (!zcow_tree_search(root, &k, item, sizeof(item), &size) &&
+	    get64(item + 168) != ZCOW_ROOT_DIR_INO)
+		problem(ck, "root %" PRIu64 ": root_dirid %" PRIu64 ", not 256",
+			id, get64(item + 168));
+	err = zcow_inode_get(t, ZCOW_ROOT_DIR_INO, &rd);
+	if (err) {
+		problem(ck, "root %" PRIu64 " root dir 256 not found", id);
+		return 1;
+	}
+	if (!S_ISDIR(rd.mode)) {
+		problem(ck, "root %" PRIu64 " root dir 256 is not a directory",
+			id);
+		return 1;
+	}
+	k.objectid = ZCOW_ROOT_DIR_INO;
+	k.type = ZCOW_INODE_REF_KEY;
+	k.offset = ZCOW_ROOT_DIR_INO;
+	if (zcow_tree_search(t, &k, ref, sizeof(ref), &size) ||
+	    size != sizeof(ref) || get64(ref) != 0 || get16(ref + 8) != 2 ||
+	    memcmp(ref + ZCOW_INODE_REF_HDR, "..", 2))
+		problem(ck, "root %" PRIu64 " root dir 256: no \"..\" reference",
+			id);
+	return 0;
+}
+
+/*
+ * The rest of what mkfs makes (docs/format.md, "mkfs"): the data
+ * relocation tree's root directory; the fs tree's uuid, entered in the
+ * uuid tree; the root tree's directory 6 with its entry "default" for the
+ * fs tree and the fs tree's INODE_REF back to it.
+ */
+static void check_mkfs_items(struct fck *ck, struct zcow_tree *root)
+{
+	static const uint8_t zero[ZCOW_UUID_SIZE];
+	uint8_t item[ZCOW_ROOT_ITEM_SIZE], buf[64];
+	const uint8_t *uuid = item + 247;
+	struct zcow_tree t;
+	struct zcow_inode rd;
+	struct zcow_key k;
+	uint32_t size;
+
+	memset(&t, 0, sizeof(t));
+	if (open_tree(ck->fs, root, ZCOW_DATA_RELOC_TREE_OBJECTID, &t)) {
+		problem(ck, "data relocation tree root item missing");
+	} else {
+		check_root_dir(ck, root, &t, ZCOW_DATA_RELOC_TREE_OBJECTID);
+		zcow_tree_release(&t);
+	}
+	k.objectid = ZCOW_FS_TREE_OBJECTID;
+	k.type = ZCOW_ROOT_ITEM_KEY;
+	k.offset = 0;
+	if (!zcow_tree_search(root, &k, item, sizeof(item), &size)) {
+		memset(&t, 0, sizeof(t));
+		if (!memcmp(uuid, zero, sizeof(zero)))
+			problem(ck, "root 5: no uuid in its root item");
+		else if (open_tree(ck->fs, root, ZCOW_UUID_TREE_OBJECTID, &t))
+			problem(ck, "uuid tree root item missing");
+		else {
+			k.objectid = get64(uuid);
+			k.type = ZCOW_UUID_KEY_SUBVOL;
+			k.offset = get64(uuid + 8);
+			if (zcow_tree_search(&t, &k, buf, sizeof(buf), &size) ||
+			    size != 8 || get64(buf) != ZCOW_FS_TREE_OBJECTID)
+				problem(ck, "uuid tree: no entry of root 5's uuid");
+			zcow_tree_release(&t);
+		}
+	}
+	if (zcow_inode_get(root, ZCOW_ROOT_TREE_DIR_OBJECTID, &rd) ||
+	    !S_ISDIR(rd.mode))
+		problem(ck, "root tree: directory 6 missing");
+	k.objectid = ZCOW_ROOT_TREE_DIR_OBJECTID;
+	k.type = ZCOW_DIR_ITEM_KEY;
+	k.offset = zcow_name_hash(ZCOW_DEFAULT_SUBVOL_NAME, 7);
+	if (zcow_tree_search(root, &k, buf, sizeof(buf), &size) ||
+	    size != ZCOW_DIR_ITEM_HDR + 7 ||
+	    get64(buf) != ZCOW_FS_TREE_OBJECTID ||
+	    buf[8] != ZCOW_ROOT_ITEM_KEY || get64(buf + 9) != UINT64_MAX ||
+	    get16(buf + 27) != 7 || buf[29] != ZCOW_FT_DIR ||
+	    memcmp(buf + ZCOW_DIR_ITEM_HDR, ZCOW_DEFAULT_SUBVOL_NAME, 7))
+		problem(ck, "root tree: no dir item \"default\" for root 5");
+	k.objectid = ZCOW_FS_TREE_OBJECTID;
+	k.type = ZCOW_INODE_REF_KEY;
+	k.offset = ZCOW_ROOT_TREE_DIR_OBJECTID;
+	if (zcow_tree_search(root, &k, buf, sizeof(buf), &size) ||
+	    size != ZCOW_INODE_REF_HDR + 7 || get16(buf + 8) != 7 ||
+	    memcmp(buf + ZCOW_INODE_REF_HDR, ZCOW_DEFAULT_SUBVOL_NAME, 7))
+		problem(ck, "root tree: no inode ref \"default\" of root 5");
+}
+
 int zcow_files_check(struct zcow_fs *fs,
 		     void (*report)(void *arg, const char *msg), void *arg)
 {
@@ -464,18 +571,11 @@ int zcow_files_check(struct zcow_fs *fs,
 	if (open_tree(fs, &root, ZCOW_FS_TREE_OBJECTID, &t)) {
 		problem(&ck, "fs tree root item missing");
 	} else {
-		struct zcow_inode rd;
-
-		/* No root directory (or no inode item at 256): no file was
-		 * ever written (mkfs leaves the fs tree empty; the metadata
-		 * tests use it as a plain tree).  No namespace to check. */
-		err = zcow_inode_get(&t, ZCOW_ROOT_DIR_INO, &rd);
-		if (!err && !S_ISDIR(rd.mode))
-			problem(&ck, "root directory 256 is not a directory");
-		else if (!err)
+		if (!check_root_dir(&ck, &root, &t, ZCOW_FS_TREE_OBJECTID))
 			check_root(&ck, &t, ZCOW_FS_TREE_OBJECTID);
 		zcow_tree_release(&t);
 	}
+	check_mkfs_items(&ck, &root);
 	/* Snapshots: every ROOT_ITEM with objectid in [256, -256). */
 	zcow_tree_iter_init(&it, &root, &start);
 	while (!(err = zcow_tree_iter_next(&it, &k, NULL, NULL))) {
@@ -512,3 +612,4 @@ out:
 	free(ck.zone_wp);
 	return ck.is_nomem ? -ENOMEM : ck.nr;
 }
+

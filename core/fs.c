@@ -300,6 +300,7 @@ int zcow_mkfs_devs(struct zdev **devs, unsigned int nr,
 	static const struct zcow_mkfs_opts defaults;
 	struct zcow_super_block *sb = NULL;
 	struct zcow_fs *fs = NULL;
+	uint8_t subvol_uuid[ZCOW_UUID_SIZE];
 	uint64_t total = 0;
 	uint32_t nodesize;
 	uint64_t rng;
@@ -391,7 +392,8 @@ int zcow_mkfs_devs(struct zdev **devs, unsigned int nr,
 	fs->sb = *sb;
 	fs->placement = opts->placement;
 	fs->generation = 0;
-	ret = zcow_fs_create_trees(fs);
+	make_uuid(&rng, subvol_uuid);
+	ret = zcow_fs_create_trees(fs, subvol_uuid);
 	if (ret)
 		goto out;
 	/*
