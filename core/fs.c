@@ -369,8 +369,12 @@ int zcow_mkfs_devs(struct zdev **devs, unsigned int nr,
 	if (label_len)
 		memcpy(sb->label, opts->label, label_len);
 
+	/* NO_HOLES: a file's holes have no hole extent items (btrfs-progs'
+	 * mkfs default since 5.15); without it btrfs check wants one for
+	 * every gap a truncate or a write past the end leaves. */
 	sb->incompat_flags |= htole64(ZCOW_INCOMPAT_MIXED_BACKREF |
-				      ZCOW_INCOMPAT_SKINNY_METADATA);
+				      ZCOW_INCOMPAT_SKINNY_METADATA |
+				      ZCOW_INCOMPAT_NO_HOLES);
 	for (d = 0; d < nr; d++) {
 		struct zcow_device *zd = &fs->devs[d];
 
