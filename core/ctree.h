@@ -120,7 +120,8 @@ _Static_assert(sizeof(struct zcow_key_ptr) == 33, "btrfs_key_ptr size");
 #define ZCOW_DEV_EXTENT_KEY		204
 #define ZCOW_DEV_ITEM_KEY		216
 #define ZCOW_CHUNK_ITEM_KEY		228
-#define ZCOW_UUID_KEY_SUBVOL		251	/* uuid tree: subvolume uuid */
+/* uuid tree: (uuid halves) -> subvolume id */
+#define ZCOW_UUID_KEY_SUBVOL		251
 
 /* The root tree directory's entry for the fs tree (btrfs-progs mkfs). */
 #define ZCOW_DEFAULT_SUBVOL_NAME	"default"

@@ -51,7 +51,8 @@
 #define TAG "txn"
 
 #define ROOT_ITEM_SIZE		439u	/* struct btrfs_root_item */
-#define ROOT_ITEM_UUID		247u	/* its uuid; then the other ids, times */
+/* Offset of its uuid; the other uuids and the times follow. */
+#define ROOT_ITEM_UUID		247u
 #define BG_ITEM_SIZE		24u	/* struct btrfs_block_group_item */
 #define DEV_EXTENT_SIZE		48u	/* struct btrfs_dev_extent */
 #define DEV_ITEM_SIZE		98u	/* struct btrfs_dev_item */

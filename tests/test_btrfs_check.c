@@ -557,8 +557,7 @@ Suite *btrfs_check_suite(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_btrfs_check_is_clean_on_a_new_file_system);
 	tcase_add_test(tc, test_btrfs_check_is_clean_after_a_file_workload);
-	tcase_add_test(tc,
-		       test_btrfs_check_is_clean_with_a_tree_log_and_after_its_replay);
+	tcase_add_test(tc, test_btrfs_check_is_clean_with_a_tree_log_and_after_its_replay);
 	tcase_add_test(tc, test_btrfs_restore_recovers_exactly_the_files_zcow_lists);
 	tcase_add_test(tc, test_check_data_reports_a_corrupted_data_block);
 	suite_add_tcase(s, tc);
