@@ -596,6 +596,13 @@ int zcow_check_zones(struct zcow_fs *fs,
 int zcow_check(struct zcow_fs *fs, void (*report)(void *arg, const char *msg),
 	       void *arg)
 {
+	/* The trees every file system has a root item for (btrfs-progs'
+	 * mkfs makes the same ones, and a free-space tree). */
+	static const uint64_t rooted[] = {
+		ZCOW_EXTENT_TREE_OBJECTID, ZCOW_DEV_TREE_OBJECTID,
+		ZCOW_FS_TREE_OBJECTID, ZCOW_CSUM_TREE_OBJECTID,
+		ZCOW_UUID_TREE_OBJECTID, ZCOW_DATA_RELOC_TREE_OBJECTID,
+	};
 	struct ck ck = { .fs = fs, .report = report, .arg = arg };
 	uint64_t i;
 	int ret;
@@ -633,11 +640,10 @@ int zcow_check(struct zcow_fs *fs, void (*report)(void *arg, const char *msg),
 		walk(&ck, r->start, r->len, (int)(r->val & 0xff), r->val >> 8,
 		     NULL, NULL);
 	}
-	for (i = ZCOW_EXTENT_TREE_OBJECTID; i <= ZCOW_CSUM_TREE_OBJECTID; i++)
-		if (i != ZCOW_CHUNK_TREE_OBJECTID && i != 6 &&
-		    !find_range(ck.roots, ck.nr_roots, i))
+	for (i = 0; i < sizeof(rooted) / sizeof(rooted[0]); i++)
+		if (!find_range(ck.roots, ck.nr_roots, rooted[i]))
 			problem(&ck, "root item of tree %" PRIu64 " missing",
-				i);
+				rooted[i]);
 	cross_check(&ck);
 	check_zones(&ck);
 	check_log(&ck);					/* tree-log (issue 9) */

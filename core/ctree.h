@@ -99,6 +99,8 @@ _Static_assert(sizeof(struct zcow_key_ptr) == 33, "btrfs_key_ptr size");
 #define ZCOW_DEV_TREE_OBJECTID		4ULL
 #define ZCOW_FS_TREE_OBJECTID		5ULL
 #define ZCOW_CSUM_TREE_OBJECTID		7ULL
+#define ZCOW_UUID_TREE_OBJECTID		9ULL
+#define ZCOW_DATA_RELOC_TREE_OBJECTID	((uint64_t)-9)
 #define ZCOW_TREE_LOG_OBJECTID		((uint64_t)-6)
 
 /* Item types (btrfs_tree.h key types). */
@@ -118,6 +120,11 @@ _Static_assert(sizeof(struct zcow_key_ptr) == 33, "btrfs_key_ptr size");
 #define ZCOW_DEV_EXTENT_KEY		204
 #define ZCOW_DEV_ITEM_KEY		216
 #define ZCOW_CHUNK_ITEM_KEY		228
+/* uuid tree: (uuid halves) -> subvolume id */
+#define ZCOW_UUID_KEY_SUBVOL		251
+
+/* The root tree directory's entry for the fs tree (btrfs-progs mkfs). */
+#define ZCOW_DEFAULT_SUBVOL_NAME	"default"
 
 /* ---- in-memory API ---------------------------------------------------- */
 

@@ -11,7 +11,10 @@
  *     allocation offset and below its zone's write pointer;
  *   - every data extent has checksums for every block;
  *   - every data EXTENT_ITEM's refs equals the file extent items pointing
- *     at it, in the fs tree and all snapshots.
+ *     at it, in the fs tree and all snapshots;
+ *   - what btrfs-progs' mkfs makes and btrfs check expects: the root
+ *     directory 256 of the fs tree and of the data relocation tree, the
+ *     fs tree's uuid in the uuid tree, the root tree's "default" entry.
  */
 #include <endian.h>
 #include <errno.h>
@@ -25,6 +28,7 @@
 #include "csum.h"
 #include "files.h"
 #include "grow.h"
+#include "volumes.h"
 
 struct fref {
 	uint64_t bytenr;
@@ -51,7 +55,7 @@ static void problem(struct fck *ck, const char *fmt, ...)
 
 static void problem(struct fck *ck, const char *fmt, ...)
 {
-	char msg[256];
+	char msg[512];
 	va_list ap;
 
 	va_start(ap, fmt);
@@ -423,6 +427,110 @@ static void check_extent_refs(struct fck *ck)
 		problem(ck, "extent tree unreadable (%d)", err);
 }
 
+/*
+ * The root directory of tree @id (the fs tree, the data relocation tree)
+ * as btrfs's mkfs makes it and btrfs check requires it: the root item
+ * names 256 as root_dirid, inode 256 is a directory with an INODE_REF
+ * ".." (index 0) to itself.  0 when it is there, else 1 (reported).
+ */
+static int check_root_dir(struct fck *ck, struct zcow_tree *root,
+			  struct zcow_tree *t, uint64_t id)
+{
+	struct zcow_key k = { id, ZCOW_ROOT_ITEM_KEY, 0 };
+	uint8_t item[ZCOW_ROOT_ITEM_SIZE], ref[ZCOW_INODE_REF_HDR + 2];
+	struct zcow_inode rd;
+	uint32_t size;
+	int err;
+
+	if (!zcow_tree_search(root, &k, item, sizeof(item), &size) &&
+	    get64(item + 168) != ZCOW_ROOT_DIR_INO)
+		problem(ck, "root %" PRIu64 ": root_dirid %" PRIu64 ", not 256",
+			id, get64(item + 168));
+	err = zcow_inode_get(t, ZCOW_ROOT_DIR_INO, &rd);
+	if (err) {
+		problem(ck, "root %" PRIu64 " root dir 256 not found", id);
+		return 1;
+	}
+	if (!S_ISDIR(rd.mode)) {
+		problem(ck, "root %" PRIu64 " root dir 256 is not a directory",
+			id);
+		return 1;
+	}
+	k.objectid = ZCOW_ROOT_DIR_INO;
+	k.type = ZCOW_INODE_REF_KEY;
+	k.offset = ZCOW_ROOT_DIR_INO;
+	if (zcow_tree_search(t, &k, ref, sizeof(ref), &size) ||
+	    size != sizeof(ref) || get64(ref) != 0 || get16(ref + 8) != 2 ||
+	    memcmp(ref + ZCOW_INODE_REF_HDR, "..", 2))
+		problem(ck, "root %" PRIu64 " root dir 256: no \"..\" reference",
+			id);
+	return 0;
+}
+
+/*
+ * The rest of what mkfs makes (docs/format.md, "mkfs"): the data
+ * relocation tree's root directory; the fs tree's uuid, entered in the
+ * uuid tree; the root tree's directory 6 with its entry "default" for the
+ * fs tree and the fs tree's INODE_REF back to it.
+ */
+static void check_mkfs_items(struct fck *ck, struct zcow_tree *root)
+{
+	static const uint8_t zero[ZCOW_UUID_SIZE];
+	uint8_t item[ZCOW_ROOT_ITEM_SIZE], buf[64];
+	const uint8_t *uuid = item + 247;
+	struct zcow_tree t;
+	struct zcow_inode rd;
+	struct zcow_key k;
+	uint32_t size;
+
+	memset(&t, 0, sizeof(t));
+	if (open_tree(ck->fs, root, ZCOW_DATA_RELOC_TREE_OBJECTID, &t)) {
+		problem(ck, "data relocation tree root item missing");
+	} else {
+		check_root_dir(ck, root, &t, ZCOW_DATA_RELOC_TREE_OBJECTID);
+		zcow_tree_release(&t);
+	}
+	k.objectid = ZCOW_FS_TREE_OBJECTID;
+	k.type = ZCOW_ROOT_ITEM_KEY;
+	k.offset = 0;
+	if (!zcow_tree_search(root, &k, item, sizeof(item), &size)) {
+		memset(&t, 0, sizeof(t));
+		if (!memcmp(uuid, zero, sizeof(zero)))
+			problem(ck, "root 5: no uuid in its root item");
+		else if (open_tree(ck->fs, root, ZCOW_UUID_TREE_OBJECTID, &t))
+			problem(ck, "uuid tree root item missing");
+		else {
+			k.objectid = get64(uuid);
+			k.type = ZCOW_UUID_KEY_SUBVOL;
+			k.offset = get64(uuid + 8);
+			if (zcow_tree_search(&t, &k, buf, sizeof(buf), &size) ||
+			    size != 8 || get64(buf) != ZCOW_FS_TREE_OBJECTID)
+				problem(ck, "uuid tree: no entry of root 5's uuid");
+			zcow_tree_release(&t);
+		}
+	}
+	if (zcow_inode_get(root, ZCOW_ROOT_TREE_DIR_OBJECTID, &rd) ||
+	    !S_ISDIR(rd.mode))
+		problem(ck, "root tree: directory 6 missing");
+	k.objectid = ZCOW_ROOT_TREE_DIR_OBJECTID;
+	k.type = ZCOW_DIR_ITEM_KEY;
+	k.offset = zcow_name_hash(ZCOW_DEFAULT_SUBVOL_NAME, 7);
+	if (zcow_tree_search(root, &k, buf, sizeof(buf), &size) ||
+	    size != ZCOW_DIR_ITEM_HDR + 7 ||
+	    get64(buf) != ZCOW_FS_TREE_OBJECTID ||
+	    buf[8] != ZCOW_ROOT_ITEM_KEY || get64(buf + 9) != UINT64_MAX ||
+	    get16(buf + 27) != 7 || buf[29] != ZCOW_FT_DIR ||
+	    memcmp(buf + ZCOW_DIR_ITEM_HDR, ZCOW_DEFAULT_SUBVOL_NAME, 7))
+		problem(ck, "root tree: no dir item \"default\" for root 5");
+	k.objectid = ZCOW_FS_TREE_OBJECTID;
+	k.type = ZCOW_INODE_REF_KEY;
+	k.offset = ZCOW_ROOT_TREE_DIR_OBJECTID;
+	if (zcow_tree_search(root, &k, buf, sizeof(buf), &size) ||
+	    size != ZCOW_INODE_REF_HDR + 7 || get16(buf + 8) != 7 ||
+	    memcmp(buf + ZCOW_INODE_REF_HDR, ZCOW_DEFAULT_SUBVOL_NAME, 7))
+		problem(ck, "root tree: no inode ref \"default\" of root 5");
+}
+
 int zcow_files_check(struct zcow_fs *fs,
 		     void (*report)(void *arg, const char *msg), void *arg)
 {
@@ -464,18 +572,11 @@ int zcow_files_check(struct zcow_fs *fs,
 	if (open_tree(fs, &root, ZCOW_FS_TREE_OBJECTID, &t)) {
 		problem(&ck, "fs tree root item missing");
 	} else {
-		struct zcow_inode rd;
-
-		/* No root directory (or no inode item at 256): no file was
-		 * ever written (mkfs leaves the fs tree empty; the metadata
-		 * tests use it as a plain tree).  No namespace to check. */
-		err = zcow_inode_get(&t, ZCOW_ROOT_DIR_INO, &rd);
-		if (!err && !S_ISDIR(rd.mode))
-			problem(&ck, "root directory 256 is not a directory");
-		else if (!err)
+		if (!check_root_dir(&ck, &root, &t, ZCOW_FS_TREE_OBJECTID))
 			check_root(&ck, &t, ZCOW_FS_TREE_OBJECTID);
 		zcow_tree_release(&t);
 	}
+	check_mkfs_items(&ck, &root);
 	/* Snapshots: every ROOT_ITEM with objectid in [256, -256). */
 	zcow_tree_iter_init(&it, &root, &start);
 	while (!(err = zcow_tree_iter_next(&it, &k, NULL, NULL))) {
@@ -510,5 +611,202 @@ out:
 	free(ids);
 	free(ck.refs);
 	free(ck.zone_wp);
+	return ck.is_nomem ? -ENOMEM : ck.nr;
+}
+
+/* ---- zcow check --data ------------------------------------------------- */
+
+/* Bytes of data read per device command by zcow_check_data(). */
+#define DATA_READ_MAX	(1u << 20)
+
+/* Put @n bytes of @s before the string in @buf; false if it does not
+ * fit (@buf unchanged). */
+static bool prepend(char *buf, size_t size, const char *s, size_t n)
+{
+	size_t cur = strlen(buf);
+
+	if (cur + n + 1 > size)
+		return false;
+	memmove(buf + n, buf, cur + 1);
+	memcpy(buf, s, n);
+	return true;
+}
+
+/*
+ * The path of inode @ino in @t, followed up its INODE_REFs to the root
+ * directory, into @buf ("/?" for a reference that is missing).
+ */
+static void inode_path(struct zcow_tree *t, uint64_t ino, char *buf,
+		       size_t size)
+{
+	int depth;
+
+	buf[0] = '\0';
+	if (ino == ZCOW_ROOT_DIR_INO)
+		prepend(buf, size, "/", 1);
+	for (depth = 0; ino != ZCOW_ROOT_DIR_INO && depth < 64; depth++) {
+		struct zcow_key k = { ino, ZCOW_INODE_REF_KEY, 0 };
+		struct zcow_tree_iter it;
+		const uint8_t *d;
+		const void *data;
+		uint32_t len;
+		uint16_t nlen;
+
+		zcow_tree_iter_init(&it, t, &k);
+		if (zcow_tree_iter_next(&it, &k, &data, &len) ||
+		    k.objectid != ino || k.type != ZCOW_INODE_REF_KEY ||
+		    len < ZCOW_INODE_REF_HDR) {
+			prepend(buf, size, "/?", 2);
+			return;
+		}
+		d = data;
+		nlen = get16(d + 8);
+		if (nlen > len - ZCOW_INODE_REF_HDR)
+			nlen = (uint16_t)(len - ZCOW_INODE_REF_HDR);
+		if (!prepend(buf, size, (const char *)d + ZCOW_INODE_REF_HDR,
+			     nlen) ||
+		    !prepend(buf, size, "/", 1))
+			return;
+		ino = k.offset;
+	}
+}
+
+/*
+ * Verify the blocks of data extent @bytenr (@len bytes) against its
+ * checksum item; name a mismatch by the file of the first inline
+ * reference in @d (@dlen bytes of the extent item).
+ */
+static void check_extent_data(struct fck *ck, struct zcow_tree *root,
+			      uint64_t bytenr, uint64_t len, const uint8_t *d,
+			      uint32_t dlen, uint8_t *buf)
+{
+	struct zcow_key k = { ZCOW_CSUM_OBJECTID, ZCOW_EXTENT_CSUM_KEY,
+			      bytenr };
+	uint64_t nr = len / ZCOW_SECTORSIZE, done, i;
+	uint64_t ref_root = 0, ref_ino = 0, ref_off = 0;
+	uint32_t size;
+	uint8_t *csums;
+	int err;
+
+	if (dlen >= 24 + 29 && d[24] == ZCOW_EXTENT_DATA_REF_KEY) {
+		ref_root = get64(d + 25);
+		ref_ino = get64(d + 33);
+		ref_off = get64(d + 41);
+	}
+	csums = malloc(nr ? nr * 4 : 1);
+	if (!csums) {
+		ck->is_nomem = true;
+		return;
+	}
+	if (zcow_tree_search(ck->csum, &k, csums, (uint32_t)(nr * 4), &size) ||
+	    size != nr * 4) {
+		problem(ck, "data extent %" PRIu64 ": checksums missing", bytenr);
+		goto out;
+	}
+	for (done = 0; done < len; done += DATA_READ_MAX) {
+		uint64_t n = len - done < DATA_READ_MAX ? len - done :
+							  DATA_READ_MAX;
+		struct zdev *dev;
+		uint64_t phys;
+
+		err = zcow_map_logical_dev(ck->fs, bytenr + done, n, &dev,
+					   &phys);
+		if (!err)
+			err = zdev_read(dev, buf, n, phys, ZDEV_CLASS_DATA);
+		if (err) {
+			problem(ck, "data extent %" PRIu64 ": unreadable at %" PRIu64 " (%d)",
+				bytenr, bytenr + done, err);
+			goto out;
+		}
+		for (i = 0; i < n / ZCOW_SECTORSIZE; i++) {
+			uint64_t blk = (done / ZCOW_SECTORSIZE) + i;
+			uint32_t want = get32(csums + 4 * blk);
+			uint32_t got = zcow_crc32c(buf + i * ZCOW_SECTORSIZE,
+						   ZCOW_SECTORSIZE);
+			struct zcow_tree t, *tp = &t;
+			char path[512];
+
+			if (want == got)
+				continue;
+			memset(&t, 0, sizeof(t));
+			path[0] = '\0';
+			if (ref_root == ZCOW_FS_TREE_OBJECTID ||
+			    (ref_root >= ZCOW_FIRST_FREE_OBJECTID &&
+			     ref_root < (uint64_t)-256)) {
+				if (!open_tree(ck->fs, root, ref_root, tp)) {
+					inode_path(tp, ref_ino, path,
+						   sizeof(path));
+					zcow_tree_release(tp);
+				}
+			}
+			problem(ck, "data csum mismatch: file %s offset %" PRIu64 " (root %" PRIu64 " ino %" PRIu64 ", bytenr %" PRIu64 "): expected csum 0x%08x, found 0x%08x: %s",
+				path[0] ? path : "?",
+				ref_off + blk * ZCOW_SECTORSIZE, ref_root,
+				ref_ino, bytenr + blk * ZCOW_SECTORSIZE, want,
+				got, strerror(EUCLEAN));
+		}
+	}
+out:
+	free(csums);
+}
+
+int zcow_check_data(struct zcow_fs *fs,
+		    void (*report)(void *arg, const char *msg), void *arg)
+{
+	struct fck ck = { .fs = fs, .report = report, .arg = arg };
+	struct zcow_key start = { 0, 0, 0 }, k;
+	struct zcow_tree root, extent, csum;
+	struct zcow_tree_iter it;
+	const void *data;
+	uint8_t *buf;
+	uint32_t len;
+	int err;
+
+	if (!fs->has_trees) {
+		if (report)
+			report(arg, "no trees: the superblock's trees could not be loaded");
+		return -EINVAL;
+	}
+	buf = malloc(DATA_READ_MAX);
+	if (!buf)
+		return -ENOMEM;
+	memset(&root, 0, sizeof(root));
+	memset(&extent, 0, sizeof(extent));
+	memset(&csum, 0, sizeof(csum));
+	err = zcow_tree_init(&root, &fs->store, ZCOW_ROOT_TREE_OBJECTID,
+			     le64toh(fs->sb.root), fs->sb.root_level, 0);
+	if (!err)
+		err = open_tree(fs, &root, ZCOW_EXTENT_TREE_OBJECTID, &extent);
+	if (!err)
+		err = open_tree(fs, &root, ZCOW_CSUM_TREE_OBJECTID, &csum);
+	if (err) {
+		problem(&ck, "data: trees unreadable (%d)", err);
+		goto out;
+	}
+	ck.csum = &csum;
+	zcow_tree_iter_init(&it, &extent, &start);
+	while (!(err = zcow_tree_iter_next(&it, &k, &data, &len))) {
+		const uint8_t *d = data;
+
+		if (k.type != ZCOW_EXTENT_ITEM_KEY || len < 24 ||
+		    !(get64(d + 16) & ZCOW_EXTENT_FLAG_DATA))
+			continue;
+		if (k.offset % ZCOW_SECTORSIZE || !k.offset) {
+			problem(&ck, "data extent %" PRIu64 ": length %" PRIu64 " not whole blocks",
+				k.objectid, k.offset);
+			continue;
+		}
+		check_extent_data(&ck, &root, k.objectid, k.offset, d, len,
+				  buf);
+		if (ck.is_nomem)
+			break;
+	}
+	if (err != -ENOENT && !ck.is_nomem)
+		problem(&ck, "extent tree unreadable (%d)", err);
+out:
+	zcow_tree_release(&root);
+	zcow_tree_release(&extent);
+	zcow_tree_release(&csum);
+	free(buf);
 	return ck.is_nomem ? -ENOMEM : ck.nr;
 }

@@ -137,7 +137,7 @@ struct zcow_files {
 	uint64_t nr_appends;		/* zone appends of data */
 	uint64_t nr_appends_moved;	/* landed elsewhere than reserved */
 	uint64_t nr_data_writes;	/* plain data writes */
-	bool has_root_dir;		/* inode 256 exists */
+	bool has_root_dir;		/* inode 256 exists (mkfs makes it) */
 };
 
 struct zcow_file {
@@ -218,8 +218,8 @@ int zcow_rsv_drop_extents_locked(struct zcow_fs *fs, struct zcow_tree *tree,
 				 uint64_t ino, uint64_t from, uint64_t to,
 				 uint64_t *nodes_ret);
 
-/* Create the root directory (inode 256) if it does not exist yet: the
- * first write of a file system does (mkfs leaves the fs tree empty). */
+/* Before a new name is linked: 0 when the fs tree has its root directory
+ * (inode 256, made by mkfs), else -EUCLEAN with a message. */
 int zcow_root_dir_locked(struct zcow_fs *fs);
 
 /*

@@ -300,6 +300,7 @@ int zcow_mkfs_devs(struct zdev **devs, unsigned int nr,
 	static const struct zcow_mkfs_opts defaults;
 	struct zcow_super_block *sb = NULL;
 	struct zcow_fs *fs = NULL;
+	uint8_t subvol_uuid[ZCOW_UUID_SIZE];
 	uint64_t total = 0;
 	uint32_t nodesize;
 	uint64_t rng;
@@ -368,8 +369,12 @@ int zcow_mkfs_devs(struct zdev **devs, unsigned int nr,
 	if (label_len)
 		memcpy(sb->label, opts->label, label_len);
 
+	/* NO_HOLES: a file's holes have no hole extent items (btrfs-progs'
+	 * mkfs default since 5.15); without it btrfs check wants one for
+	 * every gap a truncate or a write past the end leaves. */
 	sb->incompat_flags |= htole64(ZCOW_INCOMPAT_MIXED_BACKREF |
-				      ZCOW_INCOMPAT_SKINNY_METADATA);
+				      ZCOW_INCOMPAT_SKINNY_METADATA |
+				      ZCOW_INCOMPAT_NO_HOLES);
 	for (d = 0; d < nr; d++) {
 		struct zcow_device *zd = &fs->devs[d];
 
@@ -391,7 +396,8 @@ int zcow_mkfs_devs(struct zdev **devs, unsigned int nr,
 	fs->sb = *sb;
 	fs->placement = opts->placement;
 	fs->generation = 0;
-	ret = zcow_fs_create_trees(fs);
+	make_uuid(&rng, subvol_uuid);
+	ret = zcow_fs_create_trees(fs, subvol_uuid);
 	if (ret)
 		goto out;
 	/*

@@ -80,6 +80,8 @@ struct zcow_fs {
 	struct zcow_tree dev_tree;
 	struct zcow_tree fs_tree;
 	struct zcow_tree csum_tree;
+	struct zcow_tree uuid_tree;	/* subvolume uuid -> root id */
+	struct zcow_tree reloc_tree;	/* data relocation tree (-9) */
 
 	/* Block groups, sorted by start. */
 	struct zcow_bg **bgs;
@@ -156,7 +158,7 @@ void zcow_dev_item_init(struct zcow_dev_item *di, uint64_t devid,
 			uint64_t *rng);
 
 /* The trees of a file system, in a fixed order (root tree first). */
-#define ZCOW_NR_TREES 6
+#define ZCOW_NR_TREES 8
 struct zcow_tree *zcow_fs_tree_nr(struct zcow_fs *fs, int i);
 /* The tree with objectid @objectid, or NULL. */
 struct zcow_tree *zcow_fs_tree(struct zcow_fs *fs, uint64_t objectid);
@@ -202,8 +204,9 @@ int zcow_write_node_list(struct zcow_fs *fs, struct zcow_wnode *v,
  * devices' sizes and superblock zones. */
 void zcow_fs_count_writable(struct zcow_fs *fs);
 
-/* Internal to core/: set up / load / free the trees of @fs. */
-int zcow_fs_create_trees(struct zcow_fs *fs);
+/* Internal to core/: set up / load / free the trees of @fs.  mkfs:
+ * @subvol_uuid is the fs tree's uuid (16 bytes). */
+int zcow_fs_create_trees(struct zcow_fs *fs, const uint8_t *subvol_uuid);
 int zcow_fs_load_trees(struct zcow_fs *fs);
 void zcow_fs_free_trees(struct zcow_fs *fs);
 

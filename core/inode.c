@@ -630,14 +630,6 @@ int zcow_stat(struct zcow_fs *fs, const char *path, struct zcow_stat *st)
 	}
 	if (!err)
 		err = zcow_inode_get(zp.tree, ino, &in);
-	if (err == -ENOENT && ino == ZCOW_ROOT_DIR_INO) {
-		/* No file written yet: the root directory is implicit. */
-		memset(&in, 0, sizeof(in));
-		in.ino = ino;
-		in.mode = S_IFDIR | 0755;
-		in.nlink = 1;
-		err = 0;
-	}
 	if (!err)
 		fill_stat(&in, st);
 out:
@@ -1038,34 +1030,12 @@ int zcow_statfs(struct zcow_fs *fs, struct zcow_statfs *st)
 
 int zcow_root_dir_locked(struct zcow_fs *fs)
 {
-	struct zcow_key k = { ZCOW_ROOT_DIR_INO, ZCOW_INODE_REF_KEY,
-			      ZCOW_ROOT_DIR_INO };
-	struct zcow_inode in;
-	uint8_t ref[ZCOW_INODE_REF_HDR + 2];
-	int err;
-
-	/* The root directory, as btrfs-progs mkfs makes it: inode 256 with
-	 * an INODE_REF "..", index 0, to itself. */
+	/* mkfs makes the root directory (docs/format.md, "mkfs"), as
+	 * btrfs-progs does; a fs tree without it is damaged. */
 	if (fs->files->has_root_dir)
 		return 0;
-	err = check_writable(fs);
-	if (err)
-		return err;
-	memset(&in, 0, sizeof(in));
-	in.ino = ZCOW_ROOT_DIR_INO;
-	in.generation = in.transid = fs->transid;
-	in.nlink = 1;
-	in.mode = S_IFDIR | 0755;
-	err = zcow_inode_put(&fs->fs_tree, &in);
-	if (err)
-		return err;
-	put64(ref, 0);
-	put16(ref + 8, 2);
-	memcpy(ref + ZCOW_INODE_REF_HDR, "..", 2);
-	err = zcow_tree_insert(&fs->fs_tree, &k, ref, sizeof(ref));
-	if (!err)
-		fs->files->has_root_dir = true;
-	return err;
+	zlog_err(TAG, "the fs tree has no root directory (inode 256)");
+	return -EUCLEAN;
 }
 
 int zcow_files_rescan(struct zcow_fs *fs)

@@ -39,7 +39,9 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
+#include "csum.h"
 #include "files.h"
 #include "grow.h"
 #include "le.h"
@@ -51,6 +53,8 @@
 #define TAG "txn"
 
 #define ROOT_ITEM_SIZE		439u	/* struct btrfs_root_item */
+/* Offset of its uuid; the other uuids and the times follow. */
+#define ROOT_ITEM_UUID		247u
 #define BG_ITEM_SIZE		24u	/* struct btrfs_block_group_item */
 #define DEV_EXTENT_SIZE		48u	/* struct btrfs_dev_extent */
 #define DEV_ITEM_SIZE		98u	/* struct btrfs_dev_item */
@@ -76,6 +80,10 @@ struct zcow_tree *zcow_fs_tree_nr(struct zcow_fs *fs, int i)
 		return &fs->fs_tree;
 	case 5:
 		return &fs->csum_tree;
+	case 6:
+		return &fs->uuid_tree;
+	case 7:
+		return &fs->reloc_tree;
 	default:
 		return NULL;
 	}
@@ -180,8 +188,9 @@ void zcow_root_item_encode(uint8_t *buf, const struct zcow_tree *tree,
 	put32(buf + 40, 1);			/* inode.nlink */
 	put32(buf + 52, 040755);		/* inode.mode */
 	put64(buf + 160, gen);			/* generation */
-	put64(buf + 168, tree->owner == ZCOW_FS_TREE_OBJECTID ?
-				 FIRST_FREE_OBJECTID : 0); /* root_dirid */
+	put64(buf + 168, tree->owner == ZCOW_FS_TREE_OBJECTID ||
+				 tree->owner == ZCOW_DATA_RELOC_TREE_OBJECTID ?
+			 FIRST_FREE_OBJECTID : 0); /* root_dirid */
 	put64(buf + 176, bytenr);		/* bytenr */
 	put64(buf + 192, nodesize);		/* bytes_used (approx.) */
 	put32(buf + 216, 1);			/* refs */
@@ -248,7 +257,9 @@ static int sync_root_items(struct zcow_fs *fs, bool *changed_ret)
 	static const uint64_t ids[] = { ZCOW_EXTENT_TREE_OBJECTID,
 					ZCOW_DEV_TREE_OBJECTID,
 					ZCOW_FS_TREE_OBJECTID,
-					ZCOW_CSUM_TREE_OBJECTID };
+					ZCOW_CSUM_TREE_OBJECTID,
+					ZCOW_UUID_TREE_OBJECTID,
+					ZCOW_DATA_RELOC_TREE_OBJECTID };
 	uint8_t want[ROOT_ITEM_SIZE], have[ROOT_ITEM_SIZE];
 	struct zcow_key key;
 	uint32_t size;
@@ -262,6 +273,10 @@ static int sync_root_items(struct zcow_fs *fs, bool *changed_ret)
 		key.offset = 0;
 		ret = zcow_tree_search(&fs->root_tree, &key, have,
 				       sizeof(have), &size);
+		/* The uuids and times (mkfs sets the fs tree's uuid) stay. */
+		if (!ret && size == ROOT_ITEM_SIZE)
+			memcpy(want + ROOT_ITEM_UUID, have + ROOT_ITEM_UUID,
+			       ROOT_ITEM_SIZE - ROOT_ITEM_UUID);
 		if (!ret && size == ROOT_ITEM_SIZE &&
 		    !memcmp(have, want, ROOT_ITEM_SIZE))
 			continue;
@@ -1060,9 +1075,125 @@ static const uint64_t tree_ids[ZCOW_NR_TREES] = {
 	ZCOW_ROOT_TREE_OBJECTID, ZCOW_CHUNK_TREE_OBJECTID,
 	ZCOW_EXTENT_TREE_OBJECTID, ZCOW_DEV_TREE_OBJECTID,
 	ZCOW_FS_TREE_OBJECTID, ZCOW_CSUM_TREE_OBJECTID,
+	ZCOW_UUID_TREE_OBJECTID, ZCOW_DATA_RELOC_TREE_OBJECTID,
 };
 
-int zcow_fs_create_trees(struct zcow_fs *fs)
+/* An INODE_REF (struct btrfs_inode_ref + name) of @name, index @index. */
+static int insert_inode_ref(struct zcow_tree *tree, uint64_t ino,
+			    uint64_t parent, uint64_t index, const char *name)
+{
+	struct zcow_key key = { ino, ZCOW_INODE_REF_KEY, parent };
+	uint8_t ref[ZCOW_INODE_REF_HDR + 16];
+	size_t len = strlen(name);
+
+	put64(ref, index);
+	put16(ref + 8, (uint16_t)len);
+	memcpy(ref + ZCOW_INODE_REF_HDR, name, len);
+	return zcow_tree_insert(tree, &key, ref,
+				(uint32_t)(ZCOW_INODE_REF_HDR + len));
+}
+
+/* A directory inode @ino (mode 040755, nlink 1, empty) with its ".."
+ * reference to itself: the root directory of a tree, as mkfs makes it. */
+static int insert_root_dir(struct zcow_fs *fs, struct zcow_tree *tree,
+			   uint64_t ino, uint64_t nbytes)
+{
+	struct zcow_key key = { ino, ZCOW_INODE_ITEM_KEY, 0 };
+	uint8_t item[ZCOW_INODE_ITEM_SIZE];
+	struct zcow_inode in;
+	int ret;
+
+	memset(&in, 0, sizeof(in));
+	in.ino = ino;
+	in.generation = fs->transid;
+	in.nbytes = nbytes;
+	in.nlink = 1;
+	in.mode = S_IFDIR | 0755;
+	zcow_inode_encode(&in, item);
+	ret = zcow_tree_insert(tree, &key, item, sizeof(item));
+	if (!ret)
+		ret = insert_inode_ref(tree, ino, ino, 0, "..");
+	return ret;
+}
+
+/*
+ * What btrfs-progs' mkfs puts into a new file system beyond the trees'
+ * roots (docs/format.md, "mkfs"): the root directory 256 of the fs tree
+ * and of the data relocation tree; the fs tree's root item with its
+ * uuid @subvol_uuid, entered in the uuid tree; the root tree's directory
+ * 6 with the entry "default" that names the fs tree.
+ */
+static int mkfs_items(struct zcow_fs *fs, const uint8_t *subvol_uuid)
+{
+	struct zcow_key key;
+	uint8_t item[ROOT_ITEM_SIZE], dir[ZCOW_DIR_ITEM_HDR + 7], id[8];
+	uint8_t inode[ZCOW_INODE_ITEM_SIZE];
+	struct zcow_inode in;
+	int ret;
+
+	ret = insert_root_dir(fs, &fs->fs_tree, FIRST_FREE_OBJECTID,
+			      fs->nodesize);
+	if (!ret)
+		ret = insert_root_dir(fs, &fs->reloc_tree, FIRST_FREE_OBJECTID,
+				      0);
+	if (ret)
+		return ret;
+	zcow_root_item_encode(item, &fs->fs_tree, fs->nodesize);
+	memcpy(item + ROOT_ITEM_UUID, subvol_uuid, ZCOW_UUID_SIZE);
+	key.objectid = ZCOW_FS_TREE_OBJECTID;
+	key.type = ZCOW_ROOT_ITEM_KEY;
+	key.offset = 0;
+	ret = zcow_tree_insert(&fs->root_tree, &key, item, sizeof(item));
+	if (ret)
+		return ret;
+	/* uuid tree key: the uuid's two halves as little-endian numbers */
+	key.objectid = get64(subvol_uuid);
+	key.type = ZCOW_UUID_KEY_SUBVOL;
+	key.offset = get64(subvol_uuid + 8);
+	put64(id, ZCOW_FS_TREE_OBJECTID);
+	ret = zcow_tree_insert(&fs->uuid_tree, &key, id, sizeof(id));
+	if (ret)
+		return ret;
+	/* The root tree's directory: its inode and "..", as the fs tree's
+	 * root directory; its entry "default" (a DIR_ITEM only) locates the
+	 * fs tree's root item (offset -1: the newest), and the fs tree's
+	 * INODE_REF names it back. */
+	memset(&in, 0, sizeof(in));
+	in.ino = ZCOW_ROOT_TREE_DIR_OBJECTID;
+	in.generation = fs->transid;
+	in.nbytes = fs->nodesize;
+	in.nlink = 1;
+	in.mode = S_IFDIR | 0755;
+	zcow_inode_encode(&in, inode);
+	key.objectid = ZCOW_ROOT_TREE_DIR_OBJECTID;
+	key.type = ZCOW_INODE_ITEM_KEY;
+	key.offset = 0;
+	ret = zcow_tree_insert(&fs->root_tree, &key, inode, sizeof(inode));
+	if (!ret)
+		ret = insert_inode_ref(&fs->root_tree,
+				       ZCOW_ROOT_TREE_DIR_OBJECTID,
+				       ZCOW_ROOT_TREE_DIR_OBJECTID, 0, "..");
+	if (!ret)
+		ret = insert_inode_ref(&fs->root_tree, ZCOW_FS_TREE_OBJECTID,
+				       ZCOW_ROOT_TREE_DIR_OBJECTID, 0,
+				       ZCOW_DEFAULT_SUBVOL_NAME);
+	if (ret)
+		return ret;
+	put64(dir, ZCOW_FS_TREE_OBJECTID);	/* location.objectid */
+	dir[8] = ZCOW_ROOT_ITEM_KEY;		/* location.type */
+	put64(dir + 9, UINT64_MAX);		/* location.offset */
+	put64(dir + 17, 0);			/* transid */
+	put16(dir + 25, 0);			/* data_len */
+	put16(dir + 27, 7);			/* name_len */
+	dir[29] = ZCOW_FT_DIR;
+	memcpy(dir + ZCOW_DIR_ITEM_HDR, ZCOW_DEFAULT_SUBVOL_NAME, 7);
+	key.objectid = ZCOW_ROOT_TREE_DIR_OBJECTID;
+	key.type = ZCOW_DIR_ITEM_KEY;
+	key.offset = zcow_name_hash(ZCOW_DEFAULT_SUBVOL_NAME, 7);
+	return zcow_tree_insert(&fs->root_tree, &key, dir, sizeof(dir));
+}
+
+int zcow_fs_create_trees(struct zcow_fs *fs, const uint8_t *subvol_uuid)
 {
 	/* The second metadata group stays empty: the tree-log's (seed 010;
 	 * ZCOW_MIN_ZONES counts a tree-log zone), so the first fsync of a
@@ -1107,7 +1238,7 @@ int zcow_fs_create_trees(struct zcow_fs *fs)
 		if (ret)
 			return ret;
 	}
-	return 0;
+	return mkfs_items(fs, subvol_uuid);
 }
 
 void zcow_fs_free_trees(struct zcow_fs *fs)
@@ -1214,7 +1345,9 @@ int zcow_fs_load_trees(struct zcow_fs *fs)
 	static const uint64_t rooted[] = { ZCOW_EXTENT_TREE_OBJECTID,
 					   ZCOW_DEV_TREE_OBJECTID,
 					   ZCOW_FS_TREE_OBJECTID,
-					   ZCOW_CSUM_TREE_OBJECTID };
+					   ZCOW_CSUM_TREE_OBJECTID,
+					   ZCOW_UUID_TREE_OBJECTID,
+					   ZCOW_DATA_RELOC_TREE_OBJECTID };
 	struct zcow_tree_iter it;
 	struct zcow_key key, start = { 0, 0, 0 };
 	const void *data;

@@ -29,9 +29,11 @@ static void human(char *buf, size_t len, uint64_t v, bool raw)
 	snprintf(buf, len, "%.2f%s", d, units[u]);
 }
 
-/* Parse "[--raw] DEV" style arguments; returns 0, or an exit status. */
-static int parse_dev_args(const char *cmd, const char *usage, int argc,
-			  char **argv, const char **spec_ret, bool *raw_ret)
+/* Parse "[FLAG] DEV" style arguments (@flag: "--raw", or NULL); returns
+ * 0, or an exit status. */
+static int parse_dev_args(const char *cmd, const char *usage,
+			  const char *flag, int argc, char **argv,
+			  const char **spec_ret, bool *flag_ret)
 {
 	int i;
 
@@ -40,8 +42,8 @@ static int parse_dev_args(const char *cmd, const char *usage, int argc,
 		if (is_help(argv[i])) {
 			printf("usage: zcow %s %s\n", cmd, usage);
 			return -1;
-		} else if (raw_ret && strcmp(argv[i], "--raw") == 0) {
-			*raw_ret = true;
+		} else if (flag && strcmp(argv[i], flag) == 0) {
+			*flag_ret = true;
 		} else if (argv[i][0] == '-' || *spec_ret) {
 			fprintf(stderr, "zcow %s: unexpected argument '%s'\n",
 				cmd, argv[i]);
@@ -70,7 +72,8 @@ int cmd_df(int argc, char **argv)
 	unsigned int i;
 	int ret;
 
-	ret = parse_dev_args("df", "[--raw] DEV", argc, argv, &spec, &raw);
+	ret = parse_dev_args("df", "[--raw] DEV", "--raw", argc, argv, &spec,
+			     &raw);
 	if (ret)
 		return ret < 0 ? 0 : ret;
 	ret = open_devs("df", spec, &devs);
@@ -124,9 +127,11 @@ int cmd_check(int argc, char **argv)
 	struct zcow_fs *fs = NULL;
 	struct zcow_devs devs;
 	const char *spec;
-	int ret;
+	bool is_data = false;
+	int ret, nr_data = 0;
 
-	ret = parse_dev_args("check", "DEV", argc, argv, &spec, NULL);
+	ret = parse_dev_args("check", "[--data] DEV", "--data", argc, argv,
+			     &spec, &is_data);
 	if (ret)
 		return ret < 0 ? 0 : ret;
 	ret = open_devs("check", spec, &devs);
@@ -141,6 +146,10 @@ int cmd_check(int argc, char **argv)
 	printf("checking %s: generation %" PRIu64 ", %" PRIu64 " block groups\n",
 	       spec, info.generation, info.nr_block_groups);
 	ret = zcow_check(fs, print_problem, NULL);
+	if (ret >= 0 && is_data) {
+		nr_data = zcow_check_data(fs, print_problem, NULL);
+		ret = nr_data < 0 ? nr_data : ret + nr_data;
+	}
 	if (ret < 0)
 		printf("ERROR: check could not run: %s\n", strerror(-ret));
 	else if (ret > 0)

@@ -464,6 +464,20 @@ int zcow_commit(struct zcow_fs *fs);
 int zcow_check(struct zcow_fs *fs,
 	       void (*report)(void *arg, const char *msg), void *arg);
 /*
+ * zcow check --data: read every data extent of the last committed state
+ * (the extent tree's data EXTENT_ITEMs) and verify each 4 KiB block
+ * against its crc32c in the csum tree, as btrfs check
+ * --check-data-csum does.  A mismatch is reported as
+ * "data csum mismatch: file PATH offset OFF (root R ino I, bytenr B):
+ * expected csum 0xEXPECTED, found 0xFOUND: Structure needs cleaning"
+ * (the file of the extent's first reference; EUCLEAN's text); a missing
+ * checksum item or an unreadable extent is reported too.  Returns the
+ * number of problems (0 = clean), -ENOMEM, or -EINVAL (no trees).  Reads
+ * only.
+ */
+int zcow_check_data(struct zcow_fs *fs,
+		    void (*report)(void *arg, const char *msg), void *arg);
+/*
  * One rule of the checker, also run by zcow_check(): no block group holds
  * more used bytes (as its committed item records them) than its zones
  * hold written on the device, i.e. no zone of a referenced group was reset

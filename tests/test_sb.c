@@ -250,7 +250,7 @@ END_TEST
 
 START_TEST(test_sb_log_both_empty_is_no_superblock)
 {
-	struct zdev *dev = new_sim(10, ZS, CAP, 0);
+	struct zdev *dev = new_sim(12, ZS, CAP, 0);
 	struct zcow_sb_log_pos pos;
 	struct zcow_fs *fs = NULL;
 
@@ -264,7 +264,7 @@ END_TEST
 
 START_TEST(test_sb_log_in_use_empty_reads_below_wp)
 {
-	struct zdev *dev = new_sim(10, ZS, CAP, 0);
+	struct zdev *dev = new_sim(12, ZS, CAP, 0);
 	struct zcow_sb_log_pos pos;
 
 	do_mkfs(dev, ZCOW_SB_PLACE_SEED);
@@ -281,7 +281,7 @@ END_TEST
 
 START_TEST(test_sb_log_full_empty_reads_last_of_zone0)
 {
-	struct zdev *dev = new_sim(10, ZS, CAP, 0);
+	struct zdev *dev = new_sim(12, ZS, CAP, 0);
 	struct zcow_sb_log_pos pos;
 
 	do_mkfs(dev, ZCOW_SB_PLACE_SEED);
@@ -301,7 +301,7 @@ END_TEST
 
 START_TEST(test_sb_log_full_in_use_reads_zone1)
 {
-	struct zdev *dev = new_sim(10, ZS, CAP, 0);
+	struct zdev *dev = new_sim(12, ZS, CAP, 0);
 	struct zcow_sb_log_pos pos;
 
 	do_mkfs(dev, ZCOW_SB_PLACE_SEED);
@@ -318,7 +318,7 @@ END_TEST
 
 START_TEST(test_sb_log_both_full_picks_newer_generation)
 {
-	struct zdev *dev = new_sim(10, ZS, CAP, 0);
+	struct zdev *dev = new_sim(12, ZS, CAP, 0);
 	struct zcow_sb_log_pos pos;
 
 	do_mkfs(dev, ZCOW_SB_PLACE_SEED);
@@ -336,7 +336,7 @@ END_TEST
 
 START_TEST(test_sb_log_both_full_zone0_newer_resets_zone1)
 {
-	struct zdev *dev = new_sim(10, ZS, CAP, 0);
+	struct zdev *dev = new_sim(12, ZS, CAP, 0);
 	struct zcow_sb_log_pos pos;
 	int i;
 
@@ -355,7 +355,7 @@ END_TEST
 
 START_TEST(test_sb_log_empty_full_reads_last_of_zone1)
 {
-	struct zdev *dev = new_sim(10, ZS, CAP, 0);
+	struct zdev *dev = new_sim(12, ZS, CAP, 0);
 	struct zcow_sb_log_pos pos;
 
 	do_mkfs(dev, ZCOW_SB_PLACE_SEED);
@@ -376,7 +376,7 @@ END_TEST
 
 START_TEST(test_sb_log_in_use_full_reads_zone0)
 {
-	struct zdev *dev = new_sim(10, ZS, CAP, 0);
+	struct zdev *dev = new_sim(12, ZS, CAP, 0);
 	struct zcow_sb_log_pos pos;
 
 	do_mkfs(dev, ZCOW_SB_PLACE_SEED);
@@ -393,7 +393,7 @@ END_TEST
 
 START_TEST(test_sb_log_empty_in_use_is_corrupt)
 {
-	struct zdev *dev = new_sim(10, ZS, CAP, 0);
+	struct zdev *dev = new_sim(12, ZS, CAP, 0);
 	struct zcow_sb_log_pos pos;
 	struct zcow_fs *fs = NULL;
 
@@ -406,7 +406,7 @@ END_TEST
 
 START_TEST(test_sb_log_both_in_use_is_corrupt)
 {
-	struct zdev *dev = new_sim(10, ZS, CAP, 0);
+	struct zdev *dev = new_sim(12, ZS, CAP, 0);
 	struct zcow_sb_log_pos pos;
 	struct zcow_fs *fs = NULL;
 
@@ -422,7 +422,7 @@ END_TEST
 
 START_TEST(test_sb_log_wraps_and_resets_only_the_older_zone)
 {
-	struct zdev *dev = new_sim(10, ZS, CAP, 0);
+	struct zdev *dev = new_sim(12, ZS, CAP, 0);
 	struct zcow_sb_log_pos pos;
 	struct zdev_stats st;
 	int i;
@@ -692,7 +692,7 @@ END_TEST
 
 START_TEST(test_sb_mkfs_refuses_bad_nodesize_and_label)
 {
-	struct zdev *dev = new_sim(10, ZS, CAP, 0);
+	struct zdev *dev = new_sim(12, ZS, CAP, 0);
 	struct zcow_mkfs_opts opts = { 0 };
 	char label[300];
 
@@ -714,8 +714,8 @@ START_TEST(test_sb_mkfs_is_deterministic_with_a_seed)
 	struct zcow_super_block a, b;
 	struct zcow_sb_copy copy;
 	/* 64 KiB nodes need zones of at least that capacity (issue 4) */
-	struct zdev *d1 = new_sim(10, ZS, 4 * CAP, 0),
-		    *d2 = new_sim(10, ZS, 4 * CAP, 0);
+	struct zdev *d1 = new_sim(12, ZS, 4 * CAP, 0),
+		    *d2 = new_sim(12, ZS, 4 * CAP, 0);
 
 	ck_assert_int_eq(zcow_mkfs(d1, &opts), 0);
 	ck_assert_int_eq(zcow_mkfs(d2, &opts), 0);
@@ -742,7 +742,7 @@ END_TEST
 
 START_TEST(test_sb_corrupt_only_copy_is_euclean)
 {
-	struct zdev *dev = new_sim(10, ZS, CAP, 0);
+	struct zdev *dev = new_sim(12, ZS, CAP, 0);
 	struct zcow_fs *fs = NULL;
 
 	put_garbage(dev, 0);
@@ -754,7 +754,7 @@ END_TEST
 
 START_TEST(test_sb_corrupt_fixed_copy_is_euclean)
 {
-	struct zdev *dev = new_sim(10, ZS, CAP, 2);
+	struct zdev *dev = new_sim(12, ZS, CAP, 2);
 	struct zcow_super_block sb;
 	struct zcow_fs *fs = NULL;
 
@@ -770,7 +770,7 @@ END_TEST
 
 START_TEST(test_sb_torn_newest_falls_back_to_older_valid_copy)
 {
-	struct zdev *dev = new_sim(10, ZS, CAP, 0);
+	struct zdev *dev = new_sim(12, ZS, CAP, 0);
 	struct zcow_mount_opts ro = { .read_only = true };
 	struct zcow_fs *fs = NULL;
 	unsigned long warns;
@@ -796,7 +796,7 @@ END_TEST
 
 START_TEST(test_sb_both_full_torn_tail_keeps_newest_valid_zone)
 {
-	struct zdev *dev = new_sim(10, ZS, CAP, 0);
+	struct zdev *dev = new_sim(12, ZS, CAP, 0);
 	struct zcow_sb_log_pos pos;
 	int i;
 
@@ -847,7 +847,7 @@ END_TEST
 
 START_TEST(test_sb_mount_checks_flags_and_features)
 {
-	struct zdev *dev = new_sim(10, ZS, CAP, 0);
+	struct zdev *dev = new_sim(12, ZS, CAP, 0);
 	struct zcow_fs *fs = NULL;
 
 	put_copy(dev, 0, 0, 1, GOOD_FLAGS | (1ULL << 60), ZCOW_INCOMPAT_ZONED);
@@ -867,7 +867,7 @@ END_TEST
 
 START_TEST(test_sb_read_only_mount_writes_nothing)
 {
-	struct zdev *dev = new_sim(10, ZS, CAP, 0);
+	struct zdev *dev = new_sim(12, ZS, CAP, 0);
 	struct zcow_mount_opts ro = { .read_only = true };
 	struct zcow_fs *fs = NULL;
 

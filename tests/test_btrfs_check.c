@@ -1,0 +1,565 @@
+// SPDX-License-Identifier: MIT
+/*
+ * btrfs-progs as an independent oracle (docs/format.md): `btrfs check
+ * --readonly` (btrfs-progs 6.2) on zcow images in emulated zones (file:,
+ * 256 MiB zones, the zone size btrfs-progs assumes for a plain file)
+ * must exit 0 and print no line that it does not print on a clean file
+ * system made by mkfs.btrfs itself; `btrfs restore` must copy out exactly
+ * the files zcow lists; `zcow check --data` must name a corrupted data
+ * block.  Images: a new file system, one after a workload of files,
+ * directories, renames, overwrites, truncates and deletes, and one left
+ * with an fsynced tree-log (the process dies before the commit), before
+ * and after zcow replays it.
+ */
+#include <check.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "csum.h"
+#include "files.h"
+#include "tests.h"
+#include "volumes.h"
+#include "zcow.h"
+#include "zcow_super.h"
+#include "zdev.h"
+
+#define MiB (1024ULL * 1024)
+#define IMG_SIZE "2G"		/* 8 zones of 256 MiB */
+#define MAX_LINES 64
+
+struct lines {
+	char *v[MAX_LINES];
+	int nr;
+};
+
+static void need_btrfs_progs(void)
+{
+	ck_assert_msg(system("command -v btrfs >/dev/null && command -v mkfs.btrfs >/dev/null") == 0,
+		      "btrfs-progs is missing: ./run.sh installs it (apt-get install btrfs-progs)");
+}
+
+/* A new name for an image file (the file itself does not exist). */
+static void temp_img(char *path)
+{
+	int fd = mkstemp(path);
+
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	unlink(path);
+}
+
+/* Run @cmd through the shell; its stdout and stderr (2>&1) into
+ * *out_ret (malloc'd).  Returns the exit status. */
+static int run_capture(const char *cmd, char **out_ret)
+{
+	char full[1024];
+	FILE *p;
+	int st;
+
+	snprintf(full, sizeof(full), "%s 2>&1", cmd);
+	p = popen(full, "r");
+	ck_assert_ptr_nonnull(p);
+	*out_ret = zcow_test_read_all(p);
+	st = pclose(p);
+	ck_assert_msg(WIFEXITED(st), "%s: did not exit", cmd);
+	return WEXITSTATUS(st);
+}
+
+/* A line of btrfs check's output with what differs between two clean
+ * file systems taken out: the image path, the UUID, every number. */
+static char *normalize(const char *line, const char *img)
+{
+	char *out = malloc(strlen(line) + 8), *o = out;
+	size_t ilen = strlen(img);
+
+	ck_assert_ptr_nonnull(out);
+	if (!strncmp(line, "UUID: ", 6)) {
+		strcpy(out, "UUID: U");
+		return out;
+	}
+	while (*line) {
+		if (!strncmp(line, img, ilen)) {
+			memcpy(o, "IMG", 3);
+			o += 3;
+			line += ilen;
+		} else if (*line >= '0' && *line <= '9') {
+			*o++ = 'N';
+			while (*line >= '0' && *line <= '9')
+				line++;
+		} else {
+			*o++ = *line++;
+		}
+	}
+	*o = '\0';
+	return out;
+}
+
+/* btrfs check --readonly @img: its exit status, its lines normalized. */
+static int btrfs_check(const char *img, struct lines *l, char **raw_ret)
+{
+	char cmd[256], *out, *save = NULL, *line;
+	int status;
+
+	snprintf(cmd, sizeof(cmd), "btrfs check --readonly %s", img);
+	status = run_capture(cmd, &out);
+	*raw_ret = strdup(out);
+	l->nr = 0;
+	for (line = strtok_r(out, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		ck_assert_int_lt(l->nr, MAX_LINES);
+		l->v[l->nr++] = normalize(line, img);
+	}
+	free(out);
+	return status;
+}
+
+static void free_lines(struct lines *l)
+{
+	while (l->nr)
+		free(l->v[--l->nr]);
+}
+
+/* A clean file system made by mkfs.btrfs -O zoned in the file @img
+ * (single profiles, no free-space tree: zcow keeps none). */
+static void make_btrfs_ref(char *img)
+{
+	char cmd[256];
+	int fd = mkstemp(img);
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(ftruncate(fd, 2LL << 30), 0);
+	close(fd);
+	snprintf(cmd, sizeof(cmd),
+		 "mkfs.btrfs -q -f -O zoned -R ^free-space-tree -d single -m single %s >/dev/null 2>&1",
+		 img);
+	ck_assert_int_eq(system(cmd), 0);
+}
+
+/* The lines btrfs check prints on a clean mkfs.btrfs file system (check
+ * names its free-space check after the free-space tree, hence none). */
+static void reference_lines(struct lines *ref)
+{
+	char img[] = "/tmp/zcow-btrfsref-XXXXXX", *raw;
+
+	make_btrfs_ref(img);
+	ck_assert_int_eq(btrfs_check(img, ref, &raw), 0);
+	ck_assert_msg(strstr(raw, "no error found"), "reference: %s", raw);
+	free(raw);
+	unlink(img);
+}
+
+/* The keys of tree @tree of @img as btrfs inspect-internal dump-tree
+ * prints them, one a line, hexadecimal numbers (uuid halves) as X. */
+static char *tree_keys(const char *img, const char *tree)
+{
+	char cmd[512], *out;
+
+	snprintf(cmd, sizeof(cmd),
+		 "btrfs inspect-internal dump-tree -t %s %s | sed -nE 's/^\\s+item [0-9]+ key \\(([^)]*)\\).*/\\1/p' | sed -E 's/0x[0-9a-f]+/X/g'",
+		 tree, img);
+	ck_assert_int_eq(run_capture(cmd, &out), 0);
+	return out;
+}
+
+/* btrfs check --readonly @img exits 0 and prints only lines it prints
+ * on a clean mkfs.btrfs file system. */
+static void assert_btrfs_check_clean(const char *img, const char *what)
+{
+	struct lines ref, got;
+	char *raw;
+	int status, i, j;
+
+	reference_lines(&ref);
+	status = btrfs_check(img, &got, &raw);
+	ck_assert_msg(status == 0, "%s: btrfs check exit %d:\n%s", what,
+		      status, raw);
+	for (i = 0; i < got.nr; i++) {
+		for (j = 0; j < ref.nr; j++)
+			if (!strcmp(got.v[i], ref.v[j]))
+				break;
+		ck_assert_msg(j < ref.nr,
+			      "%s: btrfs check complains: '%s'; its output:\n%s",
+			      what, got.v[i], raw);
+	}
+	free(raw);
+	free_lines(&ref);
+	free_lines(&got);
+}
+
+static struct zdev *open_img(const char *img)
+{
+	char spec[256];
+	struct zdev *dev = NULL;
+
+	snprintf(spec, sizeof(spec), "file:%s,zone_size=256M,size=" IMG_SIZE,
+		 img);
+	ck_assert_int_eq(zdev_open(spec, &dev), 0);
+	return dev;
+}
+
+static struct zcow_fs *mkfs_mount(const char *img, struct zdev **dev_ret)
+{
+	struct zcow_mkfs_opts mo = { .seed = 18 };
+	struct zcow_fs *fs = NULL;
+
+	*dev_ret = open_img(img);
+	ck_assert_int_eq(zcow_mkfs(*dev_ret, &mo), 0);
+	ck_assert_int_eq(zcow_mount(*dev_ret, NULL, &fs), 0);
+	return fs;
+}
+
+static void fill(uint8_t *buf, uint64_t len, uint32_t seed)
+{
+	uint64_t i;
+
+	for (i = 0; i < len; i++) {
+		seed = seed * 1103515245u + 12345u;
+		buf[i] = (uint8_t)(seed >> 16);
+	}
+}
+
+/* Write @len bytes of pattern @seed at @off of @path (created if
+ * missing); fsync it when @do_fsync. */
+static void write_at(struct zcow_fs *fs, const char *path, uint64_t off,
+		     uint64_t len, uint32_t seed, bool do_fsync)
+{
+	struct zcow_file *f;
+	uint8_t *buf = malloc(len ? len : 1);
+
+	fill(buf, len, seed);
+	ck_assert_int_eq(zcow_open(fs, path, O_CREAT | O_RDWR, &f), 0);
+	ck_assert_int_eq(zcow_pwrite(f, buf, len, off), (int64_t)len);
+	if (do_fsync)
+		ck_assert_int_eq(zcow_fsync(f), 0);
+	zcow_close(f);
+	free(buf);
+}
+
+static void truncate_to(struct zcow_fs *fs, const char *path, uint64_t size)
+{
+	struct zcow_file *f;
+
+	ck_assert_int_eq(zcow_open(fs, path, O_RDWR, &f), 0);
+	ck_assert_int_eq(zcow_truncate(f, size), 0);
+	zcow_close(f);
+}
+
+/*
+ * Files (one of several extents, small ones, an empty one), nested
+ * directories, overwrites inside and across extents, truncates down and
+ * up, renames of files and directories (one over an existing file),
+ * unlinks and an rmdir; committed.  Leaves /a/big, /a/grown, /d/small2,
+ * /d/c/tiny, /d/c/e.
+ */
+static void workload(struct zcow_fs *fs)
+{
+	ck_assert_int_eq(zcow_mkdir(fs, "/a"), 0);
+	ck_assert_int_eq(zcow_mkdir(fs, "/a/b"), 0);
+	ck_assert_int_eq(zcow_mkdir(fs, "/a/b/c"), 0);
+	ck_assert_int_eq(zcow_mkdir(fs, "/d"), 0);
+	write_at(fs, "/a/big", 0, 3 * MiB + 100, 1, false);
+	write_at(fs, "/a/b/small", 0, 10, 2, false);
+	write_at(fs, "/a/b/c/tiny", 0, 1, 3, false);
+	write_at(fs, "/a/b/c/e", 0, 0, 4, false);
+	write_at(fs, "/x", 0, 5000, 5, false);
+	write_at(fs, "/gone", 0, 70000, 6, false);
+	write_at(fs, "/a/grown", 0, 4096, 7, false);
+	ck_assert_int_eq(zcow_sync(fs), 0);
+	/* overwrite across an extent boundary and inside one block */
+	write_at(fs, "/a/big", MiB - 2048, 8192, 8, false);
+	write_at(fs, "/a/big", 2 * MiB + 17, 3, 9, false);
+	truncate_to(fs, "/a/big", 2 * MiB + 5);
+	truncate_to(fs, "/a/grown", 10000);
+	ck_assert_int_eq(zcow_rename(fs, "/a/b/small", "/d/small2"), 0);
+	ck_assert_int_eq(zcow_rename(fs, "/a/b/c", "/d/c"), 0);
+	ck_assert_int_eq(zcow_rename(fs, "/x", "/d/small2"), 0);
+	ck_assert_int_eq(zcow_unlink(fs, "/gone"), 0);
+	ck_assert_int_eq(zcow_rmdir(fs, "/a/b"), 0);
+	ck_assert_int_eq(zcow_sync(fs), 0);
+}
+
+/* What zcow lists under @dir, recursively: "path size\n" lines sorted,
+ * appended to @buf; each file's bytes copied to @copy_dir/path. */
+static void zcow_list(struct zcow_fs *fs, const char *dir, char *buf,
+		      size_t size, const char *copy_dir)
+{
+	struct zcow_dirent *ents = NULL;
+	uint64_t nr = 0, i;
+
+	ck_assert_int_eq(zcow_readdir(fs, dir, &ents, &nr), 0);
+	for (i = 0; i < nr; i++) {
+		char path[512], local[768];
+		struct zcow_stat st;
+
+		snprintf(path, sizeof(path), "%s/%s",
+			 strcmp(dir, "/") ? dir : "", ents[i].name);
+		snprintf(local, sizeof(local), "%s%s", copy_dir, path);
+		if (ents[i].type == ZCOW_FT_DIR) {
+			ck_assert_int_eq(mkdir(local, 0755), 0);
+			zcow_list(fs, path, buf, size, copy_dir);
+			continue;
+		}
+		ck_assert_int_eq(zcow_stat(fs, path, &st), 0);
+		snprintf(buf + strlen(buf), size - strlen(buf),
+			 "%s %" PRIu64 "\n", path, st.size);
+		{
+			struct zcow_file *f;
+			uint8_t *data = malloc(st.size + 1);
+			FILE *out = fopen(local, "w");
+
+			ck_assert_ptr_nonnull(out);
+			ck_assert_int_eq(zcow_open(fs, path, O_RDONLY, &f), 0);
+			ck_assert_int_eq(zcow_pread(f, data, st.size, 0),
+					 (int64_t)st.size);
+			zcow_close(f);
+			ck_assert_uint_eq(fwrite(data, 1, st.size, out),
+					  st.size);
+			ck_assert_int_eq(fclose(out), 0);
+			free(data);
+		}
+	}
+	free(ents);
+}
+
+/* A new file system: btrfs check is clean, and the root, fs, uuid and
+ * data relocation trees hold the keys mkfs.btrfs puts there. */
+START_TEST(test_btrfs_check_is_clean_on_a_new_file_system)
+{
+	/* the data relocation tree: -9 as btrfs-progs takes it */
+	static const char *const trees[] = { "root", "fs", "9",
+					     "18446744073709551607" };
+	char img[] = "/tmp/zcow-btrfschk-XXXXXX";
+	char ref[] = "/tmp/zcow-btrfsref-XXXXXX";
+	unsigned int i;
+	struct zcow_fs *fs;
+	struct zdev *dev;
+
+	need_btrfs_progs();
+	temp_img(img);
+	fs = mkfs_mount(img, &dev);
+	ck_assert_int_eq(zcow_check(fs, NULL, NULL), 0);
+	zcow_unmount(fs);
+	zdev_close(dev);
+	assert_btrfs_check_clean(img, "new file system");
+	/* the same items as mkfs.btrfs makes, tree by tree */
+	make_btrfs_ref(ref);
+	for (i = 0; i < sizeof(trees) / sizeof(trees[0]); i++) {
+		char *want = tree_keys(ref, trees[i]);
+		char *got = tree_keys(img, trees[i]);
+
+		ck_assert_msg(*want, "tree %s: no keys in mkfs.btrfs's",
+			      trees[i]);
+		ck_assert_msg(!strcmp(got, want),
+			      "tree %s: zcow has\n%s\nmkfs.btrfs makes\n%s",
+			      trees[i], got, want);
+		free(want);
+		free(got);
+	}
+	unlink(ref);
+	unlink(img);
+}
+END_TEST
+
+START_TEST(test_btrfs_check_is_clean_after_a_file_workload)
+{
+	char img[] = "/tmp/zcow-btrfschk-XXXXXX";
+	struct zcow_fs *fs;
+	struct zdev *dev;
+
+	need_btrfs_progs();
+	temp_img(img);
+	fs = mkfs_mount(img, &dev);
+	workload(fs);
+	ck_assert_int_eq(zcow_check(fs, NULL, NULL), 0);
+	ck_assert_int_eq(zcow_unmount(fs), 0);
+	zdev_close(dev);
+	assert_btrfs_check_clean(img, "after the workload");
+	unlink(img);
+}
+END_TEST
+
+/*
+ * A process runs the workload, then fsyncs new files, a renamed file and
+ * an overwrite through the tree-log and dies before any commit: the image
+ * holds a log to replay.  btrfs check reads it as it is; zcow mounts it
+ * (replays, commits) and btrfs check reads the result.
+ */
+START_TEST(test_btrfs_check_is_clean_with_a_tree_log_and_after_its_replay)
+{
+	char img[] = "/tmp/zcow-btrfschk-XXXXXX";
+	struct zcow_super_block sb;
+	struct zcow_sb_copy copy;
+	struct zcow_fs *fs;
+	struct zdev *dev;
+	struct zcow_stat st;
+	pid_t pid;
+	int status;
+
+	need_btrfs_progs();
+	temp_img(img);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		fs = mkfs_mount(img, &dev);
+		workload(fs);
+		ck_assert_int_eq(zcow_mkdir(fs, "/log"), 0);
+		write_at(fs, "/log/new", 0, 200000, 10, true);
+		ck_assert_int_eq(zcow_rename(fs, "/a/big", "/log/big2"), 0);
+		write_at(fs, "/log/big2", 4096, 4096, 11, true);
+		write_at(fs, "/d/c/tiny", 0, 3, 12, true);
+		_exit(0);	/* power gone: no unmount, no commit */
+	}
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		      "workload process failed");
+	dev = open_img(img);
+	ck_assert_int_eq(zcow_sb_read_latest(dev, &sb, &copy), 0);
+	ck_assert_uint_ne(le64toh(sb.log_root), 0);
+	zdev_close(dev);
+	assert_btrfs_check_clean(img, "with the tree-log");
+
+	dev = open_img(img);
+	ck_assert_int_eq(zcow_mount(dev, NULL, &fs), 0);
+	ck_assert_int_eq(zcow_stat(fs, "/log/new", &st), 0);
+	ck_assert_uint_eq(st.size, 200000);
+	ck_assert_int_eq(zcow_stat(fs, "/log/big2", &st), 0);
+	ck_assert_uint_eq(st.size, 2 * MiB + 5);
+	ck_assert_int_eq(zcow_stat(fs, "/a/big", &st), -ENOENT);
+	ck_assert_int_eq(zcow_check(fs, NULL, NULL), 0);
+	ck_assert_int_eq(zcow_unmount(fs), 0);
+	ck_assert_int_eq(zcow_sb_read_latest(dev, &sb, &copy), 0);
+	ck_assert_uint_eq(le64toh(sb.log_root), 0);
+	zdev_close(dev);
+	assert_btrfs_check_clean(img, "after the replay");
+	unlink(img);
+}
+END_TEST
+
+/* btrfs restore copies out exactly the files zcow lists, byte for byte. */
+START_TEST(test_btrfs_restore_recovers_exactly_the_files_zcow_lists)
+{
+	char img[] = "/tmp/zcow-btrfschk-XXXXXX";
+	char base[] = "/tmp/zcow-restore-XXXXXX";
+	char want[4096] = "", cmd[1024], zdir[300], rdir[300], *out;
+	struct zcow_fs *fs;
+	struct zdev *dev;
+
+	need_btrfs_progs();
+	temp_img(img);
+	ck_assert_ptr_nonnull(mkdtemp(base));
+	snprintf(zdir, sizeof(zdir), "%s/zcow", base);
+	snprintf(rdir, sizeof(rdir), "%s/restored", base);
+	ck_assert_int_eq(mkdir(zdir, 0755), 0);
+	ck_assert_int_eq(mkdir(rdir, 0755), 0);
+	fs = mkfs_mount(img, &dev);
+	workload(fs);
+	zcow_list(fs, "/", want, sizeof(want), zdir);
+	ck_assert_str_eq(want, "/a/big 2097157\n/a/grown 10000\n"
+			       "/d/c/e 0\n/d/c/tiny 1\n/d/small2 5000\n");
+	ck_assert_int_eq(zcow_unmount(fs), 0);
+	zdev_close(dev);
+	snprintf(cmd, sizeof(cmd), "btrfs restore %s %s", img, rdir);
+	ck_assert_msg(run_capture(cmd, &out) == 0, "btrfs restore: %s", out);
+	free(out);
+	/* the same tree of names, the same bytes in every file */
+	snprintf(cmd, sizeof(cmd), "diff -r %s %s", zdir, rdir);
+	ck_assert_msg(run_capture(cmd, &out) == 0, "restore differs: %s", out);
+	free(out);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", base);
+	ck_assert_int_eq(system(cmd), 0);
+	unlink(img);
+}
+END_TEST
+
+/*
+ * zcow check --data names a data block whose bytes no longer match its
+ * checksum: the file, the offset, the expected and the found crc32c;
+ * plain zcow check (metadata only) does not read data and stays clean.
+ */
+START_TEST(test_check_data_reports_a_corrupted_data_block)
+{
+	char img[] = "/tmp/zcow-btrfschk-XXXXXX", spec[256], want[512];
+	char cmd[512], *out;
+	const uint64_t file_off = 8192;
+	uint8_t block[4096], fe[ZCOW_FILE_EXTENT_SIZE];
+	struct zcow_key k;
+	struct zcow_fext ext;
+	struct zcow_fs *fs;
+	struct zcow_stat st;
+	struct zdev *dev, *ddev;
+	uint32_t size, good, bad;
+	uint64_t bytenr, phys;
+	int fd;
+
+	temp_img(img);
+	fs = mkfs_mount(img, &dev);
+	ck_assert_int_eq(zcow_mkdir(fs, "/dir"), 0);
+	write_at(fs, "/dir/f", 0, 65536, 21, false);
+	ck_assert_int_eq(zcow_sync(fs), 0);
+	ck_assert_int_eq(zcow_stat(fs, "/dir/f", &st), 0);
+	/* the block at file offset 8192: its logical and physical place */
+	k.objectid = st.ino;
+	k.type = ZCOW_EXTENT_DATA_KEY;
+	k.offset = 0;
+	ck_assert_int_eq(zcow_tree_search(&fs->fs_tree, &k, fe, sizeof(fe),
+					  &size), 0);
+	ck_assert_int_eq(zcow_fext_decode(fe, size, 0, &ext), 0);
+	bytenr = ext.disk_bytenr + ext.offset + file_off;
+	ck_assert_int_eq(zcow_map_logical_dev(fs, bytenr, 4096, &ddev, &phys),
+			 0);
+	ck_assert_int_eq(zcow_unmount(fs), 0);
+	zdev_close(dev);
+	snprintf(spec, sizeof(spec), "file:%s,zone_size=256M", img);
+	snprintf(cmd, sizeof(cmd), "%s check --data %s", zcow_test_bin(),
+		 spec);
+	ck_assert_msg(run_capture(cmd, &out) == 0, "clean: %s", out);
+	ck_assert_msg(strstr(out, "\nno problems found\n"), "%s", out);
+	free(out);
+
+	fd = open(img, O_RDWR);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(pread(fd, block, sizeof(block), (off_t)phys),
+			 (ssize_t)sizeof(block));
+	good = zcow_crc32c(block, sizeof(block));
+	block[100] ^= 0x40;
+	bad = zcow_crc32c(block, sizeof(block));
+	ck_assert_int_eq(pwrite(fd, block, sizeof(block), (off_t)phys),
+			 (ssize_t)sizeof(block));
+	close(fd);
+
+	snprintf(cmd, sizeof(cmd), "%s check %s", zcow_test_bin(), spec);
+	ck_assert_msg(run_capture(cmd, &out) == 0, "metadata only: %s", out);
+	free(out);
+	snprintf(cmd, sizeof(cmd), "%s check --data %s", zcow_test_bin(),
+		 spec);
+	ck_assert_int_eq(run_capture(cmd, &out), 1);
+	snprintf(want, sizeof(want),
+		 "\nERROR: data csum mismatch: file /dir/f offset 8192 (root 5 ino %" PRIu64 ", bytenr %" PRIu64 "): expected csum 0x%08x, found 0x%08x: Structure needs cleaning\nfound 1 problem\n",
+		 st.ino, bytenr, good, bad);
+	ck_assert_msg(strstr(out, want), "want:%s\ngot:\n%s", want, out);
+	free(out);
+	unlink(img);
+}
+END_TEST
+
+Suite *btrfs_check_suite(void)
+{
+	Suite *s = suite_create("btrfs_check_suite");
+	TCase *tc = tcase_create("btrfs_check");
+
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, test_btrfs_check_is_clean_on_a_new_file_system);
+	tcase_add_test(tc, test_btrfs_check_is_clean_after_a_file_workload);
+	tcase_add_test(tc, test_btrfs_check_is_clean_with_a_tree_log_and_after_its_replay);
+	tcase_add_test(tc, test_btrfs_restore_recovers_exactly_the_files_zcow_lists);
+	tcase_add_test(tc, test_check_data_reports_a_corrupted_data_block);
+	suite_add_tcase(s, tc);
+	return s;
+}
