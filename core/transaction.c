@@ -674,9 +674,10 @@ int zcow_write_node_list(struct zcow_fs *fs, struct zcow_wnode *v,
 /* zcow_commit_stats.nodes_by_tree: the trees of zcow_fs_tree_nr() in
  * its order (snapshots count as fs), the nodes written zeroed last. */
 #define TREE_STAT_FS		4
-#define TREE_STAT_ZEROED	6
+#define TREE_STAT_ZEROED	8
 static const char *const tree_stat_names[ZCOW_COMMIT_NR_TREES] = {
-	"root", "chunk", "extent", "dev", "fs", "csum", "zeroed",
+	"root", "chunk", "extent", "dev", "fs", "csum", "uuid", "data_reloc",
+	"zeroed",
 };
 
 _Static_assert(ZCOW_NR_TREES + 1 == ZCOW_COMMIT_NR_TREES,

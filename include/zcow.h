@@ -195,9 +195,10 @@ void zcow_reclaim_stats_sub(struct zcow_reclaim_stats *d,
 			    const struct zcow_reclaim_stats *base);
 
 /* The trees whose nodes zcow_commit_stats.nodes_by_tree counts: root,
- * chunk, extent, dev, fs (snapshots included), csum, then the nodes freed
- * before writeback and written zeroed (zcow_commit_tree_name()). */
-#define ZCOW_COMMIT_NR_TREES	7
+ * chunk, extent, dev, fs (snapshots included), csum, uuid, data
+ * relocation, then the nodes freed before writeback and written zeroed
+ * (zcow_commit_tree_name()). */
+#define ZCOW_COMMIT_NR_TREES	9
 
 /* Commit statistics (zcow bench-meta). */
 struct zcow_commit_stats {
@@ -212,7 +213,8 @@ struct zcow_commit_stats {
 };
 
 /* The name of tree @i of zcow_commit_stats.nodes_by_tree ("root",
- * "chunk", "extent", "dev", "fs", "csum", "zeroed"), NULL past the last. */
+ * "chunk", "extent", "dev", "fs", "csum", "uuid", "data_reloc",
+ * "zeroed"), NULL past the last. */
 const char *zcow_commit_tree_name(int i);
 
 /* A mounted file system (opaque: core/fs.h). */

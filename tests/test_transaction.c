@@ -237,8 +237,10 @@ START_TEST(test_txn_commit_counts_nodes_per_tree)
 	ck_assert_uint_eq(c1.nodes_by_tree[0] - c0.nodes_by_tree[0], 1);
 	ck_assert_str_eq(zcow_commit_tree_name(0), "root");
 	ck_assert_str_eq(zcow_commit_tree_name(4), "fs");
-	ck_assert_str_eq(zcow_commit_tree_name(6), "zeroed");
-	ck_assert_ptr_null(zcow_commit_tree_name(7));
+	ck_assert_str_eq(zcow_commit_tree_name(6), "uuid");
+	ck_assert_str_eq(zcow_commit_tree_name(7), "data_reloc");
+	ck_assert_str_eq(zcow_commit_tree_name(8), "zeroed");
+	ck_assert_ptr_null(zcow_commit_tree_name(9));
 	ck_assert_ptr_null(zcow_commit_tree_name(-1));
 	ck_assert_int_eq(zcow_unmount(fs), 0);
 	zdev_close(dev);
