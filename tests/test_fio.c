@@ -15,28 +15,10 @@
 #include "prng.h"
 #include "tests.h"
 
-static struct zfio_spec *parse_ok(const char *text)
-{
-	struct zfio_spec *spec = NULL;
-	char err[ZFIO_ERR_LEN];
-	int ret = zfio_parse_text("t.fio", text, NULL, 0, &spec, err,
-				  sizeof(err));
-
-	ck_assert_msg(ret == 0, "parse failed: %s", err);
-	return spec;
-}
-
-/* Parse must fail with exactly @want as the message. */
-static void parse_err(const char *text, const char *want)
-{
-	struct zfio_spec *spec = NULL;
-	char err[ZFIO_ERR_LEN];
-	int ret = zfio_parse_text("t.fio", text, NULL, 0, &spec, err,
-				  sizeof(err));
-
-	ck_assert_int_eq(ret, -EINVAL);
-	ck_assert_msg(strstr(err, want), "error '%s' lacks '%s'", err, want);
-}
+/* the shared parse helpers (tests/fio_tool.c) */
+#define parse_ok	zcow_test_parse_ok
+#define parse_err	zcow_test_parse_err_has
+#define parse_err_exact	zcow_test_parse_err
 
 START_TEST(test_fio_every_option_parses)
 {
@@ -845,18 +827,6 @@ START_TEST(test_fio_percentage_random_per_direction_like_bs)
 	}
 }
 END_TEST
-
-/* Parse must fail with exactly @want (the whole message). */
-static void parse_err_exact(const char *text, const char *want)
-{
-	struct zfio_spec *spec = NULL;
-	char err[ZFIO_ERR_LEN];
-	int ret = zfio_parse_text("t.fio", text, NULL, 0, &spec, err,
-				  sizeof(err));
-
-	ck_assert_int_eq(ret, -EINVAL);
-	ck_assert_str_eq(err, want);
-}
 
 START_TEST(test_fio_random_distribution_errors_name_file_line_option)
 {

@@ -29,28 +29,9 @@
 #define T_ERR	"/tmp/zcow-test-ctl.err"
 #define T_IMG	"/tmp/zcow-test-ctl.img"
 
-static struct zfio_spec *parse_ok(const char *text)
-{
-	struct zfio_spec *spec = NULL;
-	char err[ZFIO_ERR_LEN];
-	int ret = zfio_parse_text("t.fio", text, NULL, 0, &spec, err,
-				  sizeof(err));
-
-	ck_assert_msg(ret == 0, "parse failed: %s", err);
-	return spec;
-}
-
-/* Parse must fail with exactly @want. */
-static void parse_err(const char *text, const char *want)
-{
-	struct zfio_spec *spec = NULL;
-	char err[ZFIO_ERR_LEN];
-	int ret = zfio_parse_text("t.fio", text, NULL, 0, &spec, err,
-				  sizeof(err));
-
-	ck_assert_int_eq(ret, -EINVAL);
-	ck_assert_str_eq(err, want);
-}
+/* the shared parse helpers (tests/fio_tool.c) */
+#define parse_ok	zcow_test_parse_ok
+#define parse_err	zcow_test_parse_err
 
 static const struct zfio_job *last(const struct zfio_spec *s)
 {

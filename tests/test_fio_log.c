@@ -21,27 +21,9 @@
 #define T_LOG	"/tmp/zcow-test-fio-log.iolog"
 #define FIXTURE	"tests/data/fio-3.33-randrw.iolog"
 
-static struct zfio_spec *parse_ok(const char *text)
-{
-	struct zfio_spec *spec = NULL;
-	char err[ZFIO_ERR_LEN];
-	int ret = zfio_parse_text("t.fio", text, NULL, 0, &spec, err,
-				  sizeof(err));
-
-	ck_assert_msg(ret == 0, "parse failed: %s", err);
-	return spec;
-}
-
-static void parse_err(const char *text, const char *want)
-{
-	struct zfio_spec *spec = NULL;
-	char err[ZFIO_ERR_LEN];
-	int ret = zfio_parse_text("t.fio", text, NULL, 0, &spec, err,
-				  sizeof(err));
-
-	ck_assert_int_eq(ret, -EINVAL);
-	ck_assert_str_eq(err, want);
-}
+/* the shared parse helpers (tests/fio_tool.c) */
+#define parse_ok	zcow_test_parse_ok
+#define parse_err	zcow_test_parse_err
 
 /* Run @text as a job file: 0 and the results folder, or the error. */
 static int run_text(const char *text, char **dir_ret)

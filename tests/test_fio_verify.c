@@ -17,27 +17,9 @@
 #include "le.h"
 #include "tests.h"
 
-static struct zfio_spec *parse_ok(const char *text)
-{
-	struct zfio_spec *spec = NULL;
-	char err[ZFIO_ERR_LEN];
-	int ret = zfio_parse_text("t.fio", text, NULL, 0, &spec, err,
-				  sizeof(err));
-
-	ck_assert_msg(ret == 0, "parse failed: %s", err);
-	return spec;
-}
-
-static void parse_err_exact(const char *text, const char *want)
-{
-	struct zfio_spec *spec = NULL;
-	char err[ZFIO_ERR_LEN];
-	int ret = zfio_parse_text("t.fio", text, NULL, 0, &spec, err,
-				  sizeof(err));
-
-	ck_assert_msg(ret == -EINVAL, "'%s' parsed", text);
-	ck_assert_str_eq(err, want);
-}
+/* the shared parse helpers (tests/fio_tool.c) */
+#define parse_ok	zcow_test_parse_ok
+#define parse_err_exact	zcow_test_parse_err
 
 START_TEST(test_verify_options_parse_into_the_job)
 {

@@ -99,6 +99,14 @@ char *zcow_test_read_all(FILE *f);
 /* The whole file at @path, NUL-terminated (fails the test if missing). */
 char *zcow_test_read_path(const char *path);
 
+/* fio job text parsed as "t.fio" (tests/fio_tool.c): it parses (the
+ * spec, for zfio_free()), or it is refused (-EINVAL) with exactly @want,
+ * or with a message holding @want. */
+struct zfio_spec;
+struct zfio_spec *zcow_test_parse_ok(const char *text);
+void zcow_test_parse_err(const char *text, const char *want);
+void zcow_test_parse_err_has(const char *text, const char *want);
+
 /* Directory of the test vectors (tests/data), relative to the repo root. */
 #define ZCOW_TESTDATA "tests/data"
 
