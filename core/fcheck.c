@@ -121,9 +121,7 @@ static void check_fext(struct fck *ck, uint64_t root, uint64_t ino,
 {
 	struct zcow_fs *fs = ck->fs;
 	struct zcow_bg *bg = zcow_bg_lookup(fs, fe->disk_bytenr);
-	struct zcow_key k;
 	uint64_t end = fe->disk_bytenr + fe->disk_num_bytes, i;
-	uint32_t size;
 
 	if (fe->disk_bytenr % ZCOW_SECTORSIZE ||
 	    fe->disk_num_bytes % ZCOW_SECTORSIZE || !fe->disk_num_bytes ||
@@ -146,11 +144,8 @@ static void check_fext(struct fck *ck, uint64_t root, uint64_t ino,
 		    bg->physical + (end - bg->start) > ck->zone_wp[i])
 			problem(ck, "root %" PRIu64 " inode %" PRIu64 " extent %" PRIu64 ": beyond its zone's write pointer",
 				root, ino, fe->disk_bytenr);
-	k.objectid = ZCOW_CSUM_OBJECTID;
-	k.type = ZCOW_EXTENT_CSUM_KEY;
-	k.offset = fe->disk_bytenr;
-	if (zcow_tree_search(ck->csum, &k, NULL, 0, &size) ||
-	    size != fe->disk_num_bytes / ZCOW_SECTORSIZE * 4)
+	if (zcow_csum_lookup(ck->csum, fe->disk_bytenr, fe->disk_num_bytes,
+			     NULL))
 		problem(ck, "data extent %" PRIu64 ": checksums missing", fe->disk_bytenr);
 	add_ref(ck, fe->disk_bytenr, fe->disk_num_bytes, root, ino,
 		fe->file_off - fe->offset);
@@ -282,6 +277,19 @@ static void check_root(struct fck *ck, struct zcow_tree *t, uint64_t root)
 		case ZCOW_EXTENT_DATA_KEY: {
 			struct zcow_fext fe;
 
+			if (len >= 21 && d[20] == 0 && !d[16] && !d[17] &&
+			    !d[18] && !d[19]) {
+				/* inline (the kernel writes them, zcow
+				 * reads them): the only extent, at 0, of
+				 * its ram_bytes, below one block */
+				if (k.offset || get64(d + 8) != len - 21 ||
+				    len - 21 >= ZCOW_SECTORSIZE)
+					problem(ck, "root %" PRIu64 " inode %" PRIu64 ": inline extent at %" PRIu64 " of %u bytes, ram_bytes %" PRIu64,
+						root, k.objectid, k.offset,
+						len - 21, get64(d + 8));
+				ext_end = k.offset + (len - 21);
+				break;
+			}
 			if (len != ZCOW_FILE_EXTENT_SIZE || d[20] != 1) {
 				problem(ck, "root %" PRIu64 " inode %" PRIu64 ": file extent at %" PRIu64 " not regular",
 					root, k.objectid, k.offset);
@@ -680,11 +688,8 @@ static void check_extent_data(struct fck *ck, struct zcow_tree *root,
 			      uint64_t bytenr, uint64_t len, const uint8_t *d,
 			      uint32_t dlen, uint8_t *buf)
 {
-	struct zcow_key k = { ZCOW_CSUM_OBJECTID, ZCOW_EXTENT_CSUM_KEY,
-			      bytenr };
 	uint64_t nr = len / ZCOW_SECTORSIZE, done, i;
 	uint64_t ref_root = 0, ref_ino = 0, ref_off = 0;
-	uint32_t size;
 	uint8_t *csums;
 	int err;
 
@@ -698,8 +703,7 @@ static void check_extent_data(struct fck *ck, struct zcow_tree *root,
 		ck->is_nomem = true;
 		return;
 	}
-	if (zcow_tree_search(ck->csum, &k, csums, (uint32_t)(nr * 4), &size) ||
-	    size != nr * 4) {
+	if (zcow_csum_lookup(ck->csum, bytenr, len, (uint32_t *)csums)) {
 		problem(ck, "data extent %" PRIu64 ": checksums missing", bytenr);
 		goto out;
 	}

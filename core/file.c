@@ -178,6 +178,112 @@ static void csum_key(struct zcow_key *k, uint64_t bytenr)
 	k->offset = bytenr;
 }
 
+static bool is_csum_key(const struct zcow_key *k)
+{
+	return k->objectid == ZCOW_CSUM_OBJECTID &&
+	       k->type == ZCOW_EXTENT_CSUM_KEY;
+}
+
+/*
+ * The first checksum item that holds a block of [@from, @end): its key
+ * and a malloc'd copy of its checksums (*@nr_ret of them).  Items do not
+ * overlap, so it is the last item at or below @from when that one reaches
+ * past @from, else the next one.  0, -ENOENT (none), -EUCLEAN (an item
+ * that is not whole checksums), or a tree errno.
+ */
+static int csum_first_overlap(struct zcow_tree *t, uint64_t from,
+			      uint64_t end, struct zcow_key *k,
+			      uint32_t **csums_ret, uint64_t *nr_ret)
+{
+	struct zcow_tree_iter it;
+	struct zcow_key start;
+	const void *data;
+	uint32_t len;
+	int err;
+
+	csum_key(&start, from + 1);
+	zcow_tree_iter_init(&it, t, &start);
+	err = zcow_tree_iter_prev(&it, k, &data, &len);
+	if (err && err != -ENOENT)
+		return err;
+	if (err || !is_csum_key(k) || k->offset + len / 4 * BS <= from) {
+		err = zcow_tree_iter_next(&it, k, &data, &len);
+		if (err)
+			return err;
+		if (!is_csum_key(k) || k->offset >= end)
+			return -ENOENT;
+	}
+	if (len % 4 || !len || k->offset % BS) {
+		zlog_err(TAG, "checksum item at %" PRIu64 ": %u bytes",
+			 k->offset, len);
+		return -EUCLEAN;
+	}
+	*csums_ret = malloc(len);
+	if (!*csums_ret)
+		return -ENOMEM;
+	memcpy(*csums_ret, data, len);
+	*nr_ret = len / 4;
+	return 0;
+}
+
+int zcow_csum_lookup(struct zcow_tree *t, uint64_t bytenr, uint64_t len,
+		     uint32_t *csums)
+{
+	uint64_t pos = bytenr, end = bytenr + len, nr, to;
+	struct zcow_key k;
+	uint32_t *item;
+	int err;
+
+	while (pos < end) {
+		err = csum_first_overlap(t, pos, end, &k, &item, &nr);
+		if (err)
+			return err;
+		if (k.offset > pos) {
+			free(item);
+			return -ENOENT;
+		}
+		to = k.offset + nr * BS < end ? k.offset + nr * BS : end;
+		if (csums)
+			memcpy(csums + (pos - bytenr) / BS,
+			       item + (pos - k.offset) / BS,
+			       (to - pos) / BS * 4);
+		free(item);
+		pos = to;
+	}
+	return 0;
+}
+
+int zcow_csum_delete(struct zcow_tree *t, uint64_t bytenr, uint64_t len)
+{
+	uint64_t end = bytenr + len, nr, item_end;
+	struct zcow_key k, tail;
+	uint32_t *item;
+	int err;
+
+	for (;;) {
+		err = csum_first_overlap(t, bytenr, end, &k, &item, &nr);
+		if (err)
+			return err == -ENOENT ? 0 : err;
+		item_end = k.offset + nr * BS;
+		if (k.offset < bytenr)
+			err = zcow_tree_update(t, &k, item,
+					       (uint32_t)((bytenr - k.offset) /
+							  BS * 4));
+		else
+			err = zcow_tree_delete(t, &k);
+		if (!err && item_end > end) {
+			csum_key(&tail, end);
+			err = zcow_tree_insert(t, &tail,
+					       item + (end - k.offset) / BS,
+					       (uint32_t)((item_end - end) /
+							  BS * 4));
+		}
+		free(item);
+		if (err)
+			return err;
+	}
+}
+
 int zcow_data_extent_insert_locked(struct zcow_fs *fs, uint64_t bytenr,
 				   uint64_t len, const uint32_t *csums,
 				   uint64_t root, uint64_t ino,
@@ -286,9 +392,8 @@ int zcow_data_ref_locked(struct zcow_fs *fs, uint64_t bytenr, uint64_t len,
 		err = zcow_tree_delete(&fs->extent_tree, &k);
 		if (err)
 			return err;
-		csum_key(&k, bytenr);
-		err = zcow_tree_delete(&fs->csum_tree, &k);
-		if (err && err != -ENOENT)
+		err = zcow_csum_delete(&fs->csum_tree, bytenr, len);
+		if (err)
 			return err;
 		/* Zoned: freed space stays below the write pointer. */
 		zcow_bg_pin(fs, bytenr, len);
@@ -580,6 +685,45 @@ static int rsv_write_locked(struct zcow_file *f, uint64_t off, uint64_t len,
 /* ---- reads --------------------------------------------------------- */
 
 /*
+ * An inline extent (btrfs stores a small file's data in its only file
+ * extent item, at offset 0: type 0, the data after the 21-byte header;
+ * zcow reads it, never writes one): [off, off + len) of it into @buf
+ * (zeroed by the caller).  1 when the file has one, 0 when its first
+ * extent is not inline (or it has none), -EOPNOTSUPP for a compressed or
+ * encoded one, -EUCLEAN when its ram_bytes is not its length.
+ */
+static int read_inline_locked(struct zcow_file *f, uint8_t *buf, uint64_t off,
+			      uint64_t len)
+{
+	struct zcow_key k = { f->ino, ZCOW_EXTENT_DATA_KEY, 0 };
+	uint8_t item[21 + BS];	/* inline data is below one block */
+	uint32_t size;
+	int err;
+
+	err = zcow_tree_search(f->tree, &k, item, sizeof(item), &size);
+	if (err == -ENOENT)
+		return 0;
+	if (err)
+		return err;
+	if (size < 21 || item[20] != 0)
+		return 0;
+	if (item[16] || item[17] || item[18] || item[19]) {
+		zlog_err(TAG, "inode %" PRIu64 ": %s inline extent: zcow reads only plain extents",
+			 f->ino, item[16] ? "compressed" : "encoded");
+		return -EOPNOTSUPP;
+	}
+	if (size > sizeof(item) || get64(item + 8) != size - 21) {
+		zlog_err(TAG, "inode %" PRIu64 ": inline extent of %u bytes, ram_bytes %" PRIu64,
+			 f->ino, size - 21, get64(item + 8));
+		return -EUCLEAN;
+	}
+	if (off < size - 21)
+		memcpy(buf, item + 21 + off,
+		       len < size - 21 - off ? len : size - 21 - off);
+	return 1;
+}
+
+/*
  * Read [off, off + len) of the file as stored (no size clamp; holes and
  * the space beyond the last extent read as zeros), verifying every block.
  */
@@ -595,6 +739,9 @@ static int read_raw_locked(struct zcow_file *f, uint8_t *buf, uint64_t off,
 	int err;
 
 	memset(buf, 0, len);
+	err = read_inline_locked(f, buf, off, len);
+	if (err)
+		return err < 0 ? err : 0;
 	err = collect_extents_locked(f->tree, f->ino, off, end, &v, &nr);
 	if (err)
 		return err;
@@ -609,8 +756,6 @@ static int read_raw_locked(struct zcow_file *f, uint8_t *buf, uint64_t off,
 		uint64_t x1 = round_up(fe->offset + (e - fe->file_off));
 		uint64_t n = x1 - x0, phys, b;
 		struct zdev *dev;
-		struct zcow_key k;
-		uint32_t size;
 
 		if (x1 > fe->disk_num_bytes) {
 			err = -EUCLEAN;
@@ -619,16 +764,13 @@ static int read_raw_locked(struct zcow_file *f, uint8_t *buf, uint64_t off,
 		/* Grown in place: on failure the old buffers are still
 		 * freed below. */
 		if (zcow_grow(&tmp, &tmp_cap, n, 1) ||
-		    zcow_grow(&csums, &csums_cap, fe->disk_num_bytes / BS * 4,
-			      1)) {
+		    zcow_grow(&csums, &csums_cap, n / BS * 4, 1)) {
 			err = -ENOMEM;
 			break;
 		}
-		csum_key(&k, fe->disk_bytenr);
-		err = zcow_tree_search(&fs->csum_tree, &k, csums,
-				       (uint32_t)(fe->disk_num_bytes / BS * 4),
-				       &size);
-		if (err || size != fe->disk_num_bytes / BS * 4) {
+		err = zcow_csum_lookup(&fs->csum_tree, fe->disk_bytenr + x0, n,
+				       csums);
+		if (err) {
 			zlog_err(TAG, "inode %" PRIu64 " offset %" PRIu64 ": no checksums for data at logical %" PRIu64,
 				 f->ino, s, fe->disk_bytenr);
 			err = -EIO;
@@ -645,7 +787,7 @@ static int read_raw_locked(struct zcow_file *f, uint8_t *buf, uint64_t off,
 			break;
 		}
 		for (b = 0; b < n; b += BS) {
-			uint32_t want = le32toh(csums[(x0 + b) / BS]);
+			uint32_t want = le32toh(csums[b / BS]);
 
 			if (zcow_crc32c(tmp + b, BS) != want) {
 				zlog_err(TAG, "checksum mismatch: root %" PRIu64 " inode %" PRIu64 " file offset %" PRIu64 " logical %" PRIu64,

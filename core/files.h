@@ -154,14 +154,35 @@ void zcow_inode_decode(const uint8_t *buf, uint64_t ino,
 		       struct zcow_inode *ret);
 /*
  * Decode a file extent item of @len bytes at file offset @file_off.  zcow
- * reads only what it writes: a regular extent (type 1), uncompressed,
- * unencrypted.  Returns 0, -EOPNOTSUPP (inline, preallocated, compressed
+ * writes only a regular extent (type 1), uncompressed, unencrypted; the
+ * read path and the checker also take an uncompressed inline extent (as
+ * the kernel writes small files), which this function refuses.  Returns 0, -EOPNOTSUPP (inline, preallocated, compressed
  * or encrypted: a btrfs image may hold them; logged) or -EUCLEAN (a
  * regular extent item that is not 53 bytes, or an unknown type).
  */
 int zcow_fext_decode(const uint8_t *buf, uint32_t len, uint64_t file_off,
 		     struct zcow_fext *ret);
 void zcow_fext_encode(const struct zcow_fext *fe, uint8_t *buf);
+
+/*
+ * Checksums of the data blocks [@bytenr, @bytenr + @len) (block-aligned)
+ * from the csum tree @t, whatever the layout of its items: btrfs keys an
+ * item by the logical address of its first block, and the kernel extends
+ * one item over adjacent extents and splits one where a leaf ends, so a
+ * range may start inside an item and span several.  Fills @csums (may be
+ * NULL: only whether all are there) with @len / 4096 little-endian
+ * crc32c values.  Returns 0, -ENOENT (a block without checksum), -EUCLEAN
+ * (an item that is not whole checksums) or a tree errno.
+ */
+int zcow_csum_lookup(struct zcow_tree *t, uint64_t bytenr, uint64_t len,
+		     uint32_t *csums);
+/*
+ * Remove the checksums of [@bytenr, @bytenr + @len) from @t: items inside
+ * the range are deleted, an item reaching into it is cut, one reaching
+ * across it is cut in two.  Returns 0 (also when there were none), or
+ * the errors of zcow_csum_lookup() and of tree updates.
+ */
+int zcow_csum_delete(struct zcow_tree *t, uint64_t bytenr, uint64_t len);
 
 /*
  * Find @name in directory @dir's DIR_ITEM of @tree (names with the same

@@ -235,13 +235,9 @@ static int move_extent_items(struct zcow_fs *fs, uint64_t old, uint64_t len,
 		return -ENOMEM;
 	err = zcow_tree_search(&fs->extent_tree, &k, item, sizeof(item),
 			       &size);
-	if (!err) {
-		csum_key(&k, old);
-		err = zcow_tree_search(&fs->csum_tree, &k, csums,
-				       (uint32_t)(len / BS * 4), &csize);
-		if (!err && csize != len / BS * 4)
-			err = -EUCLEAN;
-	}
+	csize = (uint32_t)(len / BS * 4);
+	if (!err)
+		err = zcow_csum_lookup(&fs->csum_tree, old, len, csums);
 	if (!err) {
 		k.objectid = new;
 		k.type = ZCOW_EXTENT_ITEM_KEY;
@@ -258,10 +254,8 @@ static int move_extent_items(struct zcow_fs *fs, uint64_t old, uint64_t len,
 		k.offset = len;
 		err = zcow_tree_delete(&fs->extent_tree, &k);
 	}
-	if (!err) {
-		csum_key(&k, old);
-		err = zcow_tree_delete(&fs->csum_tree, &k);
-	}
+	if (!err)
+		err = zcow_csum_delete(&fs->csum_tree, old, len);
 	for (i = 0; !err && i < (size - EXTENT_HDR_SIZE) / DATA_REF_SIZE; i++)
 		err = fix_file_extents(fs, item + EXTENT_HDR_SIZE +
 						   i * DATA_REF_SIZE,
@@ -282,19 +276,14 @@ static int move_extent_items(struct zcow_fs *fs, uint64_t old, uint64_t len,
 static int read_verified(struct zcow_fs *fs, uint64_t logical, uint64_t len,
 			 uint8_t *buf)
 {
-	struct zcow_key k;
 	struct zdev *dev;
 	uint64_t phys, b;
-	uint32_t *csums = malloc(len / BS * 4), size;
+	uint32_t *csums = malloc(len / BS * 4);
 	int err;
 
 	if (!csums)
 		return -ENOMEM;
-	csum_key(&k, logical);
-	err = zcow_tree_search(&fs->csum_tree, &k, csums,
-			       (uint32_t)(len / BS * 4), &size);
-	if (!err && size != len / BS * 4)
-		err = -EUCLEAN;
+	err = zcow_csum_lookup(&fs->csum_tree, logical, len, csums);
 	if (!err)
 		err = zcow_map_logical_dev(fs, logical, len, &dev, &phys);
 	if (!err)

@@ -549,6 +549,218 @@ START_TEST(test_check_data_reports_a_corrupted_data_block)
 }
 END_TEST
 
+/* The extent of @path's first block (the file has one extent). */
+static void first_extent(struct zcow_fs *fs, const char *path,
+			 struct zcow_fext *ext)
+{
+	uint8_t fe[ZCOW_FILE_EXTENT_SIZE];
+	struct zcow_stat st;
+	struct zcow_key k;
+	uint32_t size;
+
+	ck_assert_int_eq(zcow_stat(fs, path, &st), 0);
+	k.objectid = st.ino;
+	k.type = ZCOW_EXTENT_DATA_KEY;
+	k.offset = 0;
+	ck_assert_int_eq(zcow_tree_search(&fs->fs_tree, &k, fe, sizeof(fe),
+					  &size), 0);
+	ck_assert_int_eq(zcow_fext_decode(fe, size, 0, ext), 0);
+}
+
+/* Take the checksum item of the extent @ext out of the csum tree; its
+ * checksums into @csums (ext->disk_num_bytes / 4096 of them). */
+static void take_csum_item(struct zcow_fs *fs, const struct zcow_fext *ext,
+			   uint32_t *csums)
+{
+	struct zcow_key k = { ZCOW_CSUM_OBJECTID, ZCOW_EXTENT_CSUM_KEY,
+			      ext->disk_bytenr };
+	uint32_t want = (uint32_t)(ext->disk_num_bytes / 4096 * 4), size;
+
+	ck_assert_int_eq(zcow_tree_search(&fs->csum_tree, &k, csums, want,
+					  &size), 0);
+	ck_assert_uint_eq(size, want);
+	ck_assert_int_eq(zcow_tree_delete(&fs->csum_tree, &k), 0);
+}
+
+static void put_csum_item(struct zcow_fs *fs, uint64_t bytenr,
+			  const uint32_t *csums, uint32_t nr)
+{
+	struct zcow_key k = { ZCOW_CSUM_OBJECTID, ZCOW_EXTENT_CSUM_KEY,
+			      bytenr };
+
+	ck_assert_int_eq(zcow_tree_insert(&fs->csum_tree, &k, csums, nr * 4),
+			 0);
+}
+
+static void assert_content(struct zcow_fs *fs, const char *path,
+			   uint64_t len, uint32_t seed)
+{
+	uint8_t *want = malloc(len), *got = malloc(len);
+	struct zcow_file *f;
+
+	fill(want, len, seed);
+	ck_assert_int_eq(zcow_open(fs, path, O_RDONLY, &f), 0);
+	ck_assert_int_eq(zcow_pread(f, got, len, 0), (int64_t)len);
+	ck_assert_msg(memcmp(got, want, len) == 0, "%s: content differs",
+		      path);
+	zcow_close(f);
+	free(want);
+	free(got);
+}
+
+/* The size of the checksum item at @bytenr; -1 when there is none. */
+static int64_t csum_item_size(struct zcow_fs *fs, uint64_t bytenr)
+{
+	struct zcow_key k = { ZCOW_CSUM_OBJECTID, ZCOW_EXTENT_CSUM_KEY,
+			      bytenr };
+	uint32_t size;
+
+	if (zcow_tree_search(&fs->csum_tree, &k, NULL, 0, &size))
+		return -1;
+	return size;
+}
+
+/*
+ * The kernel keeps the checksums of adjacent data extents in one csum
+ * item (it extends the previous item) and splits an extent's checksums
+ * where a leaf ends: key offsets are not extent starts.  Here one item
+ * holds the checksums of /a, /b and /c's first 3 blocks (adjacent
+ * extents), a second one /c's other 5: every file reads back and both
+ * checkers are clean.  Deleting /b cuts the shared item in two (/a's and
+ * /c's head), deleting /c removes its checksums from both items: btrfs
+ * check finds no checksum without its extent.
+ */
+START_TEST(test_checksum_items_laid_out_as_the_kernel_does_are_read)
+{
+	char img[] = "/tmp/zcow-btrfschk-XXXXXX";
+	struct zcow_fext ea, eb, ec;
+	uint32_t csums[14];
+	struct zcow_mount_opts mo = { .read_only = false };
+	struct zcow_fs *fs;
+	struct zdev *dev;
+
+	need_btrfs_progs();
+	/* no reclaim: it would move the extents, their checksums with them */
+	ck_assert_int_eq(zcow_mount_opts_parse("reclaim=off", &mo), 0);
+	temp_img(img);
+	fs = mkfs_mount(img, &dev);
+	write_at(fs, "/a", 0, 16384, 31, false);
+	ck_assert_int_eq(zcow_sync(fs), 0);
+	write_at(fs, "/b", 0, 8192, 32, false);
+	ck_assert_int_eq(zcow_sync(fs), 0);
+	write_at(fs, "/c", 0, 32768, 33, false);
+	ck_assert_int_eq(zcow_sync(fs), 0);
+	first_extent(fs, "/a", &ea);
+	first_extent(fs, "/b", &eb);
+	first_extent(fs, "/c", &ec);
+	ck_assert_uint_eq(ea.disk_num_bytes, 16384);
+	ck_assert_uint_eq(eb.disk_bytenr, ea.disk_bytenr + 16384);
+	ck_assert_uint_eq(ec.disk_bytenr, eb.disk_bytenr + 8192);
+	ck_assert_uint_eq(ec.disk_num_bytes, 32768);
+	take_csum_item(fs, &ea, csums);
+	take_csum_item(fs, &eb, csums + 4);
+	take_csum_item(fs, &ec, csums + 6);
+	put_csum_item(fs, ea.disk_bytenr, csums, 9);
+	put_csum_item(fs, ec.disk_bytenr + 3 * 4096, csums + 9, 5);
+	ck_assert_int_eq(zcow_commit(fs), 0);
+	ck_assert_int_eq(zcow_unmount(fs), 0);
+	ck_assert_int_eq(zcow_mount(dev, &mo, &fs), 0);
+	assert_content(fs, "/a", 16384, 31);
+	assert_content(fs, "/b", 8192, 32);
+	assert_content(fs, "/c", 32768, 33);
+	ck_assert_int_eq(zcow_check(fs, NULL, NULL), 0);
+	ck_assert_int_eq(zcow_check_data(fs, NULL, NULL), 0);
+
+	ck_assert_int_eq(zcow_unlink(fs, "/b"), 0);
+	ck_assert_int_eq(zcow_sync(fs), 0);
+	ck_assert_int_eq(csum_item_size(fs, ea.disk_bytenr), 4 * 4);
+	ck_assert_int_eq(csum_item_size(fs, eb.disk_bytenr), -1);
+	ck_assert_int_eq(csum_item_size(fs, ec.disk_bytenr), 3 * 4);
+	ck_assert_int_eq(csum_item_size(fs, ec.disk_bytenr + 3 * 4096), 5 * 4);
+	assert_content(fs, "/a", 16384, 31);
+	assert_content(fs, "/c", 32768, 33);
+	ck_assert_int_eq(zcow_check(fs, NULL, NULL), 0);
+	ck_assert_int_eq(zcow_check_data(fs, NULL, NULL), 0);
+	ck_assert_int_eq(zcow_unmount(fs), 0);
+	assert_btrfs_check_clean(img, "checksum items merged, cut in two");
+
+	ck_assert_int_eq(zcow_mount(dev, &mo, &fs), 0);
+	ck_assert_int_eq(zcow_unlink(fs, "/c"), 0);
+	ck_assert_int_eq(zcow_sync(fs), 0);
+	ck_assert_int_eq(zcow_csum_lookup(&fs->csum_tree, ec.disk_bytenr,
+					  4096, NULL), -ENOENT);
+	ck_assert_int_eq(zcow_csum_lookup(&fs->csum_tree,
+					  ec.disk_bytenr + 3 * 4096, 4096,
+					  NULL), -ENOENT);
+	assert_content(fs, "/a", 16384, 31);
+	ck_assert_int_eq(zcow_check_data(fs, NULL, NULL), 0);
+	ck_assert_int_eq(zcow_unmount(fs), 0);
+	zdev_close(dev);
+	assert_btrfs_check_clean(img, "checksums of deleted files removed");
+	unlink(img);
+}
+END_TEST
+
+/*
+ * The kernel stores a small file's data inline, in the file extent item
+ * (type 0, the bytes after its 21-byte header; max_inline, 2048 by
+ * default): zcow reads it, whole and from an offset, and both checkers
+ * accept it.
+ */
+START_TEST(test_an_inline_extent_as_the_kernel_writes_it_is_read)
+{
+	char img[] = "/tmp/zcow-btrfschk-XXXXXX";
+	static const char text[] = "hello, inline";
+	const uint64_t n = sizeof(text) - 1;
+	uint8_t item[21 + sizeof(text)], got[32];
+	struct zcow_inode in;
+	struct zcow_file *f;
+	struct zcow_stat st;
+	struct zcow_key k;
+	struct zcow_fs *fs;
+	struct zdev *dev;
+
+	need_btrfs_progs();
+	temp_img(img);
+	fs = mkfs_mount(img, &dev);
+	ck_assert_int_eq(zcow_mkdir(fs, "/d"), 0);
+	ck_assert_int_eq(zcow_open(fs, "/d/t", O_CREAT | O_RDWR, &f), 0);
+	ck_assert_int_eq(zcow_truncate(f, n), 0);
+	zcow_close(f);
+	ck_assert_int_eq(zcow_sync(fs), 0);
+	ck_assert_int_eq(zcow_stat(fs, "/d/t", &st), 0);
+	memset(item, 0, sizeof(item));
+	put64(item, fs->transid);	/* generation */
+	put64(item + 8, n);		/* ram_bytes */
+	item[20] = 0;			/* BTRFS_FILE_EXTENT_INLINE */
+	memcpy(item + 21, text, n);
+	k.objectid = st.ino;
+	k.type = ZCOW_EXTENT_DATA_KEY;
+	k.offset = 0;
+	ck_assert_int_eq(zcow_tree_insert(&fs->fs_tree, &k, item, 21 + n), 0);
+	ck_assert_int_eq(zcow_inode_get(&fs->fs_tree, st.ino, &in), 0);
+	in.nbytes = n;
+	ck_assert_int_eq(zcow_inode_put(&fs->fs_tree, &in), 0);
+	ck_assert_int_eq(zcow_commit(fs), 0);
+	ck_assert_int_eq(zcow_unmount(fs), 0);
+
+	ck_assert_int_eq(zcow_mount(dev, NULL, &fs), 0);
+	ck_assert_int_eq(zcow_open(fs, "/d/t", O_RDONLY, &f), 0);
+	memset(got, 0xaa, sizeof(got));
+	ck_assert_int_eq(zcow_pread(f, got, sizeof(got), 0), (int64_t)n);
+	ck_assert_int_eq(memcmp(got, text, n), 0);
+	ck_assert_int_eq(zcow_pread(f, got, 6, 7), 6);
+	ck_assert_int_eq(memcmp(got, "inline", 6), 0);
+	zcow_close(f);
+	ck_assert_int_eq(zcow_check(fs, NULL, NULL), 0);
+	ck_assert_int_eq(zcow_check_data(fs, NULL, NULL), 0);
+	ck_assert_int_eq(zcow_unmount(fs), 0);
+	zdev_close(dev);
+	assert_btrfs_check_clean(img, "an inline extent");
+	unlink(img);
+}
+END_TEST
+
 Suite *btrfs_check_suite(void)
 {
 	Suite *s = suite_create("btrfs_check_suite");
@@ -557,6 +769,8 @@ Suite *btrfs_check_suite(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_btrfs_check_is_clean_on_a_new_file_system);
 	tcase_add_test(tc, test_btrfs_check_is_clean_after_a_file_workload);
+	tcase_add_test(tc, test_checksum_items_laid_out_as_the_kernel_does_are_read);
+	tcase_add_test(tc, test_an_inline_extent_as_the_kernel_writes_it_is_read);
 	tcase_add_test(tc, test_btrfs_check_is_clean_with_a_tree_log_and_after_its_replay);
 	tcase_add_test(tc, test_btrfs_restore_recovers_exactly_the_files_zcow_lists);
 	tcase_add_test(tc, test_check_data_reports_a_corrupted_data_block);
