@@ -51,6 +51,7 @@
 	SUITE(fsync_table_suite) \
 	SUITE(corpus_suite)    \
 	SUITE(btrfs_check_suite) \
+	SUITE(vm_compat_suite) \
 	SUITE(vm_suite)		/* keep last: the VM smoke run (ZCOW_VM=1) */
 
 #define SUITE(name) Suite *name(void);

@@ -8,7 +8,10 @@ OUT/peers.md (the table) and OUT/peers.svg (gnuplot, when installed) from
 the fio JSON and zone reports, and for the gc scenario OUT/gc.md and
 OUT/gc.csv (the kernel's btrfs beside zcow under sustained overwrite), and
 for the dbench scenario OUT/dbench.md (fsync load, tree-log on / off: per
-run throughput and per-fsync commits, flushes, metadata and device bytes).
+run throughput and per-fsync commits, flushes, metadata and device bytes),
+and for the compat scenario OUT/compat.md (each step of the kernel / zcow
+round trips: what, pass or fail, seconds; the end of each failed step's
+output).
 Standard library only.
 """
 import argparse
@@ -609,6 +612,48 @@ def dbench(out, guest):
     return {"setup": setup, "rows": rows, "ratios": ratios}
 
 
+COMPAT_OUTPUT_LINES = 60
+
+
+def compat(out, guest):
+    """The compat scenario's steps in their order (compat-steps.txt: name,
+    tab, what), each with its result from steps.txt and the last
+    COMPAT_OUTPUT_LINES lines of its output (all of it: guest/NAME.txt).
+    A step that never ran (the guest stopped) is "not run"."""
+    setup = kv_file(os.path.join(guest, "compat-setup.txt"))
+    ran = {s["step"]: s for s in steps(os.path.join(guest, "steps.txt"))}
+    rows = []
+    for line in read(os.path.join(guest, "compat-steps.txt")).splitlines():
+        name, _, what = line.partition("\t")
+        s = ran.get(name)
+        lines = read(os.path.join(guest, f"{name}.txt")).splitlines()
+        rows.append({
+            "step": name, "what": what,
+            "status": "not run" if s is None else
+                      "pass" if s["rc"] == 0 else "fail",
+            "rc": None if s is None else s["rc"],
+            "seconds": None if s is None else s["seconds"],
+            "output_file": f"guest/{name}.txt",
+            "output": "\n".join(lines[-COMPAT_OUTPUT_LINES:]),
+        })
+    passed = sum(r["status"] == "pass" for r in rows)
+    md = ["| step | what | result | seconds |", "|---|---|---|---|"]
+    for r in rows:
+        secs = "" if r["seconds"] is None else f"{r['seconds']:.2f}"
+        res = r["status"] if r["rc"] in (None, 0) else \
+            f"fail (rc {r['rc']})"
+        md.append(f"| {r['step']} | {r['what']} | {res} | {secs} |")
+    md += ["", f"{passed} of {len(rows)} steps pass."]
+    for r in rows:
+        if r["status"] == "fail":
+            md += ["", f"### {r['step']}: output (end)", "", "```",
+                   r["output"], "```"]
+    with open(os.path.join(out, "compat.md"), "w", encoding="utf-8") as f:
+        f.write("\n".join(md) + "\n")
+    return {"setup": setup, "passed": passed, "steps": len(rows),
+            "rows": rows}
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("out")
@@ -658,6 +703,8 @@ def main():
         summary["gc"] = gc(a.out, guest)
     if os.path.exists(os.path.join(guest, "dbench-setup.txt")):
         summary["dbench"] = dbench(a.out, guest)
+    if os.path.exists(os.path.join(guest, "compat-steps.txt")):
+        summary["compat"] = compat(a.out, guest)
     zruns = []
     zdir = os.path.join(guest, "zrun")
     for name in sorted(os.listdir(zdir)) if os.path.isdir(zdir) else []:

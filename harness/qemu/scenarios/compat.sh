@@ -1,0 +1,340 @@
+# compat: btrfs compatibility with the Linux kernel, both ways, in one boot
+# (docs/vm.md, "The kernel and zcow on one file system").
+#   zcow -> kernel  zcow mkfs (kernel superblock placement) and zcow put of
+#                   files of several sizes in nested directories; the
+#                   kernel mounts it, checks every file's sha256, writes
+#                   more files, appends to one of zcow's, unmounts; zcow
+#                   reads everything back, `zcow check --data` and `btrfs
+#                   check --readonly` are clean; zcow writes once more and
+#                   the kernel reads that too.
+#   progs -> zcow   mkfs.btrfs -O zoned with btrfs-progs' default features
+#                   (free-space-tree, extref, no-holes): the kernel writes
+#                   files, zcow reads them (read-only mounts), zcow refuses
+#                   to write, both checks stay clean.
+#   lean -> zcow    mkfs.btrfs -O zoned,^extref -R ^free-space-tree (what
+#                   zcow maintains): the kernel writes, zcow reads and
+#                   writes, both checks are clean, the kernel reads zcow's
+#                   file.
+#   seed            zcow mkfs with its default superblock placement: the
+#                   kernel refuses to mount it (superblock flag bit 56, a
+#                   known difference), zcow reads it, btrfs check accepts.
+# Every step is a `cstep NAME WHAT CMD...`: its output in NAME.txt, its
+# description in compat-steps.txt; a kernel step that fails appends the end
+# of dmesg to its output.  summarize.py makes compat.md and summary.json's
+# `compat` member from them.
+# vm: zones=64 zone_size=64M zone_cap=64M max_open=14 max_active=14 zasl=0 timeout=600
+# shellcheck shell=dash
+# shellcheck disable=SC1091 # the guest path of scenarios/lib.sh
+. /scenarios/lib.sh
+
+MNT=/mnt
+GOT=/tmp/compat-got
+# The files of each side: path (from the fs root) and size in bytes.  Sizes
+# cover an empty file, files below a sector and a block, unaligned tails,
+# and files of several extents (zasl=0: 512 KiB appends).
+ZCOW_FILES="z/empty 0
+z/tiny 1
+z/d1/small 100
+z/d1/d2/block 4096
+z/d1/d2/d3/block-plus 4097
+z/odd 70001
+z/d1/mib 1048576
+z/d1/d2/multi 3145733
+z/large 16777216"
+KERNEL_FILES="k/empty 0
+k/tiny 7
+k/k1/small 3000
+k/k1/k2/block 8192
+k/k1/k2/k3/odd 123457
+k/k1/multi 5242883
+k/large 12582912"
+PROGS_FILES="p/tiny 5
+p/p1/small 2222
+p/p1/p2/odd 99999
+p/p1/multi 4194311"
+LEAN_FILES="l/tiny 9
+l/l1/small 1111
+l/l1/l2/odd 77777
+l/l1/multi 2097169"
+
+cstep() {
+	name=$1
+	printf '%s\t%s\n' "$name" "$2" >>"$OUT/compat-steps.txt"
+	shift 2
+	step "$name" "$@"
+}
+
+# with_dmesg CMD...: CMD; it fails too when the kernel logs a WARNING,
+# a BUG or a BTRFS error / critical line meanwhile (those lines follow
+# its output); when it fails, the end of the kernel log follows.
+with_dmesg() {
+	wd_from=$(dmesg | wc -l)
+	"$@"
+	wd_rc=$?
+	wd_new=$(dmesg | tail -n +"$((wd_from + 1))" |
+		grep -E 'WARNING:|BUG:|BTRFS (error|critical)')
+	if [ -n "$wd_new" ]; then
+		echo "--- the kernel logged during this step:"
+		echo "$wd_new"
+		[ "$wd_rc" -eq 0 ] && wd_rc=1
+	fi
+	if [ "$wd_rc" -ne 0 ]; then
+		echo "--- rc=$wd_rc; dmesg (last 60 lines):"
+		dmesg | tail -n 60
+	fi
+	return "$wd_rc"
+}
+
+# make_files ROOT LIST: random files under ROOT as LIST says, and their
+# sha256 manifest ROOT.sha256 (paths relative to ROOT, as on the fs).
+make_files() {
+	echo "$2" | while read -r path size; do
+		mkdir -p "$1/$(dirname "$path")" &&
+			head -c "$size" /dev/urandom >"$1/$path" || return 1
+	done || return 1
+	manifest "$1"
+}
+
+manifest() {
+	(cd "$1" && find . -type f | sed 's|^\./||' | sort |
+		while read -r f; do sha256sum "$f"; done) >"$1.sha256" &&
+		cat "$1.sha256"
+}
+
+# zcow_put_tree ROOT: ROOT's directories (parents first) and files into
+# the zcow fs at the same paths.
+zcow_put_tree() {
+	dirs=$(cd "$1" && find . -mindepth 1 -type d | sed 's|^\.||' | sort)
+	# shellcheck disable=SC2086 # one argument per directory
+	zcow mkdir "$DEV" $dirs || return 1
+	for f in $(cd "$1" && find . -type f | sed 's|^\.||' | sort); do
+		zcow put "$DEV" "$1$f" "$f" || return 1
+	done
+	echo "put $(echo "$dirs" | wc -w) directories, $(cd "$1" && find . -type f | wc -l) files"
+}
+
+# zcow_verify MANIFEST...: `zcow get` of every file, sha256 compared.
+zcow_verify() {
+	bad=0
+	n=0
+	for m in "$@"; do
+		while read -r sum path; do
+			n=$((n + 1))
+			rm -f "$GOT"
+			if ! zcow get "$DEV" "/$path" "$GOT"; then
+				echo "FAIL /$path: zcow get failed"
+				bad=$((bad + 1))
+				continue
+			fi
+			got=$(sha256sum "$GOT" | cut -d' ' -f1)
+			if [ "$got" = "$sum" ]; then
+				echo "ok /$path $(wc -c <"$GOT") bytes"
+			else
+				echo "FAIL /$path: sha256 $got, expected $sum ($(wc -c <"$GOT") bytes)"
+				bad=$((bad + 1))
+			fi
+		done <"$m"
+	done
+	rm -f "$GOT"
+	echo "zcow read $n files, $bad differ"
+	[ "$bad" -eq 0 ]
+}
+
+# kernel_verify MANIFEST...: with the fs mounted on $MNT, every file's
+# sha256 and the number of regular files under each top directory.
+kernel_verify() {
+	is_mounted || return 1
+	kv_rc=0
+	for m in "$@"; do
+		(cd "$MNT" && sha256sum -c "$m") || kv_rc=1
+		top=$(head -n1 "$m" | awk '{ print $2 }' | cut -d/ -f1)
+		want=$(wc -l <"$m")
+		have=$(find "$MNT/$top" -type f | wc -l)
+		echo "/$top: $have regular files, manifest $want"
+		[ "$have" -eq "$want" ] || kv_rc=1
+	done
+	return "$kv_rc"
+}
+
+is_mounted() {
+	grep -q " $MNT btrfs " /proc/mounts && return 0
+	echo "$MNT: no btrfs mounted"
+	return 1
+}
+
+kernel_mount() {
+	mount -t btrfs "$DEV" "$MNT" && grep " $MNT " /proc/mounts
+}
+
+# kernel_write ROOT [APPEND_TO]: ROOT's tree copied into the mounted fs,
+# and (APPEND_TO, a manifest path) 4099 bytes appended to that file, the
+# same to its copy under /tmp/src-z so that the manifest can be remade.
+kernel_write() {
+	is_mounted || return 1
+	cp -a "$1"/* "$MNT/" || return 1
+	if [ -n "${2:-}" ]; then
+		head -c 4099 /dev/urandom >/tmp/compat-append
+		cat /tmp/compat-append >>"$MNT/$2" &&
+			cat /tmp/compat-append >>"/tmp/src-z/$2" || return 1
+		manifest /tmp/src-z >/dev/null || return 1
+		echo "appended 4099 bytes to /$2"
+	fi
+	sync && find "$MNT" | sort
+}
+
+kernel_umount() {
+	umount "$MNT"
+}
+
+# kernel_write_session ROOT: mount, kernel_write ROOT, umount.
+kernel_write_session() {
+	kernel_mount || return 1
+	kernel_write "$1"
+	ks_rc=$?
+	kernel_umount || ks_rc=1
+	return "$ks_rc"
+}
+
+# kernel_read_write_session ROOT MANIFEST: mount, kernel_verify MANIFEST,
+# kernel_write ROOT, umount.
+kernel_read_write_session() {
+	kernel_mount || return 1
+	kernel_verify "$2" && kernel_write "$1"
+	ks_rc=$?
+	kernel_umount || ks_rc=1
+	return "$ks_rc"
+}
+
+# kernel_read_again FILE MANIFEST...: mount, kernel_verify, FILE (zcow's
+# last put, at the root) equal to /tmp/src-zcow2, umount.
+kernel_read_again() {
+	kernel_mount || return 1
+	file=$1
+	shift
+	kernel_verify "$@" && cmp /tmp/src-zcow2 "$MNT$file" &&
+		echo "$file ok"
+	kr_rc=$?
+	kernel_umount || kr_rc=1
+	return "$kr_rc"
+}
+
+# zcow_refuses_write: `zcow put` on a file system with features zcow does
+# not maintain must fail and say so (nothing written: btrfs check after).
+zcow_refuses_write() {
+	echo refused >/tmp/compat-refused
+	if zcow put "$DEV" /tmp/compat-refused /refused 2>&1; then
+		echo "zcow put succeeded: it must refuse"
+		return 1
+	fi
+	zcow put "$DEV" /tmp/compat-refused /refused 2>&1 |
+		grep -q "not maintained by zcow: mount read-only"
+}
+
+# kernel_refuses_seed: the mount fails and the kernel names the
+# placement flag (1 << 56) as the reason.
+kernel_refuses_seed() {
+	ks_from=$(dmesg | wc -l)
+	if mount -t btrfs "$DEV" "$MNT"; then
+		echo "the kernel mounted it: the known difference is gone"
+		umount "$MNT"
+		return 1
+	fi
+	dmesg | tail -n +"$((ks_from + 1))" | grep BTRFS
+	dmesg | tail -n +"$((ks_from + 1))" |
+		grep -q "unsupported super flag: 72057594037927936"
+}
+
+# progs_mkfs FEATURES [MKFS_ARGS...]
+progs_mkfs() {
+	features=$1
+	shift
+	mkfs.btrfs -f -O "$features" "$@" -d single -m single "$DEV" &&
+		btrfs inspect-internal dump-super "$DEV" |
+		grep -E '^(generation|compat_ro_flags|incompat_flags)'
+}
+
+{
+	echo "btrfs_progs=$(mkfs.btrfs --version 2>&1 | head -n1)"
+	echo "kernel=$(uname -r)"
+} >"$OUT/compat-setup.txt"
+mkdir -p "$MNT"
+make_files /tmp/src-z "$ZCOW_FILES" >/dev/null
+make_files /tmp/src-k "$KERNEL_FILES" >/dev/null
+make_files /tmp/src-p "$PROGS_FILES" >/dev/null
+make_files /tmp/src-l "$LEAN_FILES" >/dev/null
+echo zcow-second >/tmp/src-zcow2
+
+# 1. zcow makes and writes, the kernel reads and writes, zcow reads.
+cstep zcow-mkfs "zcow mkfs --sb-placement kernel" \
+	zcow mkfs "$DEV" --sb-placement kernel --label compat
+cstep zcow-write "zcow mkdir + zcow put: 9 files, 0 B to 16 MiB, 3 levels of directories" \
+	zcow_put_tree /tmp/src-z
+cstep zcow-read "zcow get of zcow's files: sha256 equal" \
+	zcow_verify /tmp/src-z.sha256
+cstep zcow-check "zcow check --data on zcow's file system" \
+	zcow check --data "$DEV"
+cstep btrfs-check "btrfs check --readonly on zcow's file system" \
+	btrfs check --readonly "$DEV"
+cstep kernel-mount "mount -t btrfs (zcow's file system)" \
+	with_dmesg kernel_mount
+cstep kernel-read "kernel reads zcow's files: sha256 equal, no file more or less" \
+	with_dmesg kernel_verify /tmp/src-z.sha256
+cstep kernel-write "kernel writes 7 files in 3 levels of directories, appends to /z/d1/mib, sync" \
+	with_dmesg kernel_write /tmp/src-k z/d1/mib
+cstep kernel-umount "umount" \
+	with_dmesg kernel_umount
+cstep zcow-read-kernel "zcow get of the kernel's files and of zcow's (one appended by the kernel)" \
+	zcow_verify /tmp/src-k.sha256 /tmp/src-z.sha256
+cstep zcow-check-after "zcow check --data after the kernel's writes" \
+	zcow check --data "$DEV"
+cstep btrfs-check-after "btrfs check --readonly after the kernel's writes" \
+	btrfs check --readonly "$DEV"
+cstep zcow-write-after "zcow put onto the kernel-written file system" \
+	zcow put "$DEV" /tmp/src-zcow2 /second-z
+cstep kernel-read-again "kernel mounts again and reads every file, zcow's newest too" \
+	with_dmesg kernel_read_again /second-z /tmp/src-z.sha256 /tmp/src-k.sha256
+
+# 2. btrfs-progs' defaults: zcow may read but must not write.
+cstep progs-mkfs "mkfs.btrfs -O zoned -d single -m single (defaults: free-space-tree, extref, no-holes)" \
+	progs_mkfs zoned
+cstep progs-kernel-write "kernel mounts, writes 4 files, unmounts" \
+	with_dmesg kernel_write_session /tmp/src-p
+cstep progs-zcow-read "zcow get (read-only mounts) of the kernel's files: sha256 equal" \
+	zcow_verify /tmp/src-p.sha256
+cstep progs-zcow-refuses-write "zcow put is refused (features zcow does not maintain)" \
+	zcow_refuses_write
+cstep progs-zcow-check "zcow check --data on the btrfs-progs file system" \
+	zcow check --data "$DEV"
+cstep progs-btrfs-check "btrfs check --readonly after zcow's reads" \
+	btrfs check --readonly "$DEV"
+
+# 3. btrfs-progs without the features zcow does not maintain: both write.
+cstep lean-mkfs "mkfs.btrfs -O zoned,^extref -R ^free-space-tree -d single -m single" \
+	progs_mkfs 'zoned,^extref' -R ^free-space-tree
+cstep lean-kernel-write "kernel mounts, writes 4 files, unmounts" \
+	with_dmesg kernel_write_session /tmp/src-l
+cstep lean-zcow-read "zcow get of the kernel's files: sha256 equal" \
+	zcow_verify /tmp/src-l.sha256
+cstep lean-zcow-write "zcow put (read-write mount) onto the kernel's file system" \
+	zcow put "$DEV" /tmp/src-zcow2 /second-l
+cstep lean-zcow-check "zcow check --data" zcow check --data "$DEV"
+cstep lean-btrfs-check "btrfs check --readonly after zcow's write" \
+	btrfs check --readonly "$DEV"
+cstep lean-kernel-read "kernel mounts again, reads the kernel's files and zcow's" \
+	with_dmesg kernel_read_again /second-l /tmp/src-l.sha256
+
+# 4. zcow's default superblock placement (mirrors at zones 16 and
+# min(256G / zone size, 1024), superblock flag bit 56): the kernel refuses
+# the flag, a known difference (docs/vm.md); zcow still reads its files.
+cstep seed-mkfs "zcow mkfs (default --sb-placement seed)" \
+	zcow mkfs "$DEV" --label compat-seed
+cstep seed-zcow-write "zcow mkdir + zcow put of the same 9 files" \
+	zcow_put_tree /tmp/src-z
+cstep seed-kernel-refuses "mount -t btrfs is refused: unsupported super flag bit 56" \
+	kernel_refuses_seed
+cstep seed-zcow-read "zcow get of zcow's files after the kernel's refusal" \
+	zcow_verify /tmp/src-z.sha256
+cstep seed-btrfs-check "btrfs check --readonly (btrfs-progs accepts the flag)" \
+	btrfs check --readonly "$DEV"
+soft_step dmesg dmesg
+finish
