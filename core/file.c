@@ -206,6 +206,8 @@ static int csum_first_overlap(struct zcow_tree *t, uint64_t from,
 	err = zcow_tree_iter_prev(&it, k, &data, &len);
 	if (err && err != -ENOENT)
 		return err;
+	if (err == -ENOENT)	/* nothing before: start again from @from */
+		zcow_tree_iter_init(&it, t, &start);
 	if (err || !is_csum_key(k) || k->offset + len / 4 * BS <= from) {
 		err = zcow_tree_iter_next(&it, k, &data, &len);
 		if (err)

@@ -156,9 +156,10 @@ void zcow_inode_decode(const uint8_t *buf, uint64_t ino,
  * Decode a file extent item of @len bytes at file offset @file_off.  zcow
  * writes only a regular extent (type 1), uncompressed, unencrypted; the
  * read path and the checker also take an uncompressed inline extent (as
- * the kernel writes small files), which this function refuses.  Returns 0, -EOPNOTSUPP (inline, preallocated, compressed
- * or encrypted: a btrfs image may hold them; logged) or -EUCLEAN (a
- * regular extent item that is not 53 bytes, or an unknown type).
+ * the kernel writes small files), which this function refuses.  Returns
+ * 0, -EOPNOTSUPP (inline, preallocated, compressed or encrypted: a btrfs
+ * image may hold them; logged) or -EUCLEAN (a regular extent item that
+ * is not 53 bytes, or an unknown type).
  */
 int zcow_fext_decode(const uint8_t *buf, uint32_t len, uint64_t file_off,
 		     struct zcow_fext *ret);

@@ -704,8 +704,9 @@ END_TEST
 /*
  * The kernel stores a small file's data inline, in the file extent item
  * (type 0, the bytes after its 21-byte header; max_inline, 2048 by
- * default): zcow reads it, whole and from an offset, and both checkers
- * accept it.
+ * default): zcow reads it, whole and from an offset, both checkers
+ * accept it, and a write into it is refused (zcow writes no inline
+ * extent).
  */
 START_TEST(test_an_inline_extent_as_the_kernel_writes_it_is_read)
 {
@@ -751,6 +752,10 @@ START_TEST(test_an_inline_extent_as_the_kernel_writes_it_is_read)
 	ck_assert_int_eq(memcmp(got, text, n), 0);
 	ck_assert_int_eq(zcow_pread(f, got, 6, 7), 6);
 	ck_assert_int_eq(memcmp(got, "inline", 6), 0);
+	zcow_close(f);
+	/* zcow writes no inline extent and refuses to rewrite one */
+	ck_assert_int_eq(zcow_open(fs, "/d/t", O_RDWR, &f), 0);
+	ck_assert_int_eq(zcow_pwrite(f, "HELLO", 5, 0), -EOPNOTSUPP);
 	zcow_close(f);
 	ck_assert_int_eq(zcow_check(fs, NULL, NULL), 0);
 	ck_assert_int_eq(zcow_check_data(fs, NULL, NULL), 0);

@@ -1096,10 +1096,11 @@ START_TEST(test_files_threads_fill_metadata_no_eio_treelog_on)
 END_TEST
 
 /*
- * File extents zcow does not write (a btrfs image may hold them): inline,
+ * File extents zcow does not write (a btrfs image may hold them):
  * preallocated, compressed (zlib has no incompat bit, so a read-only mount
- * of such a btrfs is allowed) or encrypted.  A read returns an error,
- * never the stored bytes as if they were the file's.
+ * of such a btrfs is allowed; inline or not) or encrypted.  A read returns
+ * an error, never the stored bytes as if they were the file's.  A plain
+ * inline extent reads; one whose ram_bytes is not its length is corrupt.
  */
 START_TEST(test_files_read_refuses_extents_zcow_cannot_decode)
 {
@@ -1130,7 +1131,8 @@ START_TEST(test_files_read_refuses_extents_zcow_cannot_decode)
 		else if (i == 2)
 			bad[20] = 2;		/* preallocated */
 		else {
-			bad[20] = 0;		/* inline: the data follows */
+			bad[20] = 0;		/* inline, compressed */
+			bad[16] = 1;
 			memset(bad + 21, 'x', 16);
 			len = 21 + 16;
 		}
@@ -1141,6 +1143,26 @@ START_TEST(test_files_read_refuses_extents_zcow_cannot_decode)
 		ck_assert_msg(zcow_pread(f, got, sizeof(got), 0) ==
 				      -EOPNOTSUPP,
 			      "variant %d read", i);
+		ck_assert_int_eq(zcow_close(f), 0);
+	}
+	/* a plain inline extent reads (the kernel writes them); one whose
+	 * ram_bytes is not its length is corrupt */
+	for (i = 0; i < 2; i++) {
+		uint8_t in[21 + 16];
+
+		memset(in, 0, sizeof(in));
+		in[8] = i ? 17 : 16;		/* ram_bytes */
+		memset(in + 21, 'x', 16);
+		ck_assert_int_eq(zcow_tree_delete(&fs->fs_tree, &k), 0);
+		ck_assert_int_eq(zcow_tree_insert(&fs->fs_tree, &k, in,
+						  sizeof(in)), 0);
+		ck_assert_int_eq(zcow_open(fs, "/reg", O_RDONLY, &f), 0);
+		memset(got, 0, sizeof(got));
+		ck_assert_int_eq(zcow_pread(f, got, sizeof(got), 0),
+				 i ? -EUCLEAN : 16);
+		if (!i)
+			ck_assert_int_eq(memcmp(got, "xxxxxxxxxxxxxxxx", 16),
+					 0);
 		ck_assert_int_eq(zcow_close(f), 0);
 	}
 	/* a regular extent item of the wrong size is corrupt */
