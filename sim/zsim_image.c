@@ -25,6 +25,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -236,6 +237,75 @@ int zsim_save(struct zsim *sim, const char *path)
 	}
 out:
 	free(tmp);
+	return ret;
+}
+
+/* Write @len bytes of @p at @off of @fd; 0 or -errno. */
+static int pwrite_all(int fd, const uint8_t *p, uint64_t len, uint64_t off)
+{
+	while (len) {
+		ssize_t n = pwrite(fd, p, len, (off_t)off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : -EIO;
+		p += n;
+		len -= (uint64_t)n;
+		off += (uint64_t)n;
+	}
+	return 0;
+}
+
+static int export_locked(struct zsim *sim, int fd)
+{
+	uint64_t i, c;
+	int ret;
+
+	if (sim->is_cut)
+		return -EIO;
+	if (ftruncate(fd, (off_t)(sim->cfg.nr_zones * sim->cfg.zone_size)))
+		return -errno;
+	for (i = 0; i < sim->cfg.nr_zones; i++) {
+		const struct zsim_zone *z = &sim->zones[i];
+		uint64_t end = z->type == ZDEV_ZONE_CONV ? sim->cfg.zone_size :
+			       z->wp;
+
+		for (c = 0; z->chunks && c * sim->chunk_size < end; c++) {
+			uint64_t n = end - c * sim->chunk_size;
+
+			if (!z->chunks[c])
+				continue;
+			if (n > sim->chunk_size)
+				n = sim->chunk_size;
+			ret = pwrite_all(fd, z->chunks[c], n,
+					 i * sim->cfg.zone_size +
+					 c * sim->chunk_size);
+			if (ret)
+				return ret;
+		}
+	}
+	return 0;
+}
+
+int zsim_export_file(struct zsim *sim, const char *path)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	int ret;
+
+	if (fd < 0) {
+		ret = -errno;
+		zlog_err("sim", "cannot create %s: %s", path, strerror(-ret));
+		return ret;
+	}
+	zsim_lock(sim);
+	ret = export_locked(sim, fd);
+	zsim_unlock(sim);
+	if (close(fd) && !ret)
+		ret = -errno;
+	if (ret)
+		zlog_err("sim", "cannot export the device to %s: %s", path,
+			 strerror(-ret));
 	return ret;
 }
 
