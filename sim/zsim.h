@@ -57,6 +57,10 @@ struct zsim_config {
 	bool no_auto_close;	/* true: QEMU zoned.auto_transition=false */
 	bool no_data;		/* true: keep no data (reads return zeros);
 				 * for performance runs (spec data=off) */
+	bool is_emulated;	/* true: not a zoned device but a plain disk
+				 * in emulated zones, as file: (is_zoned
+				 * false); every zone conventional (spec
+				 * emulated=on) */
 };
 
 /* Which zone rule a refused command broke (docs/device-rules.md). */

@@ -2096,6 +2096,27 @@ START_TEST(test_export_file_holds_every_byte_the_device_reads)
 }
 END_TEST
 
+/* emulated=on: a plain disk in emulated zones, as file: presents one
+ * (is_zoned false), so every zone must be conventional. */
+START_TEST(test_emulated_spec_is_a_non_zoned_device_of_conventional_zones)
+{
+	struct zdev *dev = NULL;
+
+	ck_assert_int_eq(zdev_open("sim:zones=4,zone_size=1M,conv=4,emulated=on",
+				   &dev), 0);
+	ck_assert(!dev->info.is_zoned);
+	ck_assert_uint_eq(dev->info.nr_conv, 4);
+	zdev_close(dev);
+	ck_assert_int_eq(zdev_open("sim:zones=4,zone_size=1M,conv=4", &dev), 0);
+	ck_assert(dev->info.is_zoned);
+	zdev_close(dev);
+	ck_assert_int_eq(zdev_open("sim:zones=4,zone_size=1M,conv=3,emulated=on",
+				   &dev), -EINVAL);
+	ck_assert_int_eq(zdev_open("sim:zones=4,zone_size=1M,conv=4,emulated=yes",
+				   &dev), -EINVAL);
+}
+END_TEST
+
 START_TEST(test_cut_image_reopens_as_the_power_cycled_device)
 {
 	struct zdev *a = mk_busy(), *b;
@@ -2429,6 +2450,7 @@ Suite *sim_image_suite(void)
 		       test_image_round_trip_keeps_zones_data_and_what_is_volatile);
 	tcase_add_test(tc, test_cut_image_reopens_as_the_power_cycled_device);
 	tcase_add_test(tc, test_export_file_holds_every_byte_the_device_reads);
+	tcase_add_test(tc, test_emulated_spec_is_a_non_zoned_device_of_conventional_zones);
 	tcase_add_test(tc, test_corrupt_or_truncated_image_is_euclean);
 	tcase_add_test(tc,
 		       test_image_spec_creates_reopens_and_refuses_mismatch);
