@@ -27,7 +27,7 @@ static void usage(FILE *out)
 		"its persist points: for states with a log, or every state).\n"
 		"--btrfs-check N: on every Nth state also run btrfs check --readonly\n"
 		"(btrfs-progs) on the crash state and on its recovery, written as a\n"
-		"plain file (the device must be conventional zones of 256 MiB).\n"
+		"plain file (the device: sim:...,zone_size=256M,conv=ZONES,emulated=on).\n"
 		"Prints a table and a repro: line per violation; exit 1 on any,\n"
 		"2 on a bad scenario or option or when the campaign cannot run\n"
 		"(the error on stderr).\n");

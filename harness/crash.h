@@ -68,7 +68,7 @@ struct zcrash_opts {
 	/* Oracle 11 on every Nth state (the 1st, the N+1th, ... of the
 	 * campaign, recovery cuts included): btrfs check --readonly on the
 	 * crash state and on its recovery; 0 = none.  The device must be
-	 * conventional zones of 256 MiB (-EINVAL otherwise). */
+	 * emulated zones of 256 MiB (emulated=on; -EINVAL otherwise). */
 	uint64_t btrfs_check;
 	/* TEST-ONLY: every mount of the campaign breaks this ordering rule
 	 * (enum zcow_mutation, include/zcow.h), to prove the oracles catch

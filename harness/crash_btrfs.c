@@ -4,8 +4,10 @@
  * a crash state, before and after zcow's recovery, written as the plain
  * file of its device (zsim_export_file()) and read by `btrfs check
  * --readonly`, a checker no one here wrote.  btrfs-progs takes a plain
- * file as emulated zones of 256 MiB, all conventional, so only a device of
- * that geometry can be checked (zcrash_btrfs_open() says so otherwise).
+ * file as emulated zones of 256 MiB, all conventional, with the fixed
+ * superblock offsets, so only a device of that geometry can be checked:
+ * sim:...,zone_size=256M,conv=ZONES,emulated=on (zcrash_btrfs_open()
+ * says so otherwise).
  *
  * A check passes when btrfs check exits 0 and prints only lines it prints
  * on a clean file system made by mkfs.btrfs itself on a file of the same
@@ -189,11 +191,11 @@ int zcrash_btrfs_open(const struct camp *c, struct zcrash_btrfs **b_ret,
 		goto fail;
 	}
 	size = dev->info.size;
-	if (dev->info.zone_size != BTRFS_ZONE_SIZE ||
-	    dev->info.nr_conv != dev->info.nr_zones) {
-		snprintf(err, elen, "btrfs check: device '%s': btrfs-progs reads a plain file as conventional zones of 256 MiB: give the device zone_size=256M,conv=%" PRIu64 " (it has %" PRIu64 " of %" PRIu64 " zones conventional, zone size %" PRIu64 ")",
+	if (dev->info.zone_size != BTRFS_ZONE_SIZE || dev->info.is_zoned) {
+		snprintf(err, elen, "btrfs check: device '%s': btrfs-progs reads a plain file as conventional zones of 256 MiB: give the device zone_size=256M,conv=%" PRIu64 ",emulated=on (it has %" PRIu64 " of %" PRIu64 " zones conventional, zone size %" PRIu64 ", %s)",
 			 c->spec, dev->info.nr_zones, dev->info.nr_conv,
-			 dev->info.nr_zones, dev->info.zone_size);
+			 dev->info.nr_zones, dev->info.zone_size,
+			 dev->info.is_zoned ? "zoned" : "emulated");
 		zdev_close(dev);
 		ret = -EINVAL;
 		goto fail;

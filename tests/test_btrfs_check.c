@@ -22,6 +22,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "crash.h"
 #include "csum.h"
 #include "files.h"
 #include "tests.h"
@@ -549,6 +550,83 @@ START_TEST(test_check_data_reports_a_corrupted_data_block)
 }
 END_TEST
 
+/* The quick crash-btrfs campaign with btrfs check on every @every-th
+ * state (test-only @mutation, 0: none). */
+static struct zcrash_summary crash_btrfs(uint64_t every, int mutation)
+{
+	struct zcrash_opts o = { .quick = true, .is_quiet = true,
+				 .no_results = true, .btrfs_check = every,
+				 .mutation = mutation };
+	struct zcrash_summary sum;
+
+	ck_assert_int_ge(zcrash_run("configs/crash-btrfs.scenario", &o, &sum),
+			 0);
+	return sum;
+}
+
+/*
+ * Crash states as an independent checker reads them: the quick
+ * crash-btrfs campaign (18 states per tree-log mode), btrfs check
+ * --readonly on every 4th state, on the image the power cut left and on
+ * the one zcow's recovery left: 9 states, 18 images, all clean.
+ */
+START_TEST(test_btrfs_check_is_clean_on_crash_states_and_their_recovery)
+{
+	struct zcrash_summary s;
+
+	need_btrfs_progs();
+	s = crash_btrfs(4, 0);
+	ck_assert_msg(s.violations == 0, "first: %s", s.first_repro);
+	ck_assert_uint_eq(s.tried, 36);
+	ck_assert_uint_eq(s.btrfs_states, 9);
+	ck_assert_uint_eq(s.btrfs_images, 18);
+	ck_assert_uint_eq(s.by_oracle[ZCRASH_BTRFS], 0);
+}
+END_TEST
+
+/*
+ * Oracle 11 can fail: with the superblock written before the flush that
+ * makes its trees durable (ZCOW_MUT_SB_BEFORE_FLUSH), a cut that drops
+ * the unflushed nodes leaves a superblock pointing at blocks that are
+ * not there, and btrfs check says so; a repro line of such a state
+ * carries btrfs-check and reruns it.
+ */
+START_TEST(test_btrfs_check_oracle_catches_a_superblock_before_its_trees)
+{
+	struct zcrash_opts o = { .is_quiet = true, .no_results = true };
+	struct zcrash_summary s, r;
+
+	need_btrfs_progs();
+	s = crash_btrfs(1, ZCOW_MUT_SB_BEFORE_FLUSH);
+	ck_assert_uint_gt(s.by_oracle[ZCRASH_BTRFS], 0);
+	ck_assert_ptr_nonnull(strstr(s.first_repro, " btrfs-check"));
+	o.repro = s.first_repro;
+	o.mutation = ZCOW_MUT_SB_BEFORE_FLUSH;
+	ck_assert_int_eq(zcrash_run(NULL, &o, &r), 1);
+	ck_assert_uint_eq(r.btrfs_states, 1);
+}
+END_TEST
+
+/* --btrfs-check needs the geometry btrfs-progs reads a plain file as. */
+START_TEST(test_btrfs_check_option_refuses_a_zoned_geometry)
+{
+	char cmd[512], *out;
+
+	snprintf(cmd, sizeof(cmd),
+		 "%s crash configs/crash-commit.scenario --quick --no-results --btrfs-check 2",
+		 zcow_test_bin());
+	ck_assert_int_eq(run_capture(cmd, &out), 2);
+	ck_assert_str_eq(out, "zcow crash: btrfs check: device 'sim:zones=24,zone_size=4M,zone_cap=1M': btrfs-progs reads a plain file as conventional zones of 256 MiB: give the device zone_size=256M,conv=24,emulated=on (it has 0 of 24 zones conventional, zone size 4194304, zoned)\n");
+	free(out);
+	snprintf(cmd, sizeof(cmd),
+		 "%s crash configs/crash-btrfs.scenario --quick --btrfs-check 0",
+		 zcow_test_bin());
+	ck_assert_int_eq(run_capture(cmd, &out), 2);
+	ck_assert_str_eq(out, "zcow crash: --btrfs-check '0': a number of states >= 1 (every Nth state is checked)\n");
+	free(out);
+}
+END_TEST
+
 Suite *btrfs_check_suite(void)
 {
 	Suite *s = suite_create("btrfs_check_suite");
@@ -560,6 +638,9 @@ Suite *btrfs_check_suite(void)
 	tcase_add_test(tc, test_btrfs_check_is_clean_with_a_tree_log_and_after_its_replay);
 	tcase_add_test(tc, test_btrfs_restore_recovers_exactly_the_files_zcow_lists);
 	tcase_add_test(tc, test_check_data_reports_a_corrupted_data_block);
+	tcase_add_test(tc, test_btrfs_check_is_clean_on_crash_states_and_their_recovery);
+	tcase_add_test(tc, test_btrfs_check_oracle_catches_a_superblock_before_its_trees);
+	tcase_add_test(tc, test_btrfs_check_option_refuses_a_zoned_geometry);
 	suite_add_tcase(s, tc);
 	return s;
 }
