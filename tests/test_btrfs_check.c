@@ -550,6 +550,49 @@ START_TEST(test_check_data_reports_a_corrupted_data_block)
 }
 END_TEST
 
+/*
+ * The superblock placement is recorded where btrfs-progs does not object:
+ * dump-super of a zcow image of either placement prints the flags of a
+ * mkfs.btrfs file system (WRITTEN, no unknown flag) and btrfs check is
+ * clean, while zcow reads back the placement it was made with.
+ */
+START_TEST(test_placement_is_recorded_where_btrfs_progs_does_not_object)
+{
+	static const enum zcow_sb_placement places[] = { ZCOW_SB_PLACE_SEED,
+							ZCOW_SB_PLACE_KERNEL };
+	unsigned int i;
+
+	need_btrfs_progs();
+	for (i = 0; i < 2; i++) {
+		struct zcow_mkfs_opts mo = { .seed = 18,
+					     .placement = places[i] };
+		char img[] = "/tmp/zcow-btrfschk-XXXXXX", cmd[512], *out;
+		struct zcow_super_block sb;
+		struct zcow_sb_copy copy;
+		struct zdev *dev;
+
+		temp_img(img);
+		dev = open_img(img);
+		ck_assert_int_eq(zcow_mkfs(dev, &mo), 0);
+		zdev_close(dev);
+		snprintf(cmd, sizeof(cmd),
+			 "btrfs inspect-internal dump-super %s | grep -A2 '^flags'",
+			 img);
+		ck_assert_int_eq(run_capture(cmd, &out), 0);
+		ck_assert_msg(!strcmp(out, "flags\t\t\t0x1\n\t\t\t( WRITTEN )\nmagic\t\t\t_BHRfS_M [match]\n"),
+			      "%s: dump-super says\n%s",
+			      zcow_sb_placement_name(places[i]), out);
+		free(out);
+		assert_btrfs_check_clean(img, zcow_sb_placement_name(places[i]));
+		dev = open_img(img);
+		ck_assert_int_eq(zcow_sb_read_latest(dev, &sb, &copy), 0);
+		ck_assert_int_eq(zcow_sb_placement_of(&sb), places[i]);
+		zdev_close(dev);
+		unlink(img);
+	}
+}
+END_TEST
+
 /* The quick crash-btrfs campaign with btrfs check on every @every-th
  * state (test-only @mutation, 0: none). */
 static struct zcrash_summary crash_btrfs(uint64_t every, int mutation)
@@ -638,6 +681,7 @@ Suite *btrfs_check_suite(void)
 	tcase_add_test(tc, test_btrfs_check_is_clean_with_a_tree_log_and_after_its_replay);
 	tcase_add_test(tc, test_btrfs_restore_recovers_exactly_the_files_zcow_lists);
 	tcase_add_test(tc, test_check_data_reports_a_corrupted_data_block);
+	tcase_add_test(tc, test_placement_is_recorded_where_btrfs_progs_does_not_object);
 	tcase_add_test(tc, test_btrfs_check_is_clean_on_crash_states_and_their_recovery);
 	tcase_add_test(tc, test_btrfs_check_oracle_catches_a_superblock_before_its_trees);
 	tcase_add_test(tc, test_btrfs_check_option_refuses_a_zoned_geometry);
