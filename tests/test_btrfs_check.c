@@ -9,7 +9,9 @@
  * block.  Images: a new file system, one after a workload of files,
  * directories, renames, overwrites, truncates and deletes, and one left
  * with an fsynced tree-log (the process dies before the commit), before
- * and after zcow replays it.
+ * and after zcow replays it; crash states of the crash-btrfs campaign
+ * (oracle 11, docs/crash.md), and the superblock placement recorded where
+ * dump-super does not call it unknown.
  */
 #include <check.h>
 #include <errno.h>
