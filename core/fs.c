@@ -351,10 +351,8 @@ int zcow_mkfs_devs(struct zdev **devs, unsigned int nr,
 	}
 	rng = opts->seed;
 	make_uuid(&rng, sb->fsid);
-	sb->flags = htole64(ZCOW_SUPER_FLAG_WRITTEN |
-			    (opts->placement == ZCOW_SB_PLACE_SEED ?
-				     ZCOW_SUPER_FLAG_SEED_PLACEMENT :
-				     0));
+	sb->flags = htole64(ZCOW_SUPER_FLAG_WRITTEN);
+	zcow_sb_set_placement(sb, opts->placement);
 	sb->magic = htole64(ZCOW_SB_MAGIC);
 	sb->generation = htole64(1);
 	sb->total_bytes = htole64(total);
@@ -642,6 +640,8 @@ int zcow_mount_devs(struct zdev **devs, unsigned int nr,
 		goto out;
 	fs->generation = le64toh(fs->sb.generation);
 	fs->placement = zcow_sb_placement_of(&fs->sb);
+	/* an older image's flags bit 56 becomes the tag at the next commit */
+	zcow_sb_set_placement(&fs->sb, fs->placement);
 	for (d = 0; d < fs->nr_devs; d++)
 		fs->sb_failed_mirrors |= unwritable_mirrors(fs->devs[d].zdev,
 							    fs->placement);

@@ -120,11 +120,32 @@ const char *zcow_sb_check(const struct zcow_super_block *sb, int mirror)
 	return NULL;
 }
 
+_Static_assert(ZCOW_SB_PLACEMENT_OFF + sizeof(ZCOW_SB_SEED_TAG) - 1 ==
+	       ZCOW_SB_SIZE, "the placement tag ends the padding");
+_Static_assert(ZCOW_SB_PLACEMENT_OFF >= offsetof(struct zcow_super_block,
+						 padding),
+	       "the placement tag lies in the padding");
+
 enum zcow_sb_placement zcow_sb_placement_of(const struct zcow_super_block *sb)
 {
-	return le64toh(sb->flags) & ZCOW_SUPER_FLAG_SEED_PLACEMENT ?
-		       ZCOW_SB_PLACE_SEED :
-		       ZCOW_SB_PLACE_KERNEL;
+	const uint8_t *tag = (const uint8_t *)sb + ZCOW_SB_PLACEMENT_OFF;
+
+	if (!memcmp(tag, ZCOW_SB_SEED_TAG, sizeof(ZCOW_SB_SEED_TAG) - 1) ||
+	    le64toh(sb->flags) & ZCOW_SUPER_FLAG_SEED_PLACEMENT)
+		return ZCOW_SB_PLACE_SEED;
+	return ZCOW_SB_PLACE_KERNEL;
+}
+
+void zcow_sb_set_placement(struct zcow_super_block *sb,
+			   enum zcow_sb_placement p)
+{
+	uint8_t *tag = (uint8_t *)sb + ZCOW_SB_PLACEMENT_OFF;
+
+	sb->flags &= ~htole64(ZCOW_SUPER_FLAG_SEED_PLACEMENT);
+	if (p == ZCOW_SB_PLACE_SEED)
+		memcpy(tag, ZCOW_SB_SEED_TAG, sizeof(ZCOW_SB_SEED_TAG) - 1);
+	else
+		memset(tag, 0, sizeof(ZCOW_SB_SEED_TAG) - 1);
 }
 
 const char *zcow_sb_placement_name(enum zcow_sb_placement p)

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * zcow crash SCENARIO [--quick] [--results DIR] [--no-results] [--max N]
- *	[--treelog on|off|both] [--replay-cuts off|log|every]
+ *	[--treelog on|off|both] [--replay-cuts off|log|every] [--btrfs-check N]
  * zcow crash --repro 'LINE'
  * (harness/crash.h, docs/crash.md).
  */
@@ -18,13 +18,16 @@ static void usage(FILE *out)
 	fprintf(out,
 		"usage: zcow crash SCENARIO [--quick] [--results DIR] [--no-results]\n"
 		"                  [--max N] [--treelog on|off|both]\n"
-		"                  [--replay-cuts off|log|every]\n"
+		"                  [--replay-cuts off|log|every] [--btrfs-check N]\n"
 		"       zcow crash --repro 'LINE'\n"
 		"Run a crash-consistency campaign (configs/crash-*.scenario): every\n"
 		"crash point x loss policy x seed, power cycle, mount, oracles.\n"
 		"--treelog and --replay-cuts override the scenario's [zcow] treelog=\n"
 		"and [crash] replay_cuts= (cut the recovery mount again at each of\n"
 		"its persist points: for states with a log, or every state).\n"
+		"--btrfs-check N: on every Nth state also run btrfs check --readonly\n"
+		"(btrfs-progs) on the crash state and on its recovery, written as a\n"
+		"plain file (the device: sim:...,zone_size=256M,conv=ZONES,emulated=on).\n"
 		"Prints a table and a repro: line per violation; exit 1 on any,\n"
 		"2 on a bad scenario or option or when the campaign cannot run\n"
 		"(the error on stderr).\n");
@@ -53,6 +56,15 @@ int cmd_crash(int argc, char **argv)
 			o.treelog = argv[++i];
 		} else if (!strcmp(argv[i], "--replay-cuts") && i + 1 < argc) {
 			o.replay_cuts = argv[++i];
+		} else if (!strcmp(argv[i], "--btrfs-check") && i + 1 < argc) {
+			char *end;
+
+			o.btrfs_check = strtoull(argv[++i], &end, 10);
+			if (!o.btrfs_check || *end || argv[i][0] == '-') {
+				fprintf(stderr, "zcow crash: --btrfs-check '%s': a number of states >= 1 (every Nth state is checked)\n",
+					argv[i]);
+				return 2;
+			}
 		} else if (!strcmp(argv[i], "--max") && i + 1 < argc) {
 			o.max_cases = strtoull(argv[++i], NULL, 0);
 		} else if (argv[i][0] != '-' && !scenario) {

@@ -198,6 +198,7 @@ struct repro {
 	uint64_t seed;
 	unsigned int treelog;	/* 0: the scenario's first mode */
 	uint64_t cut2;		/* 0: the recovery is not cut */
+	bool btrfs_check;	/* oracle 11 (btrfs check) on the state */
 };
 
 static int parse_repro(const char *line, struct repro *rp)
@@ -224,7 +225,9 @@ static int parse_repro(const char *line, struct repro *rp)
 			if (zcrash_parse_treelog(t + 8, &rp->treelog) ||
 			    rp->treelog == ZCRASH_TREELOG_BOTH)
 				return -EINVAL;
-		} else if (!strncmp(t, "loss=", 5))
+		} else if (!strcmp(t, "btrfs-check"))
+			rp->btrfs_check = true;
+		else if (!strncmp(t, "loss=", 5))
 			rp->loss = zsim_loss_parse(t + 5);
 		else if (!strncmp(t, "seed=", 5))
 			rp->seed = strtoull(t + 5, NULL, 0);
@@ -266,9 +269,14 @@ static void tally_state(struct tally *x, const struct wl *w, uint64_t wi,
 		sum->tried_replay++;
 		snprintf(c2, sizeof(c2), " cut2=persist=%" PRIu64, cut2);
 	}
-	snprintf(line, sizeof(line), "%s%s w=%" PRIu64 " treelog=%s cut=%s loss=%s seed=%" PRIu64 "%s",
+	if (v->is_btrfs_checked) {
+		sum->btrfs_states++;
+		sum->btrfs_images += v->nr_btrfs_images;
+	}
+	snprintf(line, sizeof(line), "%s%s w=%" PRIu64 " treelog=%s cut=%s loss=%s seed=%" PRIu64 "%s%s",
 		 x->c->path, x->c->quick ? " quick" : "", wi,
-		 is_on ? "on" : "off", pt->name, zsim_loss_name(loss), seed, c2);
+		 is_on ? "on" : "off", pt->name, zsim_loss_name(loss), seed, c2,
+		 v->is_btrfs_checked ? " btrfs-check" : "");
 	for (k = 1; k < ZCRASH_NR_ORACLES; k++)
 		if (v->bad[k]) {
 			size_t l = strlen(ors);
@@ -317,6 +325,20 @@ static void tally_state(struct tally *x, const struct wl *w, uint64_t wi,
 			x->c->name, is_on ? "on" : "off", wi + 1, x->nwl,
 			sum->tried, sum->violations);
 	}
+}
+
+/* The checker when the next state is one --btrfs-check picks (every
+ * Nth state: the 1st, the N+1th, ...; a repro line's state when it says
+ * so), else NULL. */
+static struct zcrash_btrfs *pick_btrfs(const struct zcrash_opts *o,
+				       struct zcrash_btrfs *bc,
+				       const struct zcrash_summary *sum)
+{
+	if (!bc)
+		return NULL;
+	if (o->repro)
+		return bc;
+	return sum->tried % o->btrfs_check == 0 ? bc : NULL;
 }
 
 static void json_head(FILE *js, const struct camp *c)
@@ -381,6 +403,7 @@ int zcrash_run(const char *scenario, const struct zcrash_opts *opts,
 	struct repro rp;
 	struct cutlist cl = { 0 };
 	struct tally x = { .o = o, .sum = sum, .first_viol = true };
+	struct zcrash_btrfs *bc = NULL;
 	char err[600] = "", name[80], *dir = NULL;
 	uint8_t *tmp = NULL, *buf = NULL;
 	uint64_t wi, nwl, w0 = 0, i, buf_len;
@@ -396,7 +419,7 @@ int zcrash_run(const char *scenario, const struct zcrash_opts *opts,
 	x.last = t0;
 	if (o->repro) {
 		if (parse_repro(o->repro, &rp)) {
-			fprintf(stderr, "zcow crash: bad repro line '%s' (SCENARIO [quick] w=N [treelog=on|off] cut=POINT loss=POLICY seed=N [cut2=persist=N])\n",
+			fprintf(stderr, "zcow crash: bad repro line '%s' (SCENARIO [quick] w=N [treelog=on|off] cut=POINT loss=POLICY seed=N [cut2=persist=N] [btrfs-check])\n",
 				o->repro);
 			free(c);
 			return -EINVAL;
@@ -412,6 +435,8 @@ int zcrash_run(const char *scenario, const struct zcrash_opts *opts,
 		snprintf(err, sizeof(err), "replay cuts '%s': off, log or every", o->replay_cuts);
 		ret = -EINVAL;
 	}
+	if (!ret && (o->repro ? rp.btrfs_check : o->btrfs_check > 0))
+		ret = zcrash_btrfs_open(c, &bc, err, sizeof(err));
 	if (ret) {
 		fprintf(stderr, "zcow crash: %s\n", err);
 		free(c);
@@ -579,15 +604,16 @@ int zcrash_run(const char *scenario, const struct zcrash_opts *opts,
 						if (o->max_cases && sum->tried >= o->max_cases)
 							goto done;
 						ret = zcrash_run_case(c, &w, &r, &cl.p[i], loss, seed, &mo,
-							       0, 0, tmp, buf, buf_len, &v, &log_root);
+							       0, 0, pick_btrfs(o, bc, sum), tmp,
+							       buf, buf_len, &v, &log_root);
 						if (ret)
 							goto setup_failed;
 						if (o->repro && rp.cut2) {
 							uint64_t g = v.gen;
 
 							ret = zcrash_run_case(c, &w, &r, &cl.p[i], loss, seed, &mo,
-								       rp.cut2, g, tmp, buf, buf_len, &v,
-								       &log_root);
+								       rp.cut2, g, bc, tmp, buf,
+								       buf_len, &v, &log_root);
 							if (ret)
 								goto setup_failed;
 							tally_state(&x, &w, wi, mi, &cl.p[i], rp.cut2,
@@ -608,8 +634,9 @@ int zcrash_run(const char *scenario, const struct zcrash_opts *opts,
 							if (o->max_cases && sum->tried >= o->max_cases)
 								goto done;
 							ret = zcrash_run_case(c, &w, &r, &cl.p[i], loss, seed,
-								       &mo, n, v.gen, tmp, buf, buf_len,
-								       &v2, &log_root);
+								       &mo, n, v.gen,
+								       pick_btrfs(o, bc, sum), tmp,
+								       buf, buf_len, &v2, &log_root);
 							if (ret)
 								goto setup_failed;
 							tally_state(&x, &w, wi, mi, &cl.p[i], n, loss,
@@ -661,6 +688,10 @@ finished:
 				       k ? "on" : "off", sum->tried_treelog[k],
 				       sum->violations_treelog[k]);
 		printf("  %-20s %10" PRIu64 "\n", "recovery cut again", sum->tried_replay);
+		if (bc)
+			printf("  %-20s %10" PRIu64 " (%" PRIu64 " images)\n",
+			       "btrfs checked", sum->btrfs_states,
+			       sum->btrfs_images);
 		if (!strcmp(c->workload, "faults")) {
 			printf("  %-20s %10" PRIu64 "\n", "states with a fault", sum->nr_faulted);
 			printf("  %-20s %10" PRIu64 "\n", "commands failed", sum->nr_injected);
@@ -690,6 +721,10 @@ finished:
 			sum->tried_treelog[0], sum->violations_treelog[0],
 			sum->tried_treelog[1], sum->violations_treelog[1],
 			sum->tried_replay);
+		if (bc)
+			fprintf(x.js, ",\n  \"btrfs_check\": {\"every\": %" PRIu64 ", \"states\": %" PRIu64 ", \"images\": %" PRIu64 "}",
+				o->btrfs_check, sum->btrfs_states,
+				sum->btrfs_images);
 		if (!strcmp(c->workload, "faults"))
 			fprintf(x.js, ",\n  \"faults\": {\"states_with_a_fault\": %" PRIu64 ", \"commands_failed\": %" PRIu64 ", \"zones_failed\": %" PRIu64 ", \"errors_reported\": %" PRIu64 ", \"degraded\": %" PRIu64 "}",
 				sum->nr_faulted, sum->nr_injected, sum->nr_zone_fails,
@@ -710,6 +745,7 @@ out:
 	free(cl.p);
 	free(tmp);
 	free(buf);
+	zcrash_btrfs_close(bc);
 	free(c->ft);
 	free(c);
 	free(dir);

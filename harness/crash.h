@@ -27,8 +27,8 @@
  * The oracles (docs/crash.md); index 0 is unused.  4 and 5 hold with
  * treelog=off (the recovered state is one commit's), 7 and 8 with
  * treelog=on (the last commit plus what the log holds); 9 in fault
- * campaigns only, 10 in device-replace campaigns only; the others in
- * both modes.
+ * campaigns only, 10 in device-replace campaigns only, 11 on the states
+ * --btrfs-check picks; the others in both modes.
  */
 enum zcrash_oracle {
 	ZCRASH_OK,
@@ -44,6 +44,8 @@ enum zcrash_oracle {
 				 * succeeded wrote reads back, or an error */
 	ZCRASH_REPLACE,		/* 10: workload=replace: finished on the
 				 * target or cancelled on the source */
+	ZCRASH_BTRFS,		/* 11: --btrfs-check: btrfs check --readonly
+				 * is clean on the state and its recovery */
 	ZCRASH_NR_ORACLES
 };
 
@@ -63,6 +65,11 @@ struct zcrash_opts {
 	const char *treelog;	/* "on", "off", "both"; NULL = the scenario's */
 	const char *replay_cuts; /* "off", "log", "every"; NULL = the
 				  * scenario's */
+	/* Oracle 11 on every Nth state (the 1st, the N+1th, ... of the
+	 * campaign, recovery cuts included): btrfs check --readonly on the
+	 * crash state and on its recovery; 0 = none.  The device must be
+	 * emulated zones of 256 MiB (emulated=on; -EINVAL otherwise). */
+	uint64_t btrfs_check;
 	/* TEST-ONLY: every mount of the campaign breaks this ordering rule
 	 * (enum zcow_mutation, include/zcow.h), to prove the oracles catch
 	 * it; 0 = none.  No command sets it. */
@@ -79,6 +86,9 @@ struct zcrash_summary {
 	uint64_t tried_treelog[2];	/* states per mode: [0] off, [1] on */
 	uint64_t violations_treelog[2];
 	uint64_t tried_replay;	/* of tried: recovery mount cut again */
+	/* --btrfs-check: states checked, images btrfs check read (the
+	 * crash state and the recovered one) */
+	uint64_t btrfs_states, btrfs_images;
 	/* workload=faults (0 otherwise), summed over the states tried */
 	uint64_t nr_injected;	/* commands failed by an injected fault */
 	uint64_t nr_zone_fails;	/* zones turned read-only or offline */

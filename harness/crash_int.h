@@ -10,6 +10,8 @@
  *   crash_oracle.c    the runs on the file system: the uncut run of a
  *                     workload, each crash state (replay, cut, power
  *                     cycle), its recovery and the oracles (verdicts).
+ *   crash_btrfs.c     oracle 11: btrfs check --readonly (btrfs-progs)
+ *                     on a state's device written as a plain file
  *   crash_replace.c   workload=replace: the replace's target (a second
  *                     device in the source's power domain), the device a
  *                     crash state mounts, and the replace oracle
@@ -234,6 +236,8 @@ struct verdict {
 	uint64_t nr_injected, nr_zone_fails, nr_errors;	/* faults */
 	bool is_degraded;
 	bool is_on_target;	/* workload=replace: the fs on the target */
+	bool is_btrfs_checked;	/* oracle 11 ran on this state */
+	unsigned int nr_btrfs_images;	/* images btrfs check read */
 };
 
 extern const char *const oracle_names[ZCRASH_NR_ORACLES];
@@ -280,13 +284,37 @@ int zcrash_build_trials(struct camp *c, const struct rec *r);
 int zcrash_record(const struct camp *c, const struct wl *w,
 		  const struct zcow_mount_opts *mo, struct rec *r,
 		  uint8_t *tmp, char *err, size_t elen);
-/* One crash state and its verdict (crash_oracle.c, run_case()). */
+/* One crash state and its verdict (crash_oracle.c, run_case()); @bc
+ * (NULL: none) adds oracle 11. */
+struct zcrash_btrfs;
 int zcrash_run_case(const struct camp *c, const struct wl *w,
 		    const struct rec *r, const struct cutpt *pt, int loss,
 		    uint64_t seed, const struct zcow_mount_opts *mo,
-		    uint64_t cut2, uint64_t base_gen, uint8_t *tmp,
-		    uint8_t *buf, uint64_t buf_len, struct verdict *v,
-		    uint64_t *log_root_ret);
+		    uint64_t cut2, uint64_t base_gen, struct zcrash_btrfs *bc,
+		    uint8_t *tmp, uint8_t *buf, uint64_t buf_len,
+		    struct verdict *v, uint64_t *log_root_ret);
+
+/* ---- crash_btrfs.c ----------------------------------------------- */
+
+/*
+ * Oracle 11's checker for campaign @c: its device must be conventional
+ * zones of 256 MiB (the emulated zones btrfs-progs assumes for a plain
+ * file), and btrfs-progs must run (the clean lines are taken from
+ * btrfs check on a mkfs.btrfs file system of the device's size).
+ * 0, or -EINVAL (geometry), -ENOENT (btrfs-progs missing), -errno, with
+ * the reason in @err.
+ */
+int zcrash_btrfs_open(const struct camp *c, struct zcrash_btrfs **b_ret,
+		      char *err, size_t elen);
+void zcrash_btrfs_close(struct zcrash_btrfs *b);
+/*
+ * btrfs check --readonly on the contents of simulated device @dev (its
+ * plain file): 0 clean, 1 a complaint (the exit status and the lines a
+ * clean file system does not print, as printed, in @msg), -errno when it
+ * could not run.
+ */
+int zcrash_btrfs_check(struct zcrash_btrfs *b, struct zdev *dev, char *msg,
+		       size_t mlen);
 
 /* ---- crash_replace.c --------------------------------------------- */
 

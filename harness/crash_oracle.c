@@ -243,7 +243,7 @@ int zcrash_record(const struct camp *c, const struct wl *w,
 
 const char *const oracle_names[ZCRASH_NR_ORACLES] = {
 	"ok", "mount", "check", "generation", "acked", "atomic", "device",
-	"fsync", "no-garbage", "reported", "replace"
+	"fsync", "no-garbage", "reported", "replace", "btrfs"
 };
 
 
@@ -1150,6 +1150,22 @@ out:
 	return 0;
 }
 
+/* Oracle 11 on the device of @st as it is now (@what names the image in
+ * the message).  0, or -errno when btrfs check could not run. */
+static int btrfs_oracle(struct zcrash_btrfs *bc, const struct cstate *st,
+			const char *what, struct verdict *v)
+{
+	char msg[480];
+	int ret = zcrash_btrfs_check(bc, st->dev, msg, sizeof(msg));
+
+	if (ret < 0)
+		return ret;
+	v->nr_btrfs_images++;
+	if (ret)
+		fail(v, ZCRASH_BTRFS, "btrfs check on the %s: %s", what, msg);
+	return 0;
+}
+
 /*
  * One crash state: the workload cut at @pt, then (@cut2 > 0) its recovery
  * cut at persist point @cut2, then the oracles (@base_gen: see recover()).
@@ -1160,8 +1176,9 @@ out:
 int zcrash_run_case(const struct camp *c, const struct wl *w,
 		    const struct rec *r, const struct cutpt *pt, int loss,
 		    uint64_t seed, const struct zcow_mount_opts *mo,
-		    uint64_t cut2, uint64_t base_gen, uint8_t *tmp, uint8_t *buf,
-		    uint64_t buf_len, struct verdict *v, uint64_t *log_root_ret)
+		    uint64_t cut2, uint64_t base_gen, struct zcrash_btrfs *bc,
+		    uint8_t *tmp, uint8_t *buf, uint64_t buf_len,
+		    struct verdict *v, uint64_t *log_root_ret)
 {
 	struct cstate st;
 	int ret;
@@ -1174,10 +1191,21 @@ int zcrash_run_case(const struct camp *c, const struct wl *w,
 	*log_root_ret = st.log_root;
 	if (cut2)
 		cut_recovery(&st, mo, cut2, loss, seed, tmp);
+	/* 11: the state as the power cut left it, before zcow recovers */
+	v->is_btrfs_checked = bc && !st.has_offline;
+	if (v->is_btrfs_checked) {
+		ret = btrfs_oracle(bc, &st, "crash state", v);
+		if (ret)
+			goto out;
+	}
 	if (st.has_offline)
 		ret = recover_degraded(w, r, &st, mo, buf, buf_len, v);
 	else
 		ret = recover(w, r, &st, mo, base_gen, tmp, buf, buf_len, v);
+	/* 11: after zcow's recovery, its probe write and second mount */
+	if (!ret && bc && !st.has_offline)
+		ret = btrfs_oracle(bc, &st, "recovered", v);
+out:
 	close_devs(&st.pair);
 	return ret;
 }

@@ -50,13 +50,22 @@
 #define ZCOW_SUPER_FLAG_CHANGING_DATA_CSUM (1ULL << 44)
 #define ZCOW_SUPER_FLAG_CHANGING_META_CSUM (1ULL << 45)
 /*
- * zcow's own flag (btrfs does not use bit 56): the mirrors follow the seed
- * placement (zones 16 and min(256 GiB / zone size, 1024)).  Clear: the
- * placement of today's kernels (512 GiB, 4 TiB), so a kernel-made file
- * system reads as what it is.  A flag, not an incompat bit: the kernel only
- * warns about an unknown flag, and the primary is in the same place.
+ * Where the superblock mirrors are (docs/format.md): the seed placement
+ * (zones 16 and min(256 GiB / zone size, 1024)) is recorded as the 8 bytes
+ * ZCOW_SB_SEED_TAG at the end of the superblock's padding
+ * (ZCOW_SB_PLACEMENT_OFF), which btrfs neither uses nor checks:
+ * btrfs-progs' dump-super does not print it, its check does not read it,
+ * and the kernel keeps the 4 KiB it read when it writes the superblock
+ * back.  Zeros there: the placement of today's kernels (512 GiB, 4 TiB),
+ * so a kernel-made file system reads as what it is.
+ * Images of older zcow versions set flags bit 56 instead
+ * (ZCOW_SUPER_FLAG_SEED_PLACEMENT), still read as the seed placement; it
+ * is never written any more, since btrfs-progs' dump-super names it an
+ * unknown flag and the kernel warns about it on every mount.
  */
 #define ZCOW_SUPER_FLAG_SEED_PLACEMENT	(1ULL << 56)
+#define ZCOW_SB_PLACEMENT_OFF	0xff8
+#define ZCOW_SB_SEED_TAG	"ZCOWSEED"	/* 8 bytes, no NUL */
 
 /* btrfs incompat / compat_ro bits that dump-super names. */
 #define ZCOW_INCOMPAT_MIXED_BACKREF	(1ULL << 0)
@@ -227,6 +236,10 @@ const char *zcow_sb_check(const struct zcow_super_block *sb, int mirror);
 
 /* The placement a superblock records (its flags). */
 enum zcow_sb_placement zcow_sb_placement_of(const struct zcow_super_block *sb);
+/* Record placement @p in @sb (the tag at ZCOW_SB_PLACEMENT_OFF; bit 56
+ * cleared).  Seal the superblock after. */
+void zcow_sb_set_placement(struct zcow_super_block *sb,
+			   enum zcow_sb_placement p);
 
 /*
  * Where mirror @mirror lives on @dev.  Always returns 0 for 0 <= mirror <

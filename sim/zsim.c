@@ -104,6 +104,12 @@ int zsim_check_config(struct zsim_config *cfg)
 			 (unsigned long long)cfg->nr_zones);
 		return -EINVAL;
 	}
+	if (cfg->is_emulated && cfg->nr_conv != cfg->nr_zones) {
+		zlog_err("sim", "emulated=on: every zone is conventional: conv=%llu, zones=%llu",
+			 (unsigned long long)cfg->nr_conv,
+			 (unsigned long long)cfg->nr_zones);
+		return -EINVAL;
+	}
 	if (cfg->max_active && cfg->max_open > cfg->max_active) {
 		zlog_err("sim", "max_open=%u: above max_active=%u",
 			 cfg->max_open, cfg->max_active);
@@ -1236,7 +1242,7 @@ int zsim_attach(struct zsim *sim, struct zdev **dev_ret)
 	info.max_active = sim->cfg.max_active;
 	info.max_append = sim->cfg.max_append;
 	info.lba_size = sim->cfg.lba_size;
-	info.is_zoned = true;
+	info.is_zoned = !sim->cfg.is_emulated;
 	snprintf(info.model, sizeof(info.model), "sim");
 	dev = zdev_alloc(&zsim_ops, &info, sim);
 	if (!dev)

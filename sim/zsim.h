@@ -57,6 +57,10 @@ struct zsim_config {
 	bool no_auto_close;	/* true: QEMU zoned.auto_transition=false */
 	bool no_data;		/* true: keep no data (reads return zeros);
 				 * for performance runs (spec data=off) */
+	bool is_emulated;	/* true: not a zoned device but a plain disk
+				 * in emulated zones, as file: (is_zoned
+				 * false); every zone conventional (spec
+				 * emulated=on) */
 };
 
 /* Which zone rule a refused command broke (docs/device-rules.md). */
@@ -267,6 +271,16 @@ uint64_t zsim_mem_bytes(const struct zsim *sim);
  */
 int zsim_save(struct zsim *sim, const char *path);
 int zsim_load(const char *path, struct zdev **dev_ret);
+/*
+ * Write what the device reads back as a plain file at @path (created or
+ * truncated): zone n at byte n x zone size, the file as long as the
+ * device; a sequential zone's bytes up to its wp, a conventional zone's
+ * chunks that were written; holes elsewhere (they read as zeros, as the
+ * device does).  This is the `file:PATH,zone_size=...` image of the same
+ * geometry (docs/device-spec.md), e.g. for btrfs-progs.  The device must
+ * have power (-EIO when cut).  Returns 0 or -errno (the error logged).
+ */
+int zsim_export_file(struct zsim *sim, const char *path);
 
 /*
  * Import a real device's captured state: DIR/report.txt (`blkzone report`

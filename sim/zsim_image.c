@@ -6,7 +6,8 @@
  *
  *   header   "ZSIMIMG\0" u32 version=1 u32 lba_size
  *            u64 nr_zones zone_size zone_capacity nr_conv max_append seed
- *            u32 max_open max_active flags(bit 0: no_auto_close) reserved=0
+ *            u32 max_open max_active flags(bit 0: no_auto_close, bit 1:
+ *            emulated) reserved=0
  *   zones    per zone: u8 type u8 cond u8[6] 0
  *            u64 wp durable imp_rank (1-based place in the implicitly-open
  *            FIFO, 0 = not IO) nr_data
@@ -25,6 +26,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -142,7 +144,7 @@ static void save_locked(struct zsim *sim, struct img *im)
 	put_u64(im, cfg->seed);
 	put_u32(im, cfg->max_open);
 	put_u32(im, cfg->max_active);
-	put_u32(im, cfg->no_auto_close ? 1 : 0);
+	put_u32(im, (cfg->no_auto_close ? 1 : 0) | (cfg->is_emulated ? 2 : 0));
 	put_u32(im, 0);
 	for (i = 0; i < cfg->nr_zones; i++) {
 		const struct zsim_zone *z = &sim->zones[i];
@@ -236,6 +238,75 @@ int zsim_save(struct zsim *sim, const char *path)
 	}
 out:
 	free(tmp);
+	return ret;
+}
+
+/* Write @len bytes of @p at @off of @fd; 0 or -errno. */
+static int pwrite_all(int fd, const uint8_t *p, uint64_t len, uint64_t off)
+{
+	while (len) {
+		ssize_t n = pwrite(fd, p, len, (off_t)off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : -EIO;
+		p += n;
+		len -= (uint64_t)n;
+		off += (uint64_t)n;
+	}
+	return 0;
+}
+
+static int export_locked(struct zsim *sim, int fd)
+{
+	uint64_t i, c;
+	int ret;
+
+	if (sim->is_cut)
+		return -EIO;
+	if (ftruncate(fd, (off_t)(sim->cfg.nr_zones * sim->cfg.zone_size)))
+		return -errno;
+	for (i = 0; i < sim->cfg.nr_zones; i++) {
+		const struct zsim_zone *z = &sim->zones[i];
+		uint64_t end = z->type == ZDEV_ZONE_CONV ? sim->cfg.zone_size :
+			       z->wp;
+
+		for (c = 0; z->chunks && c * sim->chunk_size < end; c++) {
+			uint64_t n = end - c * sim->chunk_size;
+
+			if (!z->chunks[c])
+				continue;
+			if (n > sim->chunk_size)
+				n = sim->chunk_size;
+			ret = pwrite_all(fd, z->chunks[c], n,
+					 i * sim->cfg.zone_size +
+					 c * sim->chunk_size);
+			if (ret)
+				return ret;
+		}
+	}
+	return 0;
+}
+
+int zsim_export_file(struct zsim *sim, const char *path)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	int ret;
+
+	if (fd < 0) {
+		ret = -errno;
+		zlog_err("sim", "cannot create %s: %s", path, strerror(-ret));
+		return ret;
+	}
+	zsim_lock(sim);
+	ret = export_locked(sim, fd);
+	zsim_unlock(sim);
+	if (close(fd) && !ret)
+		ret = -errno;
+	if (ret)
+		zlog_err("sim", "cannot export the device to %s: %s", path,
+			 strerror(-ret));
 	return ret;
 }
 
@@ -441,7 +512,8 @@ static int load_sim(const char *path, struct zsim **sim_ret)
 	flags = get_u32(&im);
 	get_u32(&im);
 	cfg.no_auto_close = flags & 1;
-	if (im.is_bad || flags > 1 || !cfg.nr_zones || !cfg.zone_size ||
+	cfg.is_emulated = flags & 2;
+	if (im.is_bad || flags > 3 || !cfg.nr_zones || !cfg.zone_size ||
 	    !cfg.zone_capacity || !cfg.lba_size || !cfg.max_append)
 		BAD("image %s: bad header", path);
 	if (zsim_check_config(&cfg))
@@ -803,6 +875,7 @@ enum {
 	KEY_MAX_APPEND = 1 << 7,
 	KEY_SEED = 1 << 8,
 	KEY_AUTO_CLOSE = 1 << 9,
+	KEY_EMULATED = 1 << 10,
 };
 
 static int check_key(const char *what, const char *key, uint64_t want,
@@ -842,6 +915,9 @@ static int apply_keys(struct zsim *sim, const struct zsim_config *cfg,
 	if (keys & KEY_LBA)
 		ret = ret ?: check_key(what, "lba", cfg->lba_size,
 				       have->lba_size);
+	if (keys & KEY_EMULATED)
+		ret = ret ?: check_key(what, "emulated", cfg->is_emulated,
+				       have->is_emulated);
 	if (ret)
 		return ret;
 	if (keys & KEY_MAX_OPEN)
@@ -1017,6 +1093,14 @@ static int parse_spec(const char *params, struct zsim_config *cfg,
 				sf->nr++;
 		} else if (strcmp(key, "zone_fail") == 0) {
 			ret = parse_zone_fail(val, sf);
+		} else if (strcmp(key, "emulated") == 0) {
+			if (strcmp(val, "on") == 0)
+				cfg->is_emulated = true;
+			else if (strcmp(val, "off") == 0)
+				cfg->is_emulated = false;
+			else
+				ret = -EINVAL;
+			*keys_ret |= KEY_EMULATED;
 		} else if (strcmp(key, "data") == 0) {
 			if (strcmp(val, "on") == 0)
 				cfg->no_data = false;

@@ -9,7 +9,9 @@
  * block.  Images: a new file system, one after a workload of files,
  * directories, renames, overwrites, truncates and deletes, and one left
  * with an fsynced tree-log (the process dies before the commit), before
- * and after zcow replays it.
+ * and after zcow replays it; crash states of the crash-btrfs campaign
+ * (oracle 11, docs/crash.md), and the superblock placement recorded where
+ * dump-super does not call it unknown.
  */
 #include <check.h>
 #include <errno.h>
@@ -22,6 +24,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "crash.h"
 #include "csum.h"
 #include "files.h"
 #include "tests.h"
@@ -702,6 +705,83 @@ START_TEST(test_checksum_items_laid_out_as_the_kernel_does_are_read)
 END_TEST
 
 /*
+ * The superblock placement is recorded where btrfs-progs does not object:
+ * dump-super of a zcow image of either placement prints the flags of a
+ * mkfs.btrfs file system (WRITTEN, no unknown flag) and btrfs check is
+ * clean, while zcow reads back the placement it was made with.
+ */
+START_TEST(test_placement_is_recorded_where_btrfs_progs_does_not_object)
+{
+	static const enum zcow_sb_placement places[] = { ZCOW_SB_PLACE_SEED,
+							ZCOW_SB_PLACE_KERNEL };
+	unsigned int i;
+
+	need_btrfs_progs();
+	for (i = 0; i < 2; i++) {
+		struct zcow_mkfs_opts mo = { .seed = 18,
+					     .placement = places[i] };
+		char img[] = "/tmp/zcow-btrfschk-XXXXXX", cmd[512], *out;
+		struct zcow_super_block sb;
+		struct zcow_sb_copy copy;
+		struct zdev *dev;
+
+		temp_img(img);
+		dev = open_img(img);
+		ck_assert_int_eq(zcow_mkfs(dev, &mo), 0);
+		zdev_close(dev);
+		snprintf(cmd, sizeof(cmd),
+			 "btrfs inspect-internal dump-super %s | grep -A2 '^flags'",
+			 img);
+		ck_assert_int_eq(run_capture(cmd, &out), 0);
+		ck_assert_msg(!strcmp(out, "flags\t\t\t0x1\n\t\t\t( WRITTEN )\nmagic\t\t\t_BHRfS_M [match]\n"),
+			      "%s: dump-super says\n%s",
+			      zcow_sb_placement_name(places[i]), out);
+		free(out);
+		assert_btrfs_check_clean(img, zcow_sb_placement_name(places[i]));
+		dev = open_img(img);
+		ck_assert_int_eq(zcow_sb_read_latest(dev, &sb, &copy), 0);
+		ck_assert_int_eq(zcow_sb_placement_of(&sb), places[i]);
+		zdev_close(dev);
+		unlink(img);
+	}
+}
+END_TEST
+
+/* The quick crash-btrfs campaign with btrfs check on every @every-th
+ * state (test-only @mutation, 0: none). */
+static struct zcrash_summary crash_btrfs(uint64_t every, int mutation)
+{
+	struct zcrash_opts o = { .quick = true, .is_quiet = true,
+				 .no_results = true, .btrfs_check = every,
+				 .mutation = mutation };
+	struct zcrash_summary sum;
+
+	ck_assert_int_ge(zcrash_run("configs/crash-btrfs.scenario", &o, &sum),
+			 0);
+	return sum;
+}
+
+/*
+ * Crash states as an independent checker reads them: the quick
+ * crash-btrfs campaign (18 states per tree-log mode), btrfs check
+ * --readonly on every 4th state, on the image the power cut left and on
+ * the one zcow's recovery left: 9 states, 18 images, all clean.
+ */
+START_TEST(test_btrfs_check_is_clean_on_crash_states_and_their_recovery)
+{
+	struct zcrash_summary s;
+
+	need_btrfs_progs();
+	s = crash_btrfs(4, 0);
+	ck_assert_msg(s.violations == 0, "first: %s", s.first_repro);
+	ck_assert_uint_eq(s.tried, 36);
+	ck_assert_uint_eq(s.btrfs_states, 9);
+	ck_assert_uint_eq(s.btrfs_images, 18);
+	ck_assert_uint_eq(s.by_oracle[ZCRASH_BTRFS], 0);
+}
+END_TEST
+
+/*
  * The kernel stores a small file's data inline, in the file extent item
  * (type 0, the bytes after its 21-byte header; max_inline, 2048 by
  * default): zcow reads it, whole and from an offset, both checkers
@@ -766,6 +846,49 @@ START_TEST(test_an_inline_extent_as_the_kernel_writes_it_is_read)
 }
 END_TEST
 
+/*
+ * Oracle 11 can fail: with the superblock written before the flush that
+ * makes its trees durable (ZCOW_MUT_SB_BEFORE_FLUSH), a cut that drops
+ * the unflushed nodes leaves a superblock pointing at blocks that are
+ * not there, and btrfs check says so; a repro line of such a state
+ * carries btrfs-check and reruns it.
+ */
+START_TEST(test_btrfs_check_oracle_catches_a_superblock_before_its_trees)
+{
+	struct zcrash_opts o = { .is_quiet = true, .no_results = true };
+	struct zcrash_summary s, r;
+
+	need_btrfs_progs();
+	s = crash_btrfs(1, ZCOW_MUT_SB_BEFORE_FLUSH);
+	ck_assert_uint_gt(s.by_oracle[ZCRASH_BTRFS], 0);
+	ck_assert_ptr_nonnull(strstr(s.first_repro, " btrfs-check"));
+	o.repro = s.first_repro;
+	o.mutation = ZCOW_MUT_SB_BEFORE_FLUSH;
+	ck_assert_int_eq(zcrash_run(NULL, &o, &r), 1);
+	ck_assert_uint_eq(r.btrfs_states, 1);
+}
+END_TEST
+
+/* --btrfs-check needs the geometry btrfs-progs reads a plain file as. */
+START_TEST(test_btrfs_check_option_refuses_a_zoned_geometry)
+{
+	char cmd[512], *out;
+
+	snprintf(cmd, sizeof(cmd),
+		 "%s crash configs/crash-commit.scenario --quick --no-results --btrfs-check 2",
+		 zcow_test_bin());
+	ck_assert_int_eq(run_capture(cmd, &out), 2);
+	ck_assert_str_eq(out, "zcow crash: btrfs check: device 'sim:zones=24,zone_size=4M,zone_cap=1M': btrfs-progs reads a plain file as conventional zones of 256 MiB: give the device zone_size=256M,conv=24,emulated=on (it has 0 of 24 zones conventional, zone size 4194304, zoned)\n");
+	free(out);
+	snprintf(cmd, sizeof(cmd),
+		 "%s crash configs/crash-btrfs.scenario --quick --btrfs-check 0",
+		 zcow_test_bin());
+	ck_assert_int_eq(run_capture(cmd, &out), 2);
+	ck_assert_str_eq(out, "zcow crash: --btrfs-check '0': a number of states >= 1 (every Nth state is checked)\n");
+	free(out);
+}
+END_TEST
+
 Suite *btrfs_check_suite(void)
 {
 	Suite *s = suite_create("btrfs_check_suite");
@@ -779,6 +902,10 @@ Suite *btrfs_check_suite(void)
 	tcase_add_test(tc, test_btrfs_check_is_clean_with_a_tree_log_and_after_its_replay);
 	tcase_add_test(tc, test_btrfs_restore_recovers_exactly_the_files_zcow_lists);
 	tcase_add_test(tc, test_check_data_reports_a_corrupted_data_block);
+	tcase_add_test(tc, test_placement_is_recorded_where_btrfs_progs_does_not_object);
+	tcase_add_test(tc, test_btrfs_check_is_clean_on_crash_states_and_their_recovery);
+	tcase_add_test(tc, test_btrfs_check_oracle_catches_a_superblock_before_its_trees);
+	tcase_add_test(tc, test_btrfs_check_option_refuses_a_zoned_geometry);
 	suite_add_tcase(s, tc);
 	return s;
 }

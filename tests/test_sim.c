@@ -5,6 +5,7 @@
  * for its errno, the rule the simulator recorded, and the zone after.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -2046,6 +2047,76 @@ START_TEST(test_image_round_trip_keeps_zones_data_and_what_is_volatile)
 }
 END_TEST
 
+/*
+ * zsim_export_file() writes what the device reads back as a plain file:
+ * zone n at n x zone size, conventional and sequential zones (up to the
+ * wp) alike, zeros elsewhere, the device's length; a cut device has no
+ * contents to give (-EIO) until it is power-cycled.
+ */
+START_TEST(test_export_file_holds_every_byte_the_device_reads)
+{
+	struct zdev *dev = mk_busy();
+	uint8_t *want = malloc(ZS), *got = malloc(ZS);
+	char path[300];
+	struct stat st;
+	uint64_t i;
+	int fd;
+
+	ck_assert_ptr_nonnull(want);
+	ck_assert_ptr_nonnull(got);
+	mk_tmpdir();
+	snprintf(path, sizeof(path), "%s/raw", tmpdir);
+	ck_assert_int_eq(zsim_export_file(sim_of(dev), path), 0);
+	ck_assert_int_eq(stat(path, &st), 0);
+	ck_assert_uint_eq((uint64_t)st.st_size, NR_ZONES * ZS);
+	fd = open(path, O_RDONLY);
+	ck_assert_int_ge(fd, 0);
+	for (i = 0; i < NR_ZONES; i++) {
+		ck_assert_int_eq(zdev_read(dev, want, ZS, i * ZS,
+					   ZDEV_CLASS_OTHER), 0);
+		ck_assert_int_eq(pread(fd, got, ZS, (off_t)(i * ZS)),
+				 (ssize_t)ZS);
+		ck_assert_msg(!memcmp(want, got, ZS), "zone %d differs",
+			      (int)i);
+	}
+	/* a conventional zone's and a sequential zone's bytes are there */
+	ck_assert_int_eq(pread(fd, got, 1, (off_t)(2 * LBA)), 1);
+	ck_assert_uint_eq(got[0], 0x01);
+	ck_assert_int_eq(pread(fd, got, 1, (off_t)(3 * ZS + 11 * LBA)), 1);
+	ck_assert_uint_eq(got[0], 0x03);
+	close(fd);
+	ck_assert_int_eq(zsim_cut_now(sim_of(dev), ZSIM_LOSS_DROP, 0), 0);
+	ck_assert_int_eq(zsim_export_file(sim_of(dev), path), -EIO);
+	ck_assert_int_eq(zsim_power_cycle(sim_of(dev)), 0);
+	ck_assert_int_eq(zsim_export_file(sim_of(dev), path), 0);
+	free(want);
+	free(got);
+	zdev_close(dev);
+	rm_tmpdir();
+}
+END_TEST
+
+/* emulated=on: a plain disk in emulated zones, as file: presents one
+ * (is_zoned false), so every zone must be conventional. */
+START_TEST(test_emulated_spec_is_a_non_zoned_device_of_conventional_zones)
+{
+	struct zdev *dev = NULL;
+
+	ck_assert_int_eq(zdev_open("sim:zones=4,zone_size=1M,conv=4,emulated=on",
+				   &dev), 0);
+	ck_assert(!dev->info.is_zoned);
+	ck_assert_uint_eq(dev->info.nr_conv, 4);
+	zdev_close(dev);
+	ck_assert_int_eq(zdev_open("sim:zones=4,zone_size=1M,conv=4", &dev), 0);
+	ck_assert(dev->info.is_zoned);
+	zdev_close(dev);
+	ck_assert_int_eq(zdev_open("sim:zones=4,zone_size=1M,conv=3,emulated=on",
+				   &dev), -EINVAL);
+	ck_assert_int_eq(zdev_open("sim:zones=4,zone_size=1M,conv=4,emulated=yes",
+				   &dev), -EINVAL);
+}
+END_TEST
+
 START_TEST(test_cut_image_reopens_as_the_power_cycled_device)
 {
 	struct zdev *a = mk_busy(), *b;
@@ -2378,6 +2449,8 @@ Suite *sim_image_suite(void)
 	tcase_add_test(tc,
 		       test_image_round_trip_keeps_zones_data_and_what_is_volatile);
 	tcase_add_test(tc, test_cut_image_reopens_as_the_power_cycled_device);
+	tcase_add_test(tc, test_export_file_holds_every_byte_the_device_reads);
+	tcase_add_test(tc, test_emulated_spec_is_a_non_zoned_device_of_conventional_zones);
 	tcase_add_test(tc, test_corrupt_or_truncated_image_is_euclean);
 	tcase_add_test(tc,
 		       test_image_spec_creates_reopens_and_refuses_mismatch);
