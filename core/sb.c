@@ -142,10 +142,13 @@ void zcow_sb_set_placement(struct zcow_super_block *sb,
 	uint8_t *tag = (uint8_t *)sb + ZCOW_SB_PLACEMENT_OFF;
 
 	sb->flags &= ~htole64(ZCOW_SUPER_FLAG_SEED_PLACEMENT);
-	if (p == ZCOW_SB_PLACE_SEED)
+	if (p == ZCOW_SB_PLACE_SEED) {
 		memcpy(tag, ZCOW_SB_SEED_TAG, sizeof(ZCOW_SB_SEED_TAG) - 1);
-	else
+		/* keeps the kernel off: it would allocate the mirrors' zones */
+		sb->flags |= htole64(ZCOW_SUPER_FLAG_SEED_PLACEMENT);
+	} else {
 		memset(tag, 0, sizeof(ZCOW_SB_SEED_TAG) - 1);
+	}
 }
 
 const char *zcow_sb_placement_name(enum zcow_sb_placement p)

@@ -58,10 +58,12 @@
  * and the kernel keeps the 4 KiB it read when it writes the superblock
  * back.  Zeros there: the placement of today's kernels (512 GiB, 4 TiB),
  * so a kernel-made file system reads as what it is.
- * Images of older zcow versions set flags bit 56 instead
- * (ZCOW_SUPER_FLAG_SEED_PLACEMENT), still read as the seed placement; it
- * is never written any more, since btrfs-progs' dump-super names it an
- * unknown flag and the kernel warns about it on every mount.
+ * The seed placement also sets flags bit 56 (ZCOW_SUPER_FLAG_SEED_PLACEMENT),
+ * a flag the kernel does not know and so refuses to mount: the kernel
+ * would take the seed mirrors' zones (16, 17, ...) for free space and
+ * allocate block groups in them, which zcow's next commit overwrites.
+ * btrfs-progs' dump-super names the bit an unknown flag; its check does
+ * not mind.  The kernel placement sets neither.
  */
 #define ZCOW_SUPER_FLAG_SEED_PLACEMENT	(1ULL << 56)
 #define ZCOW_SB_PLACEMENT_OFF	0xff8
@@ -236,8 +238,8 @@ const char *zcow_sb_check(const struct zcow_super_block *sb, int mirror);
 
 /* The placement a superblock records (its flags). */
 enum zcow_sb_placement zcow_sb_placement_of(const struct zcow_super_block *sb);
-/* Record placement @p in @sb (the tag at ZCOW_SB_PLACEMENT_OFF; bit 56
- * cleared).  Seal the superblock after. */
+/* Record placement @p in @sb (seed: the tag at ZCOW_SB_PLACEMENT_OFF and
+ * flags bit 56; kernel: neither).  Seal the superblock after. */
 void zcow_sb_set_placement(struct zcow_super_block *sb,
 			   enum zcow_sb_placement p);
 

@@ -1271,10 +1271,11 @@ START_TEST(test_empty_commit_writes_a_new_root_tree)
 }
 END_TEST
 
-/* The placement is the tag at the end of the padding; an older image's
- * flags bit 56 still reads as the seed placement, and recording the
- * placement again clears that bit. */
-START_TEST(test_placement_tag_is_read_and_the_old_flag_still_is)
+/* The seed placement is the tag at the end of the padding and flags bit
+ * 56 (which keeps the kernel off); either alone reads as the seed
+ * placement (bit 56 alone: an older image), and recording the placement
+ * again writes both.  The kernel placement is neither. */
+START_TEST(test_placement_is_the_tag_and_flag_bit_56)
 {
 	struct zcow_super_block sb;
 	const uint8_t *tag = (const uint8_t *)&sb + 0xff8;
@@ -1283,16 +1284,18 @@ START_TEST(test_placement_tag_is_read_and_the_old_flag_still_is)
 	ck_assert_int_eq(zcow_sb_placement_of(&sb), ZCOW_SB_PLACE_KERNEL);
 	zcow_sb_set_placement(&sb, ZCOW_SB_PLACE_SEED);
 	ck_assert(!memcmp(tag, "ZCOWSEED", 8));
-	ck_assert_uint_eq(sb.flags, 0);
+	ck_assert_uint_eq(le64toh(sb.flags), ZCOW_SUPER_FLAG_SEED_PLACEMENT);
 	ck_assert_int_eq(zcow_sb_placement_of(&sb), ZCOW_SB_PLACE_SEED);
 	zcow_sb_set_placement(&sb, ZCOW_SB_PLACE_KERNEL);
 	ck_assert(!memcmp(tag, "\0\0\0\0\0\0\0\0", 8));
+	ck_assert_uint_eq(sb.flags, 0);
 	ck_assert_int_eq(zcow_sb_placement_of(&sb), ZCOW_SB_PLACE_KERNEL);
 	sb.flags = htole64(ZCOW_SUPER_FLAG_WRITTEN |
 			   ZCOW_SUPER_FLAG_SEED_PLACEMENT);
 	ck_assert_int_eq(zcow_sb_placement_of(&sb), ZCOW_SB_PLACE_SEED);
 	zcow_sb_set_placement(&sb, ZCOW_SB_PLACE_SEED);
-	ck_assert_uint_eq(le64toh(sb.flags), ZCOW_SUPER_FLAG_WRITTEN);
+	ck_assert_uint_eq(le64toh(sb.flags), ZCOW_SUPER_FLAG_WRITTEN |
+			  ZCOW_SUPER_FLAG_SEED_PLACEMENT);
 	ck_assert(!memcmp(tag, "ZCOWSEED", 8));
 }
 END_TEST
@@ -1304,7 +1307,7 @@ Suite *sb_suite(void)
 
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, test_sb_crc32c_is_btrfs_crc32c);
-	tcase_add_test(tc, test_placement_tag_is_read_and_the_old_flag_still_is);
+	tcase_add_test(tc, test_placement_is_the_tag_and_flag_bit_56);
 	tcase_add_test(tc, test_mount_refuses_rw_with_free_space_tree_and_writes_nothing);
 	tcase_add_test(tc, test_mount_refuses_rw_with_unknown_compat_ro);
 	tcase_add_test(tc, test_mount_refuses_features_zcow_cannot_read);
