@@ -26,20 +26,6 @@
 #define OUT "/tmp/zcow-test-fsync-table"
 #define T_CSV OUT "-ref.csv"
 
-/* stdout of the shell command @cmd (malloc'd) and its exit status. */
-static char *capture(const char *cmd, int *status)
-{
-	FILE *p = popen(cmd, "r");
-	char *buf;
-	int st;
-
-	ck_assert_msg(p != NULL, "cannot run %s", cmd);
-	buf = zcow_test_read_all(p);
-	st = pclose(p);
-	*status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-	return buf;
-}
-
 /*
  * The sums over each key's runs: dbench 8 with the tree-log (two runs,
  * 2000 fsyncs, 16 commits, 300 flushes) is 0.0080 commits and 0.1500
@@ -55,7 +41,7 @@ static char *capture(const char *cmd, int *status)
 START_TEST(test_fsync_table_markdown_is_exact)
 {
 	int st;
-	char *out = capture(TABLE, &st);
+	char *out = zcow_test_capture(TABLE, &st);
 	char *want = zcow_test_read_path(DATA "/expected.md");
 
 	ck_assert_msg(st == 0, "exit %d\n%s", st, out);
@@ -88,7 +74,7 @@ END_TEST
 START_TEST(test_fsync_table_later_kernel_run_replaces_its_keys)
 {
 	int st;
-	char *out = capture(TABLE " --kernel " DATA "/kernel", &st);
+	char *out = zcow_test_capture(TABLE " --kernel " DATA "/kernel", &st);
 
 	ck_assert_msg(st == 0, "exit %d\n%s", st, out);
 	ck_assert_ptr_nonnull(strstr(out,
@@ -105,8 +91,8 @@ END_TEST
 START_TEST(test_fsync_table_csv_is_exact)
 {
 	int st;
-	char *out = capture("rm -f " OUT ".csv && " TABLE " --csv " OUT ".csv",
-			    &st);
+	char *out = zcow_test_capture("rm -f " OUT ".csv && " TABLE " --csv "
+				      OUT ".csv", &st);
 	char *csv, *want;
 
 	ck_assert_msg(st == 0, "exit %d\n%s", st, out);
@@ -137,8 +123,8 @@ END_TEST
 START_TEST(test_fsync_table_reference_rows_make_ranges)
 {
 	int st;
-	char *out = capture("python3 harness/fsync_table.py " REF
-			    "--zcow dbench=" DATA "/zcow", &st);
+	char *out = zcow_test_capture("python3 harness/fsync_table.py " REF
+				      "--zcow dbench=" DATA "/zcow", &st);
 	char *want = zcow_test_read_path(DATA "/expected-reference.md");
 
 	ck_assert_msg(st == 0, "exit %d\n%s", st, out);
@@ -164,9 +150,9 @@ END_TEST
 START_TEST(test_fsync_table_vm_run_replaces_reference_rows)
 {
 	int st;
-	char *out = capture("python3 harness/fsync_table.py " REF
-			    "--kernel " DATA "/kernel --zcow dbench=" DATA
-			    "/zcow", &st);
+	char *out = zcow_test_capture("python3 harness/fsync_table.py " REF
+				      "--kernel " DATA "/kernel --zcow dbench="
+				      DATA "/zcow", &st);
 	char *want = zcow_test_read_path(DATA "/expected-replaced.md");
 
 	ck_assert_msg(st == 0, "exit %d\n%s", st, out);
@@ -186,8 +172,8 @@ END_TEST
 START_TEST(test_fsync_table_checked_in_reference_reads)
 {
 	int st;
-	char *out = capture("python3 harness/fsync_table.py --kernel "
-			    "configs/kernel-fsync-anchors.csv", &st);
+	char *out = zcow_test_capture("python3 harness/fsync_table.py --kernel "
+				      "configs/kernel-fsync-anchors.csv", &st);
 
 	ck_assert_msg(st == 0, "exit %d\n%s", st, out);
 	ck_assert_ptr_nonnull(strstr(out,
@@ -229,8 +215,8 @@ START_TEST(test_fsync_table_reference_errors_name_file_line)
 		ck_assert_msg(f != NULL, "cannot write " T_CSV);
 		fputs(cases[i].text, f);
 		fclose(f);
-		out = capture("python3 harness/fsync_table.py --kernel " T_CSV
-			      " 2>&1", &st);
+		out = zcow_test_capture("python3 harness/fsync_table.py "
+					"--kernel " T_CSV " 2>&1", &st);
 		snprintf(want, sizeof(want), "fsync_table.py: " T_CSV "%s\n",
 			 cases[i].msg);
 		ck_assert_int_eq(st, 2);
@@ -246,26 +232,26 @@ START_TEST(test_fsync_table_usage_errors_exit_2)
 	int st;
 	char *out;
 
-	out = capture("python3 harness/fsync_table.py --zcow dbench 2>&1",
-		      &st);
+	out = zcow_test_capture("python3 harness/fsync_table.py --zcow dbench "
+				"2>&1", &st);
 	ck_assert_int_eq(st, 2);
 	ck_assert_str_eq(out, "fsync_table.py: --zcow dbench: expected "
 			      "WORKLOAD=DIR\n");
 	free(out);
-	out = capture("python3 harness/fsync_table.py 2>&1", &st);
+	out = zcow_test_capture("python3 harness/fsync_table.py 2>&1", &st);
 	ck_assert_int_eq(st, 2);
 	ck_assert_str_eq(out, "fsync_table.py: nothing to compare: give "
 			      "--kernel and/or --zcow\n");
 	free(out);
-	out = capture("python3 harness/fsync_table.py --kernel " DATA
-		      "/zcow/run-on-1 2>&1", &st);
+	out = zcow_test_capture("python3 harness/fsync_table.py --kernel " DATA
+				"/zcow/run-on-1 2>&1", &st);
 	ck_assert_int_eq(st, 2);
 	ck_assert_str_eq(out, "fsync_table.py: " DATA "/zcow/run-on-1/"
 			      "summary.json: no dbench rows (not a summary of "
 			      "harness/qemu/vm.sh dbench)\n");
 	free(out);
-	out = capture("python3 harness/fsync_table.py --zcow fio=" DATA
-		      "/kernel 2>&1", &st);
+	out = zcow_test_capture("python3 harness/fsync_table.py --zcow fio="
+				DATA "/kernel 2>&1", &st);
 	ck_assert_int_eq(st, 2);
 	ck_assert_str_eq(out, "fsync_table.py: " DATA "/kernel/summary.json: "
 			      "not a summary of a zcow run of the fs target "

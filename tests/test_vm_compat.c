@@ -18,20 +18,6 @@
 
 #define SCRIPT "harness/qemu/scenarios/compat.sh"
 
-/* stdout of the shell command @cmd (malloc'd) and its exit status. */
-static char *capture(const char *cmd, int *status)
-{
-	FILE *p = popen(cmd, "r");
-	char *buf;
-	int st;
-
-	ck_assert_msg(p != NULL, "cannot run %s", cmd);
-	buf = zcow_test_read_all(p);
-	st = pclose(p);
-	*status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-	return buf;
-}
-
 static void write_file(const char *dir, const char *name, const char *text)
 {
 	char path[512];
@@ -62,22 +48,22 @@ START_TEST(test_compat_script_parses_and_has_every_step_in_order)
 	char *out;
 	int st;
 
-	out = capture("sh -n " SCRIPT " 2>&1", &st);
+	out = zcow_test_capture("sh -n " SCRIPT " 2>&1", &st);
 	ck_assert_msg(st == 0, "sh -n " SCRIPT ": exit %d\n%s", st, out);
 	ck_assert_str_eq(out, "");
 	free(out);
-	out = capture("sed -n 's/^cstep \\([a-z0-9-]*\\) .*/\\1/p' " SCRIPT,
-		      &st);
+	out = zcow_test_capture("sed -n 's/^cstep \\([a-z0-9-]*\\) .*/\\1/p' "
+				SCRIPT, &st);
 	ck_assert_int_eq(st, 0);
 	ck_assert_str_eq(out, want);
 	free(out);
-	out = capture("sed -n 's/^# vm: //p' " SCRIPT, &st);
+	out = zcow_test_capture("sed -n 's/^# vm: //p' " SCRIPT, &st);
 	ck_assert_str_eq(out, "zones=64 zone_size=64M zone_cap=64M "
 			      "max_open=14 max_active=14 zasl=0 timeout=600\n");
 	free(out);
 	/* every step records its description (cstep), the kernel's
 	 * failures the end of dmesg */
-	out = capture("grep -c '^	with_dmesg ' " SCRIPT, &st);
+	out = zcow_test_capture("grep -c '^	with_dmesg ' " SCRIPT, &st);
 	ck_assert_str_eq(out, "8\n");
 	free(out);
 }
@@ -117,7 +103,7 @@ START_TEST(test_compat_summary_tables_pass_fail_and_not_run)
 		 "['kernel'], [(r['step'], r['status'], r['rc']) for r in "
 		 "c['rows']], c['rows'][1]['output_file'])\"",
 		 dir, dir);
-	out = capture(cmd, &st);
+	out = zcow_test_capture(cmd, &st);
 	ck_assert_msg(st == 0, "exit %d\n%s", st, out);
 	ck_assert_str_eq(out,
 		"1 3 6.1.0-57-amd64 [('zcow-mkfs', 'pass', 0), "

@@ -99,6 +99,9 @@ void zcow_test_files(struct zcow_fs *fs, int first, int n, uint64_t size,
 char *zcow_test_read_all(FILE *f);
 /* The whole file at @path, NUL-terminated (fails the test if missing). */
 char *zcow_test_read_path(const char *path);
+/* The stdout of the shell command @cmd (malloc'd); its exit status in
+ * *@status (-1: it did not exit). */
+char *zcow_test_capture(const char *cmd, int *status);
 
 /* fio job text parsed as "t.fio" (tests/fio_tool.c): it parses (the
  * spec, for zfio_free()), or it is refused (-EINVAL) with exactly @want,

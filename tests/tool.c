@@ -191,3 +191,16 @@ char *zcow_test_read_path(const char *path)
 	fclose(f);
 	return buf;
 }
+
+char *zcow_test_capture(const char *cmd, int *status)
+{
+	FILE *p = popen(cmd, "r");
+	char *buf;
+	int st;
+
+	ck_assert_msg(p != NULL, "cannot run %s", cmd);
+	buf = zcow_test_read_all(p);
+	st = pclose(p);
+	*status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+	return buf;
+}
