@@ -83,6 +83,20 @@ static int open_tree(struct zcow_fs *fs, struct zcow_tree *root,
 			      item[238], get64(item + 160));
 }
 
+/* The committed root tree and, through it, the extent and csum trees. */
+static int open_committed(struct zcow_fs *fs, struct zcow_tree *root,
+			  struct zcow_tree *extent, struct zcow_tree *csum)
+{
+	int err = zcow_tree_init(root, &fs->store, ZCOW_ROOT_TREE_OBJECTID,
+				 le64toh(fs->sb.root), fs->sb.root_level, 0);
+
+	if (!err)
+		err = open_tree(fs, root, ZCOW_EXTENT_TREE_OBJECTID, extent);
+	if (!err)
+		err = open_tree(fs, root, ZCOW_CSUM_TREE_OBJECTID, csum);
+	return err;
+}
+
 static void add_ref(struct fck *ck, uint64_t bytenr, uint64_t len,
 		    uint64_t root, uint64_t ino, uint64_t offset)
 {
@@ -564,12 +578,7 @@ int zcow_files_check(struct zcow_fs *fs,
 						z.start + z.capacity :
 						z.wp;
 	}
-	err = zcow_tree_init(&root, &fs->store, ZCOW_ROOT_TREE_OBJECTID,
-			     le64toh(fs->sb.root), fs->sb.root_level, 0);
-	if (!err)
-		err = open_tree(fs, &root, ZCOW_EXTENT_TREE_OBJECTID, &extent);
-	if (!err)
-		err = open_tree(fs, &root, ZCOW_CSUM_TREE_OBJECTID, &csum);
+	err = open_committed(fs, &root, &extent, &csum);
 	if (err) {
 		problem(&ck, "file layer: trees unreadable (%d)", err);
 		goto out;
@@ -777,12 +786,7 @@ int zcow_check_data(struct zcow_fs *fs,
 	memset(&root, 0, sizeof(root));
 	memset(&extent, 0, sizeof(extent));
 	memset(&csum, 0, sizeof(csum));
-	err = zcow_tree_init(&root, &fs->store, ZCOW_ROOT_TREE_OBJECTID,
-			     le64toh(fs->sb.root), fs->sb.root_level, 0);
-	if (!err)
-		err = open_tree(fs, &root, ZCOW_EXTENT_TREE_OBJECTID, &extent);
-	if (!err)
-		err = open_tree(fs, &root, ZCOW_CSUM_TREE_OBJECTID, &csum);
+	err = open_committed(fs, &root, &extent, &csum);
 	if (err) {
 		problem(&ck, "data: trees unreadable (%d)", err);
 		goto out;

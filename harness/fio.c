@@ -2754,13 +2754,8 @@ int zfio_opt_verr(char *err, size_t len, const struct zfio_job *j,
 	return -EINVAL;
 }
 
-/* An error about option @opt of @j (zfio_opt_where()); -EINVAL. */
-static int fail_opt(char *err, size_t len, const struct zfio_job *j,
-		    enum zfio_opt opt, const char *fmt, ...)
-	__attribute__((format(printf, 5, 6)));
-
-static int fail_opt(char *err, size_t len, const struct zfio_job *j,
-		    enum zfio_opt opt, const char *fmt, ...)
+int zfio_err(char *err, size_t len, const struct zfio_job *j,
+	     enum zfio_opt opt, const char *fmt, ...)
 {
 	va_list ap;
 	int ret;
@@ -2788,14 +2783,14 @@ static int check_spec(struct zfio_spec *spec, char *err, size_t len)
 
 		clones += j->numjobs;
 		if (clones > ZFIO_MAX_JOBS)
-			return fail_opt(err, len, j, ZFIO_OPT_NUMJOBS,
+			return zfio_err(err, len, j, ZFIO_OPT_NUMJOBS,
 					"%llu clones in all is above the limit "
 					"of %u jobs", (unsigned long long)clones,
 					ZFIO_MAX_JOBS);
 		files += (uint64_t)(j->filename[0] ? 1 : j->nrfiles) *
 			 j->numjobs;
 		if (files > ZFIO_MAX_FILES)
-			return fail_opt(err, len, j, j->filename[0] ||
+			return zfio_err(err, len, j, j->filename[0] ||
 					j->nrfiles == 1 ? ZFIO_OPT_NUMJOBS :
 					ZFIO_OPT_NRFILES,
 					"%llu files in all (nrfiles x numjobs) "
@@ -2808,12 +2803,12 @@ static int check_spec(struct zfio_spec *spec, char *err, size_t len)
 			if (!strcmp(spec->jobs[k].name, j->wait_for))
 				nr_named++;
 		if (!nr_named)
-			return fail_opt(err, len, j, ZFIO_OPT_WAIT_FOR,
+			return zfio_err(err, len, j, ZFIO_OPT_WAIT_FOR,
 					"no job named '%s' before job '%s' "
 					"(the waitee must come first)",
 					j->wait_for, j->name);
 		if (nr_named > 1)
-			return fail_opt(err, len, j, ZFIO_OPT_WAIT_FOR,
+			return zfio_err(err, len, j, ZFIO_OPT_WAIT_FOR,
 					"%u earlier jobs are named '%s'; a "
 					"waitee's name must be unique",
 					nr_named, j->wait_for);
@@ -2866,7 +2861,7 @@ static int resolve_bs(struct zfio_job *j, char *err, size_t len)
 		if (first == ZFIO_NR_DDIR)
 			first = d;
 		if (j->bs_min_d[d] != j->bs_min_d[first])
-			return fail_opt(err, len, j, j->bs_opt, "the smallest "
+			return zfio_err(err, len, j, j->bs_opt, "the smallest "
 					"I/O of %s is %llu bytes, of %s %llu: "
 					"a job's directions must share it (its "
 					"offset unit)", names[first],
@@ -2891,7 +2886,7 @@ static int check_rate(struct zfio_job *j, char *err, size_t len)
 		j->thinktime_spin_ns = j->thinktime_ns;
 	for (d = 0; d < ZFIO_NR_DDIR && j->rate_poisson; d++)
 		if (j->rate[d] && j->rate[d] < j->bs_min_d[d])
-			return fail_opt(err, len, j, ZFIO_OPT_RATE, "%llu "
+			return zfio_err(err, len, j, ZFIO_OPT_RATE, "%llu "
 					"bytes/s is below one I/O of %llu bytes "
 					"per second (rate_process=poisson)",
 					(unsigned long long)j->rate[d],
@@ -3390,7 +3385,7 @@ int zfio_dist_init(struct zfio_dist_state *st, const struct zfio_job *j,
 			for (i = 0; i < j->nr_dist_zones[d]; i++)
 				sum += j->dist_zones[d][i].size;
 			if (sum / st->bs > nr_blocks)
-				return fail_opt(err, err_len, j,
+				return zfio_err(err, err_len, j,
 						ZFIO_OPT_RANDOM_DISTRIBUTION,
 						"the zoned_abs zones add up to "
 						"%llu bytes, above the job's "

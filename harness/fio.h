@@ -373,6 +373,10 @@ void zfio_opt_where(const struct zfio_job *j, enum zfio_opt opt, char *buf,
 int zfio_opt_verr(char *err, size_t len, const struct zfio_job *j,
 		  enum zfio_opt opt, const char *fmt, va_list ap)
 	__attribute__((format(printf, 5, 0)));
+/* The same with its arguments (an error about option @opt of @j). */
+int zfio_err(char *err, size_t len, const struct zfio_job *j,
+	     enum zfio_opt opt, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
 const char *zfio_opt_name(enum zfio_opt opt);
 
 /*

@@ -309,22 +309,6 @@ uint64_t zfio_rand_blocks(const struct zfio_job *j, uint64_t range_len)
 	return range_len / unit;
 }
 
-static int check_fail(char *err, size_t len, const struct zfio_job *j,
-		      enum zfio_opt opt, const char *fmt, ...)
-	__attribute__((format(printf, 5, 6)));
-
-static int check_fail(char *err, size_t len, const struct zfio_job *j,
-		      enum zfio_opt opt, const char *fmt, ...)
-{
-	va_list ap;
-	int ret;
-
-	va_start(ap, fmt);
-	ret = zfio_opt_verr(err, len, j, opt, fmt, ap);
-	va_end(ap);
-	return ret;
-}
-
 /*
  * blockalign: fio aligns a random pattern's offsets to it, per direction
  * (a sequential pattern, or a direction without it, uses its smallest
@@ -353,13 +337,13 @@ int zfio_ctl_check(struct zfio_job *j, char *err, size_t err_len)
 			first = d;
 			unit = ba;
 		} else if (ba != unit) {
-			return check_fail(err, err_len, j, ZFIO_OPT_BLOCKALIGN,
-					  "%s align to %llu bytes, %s to "
-					  "%llu: a job's directions must "
-					  "share it (its offset unit)",
-					  names[first],
-					  (unsigned long long)unit, names[d],
-					  (unsigned long long)ba);
+			return zfio_err(err, err_len, j, ZFIO_OPT_BLOCKALIGN,
+					"%s align to %llu bytes, %s to "
+					"%llu: a job's directions must "
+					"share it (its offset unit)",
+					names[first],
+					(unsigned long long)unit, names[d],
+					(unsigned long long)ba);
 		}
 	}
 	if (unit != j->bs)

@@ -361,6 +361,11 @@ static uint64_t max_slot(const struct zrun_job *j)
 	return m;
 }
 
+uint64_t zrun_max_slot(const struct zrun_job *j)
+{
+	return max_slot(j);
+}
+
 static uint32_t min_slot(const struct zrun_job *j)
 {
 	uint32_t i, best = 0;

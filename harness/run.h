@@ -502,6 +502,8 @@ void zrun_dev_stats(struct zrun *run, struct zdev_stats *sum);
 
 /* The per-clone PRNG (splitmix64). */
 uint64_t zrun_rand(struct zrun_job *job);
+/* When @j's last busy slot frees (the latest of its iodepth slots). */
+uint64_t zrun_max_slot(const struct zrun_job *j);
 
 /*
  * Run a scenario file: parse, run every repetition, write the results

@@ -66,17 +66,6 @@ static struct zrun_ctl_job *cj(const struct zrun_job *j)
 	return j->ctl;
 }
 
-static uint64_t max_slot(const struct zrun_job *j)
-{
-	uint64_t m = 0;
-	uint32_t i;
-
-	for (i = 0; i < j->fio->iodepth; i++)
-		if (j->slots[i] > m)
-			m = j->slots[i];
-	return m;
-}
-
 static bool has_ss(const struct zfio_job *f)
 {
 	return f->ctl.ss_dur_ns >= NS;	/* fio counts whole seconds */
@@ -362,7 +351,7 @@ static void new_cycle(struct zrun_ctl_job *c, uint64_t t)
 /* fio's io_u_quiesce(): wait for every I/O in flight; returns when. */
 static uint64_t quiesce(struct zrun *run, struct zrun_job *j, uint64_t t)
 {
-	uint64_t m = max_slot(j);
+	uint64_t m = zrun_max_slot(j);
 	uint32_t i;
 
 	if (m < t)

@@ -740,6 +740,27 @@ static int loadfile_init(struct zrun *run, struct zrun_job *job)
 	return ret;
 }
 
+/* @job's target state with @nr files of @fsize bytes, none open
+ * (job->tpriv, freed by fs_close() even when half made); NULL: no
+ * memory. */
+static struct fs_job *new_fs_job(struct zrun_job *job, uint32_t nr,
+				 uint64_t fsize)
+{
+	struct fs_job *fj = calloc(1, sizeof(*fj));
+
+	if (!fj)
+		return NULL;
+	job->tpriv = fj;
+	fj->files = calloc(nr, sizeof(*fj->files));
+	if (!fj->files)
+		return NULL;
+	fj->nr_files = nr;
+	fj->filesize = fsize;
+	fj->last = NO_FILE;
+	fj->pending = NO_FILE;
+	return fj;
+}
+
 /*
  * A replay job (read_iolog, harness/fio_log.h): its files are the ones
  * the log adds, at the paths it names (their directories made, a
@@ -765,17 +786,9 @@ static int replay_init(struct zrun *run, struct zrun_job *job)
 	ret = check_room(run, job, nr, fsize, has_reads, NULL);
 	if (ret)
 		return ret;
-	fj = calloc(1, sizeof(*fj));
+	fj = new_fs_job(job, nr, fsize);
 	if (!fj)
 		return -ENOMEM;
-	job->tpriv = fj;
-	fj->files = calloc(nr, sizeof(*fj->files));
-	if (!fj->files)
-		return -ENOMEM;
-	fj->nr_files = nr;
-	fj->filesize = fsize;
-	fj->last = NO_FILE;
-	fj->pending = NO_FILE;
 	job->range_start = 0;
 	job->range_len = fsize * nr;
 	job->bytes_goal = 0;
@@ -885,17 +898,9 @@ static int fs_job_init(struct zrun *run, struct zrun_job *job)
 	if (ret)
 		return ret;
 
-	fj = calloc(1, sizeof(*fj));
+	fj = new_fs_job(job, nr, fsize);
 	if (!fj)
 		return -ENOMEM;
-	job->tpriv = fj;
-	fj->files = calloc(nr, sizeof(*fj->files));
-	if (!fj->files)
-		return -ENOMEM;
-	fj->nr_files = nr;
-	fj->filesize = fsize;
-	fj->last = NO_FILE;
-	fj->pending = NO_FILE;
 	for (i = 0; i < nr; i++) {
 		struct fs_file *ff = &fj->files[i];
 		char name[ZFIO_VAL_LEN * 2];
