@@ -26,7 +26,6 @@
 
 #define RES	"/tmp/zcow-test-ctl"
 #define T_FIO	"/tmp/zcow-test-ctl.fio"
-#define T_ERR	"/tmp/zcow-test-ctl.err"
 #define T_IMG	"/tmp/zcow-test-ctl.img"
 
 /* the shared parse helpers (tests/fio_tool.c) */
@@ -418,30 +417,8 @@ END_TEST
 static int run_text(const char *text, const char *const *sets,
 		    unsigned int nr, char **dir_ret, char **err_ret)
 {
-	FILE *f = fopen(T_FIO, "w");
-	int saved, fd, ret;
-
-	ck_assert_ptr_nonnull(f);
-	fputs(text, f);
-	fclose(f);
-	fflush(stderr);
-	saved = dup(2);
-	fd = open(T_ERR, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	ck_assert(saved >= 0 && fd >= 0);
-	dup2(fd, 2);
-	close(fd);
-	*dir_ret = NULL;
-	ret = zrun_scenario(T_FIO, sets, nr, RES, true, dir_ret);
-	fflush(stderr);
-	dup2(saved, 2);
-	close(saved);
-	f = fopen(T_ERR, "r");
-	ck_assert_ptr_nonnull(f);
-	*err_ret = zcow_test_read_all(f);
-	fclose(f);
-	unlink(T_ERR);
-	unlink(T_FIO);
-	return ret;
+	return zcow_test_scenario(T_FIO, text, sets, nr, RES, dir_ret,
+				  err_ret);
 }
 
 static char *summary(const char *dir)

@@ -1219,7 +1219,6 @@ START_TEST(test_run_fs_fsync_wa_counts_meta_log_and_superblock)
 END_TEST
 
 #define T_FIO	"/tmp/zcow-test-t.fio"
-#define T_ERR	"/tmp/zcow-test-t.err"
 #define T_IMG	"/tmp/zcow-test-t.img"
 
 /*
@@ -1230,31 +1229,14 @@ END_TEST
 static int run_text(const char *text, const char *const *sets,
 		    unsigned int nr, char **dir_ret, char *err, size_t len)
 {
-	FILE *f = fopen(T_FIO, "w");
-	int saved, fd, ret;
 	char *msg, *p;
+	int ret = zcow_test_scenario(T_FIO, text, sets, nr, RES, dir_ret,
+				     &msg);
 
-	ck_assert_ptr_nonnull(f);
-	fputs(text, f);
-	fclose(f);
-	fflush(stderr);
-	saved = dup(2);
-	fd = open(T_ERR, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	ck_assert(saved >= 0 && fd >= 0);
-	dup2(fd, 2);
-	close(fd);
-	*dir_ret = NULL;
-	ret = zrun_scenario(T_FIO, sets, nr, RES, true, dir_ret);
-	fflush(stderr);
-	dup2(saved, 2);
-	close(saved);
-	msg = zcow_test_read_path(T_ERR);
 	p = strncmp(msg, "zcow run: ", 10) ? msg : msg + 10;
 	p[strcspn(p, "\n")] = '\0';
 	snprintf(err, len, "%s", p);
 	free(msg);
-	unlink(T_ERR);
-	unlink(T_FIO);
 	return ret;
 }
 

@@ -110,6 +110,12 @@ struct zfio_spec;
 struct zfio_spec *zcow_test_parse_ok(const char *text);
 void zcow_test_parse_err(const char *text, const char *want);
 void zcow_test_parse_err_has(const char *text, const char *want);
+/* Write @text to @path and run it in this process (zrun_scenario() with
+ * @sets, results under @res): its return, the results folder or NULL in
+ * *@dir_ret, its stderr (malloc'd) in *@err_ret; @path is removed. */
+int zcow_test_scenario(const char *path, const char *text,
+		       const char *const *sets, unsigned int nr,
+		       const char *res, char **dir_ret, char **err_ret);
 
 /* Directory of the test vectors (tests/data), relative to the repo root. */
 #define ZCOW_TESTDATA "tests/data"
