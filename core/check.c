@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "csum.h"
 #include "files.h"
 #include "fs.h"
 #include "grow.h"
@@ -18,20 +19,35 @@
 #include "zlog.h"
 
 #define HDR 101u
-#define TREE_BLOCK_REF_KEY 176
 
 struct ck_node {
 	uint64_t bytenr;
-	uint64_t owner;
+	uint64_t owner;		/* the tree walked (log nodes) or the header's */
 	int level;
 };
 
 struct ck_ext {
 	uint64_t bytenr;
 	uint64_t len;
-	uint64_t owner;		/* metadata: the tree block ref's root */
 	uint64_t refs;
+	uint64_t flags;
 	int level;		/* -1: data extent */
+	uint64_t first_ref;	/* its inline references: erefs[first, +nr) */
+	uint32_t nr_refs;
+};
+
+/* A pointer to a tree block: from a root item (@parent 0: by @root) or
+ * from the node @parent made by @parent_owner. */
+struct ck_bref {
+	uint64_t child;
+	uint64_t parent, parent_owner, root;
+};
+
+/* A file extent item of a subvolume tree's leaf (each leaf counted once). */
+struct ck_dref {
+	uint64_t bytenr, len;
+	uint64_t leaf, leaf_owner;
+	uint64_t ino, offset;	/* the data reference's: file off - extent off */
 };
 
 struct ck_range {
@@ -53,6 +69,12 @@ struct ck {
 	bool is_nomem;
 	ARR(struct ck_node, nodes);
 	ARR(struct ck_ext, exts);
+	ARR(struct zcow_eref, erefs);
+	ARR(struct ck_bref, brefs);
+	ARR(struct ck_dref, drefs);
+	/* Tree blocks walked already (open addressing, 0 = empty). */
+	uint64_t *seen;
+	uint64_t nr_seen, seen_size;
 	ARR(struct ck_range, bgis);
 	ARR(struct ck_range, chunks);
 	ARR(struct ck_range, devexts);
@@ -168,6 +190,30 @@ static void log_item(struct ck *ck, const struct zcow_key *k, const uint8_t *d,
 	}
 }
 
+/* The inline references of extent item @d into ck->erefs, in order. */
+static void add_erefs(struct ck *ck, struct ck_ext *e, const uint8_t *d,
+		      uint32_t size)
+{
+	struct zcow_eref v[ZCOW_MAX_INLINE_REFS];
+	uint32_t nr, i;
+
+	e->first_ref = ck->nr_erefs;
+	e->nr_refs = 0;
+	if (zcow_extent_item_parse(d, size, v, ZCOW_MAX_INLINE_REFS, &nr)) {
+		problem(ck, "extent %" PRIu64 ": inline references malformed",
+			e->bytenr);
+		return;
+	}
+	for (i = 0; i < nr; i++) {
+		struct zcow_eref *r = PUSH(ck, erefs);
+
+		if (!r)
+			return;
+		*r = v[i];
+		e->nr_refs++;
+	}
+}
+
 static void leaf_item(struct ck *ck, uint64_t owner, const struct zcow_key *k,
 		      const uint8_t *d, uint32_t size)
 {
@@ -243,21 +289,69 @@ static void leaf_item(struct ck *ck, uint64_t owner, const struct zcow_key *k,
 				return;
 			e->bytenr = k->objectid;
 			e->refs = get64(d);
-			e->owner = 0;
+			e->flags = get64(d + 16);
 			if (k->type == ZCOW_METADATA_ITEM_KEY) {
 				e->len = ck->fs->nodesize;
 				e->level = (int)k->offset;
-				if (size >= 33 && d[24] == TREE_BLOCK_REF_KEY)
-					e->owner = get64(d + 25);
 			} else {
 				e->len = k->offset;
 				e->level = -1;
 			}
+			add_erefs(ck, e, d, size);
 		}
 		break;
 	default:
 		break;
 	}
+}
+
+/* Mark @bytenr walked; false if it was already. */
+static bool see(struct ck *ck, uint64_t bytenr)
+{
+	uint64_t i, mask;
+
+	if (2 * (ck->nr_seen + 1) > ck->seen_size) {
+		uint64_t *old = ck->seen, n = ck->seen_size, j;
+		uint64_t size = n ? 2 * n : 1024;
+
+		ck->seen = calloc(size, sizeof(*ck->seen));
+		if (!ck->seen) {
+			ck->seen = old;
+			ck->is_nomem = true;
+			return true;
+		}
+		ck->seen_size = size;
+		ck->nr_seen = 0;
+		for (j = 0; j < n; j++)
+			if (old[j])
+				see(ck, old[j]);
+		free(old);
+	}
+	mask = ck->seen_size - 1;
+	for (i = (bytenr >> 12) * 0x9e3779b97f4a7c15ULL & mask; ck->seen[i];
+	     i = (i + 1) & mask)
+		if (ck->seen[i] == bytenr)
+			return false;
+	ck->seen[i] = bytenr;
+	ck->nr_seen++;
+	return true;
+}
+
+/* A file extent of a subvolume tree's leaf @leaf (made by @leaf_owner). */
+static void add_dref(struct ck *ck, uint64_t leaf, uint64_t leaf_owner,
+		     const struct zcow_key *k, const uint8_t *d, uint32_t size)
+{
+	struct zcow_fext fe;
+	struct ck_dref *r;
+
+	if (size < 21 || d[20] == 0 ||
+	    zcow_fext_decode(d, size, k->offset, &fe) || !fe.disk_bytenr)
+		return;	/* inline, a hole, or reported by the file layer */
+	r = PUSH(ck, drefs);
+	if (r)
+		*r = (struct ck_dref){ fe.disk_bytenr, fe.disk_num_bytes, leaf,
+				       leaf_owner, k->objectid,
+				       fe.file_off - fe.offset };
 }
 
 /*
@@ -267,8 +361,10 @@ static void leaf_item(struct ck *ck, uint64_t owner, const struct zcow_key *k,
  */
 static void walk(struct ck *ck, uint64_t owner, uint64_t bytenr, int level,
 		 uint64_t gen, const struct zcow_key *lo,
-		 const struct zcow_key *hi)
+		 const struct zcow_key *hi, uint64_t parent,
+		 uint64_t parent_owner)
 {
+	bool is_subvol = zcow_is_subvol_id(owner);
 	struct zcow_fs *fs = ck->fs;
 	uint32_t ns = fs->nodesize, nr, i;
 	struct zcow_bg *bg = zcow_bg_lookup(fs, bytenr);
@@ -294,6 +390,20 @@ static void walk(struct ck *ck, uint64_t owner, uint64_t bytenr, int level,
 	    bg->physical + (bytenr - bg->start) + ns > ck->zone_wp[idx])
 		problem(ck, "tree %" PRIu64 ": node %" PRIu64 " beyond its zone's write pointer",
 			owner, bytenr);
+	if (!ck->is_log) {
+		struct ck_bref *b = PUSH(ck, brefs);
+
+		if (b)
+			*b = (struct ck_bref){ bytenr, parent, parent_owner,
+					       parent ? 0 : owner };
+		/* Snapshots share nodes: each is walked once. */
+		if (!see(ck, bytenr)) {
+			if (!is_subvol)
+				problem(ck, "tree block %" PRIu64 " referenced twice",
+					bytenr);
+			return;
+		}
+	}
 	buf = malloc(ns);
 	if (!buf) {
 		ck->is_nomem = true;
@@ -304,7 +414,10 @@ static void walk(struct ck *ck, uint64_t owner, uint64_t bytenr, int level,
 			owner, bytenr);
 		goto out;
 	}
-	if (zcow_node_verify(&fs->store, buf, bytenr, owner, level, 0)) {
+	if (zcow_node_verify(&fs->store, buf, bytenr,
+			     is_subvol && !ck->is_log ? ZCOW_OWNER_ANY_SUBVOL :
+							owner,
+			     level, 0)) {
 		problem(ck, "tree %" PRIu64 ": node %" PRIu64 " (level %d) fails verification (checksum, header or key order)",
 			owner, bytenr, level);
 		goto out;
@@ -319,7 +432,9 @@ static void walk(struct ck *ck, uint64_t owner, uint64_t bytenr, int level,
 			owner, bytenr, hgen, gen);
 	n = ck->is_log ? PUSH(ck, log_nodes) : PUSH(ck, nodes);
 	if (n)
-		*n = (struct ck_node){ bytenr, owner, level };
+		*n = (struct ck_node){ bytenr,
+				       ck->is_log ? owner : get64(buf + 0x58),
+				       level };
 	nr = get32(buf + 0x60);
 	if (level == 0 && nr == 0 && lo)
 		problem(ck, "tree %" PRIu64 ": empty non-root leaf %" PRIu64,
@@ -343,10 +458,16 @@ static void walk(struct ck *ck, uint64_t owner, uint64_t bytenr, int level,
 				nhi = &next;
 			}
 			walk(ck, owner, get64(p + 17), level - 1,
-			     get64(p + 25), &key, nhi);
+			     get64(p + 25), &key, nhi, bytenr,
+			     get64(buf + 0x58));
 		} else {
 			leaf_item(ck, owner, &key, buf + HDR + get32(p + 17),
 				  get32(p + 21));
+			if (is_subvol && !ck->is_log &&
+			    key.type == ZCOW_EXTENT_DATA_KEY)
+				add_dref(ck, bytenr, get64(buf + 0x58), &key,
+					 buf + HDR + get32(p + 17),
+					 get32(p + 21));
 		}
 	}
 out:
@@ -378,6 +499,266 @@ static const struct ck_range *find_range(const struct ck_range *v, uint64_t n,
 	return NULL;
 }
 
+static int cmp_bref(const void *a, const void *b)
+{
+	const struct ck_bref *x = a, *y = b;
+
+	return x->child < y->child ? -1 : x->child > y->child;
+}
+
+static int cmp_dref(const void *a, const void *b)
+{
+	const struct ck_dref *x = a, *y = b;
+	uint64_t u[5] = { x->bytenr, x->leaf, x->ino, x->offset, x->len };
+	uint64_t v[5] = { y->bytenr, y->leaf, y->ino, y->offset, y->len };
+	int i;
+
+	for (i = 0; i < 5; i++)
+		if (u[i] != v[i])
+			return u[i] < v[i] ? -1 : 1;
+	return 0;
+}
+
+static const struct ck_ext *find_ext(const struct ck *ck, uint64_t bytenr)
+{
+	uint64_t lo = 0, hi = ck->nr_exts;
+
+	while (lo < hi) {
+		uint64_t mid = lo + (hi - lo) / 2;
+
+		if (ck->exts[mid].bytenr < bytenr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < ck->nr_exts && ck->exts[lo].bytenr == bytenr ?
+		       &ck->exts[lo] :
+		       NULL;
+}
+
+/* Is the node @bytenr FULL_BACKREF (its children know it by address)? */
+static bool is_full_backref(const struct ck *ck, uint64_t bytenr)
+{
+	const struct ck_ext *e = find_ext(ck, bytenr);
+
+	return e && (e->flags & ZCOW_BLOCK_FLAG_FULL_BACKREF);
+}
+
+/* Where inline reference @r sorts inside its type (descending). */
+static uint64_t eref_order(const struct zcow_eref *r)
+{
+	switch (r->type) {
+	case ZCOW_TREE_BLOCK_REF_KEY:
+		return r->root;
+	case ZCOW_EXTENT_DATA_REF_KEY:
+		return zcow_data_ref_hash(r->root, r->ino, r->offset);
+	default:
+		return r->parent;
+	}
+}
+
+static bool eref_same(const struct zcow_eref *x, const struct zcow_eref *y)
+{
+	return x->type == y->type && x->root == y->root &&
+	       x->parent == y->parent && x->ino == y->ino &&
+	       x->offset == y->offset;
+}
+
+static void eref_name(const struct zcow_eref *r, char *buf, size_t len)
+{
+	switch (r->type) {
+	case ZCOW_TREE_BLOCK_REF_KEY:
+		snprintf(buf, len, "tree block backref of root %" PRIu64,
+			 r->root);
+		break;
+	case ZCOW_SHARED_BLOCK_REF_KEY:
+		snprintf(buf, len, "shared block backref of parent %" PRIu64,
+			 r->parent);
+		break;
+	case ZCOW_EXTENT_DATA_REF_KEY:
+		snprintf(buf, len, "data backref of root %" PRIu64 " inode %" PRIu64 " offset %" PRIu64,
+			 r->root, r->ino, r->offset);
+		break;
+	default:
+		snprintf(buf, len, "shared data backref of parent %" PRIu64,
+			 r->parent);
+	}
+}
+
+/*
+ * The inline references of @e against @want[0..nr) (each with its
+ * count; equal ones merged): the same references with the same counts,
+ * in btrfs's order, adding up to refs (btrfs check's backref classes:
+ * missing backref, backref without a reference, count mismatch).
+ */
+static void match_refs(struct ck *ck, const struct ck_ext *e,
+		       struct zcow_eref *want, uint64_t nr)
+{
+	const struct zcow_eref *have = &ck->erefs[e->first_ref];
+	const char *what = e->level < 0 ? "data extent" : "tree block";
+	uint64_t sum = 0, i, j;
+	char name[128];
+
+	for (i = 0; i < e->nr_refs; i++) {
+		if (i && (have[i].type < have[i - 1].type ||
+			  (have[i].type == have[i - 1].type &&
+			   eref_order(&have[i]) > eref_order(&have[i - 1]))))
+			problem(ck, "%s %" PRIu64 ": inline references out of order",
+				what, e->bytenr);
+		sum += have[i].count;
+		for (j = 0; j < nr && !eref_same(&want[j], &have[i]); j++)
+			;
+		eref_name(&have[i], name, sizeof(name));
+		if (j == nr) {
+			problem(ck, "%s %" PRIu64 ": %s matches no reference found",
+				what, e->bytenr, name);
+			continue;
+		}
+		if (want[j].count != have[i].count)
+			problem(ck, "%s %" PRIu64 ": %s: count %u, %u found",
+				what, e->bytenr, name, have[i].count,
+				want[j].count);
+		want[j].count = 0;
+	}
+	for (j = 0; j < nr; j++) {
+		if (!want[j].count)
+			continue;
+		eref_name(&want[j], name, sizeof(name));
+		problem(ck, "%s %" PRIu64 ": %s missing (%u found)", what,
+			e->bytenr, name, want[j].count);
+	}
+	if (sum != e->refs)
+		problem(ck, "%s %" PRIu64 ": refs %" PRIu64 ", its backrefs count %" PRIu64,
+			what, e->bytenr, e->refs, sum);
+}
+
+/* Add @r to @v (merging an equal one): false on no memory. */
+static bool want_add(struct zcow_eref **v, uint64_t *nr, uint64_t *cap,
+		     const struct zcow_eref *r)
+{
+	uint64_t i;
+
+	for (i = 0; i < *nr; i++)
+		if (eref_same(&(*v)[i], r)) {
+			(*v)[i].count++;
+			return true;
+		}
+	if (ZCOW_GROW_ONE(v, *nr, cap))
+		return false;
+	(*v)[(*nr)++] = *r;
+	return true;
+}
+
+/* Every tree block: one extent item, of its level, whose backrefs are
+ * the pointers found to it. */
+static void check_tree_block_refs(struct ck *ck)
+{
+	struct zcow_eref *want = NULL;
+	uint64_t i, b = 0, nr, cap = 0;
+
+	for (i = 0; i < ck->nr_nodes; i++) {
+		const struct ck_node *n = &ck->nodes[i];
+		const struct ck_ext *e = find_ext(ck, n->bytenr);
+
+		while (b < ck->nr_brefs && ck->brefs[b].child < n->bytenr)
+			b++;
+		if (!e) {
+			problem(ck, "tree block %" PRIu64 " (level %d) has no extent item",
+				n->bytenr, n->level);
+			continue;
+		}
+		if (e->level != n->level)
+			problem(ck, "tree block %" PRIu64 ": extent level %d, node level %d",
+				n->bytenr, e->level, n->level);
+		for (nr = 0; b < ck->nr_brefs && ck->brefs[b].child == n->bytenr;
+		     b++) {
+			const struct ck_bref *p = &ck->brefs[b];
+			struct zcow_eref r = { .count = 1 };
+
+			if (!p->parent) {
+				r.type = ZCOW_TREE_BLOCK_REF_KEY;
+				r.root = p->root;
+			} else if (is_full_backref(ck, p->parent)) {
+				r.type = ZCOW_SHARED_BLOCK_REF_KEY;
+				r.parent = p->parent;
+			} else {
+				r.type = ZCOW_TREE_BLOCK_REF_KEY;
+				r.root = p->parent_owner;
+			}
+			if (!want_add(&want, &nr, &cap, &r)) {
+				ck->is_nomem = true;
+				goto out;
+			}
+		}
+		match_refs(ck, e, want, nr);
+	}
+	/* Extent items of tree blocks no tree reaches. */
+	for (i = 0; i < ck->nr_exts; i++) {
+		const struct ck_ext *e = &ck->exts[i];
+		struct ck_node key = { .bytenr = e->bytenr };
+
+		if (e->level >= 0 &&
+		    !bsearch(&key, ck->nodes, ck->nr_nodes, sizeof(key),
+			     cmp_node))
+			problem(ck, "extent item %" PRIu64 " references no tree block",
+				e->bytenr);
+	}
+out:
+	free(want);
+}
+
+/* Every data extent: its backrefs are the file extents of the subvolume
+ * trees' leaves that point at it (by the leaf's owner, or by the leaf
+ * when it is FULL_BACKREF). */
+static void check_data_refs(struct ck *ck)
+{
+	struct zcow_eref *want = NULL;
+	uint64_t i, d = 0, nr, cap = 0;
+
+	for (i = 0; i < ck->nr_exts; i++) {
+		const struct ck_ext *e = &ck->exts[i];
+
+		if (e->level >= 0)
+			continue;
+		for (; d < ck->nr_drefs && ck->drefs[d].bytenr < e->bytenr; d++)
+			problem(ck, "data extent %" PRIu64 ": referenced, no extent item",
+				ck->drefs[d].bytenr);
+		if (d == ck->nr_drefs || ck->drefs[d].bytenr != e->bytenr) {
+			problem(ck, "data extent %" PRIu64 ": refs %" PRIu64 ", no file extent",
+				e->bytenr, e->refs);
+			continue;
+		}
+		for (nr = 0; d < ck->nr_drefs && ck->drefs[d].bytenr == e->bytenr;
+		     d++) {
+			const struct ck_dref *f = &ck->drefs[d];
+			struct zcow_eref r = { .count = 1 };
+
+			if (f->len != e->len)
+				problem(ck, "data extent %" PRIu64 ": length %" PRIu64 ", file extents say %" PRIu64,
+					e->bytenr, e->len, f->len);
+			if (is_full_backref(ck, f->leaf)) {
+				r.type = ZCOW_SHARED_DATA_REF_KEY;
+				r.parent = f->leaf;
+			} else {
+				r.type = ZCOW_EXTENT_DATA_REF_KEY;
+				r.root = f->leaf_owner;
+				r.ino = f->ino;
+				r.offset = f->offset;
+			}
+			if (!want_add(&want, &nr, &cap, &r)) {
+				ck->is_nomem = true;
+				goto out;
+			}
+		}
+		match_refs(ck, e, want, nr);
+	}
+	for (; d < ck->nr_drefs; d++)
+		problem(ck, "data extent %" PRIu64 ": referenced, no extent item",
+			ck->drefs[d].bytenr);
+out:
+	free(want);
+}
+
 static void cross_check(struct ck *ck)
 {
 	struct zcow_fs *fs = ck->fs;
@@ -385,46 +766,10 @@ static void cross_check(struct ck *ck)
 
 	qsort(ck->nodes, ck->nr_nodes, sizeof(*ck->nodes), cmp_node);
 	qsort(ck->exts, ck->nr_exts, sizeof(*ck->exts), cmp_ext);
-	/* Every tree block: exactly one extent item, refs 1, its owner. */
-	for (i = 0, j = 0; i < ck->nr_nodes || j < ck->nr_exts;) {
-		const struct ck_node *n = i < ck->nr_nodes ? &ck->nodes[i] :
-							     NULL;
-		const struct ck_ext *e = j < ck->nr_exts ? &ck->exts[j] : NULL;
-
-		if (e && e->level < 0) {
-			j++;	/* data extents: counted below */
-			continue;
-		}
-		if (n && i > 0 && ck->nodes[i - 1].bytenr == n->bytenr) {
-			problem(ck, "tree block %" PRIu64 " referenced twice",
-				n->bytenr);
-			i++;
-			continue;
-		}
-		if (n && (!e || n->bytenr < e->bytenr)) {
-			problem(ck, "tree block %" PRIu64 " (tree %" PRIu64 ") has no extent item",
-				n->bytenr, n->owner);
-			i++;
-			continue;
-		}
-		if (!n || e->bytenr < n->bytenr) {
-			problem(ck, "extent item %" PRIu64 " references no tree block",
-				e->bytenr);
-			j++;
-			continue;
-		}
-		if (e->refs != 1)
-			problem(ck, "tree block %" PRIu64 ": extent refs %" PRIu64 ", 1 reference found",
-				n->bytenr, e->refs);
-		if (e->owner != n->owner)
-			problem(ck, "tree block %" PRIu64 ": extent owner %" PRIu64 ", found in tree %" PRIu64,
-				n->bytenr, e->owner, n->owner);
-		if (e->level != n->level)
-			problem(ck, "tree block %" PRIu64 ": extent level %d, node level %d",
-				n->bytenr, e->level, n->level);
-		i++;
-		j++;
-	}
+	qsort(ck->brefs, ck->nr_brefs, sizeof(*ck->brefs), cmp_bref);
+	qsort(ck->drefs, ck->nr_drefs, sizeof(*ck->drefs), cmp_dref);
+	check_tree_block_refs(ck);
+	check_data_refs(ck);
 	/* Chunks, device extents and block group items agree. */
 	for (i = 0; i < ck->nr_chunks; i++) {
 		const struct ck_range *c = &ck->chunks[i];
@@ -493,12 +838,12 @@ static void check_log(struct ck *ck)
 		goto out;
 	ck->is_log = true;
 	walk(ck, ZCOW_TREE_LOG_OBJECTID, root, level, fs->generation + 1,
-	     NULL, NULL);
+	     NULL, NULL, 0, 0);
 	if (!ck->log_tree)
 		problem(ck, "tree-log: the log root tree holds no log of the fs tree");
 	else
 		walk(ck, ZCOW_TREE_LOG_OBJECTID, ck->log_tree,
-		     ck->log_tree_level, ck->log_tree_gen, NULL, NULL);
+		     ck->log_tree_level, ck->log_tree_gen, NULL, NULL, 0, 0);
 	ck->is_log = false;
 	for (i = 0; i < ck->nr_nodes; i++) {
 		int idx = bg_index(fs, zcow_bg_lookup(fs, ck->nodes[i].bytenr));
@@ -629,16 +974,16 @@ int zcow_check(struct zcow_fs *fs, void (*report)(void *arg, const char *msg),
 	}
 	walk(&ck, ZCOW_CHUNK_TREE_OBJECTID, le64toh(fs->sb.chunk_root),
 	     fs->sb.chunk_root_level, le64toh(fs->sb.chunk_root_generation),
-	     NULL, NULL);
+	     NULL, NULL, 0, 0);
 	/* Every commit writes a new root tree (btrfs-progs reads it with
 	 * the superblock's generation as the expected transid). */
 	walk(&ck, ZCOW_ROOT_TREE_OBJECTID, le64toh(fs->sb.root),
-	     fs->sb.root_level, fs->generation, NULL, NULL);
+	     fs->sb.root_level, fs->generation, NULL, NULL, 0, 0);
 	for (i = 0; i < ck.nr_roots; i++) {
 		const struct ck_range *r = &ck.roots[i];
 
 		walk(&ck, r->start, r->len, (int)(r->val & 0xff), r->val >> 8,
-		     NULL, NULL);
+		     NULL, NULL, 0, 0);
 	}
 	for (i = 0; i < sizeof(rooted) / sizeof(rooted[0]); i++)
 		if (!find_range(ck.roots, ck.nr_roots, rooted[i]))
@@ -666,6 +1011,10 @@ int zcow_check(struct zcow_fs *fs, void (*report)(void *arg, const char *msg),
 	ret = ck.is_nomem ? -ENOMEM : ck.nr_errors;
 	free(ck.nodes);
 	free(ck.exts);
+	free(ck.erefs);
+	free(ck.brefs);
+	free(ck.drefs);
+	free(ck.seen);
 	free(ck.bgis);
 	free(ck.chunks);
 	free(ck.devexts);

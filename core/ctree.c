@@ -75,6 +75,7 @@ struct zcow_cnode {
 	struct zcow_cnode *hnext;
 	uint64_t bytenr;
 	uint64_t gen;
+	uint64_t owner;	/* the header's: the tree that made the node */
 	int level;
 	bool is_dirty;
 	uint32_t nr;
@@ -294,14 +295,50 @@ static void drop_ref(struct zcow_tree *tree, uint64_t bytenr, uint64_t gen)
 	tree->stats.nr_free++;
 }
 
-/* Remove @node from the tree: the store is told, the memory freed. */
-static void node_forget(struct zcow_tree *tree, struct zcow_cnode *node,
-			bool with_data)
+static void encode(const struct zcow_tree *tree, const struct zcow_cnode *node,
+		   uint8_t *buf);
+
+/*
+ * The tree stops pointing at the node @bytenr (generation @gen, header
+ * owner @owner) whose entries, @node's, it keeps in a node of its own.  A
+ * node that may be shared with another tree (written at or before the
+ * tree's last snapshot, in an earlier transaction) goes to the store's
+ * release with its image (reference counts: ctree.h); any other is
+ * dropped.
+ */
+static int release_node(struct zcow_tree *tree, const struct zcow_cnode *node,
+			uint64_t bytenr, uint64_t gen, uint64_t owner)
 {
+	uint8_t *buf;
+	int ret;
+
+	if (!tree->store->release || gen > tree->share_gen ||
+	    gen >= tree->transid) {
+		drop_ref(tree, bytenr, gen);
+		return 0;
+	}
+	buf = malloc(tree->store->nodesize);
+	if (!buf)
+		return -ENOMEM;
+	encode(tree, node, buf);
+	ret = tree->store->release(tree->store->arg, tree, bytenr, gen, owner,
+				   node->level, buf);
+	free(buf);
+	tree->stats.nr_free++;
+	return ret;
+}
+
+/* Remove @node from the tree: the store is told, the memory freed. */
+static int node_forget(struct zcow_tree *tree, struct zcow_cnode *node,
+		       bool with_data)
+{
+	int ret;
+
 	forget_hints(tree);
 	hash_del(tree, node);
-	drop_ref(tree, node->bytenr, node->gen);
+	ret = release_node(tree, node, node->bytenr, node->gen, node->owner);
 	node_destroy(node, with_data);
+	return ret;
 }
 
 /* ---- encode / decode / verify ----------------------------------------- */
@@ -324,7 +361,7 @@ static void encode(const struct zcow_tree *tree, const struct zcow_cnode *node,
 	memcpy(buf + offsetof(struct zcow_header, chunk_tree_uuid),
 	       store->chunk_tree_uuid, ZCOW_UUID_SIZE);
 	put64(buf + offsetof(struct zcow_header, generation), node->gen);
-	put64(buf + offsetof(struct zcow_header, owner), tree->owner);
+	put64(buf + offsetof(struct zcow_header, owner), node->owner);
 	put32(buf + offsetof(struct zcow_header, nritems), node->nr);
 	buf[offsetof(struct zcow_header, level)] = (uint8_t)node->level;
 
@@ -378,7 +415,7 @@ int zcow_node_verify(const struct zcow_node_store *store, const void *vbuf,
 		   ZCOW_FSID_SIZE))
 		BAD("fsid mismatch%s", "");
 	v = get64(buf + offsetof(struct zcow_header, owner));
-	if (v != owner)
+	if (owner == ZCOW_OWNER_ANY_SUBVOL ? !zcow_is_subvol_id(v) : v != owner)
 		BAD("owner mismatch: have %" PRIu64 " want %" PRIu64, v, owner);
 	lvl = buf[offsetof(struct zcow_header, level)];
 	if (lvl >= ZCOW_MAX_LEVEL || (level >= 0 && lvl != level))
@@ -428,6 +465,7 @@ static int decode(const uint8_t *buf, struct zcow_cnode **node_ret)
 		return -ENOMEM;
 	node->bytenr = get64(buf + offsetof(struct zcow_header, bytenr));
 	node->gen = get64(buf + offsetof(struct zcow_header, generation));
+	node->owner = get64(buf + offsetof(struct zcow_header, owner));
 	for (i = 0; i < nr; i++) {
 		struct centry *e = &node->e[i];
 
@@ -493,8 +531,10 @@ static int get_node(struct zcow_tree *tree, uint64_t bytenr, int level,
 		goto out;
 	}
 	tree->stats.nr_read++;
-	ret = zcow_node_verify(tree->store, buf, bytenr, tree->owner, level,
-			       gen);
+	ret = zcow_node_verify(tree->store, buf, bytenr,
+			       tree->share_gen ? ZCOW_OWNER_ANY_SUBVOL :
+						 tree->owner,
+			       level, gen);
 	if (ret)
 		goto out;
 	ret = decode(buf, &node);
@@ -603,6 +643,7 @@ static int alloc_node(struct zcow_tree *tree, int level,
 	tree->stats.nr_alloc++;
 	node->bytenr = bytenr;
 	node->gen = tree->transid;
+	node->owner = tree->owner;
 	node->is_dirty = true;
 	*node_ret = node;
 	return 0;
@@ -624,6 +665,57 @@ int zcow_tree_create_root(struct zcow_tree *tree)
 	tree->root_level = 0;
 	tree->root_gen = node->gen;
 	tree->seq++;
+	return 0;
+}
+
+int zcow_tree_copy_root(struct zcow_tree *dst, struct zcow_tree *src,
+			void *buf)
+{
+	struct zcow_cnode *from, *node = NULL;
+	uint32_t i;
+	int ret;
+
+	if (dst->root_bytenr != ZCOW_NO_ROOT || dst->store != src->store)
+		return -EINVAL;
+	if (src->root_bytenr == ZCOW_NO_ROOT)
+		return zcow_tree_create_root(dst);
+	ret = get_node(src, src->root_bytenr, src->root_level, src->root_gen,
+		       NULL, &from);
+	if (ret)
+		return ret;
+	ret = alloc_node(dst, from->level, &node);
+	if (!ret && ensure_cap(node, from->nr))
+		ret = -ENOMEM;
+	for (i = 0; !ret && i < from->nr; i++) {
+		struct centry *e = &node->e[i];
+
+		*e = from->e[i];
+		if (!node->level && e->size) {
+			e->data = malloc(e->size);
+			if (!e->data) {
+				ret = -ENOMEM;
+				break;
+			}
+			memcpy(e->data, from->e[i].data, e->size);
+		}
+		node->nr = i + 1;
+	}
+	if (ret) {
+		if (node) {
+			drop_ref(dst, node->bytenr, node->gen);
+			node_destroy(node, true);
+		}
+		return ret;
+	}
+	node->used = from->used;
+	if (buf)
+		encode(src, from, buf);
+	forget_hints(dst);
+	hash_add(dst, node);
+	dst->root_bytenr = node->bytenr;
+	dst->root_level = node->level;
+	dst->root_gen = node->gen;
+	dst->seq++;
 	return 0;
 }
 
@@ -748,7 +840,7 @@ static int cow_node(struct zcow_tree *tree, struct zcow_cnode *node,
 		    struct zcow_cnode *parent, int slot, bool is_forced)
 {
 	uint64_t bytenr = ZCOW_NO_ROOT, old_bytenr = node->bytenr;
-	uint64_t old_gen = node->gen;
+	uint64_t old_gen = node->gen, old_owner = node->owner;
 	int ret;
 
 	if (node->is_dirty && node->gen == tree->transid && !is_forced)
@@ -767,6 +859,7 @@ static int cow_node(struct zcow_tree *tree, struct zcow_cnode *node,
 	hash_del(tree, node);
 	node->bytenr = bytenr;
 	node->gen = tree->transid;
+	node->owner = tree->owner;
 	node->is_dirty = true;
 	hash_add(tree, node);
 	if (parent) {
@@ -776,8 +869,7 @@ static int cow_node(struct zcow_tree *tree, struct zcow_cnode *node,
 		tree->root_bytenr = bytenr;
 		tree->root_gen = node->gen;
 	}
-	drop_ref(tree, old_bytenr, old_gen);
-	return 0;
+	return release_node(tree, node, old_bytenr, old_gen, old_owner);
 }
 
 static int cow(struct zcow_tree *tree, struct zcow_cnode *node,
@@ -1458,7 +1550,9 @@ static int shrink_root(struct zcow_tree *tree)
 		tree->root_bytenr = child->bytenr;
 		tree->root_gen = child->gen;
 		tree->root_level--;
-		node_forget(tree, root, true);
+		ret = node_forget(tree, root, true);
+		if (ret)
+			return ret;
 	}
 	return 0;
 }
@@ -1529,12 +1623,15 @@ static int rebalance(struct zcow_tree *tree, struct path *path, int level)
 			       right->nr * sizeof(*right->e));
 			left->nr += right->nr;
 			left->used += right->used;
-			right->nr = 0;
 			memmove(&parent->e[ls + 1], &parent->e[ls + 2],
 				(parent->nr - ls - 2) * sizeof(*parent->e));
 			parent->nr--;
-			node_forget(tree, right, false);
+			/* right's entries (their data now left's) go with
+			 * it to the store */
+			ret = node_forget(tree, right, false);
 			tree->stats.nr_merge++;
+			if (ret)
+				return ret;
 			fix_first_key(tree, path, lvl, ls, left);
 			continue;
 		}

@@ -146,6 +146,8 @@ uint32_t zcow_leaf_max_item_size(uint32_t nodesize);
  * the store.  Addresses are logical bytes; 0 is never a valid node address
  * (ZCOW_NO_ROOT).
  */
+struct zcow_tree;
+
 struct zcow_node_store {
 	/* Allocate the address of a new node of tree @owner at @level. */
 	int (*alloc)(void *arg, uint64_t owner, int level,
@@ -159,11 +161,36 @@ struct zcow_node_store {
 	 * must "redirty" (write zeroed) the block (seed 007).  May be NULL.
 	 */
 	void (*free)(void *arg, uint64_t bytenr, uint64_t gen);
+	/*
+	 * Shared nodes (snapshots).  A tree with a last snapshot
+	 * (share_gen) stops pointing at the node @bytenr of @level,
+	 * generation @gen <= share_gen and older than the transaction, made
+	 * by tree @owner (the header's), whose entries it keeps in a node of
+	 * its own (copy-on-write, or merged into a sibling).  @buf is the
+	 * node's image.  Another tree may still point at the node, so the
+	 * store counts references (btrfs's update_ref_for_cow); it calls
+	 * free itself when this was the last.  NULL: every drop is a free.
+	 * 0 or -errno (the tree is then in an error state).
+	 */
+	int (*release)(void *arg, struct zcow_tree *tree, uint64_t bytenr,
+		       uint64_t gen, uint64_t owner, int level,
+		       const void *buf);
 	void *arg;
 	uint32_t nodesize;	/* bytes; power of two, 4 KiB..64 KiB */
 	uint8_t fsid[ZCOW_FSID_SIZE];
 	uint8_t chunk_tree_uuid[ZCOW_UUID_SIZE];
 };
+
+/* zcow_node_verify()'s @owner for a subvolume tree: any subvolume's
+ * nodes may be shared into it. */
+#define ZCOW_OWNER_ANY_SUBVOL	0ULL
+
+/* Is @id a subvolume tree's objectid (the fs tree 5 or 256.. -256)? */
+static inline bool zcow_is_subvol_id(uint64_t id)
+{
+	return id == ZCOW_FS_TREE_OBJECTID ||
+	       (id >= 256 && id <= (uint64_t)-256);
+}
 
 /* Sentinel root address: the tree has no root node (not even a leaf). */
 #define ZCOW_NO_ROOT	0ULL
@@ -189,6 +216,13 @@ struct zcow_tree {
 	const struct zcow_node_store *store;
 	uint64_t owner;
 	uint64_t transid;	/* generation of new and CoWed nodes */
+	/*
+	 * The transaction of the tree's last snapshot (btrfs's root item
+	 * last_snapshot), 0 if none: nodes of this generation or older may
+	 * be shared with another tree (store->release), and nodes of any
+	 * subvolume may be read in the tree.  Set by the caller.
+	 */
+	uint64_t share_gen;
 	uint64_t root_bytenr;	/* ZCOW_NO_ROOT if the tree has no root */
 	uint64_t root_gen;
 	int root_level;
@@ -247,6 +281,17 @@ int zcow_tree_set_transid(struct zcow_tree *tree, uint64_t transid);
  * empty btrfs tree).  0, -EEXIST if it has a root, or the alloc errno.
  */
 int zcow_tree_create_root(struct zcow_tree *tree);
+
+/*
+ * A snapshot's root: give @dst (empty, same store) a copy of @src's root
+ * node, made by @dst's owner, sharing every child with @src (btrfs's
+ * btrfs_copy_root).  The references the copy holds on its children are
+ * the caller's to add: @buf (nodesize bytes, may be NULL) receives the
+ * copied node's image.  An empty @src gives an empty leaf.  0, -EINVAL,
+ * or the read/alloc errno.
+ */
+int zcow_tree_copy_root(struct zcow_tree *dst, struct zcow_tree *src,
+			void *buf);
 
 /*
  * Copy the root node into the running transaction (nothing if it is there

@@ -10,8 +10,8 @@
  *     (rounded up to a block), lie in a data block group below its
  *     allocation offset and below its zone's write pointer;
  *   - every data extent has checksums for every block;
- *   - every data EXTENT_ITEM's refs equals the file extent items pointing
- *     at it, in the fs tree and all snapshots;
+ *   (every data EXTENT_ITEM's backrefs against the file extents of the
+ *   leaves that point at it: core/check.c, which sees the shared leaves);
  *   - what btrfs-progs' mkfs makes and btrfs check expects: the root
  *     directory 256 of the fs tree and of the data relocation tree, the
  *     fs tree's uuid in the uuid tree, the root tree's "default" entry.
@@ -30,22 +30,12 @@
 #include "grow.h"
 #include "volumes.h"
 
-struct fref {
-	uint64_t bytenr;
-	uint64_t len;
-	uint64_t root, ino, offset;	/* the data reference's key */
-	uint64_t count;
-	bool is_matched;		/* an inline reference names it */
-};
-
 struct fck {
 	struct zcow_fs *fs;
 	void (*report)(void *arg, const char *msg);
 	void *arg;
 	int nr;
 	bool is_nomem;
-	struct fref *refs;
-	uint64_t nr_refs, cap_refs;
 	uint64_t *zone_wp;
 	struct zcow_tree *extent, *csum;
 };
@@ -95,17 +85,6 @@ static int open_committed(struct zcow_fs *fs, struct zcow_tree *root,
 	if (!err)
 		err = open_tree(fs, root, ZCOW_CSUM_TREE_OBJECTID, csum);
 	return err;
-}
-
-static void add_ref(struct fck *ck, uint64_t bytenr, uint64_t len,
-		    uint64_t root, uint64_t ino, uint64_t offset)
-{
-	if (ZCOW_GROW_ONE(&ck->refs, ck->nr_refs, &ck->cap_refs)) {
-		ck->is_nomem = true;
-		return;
-	}
-	ck->refs[ck->nr_refs++] = (struct fref){ bytenr, len, root, ino,
-						 offset, 1, false };
 }
 
 /* Does DIR_ITEM (dir, hash(name)) hold name -> ino? */
@@ -161,8 +140,6 @@ static void check_fext(struct fck *ck, uint64_t root, uint64_t ino,
 	if (zcow_csum_lookup(ck->csum, fe->disk_bytenr, fe->disk_num_bytes,
 			     NULL))
 		problem(ck, "data extent %" PRIu64 ": checksums missing", fe->disk_bytenr);
-	add_ref(ck, fe->disk_bytenr, fe->disk_num_bytes, root, ino,
-		fe->file_off - fe->offset);
 }
 
 /* Check one fs tree (the fs tree or a snapshot). */
@@ -327,126 +304,6 @@ static void check_root(struct fck *ck, struct zcow_tree *t, uint64_t root)
 	}
 	if (err != -ENOENT)
 		problem(ck, "root %" PRIu64 ": unreadable (%d)", root, err);
-}
-
-static int cmp_ref(const void *a, const void *b)
-{
-	const struct fref *x = a, *y = b;
-	uint64_t u[4] = { x->bytenr, x->root, x->ino, x->offset };
-	uint64_t v[4] = { y->bytenr, y->root, y->ino, y->offset };
-	int i;
-
-	for (i = 0; i < 4; i++)
-		if (u[i] != v[i])
-			return u[i] < v[i] ? -1 : 1;
-	return 0;
-}
-
-/* The inline references of data extent item @d (@len bytes) against the
- * file extents found for it, refs[from, to) (one per distinct key): the
- * same keys, the same counts, in descending hash order. */
-static void check_data_refs(struct fck *ck, uint64_t bytenr, const uint8_t *d,
-			    uint32_t len, uint64_t from, uint64_t to)
-{
-	uint64_t refs = get64(d), sum = 0, j, prev = UINT64_MAX;
-	uint32_t off;
-
-	if ((len - 24) % 29) {
-		problem(ck, "data extent %" PRIu64 ": item of %u bytes is not whole references",
-			bytenr, len);
-		return;
-	}
-	for (off = 24; off + 29 <= len; off += 29) {
-		uint64_t root = get64(d + off + 1), ino = get64(d + off + 9);
-		uint64_t offset = get64(d + off + 17);
-		uint64_t hash = zcow_data_ref_hash(root, ino, offset);
-		uint32_t count = get32(d + off + 25);
-
-		if (d[off] != ZCOW_EXTENT_DATA_REF_KEY) {
-			problem(ck, "data extent %" PRIu64 ": inline reference of type %u",
-				bytenr, d[off]);
-			return;
-		}
-		if (hash > prev)
-			problem(ck, "data extent %" PRIu64 ": inline references out of hash order",
-				bytenr);
-		prev = hash;
-		sum += count;
-		for (j = from; j < to; j++)
-			if (ck->refs[j].root == root && ck->refs[j].ino == ino &&
-			    ck->refs[j].offset == offset)
-				break;
-		if (j == to) {
-			problem(ck, "data extent %" PRIu64 ": reference of root %" PRIu64 " inode %" PRIu64 " offset %" PRIu64 " matches no file extent",
-				bytenr, root, ino, offset);
-			continue;
-		}
-		ck->refs[j].is_matched = true;
-		if (ck->refs[j].count != count)
-			problem(ck, "data extent %" PRIu64 ": root %" PRIu64 " inode %" PRIu64 " offset %" PRIu64 ": count %u, %" PRIu64 " file extents",
-				bytenr, root, ino, offset, count,
-				ck->refs[j].count);
-	}
-	for (j = from; j < to; j++) {
-		if (ck->refs[j].is_matched)
-			continue;
-		problem(ck, "data extent %" PRIu64 ": no reference for root %" PRIu64 " inode %" PRIu64 " offset %" PRIu64 " (%" PRIu64 " file extents)",
-			bytenr, ck->refs[j].root, ck->refs[j].ino,
-			ck->refs[j].offset, ck->refs[j].count);
-	}
-	if (sum != refs)
-		problem(ck, "data extent %" PRIu64 ": refs %" PRIu64 ", its references count %" PRIu64,
-			bytenr, refs, sum);
-}
-
-static void check_extent_refs(struct fck *ck)
-{
-	struct zcow_key start = { 0, 0, 0 }, k;
-	struct zcow_tree_iter it;
-	const void *data;
-	uint64_t i, j = 0, n = 0;
-	uint32_t len;
-	int err;
-
-	if (ck->nr_refs)
-		qsort(ck->refs, ck->nr_refs, sizeof(*ck->refs), cmp_ref);
-	for (i = 0; i < ck->nr_refs; i++) {	/* merge equal references */
-		if (n && !cmp_ref(&ck->refs[n - 1], &ck->refs[i]))
-			ck->refs[n - 1].count++;
-		else
-			ck->refs[n++] = ck->refs[i];
-	}
-	zcow_tree_iter_init(&it, ck->extent, &start);
-	while (!(err = zcow_tree_iter_next(&it, &k, &data, &len))) {
-		const uint8_t *d = data;
-		uint64_t refs, to, found = 0;
-
-		if (k.type != ZCOW_EXTENT_ITEM_KEY || len < 24 ||
-		    !(get64(d + 16) & ZCOW_EXTENT_FLAG_DATA))
-			continue;
-		refs = get64(d);
-		while (j < n && ck->refs[j].bytenr < k.objectid) {
-			problem(ck, "data extent %" PRIu64 ": referenced, no extent item", ck->refs[j].bytenr);
-			j++;
-		}
-		for (to = j; to < n && ck->refs[to].bytenr == k.objectid; to++) {
-			found += ck->refs[to].count;
-			if (ck->refs[to].len != k.offset)
-				problem(ck, "data extent %" PRIu64 ": length %" PRIu64 ", file extents say %" PRIu64,
-					k.objectid, k.offset, ck->refs[to].len);
-		}
-		if (to == j)
-			problem(ck, "data extent %" PRIu64 ": refs %" PRIu64 ", no file extent", k.objectid, refs);
-		else if (found != refs)
-			problem(ck, "data extent %" PRIu64 ": refs %" PRIu64 ", %" PRIu64 " file extents",
-				k.objectid, refs, found);
-		check_data_refs(ck, k.objectid, d, len, j, to);
-		j = to;
-	}
-	for (; j < n; j++)
-		problem(ck, "data extent %" PRIu64 ": referenced, no extent item", ck->refs[j].bytenr);
-	if (err != -ENOENT)
-		problem(ck, "extent tree unreadable (%d)", err);
 }
 
 /*
@@ -620,13 +477,11 @@ int zcow_files_check(struct zcow_fs *fs,
 			check_root(&ck, &t, ids[i]);
 		zcow_tree_release(&t);
 	}
-	check_extent_refs(&ck);
 out:
 	zcow_tree_release(&root);
 	zcow_tree_release(&extent);
 	zcow_tree_release(&csum);
 	free(ids);
-	free(ck.refs);
 	free(ck.zone_wp);
 	return ck.is_nomem ? -ENOMEM : ck.nr;
 }

@@ -33,8 +33,13 @@
 #define ZCOW_FIRST_FREE_OBJECTID	256ULL
 #define ZCOW_ROOT_DIR_INO		256ULL
 #define ZCOW_CSUM_OBJECTID		((uint64_t)-10)
+#define ZCOW_TREE_BLOCK_REF_KEY		176
 #define ZCOW_EXTENT_DATA_REF_KEY	178
+#define ZCOW_SHARED_BLOCK_REF_KEY	182
+#define ZCOW_SHARED_DATA_REF_KEY	184
 #define ZCOW_EXTENT_FLAG_DATA		1ULL
+#define ZCOW_EXTENT_FLAG_TREE_BLOCK	2ULL
+#define ZCOW_BLOCK_FLAG_FULL_BACKREF	(1ULL << 8)
 #define ZCOW_ROOT_BACKREF_KEY		144
 #define ZCOW_ROOT_SUBVOL_RDONLY		(1ULL << 0)
 
@@ -46,6 +51,8 @@
 #define ZCOW_DATA_EXTENT_ITEM_SIZE	53u	/* extent item + one data ref */
 /* Inline EXTENT_DATA_REFs one data extent item holds at most. */
 #define ZCOW_MAX_INLINE_DATA_REFS	64u
+/* Inline references of any kind one extent item holds at most. */
+#define ZCOW_MAX_INLINE_REFS		ZCOW_MAX_INLINE_DATA_REFS
 #define ZCOW_ROOT_ITEM_SIZE		439u
 #define ZCOW_ROOT_REF_HDR		18u	/* struct btrfs_root_ref */
 
@@ -202,10 +209,49 @@ int zcow_inode_put(struct zcow_tree *tree, const struct zcow_inode *ino);
  * _locked. */
 struct zcow_tree *zcow_root_tree_locked(struct zcow_fs *fs, uint64_t root);
 
-/* Data-extent references (file.c); _locked: under files->lock. */
+/* ---- extent references (backref.c); _locked: under files->lock ---- */
+
+/* One inline reference of an extent item, decoded. */
+struct zcow_eref {
+	uint8_t type;		/* ZCOW_*_REF_KEY */
+	uint64_t root;		/* TREE_BLOCK_REF, EXTENT_DATA_REF */
+	uint64_t parent;	/* SHARED_BLOCK_REF, SHARED_DATA_REF */
+	uint64_t ino, offset;	/* EXTENT_DATA_REF */
+	uint32_t count;		/* 1 for tree block references */
+};
+
+/* The inline references of extent item @d (@len bytes) into @v (at most
+ * @max).  0 or -EUCLEAN (unknown type, truncated, too many). */
+int zcow_extent_item_parse(const uint8_t *d, uint32_t len,
+			   struct zcow_eref *v, uint32_t max, uint32_t *nr_ret);
+/*
+ * Add (@delta > 0) or drop a reference of data extent @bytenr+@len by
+ * root @root's inode @ino at file offset - extent offset @offset, or
+ * (_shared) by the leaf @parent.  The last drop removes the extent item
+ * and its checksums and pins the bytes.  0, -EUCLEAN (no such item or
+ * reference), -EOVERFLOW (too many references) or a tree errno.
+ */
 int zcow_data_ref_locked(struct zcow_fs *fs, uint64_t bytenr, uint64_t len,
 			 int delta, uint64_t root, uint64_t ino,
 			 uint64_t offset);
+int zcow_data_ref_shared_locked(struct zcow_fs *fs, uint64_t bytenr,
+				uint64_t len, int delta, uint64_t parent);
+/* A tree block's reference by root @root or (@parent != 0) by the node
+ * @parent, changed in its extent item at once.  Never drops the last. */
+int zcow_tree_block_ref(struct zcow_fs *fs, uint64_t bytenr, int level,
+			uint64_t root, uint64_t parent, int delta);
+/* A tree block's refs and flags from its extent item. */
+int zcow_tree_block_info(struct zcow_fs *fs, uint64_t bytenr, int level,
+			 uint64_t *refs_ret, uint64_t *flags_ret);
+/* Add or drop the references node image @buf holds on its children or
+ * file extents: by root @root (and inode), or by @parent if not 0. */
+int zcow_node_refs(struct zcow_fs *fs, const uint8_t *buf, uint64_t root,
+		   uint64_t parent, int delta);
+/* The node store's release callback (ctree.h): a shared node's copy on
+ * write. */
+int zcow_store_release(void *arg, struct zcow_tree *tree, uint64_t bytenr,
+		       uint64_t gen, uint64_t owner, int level,
+		       const void *buf);
 /* Drop every file extent of @ino in [@from, end of file); the block
  * holding @from must be block-aligned. */
 int zcow_drop_extents_locked(struct zcow_fs *fs, struct zcow_tree *tree,

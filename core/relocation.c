@@ -54,6 +54,7 @@ struct rextent {
 	uint64_t bytenr;
 	uint64_t len;
 	uint32_t nr_refs;	/* inline references (file extents to fix) */
+	uint32_t nr_shared;	/* of them by a shared leaf */
 };
 
 /* ---- the data relocation group ---------------------------------------- */
@@ -133,10 +134,12 @@ static int collect_data(struct zcow_fs *fs, const struct zcow_bg *bg,
 		}
 		if (k.type != ZCOW_EXTENT_ITEM_KEY)
 			continue;
-		if (len < EXTENT_HDR_SIZE + DATA_REF_SIZE ||
-		    len > MAX_EXTENT_ITEM ||
-		    (len - EXTENT_HDR_SIZE) % DATA_REF_SIZE ||
-		    !(get64(data + 16) & ZCOW_EXTENT_FLAG_DATA) ||
+		struct zcow_eref refs[ZCOW_MAX_INLINE_REFS];
+		uint32_t nr_refs = 0, nr_shared = 0, i;
+
+		if (zcow_extent_item_parse(data, len, refs,
+					   ZCOW_MAX_INLINE_REFS, &nr_refs) ||
+		    !nr_refs || !(get64(data + 16) & ZCOW_EXTENT_FLAG_DATA) ||
 		    k.offset % BS || !k.offset ||
 		    k.objectid + k.offset > bg->start + bg->capacity) {
 			zlog_err(TAG, "group %" PRIu64 ": malformed data extent item %" PRIu64 "+%" PRIu64,
@@ -150,7 +153,10 @@ static int collect_data(struct zcow_fs *fs, const struct zcow_bg *bg,
 		}
 		v[nr].bytenr = k.objectid;
 		v[nr].len = k.offset;
-		v[nr].nr_refs = (len - EXTENT_HDR_SIZE) / DATA_REF_SIZE;
+		for (i = 0; i < nr_refs; i++)
+			nr_shared += refs[i].type == ZCOW_SHARED_DATA_REF_KEY;
+		v[nr].nr_refs = nr_refs;
+		v[nr].nr_shared = nr_shared;
 		nr++;
 	}
 	if (err != -ENOENT) {
@@ -168,11 +174,11 @@ static int collect_data(struct zcow_fs *fs, const struct zcow_bg *bg,
  * the reference has key offset = ref offset + its offset into the extent,
  * so inside [ref offset, + @len).
  */
-static int fix_file_extents(struct zcow_fs *fs, const uint8_t *ref,
+static int fix_file_extents(struct zcow_fs *fs, const struct zcow_eref *ref,
 			    uint64_t old, uint64_t len, uint64_t new)
 {
-	uint64_t root = get64(ref + 1), ino = get64(ref + 9);
-	uint64_t off = get64(ref + 17), want = get32(ref + 25), nr = 0;
+	uint64_t root = ref->root, ino = ref->ino;
+	uint64_t off = ref->offset, want = ref->count, nr = 0;
 	struct zcow_key start = { ino, ZCOW_EXTENT_DATA_KEY, off }, k;
 	struct zcow_tree *tree = zcow_root_tree_locked(fs, root);
 	struct zcow_tree_iter it;
@@ -217,6 +223,136 @@ static int fix_file_extents(struct zcow_fs *fs, const uint8_t *ref,
 	return 0;
 }
 
+/* Copy on write the path to @key in every subvolume tree that holds it. */
+static int touch_key(struct zcow_fs *fs, const struct zcow_key *key)
+{
+	struct zcow_files *fl = fs->files;
+	uint8_t buf[ZCOW_FILE_EXTENT_SIZE];
+	uint64_t i;
+	uint32_t size;
+	int err = 0;
+
+	for (i = 0; !err && i <= fl->nr_snaps; i++) {
+		struct zcow_tree *t = i ? zcow_root_tree_locked(
+						  fs, fl->snaps[i - 1].id) :
+					  &fs->fs_tree;
+
+		if (!t)
+			return -EIO;
+		err = zcow_tree_search(t, key, buf, sizeof(buf), &size);
+		if (err == -ENOENT) {
+			err = 0;
+			continue;
+		}
+		if (!err)
+			err = zcow_tree_update(t, key, buf, size);
+	}
+	return err;
+}
+
+/* The keys of the file extents of reference @ref to extent @bytenr. */
+static int ref_keys(struct zcow_fs *fs, const struct zcow_eref *ref,
+		    uint64_t bytenr, uint64_t len, struct zcow_key **keys,
+		    uint64_t *nr, uint64_t *cap)
+{
+	struct zcow_key start = { ref->ino, ZCOW_EXTENT_DATA_KEY,
+				  ref->offset }, k;
+	struct zcow_tree *tree = zcow_root_tree_locked(fs, ref->root);
+	struct zcow_tree_iter it;
+	const void *data;
+	uint32_t size;
+	int err;
+
+	if (!tree)
+		return -EUCLEAN;
+	zcow_tree_iter_init(&it, tree, &start);
+	while (!(err = zcow_tree_iter_next(&it, &k, &data, &size))) {
+		struct zcow_fext fe;
+
+		if (k.objectid != ref->ino || k.type != ZCOW_EXTENT_DATA_KEY ||
+		    k.offset >= ref->offset + len)
+			break;
+		if (zcow_fext_decode(data, size, k.offset, &fe) ||
+		    fe.disk_bytenr != bytenr)
+			continue;
+		if (ZCOW_GROW_ONE(keys, *nr, cap))
+			return -ENOMEM;
+		(*keys)[(*nr)++] = k;
+	}
+	return err == -ENOENT ? 0 : err;
+}
+
+/*
+ * Snapshots share leaves.  Updating a file extent in a shared leaf copies
+ * the leaf, which adds references to every extent it holds, also to one
+ * whose extent item has moved already; and a file extent in a leaf that
+ * is FULL_BACKREF is known to its extent only by the leaf's address
+ * (SHARED_DATA_REF).  So before the extents of a batch move, every leaf
+ * holding one of their file extents is copied on write into each tree
+ * that reaches it (the keys, touched in every subvolume tree): then each
+ * file extent lies in a leaf of its own tree and has a reference naming
+ * its root, inode and offset (fix_file_extents()).  btrfs keeps such
+ * leaves shared through its relocation trees; zcow unshares them.
+ */
+static int unshare_extent(struct zcow_fs *fs, uint64_t bytenr, uint64_t len)
+{
+	struct zcow_key k = { bytenr, ZCOW_EXTENT_ITEM_KEY, len };
+	uint8_t item[MAX_EXTENT_ITEM];
+	struct zcow_eref refs[ZCOW_MAX_INLINE_REFS];
+	struct zcow_key *keys = NULL;
+	uint64_t nr_keys = 0, cap = 0, i;
+	uint32_t size, nr_refs = 0, r;
+	uint8_t *node = malloc(fs->nodesize);
+	int err;
+
+	if (!node)
+		return -ENOMEM;
+	err = zcow_tree_search(&fs->extent_tree, &k, item, sizeof(item),
+			       &size);
+	if (!err && (size > sizeof(item) ||
+		     zcow_extent_item_parse(item, size, refs,
+					    ZCOW_MAX_INLINE_REFS, &nr_refs)))
+		err = -EUCLEAN;
+	for (r = 0; !err && r < nr_refs; r++) {
+		uint32_t n;
+
+		if (refs[r].type == ZCOW_EXTENT_DATA_REF_KEY) {
+			err = ref_keys(fs, &refs[r], bytenr, len, &keys,
+				       &nr_keys, &cap);
+			continue;
+		}
+		err = fs->store.read(fs, refs[r].parent, node);
+		for (n = 0; !err && n < get32(node + 0x60); n++) {
+			const uint8_t *p = node + 101 + n * 25u;
+			const uint8_t *d = node + 101 + get32(p + 17);
+			struct zcow_fext fe;
+
+			if (p[8] != ZCOW_EXTENT_DATA_KEY || get32(p + 21) < 21 ||
+			    d[20] == 0 ||
+			    zcow_fext_decode(d, get32(p + 21), get64(p + 9),
+					     &fe) ||
+			    fe.disk_bytenr != bytenr)
+				continue;
+			if (ZCOW_GROW_ONE(&keys, nr_keys, &cap)) {
+				err = -ENOMEM;
+				break;
+			}
+			keys[nr_keys].objectid = get64(p);
+			keys[nr_keys].type = p[8];
+			keys[nr_keys].offset = get64(p + 9);
+			nr_keys++;
+		}
+	}
+	for (i = 0; !err && i < nr_keys; i++)
+		err = touch_key(fs, &keys[i]);
+	if (err)
+		zlog_err(TAG, "data extent %" PRIu64 ": unsharing its leaves failed: %d",
+			 bytenr, err);
+	free(keys);
+	free(node);
+	return err;
+}
+
 /*
  * The items of the extent at @old (copied to @new): the extent item and
  * the checksum item move unchanged, the file extents follow.  Accounting:
@@ -227,7 +363,8 @@ static int move_extent_items(struct zcow_fs *fs, uint64_t old, uint64_t len,
 {
 	struct zcow_key k = { old, ZCOW_EXTENT_ITEM_KEY, len };
 	uint8_t item[MAX_EXTENT_ITEM];
-	uint32_t size, csize, i;
+	struct zcow_eref refs[ZCOW_MAX_INLINE_REFS];
+	uint32_t size, csize, i, nr_refs = 0;
 	uint32_t *csums = malloc(len / BS * 4);
 	int err;
 
@@ -236,6 +373,13 @@ static int move_extent_items(struct zcow_fs *fs, uint64_t old, uint64_t len,
 	err = zcow_tree_search(&fs->extent_tree, &k, item, sizeof(item),
 			       &size);
 	csize = (uint32_t)(len / BS * 4);
+	if (!err && (size > sizeof(item) ||
+		     zcow_extent_item_parse(item, size, refs,
+					    ZCOW_MAX_INLINE_REFS, &nr_refs)))
+		err = -EUCLEAN;
+	for (i = 0; !err && i < nr_refs; i++)
+		if (refs[i].type != ZCOW_EXTENT_DATA_REF_KEY)
+			err = -EUCLEAN;	/* unshare_extent() ran before */
 	if (!err)
 		err = zcow_csum_lookup(&fs->csum_tree, old, len, csums);
 	if (!err) {
@@ -256,10 +400,8 @@ static int move_extent_items(struct zcow_fs *fs, uint64_t old, uint64_t len,
 	}
 	if (!err)
 		err = zcow_csum_delete(&fs->csum_tree, old, len);
-	for (i = 0; !err && i < (size - EXTENT_HDR_SIZE) / DATA_REF_SIZE; i++)
-		err = fix_file_extents(fs, item + EXTENT_HDR_SIZE +
-						   i * DATA_REF_SIZE,
-				       old, len, new);
+	for (i = 0; !err && i < nr_refs; i++)
+		err = fix_file_extents(fs, &refs[i], old, len, new);
 	free(csums);
 	if (err) {
 		zlog_err(TAG, "data extent %" PRIu64 "+%" PRIu64 ": moving its items to %" PRIu64 " failed: %d",
@@ -342,7 +484,7 @@ static int data_batch_nodes(struct zcow_fs *fs, const struct rextent *v,
 			    uint64_t nr, uint64_t *nodes_ret)
 {
 	uint64_t ext = 0, csum = 0, refs = 0, nodes, i;
-	int err;
+	int err = 0;
 
 	for (i = 0; i < nr; i++) {
 		ext += EXTENT_HDR_SIZE + v[i].nr_refs * DATA_REF_SIZE + 25;
@@ -351,6 +493,16 @@ static int data_batch_nodes(struct zcow_fs *fs, const struct rextent *v,
 	}
 	nodes = range_nodes(fs, &fs->extent_tree, ext) +
 		range_nodes(fs, &fs->csum_tree, csum);
+	/* Unsharing a leaf copies it into each tree and changes the
+	 * references of each of its file extents (unshare_extent()): at
+	 * most every node of the extent tree, each copied once. */
+	if (zcow_files_nr_trees(fs))
+		err = update_nodes(&fs->extent_tree,
+				   refs * (fs->nodesize / 25) *
+					   (zcow_files_nr_trees(fs) + 1),
+				   &nodes);
+	if (err)
+		return err;
 	err = update_nodes(&fs->fs_tree, refs, &nodes);
 	for (i = 0; !err && i < zcow_files_nr_trees(fs); i++) {
 		struct zcow_tree *t = zcow_files_tree_nr(fs, i);
@@ -376,6 +528,8 @@ static int copy_batch(struct zcow_fs *fs, struct rextent *v, uint64_t nr,
 	err = data_batch_nodes(fs, v, nr, &nodes);
 	if (!err)
 		err = zcow_meta_check(fs, nodes, true);
+	for (i = 0; !err && i < nr && fs->files->nr_snaps; i++)
+		err = unshare_extent(fs, v[i].bytenr, v[i].len);
 	if (err)
 		return err;
 	for (i = 0; i < nr; i++) {

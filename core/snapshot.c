@@ -66,6 +66,7 @@ struct zcow_tree *zcow_root_tree_locked(struct zcow_fs *fs, uint64_t root)
 		free(t);
 		return NULL;
 	}
+	t->share_gen = get64(item + 200);	/* last_snapshot */
 	s->tree = t;
 	return t;
 }
@@ -160,14 +161,12 @@ static void encode_snap_root_item(struct zcow_fs *fs, struct zcow_tree *t,
 int zcow_snapshot(struct zcow_fs *fs, const char *name, uint64_t *id_ret)
 {
 	struct zcow_files *fl;
-	struct zcow_key start = { 0, 0, 0 }, k;
-	struct zcow_tree_iter it;
+	struct zcow_key k;
 	struct zcow_tree *t = NULL;
 	uint8_t item[ZCOW_ROOT_ITEM_SIZE], ref[ZCOW_ROOT_REF_HDR + 256];
+	uint8_t *buf = NULL;
 	uint64_t id = 256, i;
 	size_t nlen;
-	const void *data;
-	uint32_t len;
 	int err;
 
 	if (!fs || !fs->files || !name)
@@ -191,17 +190,26 @@ int zcow_snapshot(struct zcow_fs *fs, const char *name, uint64_t *id_ret)
 		if (fl->snaps[i].id >= id)
 			id = fl->snaps[i].id + 1;
 	}
+	/* Each tree sharing a node holds one inline reference on it. */
+	if (!err && fl->nr_snaps + 1 >= ZCOW_MAX_INLINE_REFS) {
+		zlog_err(TAG, "snapshot %s: at most %u snapshots (references of a shared tree block are kept inline)",
+			 name, ZCOW_MAX_INLINE_REFS - 1);
+		err = -EMLINK;
+	}
+	/* Everything the source holds on the device and in the extent
+	 * tree first: the copy shares committed nodes only. */
+	if (!err)
+		err = zcow_files_commit_locked(fs);
 	if (!err) {
-		uint64_t nodes = 0;
+		uint64_t nodes = 1;
 
-		/* The copy of the fs tree, a reference per file extent, the
-		 * root tree's three items. */
-		err = zcow_rsv_fs_items(fs, &fs->fs_tree, UINT64_MAX, &nodes);
+		/* The root's copy, a reference per child (or file extent
+		 * of a root leaf), the root tree's three items. */
+		err = zcow_rsv_nodes(fs, &fs->extent_tree,
+				     fs->nodesize / 25, ZCOW_RSV_EXTENT_ITEM,
+				     &nodes);
 		if (!err)
-			err = zcow_rsv_nodes(fs, &fs->extent_tree, UINT64_MAX,
-					     ZCOW_RSV_EXTENT_ITEM, &nodes);
-		if (!err)
-			err = zcow_rsv_nodes(fs, &fs->root_tree, 3,
+			err = zcow_rsv_nodes(fs, &fs->root_tree, 4,
 					     ZCOW_ROOT_ITEM_SIZE, &nodes);
 		if (!err)
 			err = zcow_meta_reserve_locked(fs, nodes, false);
@@ -209,7 +217,8 @@ int zcow_snapshot(struct zcow_fs *fs, const char *name, uint64_t *id_ret)
 	if (err)
 		goto out;
 	t = calloc(1, sizeof(*t));
-	if (!t) {
+	buf = malloc(fs->nodesize);
+	if (!t || !buf) {
 		err = -ENOMEM;
 		goto out;
 	}
@@ -217,31 +226,17 @@ int zcow_snapshot(struct zcow_fs *fs, const char *name, uint64_t *id_ret)
 			     fs->generation);
 	if (!err)
 		err = zcow_tree_set_transid(t, fs->transid);
+	if (err)
+		goto out;
+	/* btrfs_copy_root(): the snapshot's root is a copy of the source's,
+	 * its children shared, each with a reference of the snapshot. */
+	err = zcow_tree_copy_root(t, &fs->fs_tree, buf);
 	if (!err)
-		err = zcow_tree_create_root(t);
+		err = zcow_node_refs(fs, buf, id, 0, +1);
 	if (err)
 		goto fail;
-	/* Copy every item; every file extent takes a data reference. */
-	zcow_tree_iter_init(&it, &fs->fs_tree, &start);
-	while (!(err = zcow_tree_iter_next(&it, &k, &data, &len))) {
-		struct zcow_fext fe;
-
-		if (k.type == ZCOW_EXTENT_DATA_KEY) {
-			err = zcow_fext_decode(data, len, k.offset, &fe);
-			if (!err)
-				err = zcow_data_ref_locked(fs, fe.disk_bytenr,
-						   fe.disk_num_bytes, +1, id,
-						   k.objectid,
-						   k.offset - fe.offset);
-			if (err)
-				goto fail;
-		}
-		err = zcow_tree_insert(t, &k, data, len);
-		if (err)
-			goto fail;
-	}
-	if (err != -ENOENT)
-		goto fail;
+	t->share_gen = fs->transid;
+	fs->fs_tree.share_gen = fs->transid;
 	err = add_snap(fl, id, name, nlen);
 	if (err)
 		goto fail;
@@ -285,7 +280,14 @@ fail:
 		fs->error = err;
 	zcow_tree_release(t);
 	free(t);
+	t = NULL;
 out:
+	if (t && (!fs->files->nr_snaps ||
+		  fs->files->snaps[fs->files->nr_snaps - 1].tree != t)) {
+		zcow_tree_release(t);
+		free(t);
+	}
+	free(buf);
 	UNLOCK(fs);
 	return err;
 }

@@ -193,6 +193,7 @@ void zcow_root_item_encode(uint8_t *buf, const struct zcow_tree *tree,
 			 FIRST_FREE_OBJECTID : 0); /* root_dirid */
 	put64(buf + 176, bytenr);		/* bytenr */
 	put64(buf + 192, nodesize);		/* bytes_used (approx.) */
+	put64(buf + 200, tree->share_gen);	/* last_snapshot */
 	put32(buf + 216, 1);			/* refs */
 	buf[238] = (uint8_t)level;		/* level */
 	put64(buf + 239, gen);			/* generation_v2 */
@@ -1046,6 +1047,7 @@ static int init_store(struct zcow_fs *fs)
 	fs->store.alloc = store_alloc;
 	fs->store.read = store_read;
 	fs->store.free = store_free;
+	fs->store.release = zcow_store_release;
 	fs->store.arg = fs;
 	fs->store.nodesize = fs->nodesize;
 	memcpy(fs->store.fsid, fs->sb.fsid, ZCOW_FSID_SIZE);
@@ -1337,8 +1339,11 @@ static int read_root_item(struct zcow_fs *fs, uint64_t id)
 	}
 	if (size < ROOT_ITEM_SIZE)
 		return -EUCLEAN;
-	return zcow_tree_init(zcow_fs_tree(fs, id), &fs->store, id,
-			      get64(item + 176), item[238], get64(item + 160));
+	ret = zcow_tree_init(zcow_fs_tree(fs, id), &fs->store, id,
+			     get64(item + 176), item[238], get64(item + 160));
+	if (!ret && id == ZCOW_FS_TREE_OBJECTID)
+		zcow_fs_tree(fs, id)->share_gen = get64(item + 200);
+	return ret;
 }
 
 int zcow_fs_load_trees(struct zcow_fs *fs)

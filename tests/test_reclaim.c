@@ -276,6 +276,54 @@ START_TEST(test_reclaim_relocates_snapshot_shared_extents)
 END_TEST
 
 /*
+ * Extents in leaves a snapshot shares: the overwrite of /a copied the fs
+ * tree's leaf, so the old leaf (the snapshot's) is FULL_BACKREF and the
+ * extents it holds know it by address.  Relocation first copies such
+ * leaves into each tree, then moves the extents: both trees read back
+ * exactly, and the checker finds every backref.
+ */
+START_TEST(test_reclaim_relocates_extents_of_shared_leaves)
+{
+	struct zcow_fs *fs = sim_fs(48, 0, &quiet);
+	struct zcow_bg *bg;
+	uint64_t start, id;
+	char path[32];
+	int i;
+
+	for (i = 0; i < 200; i++) {	/* several leaves under a node */
+		snprintf(path, sizeof(path), "/s%03d", i);
+		put(fs, path, 0, 4096, (uint32_t)i + 10);
+	}
+	put(fs, "/a", 0, 4 * MiB, 1);
+	ck_assert_int_eq(zcow_sync(fs), 0);
+	ck_assert_int_ge(fs->fs_tree.root_level, 1);
+	ck_assert_int_eq(zcow_snapshot(fs, "s1", &id), 0);
+	put(fs, "/a", 0, 1 * MiB, 2);
+	put(fs, "/s100", 0, 4096, 3);
+	ck_assert_int_eq(zcow_sync(fs), 0);
+	bg = data_bg_of(fs, "/a", 2 * MiB);	/* shared with s1 */
+	start = bg->start;
+
+	ck_assert_int_eq(relocate_one(fs, bg), 0);
+	ck_assert_ptr_null(zcow_bg_lookup(fs, start));
+	expect(fs, "/a", 0, 1 * MiB, 2);
+	expect(fs, "/a", 1 * MiB, 3 * MiB, 1);
+	expect(fs, "/.snapshots/s1/a", 0, 4 * MiB, 1);
+	expect(fs, "/s100", 0, 4096, 3);
+	expect(fs, "/.snapshots/s1/s100", 0, 4096, 110);
+	expect(fs, "/.snapshots/s1/s199", 0, 4096, 209);
+	expect_clean(fs);
+
+	fs = remount(fs, &quiet);
+	expect(fs, "/a", 1 * MiB, 3 * MiB, 1);
+	expect(fs, "/.snapshots/s1/a", 0, 4 * MiB, 1);
+	expect(fs, "/.snapshots/s1/s100", 0, 4096, 110);
+	expect_clean(fs);
+	close_fs(fs);
+}
+END_TEST
+
+/*
  * A metadata group written full, most of its nodes freed since: its live
  * tree nodes are copied on write elsewhere, the group removed and its
  * zone reset; every file is still there after a remount.
@@ -1066,6 +1114,7 @@ Suite *reclaim_suite(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_reclaim_relocates_data_group);
 	tcase_add_test(tc, test_reclaim_relocates_snapshot_shared_extents);
+	tcase_add_test(tc, test_reclaim_relocates_extents_of_shared_leaves);
 	tcase_add_test(tc, test_reclaim_relocates_metadata_group);
 	tcase_add_loop_test(tc, test_reclaim_policy_order, 0, 3);
 	tcase_add_loop_test(tc, test_reclaim_sustained_overwrite, 0, 8);

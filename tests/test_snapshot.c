@@ -1,0 +1,295 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Snapshots share tree blocks as btrfs's do (core/snapshot.c,
+ * core/backref.c): the snapshot's root is a copy of the source's, every
+ * node below is shared and holds a reference of each tree; the first
+ * write through a shared node copies it and turns the old one
+ * FULL_BACKREF; the checker (core/check.c) holds every backref to the
+ * pointers it finds.
+ */
+#include <check.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "files.h"
+#include "tests.h"
+#include "zcow.h"
+#include "zsim.h"
+
+#define MiB (1024ULL * 1024)
+#define NR_FILES 300
+
+static void print_problem(void *arg, const char *msg)
+{
+	char *last = arg;
+
+	fprintf(stderr, "check: %s\n", msg);
+	if (last)
+		snprintf(last, 256, "%s", msg);
+}
+
+static struct zcow_fs *new_fs(void)
+{
+	struct zsim_config cfg = { .nr_zones = 48, .zone_size = 4 * MiB,
+				   .seed = 11 };
+	struct zcow_mkfs_opts mo = { .seed = 2 };
+	struct zdev *dev = NULL;
+	struct zcow_fs *fs = NULL;
+
+	ck_assert_int_eq(zsim_create(&cfg, &dev), 0);
+	ck_assert_int_eq(zcow_mkfs(dev, &mo), 0);
+	ck_assert_int_eq(zcow_mount(dev, NULL, &fs), 0);
+	return fs;
+}
+
+static void fill(uint8_t *buf, size_t len, unsigned int seed)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		buf[i] = (uint8_t)(seed * 131 + i * 7);
+}
+
+static void close_fs(struct zcow_fs *fs)
+{
+	struct zdev *dev = fs->dev;
+
+	ck_assert_int_eq(zcow_unmount(fs), 0);
+	zdev_close(dev);
+}
+
+/* NR_FILES files of 4 KiB, file i filled with seed i: a fs tree of
+ * several leaves under an internal root. */
+static void make_files(struct zcow_fs *fs)
+{
+	uint8_t buf[4096];
+	char path[32];
+	int i;
+
+	for (i = 0; i < NR_FILES; i++) {
+		snprintf(path, sizeof(path), "/f%03d", i);
+		fill(buf, sizeof(buf), (unsigned int)i);
+		zcow_test_put(fs, path, buf, sizeof(buf));
+	}
+	ck_assert_int_eq(zcow_sync(fs), 0);
+}
+
+static void expect_file(struct zcow_fs *fs, const char *path,
+			unsigned int seed)
+{
+	uint8_t buf[4096];
+
+	fill(buf, sizeof(buf), seed);
+	zcow_test_expect(fs, path, buf, sizeof(buf));
+}
+
+/* The children of the node at @bytenr, read from the device. */
+static uint32_t children(struct zcow_fs *fs, uint64_t bytenr, uint64_t *v,
+			 uint32_t max)
+{
+	uint8_t *buf = malloc(fs->nodesize);
+	uint32_t nr, i;
+
+	ck_assert_ptr_nonnull(buf);
+	ck_assert_int_eq(fs->store.read(fs, bytenr, buf), 0);
+	ck_assert_uint_gt(buf[0x64], 0);		/* not a leaf */
+	nr = (uint32_t)buf[0x60] | (uint32_t)buf[0x61] << 8;
+	ck_assert_uint_le(nr, max);
+	for (i = 0; i < nr; i++) {
+		const uint8_t *p = buf + 101 + i * 33 + 17;
+		uint64_t b = 0;
+		int j;
+
+		for (j = 7; j >= 0; j--)
+			b = b << 8 | p[j];
+		v[i] = b;
+	}
+	free(buf);
+	return nr;
+}
+
+/* The inline references of tree block @bytenr at @level. */
+static uint32_t block_refs(struct zcow_fs *fs, uint64_t bytenr, int level,
+			   struct zcow_eref *v, uint64_t *flags)
+{
+	struct zcow_key k = { bytenr, ZCOW_METADATA_ITEM_KEY,
+			      (uint64_t)level };
+	uint8_t item[1024];
+	uint32_t size, nr;
+	uint64_t refs;
+
+	ck_assert_int_eq(zcow_tree_search(&fs->extent_tree, &k, item,
+					  sizeof(item), &size), 0);
+	ck_assert_int_eq(zcow_extent_item_parse(item, size, v,
+						ZCOW_MAX_INLINE_REFS, &nr), 0);
+	ck_assert_int_eq(zcow_tree_block_info(fs, bytenr, level, &refs,
+					      flags), 0);
+	ck_assert_uint_eq(refs, nr);
+	return nr;
+}
+
+static uint64_t nr_tree_blocks(struct zcow_fs *fs)
+{
+	struct zcow_key start = { 0, 0, 0 }, k;
+	struct zcow_tree_iter it;
+	uint64_t nr = 0;
+
+	zcow_tree_iter_init(&it, &fs->extent_tree, &start);
+	while (!zcow_tree_iter_next(&it, &k, NULL, NULL))
+		nr += k.type == ZCOW_METADATA_ITEM_KEY;
+	return nr;
+}
+
+/*
+ * A snapshot adds one node, its root; every child of the source's root
+ * is shared, with one TREE_BLOCK_REF of each tree.  Overwriting a file
+ * copies its leaf: the old one, still the snapshot's, becomes
+ * FULL_BACKREF with the snapshot's reference only, its file extents
+ * known by its address.  Both trees read back exactly, also after a
+ * remount, and the checker finds every backref where it belongs.
+ */
+START_TEST(test_snapshot_shares_tree_blocks_and_copies_on_write)
+{
+	struct zcow_fs *fs = new_fs();
+	uint64_t fs_kids[512], snap_kids[512], id, root, sroot, flags;
+	uint64_t before, nodes, leaf = 0;
+	struct zcow_eref refs[ZCOW_MAX_INLINE_REFS];
+	uint32_t nr, nr_snap, i, j, nr_shared = 0;
+	uint8_t buf[4096];
+	int level, slevel;
+
+	make_files(fs);
+	nodes = (uint64_t)zcow_tree_nr_nodes(&fs->fs_tree);
+	ck_assert_uint_ge(nodes, 4);
+	before = nr_tree_blocks(fs);
+	ck_assert_int_eq(zcow_snapshot(fs, "s", &id), 0);
+	ck_assert_uint_eq(id, 256);
+	/* The snapshot's root only (the other trees are copied, not
+	 * grown). */
+	ck_assert_uint_eq(nr_tree_blocks(fs), before + 1);
+	ck_assert_int_eq(zcow_check(fs, print_problem, NULL), 0);
+
+	zcow_tree_root(&fs->fs_tree, &root, &level, NULL);
+	zcow_tree_root(fs->files->snaps[0].tree, &sroot, &slevel, NULL);
+	ck_assert_uint_ne(root, sroot);
+	ck_assert_int_eq(level, slevel);
+	ck_assert_int_ge(level, 1);
+	nr = children(fs, root, fs_kids, 512);
+	nr_snap = children(fs, sroot, snap_kids, 512);
+	ck_assert_uint_eq(nr, nr_snap);
+	for (i = 0; i < nr_snap; i++) {
+		bool is_fs = false;
+
+		for (j = 0; j < nr; j++)
+			is_fs |= fs_kids[j] == snap_kids[i];
+		if (!is_fs)
+			continue;	/* copied since by a change of tree 5 */
+		ck_assert_uint_eq(block_refs(fs, snap_kids[i], level - 1, refs,
+					     &flags), 2);
+		ck_assert_uint_eq(flags & ZCOW_BLOCK_FLAG_FULL_BACKREF, 0);
+		/* TREE_BLOCK_REFs in descending root order */
+		ck_assert_uint_eq(refs[0].type, ZCOW_TREE_BLOCK_REF_KEY);
+		ck_assert_uint_eq(refs[0].root, id);
+		ck_assert_uint_eq(refs[1].type, ZCOW_TREE_BLOCK_REF_KEY);
+		ck_assert_uint_eq(refs[1].root, ZCOW_FS_TREE_OBJECTID);
+		nr_shared++;
+	}
+	ck_assert_uint_ge(nr_shared, nr - 1);
+
+	/* Overwrite f150 in the fs tree. */
+	fill(buf, sizeof(buf), 1000);
+	zcow_test_put(fs, "/f150", buf, sizeof(buf));
+	ck_assert_int_eq(zcow_sync(fs), 0);
+	zcow_tree_root(&fs->fs_tree, &root, &level, NULL);
+	nr = children(fs, root, fs_kids, 512);
+	for (i = 0; i < nr_snap && !leaf; i++) {
+		bool is_fs = false;
+
+		for (j = 0; j < nr; j++)
+			is_fs |= fs_kids[j] == snap_kids[i];
+		if (!is_fs && level == 1 &&
+		    block_refs(fs, snap_kids[i], 0, refs, &flags) == 1 &&
+		    (flags & ZCOW_BLOCK_FLAG_FULL_BACKREF))
+			leaf = snap_kids[i];
+	}
+	ck_assert_uint_ne(leaf, 0);
+	ck_assert_uint_eq(refs[0].type, ZCOW_TREE_BLOCK_REF_KEY);
+	ck_assert_uint_eq(refs[0].root, id);
+	ck_assert_int_eq(zcow_check(fs, print_problem, NULL), 0);
+
+	zcow_test_expect(fs, "/f150", buf, sizeof(buf));
+	expect_file(fs, "/.snapshots/s/f150", 150);
+	expect_file(fs, "/.snapshots/s/f151", 151);
+	expect_file(fs, "/f151", 151);
+
+	{
+		struct zdev *dev = fs->dev;
+
+		ck_assert_int_eq(zcow_unmount(fs), 0);
+		ck_assert_int_eq(zcow_mount(dev, NULL, &fs), 0);
+	}
+	ck_assert_int_eq(zcow_check(fs, print_problem, NULL), 0);
+	zcow_test_expect(fs, "/f150", buf, sizeof(buf));
+	expect_file(fs, "/.snapshots/s/f150", 150);
+	expect_file(fs, "/f299", 299);
+	expect_file(fs, "/.snapshots/s/f000", 0);
+	close_fs(fs);
+}
+END_TEST
+
+/* The checker holds the backrefs of shared blocks to the pointers: a
+ * snapshot's TREE_BLOCK_REF dropped from a shared node is reported. */
+START_TEST(test_snapshot_check_reports_a_missing_shared_backref)
+{
+	struct zcow_fs *fs = new_fs();
+	uint64_t kids[512], id, sroot, flags;
+	struct zcow_eref refs[ZCOW_MAX_INLINE_REFS];
+	char last[256] = "";
+	int level;
+
+	make_files(fs);
+	ck_assert_int_eq(zcow_snapshot(fs, "s", &id), 0);
+	zcow_tree_root(fs->files->snaps[0].tree, &sroot, &level, NULL);
+	ck_assert_uint_ge(children(fs, sroot, kids, 512), 2);
+	ck_assert_uint_eq(block_refs(fs, kids[1], level - 1, refs, &flags),
+			  2);
+	pthread_mutex_lock(&fs->files->lock);
+	ck_assert_int_eq(zcow_tree_block_ref(fs, kids[1], level - 1, id, 0,
+					     +1), -EUCLEAN);
+	pthread_mutex_unlock(&fs->files->lock);
+	{
+		struct zcow_key k = { kids[1], ZCOW_METADATA_ITEM_KEY,
+				      (uint64_t)(level - 1) };
+		uint8_t item[64];
+		uint32_t size;
+
+		ck_assert_int_eq(zcow_tree_search(&fs->extent_tree, &k, item,
+						  sizeof(item), &size), 0);
+		ck_assert_uint_eq(size, 24 + 2 * 9);
+		item[0] = 1;			/* refs 1 */
+		ck_assert_int_eq(zcow_tree_update(&fs->extent_tree, &k, item,
+						  24 + 9), 0);
+	}
+	ck_assert_int_eq(zcow_commit(fs), 0);
+	ck_assert_int_gt(zcow_check(fs, print_problem, last), 0);
+	ck_assert_msg(strstr(last, "tree block backref of root 5 missing"),
+		      "last problem: %s", last);
+	close_fs(fs);
+}
+END_TEST
+
+Suite *snapshot_suite(void)
+{
+	Suite *s = suite_create("snapshot_suite");
+	TCase *tc = tcase_create("share");
+
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, test_snapshot_shares_tree_blocks_and_copies_on_write);
+	tcase_add_test(tc, test_snapshot_check_reports_a_missing_shared_backref);
+	suite_add_tcase(s, tc);
+	return s;
+}
