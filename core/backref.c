@@ -375,8 +375,8 @@ int zcow_tree_block_info(struct zcow_fs *fs, uint64_t bytenr, int level,
 	return 0;
 }
 
-static int tb_set_flags(struct zcow_fs *fs, uint64_t bytenr, int level,
-			uint64_t flags)
+int zcow_tree_block_set_flags(struct zcow_fs *fs, uint64_t bytenr, int level,
+			      uint64_t flags)
 {
 	struct eitem e;
 	int err = tb_get(fs, bytenr, level, &e);
@@ -443,8 +443,9 @@ int zcow_store_release(void *arg, struct zcow_tree *tree, uint64_t bytenr,
 		    !(flags & ZCOW_BLOCK_FLAG_FULL_BACKREF)) {
 			err = zcow_node_refs(fs, buf, 0, bytenr, +1);
 			if (!err)
-				err = tb_set_flags(fs, bytenr, level,
-						   ZCOW_BLOCK_FLAG_FULL_BACKREF);
+				err = zcow_tree_block_set_flags(
+					fs, bytenr, level,
+					ZCOW_BLOCK_FLAG_FULL_BACKREF);
 		} else {
 			err = zcow_node_refs(fs, buf, tree->owner, 0, +1);
 		}

@@ -243,6 +243,9 @@ int zcow_tree_block_ref(struct zcow_fs *fs, uint64_t bytenr, int level,
 /* A tree block's refs and flags from its extent item. */
 int zcow_tree_block_info(struct zcow_fs *fs, uint64_t bytenr, int level,
 			 uint64_t *refs_ret, uint64_t *flags_ret);
+/* Set @flags (ZCOW_BLOCK_FLAG_FULL_BACKREF) in a tree block's item. */
+int zcow_tree_block_set_flags(struct zcow_fs *fs, uint64_t bytenr, int level,
+			      uint64_t flags);
 /* Add or drop the references node image @buf holds on its children or
  * file extents: by root @root (and inode), or by @parent if not 0. */
 int zcow_node_refs(struct zcow_fs *fs, const uint8_t *buf, uint64_t root,

@@ -291,3 +291,153 @@ out:
 	UNLOCK(fs);
 	return err;
 }
+
+/*
+ * Drop tree @t's reference to its node @bytenr at @level (generation
+ * @gen), held by root @ref_root or, if not 0, by the node @ref_parent
+ * (btrfs's walk_down_proc()/walk_up_proc() of a snapshot drop): a node
+ * another tree shares only loses the reference (its children are first
+ * given references by its address if @t made it, since @t goes); the
+ * last reference frees the node after what it references.
+ */
+static int drop_node(struct zcow_fs *fs, struct zcow_tree *t, uint64_t bytenr,
+		     int level, uint64_t gen, uint64_t ref_root,
+		     uint64_t ref_parent)
+{
+	uint64_t refs, flags, owner;
+	uint8_t *buf = malloc(fs->nodesize);
+	uint32_t nr, i;
+	int err;
+
+	if (!buf)
+		return -ENOMEM;
+	err = zcow_tree_block_info(fs, bytenr, level, &refs, &flags);
+	if (!err)
+		err = fs->store.read(fs, bytenr, buf);
+	if (err)
+		goto out;
+	owner = get64(buf + 0x58);
+	if (refs > 1) {
+		if (owner == t->owner &&
+		    !(flags & ZCOW_BLOCK_FLAG_FULL_BACKREF)) {
+			err = zcow_node_refs(fs, buf, 0, bytenr, +1);
+			if (!err)
+				err = zcow_node_refs(fs, buf, owner, 0, -1);
+			if (!err)
+				err = zcow_tree_block_set_flags(
+					fs, bytenr, level,
+					ZCOW_BLOCK_FLAG_FULL_BACKREF);
+		}
+		if (!err)
+			err = zcow_tree_block_ref(fs, bytenr, level, ref_root,
+						  ref_parent, -1);
+		goto out;
+	}
+	nr = get32(buf + 0x60);
+	if (!level) {
+		err = flags & ZCOW_BLOCK_FLAG_FULL_BACKREF ?
+			      zcow_node_refs(fs, buf, 0, bytenr, -1) :
+			      zcow_node_refs(fs, buf, owner, 0, -1);
+	}
+	for (i = 0; !err && level && i < nr; i++) {
+		const uint8_t *p = buf + 101 + i * 33u;
+
+		err = flags & ZCOW_BLOCK_FLAG_FULL_BACKREF ?
+			      drop_node(fs, t, get64(p + 17), level - 1,
+					get64(p + 25), 0, bytenr) :
+			      drop_node(fs, t, get64(p + 17), level - 1,
+					get64(p + 25), owner, 0);
+	}
+	if (!err)
+		fs->store.free(fs, bytenr, gen);
+out:
+	free(buf);
+	return err;
+}
+
+/* Delete the root tree's items of snapshot @s: ROOT_ITEM, ROOT_REF,
+ * ROOT_BACKREF. */
+static int delete_root_items(struct zcow_fs *fs, const struct zcow_snap *s)
+{
+	struct zcow_key k = { s->id, ZCOW_ROOT_ITEM_KEY, 0 };
+	int err = zcow_tree_delete(&fs->root_tree, &k);
+
+	k.objectid = ZCOW_FS_TREE_OBJECTID;
+	k.type = ZCOW_ROOT_REF_KEY;
+	k.offset = s->id;
+	if (!err)
+		err = zcow_tree_delete(&fs->root_tree, &k);
+	k.objectid = s->id;
+	k.type = ZCOW_ROOT_BACKREF_KEY;
+	k.offset = ZCOW_FS_TREE_OBJECTID;
+	if (!err)
+		err = zcow_tree_delete(&fs->root_tree, &k);
+	return err;
+}
+
+int zcow_subvol_delete(struct zcow_fs *fs, const char *name)
+{
+	struct zcow_files *fl;
+	struct zcow_tree *t;
+	struct zcow_snap *s = NULL;
+	uint64_t i, bytenr, gen, nodes = 0;
+	int64_t nr;
+	int level, err;
+
+	if (!fs || !fs->files || !name)
+		return -EINVAL;
+	if (fs->read_only)
+		return -EROFS;
+	fl = fs->files;
+	LOCK(fs);
+	while (fl->nr_inflight)
+		pthread_cond_wait(&fl->cond, &fl->lock);
+	err = fs->error ? -EIO : -ENOENT;
+	for (i = 0; fs->error == 0 && i < fl->nr_snaps; i++)
+		if (!strcmp(fl->snaps[i].name, name)) {
+			s = &fl->snaps[i];
+			err = 0;
+		}
+	/* The snapshot's nodes are all on the device and in the extent
+	 * tree first: a drop reads them. */
+	if (!err)
+		err = zcow_files_commit_locked(fs);
+	t = err ? NULL : zcow_root_tree_locked(fs, s->id);
+	if (!err && !t)
+		err = -EIO;
+	if (!err) {
+		/* Every extent item may change (at most every node of the
+		 * extent tree, once), the root tree's three items go. */
+		nr = zcow_tree_nr_nodes(&fs->extent_tree);
+		err = nr < 0 ? (int)nr : 0;
+		nodes = (uint64_t)nr + 2 * ((uint64_t)
+					   fs->extent_tree.root_level + 2);
+	}
+	if (!err)
+		err = zcow_rsv_nodes(fs, &fs->root_tree, 3,
+				     ZCOW_ROOT_ITEM_SIZE, &nodes);
+	if (!err)
+		err = zcow_meta_reserve_locked(fs, nodes, true);
+	if (err)
+		goto out;
+	zcow_tree_root(t, &bytenr, &level, &gen);
+	if (bytenr != ZCOW_NO_ROOT)
+		err = drop_node(fs, t, bytenr, level, gen, s->id, 0);
+	if (!err)
+		err = delete_root_items(fs, s);
+	if (err) {
+		zlog_err(TAG, "deleting subvolume %s: %d", name, err);
+		if (!fs->error)
+			fs->error = err;
+		goto out;
+	}
+	zcow_tree_release(t);
+	free(t);
+	memmove(s, s + 1, (size_t)(fl->snaps + fl->nr_snaps - (s + 1)) *
+				  sizeof(*s));
+	fl->nr_snaps--;
+	err = zcow_files_commit_locked(fs);
+out:
+	UNLOCK(fs);
+	return err;
+}

@@ -661,5 +661,13 @@ int zcow_sync(struct zcow_fs *fs);
  * Committed at once.  -EEXIST if NAME exists.
  */
 int zcow_snapshot(struct zcow_fs *fs, const char *name, uint64_t *id_ret);
+/*
+ * Delete the snapshot NAME (btrfs subvolume delete, done at once rather
+ * than by a cleaner): the nodes only it references are freed, with the
+ * data extents only they reference; nodes other trees share lose its
+ * reference.  Committed at once.  -ENOENT if there is no such snapshot,
+ * -EROFS, -ENOSPC, -EIO.
+ */
+int zcow_subvol_delete(struct zcow_fs *fs, const char *name);
 
 #endif /* ZCOW_ZCOW_H */

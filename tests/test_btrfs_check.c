@@ -389,6 +389,50 @@ START_TEST(test_btrfs_check_is_clean_after_a_file_workload)
 END_TEST
 
 /*
+ * Snapshots that share tree blocks (a fs tree of several levels), files
+ * rewritten after each so that shared nodes are copied and turn
+ * FULL_BACKREF, then one snapshot deleted: btrfs check finds every
+ * backref (tree block and data, by root and by parent) where it belongs.
+ */
+START_TEST(test_btrfs_check_is_clean_with_shared_snapshots_and_a_delete)
+{
+	char img[] = "/tmp/zcow-btrfschk-XXXXXX", path[32];
+	struct zcow_fs *fs;
+	struct zdev *dev;
+	int i;
+
+	need_btrfs_progs();
+	temp_img(img);
+	fs = mkfs_mount(img, &dev);
+	workload(fs);
+	for (i = 0; i < 300; i++) {
+		snprintf(path, sizeof(path), "/f%03d", i);
+		write_at(fs, path, 0, 4096, (uint32_t)i, false);
+	}
+	ck_assert_int_eq(zcow_snapshot(fs, "s1", NULL), 0);
+	for (i = 0; i < 300; i += 2) {
+		snprintf(path, sizeof(path), "/f%03d", i);
+		write_at(fs, path, 0, 4096, (uint32_t)i + 1000, false);
+	}
+	write_at(fs, "/a/big", 4096, 8192, 77, false);
+	ck_assert_int_eq(zcow_snapshot(fs, "s2", NULL), 0);
+	for (i = 0; i < 300; i += 3) {
+		snprintf(path, sizeof(path), "/f%03d", i);
+		write_at(fs, path, 0, 4096, (uint32_t)i + 2000, false);
+	}
+	ck_assert_int_eq(zcow_unlink(fs, "/f299"), 0);
+	ck_assert_int_eq(zcow_snapshot(fs, "s3", NULL), 0);
+	ck_assert_int_eq(zcow_subvol_delete(fs, "s2"), 0);
+	ck_assert_int_eq(zcow_sync(fs), 0);
+	ck_assert_int_eq(zcow_check(fs, NULL, NULL), 0);
+	ck_assert_int_eq(zcow_unmount(fs), 0);
+	zdev_close(dev);
+	assert_btrfs_check_clean(img, "with shared snapshots");
+	unlink(img);
+}
+END_TEST
+
+/*
  * A process runs the workload, then fsyncs new files, a renamed file and
  * an overwrite through the tree-log and dies before any commit: the image
  * holds a log to replay.  btrfs check reads it as it is; zcow mounts it
@@ -905,6 +949,7 @@ Suite *btrfs_check_suite(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_btrfs_check_is_clean_on_a_new_file_system);
 	tcase_add_test(tc, test_btrfs_check_is_clean_after_a_file_workload);
+	tcase_add_test(tc, test_btrfs_check_is_clean_with_shared_snapshots_and_a_delete);
 	tcase_add_test(tc, test_checksum_items_laid_out_as_the_kernel_does_are_read);
 	tcase_add_test(tc, test_an_inline_extent_as_the_kernel_writes_it_is_read);
 	tcase_add_test(tc, test_btrfs_check_is_clean_with_a_tree_log_and_after_its_replay);
