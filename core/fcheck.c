@@ -59,18 +59,17 @@ static void problem(struct fck *ck, const char *fmt, ...)
 static int open_tree(struct zcow_fs *fs, struct zcow_tree *root,
 		     uint64_t id, struct zcow_tree *t)
 {
-	struct zcow_key k = { id, ZCOW_ROOT_ITEM_KEY, 0 };
+	struct zcow_key k;
 	uint8_t item[ZCOW_ROOT_ITEM_SIZE];
-	uint32_t size;
 	int err;
 
-	err = zcow_tree_search(root, &k, item, sizeof(item), &size);
+	err = zcow_root_item_find(root, id, &k, item, NULL);
 	if (err)
 		return err;
-	if (size < ZCOW_ROOT_ITEM_SIZE)
-		return -EUCLEAN;
-	return zcow_tree_init(t, &fs->store, id, get64(item + 176),
-			      item[238], get64(item + 160));
+	err = zcow_tree_init(t, &fs->store, id, get64(item + 176),
+			     item[238], get64(item + 160));
+	t->share_gen = get64(item + 200);	/* last_snapshot */
+	return err;
 }
 
 /* The committed root tree and, through it, the extent and csum trees. */
@@ -470,10 +469,14 @@ int zcow_files_check(struct zcow_fs *fs,
 			problem(&ck, "snapshot %" PRIu64 " unreadable", ids[i]);
 			continue;
 		}
-		if (!zcow_tree_search(&t, &(struct zcow_key){
-					     ZCOW_ROOT_DIR_INO,
-					     ZCOW_INODE_ITEM_KEY, 0 },
-				      NULL, 0, NULL))
+		err = zcow_tree_search(&t, &(struct zcow_key){
+					       ZCOW_ROOT_DIR_INO,
+					       ZCOW_INODE_ITEM_KEY, 0 },
+				       NULL, 0, NULL);
+		if (err)
+			problem(&ck, "snapshot %" PRIu64 ": root directory unreadable (%d)",
+				ids[i], err);
+		else
 			check_root(&ck, &t, ids[i]);
 		zcow_tree_release(&t);
 	}

@@ -36,6 +36,31 @@ struct zcow_tree *zcow_files_tree_nr(struct zcow_fs *fs, uint64_t i)
 	return fs->files->snaps[i].tree;
 }
 
+int zcow_root_item_find(struct zcow_tree *root_tree, uint64_t id,
+			struct zcow_key *key_ret, uint8_t *item,
+			uint32_t *size_ret)
+{
+	struct zcow_key start = { id, ZCOW_ROOT_ITEM_KEY, 0 };
+	struct zcow_tree_iter it;
+	const void *data;
+	uint32_t len;
+	int err;
+
+	zcow_tree_iter_init(&it, root_tree, &start);
+	err = zcow_tree_iter_next(&it, key_ret, &data, &len);
+	if (err)
+		return err;
+	if (key_ret->objectid != id || key_ret->type != ZCOW_ROOT_ITEM_KEY)
+		return -ENOENT;
+	if (len < ZCOW_ROOT_ITEM_SIZE)
+		return -EUCLEAN;
+	if (item)
+		memcpy(item, data, ZCOW_ROOT_ITEM_SIZE);
+	if (size_ret)
+		*size_ret = len;
+	return 0;
+}
+
 struct zcow_tree *zcow_root_tree_locked(struct zcow_fs *fs, uint64_t root)
 {
 	struct zcow_key k = { root, ZCOW_ROOT_ITEM_KEY, 0 };
@@ -54,8 +79,7 @@ struct zcow_tree *zcow_root_tree_locked(struct zcow_fs *fs, uint64_t root)
 		return NULL;
 	if (s->tree)
 		return s->tree;
-	if (zcow_tree_search(&fs->root_tree, &k, item, sizeof(item), &size) ||
-	    size < ZCOW_ROOT_ITEM_SIZE)
+	if (zcow_root_item_find(&fs->root_tree, root, &k, item, &size))
 		return NULL;
 	t = calloc(1, sizeof(*t));
 	if (!t)
@@ -359,8 +383,11 @@ out:
  * ROOT_BACKREF. */
 static int delete_root_items(struct zcow_fs *fs, const struct zcow_snap *s)
 {
-	struct zcow_key k = { s->id, ZCOW_ROOT_ITEM_KEY, 0 };
-	int err = zcow_tree_delete(&fs->root_tree, &k);
+	struct zcow_key k;
+	int err = zcow_root_item_find(&fs->root_tree, s->id, &k, NULL, NULL);
+
+	if (!err)
+		err = zcow_tree_delete(&fs->root_tree, &k);
 
 	k.objectid = ZCOW_FS_TREE_OBJECTID;
 	k.type = ZCOW_ROOT_REF_KEY;

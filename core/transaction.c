@@ -228,11 +228,8 @@ static int sync_snapshot_root_items(struct zcow_fs *fs, bool *changed_ret)
 		if (!tree)
 			continue;
 		zcow_tree_root(tree, &bytenr, &level, &gen);
-		key.objectid = tree->owner;
-		key.type = ZCOW_ROOT_ITEM_KEY;
-		key.offset = 0;
-		ret = zcow_tree_search(&fs->root_tree, &key, item,
-				       sizeof(item), &size);
+		ret = zcow_root_item_find(&fs->root_tree, tree->owner, &key,
+					  item, &size);
 		if (ret)
 			return ret;
 		if (size != ROOT_ITEM_SIZE)

@@ -282,6 +282,35 @@ START_TEST(test_snapshot_check_reports_a_missing_shared_backref)
 }
 END_TEST
 
+/* The file layer's checks reach a snapshot whose nodes the fs tree
+ * shares (read through a tree that accepts nodes of any subvolume): an
+ * inode ref removed from a snapshot is reported. */
+START_TEST(test_snapshot_check_reads_the_shared_snapshot_tree)
+{
+	struct zcow_fs *fs = new_fs();
+	struct zcow_tree *t;
+	struct zcow_stat st;
+	struct zcow_key k;
+	char last[256] = "";
+
+	make_files(fs);
+	ck_assert_int_eq(zcow_snapshot(fs, "s", NULL), 0);
+	ck_assert_int_eq(zcow_stat(fs, "/f200", &st), 0);
+	t = fs->files->snaps[0].tree;
+	ck_assert_int_ge(t->root_level, 1);
+	k.objectid = st.ino;
+	k.type = ZCOW_INODE_REF_KEY;
+	k.offset = ZCOW_ROOT_DIR_INO;
+	pthread_mutex_lock(&fs->files->lock);
+	ck_assert_int_eq(zcow_tree_delete(t, &k), 0);
+	pthread_mutex_unlock(&fs->files->lock);
+	ck_assert_int_eq(zcow_commit(fs), 0);
+	ck_assert_int_gt(zcow_check(fs, print_problem, last), 0);
+	ck_assert_msg(strstr(last, "root 256"), "last problem: %s", last);
+	close_fs(fs);
+}
+END_TEST
+
 /* Bytes of data extents (their items), and tree blocks. */
 static void count_extents(struct zcow_fs *fs, uint64_t *data_bytes,
 			  uint64_t *blocks)
@@ -378,6 +407,7 @@ Suite *snapshot_suite(void)
 	tcase_add_test(tc, test_snapshot_shares_tree_blocks_and_copies_on_write);
 	tcase_add_test(tc, test_snapshot_check_reports_a_missing_shared_backref);
 	tcase_add_test(tc, test_snapshot_delete_frees_what_only_it_references);
+	tcase_add_test(tc, test_snapshot_check_reads_the_shared_snapshot_tree);
 	suite_add_tcase(s, tc);
 	return s;
 }
