@@ -345,6 +345,28 @@ static int check_root_dir(struct fck *ck, struct zcow_tree *root,
 	return 0;
 }
 
+/* The uuid tree maps @uuid (subvolume @id's) to @id. */
+static void check_uuid_entry(struct fck *ck, struct zcow_tree *root,
+			     uint64_t id, const uint8_t *uuid)
+{
+	struct zcow_tree t;
+	struct zcow_key k = { get64(uuid), ZCOW_UUID_KEY_SUBVOL,
+			      get64(uuid + 8) };
+	uint8_t buf[64];
+	uint32_t size;
+
+	memset(&t, 0, sizeof(t));
+	if (open_tree(ck->fs, root, ZCOW_UUID_TREE_OBJECTID, &t)) {
+		problem(ck, "uuid tree root item missing");
+		return;
+	}
+	if (zcow_tree_search(&t, &k, buf, sizeof(buf), &size) || size != 8 ||
+	    get64(buf) != id)
+		problem(ck, "uuid tree: no entry of root %" PRIu64 "'s uuid",
+			id);
+	zcow_tree_release(&t);
+}
+
 /*
  * The rest of what mkfs makes (docs/format.md, "mkfs"): the data
  * relocation tree's root directory; the fs tree's uuid, entered in the
@@ -368,24 +390,13 @@ static void check_mkfs_items(struct fck *ck, struct zcow_tree *root)
 		check_root_dir(ck, root, &t, ZCOW_DATA_RELOC_TREE_OBJECTID);
 		zcow_tree_release(&t);
 	}
-	k.objectid = ZCOW_FS_TREE_OBJECTID;
-	k.type = ZCOW_ROOT_ITEM_KEY;
-	k.offset = 0;
-	if (!zcow_tree_search(root, &k, item, sizeof(item), &size)) {
-		memset(&t, 0, sizeof(t));
+	if (!zcow_root_item_find(root, ZCOW_FS_TREE_OBJECTID, &k, item,
+				 NULL)) {
 		if (!memcmp(uuid, zero, sizeof(zero)))
 			problem(ck, "root 5: no uuid in its root item");
-		else if (open_tree(ck->fs, root, ZCOW_UUID_TREE_OBJECTID, &t))
-			problem(ck, "uuid tree root item missing");
-		else {
-			k.objectid = get64(uuid);
-			k.type = ZCOW_UUID_KEY_SUBVOL;
-			k.offset = get64(uuid + 8);
-			if (zcow_tree_search(&t, &k, buf, sizeof(buf), &size) ||
-			    size != 8 || get64(buf) != ZCOW_FS_TREE_OBJECTID)
-				problem(ck, "uuid tree: no entry of root 5's uuid");
-			zcow_tree_release(&t);
-		}
+		else
+			check_uuid_entry(ck, root, ZCOW_FS_TREE_OBJECTID,
+					 uuid);
 	}
 	if (zcow_inode_get(root, ZCOW_ROOT_TREE_DIR_OBJECTID, &rd) ||
 	    !S_ISDIR(rd.mode))
@@ -478,6 +489,18 @@ int zcow_files_check(struct zcow_fs *fs,
 				ids[i], err);
 		else
 			check_root(&ck, &t, ids[i]);
+		{
+			static const uint8_t zero[ZCOW_UUID_SIZE];
+			uint8_t item[ZCOW_ROOT_ITEM_SIZE];
+			struct zcow_key rk;
+
+			/* (snapshots of older zcow versions have none) */
+			if (!zcow_root_item_find(&root, ids[i], &rk, item,
+						 NULL) &&
+			    memcmp(item + 247, zero, sizeof(zero)))
+				check_uuid_entry(&ck, &root, ids[i],
+						 item + 247);
+		}
 		zcow_tree_release(&t);
 	}
 out:

@@ -17,6 +17,7 @@
 
 #include "files.h"
 #include "grow.h"
+#include "prng.h"
 #include "zlog.h"
 
 #define TAG "files"
@@ -159,9 +160,44 @@ void zcow_snaps_free(struct zcow_fs *fs)
 	fs->files->cap_snaps = 0;
 }
 
+#define ROOT_ITEM_UUID		247u	/* uuid, then parent_uuid */
+#define ROOT_ITEM_PARENT_UUID	263u
+
+/*
+ * A snapshot's uuid: btrfs takes a random one; zcow's follows from the
+ * file system's, the snapshot's id and transaction, so that a run is
+ * reproducible.
+ */
+static void snap_uuid(const struct zcow_fs *fs, uint64_t id, uint8_t *uuid)
+{
+	uint64_t st = get64(fs->store.fsid) ^ get64(fs->store.fsid + 8) ^
+		      zcow_mix64(id) ^ zcow_mix64(fs->transid + 1);
+
+	put64(uuid, zcow_rand64(&st));
+	put64(uuid + 8, zcow_rand64(&st));
+	uuid[6] = (uint8_t)((uuid[6] & 0x0f) | 0x40);	/* version 4 */
+	uuid[8] = (uint8_t)((uuid[8] & 0x3f) | 0x80);	/* variant */
+}
+
+/* The uuid tree's entry of subvolume @id with @uuid: add or (@delta < 0)
+ * delete (btrfs's btrfs_uuid_tree_add/remove; one id per uuid). */
+static int uuid_entry(struct zcow_fs *fs, const uint8_t *uuid, uint64_t id,
+		      int delta)
+{
+	struct zcow_key k = { get64(uuid), ZCOW_UUID_KEY_SUBVOL,
+			      get64(uuid + 8) };
+	uint8_t v[8];
+
+	put64(v, id);
+	return delta > 0 ? zcow_tree_insert(&fs->uuid_tree, &k, v, sizeof(v)) :
+			   zcow_tree_delete(&fs->uuid_tree, &k);
+}
+
 static void encode_snap_root_item(struct zcow_fs *fs, struct zcow_tree *t,
 				  uint8_t *buf)
 {
+	uint8_t src[ZCOW_ROOT_ITEM_SIZE];
+	struct zcow_key k;
 	uint64_t bytenr, gen;
 	int level;
 
@@ -179,6 +215,12 @@ static void encode_snap_root_item(struct zcow_fs *fs, struct zcow_tree *t,
 	put32(buf + 216, 1);			/* refs */
 	buf[238] = (uint8_t)level;
 	put64(buf + 239, gen);		/* generation_v2 */
+	snap_uuid(fs, t->owner, buf + ROOT_ITEM_UUID);
+	if (!zcow_root_item_find(&fs->root_tree, ZCOW_FS_TREE_OBJECTID, &k,
+				 src, NULL))
+		memcpy(buf + ROOT_ITEM_PARENT_UUID, src + ROOT_ITEM_UUID,
+		       ZCOW_UUID_SIZE);
+	put64(buf + 295, fs->transid);	/* ctransid */
 	put64(buf + 303, fs->transid);	/* otransid */
 }
 
@@ -270,6 +312,8 @@ int zcow_snapshot(struct zcow_fs *fs, const char *name, uint64_t *id_ret)
 	k.type = ZCOW_ROOT_ITEM_KEY;
 	k.offset = 0;
 	err = zcow_tree_insert(&fs->root_tree, &k, item, sizeof(item));
+	if (!err)
+		err = uuid_entry(fs, item + ROOT_ITEM_UUID, id, +1);
 	put64(ref, ZCOW_ROOT_DIR_INO);	/* dirid */
 	put64(ref + 8, id);			/* sequence */
 	put16(ref + 16, (uint16_t)nlen);
@@ -383,9 +427,18 @@ out:
  * ROOT_BACKREF. */
 static int delete_root_items(struct zcow_fs *fs, const struct zcow_snap *s)
 {
+	uint8_t item[ZCOW_ROOT_ITEM_SIZE];
+	static const uint8_t zero[ZCOW_UUID_SIZE];
 	struct zcow_key k;
-	int err = zcow_root_item_find(&fs->root_tree, s->id, &k, NULL, NULL);
+	int err = zcow_root_item_find(&fs->root_tree, s->id, &k, item, NULL);
 
+	if (!err && memcmp(item + ROOT_ITEM_UUID, zero, sizeof(zero)))
+		err = uuid_entry(fs, item + ROOT_ITEM_UUID, s->id, -1);
+	if (err == -ENOENT)
+		err = 0;	/* an older zcow put no uuid entry */
+	if (!err)
+		err = zcow_root_item_find(&fs->root_tree, s->id, &k, NULL,
+					  NULL);
 	if (!err)
 		err = zcow_tree_delete(&fs->root_tree, &k);
 

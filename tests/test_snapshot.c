@@ -311,6 +311,19 @@ START_TEST(test_snapshot_check_reads_the_shared_snapshot_tree)
 }
 END_TEST
 
+/* Entries of the uuid tree. */
+static uint64_t nr_uuids(struct zcow_fs *fs)
+{
+	struct zcow_key start = { 0, 0, 0 }, k;
+	struct zcow_tree_iter it;
+	uint64_t nr = 0;
+
+	zcow_tree_iter_init(&it, &fs->uuid_tree, &start);
+	while (!zcow_tree_iter_next(&it, &k, NULL, NULL))
+		nr += k.type == ZCOW_UUID_KEY_SUBVOL;
+	return nr;
+}
+
 /* Bytes of data extents (their items), and tree blocks. */
 static void count_extents(struct zcow_fs *fs, uint64_t *data_bytes,
 			  uint64_t *blocks)
@@ -360,9 +373,11 @@ START_TEST(test_snapshot_delete_frees_what_only_it_references)
 	ck_assert_int_eq(zcow_sync(fs), 0);
 	ck_assert_int_eq(zcow_check(fs, print_problem, NULL), 0);
 
+	ck_assert_uint_eq(nr_uuids(fs), 3);	/* 5, s1, s2 */
 	ck_assert_int_eq(zcow_subvol_delete(fs, "nope"), -ENOENT);
 	ck_assert_int_eq(zcow_subvol_delete(fs, "s1"), 0);
 	ck_assert_int_eq(zcow_subvol_delete(fs, "s1"), -ENOENT);
+	ck_assert_uint_eq(nr_uuids(fs), 2);
 	ck_assert_int_eq(zcow_check(fs, print_problem, NULL), 0);
 	/* s1 alone held the first versions of the even files. */
 	count_extents(fs, &data, &blocks);
@@ -391,6 +406,7 @@ START_TEST(test_snapshot_delete_frees_what_only_it_references)
 	count_extents(fs, &data, &blocks);
 	ck_assert_uint_eq(data, data0);
 	ck_assert_uint_le(blocks, blocks0 + 2);
+	ck_assert_uint_eq(nr_uuids(fs), 1);
 	expect_file(fs, "/f003", 2003);
 	expect_file(fs, "/f004", 1004);
 	expect_file(fs, "/f005", 5);
