@@ -164,7 +164,7 @@ int zcow_snapshot(struct zcow_fs *fs, const char *name, uint64_t *id_ret)
 	struct zcow_tree_iter it;
 	struct zcow_tree *t = NULL;
 	uint8_t item[ZCOW_ROOT_ITEM_SIZE], ref[ZCOW_ROOT_REF_HDR + 256];
-	uint64_t id = 256, i;
+	uint64_t id = 256, i, index = 0;
 	size_t nlen;
 	const void *data;
 	uint32_t len;
@@ -191,12 +191,18 @@ int zcow_snapshot(struct zcow_fs *fs, const char *name, uint64_t *id_ret)
 		if (fl->snaps[i].id >= id)
 			id = fl->snaps[i].id + 1;
 	}
+	if (!err)
+		err = zcow_subvol_name_free_locked(fs, name, nlen);
 	if (!err) {
 		uint64_t nodes = 0;
 
 		/* The copy of the fs tree, a reference per file extent, the
 		 * root tree's three items. */
 		err = zcow_rsv_fs_items(fs, &fs->fs_tree, UINT64_MAX, &nodes);
+		/* its entry in the root directory (two items, the
+		 * directory's inode) */
+		if (!err)
+			err = zcow_rsv_fs_items(fs, &fs->fs_tree, 3, &nodes);
 		if (!err)
 			err = zcow_rsv_nodes(fs, &fs->extent_tree, UINT64_MAX,
 					     ZCOW_RSV_EXTENT_ITEM, &nodes);
@@ -251,8 +257,10 @@ int zcow_snapshot(struct zcow_fs *fs, const char *name, uint64_t *id_ret)
 	k.type = ZCOW_ROOT_ITEM_KEY;
 	k.offset = 0;
 	err = zcow_tree_insert(&fs->root_tree, &k, item, sizeof(item));
+	if (!err)
+		err = zcow_subvol_link_locked(fs, name, nlen, id, &index);
 	put64(ref, ZCOW_ROOT_DIR_INO);	/* dirid */
-	put64(ref + 8, id);			/* sequence */
+	put64(ref + 8, index);		/* sequence: the DIR_INDEX */
 	put16(ref + 16, (uint16_t)nlen);
 	memcpy(ref + ZCOW_ROOT_REF_HDR, name, nlen);
 	k.objectid = ZCOW_FS_TREE_OBJECTID;
