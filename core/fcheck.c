@@ -238,7 +238,7 @@ static void check_root_refs(struct fck *ck, struct zcow_tree *t)
 			problem(ck, "root %" PRIu64 " '%.*s': no dir item in dir %" PRIu64 " of root 5 for its root ref",
 				k.offset, (int)nlen, name, ik.objectid);
 	}
-	if (err != -ENOENT)
+	if (err && err != -ENOENT)
 		problem(ck, "root tree unreadable (%d)", err);
 }
 
