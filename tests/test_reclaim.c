@@ -264,12 +264,12 @@ START_TEST(test_reclaim_relocates_snapshot_shared_extents)
 			  fs->reloc_bg);
 	expect(fs, "/a", 0, 1 * MiB, 2);
 	expect(fs, "/a", 1 * MiB, 3 * MiB, 1);
-	expect(fs, "/.snapshots/s1/a", 0, 4 * MiB, 1);
+	expect(fs, "/s1/a", 0, 4 * MiB, 1);
 	expect_clean(fs);
 
 	fs = remount(fs, &quiet);
 	expect(fs, "/a", 0, 1 * MiB, 2);
-	expect(fs, "/.snapshots/s1/a", 0, 4 * MiB, 1);
+	expect(fs, "/s1/a", 0, 4 * MiB, 1);
 	expect_clean(fs);
 	close_fs(fs);
 }
