@@ -12,6 +12,8 @@
  *   - every data extent has checksums for every block;
  *   (every data EXTENT_ITEM's backrefs against the file extents of the
  *   leaves that point at it: core/check.c, which sees the shared leaves);
+ *   - a subvolume entry (location a ROOT_ITEM) names a root that has
+ *     one; every ROOT_REF has its DIR_ITEM and DIR_INDEX in the fs tree;
  *   - what btrfs-progs' mkfs makes and btrfs check expects: the root
  *     directory 256 of the fs tree and of the data relocation tree, the
  *     fs tree's uuid in the uuid tree, the root tree's "default" entry.
@@ -37,7 +39,7 @@ struct fck {
 	int nr;
 	bool is_nomem;
 	uint64_t *zone_wp;
-	struct zcow_tree *extent, *csum;
+	struct zcow_tree *root, *extent, *csum;
 };
 
 static void problem(struct fck *ck, const char *fmt, ...)
@@ -139,6 +141,85 @@ static void check_fext(struct fck *ck, uint64_t root, uint64_t ino,
 	if (zcow_csum_lookup(ck->csum, fe->disk_bytenr, fe->disk_num_bytes,
 			     NULL))
 		problem(ck, "data extent %" PRIu64 ": checksums missing", fe->disk_bytenr);
+}
+
+/*
+ * A subvolume entry (DIR_INDEX @d of @dir in root @root, location
+ * (id, ROOT_ITEM, -1)) has no inode in its tree: it names a directory
+ * and a root that has a ROOT_ITEM (btrfs check: "root ... missing").
+ */
+static void check_subvol_entry(struct fck *ck, uint64_t root, uint64_t dir,
+			       const uint8_t *d, uint16_t nlen)
+{
+	struct zcow_key rk;
+	const char *name = (const char *)d + ZCOW_DIR_ITEM_HDR;
+
+	if (d[29] != ZCOW_FT_DIR || get64(d + 9) != UINT64_MAX)
+		problem(ck, "root %" PRIu64 " dir %" PRIu64 ": subvolume entry '%.*s' not a directory entry of offset -1",
+			root, dir, (int)nlen, name);
+	/* A snapshot's copies of entries of the fs tree may outlive the
+	 * subvolumes they name (a later delete leaves them, as btrfs's
+	 * does): only the fs tree's entries have their ROOT_REF. */
+	if (root == ZCOW_FS_TREE_OBJECTID &&
+	    zcow_root_item_find(ck->root, get64(d), &rk, NULL, NULL))
+		problem(ck, "root %" PRIu64 " dir %" PRIu64 ": subvolume entry '%.*s' -> root %" PRIu64 " without root item",
+			root, dir, (int)nlen, name, get64(d));
+}
+
+/*
+ * Every ROOT_REF (5, ROOT_REF, id) of the root tree has its entry in the
+ * fs tree @t: DIR_INDEX (dirid, sequence) and the DIR_ITEM of its name,
+ * both of location (id, ROOT_ITEM, -1) (btrfs check: an unreferenced
+ * subvolume otherwise).
+ */
+static void check_root_refs(struct fck *ck, struct zcow_tree *t)
+{
+	struct zcow_key start = { ZCOW_FS_TREE_OBJECTID, ZCOW_ROOT_REF_KEY, 0 };
+	struct zcow_key k;
+	struct zcow_tree_iter it;
+	const void *data;
+	uint32_t len;
+	int err;
+
+	zcow_tree_iter_init(&it, ck->root, &start);
+	while (!(err = zcow_tree_iter_next(&it, &k, &data, &len))) {
+		const uint8_t *d = data;
+		struct zcow_key ik;
+		uint8_t buf[ZCOW_DIR_ITEM_HDR + 256];
+		const char *name;
+		uint32_t sz;
+		uint16_t nlen;
+		bool ok;
+
+		if (k.objectid != ZCOW_FS_TREE_OBJECTID ||
+		    k.type != ZCOW_ROOT_REF_KEY)
+			break;
+		if (len < ZCOW_ROOT_REF_HDR ||
+		    ZCOW_ROOT_REF_HDR + get16(d + 16) > len) {
+			problem(ck, "root ref of root %" PRIu64 ": bad item",
+				k.offset);
+			continue;
+		}
+		nlen = get16(d + 16);
+		name = (const char *)d + ZCOW_ROOT_REF_HDR;
+		ik.objectid = get64(d);
+		ik.type = ZCOW_DIR_INDEX_KEY;
+		ik.offset = get64(d + 8);
+		ok = !zcow_tree_search(t, &ik, buf, sizeof(buf), &sz) &&
+		     sz == ZCOW_DIR_ITEM_HDR + nlen && get64(buf) == k.offset &&
+		     buf[8] == ZCOW_ROOT_ITEM_KEY &&
+		     get16(buf + 27) == nlen &&
+		     !memcmp(buf + ZCOW_DIR_ITEM_HDR, name, nlen);
+		if (!ok)
+			problem(ck, "root %" PRIu64 " '%.*s': no dir index %" PRIu64 " in dir %" PRIu64 " of root 5 for its root ref",
+				k.offset, (int)nlen, name, ik.offset,
+				ik.objectid);
+		if (!has_dir_item(t, ik.objectid, name, nlen, k.offset))
+			problem(ck, "root %" PRIu64 " '%.*s': no dir item in dir %" PRIu64 " of root 5 for its root ref",
+				k.offset, (int)nlen, name, ik.objectid);
+	}
+	if (err && err != -ENOENT)
+		problem(ck, "root tree unreadable (%d)", err);
 }
 
 /* Check one fs tree (the fs tree or a snapshot). */
@@ -249,6 +330,11 @@ static void check_root(struct fck *ck, struct zcow_tree *t, uint64_t root)
 				problem(ck, "root %" PRIu64 " entry in %" PRIu64 ", not a directory",
 					root, k.objectid);
 			rk.objectid = get64(d);
+			if (d[8] == ZCOW_ROOT_ITEM_KEY) {
+				check_subvol_entry(ck, root, k.objectid, d,
+						   nlen);
+				break;
+			}
 			rk.type = ZCOW_INODE_REF_KEY;
 			rk.offset = k.objectid;
 			if (zcow_inode_get(t, rk.objectid, &target))
@@ -450,6 +536,7 @@ int zcow_files_check(struct zcow_fs *fs,
 		problem(&ck, "file layer: trees unreadable (%d)", err);
 		goto out;
 	}
+	ck.root = &root;
 	ck.extent = &extent;
 	ck.csum = &csum;
 	memset(&t, 0, sizeof(t));
@@ -458,6 +545,7 @@ int zcow_files_check(struct zcow_fs *fs,
 	} else {
 		if (!check_root_dir(&ck, &root, &t, ZCOW_FS_TREE_OBJECTID))
 			check_root(&ck, &t, ZCOW_FS_TREE_OBJECTID);
+		check_root_refs(&ck, &t);
 		zcow_tree_release(&t);
 	}
 	check_mkfs_items(&ck, &root);

@@ -25,6 +25,7 @@
 
 #include <pthread.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "le.h"
@@ -32,6 +33,10 @@
 
 #define ZCOW_FIRST_FREE_OBJECTID	256ULL
 #define ZCOW_ROOT_DIR_INO		256ULL
+/* The inode number of the empty directory a subvolume entry shows where
+ * it does not lead into its subvolume (btrfs's
+ * BTRFS_EMPTY_SUBVOL_DIR_OBJECTID): no item holds it. */
+#define ZCOW_EMPTY_SUBVOL_DIR_INO	2ULL
 #define ZCOW_CSUM_OBJECTID		((uint64_t)-10)
 #define ZCOW_TREE_BLOCK_REF_KEY		176
 #define ZCOW_EXTENT_DATA_REF_KEY	178
@@ -199,6 +204,31 @@ int zcow_csum_delete(struct zcow_tree *t, uint64_t bytenr, uint64_t len);
  */
 int zcow_dir_lookup(struct zcow_tree *tree, uint64_t dir, const char *name,
 		    size_t len, uint64_t *ino_ret, uint8_t *type_ret);
+
+/*
+ * Subvolume entries (btrfs subvolume snapshot): the name @name (@len
+ * bytes) in the root directory 256 of the fs tree, as a DIR_ITEM and a
+ * DIR_INDEX whose location is (@id, ROOT_ITEM, (u64)-1), type directory,
+ * and no INODE_REF (the subvolume's root inode refers to itself by "..");
+ * the directory's size grows by 2 x @len.  Paths cross such an entry into
+ * the subvolume's tree (read-only).  _locked: under files->lock.
+ *
+ * zcow_subvol_name_free_locked(): 0 when "/@name" is free, -EEXIST when
+ * any entry (file, directory, subvolume) holds it, or a tree errno.
+ * zcow_subvol_link_locked(): 0 and *@index_ret (may be NULL; the
+ * DIR_INDEX index, the ROOT_REF's sequence), -EEXIST, -EINVAL (@len 0 or
+ * above 255), -EUCLEAN (no root directory), or a tree errno.
+ * zcow_subvol_unlink_locked(): removes the entry made by the link (the
+ * DIR_ITEM name, the DIR_INDEX, 2 x @len of the directory's size): 0,
+ * -ENOENT (no entry @name), -EINVAL (the entry is not subvolume @id's),
+ * -EUCLEAN (its DIR_INDEX is missing), or a tree errno.
+ */
+int zcow_subvol_name_free_locked(struct zcow_fs *fs, const char *name,
+				 size_t len);
+int zcow_subvol_link_locked(struct zcow_fs *fs, const char *name, size_t len,
+			    uint64_t id, uint64_t *index_ret);
+int zcow_subvol_unlink_locked(struct zcow_fs *fs, const char *name,
+			      size_t len, uint64_t id);
 
 /* Inode items of @tree: 0, -ENOENT, or a tree errno. */
 int zcow_inode_get(struct zcow_tree *tree, uint64_t ino,

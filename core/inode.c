@@ -23,7 +23,6 @@
 #include "zoned.h"
 
 #define TAG "files"
-#define SNAP_DIR ".snapshots"
 
 /* struct btrfs_inode_item: offsets in docs/format.md. */
 void zcow_inode_encode(const struct zcow_inode *ino, uint8_t *buf)
@@ -99,11 +98,14 @@ static uint8_t ft_of_mode(uint32_t mode)
 
 /*
  * Find @name in the DIR_ITEM of @dir (entries with the same hash are
- * concatenated in one item, as btrfs does).  0 and *ino_ret / *type_ret,
- * -ENOENT, or a tree errno.
+ * concatenated in one item, as btrfs does).  0 and *ino_ret (the location
+ * key's objectid: an inode, or a subvolume's root id), *type_ret and
+ * *ltype_ret (the location key's type: INODE_ITEM, or ROOT_ITEM for a
+ * subvolume entry), the last two may be NULL; -ENOENT, or a tree errno.
  */
-int zcow_dir_lookup(struct zcow_tree *tree, uint64_t dir, const char *name,
-		    size_t len, uint64_t *ino_ret, uint8_t *type_ret)
+static int dir_lookup_loc(struct zcow_tree *tree, uint64_t dir,
+			  const char *name, size_t len, uint64_t *ino_ret,
+			  uint8_t *type_ret, uint8_t *ltype_ret)
 {
 	struct zcow_key key = { dir, ZCOW_DIR_ITEM_KEY,
 				zcow_name_hash(name, len) };
@@ -126,6 +128,8 @@ int zcow_dir_lookup(struct zcow_tree *tree, uint64_t dir, const char *name,
 			*ino_ret = get64(d);
 			if (type_ret)
 				*type_ret = d[29];
+			if (ltype_ret)
+				*ltype_ret = d[8];
 			return 0;
 		}
 		off += ZCOW_DIR_ITEM_HDR + nlen + dlen;
@@ -133,17 +137,33 @@ int zcow_dir_lookup(struct zcow_tree *tree, uint64_t dir, const char *name,
 	return -ENOENT;
 }
 
-static void encode_dir_item(uint8_t *d, uint64_t ino, uint8_t type,
-			    uint64_t transid, const char *name, size_t len)
+int zcow_dir_lookup(struct zcow_tree *tree, uint64_t dir, const char *name,
+		    size_t len, uint64_t *ino_ret, uint8_t *type_ret)
 {
-	put64(d, ino);			/* location.objectid */
-	d[8] = ZCOW_INODE_ITEM_KEY;		/* location.type */
-	put64(d + 9, 0);			/* location.offset */
+	return dir_lookup_loc(tree, dir, name, len, ino_ret, type_ret, NULL);
+}
+
+/* struct btrfs_dir_item + name: an inode's entry has the location
+ * (ino, INODE_ITEM, 0), a subvolume's (root id, ROOT_ITEM, -1). */
+static void encode_dir_item_loc(uint8_t *d, uint64_t objectid, uint8_t ltype,
+				uint64_t loffset, uint8_t type,
+				uint64_t transid, const char *name, size_t len)
+{
+	put64(d, objectid);			/* location.objectid */
+	d[8] = ltype;				/* location.type */
+	put64(d + 9, loffset);			/* location.offset */
 	put64(d + 17, transid);
 	put16(d + 25, 0);			/* data_len */
 	put16(d + 27, (uint16_t)len);
 	d[29] = type;
 	memcpy(d + ZCOW_DIR_ITEM_HDR, name, len);
+}
+
+static void encode_dir_item(uint8_t *d, uint64_t ino, uint8_t type,
+			    uint64_t transid, const char *name, size_t len)
+{
+	encode_dir_item_loc(d, ino, ZCOW_INODE_ITEM_KEY, 0, type, transid,
+			    name, len);
 }
 
 static int next_index_locked(struct zcow_tree *tree, uint64_t dir,
@@ -178,23 +198,18 @@ static int dir_size_add_locked(struct zcow_fs *fs, struct zcow_tree *tree,
 	return zcow_inode_put(tree, &di);
 }
 
-/* Link @ino (of @type) as @name in @dir: DIR_ITEM, DIR_INDEX, INODE_REF. */
-static int add_entry_locked(struct zcow_fs *fs, struct zcow_tree *tree,
-			    uint64_t dir, const char *name, size_t len,
-			    uint64_t ino, uint8_t type)
+/* Put the entry @ent (@elen bytes, name @name) into @dir's DIR_ITEM of
+ * its name hash and as DIR_INDEX @index. */
+static int insert_dir_items(struct zcow_tree *tree, uint64_t dir,
+			    const char *name, size_t len, const uint8_t *ent,
+			    uint32_t elen, uint64_t index)
 {
 	struct zcow_key key = { dir, ZCOW_DIR_ITEM_KEY,
 				zcow_name_hash(name, len) };
-	uint8_t buf[4096], ent[ZCOW_DIR_ITEM_HDR + 256];
-	uint8_t ref[ZCOW_INODE_REF_HDR + 256];
-	uint32_t size, elen = ZCOW_DIR_ITEM_HDR + (uint32_t)len;
-	uint64_t index;
+	uint8_t buf[4096];
+	uint32_t size;
 	int err;
 
-	err = next_index_locked(tree, dir, &index);
-	if (err)
-		return err;
-	encode_dir_item(ent, ino, type, fs->transid, name, len);
 	err = zcow_tree_search(tree, &key, buf, sizeof(buf), &size);
 	if (err == -ENOENT) {
 		err = zcow_tree_insert(tree, &key, ent, elen);
@@ -209,7 +224,59 @@ static int add_entry_locked(struct zcow_fs *fs, struct zcow_tree *tree,
 		return err;
 	key.type = ZCOW_DIR_INDEX_KEY;
 	key.offset = index;
-	err = zcow_tree_insert(tree, &key, ent, elen);
+	return zcow_tree_insert(tree, &key, ent, elen);
+}
+
+/* Take @name out of @dir's DIR_ITEM of its hash (the item goes with its
+ * last name).  0, -EUCLEAN (not there), or a tree errno. */
+static int delete_dir_item_name(struct zcow_tree *tree, uint64_t dir,
+				const char *name, size_t len)
+{
+	struct zcow_key key = { dir, ZCOW_DIR_ITEM_KEY,
+				zcow_name_hash(name, len) };
+	uint8_t buf[4096];
+	uint32_t size, off = 0;
+	int err;
+
+	err = zcow_tree_search(tree, &key, buf, sizeof(buf), &size);
+	if (err)
+		return err == -ENOENT ? -EUCLEAN : err;
+	if (size > sizeof(buf))
+		return -EUCLEAN;
+	while (off + ZCOW_DIR_ITEM_HDR <= size) {
+		uint16_t nlen = get16(buf + off + 27);
+		uint32_t elen = ZCOW_DIR_ITEM_HDR + nlen +
+				get16(buf + off + 25);
+
+		if (nlen == len &&
+		    !memcmp(buf + off + ZCOW_DIR_ITEM_HDR, name, len)) {
+			if (elen == size)
+				return zcow_tree_delete(tree, &key);
+			memmove(buf + off, buf + off + elen, size - off - elen);
+			return zcow_tree_update(tree, &key, buf, size - elen);
+		}
+		off += elen;
+	}
+	return -EUCLEAN;
+}
+
+/* Link @ino (of @type) as @name in @dir: DIR_ITEM, DIR_INDEX, INODE_REF. */
+static int add_entry_locked(struct zcow_fs *fs, struct zcow_tree *tree,
+			    uint64_t dir, const char *name, size_t len,
+			    uint64_t ino, uint8_t type)
+{
+	struct zcow_key key;
+	uint8_t ent[ZCOW_DIR_ITEM_HDR + 256];
+	uint8_t ref[ZCOW_INODE_REF_HDR + 256];
+	uint64_t index;
+	int err;
+
+	err = next_index_locked(tree, dir, &index);
+	if (err)
+		return err;
+	encode_dir_item(ent, ino, type, fs->transid, name, len);
+	err = insert_dir_items(tree, dir, name, len, ent,
+			       ZCOW_DIR_ITEM_HDR + (uint32_t)len, index);
 	if (err)
 		return err;
 	put64(ref, index);
@@ -234,7 +301,7 @@ static int del_entry_locked(struct zcow_fs *fs, struct zcow_tree *tree,
 {
 	struct zcow_key key = { ino, ZCOW_INODE_REF_KEY, dir };
 	uint8_t buf[4096];
-	uint32_t size, off = 0;
+	uint32_t size;
 	uint64_t index;
 	int err;
 
@@ -253,37 +320,108 @@ static int del_entry_locked(struct zcow_fs *fs, struct zcow_tree *tree,
 	err = zcow_tree_delete(tree, &key);
 	if (err)
 		return err == -ENOENT ? -EUCLEAN : err;
-	key.type = ZCOW_DIR_ITEM_KEY;
-	key.offset = zcow_name_hash(name, len);
-	err = zcow_tree_search(tree, &key, buf, sizeof(buf), &size);
+	err = delete_dir_item_name(tree, dir, name, len);
 	if (err)
-		return err == -ENOENT ? -EUCLEAN : err;
-	while (off + ZCOW_DIR_ITEM_HDR <= size) {
-		uint16_t nlen = get16(buf + off + 27);
-		uint32_t elen = ZCOW_DIR_ITEM_HDR + nlen +
-				get16(buf + off + 25);
+		return err;
+	if (tree == &fs->fs_tree)
+		zcow_log_note_link(fs, dir, ino, index,
+				   zcow_name_hash(name, len));
+	return dir_size_add_locked(fs, tree, dir, -2 * (int64_t)len);
+}
 
-		if (nlen == len &&
-		    !memcmp(buf + off + ZCOW_DIR_ITEM_HDR, name, len)) {
-			if (elen == size) {
-				err = zcow_tree_delete(tree, &key);
-			} else {
-				memmove(buf + off, buf + off + elen,
-					size - off - elen);
-				err = zcow_tree_update(tree, &key, buf,
-						       size - elen);
-			}
-			if (err)
-				return err;
-			if (tree == &fs->fs_tree)
-				zcow_log_note_link(fs, dir, ino, index,
-						   key.offset);
-			return dir_size_add_locked(fs, tree, dir,
-						   -2 * (int64_t)len);
+/* ---- subvolume entries ------------------------------------------------ */
+
+int zcow_subvol_name_free_locked(struct zcow_fs *fs, const char *name,
+				 size_t len)
+{
+	uint64_t dummy;
+	int err;
+
+	err = dir_lookup_loc(&fs->fs_tree, ZCOW_ROOT_DIR_INO, name, len,
+			     &dummy, NULL, NULL);
+	if (!err)
+		return -EEXIST;
+	return err == -ENOENT ? 0 : err;
+}
+
+int zcow_subvol_link_locked(struct zcow_fs *fs, const char *name, size_t len,
+			    uint64_t id, uint64_t *index_ret)
+{
+	struct zcow_tree *tree = &fs->fs_tree;
+	uint8_t ent[ZCOW_DIR_ITEM_HDR + 256];
+	uint64_t index;
+	int err;
+
+	if (!len || len > 255)
+		return -EINVAL;
+	err = zcow_root_dir_locked(fs);
+	if (!err)
+		err = zcow_subvol_name_free_locked(fs, name, len);
+	if (!err)
+		err = next_index_locked(tree, ZCOW_ROOT_DIR_INO, &index);
+	if (err)
+		return err;
+	/* No INODE_REF: the subvolume's root inode has its own ".." one
+	 * inside its tree (btrfs). */
+	encode_dir_item_loc(ent, id, ZCOW_ROOT_ITEM_KEY, UINT64_MAX,
+			    ZCOW_FT_DIR, fs->transid, name, len);
+	err = insert_dir_items(tree, ZCOW_ROOT_DIR_INO, name, len, ent,
+			       ZCOW_DIR_ITEM_HDR + (uint32_t)len, index);
+	if (!err)
+		err = dir_size_add_locked(fs, tree, ZCOW_ROOT_DIR_INO,
+					  2 * (int64_t)len);
+	if (!err && index_ret)
+		*index_ret = index;
+	return err;
+}
+
+int zcow_subvol_unlink_locked(struct zcow_fs *fs, const char *name,
+			      size_t len, uint64_t id)
+{
+	struct zcow_tree *tree = &fs->fs_tree;
+	struct zcow_key start = { ZCOW_ROOT_DIR_INO, ZCOW_DIR_INDEX_KEY, 0 };
+	struct zcow_key k;
+	struct zcow_tree_iter it;
+	const void *data;
+	uint32_t dlen;
+	uint64_t ino;
+	uint8_t ltype;
+	bool found = false;
+	int err;
+
+	err = dir_lookup_loc(tree, ZCOW_ROOT_DIR_INO, name, len, &ino, NULL,
+			     &ltype);
+	if (err)
+		return err;
+	if (ltype != ZCOW_ROOT_ITEM_KEY || ino != id)
+		return -EINVAL;
+	/* The DIR_INDEX naming the subvolume (no INODE_REF holds its
+	 * index). */
+	zcow_tree_iter_init(&it, tree, &start);
+	while (!(err = zcow_tree_iter_next(&it, &k, &data, &dlen))) {
+		const uint8_t *d = data;
+
+		if (k.objectid != ZCOW_ROOT_DIR_INO ||
+		    k.type != ZCOW_DIR_INDEX_KEY)
+			break;
+		if (dlen >= ZCOW_DIR_ITEM_HDR + len && get64(d) == id &&
+		    d[8] == ZCOW_ROOT_ITEM_KEY && get16(d + 27) == len &&
+		    !memcmp(d + ZCOW_DIR_ITEM_HDR, name, len)) {
+			found = true;
+			break;
 		}
-		off += elen;
 	}
-	return -EUCLEAN;
+	if (err && err != -ENOENT)
+		return err;
+	if (!found)
+		return -EUCLEAN;
+	err = zcow_tree_delete(tree, &k);
+	if (!err)
+		err = delete_dir_item_name(tree, ZCOW_ROOT_DIR_INO, name, len);
+	if (!err)
+		err = dir_size_add_locked(fs, tree, ZCOW_ROOT_DIR_INO,
+					  -2 * (int64_t)len);
+	return err;
 }
 
 static int is_dir_empty_locked(struct zcow_tree *tree, uint64_t dir)
@@ -308,23 +446,59 @@ struct zpath {
 	struct zcow_tree *tree;
 	uint64_t root;
 	bool is_ro;		/* in a snapshot */
-	bool is_root;		/* the path names a root directory */
+	bool is_root;		/* the path names the root directory */
 	uint64_t dir;		/* parent directory */
 	char name[256];		/* last component */
 	size_t len;
 	bool is_parent_found;	/* resolve reached the last component */
+	/* lookup_path_locked(): the last component is a subvolume entry of
+	 * directory dir (tree and root are then the subvolume's); is_stub:
+	 * one inside a snapshot, an empty directory (below). */
+	bool is_subvol;
+	bool is_stub;
 };
 
 /*
- * Walk @path to its parent directory.  Returns 0, -ENOENT, -ENOTDIR,
- * -ENAMETOOLONG, -EINVAL (empty component "." or ".."), or a tree errno.
+ * Step from @zp's tree through the subvolume entry of root @id into that
+ * subvolume's root directory: 0 and *dir_ret, -EUCLEAN (no such root).
+ * The entries a snapshot copied from the fs tree name subvolumes whose
+ * parent is the fs tree, not the snapshot: the kernel shows them as an
+ * empty directory (BTRFS_EMPTY_SUBVOL_DIR_OBJECTID), so does zcow
+ * (zp->is_stub, *dir_ret 2).  Every subvolume zcow makes is read-only.
+ */
+static int cross_locked(struct zcow_fs *fs, struct zpath *zp, uint64_t id,
+			uint64_t *dir_ret)
+{
+	struct zcow_tree *t;
+
+	zp->is_ro = true;
+	if (zp->root != ZCOW_FS_TREE_OBJECTID) {
+		zp->is_stub = true;
+		*dir_ret = ZCOW_EMPTY_SUBVOL_DIR_INO;
+		return 0;
+	}
+	t = zcow_root_tree_locked(fs, id);
+	if (!t) {
+		zlog_err(TAG, "subvolume entry of root %" PRIu64 ": no such root",
+			 id);
+		return -EUCLEAN;
+	}
+	zp->tree = t;
+	zp->root = id;
+	*dir_ret = ZCOW_ROOT_DIR_INO;
+	return 0;
+}
+
+/*
+ * Walk @path to its parent directory, crossing into subvolumes through
+ * their entries.  Returns 0, -ENOENT, -ENOTDIR, -ENAMETOOLONG, -EINVAL
+ * (empty component "." or ".."), -EUCLEAN, or a tree errno.
  */
 static int resolve_locked(struct zcow_fs *fs, const char *path,
 			  struct zpath *zp)
 {
 	const char *p = path, *end;
 	uint64_t dir = ZCOW_ROOT_DIR_INO;
-	bool first = true;
 	int err;
 
 	if (!path)
@@ -342,7 +516,7 @@ static int resolve_locked(struct zcow_fs *fs, const char *path,
 	for (;;) {
 		size_t len;
 		uint64_t ino;
-		uint8_t type;
+		uint8_t type, ltype;
 
 		end = strchr(p, '/');
 		len = end ? (size_t)(end - p) : strlen(p);
@@ -354,81 +528,56 @@ static int resolve_locked(struct zcow_fs *fs, const char *path,
 		while (end && *end == '/')
 			end++;
 		if (!end || !*end) {
-			if (first && len == strlen(SNAP_DIR) &&
-			    !memcmp(p, SNAP_DIR, len)) {
-				zp->is_ro = true;	/* the virtual dir */
-				zp->is_root = true;
-				zp->dir = 0;
-				return 0;
-			}
 			memcpy(zp->name, p, len);
 			zp->name[len] = '\0';
 			zp->len = len;
 			zp->dir = dir;
 			return 0;
 		}
-		if (first && len == strlen(SNAP_DIR) &&
-		    !memcmp(p, SNAP_DIR, len)) {
-			/* "/.snapshots/NAME/...": the snapshot NAME. */
-			const char *s = end;
-			const char *send = strchr(s, '/');
-			size_t slen = send ? (size_t)(send - s) : strlen(s);
-			uint64_t i;
-
-			for (i = 0; i < fs->files->nr_snaps; i++)
-				if (strlen(fs->files->snaps[i].name) == slen &&
-				    !memcmp(fs->files->snaps[i].name, s, slen))
-					break;
-			if (i == fs->files->nr_snaps)
-				return -ENOENT;
-			zp->tree = zcow_root_tree_locked(
-				fs, fs->files->snaps[i].id);
-			if (!zp->tree)
-				return -EIO;
-			zp->root = fs->files->snaps[i].id;
-			zp->is_ro = true;
-			first = false;
-			while (send && *send == '/')
-				send++;
-			if (!send || !*send) {
-				zp->is_root = true;
-				zp->dir = ZCOW_ROOT_DIR_INO;
-				return 0;
-			}
-			p = send;
-			continue;
-		}
-		first = false;
-		err = zcow_dir_lookup(zp->tree, dir, p, len, &ino, &type);
+		if (zp->is_stub)
+			return -ENOENT;	/* the empty directory */
+		err = dir_lookup_loc(zp->tree, dir, p, len, &ino, &type,
+				     &ltype);
 		if (err)
 			return err;
 		if (type != ZCOW_FT_DIR)
 			return -ENOTDIR;
+		if (ltype == ZCOW_ROOT_ITEM_KEY) {
+			err = cross_locked(fs, zp, ino, &ino);
+			if (err)
+				return err;
+		}
 		dir = ino;
 		p = end;
 	}
 }
 
-/* Resolve the whole path to an inode.  *type_ret may be NULL. */
+/* Resolve the whole path to an inode.  *type_ret may be NULL.  A
+ * subvolume entry resolves to its root directory (zp->is_subvol). */
 static int lookup_path_locked(struct zcow_fs *fs, const char *path,
 			      struct zpath *zp, uint64_t *ino_ret,
 			      uint8_t *type_ret)
 {
+	uint8_t ltype;
 	int err = resolve_locked(fs, path, zp);
 
 	if (err)
 		return err;
 	zp->is_parent_found = true;
 	if (zp->is_root) {
-		if (!zp->dir)
-			return -EPERM;	/* the virtual snapshot dir */
 		*ino_ret = zp->dir;
 		if (type_ret)
 			*type_ret = ZCOW_FT_DIR;
 		return 0;
 	}
-	return zcow_dir_lookup(zp->tree, zp->dir, zp->name, zp->len, ino_ret,
-			     type_ret);
+	if (zp->is_stub)
+		return -ENOENT;
+	err = dir_lookup_loc(zp->tree, zp->dir, zp->name, zp->len, ino_ret,
+			     type_ret, &ltype);
+	if (err || ltype != ZCOW_ROOT_ITEM_KEY)
+		return err;
+	zp->is_subvol = true;
+	return cross_locked(fs, zp, *ino_ret, ino_ret);
 }
 
 static int check_writable(struct zcow_fs *fs)
@@ -463,9 +612,6 @@ static int new_inode_locked(struct zcow_fs *fs, struct zpath *zp,
 	err = zcow_root_dir_locked(fs);
 	if (err)
 		return err;
-	if (zp->dir == ZCOW_ROOT_DIR_INO && zp->len == strlen(SNAP_DIR) &&
-	    !memcmp(zp->name, SNAP_DIR, zp->len))
-		return -EEXIST;
 	err = zcow_dir_lookup(zp->tree, zp->dir, zp->name, zp->len, &dummy,
 			    NULL);
 	if (!err)
@@ -599,6 +745,16 @@ int zcow_close(struct zcow_file *file)
 	return 0;
 }
 
+/* The empty directory a snapshot shows for a subvolume entry it copied
+ * (cross_locked()): read-only, no items behind it. */
+static void fill_stub_stat(struct zcow_stat *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->ino = ZCOW_EMPTY_SUBVOL_DIR_INO;
+	st->mode = S_IFDIR | 0755;
+	st->nlink = 1;
+}
+
 static void fill_stat(const struct zcow_inode *in, struct zcow_stat *st)
 {
 	st->ino = in->ino;
@@ -621,18 +777,12 @@ int zcow_stat(struct zcow_fs *fs, const char *path, struct zcow_stat *st)
 		return -EINVAL;
 	LOCK(fs);
 	err = lookup_path_locked(fs, path, &zp, &ino, NULL);
-	if (err == -EPERM) {	/* /.snapshots */
-		memset(st, 0, sizeof(*st));
-		st->mode = S_IFDIR | 0555;
-		st->nlink = 1;
-		err = 0;
-		goto out;
-	}
-	if (!err)
+	if (!err && zp.is_stub)
+		fill_stub_stat(st);
+	else if (!err)
 		err = zcow_inode_get(zp.tree, ino, &in);
-	if (!err)
+	if (!err && !zp.is_stub)
 		fill_stat(&in, st);
-out:
 	UNLOCK(fs);
 	return err;
 }
@@ -643,9 +793,14 @@ int zcow_fstat(struct zcow_file *file, struct zcow_stat *st)
 	int err;
 
 	LOCK(file->fs);
-	err = zcow_inode_get(file->tree, file->ino, &in);
-	if (!err)
-		fill_stat(&in, st);
+	if (file->ino == ZCOW_EMPTY_SUBVOL_DIR_INO) {
+		fill_stub_stat(st);
+		err = 0;
+	} else {
+		err = zcow_inode_get(file->tree, file->ino, &in);
+		if (!err)
+			fill_stat(&in, st);
+	}
 	UNLOCK(file->fs);
 	return err;
 }
@@ -726,10 +881,14 @@ static int unlink_or_rmdir(struct zcow_fs *fs, const char *path, bool is_dir)
 		return -EINVAL;
 	LOCK(fs);
 	err = lookup_path_locked(fs, path, &zp, &ino, &type);
-	if (err == -EPERM)
-		err = -EROFS;
 	if (err)
 		goto out;
+	if (zp.is_subvol) {
+		/* A subvolume goes by its own command (btrfs subvolume
+		 * delete), not by unlink or rmdir. */
+		err = -EPERM;
+		goto out;
+	}
 	if (zp.is_ro) {
 		err = -EROFS;
 		goto out;
@@ -811,24 +970,37 @@ int zcow_rename(struct zcow_fs *fs, const char *from, const char *to)
 		return -EINVAL;
 	LOCK(fs);
 	err = lookup_path_locked(fs, from, &src, &sino, &stype);
-	if (err == -EPERM)
-		err = -EROFS;
 	if (err)
 		goto out;
 	err = resolve_locked(fs, to, &dst);
 	if (err)
 		goto out;
+	/* btrfs moves no entry across subvolumes (EXDEV); zcow moves no
+	 * subvolume entry at all. */
+	if (src.is_subvol) {
+		err = -EXDEV;
+		goto out;
+	}
+	if (!dst.is_root && !dst.is_stub) {
+		uint64_t dummy;
+		uint8_t ltype;
+
+		err = dir_lookup_loc(dst.tree, dst.dir, dst.name, dst.len,
+				     &dummy, NULL, &ltype);
+		if (!err && ltype == ZCOW_ROOT_ITEM_KEY) {
+			err = -EXDEV;
+			goto out;
+		}
+		if (err && err != -ENOENT)
+			goto out;
+		err = 0;
+	}
 	if (src.is_ro || dst.is_ro) {
 		err = -EROFS;
 		goto out;
 	}
 	if (src.is_root || dst.is_root) {
 		err = -EBUSY;
-		goto out;
-	}
-	if (dst.dir == ZCOW_ROOT_DIR_INO && dst.len == strlen(SNAP_DIR) &&
-	    !memcmp(dst.name, SNAP_DIR, dst.len)) {
-		err = -EEXIST;
 		goto out;
 	}
 	err = check_writable(fs);
@@ -903,7 +1075,7 @@ int zcow_readdir(struct zcow_fs *fs, const char *path,
 		 struct zcow_dirent **ents_ret, uint64_t *nr_ret)
 {
 	struct zcow_dirent *ents = NULL, *e;
-	uint64_t nr = 0, cap = 0, ino, i;
+	uint64_t nr = 0, cap = 0, ino;
 	struct zcow_tree_iter it;
 	struct zcow_key k, start;
 	struct zpath zp;
@@ -918,21 +1090,8 @@ int zcow_readdir(struct zcow_fs *fs, const char *path,
 		return -EINVAL;
 	LOCK(fs);
 	err = lookup_path_locked(fs, path, &zp, &ino, &type);
-	if (err == -EPERM) {	/* /.snapshots: one entry per snapshot */
-		err = 0;
-		ents = calloc(fs->files->nr_snaps + 1, sizeof(*ents));
-		if (!ents) {
-			err = -ENOMEM;
-			goto out;
-		}
-		for (i = 0; i < fs->files->nr_snaps; i++) {
-			ents[i].ino = ZCOW_ROOT_DIR_INO;
-			ents[i].type = ZCOW_FT_DIR;
-			strcpy(ents[i].name, fs->files->snaps[i].name);
-		}
-		nr = fs->files->nr_snaps;
-		goto sort;
-	}
+	if (!err && zp.is_stub)
+		goto sort;	/* the empty directory */
 	if (err)
 		goto out;
 	if (type != ZCOW_FT_DIR) {

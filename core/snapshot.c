@@ -231,7 +231,7 @@ int zcow_snapshot(struct zcow_fs *fs, const char *name, uint64_t *id_ret)
 	struct zcow_tree *t = NULL;
 	uint8_t item[ZCOW_ROOT_ITEM_SIZE], ref[ZCOW_ROOT_REF_HDR + 256];
 	uint8_t *buf = NULL;
-	uint64_t id = 256, i;
+	uint64_t id = 256, i, index = 0;
 	size_t nlen;
 	int err;
 
@@ -256,6 +256,8 @@ int zcow_snapshot(struct zcow_fs *fs, const char *name, uint64_t *id_ret)
 		if (fl->snaps[i].id >= id)
 			id = fl->snaps[i].id + 1;
 	}
+	if (!err)
+		err = zcow_subvol_name_free_locked(fs, name, nlen);
 	/* Each tree sharing a node holds one inline reference on it. */
 	if (!err && fl->nr_snaps + 1 >= ZCOW_MAX_INLINE_REFS) {
 		zlog_err(TAG, "snapshot %s: at most %u snapshots (references of a shared tree block are kept inline)",
@@ -274,6 +276,10 @@ int zcow_snapshot(struct zcow_fs *fs, const char *name, uint64_t *id_ret)
 		err = zcow_rsv_nodes(fs, &fs->extent_tree,
 				     fs->nodesize / 25, ZCOW_RSV_EXTENT_ITEM,
 				     &nodes);
+		/* its entry in the root directory (two items, the
+		 * directory's inode) */
+		if (!err)
+			err = zcow_rsv_fs_items(fs, &fs->fs_tree, 3, &nodes);
 		if (!err)
 			err = zcow_rsv_nodes(fs, &fs->root_tree, 4,
 					     ZCOW_ROOT_ITEM_SIZE, &nodes);
@@ -314,8 +320,10 @@ int zcow_snapshot(struct zcow_fs *fs, const char *name, uint64_t *id_ret)
 	err = zcow_tree_insert(&fs->root_tree, &k, item, sizeof(item));
 	if (!err)
 		err = uuid_entry(fs, item + ROOT_ITEM_UUID, id, +1);
+	if (!err)
+		err = zcow_subvol_link_locked(fs, name, nlen, id, &index);
 	put64(ref, ZCOW_ROOT_DIR_INO);	/* dirid */
-	put64(ref + 8, id);			/* sequence */
+	put64(ref + 8, index);		/* sequence: the DIR_INDEX */
 	put16(ref + 16, (uint16_t)nlen);
 	memcpy(ref + ZCOW_ROOT_REF_HDR, name, nlen);
 	k.objectid = ZCOW_FS_TREE_OBJECTID;
@@ -494,8 +502,11 @@ int zcow_subvol_delete(struct zcow_fs *fs, const char *name)
 					   fs->extent_tree.root_level + 2);
 	}
 	if (!err)
-		err = zcow_rsv_nodes(fs, &fs->root_tree, 3,
+		err = zcow_rsv_nodes(fs, &fs->root_tree, 4,
 				     ZCOW_ROOT_ITEM_SIZE, &nodes);
+	/* its entry in the root directory (two items, the inode) */
+	if (!err)
+		err = zcow_rsv_fs_items(fs, &fs->fs_tree, 3, &nodes);
 	if (!err)
 		err = zcow_meta_reserve_locked(fs, nodes, true);
 	if (err)
@@ -503,6 +514,9 @@ int zcow_subvol_delete(struct zcow_fs *fs, const char *name)
 	zcow_tree_root(t, &bytenr, &level, &gen);
 	if (bytenr != ZCOW_NO_ROOT)
 		err = drop_node(fs, t, bytenr, level, gen, s->id, 0);
+	if (!err)
+		err = zcow_subvol_unlink_locked(fs, s->name, strlen(s->name),
+						s->id);
 	if (!err)
 		err = delete_root_items(fs, s);
 	if (err) {

@@ -523,8 +523,12 @@ int zcow_bench_tree_insert(struct zcow_fs *fs, uint64_t nr_items,
  *
  * Paths are '/'-separated, relative to the root directory (a leading '/'
  * is optional); each component is 1..255 bytes (-ENAMETOOLONG), "." and
- * ".." are refused (-EINVAL).  "/.snapshots/NAME/..." reaches the
- * read-only snapshot NAME (writes: -EROFS).  Every call returns 0 (or a
+ * ".." are refused (-EINVAL).  A snapshot NAME is the subvolume entry
+ * "/NAME" of the root directory (as btrfs's): "/NAME/..." reaches the
+ * read-only snapshot (writes: -EROFS); the entry itself cannot be
+ * unlinked or removed (-EPERM) nor renamed or replaced (-EXDEV).  An
+ * earlier snapshot's entry a later one copied reads as an empty
+ * directory (inode 2), as the kernel shows it.  Every call returns 0 (or a
  * byte count where stated) or -errno as POSIX would: -ENOENT, -EEXIST,
  * -ENOTDIR, -EISDIR, -ENOTEMPTY, -ENAMETOOLONG, -ENOSPC, -EROFS, -EIO
  * (checksum mismatch or device error), -EINVAL, -ENOMEM, -EBADF (write on
@@ -645,10 +649,13 @@ int zcow_rmdir(struct zcow_fs *fs, const char *path);
 /* Atomic within the transaction; replaces an existing target (file over
  * file, empty dir over dir). */
 int zcow_rename(struct zcow_fs *fs, const char *from, const char *to);
-/* The entries of a directory, sorted by name, in *ents_ret (free()). */
+/* The entries of a directory, sorted by name, in *ents_ret (free()); a
+ * snapshot's entry has type 2 and ino its root id (the entry's location,
+ * as the kernel's readdir reports it). */
 int zcow_readdir(struct zcow_fs *fs, const char *path,
 		 struct zcow_dirent **ents_ret, uint64_t *nr_ret);
-/* The inode at @path into @st ("/.snapshots" reads as a directory). */
+/* The inode at @path into @st (a snapshot "/NAME": its root directory,
+ * inode 256 of its tree). */
 int zcow_stat(struct zcow_fs *fs, const char *path, struct zcow_stat *st);
 /* The file system's space and counters into @st.  -EINVAL without a file
  * layer (a superblock-only mount). */
@@ -657,8 +664,9 @@ int zcow_statfs(struct zcow_fs *fs, struct zcow_statfs *st);
 int zcow_sync(struct zcow_fs *fs);
 /*
  * A read-only snapshot NAME of the fs tree (new root objectid >= 256,
- * *id_ret may be NULL), sharing every data extent by reference count.
- * Committed at once.  -EEXIST if NAME exists.
+ * *id_ret may be NULL), sharing every data extent by reference count,
+ * linked as the subvolume entry "/NAME" of the root directory.  Committed
+ * at once.  -EEXIST if "/NAME" exists (file, directory or snapshot).
  */
 int zcow_snapshot(struct zcow_fs *fs, const char *name, uint64_t *id_ret);
 /*

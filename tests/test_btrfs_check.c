@@ -433,6 +433,74 @@ START_TEST(test_btrfs_check_is_clean_with_shared_snapshots_and_a_delete)
 END_TEST
 
 /*
+ * Snapshots between rounds of changes: a subvolume entry in "/"
+ * (DIR_ITEM/DIR_INDEX of location (id ROOT_ITEM -1)), its ROOT_REF and
+ * BACKREF and its tree, shared data extents with two references each,
+ * pass btrfs check, which reports a snapshot without an entry as an
+ * unreferenced tree; the second snapshot holds a copy of the first's
+ * entry; btrfs's own dump of the fs tree shows the entry.
+ */
+START_TEST(test_btrfs_check_is_clean_with_a_snapshot_linked_in_the_root_dir)
+{
+	char img[] = "/tmp/zcow-btrfschk-XXXXXX", cmd[512], *out;
+	struct zcow_fs *fs;
+	struct zdev *dev;
+	uint64_t id;
+
+	need_btrfs_progs();
+	temp_img(img);
+	fs = mkfs_mount(img, &dev);
+	workload(fs);
+	ck_assert_int_eq(zcow_snapshot(fs, "snap", &id), 0);
+	write_at(fs, "/a/big", 4096, 20000, 11, false);
+	write_at(fs, "/new", 0, 9000, 12, false);
+	ck_assert_int_eq(zcow_unlink(fs, "/d/small2"), 0);
+	ck_assert_int_eq(zcow_rename(fs, "/d/c", "/c2"), 0);
+	/* a second one holds a copy of the first one's entry */
+	ck_assert_int_eq(zcow_snapshot(fs, "snap2", NULL), 0);
+	write_at(fs, "/c2/tiny", 0, 5, 13, false);
+	ck_assert_int_eq(zcow_sync(fs), 0);
+	ck_assert_int_eq(zcow_check(fs, NULL, NULL), 0);
+	ck_assert_int_eq(zcow_unmount(fs), 0);
+	zdev_close(dev);
+	assert_btrfs_check_clean(img, "after a snapshot and more changes");
+	snprintf(cmd, sizeof(cmd),
+		 "btrfs inspect-internal dump-tree -t fs %s | grep -A3 'key (256 DIR_INDEX'",
+		 img);
+	ck_assert_int_eq(run_capture(cmd, &out), 0);
+	/* index 4: after a (2) and d (3), the root directory's last
+	 * entries when the snapshot was made */
+	snprintf(cmd, sizeof(cmd),
+		 "key (256 DIR_INDEX 4) itemoff N itemsize 34\n\t\tlocation key (%" PRIu64 " ROOT_ITEM 18446744073709551615) type DIR\n\t\ttransid N data_len 0 name_len 4\n\t\tname: snap\n",
+		 id);
+	{
+		char *norm = malloc(strlen(out) + 1), *o = norm;
+		const char *p;
+
+		/* itemoff and transid as N */
+		for (p = out; *p;) {
+			if (!strncmp(p, "itemoff ", 8) ||
+			    !strncmp(p, "transid ", 8)) {
+				memcpy(o, p, 8);
+				o += 8;
+				p += 8;
+				*o++ = 'N';
+				while (*p >= '0' && *p <= '9')
+					p++;
+			} else {
+				*o++ = *p++;
+			}
+		}
+		*o = '\0';
+		ck_assert_msg(strstr(norm, cmd), "dump-tree:\n%s", out);
+		free(norm);
+	}
+	free(out);
+	unlink(img);
+}
+END_TEST
+
+/*
  * A process runs the workload, then fsyncs new files, a renamed file and
  * an overwrite through the tree-log and dies before any commit: the image
  * holds a log to replay.  btrfs check reads it as it is; zcow mounts it
@@ -950,6 +1018,7 @@ Suite *btrfs_check_suite(void)
 	tcase_add_test(tc, test_btrfs_check_is_clean_on_a_new_file_system);
 	tcase_add_test(tc, test_btrfs_check_is_clean_after_a_file_workload);
 	tcase_add_test(tc, test_btrfs_check_is_clean_with_shared_snapshots_and_a_delete);
+	tcase_add_test(tc, test_btrfs_check_is_clean_with_a_snapshot_linked_in_the_root_dir);
 	tcase_add_test(tc, test_checksum_items_laid_out_as_the_kernel_does_are_read);
 	tcase_add_test(tc, test_an_inline_extent_as_the_kernel_writes_it_is_read);
 	tcase_add_test(tc, test_btrfs_check_is_clean_with_a_tree_log_and_after_its_replay);

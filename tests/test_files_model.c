@@ -5,6 +5,10 @@
  * unlink, mkdir, rmdir, snapshot, fsync) against an in-memory model, with
  * unmount/mount at random points; after every mount zcow check is clean
  * and contents, sizes and listings (also of the snapshots) equal the model.
+ * Snapshots sit in "/" as subvolume entries named s0, s1, ... and share
+ * its names: random paths use those names too, at the top (the snapshot,
+ * read-only, or a name it holds), inside a snapshot (an earlier
+ * snapshot's entry it copied: an empty directory) and below.
  * Runs for zone_append on and off, on the simulator (sequential zones) and
  * on the emulated-zones file backend.  ZCOW_MODEL_OPS overrides the count,
  * ZCOW_MODEL_SEED shifts the seeds.
@@ -32,12 +36,14 @@
 struct ment {
 	char path[160];
 	bool is_dir;
+	bool is_subvol;		/* a snapshot's copy of an earlier snapshot's
+				 * entry: an empty directory */
 	uint8_t *data;
 	uint64_t size;
 };
 
 struct model {
-	struct ment e[MAX_ENT];
+	struct ment e[MAX_ENT + MAX_SNAP];
 	int nr;
 };
 
@@ -117,13 +123,13 @@ static void del_ent(struct model *m, struct ment *e)
 static void rand_path(struct mt *t, char *out)
 {
 	static const char *const names[] = { "a", "b", "c", "dd", "e",
-					     "long_file_name" };
+					     "long_file_name", "s0", "s1" };
 	int depth = 1 + (int)(rnd(t) % 3), i;
 
 	out[0] = '\0';
 	for (i = 0; i < depth; i++) {
 		strcat(out, "/");
-		strcat(out, names[rnd(t) % 6]);
+		strcat(out, names[rnd(t) % 8]);
 	}
 }
 
@@ -147,6 +153,51 @@ static void model_copy(struct model *dst, const struct model *src)
 		}
 	}
 	dst->nr = src->nr;
+}
+
+/* Where a path leads: the live model, or snapshot N's model (read-only)
+ * with the path inside it; is_subvol: it names a subvolume entry ("/sN",
+ * or an earlier snapshot's entry inside a snapshot). */
+struct where {
+	struct model *m;
+	const char *rel;
+	bool is_ro;
+	bool is_subvol;
+};
+
+static void locate(struct mt *t, const char *path, struct where *w)
+{
+	int i;
+
+	w->m = &t->live;
+	w->rel = path;
+	w->is_ro = w->is_subvol = false;
+	for (i = 0; i < t->nr_snaps; i++) {
+		size_t l = strlen(t->snap_names[i]);
+		struct ment *e;
+
+		if (path[0] != '/' || strncmp(path + 1, t->snap_names[i], l) ||
+		    (path[1 + l] && path[1 + l] != '/'))
+			continue;
+		if (!path[1 + l]) {
+			w->is_subvol = true;
+			return;
+		}
+		w->m = &t->snaps[i];
+		w->rel = path + 1 + l;
+		w->is_ro = true;
+		e = find(w->m, w->rel);
+		w->is_subvol = e && e->is_subvol;
+		return;
+	}
+}
+
+/* The errno of resolving @w's path when it does not exist. */
+static int missing(const struct where *w)
+{
+	int err = parent_ok(w->m, w->rel);
+
+	return err ? err : -ENOENT;
 }
 
 #define FAILMSG "repro: seed %llu op %llu: "
@@ -226,16 +277,21 @@ static void verify(struct mt *t)
 		parent_of(t->live.e[i].path, path);
 		top += !path[0];
 	}
+	top += t->nr_snaps;
 	ck_assert_msg(nr == (uint64_t)top, FAILMSG "root: %llu entries", ARGS,
 		      (unsigned long long)nr);
 	for (j = 0; j < nr; j++) {
+		struct where w;
+
 		snprintf(path, sizeof(path), "/%s", ents[j].name);
-		ck_assert(find(&t->live, path));
+		locate(t, path, &w);
+		ck_assert_msg(w.is_subvol ? ents[j].type == 2 :
+					    find(&t->live, path) != NULL,
+			      FAILMSG "extra %s", ARGS, path);
 	}
 	free(ents);
 	for (i = 0; i < t->nr_snaps; i++) {
-		snprintf(path, sizeof(path), "/.snapshots/%s",
-			 t->snap_names[i]);
+		snprintf(path, sizeof(path), "/%s", t->snap_names[i]);
 		verify_tree(t, &t->snaps[i], path);
 	}
 }
@@ -297,14 +353,23 @@ static void do_write(struct mt *t, struct ment *e, const char *path)
 static void do_rename(struct mt *t, const char *src, const char *dst)
 {
 	struct model *m = &t->live;
-	struct ment *s = find(m, src), *d = find(m, dst);
+	struct ment *s, *d;
+	struct where ws, wd;
 	size_t sl = strlen(src);
 	int want = 0, got, i;
 
-	if (!s)
-		want = parent_ok(m, src) ? parent_ok(m, src) : -ENOENT;
-	else if ((want = parent_ok(m, dst)))
+	locate(t, src, &ws);
+	locate(t, dst, &wd);
+	s = ws.is_subvol ? NULL : find(ws.m, ws.rel);
+	d = wd.is_subvol ? NULL : find(wd.m, wd.rel);
+	if (!s && !ws.is_subvol)
+		want = missing(&ws);
+	else if ((want = parent_ok(wd.m, wd.rel)))
 		;
+	else if (ws.is_subvol || wd.is_subvol)
+		want = -EXDEV;	/* no subvolume entry moves */
+	else if (ws.is_ro || wd.is_ro)
+		want = -EROFS;
 	else if (s->is_dir && !strncmp(dst, src, sl) &&
 		 (dst[sl] == '/' || !dst[sl]))
 		want = strcmp(src, dst) ? -EINVAL : 0;
@@ -341,13 +406,17 @@ static void step(struct mt *t)
 	char path[64], path2[64];
 	struct zcow_file *f;
 	struct ment *e;
+	struct where w;
 	uint64_t r = rnd(t) % 100;
 	int want, got;
 
 	rand_path(t, path);
-	e = find(m, path);
+	locate(t, path, &w);
+	e = w.is_subvol ? NULL : find(w.m, w.rel);
 	if (r < 15) {			/* create */
-		want = e ? -EEXIST : parent_ok(m, path);
+		want = w.is_subvol || e ? -EEXIST : parent_ok(w.m, w.rel);
+		if (!want && w.is_ro)
+			want = -EROFS;
 		if (!want && m->nr >= MAX_ENT)
 			return;
 		got = zcow_create(t->fs, path, &f);
@@ -360,10 +429,13 @@ static void step(struct mt *t)
 			strcpy(e->path, path);
 		}
 	} else if (r < 50) {		/* write */
-		if (e && !e->is_dir)
+		if (e && !e->is_dir && w.is_ro)
+			ck_assert_int_eq(zcow_open(t->fs, path, O_RDWR, &f),
+					 -EROFS);
+		else if (e && !e->is_dir)
 			do_write(t, e, path);
 	} else if (r < 57) {		/* truncate */
-		if (e && !e->is_dir) {
+		if (e && !e->is_dir && !w.is_ro) {
 			uint64_t size = rnd(t) % MAX_FILE;
 
 			ck_assert_int_eq(zcow_open(t->fs, path, O_RDWR, &f), 0);
@@ -379,15 +451,18 @@ static void step(struct mt *t)
 		rand_path(t, path2);
 		do_rename(t, path, path2);
 	} else if (r < 75) {		/* unlink */
-		want = !e ? (parent_ok(m, path) ? parent_ok(m, path) : -ENOENT) :
-		       e->is_dir ? -EISDIR : 0;
+		want = w.is_subvol ? -EPERM : !e ? missing(&w) :
+		       w.is_ro ? -EROFS : e->is_dir ? -EISDIR : 0;
 		got = zcow_unlink(t->fs, path);
 		ck_assert_msg(got == want, FAILMSG "unlink %s: %d, model %d",
 			      ARGS, path, got, want);
 		if (!got)
 			del_ent(m, e);
 	} else if (r < 85) {		/* mkdir */
-		want = e ? -EEXIST : parent_ok(m, path);
+		want = parent_ok(w.m, w.rel);
+		if (!want)
+			want = w.is_ro ? -EROFS :
+			       w.is_subvol || e ? -EEXIST : 0;
 		if (!want && m->nr >= MAX_ENT)
 			return;
 		got = zcow_mkdir(t->fs, path);
@@ -400,8 +475,8 @@ static void step(struct mt *t)
 			e->is_dir = true;
 		}
 	} else if (r < 92) {		/* rmdir */
-		want = !e ? (parent_ok(m, path) ? parent_ok(m, path) : -ENOENT) :
-		       !e->is_dir ? -ENOTDIR :
+		want = w.is_subvol ? -EPERM : !e ? missing(&w) :
+		       w.is_ro ? -EROFS : !e->is_dir ? -ENOTDIR :
 		       has_children(m, path) ? -ENOTEMPTY : 0;
 		got = zcow_rmdir(t->fs, path);
 		ck_assert_msg(got == want, FAILMSG "rmdir %s: %d, model %d",
@@ -409,14 +484,34 @@ static void step(struct mt *t)
 		if (!got)
 			del_ent(m, e);
 	} else if (r < 93) {		/* snapshot */
-		if (t->nr_snaps < MAX_SNAP && rnd(t) % 8 == 0) {
-			snprintf(t->snap_names[t->nr_snaps], 16, "s%d",
-				 t->nr_snaps);
-			ck_assert_int_eq(zcow_snapshot(t->fs,
-						       t->snap_names[t->nr_snaps],
-						       NULL),
-					 0);
+		if (t->nr_snaps < MAX_SNAP && rnd(t) % 4 == 0) {
+			char *name = t->snap_names[t->nr_snaps];
+			char top[20];
+			struct where ws;
+			int i;
+
+			/* s0 and s1 are path names too (taken: -EEXIST) */
+			snprintf(name, 16, "s%d", (int)(rnd(t) % MAX_SNAP));
+			snprintf(top, sizeof(top), "/%s", name);
+			locate(t, top, &ws);
+			want = ws.is_subvol || find(m, top) ? -EEXIST : 0;
+			got = zcow_snapshot(t->fs, name, NULL);
+			ck_assert_msg(got == want,
+				      FAILMSG "snapshot %s: %d, model %d",
+				      ARGS, name, got, want);
+			if (got)
+				return;
 			model_copy(&t->snaps[t->nr_snaps], m);
+			/* the earlier snapshots' entries, copied */
+			for (i = 0; i < t->nr_snaps; i++) {
+				struct model *sm = &t->snaps[t->nr_snaps];
+
+				e = &sm->e[sm->nr++];
+				memset(e, 0, sizeof(*e));
+				snprintf(e->path, sizeof(e->path), "/%s",
+					 t->snap_names[i]);
+				e->is_dir = e->is_subvol = true;
+			}
 			t->nr_snaps++;
 		}
 	} else if (r < 96) {		/* sync */

@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "csum.h"
 #include "files.h"
 #include "tests.h"
 #include "zcow.h"
@@ -44,6 +45,28 @@ static void print_problem(void *arg, const char *msg)
 {
 	(void)arg;
 	fprintf(stderr, "check: %s\n", msg);
+}
+
+/* The checker's messages, in order. */
+struct problems {
+	int nr;
+	char msg[8][512];
+};
+
+static void collect_problem(void *arg, const char *msg)
+{
+	struct problems *pr = arg;
+
+	fprintf(stderr, "check: %s\n", msg);
+	if (pr->nr < 8)
+		snprintf(pr->msg[pr->nr], sizeof(pr->msg[0]), "%s", msg);
+	pr->nr++;
+}
+
+static void problems_collect(struct zcow_fs *fs, struct problems *pr)
+{
+	memset(pr, 0, sizeof(*pr));
+	ck_assert_int_eq(zcow_check(fs, collect_problem, pr), pr->nr);
 }
 
 static void assert_clean(struct zcow_fs *fs)
@@ -278,16 +301,356 @@ START_TEST(test_files_snapshot_keeps_old_contents_and_shares_extents)
 	assert_clean(fs);
 	zcow_test_put(fs, "/d/f", b, sizeof(b));
 	ck_assert_int_eq(zcow_unlink(fs, "/d/f"), 0);
-	zcow_test_expect(fs, "/.snapshots/s1/d/f", a, sizeof(a));
-	ck_assert_int_eq(zcow_open(fs, "/.snapshots/s1/d/f", O_RDWR, &f),
-			 -EROFS);
-	ck_assert_int_eq(zcow_unlink(fs, "/.snapshots/s1/d/f"), -EROFS);
+	zcow_test_expect(fs, "/s1/d/f", a, sizeof(a));
+	ck_assert_int_eq(zcow_open(fs, "/s1/d/f", O_RDWR, &f), -EROFS);
+	ck_assert_int_eq(zcow_unlink(fs, "/s1/d/f"), -EROFS);
 	fs = remount(fs, NULL);
-	zcow_test_expect(fs, "/.snapshots/s1/d/f", a, sizeof(a));
-	ck_assert_int_eq(zcow_readdir(fs, "/.snapshots", &ents, &nr), 0);
-	ck_assert_uint_eq(nr, 1);
-	ck_assert_str_eq(ents[0].name, "s1");
+	zcow_test_expect(fs, "/s1/d/f", a, sizeof(a));
+	ck_assert_int_eq(zcow_readdir(fs, "/", &ents, &nr), 0);
+	ck_assert_uint_eq(nr, 2);
+	ck_assert_str_eq(ents[0].name, "d");
+	ck_assert_str_eq(ents[1].name, "s1");
+	ck_assert_uint_eq(ents[1].type, ZCOW_FT_DIR);
+	ck_assert_uint_eq(ents[1].ino, id);
 	free(ents);
+	ck_assert_int_eq(zcow_unmount(fs), 0);
+	zdev_close(dev);
+}
+END_TEST
+
+static uint64_t le64_at(const uint8_t *p)
+{
+	uint64_t v = 0;
+	int i;
+
+	for (i = 7; i >= 0; i--)
+		v = v << 8 | p[i];
+	return v;
+}
+
+/* The whole item at @k of @t into @buf: its size. */
+static uint32_t item_at(struct zcow_tree *t, uint64_t objectid, uint8_t type,
+			uint64_t offset, uint8_t *buf, uint32_t cap)
+{
+	struct zcow_key k = { objectid, type, offset };
+	uint32_t size = 0;
+
+	ck_assert_int_eq(zcow_tree_search(t, &k, buf, cap, &size), 0);
+	ck_assert_uint_le(size, cap);
+	return size;
+}
+
+/* A btrfs_dir_item + name of a subvolume entry: location (@id, ROOT_ITEM,
+ * -1), type dir, transid @transid, no data. */
+static void assert_subvol_dir_item(const uint8_t *d, uint32_t size,
+				   uint64_t id, uint64_t transid,
+				   const char *name)
+{
+	size_t len = strlen(name);
+
+	ck_assert_uint_eq(size, 30 + len);
+	ck_assert_uint_eq(le64_at(d), id);
+	ck_assert_uint_eq(d[8], ZCOW_ROOT_ITEM_KEY);
+	ck_assert_uint_eq(le64_at(d + 9), UINT64_MAX);
+	ck_assert_uint_eq(le64_at(d + 17), transid);
+	ck_assert_uint_eq(d[25] | d[26] << 8, 0);	/* data_len */
+	ck_assert_uint_eq(d[27] | d[28] << 8, len);
+	ck_assert_uint_eq(d[29], ZCOW_FT_DIR);
+	ck_assert_mem_eq(d + 30, name, len);
+}
+
+START_TEST(test_files_snapshot_is_a_subvolume_entry_of_the_root_dir)
+{
+	struct zdev *dev = new_sim(24, 0);
+	struct zcow_fs *fs = mkfs_mount(dev, NULL);
+	uint8_t buf[512];
+	struct zcow_inode before, after;
+	uint64_t id, transid;
+	uint32_t size;
+
+	ck_assert_int_eq(zcow_mkdir(fs, "/d"), 0);		/* index 2 */
+	zcow_test_put(fs, "/d/f", "abc", 3);
+	zcow_test_put(fs, "/g", "xy", 2);			/* index 3 */
+	ck_assert_int_eq(zcow_sync(fs), 0);
+	ck_assert_int_eq(zcow_inode_get(&fs->fs_tree, 256, &before), 0);
+	ck_assert_int_eq(zcow_snapshot(fs, "snap", &id), 0);
+	/* the snapshot's transaction (its root item's otransid), after the
+	 * commit that makes the source's nodes shareable */
+	{
+		uint8_t ri[ZCOW_ROOT_ITEM_SIZE];
+		struct zcow_key rk;
+
+		ck_assert_int_eq(zcow_root_item_find(&fs->root_tree, id, &rk,
+						     ri, NULL), 0);
+		transid = le64_at(ri + 303);
+		ck_assert_uint_gt(transid, before.transid);
+	}
+	/* DIR_ITEM (256, DIR_ITEM, hash) and DIR_INDEX (256, DIR_INDEX, 4) */
+	size = item_at(&fs->fs_tree, 256, ZCOW_DIR_ITEM_KEY,
+		       zcow_name_hash("snap", 4), buf, sizeof(buf));
+	assert_subvol_dir_item(buf, size, id, transid, "snap");
+	size = item_at(&fs->fs_tree, 256, ZCOW_DIR_INDEX_KEY, 4, buf,
+		       sizeof(buf));
+	assert_subvol_dir_item(buf, size, id, transid, "snap");
+	/* no INODE_REF for it in the fs tree: the only one into 256 is
+	 * the root's own ".." (key objectid 256, as the first id is) */
+	ck_assert_uint_eq(id, 256);
+	size = item_at(&fs->fs_tree, 256, ZCOW_INODE_REF_KEY, 256, buf,
+		       sizeof(buf));
+	ck_assert_uint_eq(size, 10 + 2);
+	ck_assert_mem_eq(buf + 10, "..", 2);
+	/* the root directory grew by 2 x 4 */
+	ck_assert_int_eq(zcow_inode_get(&fs->fs_tree, 256, &after), 0);
+	ck_assert_uint_eq(after.size, before.size + 8);
+	ck_assert_uint_eq(after.transid, transid);
+	/* ROOT_REF and ROOT_BACKREF: dirid 256, sequence 4, the name */
+	size = item_at(&fs->root_tree, 5, ZCOW_ROOT_REF_KEY, id, buf,
+		       sizeof(buf));
+	ck_assert_uint_eq(size, 18 + 4);
+	ck_assert_uint_eq(le64_at(buf), 256);
+	ck_assert_uint_eq(le64_at(buf + 8), 4);
+	ck_assert_uint_eq(buf[16] | buf[17] << 8, 4);
+	ck_assert_mem_eq(buf + 18, "snap", 4);
+	size = item_at(&fs->root_tree, id, ZCOW_ROOT_BACKREF_KEY, 5, buf,
+		       sizeof(buf));
+	ck_assert_uint_eq(size, 18 + 4);
+	ck_assert_uint_eq(le64_at(buf), 256);
+	ck_assert_uint_eq(le64_at(buf + 8), 4);
+	ck_assert_mem_eq(buf + 18, "snap", 4);
+	/* The snapshot's copy does not hold its own entry. */
+	{
+		struct zcow_dirent *ents;
+		uint64_t nr;
+
+		ck_assert_int_eq(zcow_readdir(fs, "/snap", &ents, &nr), 0);
+		ck_assert_uint_eq(nr, 2);
+		ck_assert_str_eq(ents[0].name, "d");
+		ck_assert_str_eq(ents[1].name, "g");
+		free(ents);
+	}
+	assert_clean(fs);
+	fs = remount(fs, NULL);
+	size = item_at(&fs->fs_tree, 256, ZCOW_DIR_INDEX_KEY, 4, buf,
+		       sizeof(buf));
+	assert_subvol_dir_item(buf, size, id, transid, "snap");
+	ck_assert_int_eq(zcow_unmount(fs), 0);
+	zdev_close(dev);
+}
+END_TEST
+
+START_TEST(test_files_snapshot_path_stat_readdir_and_errnos)
+{
+	struct zdev *dev = new_sim(24, 0);
+	struct zcow_fs *fs = mkfs_mount(dev, NULL);
+	uint8_t a[9000];
+	struct zcow_dirent *ents;
+	struct zcow_stat st;
+	struct zcow_file *f;
+	uint64_t nr, id;
+
+	fill(a, sizeof(a), 11);
+	ck_assert_int_eq(zcow_mkdir(fs, "/d"), 0);
+	zcow_test_put(fs, "/d/f", a, sizeof(a));
+	zcow_test_put(fs, "/file", "1", 1);
+	ck_assert_int_eq(zcow_mkdir(fs, "/dir"), 0);
+	ck_assert_int_eq(zcow_snapshot(fs, "s", &id), 0);
+	/* readdir of / lists it as a directory */
+	ck_assert_int_eq(zcow_readdir(fs, "/", &ents, &nr), 0);
+	ck_assert_uint_eq(nr, 4);
+	ck_assert_str_eq(ents[0].name, "d");
+	ck_assert_str_eq(ents[1].name, "dir");
+	ck_assert_str_eq(ents[2].name, "file");
+	ck_assert_str_eq(ents[3].name, "s");
+	ck_assert_uint_eq(ents[3].type, ZCOW_FT_DIR);
+	free(ents);
+	/* "/s" stats as the snapshot's root directory 256 */
+	ck_assert_int_eq(zcow_stat(fs, "/s", &st), 0);
+	ck_assert_uint_eq(st.ino, 256);
+	ck_assert_uint_eq(st.mode, S_IFDIR | 0755);
+	ck_assert_uint_eq(st.size, 2 * (1 + 3 + 4));	/* d, dir, file */
+	ck_assert_int_eq(zcow_stat(fs, "/s/d/f", &st), 0);
+	ck_assert_uint_eq(st.size, sizeof(a));
+	zcow_test_expect(fs, "/s/d/f", a, sizeof(a));
+	ck_assert_int_eq(zcow_open(fs, "/s", O_RDONLY, &f), 0);
+	ck_assert_int_eq(zcow_fstat(f, &st), 0);
+	ck_assert_uint_eq(st.ino, 256);
+	zcow_close(f);
+	/* writes in it: -EROFS */
+	ck_assert_int_eq(zcow_open(fs, "/s/d/f", O_RDWR, &f), -EROFS);
+	ck_assert_int_eq(zcow_create(fs, "/s/new", &f), -EROFS);
+	ck_assert_int_eq(zcow_mkdir(fs, "/s/nd"), -EROFS);
+	ck_assert_int_eq(zcow_unlink(fs, "/s/file"), -EROFS);
+	ck_assert_int_eq(zcow_rmdir(fs, "/s/dir"), -EROFS);
+	ck_assert_int_eq(zcow_rename(fs, "/s/file", "/s/g"), -EROFS);
+	ck_assert_int_eq(zcow_rename(fs, "/file", "/s/g"), -EROFS);
+	/* the entry itself: -EPERM to remove, -EXDEV to move */
+	ck_assert_int_eq(zcow_unlink(fs, "/s"), -EPERM);
+	ck_assert_int_eq(zcow_rmdir(fs, "/s"), -EPERM);
+	ck_assert_int_eq(zcow_rename(fs, "/s", "/t"), -EXDEV);
+	ck_assert_int_eq(zcow_rename(fs, "/file", "/s"), -EXDEV);
+	ck_assert_int_eq(zcow_rename(fs, "/dir", "/s"), -EXDEV);
+	/* the name is taken, both ways */
+	ck_assert_int_eq(zcow_create(fs, "/s", &f), -EEXIST);
+	ck_assert_int_eq(zcow_mkdir(fs, "/s"), -EEXIST);
+	ck_assert_int_eq(zcow_snapshot(fs, "file", NULL), -EEXIST);
+	ck_assert_int_eq(zcow_snapshot(fs, "dir", NULL), -EEXIST);
+	ck_assert_int_eq(zcow_snapshot(fs, "s", NULL), -EEXIST);
+	ck_assert_int_eq(fs->error, 0);
+	/* no virtual directory any more */
+	ck_assert_int_eq(zcow_stat(fs, "/.snapshots", &st), -ENOENT);
+	ck_assert_int_eq(zcow_stat(fs, "/.snapshots/s", &st), -ENOENT);
+	ck_assert_int_eq(zcow_open(fs, "/.snapshots/s/d/f", O_RDONLY, &f),
+			 -ENOENT);
+	ck_assert_int_eq(zcow_readdir(fs, "/.snapshots", &ents, &nr),
+			 -ENOENT);
+	/* ".snapshots" is an ordinary name now */
+	ck_assert_int_eq(zcow_mkdir(fs, "/.snapshots"), 0);
+	ck_assert_int_eq(zcow_rmdir(fs, "/.snapshots"), 0);
+	/* the fs tree goes on; the snapshot keeps its bytes */
+	ck_assert_int_eq(zcow_unlink(fs, "/d/f"), 0);
+	zcow_test_expect(fs, "/s/d/f", a, sizeof(a));
+	assert_clean(fs);
+	ck_assert_int_eq(zcow_unmount(fs), 0);
+	zdev_close(dev);
+}
+END_TEST
+
+/*
+ * A later snapshot copies the earlier one's entry; like the kernel, it
+ * shows there as an empty read-only directory (the subvolume's parent is
+ * the fs tree, not the snapshot).
+ */
+START_TEST(test_files_snapshot_copied_subvolume_entry_is_an_empty_dir)
+{
+	struct zdev *dev = new_sim(24, 0);
+	struct zcow_fs *fs = mkfs_mount(dev, NULL);
+	struct zcow_dirent *ents;
+	struct zcow_stat st;
+	struct zcow_file *f;
+	uint64_t nr, id1;
+
+	zcow_test_put(fs, "/f", "abc", 3);
+	ck_assert_int_eq(zcow_snapshot(fs, "s1", &id1), 0);
+	ck_assert_int_eq(zcow_snapshot(fs, "s2", NULL), 0);
+	ck_assert_int_eq(zcow_readdir(fs, "/s2", &ents, &nr), 0);
+	ck_assert_uint_eq(nr, 2);
+	ck_assert_str_eq(ents[0].name, "f");
+	ck_assert_str_eq(ents[1].name, "s1");
+	ck_assert_uint_eq(ents[1].ino, id1);
+	free(ents);
+	ck_assert_int_eq(zcow_stat(fs, "/s2/s1", &st), 0);
+	ck_assert_uint_eq(st.ino, 2);
+	ck_assert_uint_eq(st.mode, S_IFDIR | 0755);
+	ck_assert_int_eq(zcow_readdir(fs, "/s2/s1", &ents, &nr), 0);
+	ck_assert_uint_eq(nr, 0);
+	free(ents);
+	ck_assert_int_eq(zcow_stat(fs, "/s2/s1/f", &st), -ENOENT);
+	ck_assert_int_eq(zcow_create(fs, "/s2/s1/g", &f), -EROFS);
+	ck_assert_int_eq(zcow_open(fs, "/s2/s1", O_RDONLY, &f), 0);
+	ck_assert_int_eq(zcow_fstat(f, &st), 0);
+	ck_assert_uint_eq(st.ino, 2);
+	zcow_close(f);
+	ck_assert_int_eq(zcow_rmdir(fs, "/s2/s1"), -EPERM);
+	zcow_test_expect(fs, "/s1/f", "abc", 3);
+	assert_clean(fs);
+	ck_assert_int_eq(zcow_unmount(fs), 0);
+	zdev_close(dev);
+}
+END_TEST
+
+START_TEST(test_files_subvol_unlink_removes_the_entry_link_made)
+{
+	struct zdev *dev = new_sim(24, 0);
+	struct zcow_fs *fs = mkfs_mount(dev, NULL);
+	struct zcow_inode before, after;
+	struct zcow_dirent *ents;
+	struct zcow_stat st;
+	struct zcow_key k;
+	uint64_t index, nr;
+
+	zcow_test_put(fs, "/f", "abc", 3);
+	ck_assert_int_eq(zcow_inode_get(&fs->fs_tree, 256, &before), 0);
+	pthread_mutex_lock(&fs->files->lock);
+	ck_assert_int_eq(zcow_subvol_link_locked(fs, "v", 1, 300, &index), 0);
+	ck_assert_uint_eq(index, 3);
+	ck_assert_int_eq(zcow_subvol_link_locked(fs, "v", 1, 301, NULL),
+			 -EEXIST);
+	ck_assert_int_eq(zcow_subvol_link_locked(fs, "f", 1, 301, NULL),
+			 -EEXIST);
+	ck_assert_int_eq(zcow_subvol_name_free_locked(fs, "v", 1), -EEXIST);
+	ck_assert_int_eq(zcow_subvol_name_free_locked(fs, "w", 1), 0);
+	ck_assert_int_eq(zcow_inode_get(&fs->fs_tree, 256, &after), 0);
+	ck_assert_uint_eq(after.size, before.size + 2);
+	/* not this subvolume's entry, not a subvolume entry, no entry */
+	ck_assert_int_eq(zcow_subvol_unlink_locked(fs, "v", 1, 301), -EINVAL);
+	ck_assert_int_eq(zcow_subvol_unlink_locked(fs, "f", 1, 257), -EINVAL);
+	ck_assert_int_eq(zcow_subvol_unlink_locked(fs, "x", 1, 300), -ENOENT);
+	ck_assert_int_eq(zcow_subvol_unlink_locked(fs, "v", 1, 300), 0);
+	ck_assert_int_eq(zcow_inode_get(&fs->fs_tree, 256, &after), 0);
+	ck_assert_uint_eq(after.size, before.size);
+	k = (struct zcow_key){ 256, ZCOW_DIR_INDEX_KEY, 3 };
+	ck_assert_int_eq(zcow_tree_search(&fs->fs_tree, &k, NULL, 0, NULL),
+			 -ENOENT);
+	k = (struct zcow_key){ 256, ZCOW_DIR_ITEM_KEY,
+			       zcow_name_hash("v", 1) };
+	ck_assert_int_eq(zcow_tree_search(&fs->fs_tree, &k, NULL, 0, NULL),
+			 -ENOENT);
+	ck_assert_int_eq(zcow_subvol_unlink_locked(fs, "v", 1, 300), -ENOENT);
+	pthread_mutex_unlock(&fs->files->lock);
+	ck_assert_int_eq(zcow_stat(fs, "/v", &st), -ENOENT);
+	ck_assert_int_eq(zcow_readdir(fs, "/", &ents, &nr), 0);
+	ck_assert_uint_eq(nr, 1);
+	ck_assert_str_eq(ents[0].name, "f");
+	free(ents);
+	ck_assert_int_eq(zcow_sync(fs), 0);
+	assert_clean(fs);
+	ck_assert_int_eq(zcow_unmount(fs), 0);
+	zdev_close(dev);
+}
+END_TEST
+
+/* The checker: a ROOT_REF whose entry is gone, and an entry to a root
+ * that has no ROOT_ITEM, are each reported (btrfs check reports both). */
+START_TEST(test_files_check_reports_root_ref_without_entry_and_entry_without_root)
+{
+	struct zdev *dev = new_sim(24, 0);
+	struct zcow_fs *fs = mkfs_mount(dev, NULL);
+	struct problems pr;
+	char want[256];
+	uint64_t id, index;
+
+	zcow_test_put(fs, "/f", "abc", 3);
+	ck_assert_int_eq(zcow_snapshot(fs, "s", &id), 0);
+	assert_clean(fs);
+	/* The entry goes (as a subvolume delete would take it), the
+	 * ROOT_REF stays. */
+	pthread_mutex_lock(&fs->files->lock);
+	ck_assert_int_eq(zcow_subvol_unlink_locked(fs, "s", 1, id), 0);
+	pthread_mutex_unlock(&fs->files->lock);
+	ck_assert_int_eq(zcow_commit(fs), 0);
+	problems_collect(fs, &pr);
+	ck_assert_int_eq(pr.nr, 2);
+	snprintf(want, sizeof(want),
+		 "root %llu 's': no dir index 3 in dir 256 of root 5 for its root ref",
+		 (unsigned long long)id);
+	ck_assert_str_eq(pr.msg[0], want);
+	snprintf(want, sizeof(want),
+		 "root %llu 's': no dir item in dir 256 of root 5 for its root ref",
+		 (unsigned long long)id);
+	ck_assert_str_eq(pr.msg[1], want);
+	/* An entry to root 999, which has no ROOT_ITEM. */
+	pthread_mutex_lock(&fs->files->lock);
+	ck_assert_int_eq(zcow_subvol_link_locked(fs, "s", 1, id, &index), 0);
+	ck_assert_uint_eq(index, 3);
+	ck_assert_int_eq(zcow_subvol_link_locked(fs, "ghost", 5, 999, &index),
+			 0);
+	pthread_mutex_unlock(&fs->files->lock);
+	ck_assert_int_eq(zcow_commit(fs), 0);
+	problems_collect(fs, &pr);
+	ck_assert_int_eq(pr.nr, 1);
+	ck_assert_str_eq(pr.msg[0], "root 5 dir 256: subvolume entry 'ghost' -> root 999 without root item");
+	ck_assert_int_eq(zcow_stat(fs, "/ghost", &(struct zcow_stat){ 0 }),
+			 -EUCLEAN);
 	ck_assert_int_eq(zcow_unmount(fs), 0);
 	zdev_close(dev);
 }
@@ -322,16 +685,6 @@ static uint32_t data_extent_item(struct zcow_fs *fs, uint64_t ino,
 		memcpy(item, d, size);
 	}
 	return size;
-}
-
-static uint64_t le64_at(const uint8_t *p)
-{
-	uint64_t v = 0;
-	int i;
-
-	for (i = 7; i >= 0; i--)
-		v = v << 8 | p[i];
-	return v;
 }
 
 /* btrfs's hash_extent_data_ref(), written out here from its definition
@@ -427,7 +780,7 @@ START_TEST(test_files_snapshot_adds_its_own_data_reference)
 		ck_assert_uint_eq(le64_at(got), 5);
 	}
 	assert_clean(fs);
-	zcow_test_expect(fs, "/.snapshots/s/f", a, sizeof(a));
+	zcow_test_expect(fs, "/s/f", a, sizeof(a));
 	/* A damaged reference (another inode) is found by the checker. */
 	{
 		uint8_t bad[24 + 6 * 29];
@@ -610,6 +963,16 @@ static struct zdev *new_small_sim(void)
 static void rsv_name(char *p, size_t n, const char *pfx, int t, int i)
 {
 	snprintf(p, n, "/%s%d-%d", pfx, t, i);
+}
+
+/* Snapshots ("s<k>", directories) among @nr entries of "/". */
+static uint64_t nr_snaps_in(const struct zcow_dirent *ents, uint64_t nr)
+{
+	uint64_t i, n = 0;
+
+	for (i = 0; i < nr; i++)
+		n += ents[i].name[0] == 's' && ents[i].type == ZCOW_FT_DIR;
+	return n;
 }
 
 /* Does @path exist?  Asserts the answer is yes or ENOENT. */
@@ -826,10 +1189,10 @@ static int run_op(struct zcow_fs *fs, enum rsv_op op, int i,
 		snprintf(q, sizeof(q), "s%d", st->k++);
 		err = zcow_snapshot(fs, q, NULL);
 		st->nr_snaps += !err;
-		ck_assert_int_eq(zcow_readdir(fs, "/.snapshots", &ents,
-					      &nr_ents),
-				 0);
-		ck_assert_uint_eq(nr_ents, (uint64_t)st->nr_snaps);
+		ck_assert_int_eq(exists(fs, q), err == 0);
+		ck_assert_int_eq(zcow_readdir(fs, "/", &ents, &nr_ents), 0);
+		ck_assert_uint_eq(nr_snaps_in(ents, nr_ents),
+				  (uint64_t)st->nr_snaps);
 		free(ents);
 		break;
 	default:
@@ -1190,6 +1553,11 @@ Suite *inode_suite(void)
 	tcase_add_test(tc, test_files_every_errno);
 	tcase_add_test(tc, test_files_snapshot_keeps_old_contents_and_shares_extents);
 	tcase_add_test(tc, test_files_snapshot_adds_its_own_data_reference);
+	tcase_add_test(tc, test_files_snapshot_is_a_subvolume_entry_of_the_root_dir);
+	tcase_add_test(tc, test_files_snapshot_path_stat_readdir_and_errnos);
+	tcase_add_test(tc, test_files_snapshot_copied_subvolume_entry_is_an_empty_dir);
+	tcase_add_test(tc, test_files_subvol_unlink_removes_the_entry_link_made);
+	tcase_add_test(tc, test_files_check_reports_root_ref_without_entry_and_entry_without_root);
 	tcase_add_test(tc, test_files_emulated_zones_file_backend);
 	tcase_add_test(tc, test_files_check_finds_namespace_and_extent_damage);
 	tcase_add_test(tc, test_files_cli_put_get_ls_cat_rm_mkdir_stat);

@@ -264,12 +264,12 @@ START_TEST(test_reclaim_relocates_snapshot_shared_extents)
 			  fs->reloc_bg);
 	expect(fs, "/a", 0, 1 * MiB, 2);
 	expect(fs, "/a", 1 * MiB, 3 * MiB, 1);
-	expect(fs, "/.snapshots/s1/a", 0, 4 * MiB, 1);
+	expect(fs, "/s1/a", 0, 4 * MiB, 1);
 	expect_clean(fs);
 
 	fs = remount(fs, &quiet);
 	expect(fs, "/a", 0, 1 * MiB, 2);
-	expect(fs, "/.snapshots/s1/a", 0, 4 * MiB, 1);
+	expect(fs, "/s1/a", 0, 4 * MiB, 1);
 	expect_clean(fs);
 	close_fs(fs);
 }
@@ -308,16 +308,16 @@ START_TEST(test_reclaim_relocates_extents_of_shared_leaves)
 	ck_assert_ptr_null(zcow_bg_lookup(fs, start));
 	expect(fs, "/a", 0, 1 * MiB, 2);
 	expect(fs, "/a", 1 * MiB, 3 * MiB, 1);
-	expect(fs, "/.snapshots/s1/a", 0, 4 * MiB, 1);
+	expect(fs, "/s1/a", 0, 4 * MiB, 1);
 	expect(fs, "/s100", 0, 4096, 3);
-	expect(fs, "/.snapshots/s1/s100", 0, 4096, 110);
-	expect(fs, "/.snapshots/s1/s199", 0, 4096, 209);
+	expect(fs, "/s1/s100", 0, 4096, 110);
+	expect(fs, "/s1/s199", 0, 4096, 209);
 	expect_clean(fs);
 
 	fs = remount(fs, &quiet);
 	expect(fs, "/a", 1 * MiB, 3 * MiB, 1);
-	expect(fs, "/.snapshots/s1/a", 0, 4 * MiB, 1);
-	expect(fs, "/.snapshots/s1/s100", 0, 4096, 110);
+	expect(fs, "/s1/a", 0, 4 * MiB, 1);
+	expect(fs, "/s1/s100", 0, 4096, 110);
 	expect_clean(fs);
 	close_fs(fs);
 }

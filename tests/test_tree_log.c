@@ -335,6 +335,43 @@ START_TEST(test_treelog_unlink_then_fsync_dir_deletes)
 }
 END_TEST
 
+/*
+ * A snapshot's entry in "/" is committed with the snapshot: an unlink and
+ * a new file in "/" after it, fsynced through the log, replay around it
+ * (the logged index ranges do not cover it) and it still leads into the
+ * snapshot.
+ */
+START_TEST(test_treelog_replay_in_the_root_dir_keeps_a_snapshot_entry)
+{
+	static const char *const dirs[] = { NULL };
+	struct zdev *dev = new_dev(0);
+	struct zcow_fs *fs = fresh(dev, "", dirs);
+	struct zcow_dirent *ents;
+	uint64_t nr;
+
+	write_file(fs, "/a", 5000, 1, false);
+	write_file(fs, "/b", 300, 2, false);
+	ck_assert_int_eq(zcow_snapshot(fs, "snap", NULL), 0);
+	ck_assert_int_eq(zcow_unlink(fs, "/a"), 0);
+	write_file(fs, "/c", 700, 3, true);
+	fsync_path(fs, "/");
+	crash(fs, ZSIM_LOSS_DROP);
+	fs = mount_opts(dev, "");
+	expect_absent(fs, "/a");
+	expect_file(fs, "/c", 700, 3);
+	expect_file(fs, "/snap/a", 5000, 1);
+	ck_assert_int_eq(zcow_readdir(fs, "/", &ents, &nr), 0);
+	ck_assert_uint_eq(nr, 3);
+	ck_assert_str_eq(ents[0].name, "b");
+	ck_assert_str_eq(ents[1].name, "c");
+	ck_assert_str_eq(ents[2].name, "snap");
+	free(ents);
+	ck_assert_int_eq(zcow_check(fs, report, NULL), 0);
+	ck_assert_int_eq(zcow_unmount(fs), 0);
+	zdev_close(dev);
+}
+END_TEST
+
 /* @n empty files /d/f0000.. in @fs, committed. */
 static void make_files(struct zcow_fs *fs, int n)
 {
@@ -937,6 +974,7 @@ Suite *tree_log_suite(void)
 	tcase_add_test(tc, test_treelog_only_what_fsync_needs_is_logged);
 	tcase_add_test(tc, test_treelog_rename_then_fsync_moves_the_name);
 	tcase_add_test(tc, test_treelog_unlink_then_fsync_dir_deletes);
+	tcase_add_test(tc, test_treelog_replay_in_the_root_dir_keeps_a_snapshot_entry);
 	tcase_add_test(tc, test_treelog_fsync_under_a_renamed_dir);
 	tcase_add_test(tc, test_treelog_same_size_overwrite_is_logged_again);
 	tcase_add_test(tc, test_treelog_dedicated_block_group);
