@@ -564,7 +564,7 @@ START_TEST(test_cli_balance_relocates_a_half_free_group)
 }
 END_TEST
 
-/* ---- snapshots ------------------------------------------------------------ */
+/* ---- snapshots ---------------------------------------------------------- */
 
 /* A file system on a 32-zone sim image with the file /f: its spec in
  * @spec (the image @img, removed by the caller). */
