@@ -535,3 +535,79 @@ out:
 	UNLOCK(fs);
 	return err;
 }
+
+/* The ROOT_ITEM fields of subvolume @sv->id into @sv. */
+static int subvol_root_locked(struct zcow_fs *fs, struct zcow_subvol *sv)
+{
+	struct zcow_key k = { sv->id, ZCOW_ROOT_ITEM_KEY, 0 };
+	uint8_t item[ZCOW_ROOT_ITEM_SIZE];
+	uint32_t size;
+	int err;
+
+	err = zcow_tree_search(&fs->root_tree, &k, item, sizeof(item), &size);
+	if (err == -ENOENT || (!err && size < ZCOW_ROOT_ITEM_SIZE))
+		return -EUCLEAN;	/* a ROOT_REF without its root */
+	if (err)
+		return err;
+	sv->gen = get64(item + 160);
+	sv->otransid = get64(item + 303);
+	sv->is_rdonly = get64(item + 208) & ZCOW_ROOT_SUBVOL_RDONLY;
+	return 0;
+}
+
+int zcow_subvol_list(struct zcow_fs *fs, struct zcow_subvol **v_ret,
+		     uint64_t *nr_ret)
+{
+	struct zcow_key start = { ZCOW_FS_TREE_OBJECTID, ZCOW_ROOT_REF_KEY, 0 };
+	struct zcow_key k;
+	struct zcow_tree_iter it;
+	struct zcow_subvol *v = NULL;
+	uint64_t nr = 0, cap = 0, i;
+	const void *data;
+	uint32_t len;
+	int err;
+
+	if (!fs || !fs->files || !v_ret || !nr_ret)
+		return -EINVAL;
+	LOCK(fs);
+	/* ROOT_REF (5, ROOT_REF, id), in id order: the subvolumes under
+	 * the top level, as btrfs subvolume list walks them; their
+	 * ROOT_ITEMs are looked up once the walk is over. */
+	zcow_tree_iter_init(&it, &fs->root_tree, &start);
+	while (!(err = zcow_tree_iter_next(&it, &k, &data, &len))) {
+		const uint8_t *d = data;
+		uint16_t nlen;
+
+		if (k.objectid != ZCOW_FS_TREE_OBJECTID ||
+		    k.type != ZCOW_ROOT_REF_KEY)
+			break;
+		nlen = len < ZCOW_ROOT_REF_HDR ? 0 : get16(d + 16);
+		if (len < ZCOW_ROOT_REF_HDR || ZCOW_ROOT_REF_HDR + nlen > len ||
+		    nlen > sizeof(v->name) - 1) {
+			err = -EUCLEAN;
+			goto out;
+		}
+		if (ZCOW_GROW_ONE(&v, nr, &cap)) {
+			err = -ENOMEM;
+			goto out;
+		}
+		memset(&v[nr], 0, sizeof(v[nr]));
+		v[nr].id = k.offset;
+		memcpy(v[nr].name, d + ZCOW_ROOT_REF_HDR, nlen);
+		nr++;
+	}
+	if (err != -ENOENT && err)
+		goto out;
+	err = 0;
+	for (i = 0; !err && i < nr; i++)
+		err = subvol_root_locked(fs, &v[i]);
+out:
+	UNLOCK(fs);
+	if (err) {
+		free(v);
+		return err;
+	}
+	*v_ret = v;
+	*nr_ret = nr;
+	return 0;
+}

@@ -13,8 +13,8 @@
  * "both" (the campaign runs once per mode), and crash= takes campaign
  * crash points (the [crash] points= grammar, appended to points=).  The
  * keys of zcow run's timing and output (profile, target, repetitions,
- * trace, interval, prefill, commit_model) are refused: a campaign has no
- * use for them.
+ * trace, interval, prefill, commit_model, snapshot_interval,
+ * snapshot_max) are refused: a campaign has no use for them.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -241,7 +241,7 @@ static const struct ckey zcow_crash_key =
 static const char *const run_only_keys[] = {
 	"profile", "target", "repetitions", "trace", "interval", "prefill",
 	"data_zones", "commit_bytes", "layout",
-	"commit_model",
+	"commit_model", "snapshot_interval", "snapshot_max",
 };
 
 static int set_key(struct camp *c, const struct ckey *k, const char *v)

@@ -57,7 +57,7 @@ static const char *const zcow_keys[] = {
 	"prefill", "scenario", "reclaim", "reclaim_threshold", "reclaim_high",
 	"hotcold", "replace_target", "replace_devid", "replace_at",
 	"data_zones", "commit_bytes", "layout", "read_only",
-	"commit_model",
+	"commit_model", "snapshot_interval", "snapshot_max",
 };
 
 /* The layout presets (enum zrun_layout, run.h): the values each sets
@@ -248,6 +248,19 @@ int zrun_settings_apply(struct zrun_settings *set, const struct zfio_kv *kv,
 	} else if (!strcmp(k, "replace_at")) {
 		if (zfio_parse_time(v, &set->replace_at_ns))
 			return bad(err, len, kv, "not a time (e.g. 2s, 500ms)");
+	} else if (!strcmp(k, "snapshot_interval")) {
+		if (zfio_parse_time(v, &set->snapshot_interval_ns) ||
+		    !set->snapshot_interval_ns)
+			return bad(err, len, kv, "not a time above 0 (e.g. "
+				   "500ms, 2s)");
+		set->snapshot_at = *kv;
+	} else if (!strcmp(k, "snapshot_max")) {
+		if (zfio_parse_size(v, 1000, &sz) || sz.unit != ZFIO_BYTES ||
+		    sz.val < 1 || sz.val > 65535)
+			return bad(err, len, kv, "not a number of snapshots "
+				   "in 1..65535");
+		set->snapshot_max = (uint32_t)sz.val;
+		set->snapshot_max_at = *kv;
 	} else if (!strcmp(k, "commit_model")) {
 		if (!strcmp(v, "btrfs"))
 			set->commit_model = ZRUN_COMMIT_BTRFS;
@@ -287,6 +300,11 @@ int zrun_settings_check(const struct zrun_settings *set, char *err,
 		set->reclaim, set->reclaim_threshold, set->reclaim_high, &why);
 	char msg[96];
 
+	/* snapshot_max caps snapshot_interval's snapshots: alone it would
+	 * do nothing */
+	if (set->snapshot_max && !set->snapshot_interval_ns)
+		return bad(err, len, &set->snapshot_max_at, "caps the "
+			   "snapshots of snapshot_interval, which is not set");
 	/* data_zones=1 (given, or by a layout) leaves hotcold one slot */
 	if (set->hotcold && set->data_zones == 1)
 		return bad(err, len, &set->hotcold_at, "needs 2 data slots "
@@ -1171,6 +1189,34 @@ static int replay_io(struct zrun *run, struct zrun_job *j, uint32_t s,
 	return 0;
 }
 
+/*
+ * snapshot_interval=: the snapshot due now, taken at @t (the locks let
+ * it go then) and named snap-N, N counting from 1 in each repetition;
+ * the next one is due an interval after this one was, unless
+ * snapshot_max is reached.  *done_ret: its completion.
+ */
+static int take_snapshot(struct zrun *run, uint64_t t, uint64_t *done_ret)
+{
+	char name[32];
+	uint64_t id = 0;
+	int ret;
+
+	snprintf(name, sizeof(name), "snap-%llu",
+		 (unsigned long long)run->sn_taken + 1);
+	*done_ret = t;
+	ret = run->ops->snapshot(run, name, t, done_ret, &id);
+	if (ret)
+		return ret;
+	if (*done_ret < t)
+		*done_ret = t;
+	run->sn_taken++;
+	if (run->set.snapshot_max && run->sn_taken >= run->set.snapshot_max)
+		run->sn_due = UINT64_MAX;
+	else
+		run->sn_due += run->set.snapshot_interval_ns;
+	return 0;
+}
+
 static int schedule(struct zrun *run)
 {
 	uint64_t w0 = wall_ns(), wlast = 0, steps = 0;
@@ -1228,6 +1274,20 @@ static int schedule(struct zrun *run)
 			if (ret)
 				return ret;
 			call_done(run, run->rp_due);
+			continue;
+		}
+		/* A snapshot (snapshot_interval=), while a job still runs,
+		 * held like the commit it is; on a tie the jobs' waiting
+		 * operations go first. */
+		if (j && run->sn_due != UINT64_MAX &&
+		    gate(run, run->sn_due, false) < best) {
+			due = run->sn_due;
+			t = gate(run, due, false);
+			call_start(run, due, t);
+			ret = take_snapshot(run, t, &done);
+			if (ret)
+				return ret;
+			call_done(run, done);
 			continue;
 		}
 		if (j)	/* steadystate's checks up to it */
@@ -1459,6 +1519,11 @@ static int pick_target(struct zrun *run)
 				   &run->set.mount_at, "a mount option of the "
 				   "fs target; the raw target (zonemode=zbd "
 				   "jobs) mounts no file system");
+		if (run->set.snapshot_at.key[0])
+			return bad(run->err, sizeof(run->err),
+				   &run->set.snapshot_at, "a snapshot is of "
+				   "the fs target's file system; the raw "
+				   "target (zonemode=zbd jobs) has none");
 	} else {
 		run->ops = &zrun_fs_target;
 	}
@@ -1963,6 +2028,8 @@ struct rep_result {
 	uint64_t resets, finishes, user_writes;
 	uint64_t host_written;	/* the jobs' writes, ramp included */
 	uint64_t zone_unusable, block_groups, commits;
+	uint64_t snapshots;	/* taken during the jobs (snapshot_interval) */
+	uint64_t data_used;	/* fs: data bytes referenced at the end */
 	struct zcow_reclaim_stats reclaim;
 	int reclaim_policy;
 	uint32_t reclaim_threshold, reclaim_high;
@@ -2086,6 +2153,39 @@ static void put_mount(const struct zrun *run, FILE *f)
 		set->hotcold ? "true" : "false");
 }
 
+/* "snapshots" (fs target; null on the raw one): snapshot_interval and
+ * snapshot_max as set (null: not set), the snapshots taken during the
+ * jobs and their names, and the data bytes the file system references
+ * at the end (what the snapshots keep of the data the jobs overwrote or
+ * deleted counts in it). */
+static void put_snapshots(const struct zrun *run, const struct rep_result *r,
+			  FILE *f)
+{
+	uint64_t i;
+
+	if (strcmp(run->ops->name, "fs")) {
+		fprintf(f, "  \"snapshots\": null,\n");
+		return;
+	}
+	fprintf(f, "  \"snapshots\": {\"interval_s\": ");
+	if (run->set.snapshot_interval_ns)
+		fprintf(f, "%.6f", run->set.snapshot_interval_ns / 1e9);
+	else
+		fprintf(f, "null");
+	fprintf(f, ", \"max\": ");
+	if (run->set.snapshot_max)
+		fprintf(f, "%u", run->set.snapshot_max);
+	else
+		fprintf(f, "null");
+	fprintf(f, ", \"taken\": %llu, \"names\": [",
+		(unsigned long long)r->snapshots);
+	for (i = 0; i < r->snapshots; i++)
+		fprintf(f, "%s\"snap-%llu\"", i ? ", " : "",
+			(unsigned long long)i + 1);
+	fprintf(f, "], \"data_used_bytes\": %llu},\n",
+		(unsigned long long)r->data_used);
+}
+
 static int write_summary(struct zrun *run, const char *dir,
 			 const char *scenario, const struct rep_result *reps,
 			 unsigned int nr_reps)
@@ -2126,6 +2226,7 @@ static int write_summary(struct zrun *run, const char *dir,
 		(unsigned long long)run->set.seed, nr_reps);
 	fprintf(f, "  \"simulated\": %s,\n", run->time ? "true" : "false");
 	zrun_replace_summary(run, f);
+	put_snapshots(run, r0, f);
 	fprintf(f, "  \"wall_time_s\": %.3f,\n", r0->wall_s);
 	fprintf(f, "  \"total\": {\n");
 	put_stats(f, &r0->total, "    ");
@@ -2433,6 +2534,12 @@ static int write_config(struct zrun *run, const char *dir, const char *src,
 	if (run->set.commit_bytes)
 		fprintf(f, "commit_bytes=%llu\n",
 			(unsigned long long)run->set.commit_bytes);
+	if (run->set.snapshot_interval_ns)
+		fprintf(f, "snapshot_interval=%lluus\n",
+			(unsigned long long)(run->set.snapshot_interval_ns /
+					     1000));
+	if (run->set.snapshot_max)
+		fprintf(f, "snapshot_max=%u\n", run->set.snapshot_max);
 	fprintf(f, "commit_model=%s\n",
 		zrun_commit_model_name(run->set.commit_model));
 	for (i = 0; i < run->set.nr_crash; i++)
@@ -2479,6 +2586,14 @@ static int one_rep(struct zrun *run, const char *dir, struct rep_result *r)
 	ret = ret ?: setup_flows(run);
 	ret = ret ?: zrun_ctl_setup(run);
 	ret = ret ?: zrun_replace_open(run);
+	run->sn_taken = 0;
+	run->sn_due = run->set.snapshot_interval_ns ?
+		      run->set.snapshot_interval_ns : UINT64_MAX;
+	if (!ret && run->set.snapshot_interval_ns && !run->ops->snapshot) {
+		/* not reached: pick_target() refuses it on the raw target */
+		zrun_errf(run, "snapshot_interval= needs the fs target");
+		ret = -EINVAL;
+	}
 	if (!ret) {
 		/* Prefill and set-up are not part of the measurement. */
 		run->base = calloc(1, sizeof(*run->base));
@@ -2531,6 +2646,8 @@ static int one_rep(struct zrun *run, const char *dir, struct rep_result *r)
 		r->zone_unusable = run->fs_zone_unusable;
 		r->block_groups = run->fs_block_groups;
 		r->commits = run->fs_commits;
+		r->snapshots = run->sn_taken;
+		r->data_used = run->fs_data_used;
 		r->has_fs = run->has_fs_stats;
 		r->reclaim = run->fs_reclaim;
 		r->reclaim_policy = run->fs_reclaim_policy;

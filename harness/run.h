@@ -178,6 +178,13 @@ struct zrun_settings {
 	uint64_t replace_devid;		/* 1 */
 	uint64_t replace_at_ns;		/* 0 */
 	struct zfio_kv replace_at;	/* where replace_target was set */
+	/* fs: read-only snapshots snap-1, snap-2, ... of the file system
+	 * at every snapshot_interval_ns of simulated time while the jobs
+	 * run (0 = none), at most snapshot_max (0 = no limit) */
+	uint64_t snapshot_interval_ns;
+	uint32_t snapshot_max;
+	struct zfio_kv snapshot_at;	/* where snapshot_interval was set */
+	struct zfio_kv snapshot_max_at;	/* where snapshot_max was set */
 };
 
 /* Operations a job asks of a target. */
@@ -245,6 +252,10 @@ struct zrun_target_ops {
 	 * *finished_ret true then), timed from @now. */
 	int (*replace)(struct zrun *run, bool step, uint64_t now,
 		       uint64_t *done_ret, bool *finished_ret);
+	/* Optional: a read-only snapshot @name of the file system
+	 * (snapshot_interval=), timed from @now; its root id in *id_ret. */
+	int (*snapshot)(struct zrun *run, const char *name, uint64_t now,
+			uint64_t *done_ret, uint64_t *id_ret);
 	/* Optional: after the jobs, before the statistics are taken: fill
 	 * zone_resets/zone_finishes and the fs_* counters of struct zrun. */
 	int (*finish)(struct zrun *run);
@@ -453,6 +464,11 @@ struct zrun {
 	uint64_t rp_start_ns, rp_end_ns;	/* simulated */
 	uint64_t rp_steps;		/* step calls */
 	struct zcow_replace_status rp_st;	/* at its end */
+	/* snapshot_interval=: the snapshots taken in this repetition and
+	 * the simulated time the next one is due (UINT64_MAX: none) */
+	uint64_t sn_taken, sn_due;
+	uint64_t fs_data_used;		/* fs: data bytes referenced at the
+					 * end (zcow_statfs data_used) */
 	struct zrun_verify *verify;	/* verify of the run (run_verify.c) */
 	const char *res_dir;		/* results folder (rep 0); NULL */
 	/* The operation the target just ran failed (an errno, 0: none;

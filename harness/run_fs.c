@@ -1779,6 +1779,7 @@ static int fs_finish(struct zrun *run)
 	run->fs_log_syncs = st.nr_log_syncs - b->nr_log_syncs;
 	run->fs_log_fallbacks = st.nr_log_fallbacks - b->nr_log_fallbacks;
 	run->fs_statfs_commits = st.nr_commits - b->nr_commits;
+	run->fs_data_used = st.data_used;
 	run->has_fs_stats = true;
 	loadfile_finish(run);
 	zrun_dev_stats(run, &now);	/* every device, since the jobs began */
@@ -1836,6 +1837,29 @@ static int fs_replace(struct zrun *run, bool step, uint64_t now,
 		zrun_errf(run, "replace of devid %llu onto '%s': %s",
 			  (unsigned long long)run->set.replace_devid,
 			  run->set.replace_target, strerror(-ret));
+	return ret;
+}
+
+/* A read-only snapshot of the file system (snapshot_interval=): it
+ * commits, so it is held like a commit. */
+static int fs_snapshot(struct zrun *run, const char *name, uint64_t now,
+		       uint64_t *done_ret, uint64_t *id_ret)
+{
+	struct fs_run *fr = to_fs(run);
+	struct zrun_tick tk;
+	struct fs_held h;
+	int ret;
+
+	ret = held_start(run, &h);
+	if (ret)
+		return ret;
+	zrun_tick_start(run, &tk, now);
+	ret = zcow_snapshot(fr->fs, name, id_ret);
+	*done_ret = zrun_tick_done(run, &tk);
+	ret = ret ?: held_done(run, &h, now, *done_ret);
+	if (ret)
+		zrun_errf(run, "snapshot %s at %.6f s: %s", name, now / 1e9,
+			  strerror(-ret));
 	return ret;
 }
 
@@ -1906,6 +1930,7 @@ const struct zrun_target_ops zrun_fs_target = {
 	.replay = fs_replay,
 	.job_end = fs_job_end,
 	.replace = fs_replace,
+	.snapshot = fs_snapshot,
 	.finish = fs_finish,
 	.close = fs_close,
 };

@@ -678,4 +678,24 @@ int zcow_snapshot(struct zcow_fs *fs, const char *name, uint64_t *id_ret);
  */
 int zcow_subvol_delete(struct zcow_fs *fs, const char *name);
 
+/* A subvolume under the top level (zcow_subvol_list()): its root
+ * objectid, its ROOT_ITEM's generation (the transaction that last
+ * changed its tree), the transaction that made it, whether it is
+ * read-only (BTRFS_ROOT_SUBVOL_RDONLY), and its name. */
+struct zcow_subvol {
+	uint64_t id, gen, otransid;
+	bool is_rdonly;
+	char name[256];
+};
+/*
+ * The subvolumes under the top level (its ROOT_REF items, in id order;
+ * the top level itself, id 5, is not one of them), as `btrfs subvolume
+ * list` shows them, in *v_ret (free(); NULL when there are none) and
+ * their number in *nr_ret.  Returns 0, -EINVAL (no file layer),
+ * -EUCLEAN (a ROOT_REF is corrupt or has no ROOT_ITEM), -ENOMEM or the
+ * tree's read errors.
+ */
+int zcow_subvol_list(struct zcow_fs *fs, struct zcow_subvol **v_ret,
+		     uint64_t *nr_ret);
+
 #endif /* ZCOW_ZCOW_H */

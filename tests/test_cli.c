@@ -564,6 +564,111 @@ START_TEST(test_cli_balance_relocates_a_half_free_group)
 }
 END_TEST
 
+/* ---- snapshots ---------------------------------------------------------- */
+
+/* A file system on a 32-zone sim image with the file /f: its spec in
+ * @spec (the image @img, removed by the caller). */
+static void mkfs_with_file(char *img, char *spec, size_t len)
+{
+	const char *local = "/tmp/zcow-cli-snap.txt";
+	FILE *f;
+
+	temp_name(img);
+	snprintf(spec, len, "sim:image=%s,zones=32,zone_size=4M", img);
+	run_zcow("mkfs", spec, NULL);
+	ck_assert_msg(res.status == 0, "mkfs: %s", res.err);
+	f = fopen(local, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs("kept by the snapshot\n", f);
+	ck_assert_int_eq(fclose(f), 0);
+	run_zcow("put", spec, local, "/f", NULL);
+	unlink(local);
+	ck_assert_msg(res.status == 0, "put: %s", res.err);
+}
+
+/*
+ * zcow snapshot DEV / DST -r prints btrfs-progs' line; zcow subvol list
+ * then prints btrfs subvolume list's lines, ids from 256 in order, each
+ * snapshot's generation the transaction that made it (the put commits
+ * generation 2 at its unmount: the first snapshot is committed as 3, its
+ * mount's unmount commits 4, the second snapshot 5).
+ */
+START_TEST(test_cli_snapshot_prints_btrfs_line_and_subvol_list_shows_it)
+{
+	char img[] = "/tmp/zcow-cli-img-XXXXXX";
+	char spec[128];
+
+	mkfs_with_file(img, spec, sizeof(spec));
+	run_zcow("subvol", "list", spec, NULL);
+	ck_assert_msg(res.status == 0, "subvol list: %s", res.err);
+	ck_assert_str_eq(res.out, "");
+	run_zcow("snapshot", spec, "/", "/snap", "-r", NULL);
+	ck_assert_msg(res.status == 0, "snapshot: %s", res.err);
+	ck_assert_str_eq(res.out, "Create a readonly snapshot of '/' in "
+				  "'/snap'\n");
+	run_zcow("snapshot", "-r", spec, "/", "later", NULL);
+	ck_assert_msg(res.status == 0, "snapshot: %s", res.err);
+	ck_assert_str_eq(res.out, "Create a readonly snapshot of '/' in "
+				  "'/later'\n");
+	run_zcow("subvol", "list", spec, NULL);
+	ck_assert_msg(res.status == 0, "subvol list: %s", res.err);
+	ck_assert_str_eq(res.out, "ID 256 gen 3 top level 5 path snap\n"
+				  "ID 257 gen 5 top level 5 path later\n");
+	ck_assert_str_eq(res.err, "");
+	run_zcow("check", spec, NULL);
+	ck_assert_msg(res.status == 0, "check: %s", res.out);
+	unlink(img);
+}
+END_TEST
+
+/* What zcow snapshot refuses, before it touches the device: no -r (zcow
+ * makes read-only snapshots only), a SRC other than the top level, a DST
+ * deeper than the root directory; an existing DST fails with EEXIST. */
+START_TEST(test_cli_snapshot_refuses_writable_other_source_deep_or_existing)
+{
+	char img[] = "/tmp/zcow-cli-img-XXXXXX";
+	char spec[128];
+
+	mkfs_with_file(img, spec, sizeof(spec));
+	run_zcow("snapshot", spec, "/", "/snap", NULL);
+	ck_assert_int_eq(res.status, 2);
+	ck_assert_str_eq(res.out, "");
+	ck_assert_str_eq(res.err, "zcow snapshot: zcow makes read-only "
+				  "snapshots only: pass -r\n");
+	run_zcow("snapshot", spec, "/f", "/snap", "-r", NULL);
+	ck_assert_int_eq(res.status, 2);
+	ck_assert_str_eq(res.out, "");
+	ck_assert_str_eq(res.err, "zcow snapshot: SRC '/f': zcow snapshots "
+				  "only the top-level subvolume '/'\n");
+	run_zcow("snapshot", spec, "/", "/d/snap", "-r", NULL);
+	ck_assert_int_eq(res.status, 2);
+	ck_assert_str_eq(res.out, "");
+	ck_assert_str_eq(res.err, "zcow snapshot: DST '/d/snap': a snapshot "
+				  "goes in the root directory: /NAME or "
+				  "NAME\n");
+	run_zcow("snapshot", spec, "/", "/", "-r", NULL);
+	ck_assert_int_eq(res.status, 2);
+	ck_assert_str_eq(res.err, "zcow snapshot: DST '/': a snapshot goes "
+				  "in the root directory: /NAME or NAME\n");
+	run_zcow("subvol", "list", spec, NULL);
+	ck_assert_str_eq(res.out, "");
+
+	run_zcow("snapshot", spec, "/", "snap", "-r", NULL);
+	ck_assert_msg(res.status == 0, "snapshot: %s", res.err);
+	run_zcow("snapshot", spec, "/", "/snap", "-r", NULL);
+	ck_assert_int_eq(res.status, 1);
+	ck_assert_str_eq(res.out, "");
+	ck_assert_str_eq(res.err, "zcow snapshot: /snap: File exists\n");
+	run_zcow("subvol", "list", spec, NULL);
+	ck_assert_int_eq(res.status, 0);
+	ck_assert_str_eq(res.out, "ID 256 gen 3 top level 5 path snap\n");
+	run_zcow("subvol", "show", spec, NULL);
+	ck_assert_int_eq(res.status, 2);
+	ck_assert_str_eq(res.err, "zcow subvol: unknown action 'show' (list)\n");
+	unlink(img);
+}
+END_TEST
+
 Suite *cli_suite(void)
 {
 	Suite *s = suite_create("cli_suite");
@@ -600,6 +705,11 @@ Suite *cli_suite(void)
 	tcase_add_test(tc, test_cli_bench_meta_counts_its_commits);
 	tcase_add_test(tc, test_cli_ls_fails_when_an_inode_leaf_is_corrupt);
 	tcase_add_test(tc, test_cli_dump_super_of_blank_device_fails_cleanly);
+	tcase_add_test(
+		tc, test_cli_snapshot_prints_btrfs_line_and_subvol_list_shows_it);
+	tcase_add_test(
+		tc,
+		test_cli_snapshot_refuses_writable_other_source_deep_or_existing);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -427,6 +427,128 @@ START_TEST(test_run_replace_during_overwrite)
 }
 END_TEST
 
+/*
+ * snapshot_interval=: read-only snapshots snap-1, snap-2, ... at every
+ * interval of simulated time while the jobs run (300, 600, 900 ms of a
+ * 1 s job: 3), snapshot_max= caps them (also by --set); summary.json
+ * counts them and the data they keep (data_used above the run without
+ * snapshots: the extents the job overwrote stay referenced); zcow subvol
+ * list on the image the run leaves lists them.  The raw target, which
+ * has no file system, refuses the key, naming file, line and option.
+ */
+#define SN_IMG "/tmp/zcow-test-snap.img"
+#define SN_SCN "/tmp/zcow-test-snap.scenario"
+
+static char *snap_run(const char *const *sets, unsigned int nr)
+{
+	char *dir = NULL, *err = NULL, *s;
+	int ret;
+
+	unlink(SN_IMG);
+	ret = zcow_test_scenario(SN_SCN, "[j]\nrw=randwrite\nbs=64k\n"
+				 "size=4m\nfilename=f\nrate=16m\n"
+				 "time_based\nruntime=1s\n[zcow]\n"
+				 "profile=zn540\ndevice=sim:zones=32,"
+				 "zone_size=4M,image=" SN_IMG "\n",
+				 sets, nr, RES, &dir, &err);
+	ck_assert_msg(ret == 0, "run: %d %s", ret, err);
+	free(err);
+	s = summary_no_wall(dir);
+	free(dir);
+	return s;
+}
+
+START_TEST(test_run_snapshot_interval_takes_snapshots_while_jobs_run)
+{
+	const char *every[] = { "snapshot_interval=300ms" };
+	const char *two[] = { "snapshot_interval=300ms", "snapshot_max=2" };
+	char *s, *out = NULL, *err = NULL, *dir = NULL;
+	double kept, plain;
+	int ret;
+
+	s = snap_run(NULL, 0);
+	ck_assert_msg(strstr(s, "\"snapshots\": {\"interval_s\": null, "
+				"\"max\": null, \"taken\": 0,"), "%s", s);
+	plain = json_num_in(s, "\"snapshots\"", "\"data_used_bytes\"");
+	free(s);
+
+	s = snap_run(every, 1);
+	ck_assert_msg(strstr(s, "\"snapshots\": {\"interval_s\": 0.300000, "
+				"\"max\": null, \"taken\": 3,"), "%s", s);
+	ck_assert_msg(strstr(s, "\"names\": [\"snap-1\", \"snap-2\", "
+				"\"snap-3\"]"), "%s", s);
+	kept = json_num_in(s, "\"snapshots\"", "\"data_used_bytes\"");
+	ck_assert_msg(kept > plain, "with snapshots %.0f, without %.0f",
+		      kept, plain);
+	free(s);
+	ret = zcow_test_run(&out, &err, "subvol", "list",
+			    "sim:image=" SN_IMG, NULL);
+	ck_assert_msg(ret == 0, "subvol list: %s", err);
+	ck_assert_msg(strstr(out, "ID 256 gen ") &&
+		      strstr(out, " top level 5 path snap-1\nID 257 gen ") &&
+		      strstr(out, " top level 5 path snap-2\nID 258 gen ") &&
+		      strstr(out, " top level 5 path snap-3\n"), "%s", out);
+	ck_assert_msg(!strstr(out, "snap-4"), "%s", out);
+	free(out);
+	free(err);
+
+	s = snap_run(two, 2);
+	ck_assert_msg(strstr(s, "\"snapshots\": {\"interval_s\": 0.300000, "
+				"\"max\": 2, \"taken\": 2,"), "%s", s);
+	free(s);
+	ret = zcow_test_run(&out, &err, "subvol", "list",
+			    "sim:image=" SN_IMG, NULL);
+	ck_assert_int_eq(ret, 0);
+	ck_assert_msg(!strstr(out, "snap-3") && strstr(out, "path snap-2\n"),
+		      "%s", out);
+	free(out);
+	free(err);
+	unlink(SN_IMG);
+
+	/* the raw target has no file system to snapshot */
+	ret = zcow_test_scenario(SN_SCN, "[j]\nrw=write\nbs=64k\nsize=4m\n"
+				 "zonemode=zbd\n[zcow]\nprofile=instant\n"
+				 "device=sim:zones=24,zone_size=4M\n"
+				 "snapshot_interval=10ms\n",
+				 NULL, 0, RES, &dir, &err);
+	ck_assert_int_eq(ret, -EINVAL);
+	ck_assert_msg(strstr(err, SN_SCN ":9: option 'snapshot_interval': a "
+				  "snapshot is of the fs target's file "
+				  "system; the raw target (zonemode=zbd "
+				  "jobs) has none\n"), "%s", err);
+	free(err);
+	free(dir);
+	/* a bad value names the key */
+	ret = zcow_test_scenario(SN_SCN, "[j]\nrw=write\nsize=1m\n[zcow]\n"
+				 "snapshot_interval=0\n",
+				 NULL, 0, RES, &dir, &err);
+	ck_assert_int_eq(ret, -EINVAL);
+	ck_assert_msg(strstr(err, SN_SCN ":5: option 'snapshot_interval': "
+				  "not a time above 0 (e.g. 500ms, 2s)\n"),
+		      "%s", err);
+	free(err);
+	free(dir);
+	ret = zcow_test_scenario(SN_SCN, "[j]\nrw=write\nsize=1m\n[zcow]\n"
+				 "snapshot_max=0\n",
+				 NULL, 0, RES, &dir, &err);
+	ck_assert_int_eq(ret, -EINVAL);
+	ck_assert_msg(strstr(err, SN_SCN ":5: option 'snapshot_max': "
+				  "not a number of snapshots in 1..65535\n"),
+		      "%s", err);
+	free(err);
+	free(dir);
+	ret = zcow_test_scenario(SN_SCN, "[j]\nrw=write\nsize=1m\n[zcow]\n"
+				 "snapshot_max=2\n",
+				 NULL, 0, RES, &dir, &err);
+	ck_assert_int_eq(ret, -EINVAL);
+	ck_assert_msg(strstr(err, SN_SCN ":5: option 'snapshot_max': caps "
+				  "the snapshots of snapshot_interval, which "
+				  "is not set\n"), "%s", err);
+	free(err);
+	free(dir);
+}
+END_TEST
+
 START_TEST(test_run_bad_zcow_option_names_file_line)
 {
 	FILE *f = fopen("/tmp/zcow-test-bad.scenario", "w");
@@ -2010,6 +2132,8 @@ Suite *run_suite(void)
 	tcase_add_test(tc, test_run_bad_zcow_option_names_file_line);
 	tcase_add_test(tc, test_run_reclaim_keys_and_counters);
 	tcase_add_test(tc, test_run_replace_during_overwrite);
+	tcase_add_test(tc,
+		       test_run_snapshot_interval_takes_snapshots_while_jobs_run);
 	tcase_add_test(tc, test_run_sweep_and_plot_write_png_svg_tables);
 	tcase_add_test(tc, test_run_gc_sustained_reclaims_without_enospc);
 	tcase_add_test(tc, test_run_treelog_same_seed_same_numbers);
