@@ -539,13 +539,12 @@ out:
 /* The ROOT_ITEM fields of subvolume @sv->id into @sv. */
 static int subvol_root_locked(struct zcow_fs *fs, struct zcow_subvol *sv)
 {
-	struct zcow_key k = { sv->id, ZCOW_ROOT_ITEM_KEY, 0 };
+	struct zcow_key k;
 	uint8_t item[ZCOW_ROOT_ITEM_SIZE];
-	uint32_t size;
 	int err;
 
-	err = zcow_tree_search(&fs->root_tree, &k, item, sizeof(item), &size);
-	if (err == -ENOENT || (!err && size < ZCOW_ROOT_ITEM_SIZE))
+	err = zcow_root_item_find(&fs->root_tree, sv->id, &k, item, NULL);
+	if (err == -ENOENT)
 		return -EUCLEAN;	/* a ROOT_REF without its root */
 	if (err)
 		return err;

@@ -437,10 +437,50 @@ int cmd_snapshot(int argc, char **argv)
 
 static const char subvol_usage[] =
 	"usage: zcow subvol list [-o MOUNT_OPTS] DEV\n"
-	"  list  one line per snapshot of the top-level subvolume, as\n"
-	"        btrfs subvolume list prints it, in id order:\n"
-	"        ID N gen N top level 5 path NAME\n"
-	"        (gen: the transaction that last changed its tree)\n";
+	"       zcow subvol delete [-o MOUNT_OPTS] DEV NAME...\n"
+	"  list    one line per snapshot of the top-level subvolume, as\n"
+	"          btrfs subvolume list prints it, in id order:\n"
+	"          ID N gen N top level 5 path NAME\n"
+	"          (gen: the transaction that last changed its tree)\n"
+	"  delete  delete each snapshot /NAME (or NAME), as btrfs subvolume\n"
+	"          delete; each is committed at once\n";
+
+/* zcow subvol delete DEV NAME...: btrfs subvolume delete. */
+static int subvol_delete(int argc, char **argv)
+{
+	struct fargs fa;
+	struct zcow_fs *fs;
+	struct zcow_devs devs;
+	int ret, status = 0, i;
+
+	ret = parse("subvol delete", "NAME... (up to 4)", 1, 4, argc, argv, &fa);
+	if (ret)
+		return ret < 0 ? 0 : ret;
+	for (i = 0; i < fa.nr_args; i++) {
+		const char *name = fa.args[i] + (fa.args[i][0] == '/');
+
+		if (!name[0] || strchr(name, '/')) {
+			fprintf(stderr, "zcow subvol delete: '%s': a snapshot is /NAME or NAME in the root directory\n",
+				fa.args[i]);
+			return 2;
+		}
+	}
+	ret = do_mount(&fa, false, &devs, &fs);
+	if (ret)
+		return ret;
+	for (i = 0; i < fa.nr_args && !status; i++) {
+		const char *name = fa.args[i] + (fa.args[i][0] == '/');
+		char path[260];
+
+		snprintf(path, sizeof(path), "/%s", name);
+		ret = zcow_subvol_delete(fs, name);
+		if (ret)
+			status = fail(&fa, path, ret);
+		else
+			printf("Delete subvolume '%s'\n", path);
+	}
+	return do_unmount(&fa, &devs, fs, status);
+}
 
 /* zcow subvol list DEV: btrfs subvolume list. */
 int cmd_subvol(int argc, char **argv)
@@ -456,8 +496,10 @@ int cmd_subvol(int argc, char **argv)
 		fputs(subvol_usage, argc < 2 ? stderr : stdout);
 		return argc < 2 ? 2 : 0;
 	}
+	if (!strcmp(argv[1], "delete"))
+		return subvol_delete(argc - 1, argv + 1);
 	if (strcmp(argv[1], "list")) {
-		fprintf(stderr, "zcow subvol: unknown action '%s' (list)\n",
+		fprintf(stderr, "zcow subvol: unknown action '%s' (list, delete)\n",
 			argv[1]);
 		return 2;
 	}

@@ -612,9 +612,28 @@ START_TEST(test_cli_snapshot_prints_btrfs_line_and_subvol_list_shows_it)
 				  "'/later'\n");
 	run_zcow("subvol", "list", spec, NULL);
 	ck_assert_msg(res.status == 0, "subvol list: %s", res.err);
-	ck_assert_str_eq(res.out, "ID 256 gen 3 top level 5 path snap\n"
-				  "ID 257 gen 5 top level 5 path later\n");
+	/* gen: the snapshot's transaction, after the commit that makes
+	 * the source's nodes shareable */
+	ck_assert_str_eq(res.out, "ID 256 gen 4 top level 5 path snap\n"
+				  "ID 257 gen 7 top level 5 path later\n");
 	ck_assert_str_eq(res.err, "");
+	run_zcow("check", spec, NULL);
+	ck_assert_msg(res.status == 0, "check: %s", res.out);
+	/* btrfs subvolume delete's line; the other snapshot stays */
+	run_zcow("subvol", "delete", spec, "/snap", NULL);
+	ck_assert_msg(res.status == 0, "subvol delete: %s", res.err);
+	ck_assert_str_eq(res.out, "Delete subvolume '/snap'\n");
+	run_zcow("subvol", "delete", spec, "snap", NULL);
+	ck_assert_int_eq(res.status, 1);
+	ck_assert_str_eq(res.out, "");
+	ck_assert_msg(strstr(res.err, "/snap: No such file or directory"),
+		      "%s", res.err);
+	run_zcow("subvol", "delete", spec, "/d/x", NULL);
+	ck_assert_int_eq(res.status, 2);
+	ck_assert_str_eq(res.err, "zcow subvol delete: '/d/x': a snapshot is "
+				  "/NAME or NAME in the root directory\n");
+	run_zcow("subvol", "list", spec, NULL);
+	ck_assert_str_eq(res.out, "ID 257 gen 7 top level 5 path later\n");
 	run_zcow("check", spec, NULL);
 	ck_assert_msg(res.status == 0, "check: %s", res.out);
 	unlink(img);
@@ -661,10 +680,10 @@ START_TEST(test_cli_snapshot_refuses_writable_other_source_deep_or_existing)
 	ck_assert_str_eq(res.err, "zcow snapshot: /snap: File exists\n");
 	run_zcow("subvol", "list", spec, NULL);
 	ck_assert_int_eq(res.status, 0);
-	ck_assert_str_eq(res.out, "ID 256 gen 3 top level 5 path snap\n");
+	ck_assert_str_eq(res.out, "ID 256 gen 4 top level 5 path snap\n");
 	run_zcow("subvol", "show", spec, NULL);
 	ck_assert_int_eq(res.status, 2);
-	ck_assert_str_eq(res.err, "zcow subvol: unknown action 'show' (list)\n");
+	ck_assert_str_eq(res.err, "zcow subvol: unknown action 'show' (list, delete)\n");
 	unlink(img);
 }
 END_TEST
