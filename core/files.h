@@ -47,6 +47,8 @@
 #define ZCOW_BLOCK_FLAG_FULL_BACKREF	(1ULL << 8)
 #define ZCOW_ROOT_BACKREF_KEY		144
 #define ZCOW_ROOT_SUBVOL_RDONLY		(1ULL << 0)
+/* A root item's inode flags: its fields are of the current format. */
+#define ZCOW_INODE_ROOT_ITEM_INIT	(1ULL << 31)
 
 /* btrfs item sizes. */
 #define ZCOW_INODE_ITEM_SIZE		160u

@@ -206,6 +206,11 @@ static void encode_snap_root_item(struct zcow_fs *fs, struct zcow_tree *t,
 	put64(buf + 0, 1);			/* inode.generation */
 	put32(buf + 40, 1);			/* inode.nlink */
 	put32(buf + 52, S_IFDIR | 0755);	/* inode.mode */
+	/* inode.flags: BTRFS_INODE_ROOT_ITEM_INIT.  Without it the kernel
+	 * takes the item for one of an old format and clears its flags
+	 * (btrfs_check_and_init_root_item): the snapshot would be
+	 * writable. */
+	put64(buf + 64, ZCOW_INODE_ROOT_ITEM_INIT);
 	put64(buf + 160, gen);		/* generation */
 	put64(buf + 168, ZCOW_ROOT_DIR_INO);	/* root_dirid */
 	put64(buf + 176, bytenr);

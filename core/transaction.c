@@ -187,6 +187,7 @@ void zcow_root_item_encode(uint8_t *buf, const struct zcow_tree *tree,
 	put64(buf + 0, 1);			/* inode.generation */
 	put32(buf + 40, 1);			/* inode.nlink */
 	put32(buf + 52, 040755);		/* inode.mode */
+	put64(buf + 64, ZCOW_INODE_ROOT_ITEM_INIT);	/* inode.flags */
 	put64(buf + 160, gen);			/* generation */
 	put64(buf + 168, tree->owner == ZCOW_FS_TREE_OBJECTID ||
 				 tree->owner == ZCOW_DATA_RELOC_TREE_OBJECTID ?

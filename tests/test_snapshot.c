@@ -168,6 +168,17 @@ START_TEST(test_snapshot_shares_tree_blocks_and_copies_on_write)
 	before = nr_tree_blocks(fs);
 	ck_assert_int_eq(zcow_snapshot(fs, "s", &id), 0);
 	ck_assert_uint_eq(id, 256);
+	/* Its root item: read-only, and of the current format (inode flags
+	 * ROOT_ITEM_INIT: else the kernel clears the flags). */
+	{
+		uint8_t ri[ZCOW_ROOT_ITEM_SIZE];
+		struct zcow_key rk;
+
+		ck_assert_int_eq(zcow_root_item_find(&fs->root_tree, id, &rk,
+						     ri, NULL), 0);
+		ck_assert_uint_eq(ri[208], ZCOW_ROOT_SUBVOL_RDONLY);
+		ck_assert_uint_eq(ri[64 + 3], 0x80);	/* 1 << 31 */
+	}
 	/* The snapshot's root, and the leaves its entry in "/" changed
 	 * (copied out of the sharing, in a tree of more nodes than
 	 * that): the other trees are copied, not grown. */

@@ -7,6 +7,12 @@
 #                   reads everything back, `zcow check --data` and `btrfs
 #                   check --readonly` are clean; zcow writes once more and
 #                   the kernel reads that too.
+#   snapshots       zcow snapshots the top level (-r) and writes after it;
+#                   the kernel lists the snapshot read-only, reads it as
+#                   it was, makes its own snapshot and writes after it;
+#                   zcow lists both and reads the kernel's, deletes its
+#                   own; both checks are clean; the kernel reads what
+#                   stays.
 #   progs -> zcow   mkfs.btrfs -O zoned with btrfs-progs' default features
 #                   (free-space-tree, extref, no-holes): the kernel writes
 #                   files, zcow reads them (read-only mounts), zcow refuses
@@ -113,7 +119,8 @@ zcow_put_tree() {
 	echo "put $(echo "$dirs" | wc -w) directories, $(cd "$1" && find . -type f | wc -l) files"
 }
 
-# zcow_verify MANIFEST...: `zcow get` of every file, sha256 compared.
+# zcow_verify MANIFEST...: `zcow get` of every file, sha256 compared
+# (the files under $ZV_PREFIX, a snapshot's directory, if set).
 zcow_verify() {
 	bad=0
 	n=0
@@ -121,8 +128,8 @@ zcow_verify() {
 		while read -r sum path; do
 			n=$((n + 1))
 			rm -f "$GOT"
-			if ! zcow get "$DEV" "/$path" "$GOT"; then
-				echo "FAIL /$path: zcow get failed"
+			if ! zcow get "$DEV" "${ZV_PREFIX:-}/$path" "$GOT"; then
+				echo "FAIL ${ZV_PREFIX:-}/$path: zcow get failed"
 				bad=$((bad + 1))
 				continue
 			fi
@@ -218,6 +225,60 @@ kernel_read_again() {
 	return "$kr_rc"
 }
 
+# kernel_snapshot_session: mount; zcow's snapshot /zsnap is listed,
+# read-only, and holds zcow's files as they were (the top level has zcow's
+# newer /z/odd); the kernel snapshots the top level as /ksnap (-r) and
+# writes /k/after-ksnap after it; umount.
+kernel_snapshot_session() {
+	kernel_mount || return 1
+	kss_rc=0
+	btrfs subvolume list "$MNT" | tee /tmp/compat-subvols
+	grep -q " path zsnap$" /tmp/compat-subvols ||
+		{ echo "zsnap not listed"; kss_rc=1; }
+	ro=$(btrfs property get "$MNT/zsnap" ro)
+	echo "zsnap: $ro"
+	[ "$ro" = "ro=true" ] || kss_rc=1
+	(cd "$MNT/zsnap" && sha256sum -c /tmp/src-z.sha256) || kss_rc=1
+	cmp /tmp/src-zcow3 "$MNT/z/odd" && echo "/z/odd: zcow's newer bytes" ||
+		kss_rc=1
+	if touch "$MNT/zsnap/new" 2>/dev/null; then
+		echo "a write into the read-only snapshot succeeded"
+		kss_rc=1
+	fi
+	btrfs subvolume snapshot -r "$MNT" "$MNT/ksnap" || kss_rc=1
+	head -c 5000 /dev/urandom >"$MNT/k/after-ksnap" || kss_rc=1
+	sync
+	kernel_umount || kss_rc=1
+	return "$kss_rc"
+}
+
+# zcow_read_ksnap: zcow lists both snapshots and reads the kernel's
+# files in /ksnap, and /ksnap/z/odd as zcow wrote it.
+zcow_read_ksnap() {
+	zcow subvol list "$DEV" | tee /tmp/compat-zsubvols || return 1
+	grep -q " path zsnap$" /tmp/compat-zsubvols &&
+		grep -q " path ksnap$" /tmp/compat-zsubvols || return 1
+	ZV_PREFIX=/ksnap zcow_verify /tmp/src-k.sha256 || return 1
+	rm -f "$GOT"
+	zcow get "$DEV" /ksnap/z/odd "$GOT" && cmp /tmp/src-zcow3 "$GOT" &&
+		echo "/ksnap/z/odd ok"
+}
+
+# kernel_after_delete: mount; zsnap is gone, ksnap lists and reads.
+kernel_after_delete() {
+	kernel_mount || return 1
+	kad_rc=0
+	btrfs subvolume list "$MNT" | tee /tmp/compat-subvols
+	if grep -q " path zsnap$" /tmp/compat-subvols; then
+		echo "zsnap still listed"
+		kad_rc=1
+	fi
+	[ -e "$MNT/zsnap" ] && { echo "/zsnap still there"; kad_rc=1; }
+	(cd "$MNT/ksnap" && sha256sum -c /tmp/src-k.sha256) || kad_rc=1
+	kernel_umount || kad_rc=1
+	return "$kad_rc"
+}
+
 # zcow_refuses_write: `zcow put` on a file system with features zcow does
 # not maintain must fail and say so (nothing written: btrfs check after).
 zcow_refuses_write() {
@@ -263,6 +324,7 @@ make_files /tmp/src-k "$KERNEL_FILES" >/dev/null
 make_files /tmp/src-p "$PROGS_FILES" >/dev/null
 make_files /tmp/src-l "$LEAN_FILES" >/dev/null
 echo zcow-second >/tmp/src-zcow2
+head -c 9001 /dev/urandom >/tmp/src-zcow3
 
 # 1. zcow makes and writes, the kernel reads and writes, zcow reads.
 cstep zcow-mkfs "zcow mkfs --sb-placement kernel" \
@@ -293,6 +355,28 @@ cstep zcow-write-after "zcow put onto the kernel-written file system" \
 	zcow put "$DEV" /tmp/src-zcow2 /second-z
 cstep kernel-read-again "kernel mounts again and reads every file, zcow's newest too" \
 	with_dmesg kernel_read_again /second-z /tmp/src-z.sha256 /tmp/src-k.sha256
+
+# 1b. snapshots, both ways.
+cstep zcow-snapshot "zcow snapshot -r of the top level as /zsnap" \
+	zcow snapshot "$DEV" / /zsnap -r
+cstep zcow-write-after-snapshot "zcow put over /z/odd after the snapshot" \
+	zcow put "$DEV" /tmp/src-zcow3 /z/odd
+cstep zcow-check-snapshot "zcow check --data with the snapshot" \
+	zcow check --data "$DEV"
+cstep btrfs-check-snapshot "btrfs check --readonly with zcow's snapshot" \
+	btrfs check --readonly "$DEV"
+cstep kernel-snapshot "kernel: zcow's snapshot listed, read-only, as it was; the kernel snapshots /ksnap and writes after it" \
+	with_dmesg kernel_snapshot_session
+cstep zcow-read-kernel-snapshot "zcow subvol list shows both; zcow reads the kernel's snapshot" \
+	zcow_read_ksnap
+cstep zcow-delete-snapshot "zcow subvol delete zsnap (beside the kernel's snapshot)" \
+	zcow subvol delete "$DEV" zsnap
+cstep zcow-check-after-delete "zcow check --data after the delete" \
+	zcow check --data "$DEV"
+cstep btrfs-check-after-delete "btrfs check --readonly after zcow's delete" \
+	btrfs check --readonly "$DEV"
+cstep kernel-after-delete "kernel: zsnap gone, ksnap reads" \
+	with_dmesg kernel_after_delete
 
 # 2. btrfs-progs' defaults: zcow may read but must not write.
 cstep progs-mkfs "mkfs.btrfs -O zoned -d single -m single (defaults: free-space-tree, extref, no-holes)" \
