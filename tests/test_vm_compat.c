@@ -37,6 +37,11 @@ START_TEST(test_compat_script_parses_and_has_every_step_in_order)
 		"btrfs-check\nkernel-mount\nkernel-read\nkernel-write\n"
 		"kernel-umount\nzcow-read-kernel\nzcow-check-after\n"
 		"btrfs-check-after\nzcow-write-after\nkernel-read-again\n"
+		"zcow-snapshot\nzcow-write-after-snapshot\n"
+		"zcow-check-snapshot\nbtrfs-check-snapshot\n"
+		"kernel-snapshot\nzcow-read-kernel-snapshot\n"
+		"zcow-delete-snapshot\nzcow-check-after-delete\n"
+		"btrfs-check-after-delete\nkernel-after-delete\n"
 		"progs-mkfs\nprogs-kernel-write\nprogs-zcow-read\n"
 		"progs-zcow-refuses-write\nprogs-zcow-check\n"
 		"progs-btrfs-check\n"
@@ -64,7 +69,7 @@ START_TEST(test_compat_script_parses_and_has_every_step_in_order)
 	/* every step records its description (cstep), the kernel's
 	 * failures the end of dmesg */
 	out = zcow_test_capture("grep -c '^	with_dmesg ' " SCRIPT, &st);
-	ck_assert_str_eq(out, "8\n");
+	ck_assert_str_eq(out, "10\n");
 	free(out);
 }
 END_TEST
