@@ -229,6 +229,40 @@ static void encode_snap_root_item(struct zcow_fs *fs, struct zcow_tree *t,
 	put64(buf + 303, fs->transid);	/* otransid */
 }
 
+/*
+ * Nodes the references of a copy of the fs tree's root may dirty: one
+ * inline reference more in the extent item of each child (or file
+ * extent), each of those items' paths copied once at most (never more
+ * than the extent tree's nodes), and the leaves the items' growth may
+ * split.
+ */
+static int copy_root_nodes(struct zcow_fs *fs, uint64_t *nodes)
+{
+	int64_t nr = zcow_tree_nr_nodes(&fs->extent_tree);
+	uint64_t bytenr, h = (uint64_t)fs->extent_tree.root_level + 1, paths;
+	uint32_t kids = 0;
+	uint8_t *buf;
+	int level, err = 0;
+
+	if (nr < 0)
+		return (int)nr;
+	zcow_tree_root(&fs->fs_tree, &bytenr, &level, NULL);
+	if (bytenr != ZCOW_NO_ROOT) {
+		buf = malloc(fs->nodesize);
+		if (!buf)
+			return -ENOMEM;
+		err = fs->store.read(fs, bytenr, buf);
+		kids = err ? 0 : get32(buf + 0x60);
+		free(buf);
+	}
+	paths = (uint64_t)kids * h;
+	*nodes += (paths < (uint64_t)nr ? paths : (uint64_t)nr) +
+		  ((uint64_t)kids * 29 + fs->nodesize - 102) /
+			  (fs->nodesize - 101) +
+		  2 * (h + 1);
+	return err;
+}
+
 int zcow_snapshot(struct zcow_fs *fs, const char *name, uint64_t *id_ret)
 {
 	struct zcow_files *fl;
@@ -278,9 +312,7 @@ int zcow_snapshot(struct zcow_fs *fs, const char *name, uint64_t *id_ret)
 
 		/* The root's copy, a reference per child (or file extent
 		 * of a root leaf), the root tree's three items. */
-		err = zcow_rsv_nodes(fs, &fs->extent_tree,
-				     fs->nodesize / 25, ZCOW_RSV_EXTENT_ITEM,
-				     &nodes);
+		err = copy_root_nodes(fs, &nodes);
 		/* its entry in the root directory (two items, the
 		 * directory's inode) */
 		if (!err)

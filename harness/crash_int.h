@@ -52,7 +52,10 @@ enum op_kind {
 	OP_CREATE, OP_MKDIR, OP_WRITE, OP_TRUNC, OP_RENAME, OP_UNLINK,
 	OP_FSYNC, OP_FDATASYNC, OP_SYNC, OP_MARK,
 	/* workload=replace: start (devid in off), one step, finish */
-	OP_REPLACE_START, OP_REPLACE_STEP, OP_REPLACE_FINISH
+	OP_REPLACE_START, OP_REPLACE_STEP, OP_REPLACE_FINISH,
+	/* workload=snapshot: a read-only snapshot of the top level as
+	 * a ("/NAME"); the delete of snapshot a */
+	OP_SNAPSHOT, OP_SUBVOL_DELETE
 };
 
 extern const char *const op_names[];
@@ -96,6 +99,7 @@ static inline uint64_t zcrash_mix64(uint64_t z)
 struct ent {
 	char path[PATH_LEN];
 	bool is_dir;
+	bool is_subvol;		/* a snapshot's root ("/NAME") */
 	uint64_t ino;		/* the model's own number: kept by rename */
 	uint8_t *data;
 	uint64_t size, cap;

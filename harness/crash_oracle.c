@@ -184,9 +184,13 @@ int zcrash_record(const struct camp *c, const struct wl *w,
 				ret = zcrash_note_durable(r, o, i);
 		}
 		r->gen_after[i] = zcow_fs_generation(fs);
+		/* a snapshot and its delete end in their own commit */
 		if (!ret && zcow_fs_generation(fs) != gen)
 			ret = zcrash_add_snap(r, zcow_fs_generation(fs),
-				 zcrash_is_sync_op(o->kind) && r->ret[i] == 0,
+				 (zcrash_is_sync_op(o->kind) ||
+				  o->kind == OP_SNAPSHOT ||
+				  o->kind == OP_SUBVOL_DELETE) &&
+					 r->ret[i] == 0,
 				 &r->final);
 		if (ret) {
 			snprintf(err, elen, "recording the uncut run: op %u (%s %s): %s",

@@ -167,7 +167,7 @@ static int parse_workload(const char *v, char *buf, size_t len)
 {
 	static const char *const names[] = { "fio", "ace", "meta", "sblog",
 					     "reset", "faults", "reclaim",
-					     "replace" };
+					     "replace", "snapshot" };
 	unsigned int i;
 
 	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)

@@ -20,7 +20,8 @@
 const char *const op_names[] = {
 	"create", "mkdir", "write", "truncate", "rename", "unlink",
 	"fsync", "fdatasync", "sync", "mark",
-	"replace-start", "replace-step", "replace-finish"
+	"replace-start", "replace-step", "replace-finish",
+	"snapshot", "subvol-delete"
 };
 
 static void wl_add(struct wl *w, enum op_kind k, const char *a, const char *b,
@@ -164,6 +165,50 @@ uint64_t zcrash_hash_bytes(const uint8_t *p, uint64_t n)
 	return h;
 }
 
+/*
+ * A read-only snapshot of the top level at @at ("/NAME"): a copy of every
+ * entry below it, made before its own entry; an earlier snapshot's root
+ * is copied as an empty directory (zcow shows it as the kernel does, the
+ * subvolume's parent being the top level), nothing below it.
+ */
+static int m_snapshot(struct model *m, const char *at)
+{
+	unsigned int i, nr = m->nr;
+	struct ent *root;
+
+	for (i = 0; i < nr; i++) {
+		const struct ent *e = &m->e[i];
+		char np[PATH_LEN];
+		struct ent *c;
+		bool in_subvol = false;
+		unsigned int j;
+
+		for (j = 0; j < nr; j++)
+			in_subvol |= m->e[j].is_subvol &&
+				     strcmp(m->e[j].path, e->path) &&
+				     is_under(e->path, m->e[j].path);
+		if (in_subvol)
+			continue;
+		if (snprintf(np, sizeof(np), "%s%s", at, e->path) >= PATH_LEN)
+			return -E2BIG;
+		c = m_add(m, np, e->is_dir);
+		if (!c)
+			return -E2BIG;
+		if (e->size) {
+			int ret = m_resize(c, e->size);
+
+			if (ret)
+				return ret;
+			memcpy(c->data, m->e[i].data, m->e[i].size);
+		}
+	}
+	root = m_add(m, at, true);
+	if (!root)
+		return -E2BIG;
+	root->is_subvol = true;
+	return 0;
+}
+
 int zcrash_m_apply(struct model *m, const struct op *o, uint8_t *tmp)
 {
 	struct ent *e = zcrash_m_find(m, o->a), *t;
@@ -208,6 +253,13 @@ int zcrash_m_apply(struct model *m, const struct op *o, uint8_t *tmp)
 	case OP_UNLINK:
 		m_del(m, e);
 		break;
+	case OP_SNAPSHOT:
+		return m_snapshot(m, o->a);
+	case OP_SUBVOL_DELETE:
+		for (i = m->nr; i-- > 0;)
+			if (is_under(m->e[i].path, o->a))
+				m_del(m, &m->e[i]);
+		break;
 	default:
 		break;
 	}
@@ -248,6 +300,10 @@ int zcrash_do_op(struct zcow_fs *fs, struct zdev *tgt, const struct op *o,
 		return zcow_replace_step(fs, 0, &done);
 	case OP_REPLACE_FINISH:
 		return zcow_replace_finish(fs);
+	case OP_SNAPSHOT:
+		return zcow_snapshot(fs, o->a + 1, NULL);
+	case OP_SUBVOL_DELETE:
+		return zcow_subvol_delete(fs, o->a + 1);
 	case OP_WRITE:
 	case OP_TRUNC:
 		ret = zcow_open(fs, o->a, O_RDWR, &f);
@@ -439,6 +495,8 @@ bool zcrash_op_touches(const struct op *o, const char *path)
 	case OP_TRUNC:
 	case OP_UNLINK:
 	case OP_RENAME:
+	case OP_SNAPSHOT:
+	case OP_SUBVOL_DELETE:
 		return is_under(path, o->a) || is_under(path, o->b);
 	default:
 		return false;
@@ -749,6 +807,79 @@ static void gen_faults(const struct camp *c, struct wl *w)
 	wl_add(w, OP_FSYNC, "/a", NULL, 0, 0);
 }
 
+/*
+ * crash-snapshot: files around read-only snapshots of the top level.
+ * Twenty small files (with 4 KiB nodes the fs tree has several levels),
+ * then ops: overwrites and appends of /a, new files, renames, unlinks, an
+ * fsync now and then, a sync every sync_every ops; a snapshot /s0, /s1,
+ * ... every ops/3 ops, and after the second one the first deleted, so
+ * that cuts land in the copy-on-write of shared nodes (their backrefs
+ * changing), in a snapshot's two commits and in a snapshot's drop.
+ */
+static void gen_snapshot(const struct camp *c, struct wl *w)
+{
+	uint64_t n = c->quick && c->qops ? c->qops : c->ops ? c->ops : 24;
+	uint64_t se = c->sync_every ? c->sync_every : 6, i, rng = c->seed;
+	uint64_t every = n / 3 ? n / 3 : 1, nr_snaps = 0;
+	char p[PATH_LEN], q[PATH_LEN];
+
+	snprintf(w->desc, sizeof(w->desc), "snapshot ops=%" PRIu64 " sync_every=%" PRIu64 " snapshot_every=%" PRIu64,
+		 n, se, every);
+	wl_add(w, OP_MKDIR, "/d", NULL, 0, 0);
+	wl_add(w, OP_CREATE, "/a", NULL, 0, 0);
+	wl_add(w, OP_WRITE, "/a", NULL, 0, 4 * BLK);
+	for (i = 0; i < 20; i++) {
+		snprintf(p, sizeof(p), "/d/f%02" PRIu64, i);
+		wl_add(w, OP_CREATE, p, NULL, 0, 0);
+		wl_add(w, OP_WRITE, p, NULL, 0, BLK);
+	}
+	wl_add(w, OP_SYNC, NULL, NULL, 0, 0);
+	wl_add(w, OP_MARK, NULL, NULL, 0, 0);
+	for (i = 0; i < n; i++) {
+		uint64_t r = (rng = zcrash_mix64(rng));
+
+		if (i % every == every - 1) {
+			snprintf(p, sizeof(p), "/s%" PRIu64, nr_snaps++);
+			wl_add(w, OP_SNAPSHOT, p, NULL, 0, 0);
+			if (nr_snaps == 2)
+				wl_add(w, OP_SUBVOL_DELETE, "/s0", NULL, 0, 0);
+		}
+		switch (r % 6) {
+		case 0:		/* overwrite acknowledged data */
+			wl_add(w, OP_WRITE, "/a", NULL, (r / 8 % 4) * BLK,
+			       BLK);
+			break;
+		case 1:
+			snprintf(p, sizeof(p), "/d/f%02" PRIu64, r / 8 % 20);
+			wl_add(w, OP_WRITE, p, NULL, 0, 2 * BLK);
+			if (r & 0x100)
+				wl_add(w, OP_FSYNC, p, NULL, 0, 0);
+			break;
+		case 2:
+			snprintf(p, sizeof(p), "/d/n%" PRIu64, i);
+			wl_add(w, OP_CREATE, p, NULL, 0, 0);
+			wl_add(w, OP_WRITE, p, NULL, 0, BLK);
+			break;
+		case 3:
+			snprintf(p, sizeof(p), "/d/f%02" PRIu64, r / 8 % 20);
+			snprintf(q, sizeof(q), "/d/g%" PRIu64, i);
+			wl_add(w, OP_RENAME, p, q, 0, 0);
+			break;
+		case 4:
+			snprintf(p, sizeof(p), "/d/f%02" PRIu64, r / 8 % 20);
+			wl_add(w, OP_UNLINK, p, NULL, 0, 0);
+			break;
+		default:	/* append */
+			wl_add(w, OP_WRITE, "/a", NULL, (4 + i) * BLK, BLK);
+			wl_add(w, OP_FDATASYNC, "/a", NULL, 0, 0);
+			break;
+		}
+		if ((i + 1) % se == 0)
+			wl_add(w, OP_SYNC, NULL, NULL, 0, 0);
+	}
+	wl_add(w, OP_SYNC, NULL, NULL, 0, 0);
+}
+
 /* crash-fsync (ACE): 14 op instances, sequences of 1..len, 6 persistence
  * variants. */
 #define ACE_OPS 14
@@ -859,6 +990,8 @@ int zcrash_make_wl(const struct camp *c, uint64_t idx, struct wl *w)
 		gen_reclaim(c, w);
 	} else if (!strcmp(c->workload, "replace")) {
 		gen_replace(c, w);
+	} else if (!strcmp(c->workload, "snapshot")) {
+		gen_snapshot(c, w);
 	} else if (!strcmp(c->workload, "faults")) {
 		gen_faults(c, w);
 		if (idx < c->nr_ft) {

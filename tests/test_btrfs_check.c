@@ -869,16 +869,21 @@ END_TEST
 
 /* The quick crash-btrfs campaign with btrfs check on every @every-th
  * state (test-only @mutation, 0: none). */
-static struct zcrash_summary crash_btrfs(uint64_t every, int mutation)
+static struct zcrash_summary crash_btrfs_of(const char *scenario,
+					    uint64_t every, int mutation)
 {
 	struct zcrash_opts o = { .quick = true, .is_quiet = true,
 				 .no_results = true, .btrfs_check = every,
 				 .mutation = mutation };
 	struct zcrash_summary sum;
 
-	ck_assert_int_ge(zcrash_run("configs/crash-btrfs.scenario", &o, &sum),
-			 0);
+	ck_assert_int_ge(zcrash_run(scenario, &o, &sum), 0);
 	return sum;
+}
+
+static struct zcrash_summary crash_btrfs(uint64_t every, int mutation)
+{
+	return crash_btrfs_of("configs/crash-btrfs.scenario", every, mutation);
 }
 
 /*
@@ -897,6 +902,26 @@ START_TEST(test_btrfs_check_is_clean_on_crash_states_and_their_recovery)
 	ck_assert_uint_eq(s.tried, 36);
 	ck_assert_uint_eq(s.btrfs_states, 9);
 	ck_assert_uint_eq(s.btrfs_images, 18);
+	ck_assert_uint_eq(s.by_oracle[ZCRASH_BTRFS], 0);
+}
+END_TEST
+
+/*
+ * Crash states with snapshots that share nodes (quick crash-snapshot-btrfs:
+ * 40 states per tree-log mode, cuts in the copy-on-write of shared nodes,
+ * in the snapshots' commits and in a snapshot's drop): btrfs check on
+ * every 4th state, the cut image and the recovered one, all clean.
+ */
+START_TEST(test_btrfs_check_is_clean_on_crash_states_with_snapshots)
+{
+	struct zcrash_summary s;
+
+	need_btrfs_progs();
+	s = crash_btrfs_of("configs/crash-snapshot-btrfs.scenario", 4, 0);
+	ck_assert_msg(s.violations == 0, "first: %s", s.first_repro);
+	ck_assert_uint_eq(s.tried, 80);
+	ck_assert_uint_eq(s.btrfs_states, 20);
+	ck_assert_uint_eq(s.btrfs_images, 40);
 	ck_assert_uint_eq(s.by_oracle[ZCRASH_BTRFS], 0);
 }
 END_TEST
@@ -1026,6 +1051,7 @@ Suite *btrfs_check_suite(void)
 	tcase_add_test(tc, test_check_data_reports_a_corrupted_data_block);
 	tcase_add_test(tc, test_placement_kernel_is_clean_and_seed_keeps_the_kernel_off);
 	tcase_add_test(tc, test_btrfs_check_is_clean_on_crash_states_and_their_recovery);
+	tcase_add_test(tc, test_btrfs_check_is_clean_on_crash_states_with_snapshots);
 	tcase_add_test(tc, test_btrfs_check_oracle_catches_a_superblock_before_its_trees);
 	tcase_add_test(tc, test_btrfs_check_option_refuses_a_zoned_geometry);
 	suite_add_tcase(s, tc);
