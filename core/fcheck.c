@@ -4,7 +4,8 @@
  * last committed state, read from the device through temporary trees:
  *   - every INODE_REF has its DIR_ITEM and DIR_INDEX in a directory that
  *     exists, and every DIR_INDEX points at an inode that refers back;
- *   - link counts equal the references found; a directory's size is
+ *   - link counts equal the references found; a file's nbytes is what
+ *     its extents hold (btrfs check's rule); a directory's size is
  *     2 x the sum of its entries' name lengths (btrfs); no orphan inodes;
  *   - file extents are regular, do not overlap, end within the size
  *     (rounded up to a block), lie in a data block group below its
@@ -229,7 +230,7 @@ static void check_root(struct fck *ck, struct zcow_tree *t, uint64_t root)
 	struct zcow_tree_iter it;
 	struct zcow_inode cur;
 	bool have = false, have_ref = false;
-	uint64_t nrefs = 0, dir_bytes = 0, ext_end = 0;
+	uint64_t nrefs = 0, dir_bytes = 0, ext_end = 0, found_bytes = 0;
 	const void *data;
 	uint32_t len;
 	int err;
@@ -250,6 +251,12 @@ static void check_root(struct fck *ck, struct zcow_tree *t, uint64_t root)
 				if (!S_ISDIR(cur.mode) && cur.nlink != nrefs)
 					problem(ck, "root %" PRIu64 " inode %" PRIu64 ": nlink %u, %" PRIu64 " references",
 						root, cur.ino, cur.nlink, nrefs);
+				/* btrfs check: "nbytes wrong" */
+				if (S_ISREG(cur.mode) &&
+				    cur.nbytes != found_bytes)
+					problem(ck, "root %" PRIu64 " inode %" PRIu64 ": nbytes %" PRIu64 ", extents hold %" PRIu64,
+						root, cur.ino, cur.nbytes,
+						found_bytes);
 				if (S_ISDIR(cur.mode) && cur.size != dir_bytes)
 					problem(ck, "root %" PRIu64 " dir %" PRIu64 ": size %" PRIu64 ", entries sum to %" PRIu64,
 						root, cur.ino, cur.size,
@@ -264,7 +271,7 @@ static void check_root(struct fck *ck, struct zcow_tree *t, uint64_t root)
 			if (err)
 				break;
 			have = have_ref = false;
-			nrefs = dir_bytes = ext_end = 0;
+			nrefs = dir_bytes = ext_end = found_bytes = 0;
 			memset(&cur, 0, sizeof(cur));
 			cur.ino = k.objectid;
 		}
@@ -364,6 +371,7 @@ static void check_root(struct fck *ck, struct zcow_tree *t, uint64_t root)
 						root, k.objectid, k.offset,
 						len - 21, get64(d + 8));
 				ext_end = k.offset + (len - 21);
+				found_bytes += get64(d + 8);
 				break;
 			}
 			if (len != ZCOW_FILE_EXTENT_SIZE || d[20] != 1) {
@@ -380,6 +388,8 @@ static void check_root(struct fck *ck, struct zcow_tree *t, uint64_t root)
 				problem(ck, "root %" PRIu64 " inode %" PRIu64 ": extents overlap at %" PRIu64,
 					root, k.objectid, k.offset);
 			ext_end = k.offset + fe.num_bytes;
+			if (fe.disk_bytenr)
+				found_bytes += fe.num_bytes;
 			check_fext(ck, root, k.objectid, &fe);
 			break;
 		}

@@ -1540,6 +1540,46 @@ START_TEST(test_files_read_refuses_extents_zcow_cannot_decode)
 }
 END_TEST
 
+static void keep_last(void *arg, const char *msg)
+{
+	snprintf(arg, 256, "%s", msg);
+}
+
+/* A file's nbytes must be what its extents hold (btrfs check's "nbytes
+ * wrong"): 3 blocks written, one punched by a truncate, and a wrong
+ * count found. */
+START_TEST(test_files_check_reports_wrong_nbytes)
+{
+	struct zdev *dev = new_sim(24, 0);
+	struct zcow_fs *fs = mkfs_mount(dev, NULL);
+	struct zcow_inode in;
+	struct zcow_stat st;
+	struct zcow_file *f;
+	uint8_t buf[3 * 4096];
+	char last[256] = "";
+
+	memset(buf, 7, sizeof(buf));
+	zcow_test_put(fs, "/f", buf, sizeof(buf));
+	ck_assert_int_eq(zcow_open(fs, "/f", O_RDWR, &f), 0);
+	ck_assert_int_eq(zcow_truncate(f, 5000), 0);
+	ck_assert_int_eq(zcow_close(f), 0);
+	ck_assert_int_eq(zcow_sync(fs), 0);
+	ck_assert_int_eq(zcow_stat(fs, "/f", &st), 0);
+	ck_assert_uint_eq(st.nbytes, 2 * 4096);
+	assert_clean(fs);
+	pthread_mutex_lock(&fs->files->lock);
+	ck_assert_int_eq(zcow_inode_get(&fs->fs_tree, st.ino, &in), 0);
+	in.nbytes = 3 * 4096;
+	ck_assert_int_eq(zcow_inode_put(&fs->fs_tree, &in), 0);
+	pthread_mutex_unlock(&fs->files->lock);
+	ck_assert_int_eq(zcow_commit(fs), 0);
+	ck_assert_int_eq(zcow_check(fs, keep_last, last), 1);
+	ck_assert_str_eq(last, "root 5 inode 257: nbytes 12288, extents hold 8192");
+	ck_assert_int_eq(zcow_unmount(fs), 0);
+	zdev_close(dev);
+}
+END_TEST
+
 Suite *inode_suite(void)
 {
 	Suite *s = suite_create("inode_suite");
@@ -1554,6 +1594,7 @@ Suite *inode_suite(void)
 	tcase_add_test(tc, test_files_snapshot_keeps_old_contents_and_shares_extents);
 	tcase_add_test(tc, test_files_snapshot_adds_its_own_data_reference);
 	tcase_add_test(tc, test_files_snapshot_is_a_subvolume_entry_of_the_root_dir);
+	tcase_add_test(tc, test_files_check_reports_wrong_nbytes);
 	tcase_add_test(tc, test_files_snapshot_path_stat_readdir_and_errnos);
 	tcase_add_test(tc, test_files_snapshot_copied_subvolume_entry_is_an_empty_dir);
 	tcase_add_test(tc, test_files_subvol_unlink_removes_the_entry_link_made);
