@@ -386,6 +386,92 @@ START_TEST(test_reclaim_relocates_metadata_group)
 END_TEST
 
 /*
+ * A metadata group whose nodes a snapshot shares with the fs tree: files
+ * made, snapshotted, then most of them unlinked (the fs tree copies the
+ * shared nodes it changes, they turn FULL_BACKREF).  Relocation copies
+ * the group's nodes in each tree (a node shared by both is copied into
+ * each and freed by the second); the group goes, both trees read back,
+ * the checker finds every backref.
+ */
+START_TEST(test_reclaim_relocates_metadata_group_shared_with_a_snapshot)
+{
+	struct zcow_mount_opts mo = quiet;
+	struct zcow_fs *fs;
+	struct zcow_bg *victim = NULL;
+	uint64_t i, start, shared = 0;
+	char path[32];
+	struct zcow_stat st;
+
+	mo.no_treelog = true;
+	fs = sim_fs(64, 0, &mo);
+	for (i = 0; i < 1500; i++) {
+		struct zcow_file *f;
+
+		snprintf(path, sizeof(path), "/f%04llu", (unsigned long long)i);
+		ck_assert_int_eq(zcow_create(fs, path, &f), 0);
+		ck_assert_int_eq(zcow_fsync(f), 0);	/* a commit each */
+		ck_assert_int_eq(zcow_close(f), 0);
+	}
+	ck_assert_int_eq(zcow_snapshot(fs, "snap", NULL), 0);
+	for (i = 0; i < 1500; i++) {
+		if (i % 10 == 0)
+			continue;
+		snprintf(path, sizeof(path), "/f%04llu", (unsigned long long)i);
+		ck_assert_int_eq(zcow_unlink(fs, path), 0);
+	}
+	ck_assert_int_eq(zcow_sync(fs), 0);
+	expect_clean(fs);
+	/* the metadata group holding most nodes both trees reach (refs
+	 * 2) or the snapshot's FULL_BACKREF ones */
+	pthread_mutex_lock(&fs->files->lock);
+	for (i = 0; i < fs->nr_bgs; i++) {
+		struct zcow_bg *bg = fs->bgs[i];
+		struct zcow_key k = { bg->start, 0, 0 }, got;
+		struct zcow_tree_iter it;
+		const void *data;
+		uint32_t len;
+		uint64_t n = 0;
+
+		if (!(bg->flags & ZCOW_BG_METADATA) ||
+		    bg->start == fs->treelog_bg)
+			continue;
+		zcow_tree_iter_init(&it, &fs->extent_tree, &k);
+		while (!zcow_tree_iter_next(&it, &got, &data, &len) &&
+		       got.objectid < bg->start + bg->length) {
+			const uint8_t *d = data;
+
+			if (got.type == ZCOW_METADATA_ITEM_KEY &&
+			    (d[0] > 1 || (d[17] & 1)))	/* refs, flag 0x100 */
+				n++;
+		}
+		if (n > shared) {
+			shared = n;
+			victim = bg;
+		}
+	}
+	pthread_mutex_unlock(&fs->files->lock);
+	ck_assert_ptr_nonnull(victim);
+	ck_assert_uint_gt(shared, 0);
+	start = victim->start;
+
+	ck_assert_int_eq(relocate_one(fs, victim), 0);
+	ck_assert_ptr_null(zcow_bg_lookup(fs, start));
+	expect_clean(fs);
+	fs = remount(fs, &mo);
+	for (i = 0; i < 1500; i += 7) {
+		snprintf(path, sizeof(path), "/f%04llu", (unsigned long long)i);
+		ck_assert_int_eq(zcow_stat(fs, path, &st),
+				 i % 10 ? -ENOENT : 0);
+		snprintf(path, sizeof(path), "/snap/f%04llu",
+			 (unsigned long long)i);
+		ck_assert_int_eq(zcow_stat(fs, path, &st), 0);
+	}
+	expect_clean(fs);
+	close_fs(fs);
+}
+END_TEST
+
+/*
  * The policies' order.  /old (group G1, written first, 41% live) and
  * /new (G2, written 8 MiB later, 31% live): greedy takes the least live
  * first (G2); cost-benefit weighs age x (1 - u) / (1 + u), and G1 is
@@ -1115,6 +1201,7 @@ Suite *reclaim_suite(void)
 	tcase_add_test(tc, test_reclaim_relocates_data_group);
 	tcase_add_test(tc, test_reclaim_relocates_snapshot_shared_extents);
 	tcase_add_test(tc, test_reclaim_relocates_extents_of_shared_leaves);
+	tcase_add_test(tc, test_reclaim_relocates_metadata_group_shared_with_a_snapshot);
 	tcase_add_test(tc, test_reclaim_relocates_metadata_group);
 	tcase_add_loop_test(tc, test_reclaim_policy_order, 0, 3);
 	tcase_add_loop_test(tc, test_reclaim_sustained_overwrite, 0, 8);
