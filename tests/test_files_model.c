@@ -505,11 +505,14 @@ static void step(struct mt *t)
 			/* the earlier snapshots' entries, copied */
 			for (i = 0; i < t->nr_snaps; i++) {
 				struct model *sm = &t->snaps[t->nr_snaps];
+				char nm[sizeof(t->snap_names[i])];
 
+				/* (a copy: both lie in *t, for the compiler
+				 * possibly overlapping) */
+				memcpy(nm, t->snap_names[i], sizeof(nm));
 				e = &sm->e[sm->nr++];
 				memset(e, 0, sizeof(*e));
-				snprintf(e->path, sizeof(e->path), "/%s",
-					 t->snap_names[i]);
+				snprintf(e->path, sizeof(e->path), "/%s", nm);
 				e->is_dir = e->is_subvol = true;
 			}
 			t->nr_snaps++;
