@@ -698,8 +698,9 @@ static void check_tree_block_refs(struct ck *ck)
 		struct ck_node key = { .bytenr = e->bytenr };
 
 		if (e->level >= 0 &&
-		    !bsearch(&key, ck->nodes, ck->nr_nodes, sizeof(key),
-			     cmp_node))
+		    (!ck->nr_nodes ||
+		     !bsearch(&key, ck->nodes, ck->nr_nodes, sizeof(key),
+			      cmp_node)))
 			problem(ck, "extent item %" PRIu64 " references no tree block",
 				e->bytenr);
 	}
@@ -764,10 +765,15 @@ static void cross_check(struct ck *ck)
 	struct zcow_fs *fs = ck->fs;
 	uint64_t i, j;
 
-	qsort(ck->nodes, ck->nr_nodes, sizeof(*ck->nodes), cmp_node);
-	qsort(ck->exts, ck->nr_exts, sizeof(*ck->exts), cmp_ext);
-	qsort(ck->brefs, ck->nr_brefs, sizeof(*ck->brefs), cmp_bref);
-	qsort(ck->drefs, ck->nr_drefs, sizeof(*ck->drefs), cmp_dref);
+	/* (qsort() and bsearch() take no NULL array, even empty) */
+	if (ck->nr_nodes)
+		qsort(ck->nodes, ck->nr_nodes, sizeof(*ck->nodes), cmp_node);
+	if (ck->nr_exts)
+		qsort(ck->exts, ck->nr_exts, sizeof(*ck->exts), cmp_ext);
+	if (ck->nr_brefs)
+		qsort(ck->brefs, ck->nr_brefs, sizeof(*ck->brefs), cmp_bref);
+	if (ck->nr_drefs)
+		qsort(ck->drefs, ck->nr_drefs, sizeof(*ck->drefs), cmp_dref);
 	check_tree_block_refs(ck);
 	check_data_refs(ck);
 	/* Chunks, device extents and block group items agree. */
