@@ -241,7 +241,7 @@ int zcow_inode_put(struct zcow_tree *tree, const struct zcow_inode *ino);
  * _locked. */
 struct zcow_tree *zcow_root_tree_locked(struct zcow_fs *fs, uint64_t root);
 /* The ROOT_ITEM of tree @id in @root_tree, whatever its key offset
- * (btrfs: the transaction that made a snapshot; zcow: 0): its key, the
+ * (0, or for a snapshot the transaction that made it): its key, the
  * item (ZCOW_ROOT_ITEM_SIZE bytes into @item, may be NULL), its size.
  * 0, -ENOENT, -EUCLEAN (too short) or a tree errno. */
 int zcow_root_item_find(struct zcow_tree *root_tree, uint64_t id,

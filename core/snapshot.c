@@ -1,11 +1,20 @@
 // SPDX-License-Identifier: MIT
 /*
- * Read-only snapshots of the fs tree (btrfs subvolume snapshots, flag
- * RDONLY): a snapshot is a copy of every item of the fs tree into a new
- * tree whose ROOT_ITEM, ROOT_REF and ROOT_BACKREF go into the root tree;
- * every file extent copied takes one more data reference (core/file.c,
- * zcow_data_ref_locked()), so the data stays while a snapshot points at
- * it.  Snapshot trees are loaded on demand (zcow_root_tree_locked()).
+ * Read-only snapshots of the fs tree (btrfs subvolume snapshot -r), as
+ * btrfs makes them (docs/format.md, "Snapshots: shared tree blocks"):
+ *   - zcow_snapshot(): a commit, then the snapshot's root is a copy of the
+ *     fs tree's root node and every node below is shared, each child
+ *     gaining a reference of the snapshot (core/backref.c keeps the
+ *     references when either tree later copies a shared node); its
+ *     ROOT_ITEM (keyed by the transaction, RDONLY, a uuid and the fs
+ *     tree's as parent_uuid) with its uuid-tree entry, ROOT_REF and
+ *     ROOT_BACKREF in the root tree, and its entry /NAME in the root
+ *     directory (core/inode.c); a commit;
+ *   - zcow_subvol_delete(): the snapshot's references dropped (nodes only
+ *     it holds freed, with the data extents only they hold), its items
+ *     and entry removed, in one commit;
+ *   - zcow_subvol_list(): the snapshots, as btrfs subvolume list.
+ * Snapshot trees are loaded on demand (zcow_root_tree_locked()).
  *
  * Every tree operation runs under files->lock; see core/files.h.
  */
@@ -351,9 +360,11 @@ int zcow_snapshot(struct zcow_fs *fs, const char *name, uint64_t *id_ret)
 		goto fail;
 	fl->snaps[fl->nr_snaps - 1].tree = t;
 	encode_snap_root_item(fs, t, item);
+	/* keyed as btrfs keys a snapshot's: by the transaction that made
+	 * it (readers take the newest: zcow_root_item_find()) */
 	k.objectid = id;
 	k.type = ZCOW_ROOT_ITEM_KEY;
-	k.offset = 0;
+	k.offset = fs->transid;
 	err = zcow_tree_insert(&fs->root_tree, &k, item, sizeof(item));
 	if (!err)
 		err = uuid_entry(fs, item + ROOT_ITEM_UUID, id, +1);

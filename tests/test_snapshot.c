@@ -177,6 +177,9 @@ START_TEST(test_snapshot_shares_tree_blocks_and_copies_on_write)
 		ck_assert_int_eq(zcow_root_item_find(&fs->root_tree, id, &rk,
 						     ri, NULL), 0);
 		ck_assert_uint_eq(ri[208], ZCOW_ROOT_SUBVOL_RDONLY);
+		/* keyed by its transaction, its otransid */
+		ck_assert_uint_eq(rk.offset, ri[303] | (uint64_t)ri[304] << 8);
+		ck_assert_uint_gt(rk.offset, 0);
 		ck_assert_uint_eq(ri[64 + 3], 0x80);	/* 1 << 31 */
 	}
 	/* The snapshot's root, and the leaves its entry in "/" changed
