@@ -173,53 +173,46 @@ static void check_subvol_entry(struct fck *ck, uint64_t root, uint64_t dir,
  * both of location (id, ROOT_ITEM, -1) (btrfs check: an unreferenced
  * subvolume otherwise).
  */
+struct root_ref_ck {
+	struct fck *ck;
+	struct zcow_tree *t;
+};
+
+static int check_root_ref(void *arg, uint64_t id,
+			  const struct zcow_root_ref *ref)
+{
+	struct root_ref_ck *rc = arg;
+	struct zcow_key ik;
+	uint8_t buf[ZCOW_DIR_ITEM_HDR + 256];
+	uint32_t sz;
+	bool ok;
+
+	if (!ref) {
+		problem(rc->ck, "root ref of root %" PRIu64 ": bad item", id);
+		return 0;
+	}
+	ik.objectid = ref->dirid;
+	ik.type = ZCOW_DIR_INDEX_KEY;
+	ik.offset = ref->sequence;
+	ok = !zcow_tree_search(rc->t, &ik, buf, sizeof(buf), &sz) &&
+	     sz == ZCOW_DIR_ITEM_HDR + ref->nlen && get64(buf) == id &&
+	     buf[8] == ZCOW_ROOT_ITEM_KEY && get16(buf + 27) == ref->nlen &&
+	     !memcmp(buf + ZCOW_DIR_ITEM_HDR, ref->name, ref->nlen);
+	if (!ok)
+		problem(rc->ck, "root %" PRIu64 " '%.*s': no dir index %" PRIu64 " in dir %" PRIu64 " of root 5 for its root ref",
+			id, (int)ref->nlen, ref->name, ik.offset, ik.objectid);
+	if (!has_dir_item(rc->t, ik.objectid, ref->name, ref->nlen, id))
+		problem(rc->ck, "root %" PRIu64 " '%.*s': no dir item in dir %" PRIu64 " of root 5 for its root ref",
+			id, (int)ref->nlen, ref->name, ik.objectid);
+	return 0;
+}
+
 static void check_root_refs(struct fck *ck, struct zcow_tree *t)
 {
-	struct zcow_key start = { ZCOW_FS_TREE_OBJECTID, ZCOW_ROOT_REF_KEY, 0 };
-	struct zcow_key k;
-	struct zcow_tree_iter it;
-	const void *data;
-	uint32_t len;
-	int err;
+	struct root_ref_ck rc = { ck, t };
+	int err = zcow_root_refs_walk(ck->root, check_root_ref, &rc);
 
-	zcow_tree_iter_init(&it, ck->root, &start);
-	while (!(err = zcow_tree_iter_next(&it, &k, &data, &len))) {
-		const uint8_t *d = data;
-		struct zcow_key ik;
-		uint8_t buf[ZCOW_DIR_ITEM_HDR + 256];
-		const char *name;
-		uint32_t sz;
-		uint16_t nlen;
-		bool ok;
-
-		if (k.objectid != ZCOW_FS_TREE_OBJECTID ||
-		    k.type != ZCOW_ROOT_REF_KEY)
-			break;
-		if (len < ZCOW_ROOT_REF_HDR ||
-		    ZCOW_ROOT_REF_HDR + get16(d + 16) > len) {
-			problem(ck, "root ref of root %" PRIu64 ": bad item",
-				k.offset);
-			continue;
-		}
-		nlen = get16(d + 16);
-		name = (const char *)d + ZCOW_ROOT_REF_HDR;
-		ik.objectid = get64(d);
-		ik.type = ZCOW_DIR_INDEX_KEY;
-		ik.offset = get64(d + 8);
-		ok = !zcow_tree_search(t, &ik, buf, sizeof(buf), &sz) &&
-		     sz == ZCOW_DIR_ITEM_HDR + nlen && get64(buf) == k.offset &&
-		     buf[8] == ZCOW_ROOT_ITEM_KEY &&
-		     get16(buf + 27) == nlen &&
-		     !memcmp(buf + ZCOW_DIR_ITEM_HDR, name, nlen);
-		if (!ok)
-			problem(ck, "root %" PRIu64 " '%.*s': no dir index %" PRIu64 " in dir %" PRIu64 " of root 5 for its root ref",
-				k.offset, (int)nlen, name, ik.offset,
-				ik.objectid);
-		if (!has_dir_item(t, ik.objectid, name, nlen, k.offset))
-			problem(ck, "root %" PRIu64 " '%.*s': no dir item in dir %" PRIu64 " of root 5 for its root ref",
-				k.offset, (int)nlen, name, ik.objectid);
-	}
-	if (err && err != -ENOENT)
+	if (err)
 		problem(ck, "root tree unreadable (%d)", err);
 }
 

@@ -240,6 +240,19 @@ int zcow_inode_put(struct zcow_tree *tree, const struct zcow_inode *ino);
 /* The tree of root @root (5 or a snapshot), or NULL (snapshot.c).
  * _locked. */
 struct zcow_tree *zcow_root_tree_locked(struct zcow_fs *fs, uint64_t root);
+/* One ROOT_REF (5, ROOT_REF, id): the subvolume's entry in the top level. */
+struct zcow_root_ref {
+	uint64_t dirid, sequence;	/* its DIR_INDEX (dirid, sequence) */
+	uint16_t nlen;
+	const char *name;		/* not NUL-terminated */
+};
+/* Call @fn for each ROOT_REF of the top level in @root_tree, in id order
+ * (@ref NULL: a malformed item); stops at @fn's first non-zero return.
+ * 0, @fn's return or a tree errno. */
+int zcow_root_refs_walk(struct zcow_tree *root_tree,
+			int (*fn)(void *arg, uint64_t id,
+				  const struct zcow_root_ref *ref),
+			void *arg);
 /* The ROOT_ITEM of tree @id in @root_tree, whatever its key offset
  * (0, or for a snapshot the transaction that made it): its key, the
  * item (ZCOW_ROOT_ITEM_SIZE bytes into @item, may be NULL), its size.

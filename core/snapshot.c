@@ -122,7 +122,10 @@ static int add_snap(struct zcow_files *fl, uint64_t id, const char *name,
 	return 0;
 }
 
-int zcow_snaps_load(struct zcow_fs *fs)
+int zcow_root_refs_walk(struct zcow_tree *root_tree,
+			int (*fn)(void *arg, uint64_t id,
+				  const struct zcow_root_ref *ref),
+			void *arg)
 {
 	struct zcow_key start = { ZCOW_FS_TREE_OBJECTID, ZCOW_ROOT_REF_KEY, 0 };
 	struct zcow_key k;
@@ -131,26 +134,40 @@ int zcow_snaps_load(struct zcow_fs *fs)
 	uint32_t len;
 	int err;
 
-	/* ROOT_REF (5, ROOT_REF, id): struct btrfs_root_ref + name. */
-	zcow_tree_iter_init(&it, &fs->root_tree, &start);
+	zcow_tree_iter_init(&it, root_tree, &start);
 	while (!(err = zcow_tree_iter_next(&it, &k, &data, &len))) {
 		const uint8_t *d = data;
-		uint16_t nlen;
+		struct zcow_root_ref ref;
 
 		if (k.objectid != ZCOW_FS_TREE_OBJECTID ||
 		    k.type != ZCOW_ROOT_REF_KEY)
 			break;
-		if (len < ZCOW_ROOT_REF_HDR)
-			return -EUCLEAN;
-		nlen = get16(d + 16);
-		if (ZCOW_ROOT_REF_HDR + nlen > len)
-			return -EUCLEAN;
-		err = add_snap(fs->files, k.offset,
-			       (const char *)d + ZCOW_ROOT_REF_HDR, nlen);
+		if (len < ZCOW_ROOT_REF_HDR ||
+		    ZCOW_ROOT_REF_HDR + get16(d + 16) > len) {
+			err = fn(arg, k.offset, NULL);
+		} else {
+			ref.dirid = get64(d);
+			ref.sequence = get64(d + 8);
+			ref.nlen = get16(d + 16);
+			ref.name = (const char *)d + ZCOW_ROOT_REF_HDR;
+			err = fn(arg, k.offset, &ref);
+		}
 		if (err)
 			return err;
 	}
 	return err == -ENOENT ? 0 : err;
+}
+
+static int load_one(void *arg, uint64_t id, const struct zcow_root_ref *ref)
+{
+	if (!ref)
+		return -EUCLEAN;
+	return add_snap(arg, id, ref->name, ref->nlen);
+}
+
+int zcow_snaps_load(struct zcow_fs *fs)
+{
+	return zcow_root_refs_walk(&fs->root_tree, load_one, fs->files);
 }
 
 void zcow_snaps_free(struct zcow_fs *fs)
@@ -602,16 +619,32 @@ static int subvol_root_locked(struct zcow_fs *fs, struct zcow_subvol *sv)
 	return 0;
 }
 
+struct subvols {
+	struct zcow_subvol *v;
+	uint64_t nr, cap;
+};
+
+static int list_one(void *arg, uint64_t id, const struct zcow_root_ref *ref)
+{
+	struct subvols *sv = arg;
+	struct zcow_subvol *p;
+
+	if (!ref || ref->nlen > sizeof(p->name) - 1)
+		return -EUCLEAN;
+	if (ZCOW_GROW_ONE(&sv->v, sv->nr, &sv->cap))
+		return -ENOMEM;
+	p = &sv->v[sv->nr++];
+	memset(p, 0, sizeof(*p));
+	p->id = id;
+	memcpy(p->name, ref->name, ref->nlen);
+	return 0;
+}
+
 int zcow_subvol_list(struct zcow_fs *fs, struct zcow_subvol **v_ret,
 		     uint64_t *nr_ret)
 {
-	struct zcow_key start = { ZCOW_FS_TREE_OBJECTID, ZCOW_ROOT_REF_KEY, 0 };
-	struct zcow_key k;
-	struct zcow_tree_iter it;
-	struct zcow_subvol *v = NULL;
-	uint64_t nr = 0, cap = 0, i;
-	const void *data;
-	uint32_t len;
+	struct subvols sv = { NULL, 0, 0 };
+	uint64_t i;
 	int err;
 
 	if (!fs || !fs->files || !v_ret || !nr_ret)
@@ -620,41 +653,15 @@ int zcow_subvol_list(struct zcow_fs *fs, struct zcow_subvol **v_ret,
 	/* ROOT_REF (5, ROOT_REF, id), in id order: the subvolumes under
 	 * the top level, as btrfs subvolume list walks them; their
 	 * ROOT_ITEMs are looked up once the walk is over. */
-	zcow_tree_iter_init(&it, &fs->root_tree, &start);
-	while (!(err = zcow_tree_iter_next(&it, &k, &data, &len))) {
-		const uint8_t *d = data;
-		uint16_t nlen;
-
-		if (k.objectid != ZCOW_FS_TREE_OBJECTID ||
-		    k.type != ZCOW_ROOT_REF_KEY)
-			break;
-		nlen = len < ZCOW_ROOT_REF_HDR ? 0 : get16(d + 16);
-		if (len < ZCOW_ROOT_REF_HDR || ZCOW_ROOT_REF_HDR + nlen > len ||
-		    nlen > sizeof(v->name) - 1) {
-			err = -EUCLEAN;
-			goto out;
-		}
-		if (ZCOW_GROW_ONE(&v, nr, &cap)) {
-			err = -ENOMEM;
-			goto out;
-		}
-		memset(&v[nr], 0, sizeof(v[nr]));
-		v[nr].id = k.offset;
-		memcpy(v[nr].name, d + ZCOW_ROOT_REF_HDR, nlen);
-		nr++;
-	}
-	if (err != -ENOENT && err)
-		goto out;
-	err = 0;
-	for (i = 0; !err && i < nr; i++)
-		err = subvol_root_locked(fs, &v[i]);
-out:
+	err = zcow_root_refs_walk(&fs->root_tree, list_one, &sv);
+	for (i = 0; !err && i < sv.nr; i++)
+		err = subvol_root_locked(fs, &sv.v[i]);
 	UNLOCK(fs);
 	if (err) {
-		free(v);
+		free(sv.v);
 		return err;
 	}
-	*v_ret = v;
-	*nr_ret = nr;
+	*v_ret = sv.v;
+	*nr_ret = sv.nr;
 	return 0;
 }
