@@ -431,6 +431,79 @@ START_TEST(test_snapshot_delete_frees_what_only_it_references)
 }
 END_TEST
 
+/*
+ * A device filled while a snapshot holds the old versions: every file
+ * rewritten (its leaves copied out of the sharing) until the device is
+ * full.  The write that does not fit fails with -ENOSPC before it
+ * changes anything: the file system stays out of its error state, the
+ * checker is clean, both trees read back after a remount, and deleting
+ * the snapshot gives room again.
+ */
+START_TEST(test_snapshot_full_device_gives_enospc_and_stays_consistent)
+{
+	struct zsim_config cfg = { .nr_zones = 16, .zone_size = 4 * MiB,
+				   .zone_capacity = 1 * MiB, .seed = 5 };
+	struct zcow_mkfs_opts mo = { .seed = 2, .nodesize = 4096 };
+	struct zdev *dev = NULL;
+	struct zcow_fs *fs = NULL;
+	uint8_t buf[4096];
+	char path[32];
+	int i, round, err = 0;
+
+	ck_assert_int_eq(zsim_create(&cfg, &dev), 0);
+	ck_assert_int_eq(zcow_mkfs(dev, &mo), 0);
+	ck_assert_int_eq(zcow_mount(dev, NULL, &fs), 0);
+	for (i = 0; i < 120; i++) {
+		snprintf(path, sizeof(path), "/f%03d", i);
+		fill(buf, sizeof(buf), (unsigned int)i);
+		zcow_test_put(fs, path, buf, sizeof(buf));
+	}
+	ck_assert_int_eq(zcow_sync(fs), 0);
+	ck_assert_int_eq(zcow_snapshot(fs, "s", NULL), 0);
+	for (round = 1; round < 1000 && !err; round++) {
+		for (i = 0; i < 120 && !err; i++) {
+			struct zcow_file *f;
+			int64_t n;
+
+			snprintf(path, sizeof(path), "/f%03d", i);
+			fill(buf, sizeof(buf), (unsigned int)(round * 1000 + i));
+			err = zcow_open(fs, path, O_RDWR, &f);
+			if (err)
+				break;
+			n = zcow_pwrite(f, buf, sizeof(buf), 0);
+			err = n < 0 ? (int)n : 0;
+			zcow_close(f);
+			/* and a new file: the device fills */
+			snprintf(path, sizeof(path), "/n%d-%03d", round, i);
+			if (!err)
+				err = zcow_open(fs, path, O_RDWR | O_CREAT, &f);
+			if (err)
+				break;
+			n = zcow_pwrite(f, buf, sizeof(buf), 0);
+			err = n < 0 ? (int)n : 0;
+			zcow_close(f);
+		}
+		if (!err)
+			err = zcow_sync(fs);
+	}
+	ck_assert_int_eq(err, -ENOSPC);
+	ck_assert_int_eq(zcow_fs_error(fs), 0);
+	ck_assert_int_eq(zcow_check(fs, print_problem, NULL), 0);
+	expect_file(fs, "/s/f007", 7);
+	{
+		struct zdev *d = fs->dev;
+
+		ck_assert_int_eq(zcow_unmount(fs), 0);
+		ck_assert_int_eq(zcow_mount(d, NULL, &fs), 0);
+	}
+	ck_assert_int_eq(zcow_check(fs, print_problem, NULL), 0);
+	expect_file(fs, "/s/f119", 119);
+	ck_assert_int_eq(zcow_subvol_delete(fs, "s"), 0);
+	ck_assert_int_eq(zcow_check(fs, print_problem, NULL), 0);
+	close_fs(fs);
+}
+END_TEST
+
 Suite *snapshot_suite(void)
 {
 	Suite *s = suite_create("snapshot_suite");
@@ -441,6 +514,7 @@ Suite *snapshot_suite(void)
 	tcase_add_test(tc, test_snapshot_check_reports_a_missing_shared_backref);
 	tcase_add_test(tc, test_snapshot_delete_frees_what_only_it_references);
 	tcase_add_test(tc, test_snapshot_check_reads_the_shared_snapshot_tree);
+	tcase_add_test(tc, test_snapshot_full_device_gives_enospc_and_stays_consistent);
 	suite_add_tcase(s, tc);
 	return s;
 }
