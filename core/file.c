@@ -359,6 +359,10 @@ have:
 		if (k.objectid != ino || k.type != ZCOW_EXTENT_DATA_KEY ||
 		    k.offset >= to)
 			break;
+		/* an inline extent: read and dropped on its own
+		 * (read_inline_locked(), zcow_drop_extents_locked()) */
+		if (len >= 21 && ((const uint8_t *)data)[20] == 0)
+			continue;
 		err = zcow_fext_decode(data, len, k.offset, &fe);
 		if (err)
 			goto fail;
@@ -398,6 +402,24 @@ int zcow_drop_extents_locked(struct zcow_fs *fs, struct zcow_tree *tree,
 	uint64_t nr = 0, i, dropped = 0;
 	int err;
 
+	/* An inline extent (the kernel's, at 0: the file's only one) goes
+	 * whole: it has no data extent, reference or checksums. */
+	if (from == 0 && to > 0) {
+		struct zcow_key k = { ino, ZCOW_EXTENT_DATA_KEY, 0 };
+		uint8_t item[21 + BS];
+		uint32_t size;
+
+		err = zcow_tree_search(tree, &k, item, sizeof(item), &size);
+		if (!err && size >= 21 && size <= sizeof(item) &&
+		    item[20] == 0) {
+			err = zcow_tree_delete(tree, &k);
+			if (err)
+				return err;
+			dropped = get64(item + 8);
+		} else if (err && err != -ENOENT) {
+			return err;
+		}
+	}
 	err = collect_extents_locked(tree, ino, from, to, &v, &nr);
 	if (err)
 		return err;
@@ -781,6 +803,8 @@ static int replace_same_range_locked(struct zcow_fs *fs, struct zcow_file *f,
 	err = zcow_tree_search(f->tree, &k, buf, sizeof(buf), &size);
 	if (err)
 		return err;
+	if (size >= 21 && buf[20] == 0)
+		return -ENOENT;	/* inline: dropped as a whole */
 	err = zcow_fext_decode(buf, size, fe->file_off, &old);
 	if (err)
 		return err;
@@ -1057,6 +1081,27 @@ static int write_extent(struct zcow_file *f, const uint8_t *buf,
 	return err;
 }
 
+/*
+ * zcow writes no inline extent.  A write or truncate of a file that has
+ * one (the kernel's) first rewrites it as a regular extent of one block
+ * (its bytes, zeros after them), as the kernel turns an inline extent
+ * into a regular one before the file grows past it: an inline extent
+ * must stay the file's only one.  0 or -errno.
+ */
+static int expand_inline(struct zcow_file *f)
+{
+	uint8_t blk[BS];
+	int err;
+
+	LOCK(f->fs);
+	memset(blk, 0, sizeof(blk));
+	err = read_inline_locked(f, blk, 0, BS);
+	UNLOCK(f->fs);
+	if (err <= 0)
+		return err;
+	return write_extent(f, blk, BS, 0, 0);
+}
+
 int64_t zcow_pwrite(struct zcow_file *f, const void *ubuf, uint64_t len,
 		    uint64_t off)
 {
@@ -1076,6 +1121,9 @@ int64_t zcow_pwrite(struct zcow_file *f, const void *ubuf, uint64_t len,
 		return 0;
 	if (e < off)
 		return -EFBIG;
+	err = expand_inline(f);
+	if (err)
+		return err;
 	buf = malloc(b - a > max ? max : b - a);
 	if (!buf)
 		return -ENOMEM;
@@ -1121,6 +1169,9 @@ int zcow_truncate(struct zcow_file *f, uint64_t size)
 		return f->root != ZCOW_FS_TREE_OBJECTID ? -EROFS : -EBADF;
 	if (fs->read_only)
 		return -EROFS;
+	err = expand_inline(f);
+	if (err)
+		return err;
 	LOCK(fs);
 	err = zcow_inode_get(f->tree, f->ino, &in);
 	UNLOCK(fs);

@@ -978,15 +978,39 @@ START_TEST(test_an_inline_extent_as_the_kernel_writes_it_is_read)
 	ck_assert_int_eq(zcow_pread(f, got, 6, 7), 6);
 	ck_assert_int_eq(memcmp(got, "inline", 6), 0);
 	zcow_close(f);
-	/* zcow writes no inline extent and refuses to rewrite one */
+	ck_assert_int_eq(zcow_check(fs, NULL, NULL), 0);
+	ck_assert_int_eq(zcow_unmount(fs), 0);
+	zdev_close(dev);
+	assert_btrfs_check_clean(img, "an inline extent");
+
+	/* zcow writes no inline extent: a write into a file that has one
+	 * (after its end, so the inline bytes must stay) turns it into a
+	 * regular extent first, as the kernel does */
+	dev = open_img(img);
+	ck_assert_int_eq(zcow_mount(dev, NULL, &fs), 0);
 	ck_assert_int_eq(zcow_open(fs, "/d/t", O_RDWR, &f), 0);
-	ck_assert_int_eq(zcow_pwrite(f, "HELLO", 5, 0), -EOPNOTSUPP);
+	ck_assert_int_eq(zcow_pwrite(f, "XY", 2, 9000), 2);
+	ck_assert_int_eq(zcow_pwrite(f, "HELLO", 5, 0), 5);
+	memset(got, 0xaa, sizeof(got));
+	ck_assert_int_eq(zcow_pread(f, got, n, 0), (int64_t)n);
+	ck_assert_int_eq(memcmp(got, "HELLO, inline", n), 0);
+	ck_assert_int_eq(zcow_pread(f, got, 4, 8999), 3);
+	ck_assert_int_eq(memcmp(got, "\0XY", 3), 0);
 	zcow_close(f);
+	ck_assert_int_eq(zcow_stat(fs, "/d/t", &st), 0);
+	ck_assert_uint_eq(st.size, 9002);
+	ck_assert_uint_eq(st.nbytes, 2 * 4096);	/* blocks 0 and 2 */
+	k.objectid = st.ino;
+	k.type = ZCOW_EXTENT_DATA_KEY;
+	k.offset = 0;
+	ck_assert_int_eq(zcow_tree_search(&fs->fs_tree, &k, item,
+					  sizeof(item), NULL), 0);
+	ck_assert_uint_eq(item[20], 1);		/* regular now */
 	ck_assert_int_eq(zcow_check(fs, NULL, NULL), 0);
 	ck_assert_int_eq(zcow_check_data(fs, NULL, NULL), 0);
 	ck_assert_int_eq(zcow_unmount(fs), 0);
 	zdev_close(dev);
-	assert_btrfs_check_clean(img, "an inline extent");
+	assert_btrfs_check_clean(img, "an inline extent written into");
 	unlink(img);
 }
 END_TEST

@@ -46,7 +46,8 @@ START_TEST(test_compat_script_parses_and_has_every_step_in_order)
 		"progs-zcow-refuses-write\nprogs-zcow-check\n"
 		"progs-btrfs-check\n"
 		"lean-mkfs\nlean-kernel-write\nlean-zcow-read\n"
-		"lean-zcow-write\nlean-zcow-check\nlean-btrfs-check\n"
+		"lean-zcow-write\nlean-zcow-write-inline\n"
+		"lean-zcow-check\nlean-btrfs-check\n"
 		"lean-kernel-read\n"
 		"seed-mkfs\nseed-zcow-write\nseed-kernel-refuses\n"
 		"seed-zcow-read\nseed-btrfs-check\n";

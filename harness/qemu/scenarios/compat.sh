@@ -19,8 +19,9 @@
 #                   to write, both checks stay clean.
 #   lean -> zcow    mkfs.btrfs -O zoned,^extref -R ^free-space-tree (what
 #                   zcow maintains): the kernel writes, zcow reads and
-#                   writes, both checks are clean, the kernel reads zcow's
-#                   file.
+#                   writes (a new file, and over one the kernel stored
+#                   inline), both checks are clean, the kernel reads
+#                   zcow's files.
 #   seed            zcow mkfs with its default superblock placement: the
 #                   kernel refuses to mount it (superblock flag bit 56, a
 #                   known difference), zcow reads it, btrfs check accepts.
@@ -279,6 +280,22 @@ kernel_after_delete() {
 	return "$kad_rc"
 }
 
+# zcow_overwrite_inline: zcow puts 3000 new bytes over the kernel's
+# /l/l1/small (1111 bytes: the kernel stored them inline); zcow reads
+# them back; the manifest follows.
+zcow_overwrite_inline() {
+	btrfs inspect-internal dump-tree -t fs "$DEV" |
+		grep -m1 "inline extent data size 1111" ||
+		{ echo "the kernel did not store /l/l1/small inline"; return 1; }
+	head -c 3000 /dev/urandom >/tmp/compat-ow
+	zcow put "$DEV" /tmp/compat-ow /l/l1/small || return 1
+	cp /tmp/compat-ow /tmp/src-l/l/l1/small &&
+		manifest /tmp/src-l >/dev/null || return 1
+	rm -f "$GOT"
+	zcow get "$DEV" /l/l1/small "$GOT" && cmp /tmp/compat-ow "$GOT" &&
+		echo "/l/l1/small: zcow's 3000 bytes"
+}
+
 # zcow_refuses_write: `zcow put` on a file system with features zcow does
 # not maintain must fail and say so (nothing written: btrfs check after).
 zcow_refuses_write() {
@@ -401,6 +418,8 @@ cstep lean-zcow-read "zcow get of the kernel's files: sha256 equal" \
 	zcow_verify /tmp/src-l.sha256
 cstep lean-zcow-write "zcow put (read-write mount) onto the kernel's file system" \
 	zcow put "$DEV" /tmp/src-zcow2 /second-l
+cstep lean-zcow-write-inline "zcow put over a file the kernel stored inline (1111 bytes)" \
+	zcow_overwrite_inline
 cstep lean-zcow-check "zcow check --data" zcow check --data "$DEV"
 cstep lean-btrfs-check "btrfs check --readonly after zcow's write" \
 	btrfs check --readonly "$DEV"
