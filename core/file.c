@@ -1030,7 +1030,8 @@ static int write_record(struct write_cmd *wc)
 			fs->error = err;
 		return err;
 	}
-	zcow_log_note_write(fs, f->ino);
+	if (f->root == ZCOW_FS_TREE_OBJECTID)
+		zcow_log_note_write(fs, f->ino);
 	fl->dirty_bytes += len;
 	if (fl->commit_bytes && fl->dirty_bytes >= fl->commit_bytes)
 		err = zcow_files_commit_locked(fs);
@@ -1114,7 +1115,7 @@ int64_t zcow_pwrite(struct zcow_file *f, const void *ubuf, uint64_t len,
 	if (f->is_dir)
 		return -EISDIR;
 	if (f->is_ro)
-		return f->root != ZCOW_FS_TREE_OBJECTID ? -EROFS : -EBADF;
+		return f->is_ro_tree ? -EROFS : -EBADF;
 	if (fs->read_only)
 		return -EROFS;
 	if (len == 0)
@@ -1166,7 +1167,7 @@ int zcow_truncate(struct zcow_file *f, uint64_t size)
 	if (f->is_dir)
 		return -EISDIR;
 	if (f->is_ro)
-		return f->root != ZCOW_FS_TREE_OBJECTID ? -EROFS : -EBADF;
+		return f->is_ro_tree ? -EROFS : -EBADF;
 	if (fs->read_only)
 		return -EROFS;
 	err = expand_inline(f);
@@ -1219,7 +1220,7 @@ int zcow_truncate(struct zcow_file *f, uint64_t size)
 		in.sequence++;
 		err = zcow_inode_put(f->tree, &in);
 	}
-	if (!err)
+	if (!err && f->root == ZCOW_FS_TREE_OBJECTID)
 		zcow_log_note_write(fs, f->ino);
 	UNLOCK(fs);
 	return err;
@@ -1234,12 +1235,22 @@ static int sync_inode(struct zcow_file *f,
 	struct zcow_files *fl = fs->files;
 	int err;
 
-	if (fs->read_only || f->root != ZCOW_FS_TREE_OBJECTID)
+	if (fs->read_only)
 		return 0;
 	LOCK(fs);
 	while (inflight_find(fl, f->root, f->ino))
 		pthread_cond_wait(&fl->cond, &fl->lock);
-	err = fs->error ? -EIO : fn(fs, f->ino);
+	/* The tree-log logs the fs tree only: a file of a writable
+	 * snapshot is made durable by a commit (of a read-only one, it
+	 * always is). */
+	if (fs->error)
+		err = -EIO;
+	else if (f->root == ZCOW_FS_TREE_OBJECTID)
+		err = fn(fs, f->ino);
+	else if (zcow_root_is_rdonly_locked(fs, f->root))
+		err = 0;
+	else
+		err = zcow_files_commit_locked(fs);
 	UNLOCK(fs);
 	return err;
 }

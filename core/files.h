@@ -160,6 +160,7 @@ struct zcow_file {
 	uint64_t root;
 	uint64_t ino;
 	bool is_ro;
+	bool is_ro_tree;	/* in a read-only snapshot */
 	bool is_dir;
 };
 
@@ -257,6 +258,11 @@ int zcow_root_refs_walk(struct zcow_tree *root_tree,
  * (0, or for a snapshot the transaction that made it): its key, the
  * item (ZCOW_ROOT_ITEM_SIZE bytes into @item, may be NULL), its size.
  * 0, -ENOENT, -EUCLEAN (too short) or a tree errno. */
+/* Is subvolume @id read-only (its root item's RDONLY flag)?  A root
+ * that cannot be read counts as read-only.  _locked. */
+bool zcow_root_is_rdonly_locked(struct zcow_fs *fs, uint64_t id);
+/* Raise files->next_ino above every inode number of tree @t. */
+int zcow_files_raise_next_ino(struct zcow_fs *fs, struct zcow_tree *t);
 int zcow_root_item_find(struct zcow_tree *root_tree, uint64_t id,
 			struct zcow_key *key_ret, uint8_t *item,
 			uint32_t *size_ret);

@@ -485,6 +485,7 @@ static int cross_locked(struct zcow_fs *fs, struct zpath *zp, uint64_t id,
 	}
 	zp->tree = t;
 	zp->root = id;
+	zp->is_ro = zcow_root_is_rdonly_locked(fs, id);
 	*dir_ret = ZCOW_ROOT_DIR_INO;
 	return 0;
 }
@@ -605,7 +606,7 @@ static int new_inode_locked(struct zcow_fs *fs, struct zpath *zp,
 	uint64_t ino, dummy;
 	int err;
 
-	if (zp->is_ro || zp->root != ZCOW_FS_TREE_OBJECTID)
+	if (zp->is_ro)
 		return -EROFS;
 	if (zp->is_root)
 		return -EEXIST;
@@ -691,7 +692,7 @@ int zcow_open(struct zcow_fs *fs, const char *path, int flags,
 	err = lookup_path_locked(fs, path, &zp, &ino, &type);
 	if (err == -ENOENT && (flags & O_CREAT) && zp.is_parent_found) {
 		err = check_writable(fs);
-		if (!err && zp.root == ZCOW_FS_TREE_OBJECTID)
+		if (!err && !zp.is_ro)
 			err = rsv_new_inode_locked(fs, &zp);
 		if (!err)
 			err = new_inode_locked(fs, &zp, S_IFREG | 0644, &ino);
@@ -717,6 +718,7 @@ int zcow_open(struct zcow_fs *fs, const char *path, int flags,
 	f->root = zp.root;
 	f->ino = ino;
 	f->is_ro = acc == O_RDONLY;
+	f->is_ro_tree = zp.is_ro;
 	f->is_dir = type == ZCOW_FT_DIR;
 	if ((flags & O_TRUNC) && !f->is_ro) {
 		UNLOCK(fs);
@@ -831,12 +833,12 @@ int zcow_mkdir(struct zcow_fs *fs, const char *path)
 
 /* Drop inode @ino's last link's inode: its extents and items. */
 static int free_inode_locked(struct zcow_fs *fs, struct zcow_tree *tree,
-			     uint64_t ino)
+			     uint64_t root, uint64_t ino)
 {
 	struct zcow_key k = { ino, ZCOW_INODE_ITEM_KEY, 0 };
 	int err;
 
-	err = zcow_drop_extents_locked(fs, tree, ZCOW_FS_TREE_OBJECTID, ino,
+	err = zcow_drop_extents_locked(fs, tree, root, ino,
 				       0, UINT64_MAX, NULL);
 	if (err)
 		return err;
@@ -864,7 +866,7 @@ static int remove_locked(struct zcow_fs *fs, struct zpath *zp, uint64_t ino,
 	if (err)
 		return err == -ENOENT ? -EUCLEAN : err;
 	if (in.nlink <= 1)
-		return free_inode_locked(fs, zp->tree, ino);
+		return free_inode_locked(fs, zp->tree, zp->root, ino);
 	in.nlink--;
 	in.transid = fs->transid;
 	return zcow_inode_put(zp->tree, &in);
@@ -997,6 +999,10 @@ int zcow_rename(struct zcow_fs *fs, const char *from, const char *to)
 	}
 	if (src.is_ro || dst.is_ro) {
 		err = -EROFS;
+		goto out;
+	}
+	if (src.tree != dst.tree) {	/* across subvolumes: as btrfs */
+		err = -EXDEV;
 		goto out;
 	}
 	if (src.is_root || dst.is_root) {
@@ -1197,17 +1203,14 @@ int zcow_root_dir_locked(struct zcow_fs *fs)
 	return -EUCLEAN;
 }
 
-int zcow_files_rescan(struct zcow_fs *fs)
+int zcow_files_raise_next_ino(struct zcow_fs *fs, struct zcow_tree *t)
 {
 	struct zcow_files *fl = fs->files;
 	struct zcow_key start = { UINT64_MAX, 0, 0 }, k;
 	struct zcow_tree_iter it;
-	struct zcow_inode rd;
 	int err;
 
-	/* The highest objectid of the fs tree + 1 (btrfs: find_highest). */
-	fl->next_ino = ZCOW_FIRST_FREE_OBJECTID + 1;
-	zcow_tree_iter_init(&it, &fs->fs_tree, &start);
+	zcow_tree_iter_init(&it, t, &start);
 	while (!(err = zcow_tree_iter_prev(&it, &k, NULL, NULL))) {
 		if (k.objectid < ZCOW_FIRST_FREE_OBJECTID ||
 		    k.objectid >= (uint64_t)-256)
@@ -1216,7 +1219,28 @@ int zcow_files_rescan(struct zcow_fs *fs)
 			fl->next_ino = k.objectid + 1;
 		break;
 	}
-	if (err && err != -ENOENT)
+	return err == -ENOENT ? 0 : err;
+}
+
+int zcow_files_rescan(struct zcow_fs *fs)
+{
+	struct zcow_files *fl = fs->files;
+	struct zcow_inode rd;
+	uint64_t i;
+	int err;
+
+	/* The highest objectid of the fs tree + 1 (btrfs: find_highest),
+	 * and of every writable snapshot's (one counter for all trees: a
+	 * number new in one tree is new in each). */
+	fl->next_ino = ZCOW_FIRST_FREE_OBJECTID + 1;
+	err = zcow_files_raise_next_ino(fs, &fs->fs_tree);
+	for (i = 0; !err && i < fl->nr_snaps; i++) {
+		struct zcow_tree *t = zcow_root_tree_locked(fs,
+							    fl->snaps[i].id);
+
+		err = t ? zcow_files_raise_next_ino(fs, t) : -EIO;
+	}
+	if (err)
 		return err;
 	/* -EUCLEAN: not an inode item (a tree used without files, as the
 	 * metadata tests do); the checker judges. */
@@ -1322,6 +1346,8 @@ int zcow_files_mount(struct zcow_fs *fs, const struct zcow_mount_opts *opts)
 	if (err)
 		goto fail;
 	err = zcow_snaps_load(fs);
+	if (!err)	/* the snapshots' inode numbers too */
+		err = zcow_files_rescan(fs);
 	if (err)
 		goto fail;
 	return 0;

@@ -71,6 +71,16 @@ int zcow_root_item_find(struct zcow_tree *root_tree, uint64_t id,
 	return 0;
 }
 
+bool zcow_root_is_rdonly_locked(struct zcow_fs *fs, uint64_t id)
+{
+	uint8_t item[ZCOW_ROOT_ITEM_SIZE];
+	struct zcow_key k;
+
+	if (zcow_root_item_find(&fs->root_tree, id, &k, item, NULL))
+		return true;
+	return get64(item + 208) & ZCOW_ROOT_SUBVOL_RDONLY;
+}
+
 struct zcow_tree *zcow_root_tree_locked(struct zcow_fs *fs, uint64_t root)
 {
 	struct zcow_key k = { root, ZCOW_ROOT_ITEM_KEY, 0 };
@@ -220,7 +230,7 @@ static int uuid_entry(struct zcow_fs *fs, const uint8_t *uuid, uint64_t id,
 }
 
 static void encode_snap_root_item(struct zcow_fs *fs, struct zcow_tree *t,
-				  uint8_t *buf)
+				  bool is_rdonly, uint8_t *buf)
 {
 	uint8_t src[ZCOW_ROOT_ITEM_SIZE];
 	struct zcow_key k;
@@ -242,7 +252,7 @@ static void encode_snap_root_item(struct zcow_fs *fs, struct zcow_tree *t,
 	put64(buf + 176, bytenr);
 	put64(buf + 192, fs->nodesize);	/* bytes_used (approx.) */
 	put64(buf + 200, fs->transid);	/* last_snapshot */
-	put64(buf + 208, ZCOW_ROOT_SUBVOL_RDONLY); /* flags */
+	put64(buf + 208, is_rdonly ? ZCOW_ROOT_SUBVOL_RDONLY : 0); /* flags */
 	put32(buf + 216, 1);			/* refs */
 	buf[238] = (uint8_t)level;
 	put64(buf + 239, gen);		/* generation_v2 */
@@ -290,6 +300,12 @@ static int copy_root_nodes(struct zcow_fs *fs, uint64_t *nodes)
 }
 
 int zcow_snapshot(struct zcow_fs *fs, const char *name, uint64_t *id_ret)
+{
+	return zcow_subvol_snapshot(fs, name, true, id_ret);
+}
+
+int zcow_subvol_snapshot(struct zcow_fs *fs, const char *name, bool is_rdonly,
+			 uint64_t *id_ret)
 {
 	struct zcow_files *fl;
 	struct zcow_key k;
@@ -376,7 +392,7 @@ int zcow_snapshot(struct zcow_fs *fs, const char *name, uint64_t *id_ret)
 	if (err)
 		goto fail;
 	fl->snaps[fl->nr_snaps - 1].tree = t;
-	encode_snap_root_item(fs, t, item);
+	encode_snap_root_item(fs, t, is_rdonly, item);
 	/* keyed as btrfs keys a snapshot's: by the transaction that made
 	 * it (readers take the newest: zcow_root_item_find()) */
 	k.objectid = id;

@@ -365,15 +365,14 @@ int cmd_stat(int argc, char **argv)
 }
 
 /*
- * zcow snapshot DEV SRC DST -r: btrfs subvolume snapshot -r SRC DST, for
- * the one subvolume zcow snapshots (the top level, SRC "/") into one
- * name in the root directory (DST "/NAME" or "NAME").  zcow makes only
- * read-only snapshots: without -r it refuses rather than make one the
- * user did not ask for.  The snapshot is committed before the unmount.
+ * zcow snapshot DEV SRC DST [-r]: btrfs subvolume snapshot [-r] SRC DST,
+ * for the one subvolume zcow snapshots (the top level, SRC "/") into one
+ * name in the root directory (DST "/NAME" or "NAME"), read-only with -r,
+ * else writable.  The snapshot is committed before the unmount.
  */
 int cmd_snapshot(int argc, char **argv)
 {
-	static const char usage[] = "/ DST -r  (DST: /NAME or NAME)";
+	static const char usage[] = "/ DST [-r]  (DST: /NAME or NAME)";
 	struct fargs fa;
 	struct zcow_fs *fs;
 	struct zcow_devs devs;
@@ -401,11 +400,6 @@ int cmd_snapshot(int argc, char **argv)
 		return ret < 0 ? 0 : ret;
 	src = fa.args[0];
 	dst = fa.args[1];
-	if (!is_rdonly) {
-		fprintf(stderr, "zcow snapshot: zcow makes read-only snapshots "
-				"only: pass -r\n");
-		return 2;
-	}
 	if (strcmp(src, "/")) {
 		fprintf(stderr, "zcow snapshot: SRC '%s': zcow snapshots only "
 				"the top-level subvolume '/'\n", src);
@@ -423,14 +417,15 @@ int cmd_snapshot(int argc, char **argv)
 		return ret;
 	/* btrfs-progs' line, printed once the snapshot is committed (a
 	 * failed one prints only its error) */
-	ret = zcow_snapshot(fs, name, NULL);
+	ret = zcow_subvol_snapshot(fs, name, is_rdonly, NULL);
 	if (ret) {
 		char path[260];
 
 		snprintf(path, sizeof(path), "/%s", name);
 		status = fail(&fa, path, ret);
 	} else {
-		printf("Create a readonly snapshot of '/' in '/%s'\n", name);
+		printf("Create a %ssnapshot of '/' in '/%s'\n",
+		       is_rdonly ? "readonly " : "", name);
 	}
 	return do_unmount(&fa, &devs, fs, status);
 }

@@ -41,7 +41,7 @@ struct zcow_cmd {
 	CMD("rm", cmd_rm, "remove files or empty directories")              \
 	CMD("mkdir", cmd_mkdir, "make directories")                         \
 	CMD("stat", cmd_stat, "print a file's inode")                       \
-	CMD("snapshot", cmd_snapshot, "read-only snapshot of '/' (btrfs snapshot -r)") \
+	CMD("snapshot", cmd_snapshot, "snapshot of '/', -r read-only (btrfs subvolume snapshot)") \
 	CMD("subvol", cmd_subvol, "list the snapshots (btrfs subvolume list)") \
 	CMD("bench-fs", cmd_bench_fs, "file-layer write benchmark (sim)")    \
 	CMD("bench-commits", cmd_bench_commits, "small commits on small zones (reclaim)") \

@@ -670,6 +670,15 @@ int zcow_sync(struct zcow_fs *fs);
  */
 int zcow_snapshot(struct zcow_fs *fs, const char *name, uint64_t *id_ret);
 /*
+ * A snapshot NAME of the fs tree as zcow_snapshot(), read-only or (as
+ * btrfs subvolume snapshot without -r) writable: files under /NAME are
+ * then written, created, renamed inside it (-EXDEV across subvolumes)
+ * and removed as the top level's; fsync there commits (the tree-log logs
+ * the top level only).
+ */
+int zcow_subvol_snapshot(struct zcow_fs *fs, const char *name, bool is_rdonly,
+			 uint64_t *id_ret);
+/*
  * Delete the snapshot NAME (btrfs subvolume delete, done at once rather
  * than by a cleaner): the nodes only it references are freed, with the
  * data extents only they reference; nodes other trees share lose its

@@ -391,7 +391,7 @@ END_TEST
 /*
  * Snapshots that share tree blocks (a fs tree of several levels), files
  * rewritten after each so that shared nodes are copied and turn
- * FULL_BACKREF, then one snapshot deleted: btrfs check finds every
+ * FULL_BACKREF, a writable one written into, then one snapshot deleted: btrfs check finds every
  * backref (tree block and data, by root and by parent) where it belongs.
  */
 START_TEST(test_btrfs_check_is_clean_with_shared_snapshots_and_a_delete)
@@ -421,7 +421,12 @@ START_TEST(test_btrfs_check_is_clean_with_shared_snapshots_and_a_delete)
 		write_at(fs, path, 0, 4096, (uint32_t)i + 2000, false);
 	}
 	ck_assert_int_eq(zcow_unlink(fs, "/f299"), 0);
-	ck_assert_int_eq(zcow_snapshot(fs, "s3", NULL), 0);
+	/* s3 writable, and written into */
+	ck_assert_int_eq(zcow_subvol_snapshot(fs, "s3", false, NULL), 0);
+	write_at(fs, "/s3/f005", 0, 8192, 4242, false);
+	ck_assert_int_eq(zcow_unlink(fs, "/s3/f006"), 0);
+	ck_assert_int_eq(zcow_mkdir(fs, "/s3/new"), 0);
+	write_at(fs, "/s3/new/x", 0, 5000, 4343, false);
 	ck_assert_int_eq(zcow_subvol_delete(fs, "s2"), 0);
 	ck_assert_int_eq(zcow_sync(fs), 0);
 	ck_assert_int_eq(zcow_check(fs, NULL, NULL), 0);

@@ -640,20 +640,15 @@ START_TEST(test_cli_snapshot_prints_btrfs_line_and_subvol_list_shows_it)
 }
 END_TEST
 
-/* What zcow snapshot refuses, before it touches the device: no -r (zcow
- * makes read-only snapshots only), a SRC other than the top level, a DST
- * deeper than the root directory; an existing DST fails with EEXIST. */
-START_TEST(test_cli_snapshot_refuses_writable_other_source_deep_or_existing)
+/* What zcow snapshot refuses, before it touches the device: a SRC other
+ * than the top level, a DST deeper than the root directory; an existing
+ * DST fails with EEXIST.  Without -r the snapshot is writable. */
+START_TEST(test_cli_snapshot_refuses_other_source_deep_or_existing)
 {
 	char img[] = "/tmp/zcow-cli-img-XXXXXX";
 	char spec[128];
 
 	mkfs_with_file(img, spec, sizeof(spec));
-	run_zcow("snapshot", spec, "/", "/snap", NULL);
-	ck_assert_int_eq(res.status, 2);
-	ck_assert_str_eq(res.out, "");
-	ck_assert_str_eq(res.err, "zcow snapshot: zcow makes read-only "
-				  "snapshots only: pass -r\n");
 	run_zcow("snapshot", spec, "/f", "/snap", "-r", NULL);
 	ck_assert_int_eq(res.status, 2);
 	ck_assert_str_eq(res.out, "");
@@ -684,6 +679,18 @@ START_TEST(test_cli_snapshot_refuses_writable_other_source_deep_or_existing)
 	run_zcow("subvol", "show", spec, NULL);
 	ck_assert_int_eq(res.status, 2);
 	ck_assert_str_eq(res.err, "zcow subvol: unknown action 'show' (list, delete)\n");
+	/* without -r: writable, as btrfs subvolume snapshot */
+	run_zcow("snapshot", spec, "/", "/w", NULL);
+	ck_assert_msg(res.status == 0, "snapshot: %s", res.err);
+	ck_assert_str_eq(res.out, "Create a snapshot of '/' in '/w'\n");
+	run_zcow("put", spec, "/etc/hostname", "/w/h", NULL);
+	ck_assert_msg(res.status == 0, "put into the writable snapshot: %s",
+		      res.err);
+	run_zcow("put", spec, "/etc/hostname", "/snap/h", NULL);
+	ck_assert_int_ne(res.status, 0);
+	ck_assert_msg(strstr(res.err, "Read-only file system"), "%s", res.err);
+	run_zcow("check", spec, NULL);
+	ck_assert_msg(res.status == 0, "check: %s", res.out);
 	unlink(img);
 }
 END_TEST
@@ -728,7 +735,7 @@ Suite *cli_suite(void)
 		tc, test_cli_snapshot_prints_btrfs_line_and_subvol_list_shows_it);
 	tcase_add_test(
 		tc,
-		test_cli_snapshot_refuses_writable_other_source_deep_or_existing);
+		test_cli_snapshot_refuses_other_source_deep_or_existing);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -504,6 +504,71 @@ START_TEST(test_snapshot_full_device_gives_enospc_and_stays_consistent)
 }
 END_TEST
 
+/*
+ * A writable snapshot (btrfs subvolume snapshot without -r): its files
+ * are written, created, renamed inside it and removed; renames across
+ * subvolumes fail with -EXDEV; an fsync there commits; the top level
+ * keeps its own versions; new inode numbers stay unique per tree after a
+ * remount; both checkers are clean; its delete gives the space back.
+ */
+START_TEST(test_snapshot_writable_takes_changes_of_its_own)
+{
+	struct zcow_fs *fs = new_fs();
+	uint64_t data0, blocks0, data, blocks, gen, id;
+	struct zcow_file *f;
+	struct zcow_stat st, st2;
+	uint8_t buf[4096];
+
+	make_files(fs);
+	count_extents(fs, &data0, &blocks0);
+	ck_assert_int_eq(zcow_subvol_snapshot(fs, "w", false, &id), 0);
+	fill(buf, sizeof(buf), 5000);
+	zcow_test_put(fs, "/w/f010", buf, sizeof(buf));
+	zcow_test_put(fs, "/w/new", buf, 100);
+	ck_assert_int_eq(zcow_mkdir(fs, "/w/dnew"), 0);
+	zcow_test_put(fs, "/w/dnew/g", buf, 4096);
+	ck_assert_int_eq(zcow_unlink(fs, "/w/f020"), 0);
+	ck_assert_int_eq(zcow_rename(fs, "/w/f030", "/w/dnew/f030"), 0);
+	ck_assert_int_eq(zcow_rename(fs, "/w/f031", "/f031x"), -EXDEV);
+	ck_assert_int_eq(zcow_rename(fs, "/f032", "/w/x"), -EXDEV);
+	/* fsync there: a commit (no tree-log for it) */
+	gen = zcow_fs_generation(fs);
+	ck_assert_int_eq(zcow_open(fs, "/w/new", O_RDWR, &f), 0);
+	ck_assert_int_eq(zcow_fsync(f), 0);
+	ck_assert_int_eq(zcow_close(f), 0);
+	ck_assert_uint_gt(zcow_fs_generation(fs), gen);
+	/* the top level keeps its own */
+	expect_file(fs, "/f010", 10);
+	expect_file(fs, "/f020", 20);
+	ck_assert_int_eq(zcow_stat(fs, "/new", &st), -ENOENT);
+	zcow_test_expect(fs, "/w/f010", buf, sizeof(buf));
+	expect_file(fs, "/w/dnew/f030", 30);
+	ck_assert_int_eq(zcow_stat(fs, "/w/f020", &st), -ENOENT);
+	ck_assert_int_eq(zcow_check(fs, print_problem, NULL), 0);
+	{
+		struct zdev *d = fs->dev;
+
+		ck_assert_int_eq(zcow_unmount(fs), 0);
+		ck_assert_int_eq(zcow_mount(d, NULL, &fs), 0);
+	}
+	ck_assert_int_eq(zcow_check(fs, print_problem, NULL), 0);
+	zcow_test_expect(fs, "/w/dnew/g", buf, 4096);
+	/* new numbers after the remount: above the snapshot's too */
+	zcow_test_put(fs, "/w/after", buf, 10);
+	zcow_test_put(fs, "/after", buf, 10);
+	ck_assert_int_eq(zcow_stat(fs, "/w/after", &st), 0);
+	ck_assert_int_eq(zcow_stat(fs, "/w/dnew/g", &st2), 0);
+	ck_assert_uint_gt(st.ino, st2.ino);
+	ck_assert_int_eq(zcow_sync(fs), 0);
+	ck_assert_int_eq(zcow_check(fs, print_problem, NULL), 0);
+	ck_assert_int_eq(zcow_subvol_delete(fs, "w"), 0);
+	ck_assert_int_eq(zcow_check(fs, print_problem, NULL), 0);
+	count_extents(fs, &data, &blocks);
+	ck_assert_uint_eq(data, data0 + 4096);	/* and /after */
+	close_fs(fs);
+}
+END_TEST
+
 Suite *snapshot_suite(void)
 {
 	Suite *s = suite_create("snapshot_suite");
@@ -515,6 +580,7 @@ Suite *snapshot_suite(void)
 	tcase_add_test(tc, test_snapshot_delete_frees_what_only_it_references);
 	tcase_add_test(tc, test_snapshot_check_reads_the_shared_snapshot_tree);
 	tcase_add_test(tc, test_snapshot_full_device_gives_enospc_and_stays_consistent);
+	tcase_add_test(tc, test_snapshot_writable_takes_changes_of_its_own);
 	suite_add_tcase(s, tc);
 	return s;
 }
