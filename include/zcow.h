@@ -525,7 +525,8 @@ int zcow_bench_tree_insert(struct zcow_fs *fs, uint64_t nr_items,
  * is optional); each component is 1..255 bytes (-ENAMETOOLONG), "." and
  * ".." are refused (-EINVAL).  A snapshot NAME is the subvolume entry
  * "/NAME" of the root directory (as btrfs's): "/NAME/..." reaches the
- * read-only snapshot (writes: -EROFS); the entry itself cannot be
+ * snapshot (writes into a read-only one: -EROFS; a rename between it
+ * and another subvolume: -EXDEV); the entry itself cannot be
  * unlinked or removed (-EPERM) nor renamed or replaced (-EXDEV).  An
  * earlier snapshot's entry a later one copied reads as an empty
  * directory (inode 2), as the kernel shows it.  Every call returns 0 (or a
