@@ -300,8 +300,8 @@ int zcrash_do_op(struct zcow_fs *fs, struct zdev *tgt, const struct op *o,
 		return zcow_replace_step(fs, 0, &done);
 	case OP_REPLACE_FINISH:
 		return zcow_replace_finish(fs);
-	case OP_SNAPSHOT:
-		return zcow_snapshot(fs, o->a + 1, NULL);
+	case OP_SNAPSHOT:	/* off 1: writable */
+		return zcow_subvol_snapshot(fs, o->a + 1, o->off != 1, NULL);
 	case OP_SUBVOL_DELETE:
 		return zcow_subvol_delete(fs, o->a + 1);
 	case OP_WRITE:
@@ -808,7 +808,8 @@ static void gen_faults(const struct camp *c, struct wl *w)
 }
 
 /*
- * crash-snapshot: files around read-only snapshots of the top level.
+ * crash-snapshot: files around snapshots of the top level (/s1 writable,
+ * written into now and then once it is there).
  * Twenty small files (with 4 KiB nodes the fs tree has several levels),
  * then ops: overwrites and appends of /a, new files, renames, unlinks, an
  * fsync now and then, a sync every sync_every ops; a snapshot /s0, /s1,
@@ -840,9 +841,20 @@ static void gen_snapshot(const struct camp *c, struct wl *w)
 
 		if (i % every == every - 1) {
 			snprintf(p, sizeof(p), "/s%" PRIu64, nr_snaps++);
-			wl_add(w, OP_SNAPSHOT, p, NULL, 0, 0);
+			/* /s1 writable */
+			wl_add(w, OP_SNAPSHOT, p, NULL, nr_snaps == 2, 0);
 			if (nr_snaps == 2)
 				wl_add(w, OP_SUBVOL_DELETE, "/s0", NULL, 0, 0);
+		}
+		/* once /s1 is there: now and then a write into it */
+		if (nr_snaps >= 2 && r % 3 == 0) {
+			snprintf(p, sizeof(p), "/s1/d/w%" PRIu64, i);
+			wl_add(w, OP_CREATE, p, NULL, 0, 0);
+			wl_add(w, OP_WRITE, p, NULL, 0, BLK);
+			wl_add(w, OP_WRITE, "/s1/a", NULL, (r / 8 % 4) * BLK,
+			       BLK);
+			if (r & 0x200)
+				wl_add(w, OP_FSYNC, "/s1/a", NULL, 0, 0);
 		}
 		switch (r % 6) {
 		case 0:		/* overwrite acknowledged data */

@@ -913,8 +913,9 @@ END_TEST
 
 /*
  * Crash states with snapshots that share nodes (quick crash-snapshot-btrfs:
- * 40 states per tree-log mode, cuts in the copy-on-write of shared nodes,
- * in the snapshots' commits and in a snapshot's drop): btrfs check on
+ * 42 states per tree-log mode, cuts in the copy-on-write of shared nodes,
+ * in the snapshots' commits, in a snapshot's drop and in writes into a
+ * writable one): btrfs check on
  * every 4th state, the cut image and the recovered one, all clean.
  */
 START_TEST(test_btrfs_check_is_clean_on_crash_states_with_snapshots)
@@ -924,9 +925,9 @@ START_TEST(test_btrfs_check_is_clean_on_crash_states_with_snapshots)
 	need_btrfs_progs();
 	s = crash_btrfs_of("configs/crash-snapshot-btrfs.scenario", 4, 0);
 	ck_assert_msg(s.violations == 0, "first: %s", s.first_repro);
-	ck_assert_uint_eq(s.tried, 80);
-	ck_assert_uint_eq(s.btrfs_states, 20);
-	ck_assert_uint_eq(s.btrfs_images, 40);
+	ck_assert_uint_eq(s.tried, 84);
+	ck_assert_uint_eq(s.btrfs_states, 21);
+	ck_assert_uint_eq(s.btrfs_images, 42);
 	ck_assert_uint_eq(s.by_oracle[ZCRASH_BTRFS], 0);
 }
 END_TEST
