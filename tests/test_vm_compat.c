@@ -42,6 +42,9 @@ START_TEST(test_compat_script_parses_and_has_every_step_in_order)
 		"kernel-snapshot\nzcow-read-kernel-snapshot\n"
 		"zcow-delete-snapshot\nzcow-check-after-delete\n"
 		"btrfs-check-after-delete\nkernel-after-delete\n"
+		"zcow-writable-snapshot\nkernel-writable-snapshot\n"
+		"zcow-read-kernel-write\nzcow-check-writable\n"
+		"btrfs-check-writable\n"
 		"progs-mkfs\nprogs-kernel-write\nprogs-zcow-read\n"
 		"progs-zcow-refuses-write\nprogs-zcow-check\n"
 		"progs-btrfs-check\n"
@@ -70,7 +73,7 @@ START_TEST(test_compat_script_parses_and_has_every_step_in_order)
 	/* every step records its description (cstep), the kernel's
 	 * failures the end of dmesg */
 	out = zcow_test_capture("grep -c '^	with_dmesg ' " SCRIPT, &st);
-	ck_assert_str_eq(out, "10\n");
+	ck_assert_str_eq(out, "11\n");
 	free(out);
 }
 END_TEST

@@ -12,7 +12,8 @@
 #                   it was, makes its own snapshot and writes after it;
 #                   zcow lists both and reads the kernel's, deletes its
 #                   own; both checks are clean; the kernel reads what
-#                   stays.
+#                   stays; a writable snapshot takes a file from each
+#                   side, each reads the other's.
 #   progs -> zcow   mkfs.btrfs -O zoned with btrfs-progs' default features
 #                   (free-space-tree, extref, no-holes): the kernel writes
 #                   files, zcow reads them (read-only mounts), zcow refuses
@@ -253,6 +254,37 @@ kernel_snapshot_session() {
 	return "$kss_rc"
 }
 
+# zcow_writable_snapshot: zcow snapshots the top level writable as /zw
+# and writes /zw/zcow-file in it.
+zcow_writable_snapshot() {
+	zcow snapshot "$DEV" / /zw || return 1
+	head -c 7777 /dev/urandom >/tmp/compat-zw
+	zcow put "$DEV" /tmp/compat-zw /zw/zcow-file
+}
+
+# kernel_writable_session: mount; /zw is writable (ro=false) and holds
+# zcow's file; the kernel writes /zw/kernel-file; umount.
+kernel_writable_session() {
+	kernel_mount || return 1
+	kws_rc=0
+	ro=$(btrfs property get "$MNT/zw" ro)
+	echo "zw: $ro"
+	[ "$ro" = "ro=false" ] || kws_rc=1
+	cmp /tmp/compat-zw "$MNT/zw/zcow-file" && echo "/zw/zcow-file ok" ||
+		kws_rc=1
+	head -c 6666 /dev/urandom >/tmp/compat-kw
+	cp /tmp/compat-kw "$MNT/zw/kernel-file" && sync || kws_rc=1
+	kernel_umount || kws_rc=1
+	return "$kws_rc"
+}
+
+# zcow_read_kernel_write: zcow reads the kernel's file in /zw.
+zcow_read_kernel_write() {
+	rm -f "$GOT"
+	zcow get "$DEV" /zw/kernel-file "$GOT" && cmp /tmp/compat-kw "$GOT" &&
+		echo "/zw/kernel-file ok"
+}
+
 # zcow_read_ksnap: zcow lists both snapshots and reads the kernel's
 # files in /ksnap, and /ksnap/z/odd as zcow wrote it.
 zcow_read_ksnap() {
@@ -394,6 +426,16 @@ cstep btrfs-check-after-delete "btrfs check --readonly after zcow's delete" \
 	btrfs check --readonly "$DEV"
 cstep kernel-after-delete "kernel: zsnap gone, ksnap reads" \
 	with_dmesg kernel_after_delete
+cstep zcow-writable-snapshot "zcow snapshot (writable) /zw, zcow writes a file in it" \
+	zcow_writable_snapshot
+cstep kernel-writable-snapshot "kernel: /zw writable, zcow's file reads, the kernel writes one" \
+	with_dmesg kernel_writable_session
+cstep zcow-read-kernel-write "zcow reads the kernel's file in /zw" \
+	zcow_read_kernel_write
+cstep zcow-check-writable "zcow check --data with the writable snapshot" \
+	zcow check --data "$DEV"
+cstep btrfs-check-writable "btrfs check --readonly with the writable snapshot" \
+	btrfs check --readonly "$DEV"
 
 # 2. btrfs-progs' defaults: zcow may read but must not write.
 cstep progs-mkfs "mkfs.btrfs -O zoned -d single -m single (defaults: free-space-tree, extref, no-holes)" \
