@@ -132,16 +132,22 @@ static uint32_t block_refs(struct zcow_fs *fs, uint64_t bytenr, int level,
 	return nr;
 }
 
-static uint64_t nr_tree_blocks(struct zcow_fs *fs)
+/* Items of key type @type in @t. */
+static uint64_t nr_items_of(struct zcow_tree *t, uint8_t type)
 {
 	struct zcow_key start = { 0, 0, 0 }, k;
 	struct zcow_tree_iter it;
 	uint64_t nr = 0;
 
-	zcow_tree_iter_init(&it, &fs->extent_tree, &start);
+	zcow_tree_iter_init(&it, t, &start);
 	while (!zcow_tree_iter_next(&it, &k, NULL, NULL))
-		nr += k.type == ZCOW_METADATA_ITEM_KEY;
+		nr += k.type == type;
 	return nr;
+}
+
+static uint64_t nr_tree_blocks(struct zcow_fs *fs)
+{
+	return nr_items_of(&fs->extent_tree, ZCOW_METADATA_ITEM_KEY);
 }
 
 /*
@@ -331,14 +337,7 @@ END_TEST
 /* Entries of the uuid tree. */
 static uint64_t nr_uuids(struct zcow_fs *fs)
 {
-	struct zcow_key start = { 0, 0, 0 }, k;
-	struct zcow_tree_iter it;
-	uint64_t nr = 0;
-
-	zcow_tree_iter_init(&it, &fs->uuid_tree, &start);
-	while (!zcow_tree_iter_next(&it, &k, NULL, NULL))
-		nr += k.type == ZCOW_UUID_KEY_SUBVOL;
-	return nr;
+	return nr_items_of(&fs->uuid_tree, ZCOW_UUID_KEY_SUBVOL);
 }
 
 /* Bytes of data extents (their items), and tree blocks. */
