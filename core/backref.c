@@ -347,14 +347,24 @@ static int tb_put(struct zcow_fs *fs, uint64_t bytenr, int level,
 int zcow_tree_block_ref(struct zcow_fs *fs, uint64_t bytenr, int level,
 			uint64_t root, uint64_t parent, int delta)
 {
+	return zcow_tree_block_ref_flags(fs, bytenr, level, root, parent,
+					 delta, 0);
+}
+
+int zcow_tree_block_ref_flags(struct zcow_fs *fs, uint64_t bytenr, int level,
+			      uint64_t root, uint64_t parent, int delta,
+			      uint64_t flags)
+{
 	struct iref want = { parent ? ZCOW_SHARED_BLOCK_REF_KEY :
 				      ZCOW_TREE_BLOCK_REF_KEY,
 			     parent ? parent : root, 0, 0, 0 };
 	struct eitem e;
 	int err = tb_get(fs, bytenr, level, &e);
 
-	if (!err)
+	if (!err) {
+		e.flags |= flags;
 		err = apply(&e, &want, delta, bytenr);
+	}
 	if (!err && !e.refs) {
 		zlog_err(TAG, "tree block %" PRIu64 ": last reference dropped in place", bytenr);
 		err = -EUCLEAN;
@@ -375,16 +385,22 @@ int zcow_tree_block_info(struct zcow_fs *fs, uint64_t bytenr, int level,
 	return 0;
 }
 
-int zcow_tree_block_set_flags(struct zcow_fs *fs, uint64_t bytenr, int level,
-			      uint64_t flags)
-{
-	struct eitem e;
-	int err = tb_get(fs, bytenr, level, &e);
+/* ---- reservation ------------------------------------------------------------ */
 
-	if (err)
-		return err;
-	e.flags |= flags;
-	return tb_put(fs, bytenr, level, &e);
+int zcow_rsv_ref_changes(struct zcow_fs *fs, uint64_t nr_refs,
+			 uint64_t *nodes_ret)
+{
+	int64_t nr = zcow_tree_nr_nodes(&fs->extent_tree);
+	uint64_t h = (uint64_t)fs->extent_tree.root_level + 1;
+	uint64_t paths = nr_refs * h;
+
+	if (nr < 0)
+		return (int)nr;
+	*nodes_ret += (paths < (uint64_t)nr ? paths : (uint64_t)nr) +
+		      (nr_refs * 29 + fs->nodesize - 102) /
+			      (fs->nodesize - 101) +
+		      2 * (h + 1);
+	return 0;
 }
 
 /* ---- what a node references ---------------------------------------------- */
@@ -439,19 +455,18 @@ int zcow_store_release(void *arg, struct zcow_tree *tree, uint64_t bytenr,
 		return fs->error;
 	err = zcow_tree_block_info(fs, bytenr, level, &refs, &flags);
 	if (!err && refs > 1) {
-		if (owner == tree->owner &&
-		    !(flags & ZCOW_BLOCK_FLAG_FULL_BACKREF)) {
-			err = zcow_node_refs(fs, buf, 0, bytenr, +1);
-			if (!err)
-				err = zcow_tree_block_set_flags(
-					fs, bytenr, level,
-					ZCOW_BLOCK_FLAG_FULL_BACKREF);
-		} else {
-			err = zcow_node_refs(fs, buf, tree->owner, 0, +1);
-		}
+		/* made by this tree, not yet FULL_BACKREF: it becomes so */
+		uint64_t set = owner == tree->owner &&
+				       !(flags & ZCOW_BLOCK_FLAG_FULL_BACKREF) ?
+			       ZCOW_BLOCK_FLAG_FULL_BACKREF :
+			       0;
+
+		err = set ? zcow_node_refs(fs, buf, 0, bytenr, +1) :
+			    zcow_node_refs(fs, buf, tree->owner, 0, +1);
 		if (!err)
-			err = zcow_tree_block_ref(fs, bytenr, level,
-						  tree->owner, 0, -1);
+			err = zcow_tree_block_ref_flags(fs, bytenr, level,
+							tree->owner, 0, -1,
+							set);
 	} else if (!err) {
 		if (flags & ZCOW_BLOCK_FLAG_FULL_BACKREF) {
 			err = zcow_node_refs(fs, buf, tree->owner, 0, +1);

@@ -522,39 +522,22 @@ int zcow_meta_reserve_locked(struct zcow_fs *fs, uint64_t nodes,
 	return zcow_meta_check(fs, nodes, may_use_global);
 }
 
-/*
- * What copying @copies nodes that a snapshot shares may change beyond the
- * copies (core/backref.c): each copy adds or moves a reference for each
- * child or file extent of the node (at most a leaf's worth of file
- * extents, an internal node's worth of children), each in an extent
- * item whose path is copied once at most (never more than the extent
- * tree's nodes), and the items' growth may split leaves.
- */
-static int rsv_shared_copies(struct zcow_fs *fs, uint64_t copies,
-			     uint64_t *nodes_ret)
-{
-	int64_t nr = zcow_tree_nr_nodes(&fs->extent_tree);
-	uint64_t per = fs->nodesize / 33;	/* key pointers per node */
-	uint64_t h = (uint64_t)fs->extent_tree.root_level + 1;
-	uint64_t refs = 2 * copies * per, paths = refs * h;
-
-	if (nr < 0)
-		return (int)nr;
-	*nodes_ret += (paths < (uint64_t)nr ? paths : (uint64_t)nr) +
-		      (refs * 29 + fs->nodesize - 102) / (fs->nodesize - 101) +
-		      2 * (h + 1);
-	return 0;
-}
-
 int zcow_rsv_fs_items(struct zcow_fs *fs, struct zcow_tree *tree,
 		      uint64_t nr_items, uint64_t *nodes_ret)
 {
 	uint64_t before = *nodes_ret;
 	int err = zcow_rsv_nodes(fs, tree, nr_items, RSV_FS_ITEM, nodes_ret);
 
-	/* A tree with snapshots: every node it copies may be shared. */
+	/*
+	 * A tree with snapshots: every node it copies may be shared, and
+	 * copying one changes a reference for each of its children or file
+	 * extents (an internal node's pointers at most; twice: added to the
+	 * copy, moved off the old node).
+	 */
 	if (!err && tree->share_gen)
-		err = rsv_shared_copies(fs, *nodes_ret - before, nodes_ret);
+		err = zcow_rsv_ref_changes(fs, 2 * (*nodes_ret - before) *
+						       (fs->nodesize / 33),
+					   nodes_ret);
 	return err;
 }
 

@@ -110,6 +110,7 @@ struct zcow_snap {
 	uint64_t id;		/* root objectid >= 256 */
 	char name[256];
 	struct zcow_tree *tree;	/* NULL until first used */
+	bool is_rdonly;		/* its root item's RDONLY, read with tree */
 };
 
 struct zcow_files {
@@ -301,13 +302,23 @@ int zcow_tree_block_ref(struct zcow_fs *fs, uint64_t bytenr, int level,
 /* A tree block's refs and flags from its extent item. */
 int zcow_tree_block_info(struct zcow_fs *fs, uint64_t bytenr, int level,
 			 uint64_t *refs_ret, uint64_t *flags_ret);
-/* Set @flags (ZCOW_BLOCK_FLAG_FULL_BACKREF) in a tree block's item. */
-int zcow_tree_block_set_flags(struct zcow_fs *fs, uint64_t bytenr, int level,
+/* zcow_tree_block_ref() that also sets @flags (FULL_BACKREF) in the
+ * same item update. */
+int zcow_tree_block_ref_flags(struct zcow_fs *fs, uint64_t bytenr, int level,
+			      uint64_t root, uint64_t parent, int delta,
 			      uint64_t flags);
 /* Add or drop the references node image @buf holds on its children or
  * file extents: by root @root (and inode), or by @parent if not 0. */
 int zcow_node_refs(struct zcow_fs *fs, const uint8_t *buf, uint64_t root,
 		   uint64_t parent, int delta);
+/*
+ * Metadata nodes @nr_refs reference changes may dirty in the extent tree:
+ * each item's path copied once at most (never more than the extent
+ * tree's nodes), and the leaves the items' growth (an inline reference
+ * each) may split.  Added to *@nodes_ret; 0 or the walk's errno.
+ */
+int zcow_rsv_ref_changes(struct zcow_fs *fs, uint64_t nr_refs,
+			 uint64_t *nodes_ret);
 /* The node store's release callback (ctree.h): a shared node's copy on
  * write. */
 int zcow_store_release(void *arg, struct zcow_tree *tree, uint64_t bytenr,

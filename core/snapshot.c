@@ -71,30 +71,40 @@ int zcow_root_item_find(struct zcow_tree *root_tree, uint64_t id,
 	return 0;
 }
 
+static struct zcow_snap *find_snap(struct zcow_fs *fs, uint64_t id)
+{
+	uint64_t i;
+
+	for (i = 0; i < fs->files->nr_snaps; i++)
+		if (fs->files->snaps[i].id == id)
+			return &fs->files->snaps[i];
+	return NULL;
+}
+
 bool zcow_root_is_rdonly_locked(struct zcow_fs *fs, uint64_t id)
 {
-	uint8_t item[ZCOW_ROOT_ITEM_SIZE];
-	struct zcow_key k;
+	struct zcow_snap *s;
 
-	if (zcow_root_item_find(&fs->root_tree, id, &k, item, NULL))
+	if (id == ZCOW_FS_TREE_OBJECTID)
+		return false;
+	/* the flag is read with the tree, once */
+	if (!zcow_root_tree_locked(fs, id))
 		return true;
-	return get64(item + 208) & ZCOW_ROOT_SUBVOL_RDONLY;
+	s = find_snap(fs, id);
+	return !s || s->is_rdonly;
 }
 
 struct zcow_tree *zcow_root_tree_locked(struct zcow_fs *fs, uint64_t root)
 {
 	struct zcow_key k = { root, ZCOW_ROOT_ITEM_KEY, 0 };
 	uint8_t item[ZCOW_ROOT_ITEM_SIZE];
-	struct zcow_snap *s = NULL;
+	struct zcow_snap *s;
 	struct zcow_tree *t;
 	uint32_t size;
-	uint64_t i;
 
 	if (root == ZCOW_FS_TREE_OBJECTID)
 		return &fs->fs_tree;
-	for (i = 0; i < fs->files->nr_snaps; i++)
-		if (fs->files->snaps[i].id == root)
-			s = &fs->files->snaps[i];
+	s = find_snap(fs, root);
 	if (!s)
 		return NULL;
 	if (s->tree)
@@ -111,6 +121,7 @@ struct zcow_tree *zcow_root_tree_locked(struct zcow_fs *fs, uint64_t root)
 		return NULL;
 	}
 	t->share_gen = get64(item + 200);	/* last_snapshot */
+	s->is_rdonly = get64(item + 208) & ZCOW_ROOT_SUBVOL_RDONLY;
 	s->tree = t;
 	return t;
 }
@@ -265,40 +276,6 @@ static void encode_snap_root_item(struct zcow_fs *fs, struct zcow_tree *t,
 	put64(buf + 303, fs->transid);	/* otransid */
 }
 
-/*
- * Nodes the references of a copy of the fs tree's root may dirty: one
- * inline reference more in the extent item of each child (or file
- * extent), each of those items' paths copied once at most (never more
- * than the extent tree's nodes), and the leaves the items' growth may
- * split.
- */
-static int copy_root_nodes(struct zcow_fs *fs, uint64_t *nodes)
-{
-	int64_t nr = zcow_tree_nr_nodes(&fs->extent_tree);
-	uint64_t bytenr, h = (uint64_t)fs->extent_tree.root_level + 1, paths;
-	uint32_t kids = 0;
-	uint8_t *buf;
-	int level, err = 0;
-
-	if (nr < 0)
-		return (int)nr;
-	zcow_tree_root(&fs->fs_tree, &bytenr, &level, NULL);
-	if (bytenr != ZCOW_NO_ROOT) {
-		buf = malloc(fs->nodesize);
-		if (!buf)
-			return -ENOMEM;
-		err = fs->store.read(fs, bytenr, buf);
-		kids = err ? 0 : get32(buf + 0x60);
-		free(buf);
-	}
-	paths = (uint64_t)kids * h;
-	*nodes += (paths < (uint64_t)nr ? paths : (uint64_t)nr) +
-		  ((uint64_t)kids * 29 + fs->nodesize - 102) /
-			  (fs->nodesize - 101) +
-		  2 * (h + 1);
-	return err;
-}
-
 int zcow_snapshot(struct zcow_fs *fs, const char *name, uint64_t *id_ret)
 {
 	return zcow_subvol_snapshot(fs, name, true, id_ret);
@@ -353,8 +330,9 @@ int zcow_subvol_snapshot(struct zcow_fs *fs, const char *name, bool is_rdonly,
 		uint64_t nodes = 1;
 
 		/* The root's copy, a reference per child (or file extent
-		 * of a root leaf), the root tree's three items. */
-		err = copy_root_nodes(fs, &nodes);
+		 * of a root leaf: a leaf's items at most), the root tree's
+		 * three items. */
+		err = zcow_rsv_ref_changes(fs, fs->nodesize / 25, &nodes);
 		/* its entry in the root directory (two items, the
 		 * directory's inode) */
 		if (!err)
@@ -392,6 +370,7 @@ int zcow_subvol_snapshot(struct zcow_fs *fs, const char *name, bool is_rdonly,
 	if (err)
 		goto fail;
 	fl->snaps[fl->nr_snaps - 1].tree = t;
+	fl->snaps[fl->nr_snaps - 1].is_rdonly = is_rdonly;
 	encode_snap_root_item(fs, t, is_rdonly, item);
 	/* keyed as btrfs keys a snapshot's: by the transaction that made
 	 * it (readers take the newest: zcow_root_item_find()) */
@@ -475,19 +454,20 @@ static int drop_node(struct zcow_fs *fs, struct zcow_tree *t, uint64_t bytenr,
 		goto out;
 	owner = get64(buf + 0x58);
 	if (refs > 1) {
-		if (owner == t->owner &&
-		    !(flags & ZCOW_BLOCK_FLAG_FULL_BACKREF)) {
+		uint64_t set = owner == t->owner &&
+				       !(flags & ZCOW_BLOCK_FLAG_FULL_BACKREF) ?
+			       ZCOW_BLOCK_FLAG_FULL_BACKREF :
+			       0;
+
+		if (set) {	/* its children's references move to it */
 			err = zcow_node_refs(fs, buf, 0, bytenr, +1);
 			if (!err)
 				err = zcow_node_refs(fs, buf, owner, 0, -1);
-			if (!err)
-				err = zcow_tree_block_set_flags(
-					fs, bytenr, level,
-					ZCOW_BLOCK_FLAG_FULL_BACKREF);
 		}
 		if (!err)
-			err = zcow_tree_block_ref(fs, bytenr, level, ref_root,
-						  ref_parent, -1);
+			err = zcow_tree_block_ref_flags(fs, bytenr, level,
+							ref_root, ref_parent,
+							-1, set);
 		goto out;
 	}
 	nr = get32(buf + 0x60);
