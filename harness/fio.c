@@ -1564,10 +1564,12 @@ static int set_bssplit(const struct opt *o, const struct opt_arg *a)
 
 
 /*
- * rate, rate_min (bytes/s) and rate_iops, rate_iops_min (I/Os per s):
- * per direction (split_ddir()), 0 = none.  o->min 1: an integer.
+ * @a's value split per direction (split_val()): each part given a byte
+ * size of at most @max into @v[d], @has[d] set; a part that is not is
+ * refused as "'part' is not @what".
  */
-static int set_rate(const struct opt *o, const struct opt_arg *a)
+static int ddir_bytes(const struct opt_arg *a, uint64_t max, const char *what,
+		      uint64_t v[ZFIO_NR_DDIR], bool has[ZFIO_NR_DDIR])
 {
 	const char *parts[ZFIO_NR_DDIR];
 	char buf[ZFIO_VAL_LEN];
@@ -1577,17 +1579,37 @@ static int set_rate(const struct opt *o, const struct opt_arg *a)
 	for (d = 0; !r && d < ZFIO_NR_DDIR; d++) {
 		struct zfio_size sz;
 
+		has[d] = parts[d] != NULL;
 		if (!parts[d])
 			continue;
 		if (zfio_parse_size(parts[d], a->j->kb_base, &sz) ||
-		    sz.unit != ZFIO_BYTES || (o->min && sz.val > UINT32_MAX))
+		    sz.unit != ZFIO_BYTES || sz.val > max)
 			return fail(a->err, a->len, a->kv, "'%s' is not %s",
-				    parts[d], o->min ? "an integer" :
-				    "a size");
+				    parts[d], what);
+		v[d] = sz.val;
+	}
+	return r;
+}
+
+/*
+ * rate, rate_min (bytes/s) and rate_iops, rate_iops_min (I/Os per s):
+ * per direction (split_ddir()), 0 = none.  o->min 1: an integer.
+ */
+static int set_rate(const struct opt *o, const struct opt_arg *a)
+{
+	uint64_t v[ZFIO_NR_DDIR];
+	bool has[ZFIO_NR_DDIR];
+	unsigned int d;
+	int r = ddir_bytes(a, o->min ? UINT32_MAX : UINT64_MAX,
+			   o->min ? "an integer" : "a size", v, has);
+
+	for (d = 0; !r && d < ZFIO_NR_DDIR; d++) {
+		if (!has[d])
+			continue;
 		if (o->min)
-			((uint32_t *)field(o, a))[d] = (uint32_t)sz.val;
+			((uint32_t *)field(o, a))[d] = (uint32_t)v[d];
 		else
-			((uint64_t *)field(o, a))[d] = sz.val;
+			((uint64_t *)field(o, a))[d] = v[d];
 	}
 	return r;
 }
@@ -1775,23 +1797,18 @@ static int set_group_bool(const struct opt *o, const struct opt_arg *a)
  * direction's smallest size (fio's default). */
 static int set_blockalign(const struct opt *o, const struct opt_arg *a)
 {
-	const char *parts[ZFIO_NR_DDIR];
-	char buf[ZFIO_VAL_LEN];
+	uint64_t v[ZFIO_NR_DDIR];
+	bool has[ZFIO_NR_DDIR];
+	char what[64];
 	unsigned int d;
-	int r = split_val(a, buf, sizeof(buf), parts);
+	int r;
 
-	for (d = 0; !r && d < ZFIO_NR_DDIR; d++) {
-		struct zfio_size sz;
-
-		if (!parts[d])
-			continue;
-		if (zfio_parse_size(parts[d], a->j->kb_base, &sz) ||
-		    sz.unit != ZFIO_BYTES || sz.val > o->max)
-			return fail(a->err, a->len, a->kv, "'%s' is not a "
-				    "size of at most %llu (256 MiB)", parts[d],
-				    (unsigned long long)o->max);
-		a->j->ctl.ba[d] = sz.val;
-	}
+	snprintf(what, sizeof(what), "a size of at most %llu (256 MiB)",
+		 (unsigned long long)o->max);
+	r = ddir_bytes(a, o->max, what, v, has);
+	for (d = 0; !r && d < ZFIO_NR_DDIR; d++)
+		if (has[d])
+			a->j->ctl.ba[d] = v[d];
 	return r;
 }
 
