@@ -103,38 +103,63 @@ static uint8_t ft_of_mode(uint32_t mode)
  * *ltype_ret (the location key's type: INODE_ITEM, or ROOT_ITEM for a
  * subvolume entry), the last two may be NULL; -ENOENT, or a tree errno.
  */
+/*
+ * The entry @name in DIR_ITEM (@dir, hash of @name) of @tree, read into
+ * @buf (4096 bytes; *@size_ret its size): its offset and length in it.
+ * 0, -ENOENT (no item, or not in it), -EUCLEAN (an entry overruns the
+ * item), or a tree errno.
+ */
+static int dir_item_entry(struct zcow_tree *tree, uint64_t dir,
+			  const char *name, size_t len, uint8_t *buf,
+			  uint32_t *size_ret, uint32_t *off_ret,
+			  uint32_t *elen_ret)
+{
+	struct zcow_key key = { dir, ZCOW_DIR_ITEM_KEY,
+				zcow_name_hash(name, len) };
+	uint32_t size, off = 0;
+	int err;
+
+	err = zcow_tree_search(tree, &key, buf, 4096, &size);
+	if (err)
+		return err;
+	if (size > 4096)
+		return -EUCLEAN;
+	while (off + ZCOW_DIR_ITEM_HDR <= size) {
+		uint16_t nlen = get16(buf + off + 27);
+		uint32_t elen = ZCOW_DIR_ITEM_HDR + nlen +
+				get16(buf + off + 25);
+
+		if (off + elen > size)
+			return -EUCLEAN;
+		if (nlen == len &&
+		    !memcmp(buf + off + ZCOW_DIR_ITEM_HDR, name, len)) {
+			*size_ret = size;
+			*off_ret = off;
+			*elen_ret = elen;
+			return 0;
+		}
+		off += elen;
+	}
+	return -ENOENT;
+}
+
 static int dir_lookup_loc(struct zcow_tree *tree, uint64_t dir,
 			  const char *name, size_t len, uint64_t *ino_ret,
 			  uint8_t *type_ret, uint8_t *ltype_ret)
 {
-	struct zcow_key key = { dir, ZCOW_DIR_ITEM_KEY,
-				zcow_name_hash(name, len) };
 	uint8_t buf[4096];
-	uint32_t size, off = 0;
-	int err;
+	uint32_t size, off, elen;
+	int err = dir_item_entry(tree, dir, name, len, buf, &size, &off,
+				 &elen);
 
-	err = zcow_tree_search(tree, &key, buf, sizeof(buf), &size);
 	if (err)
 		return err;
-	if (size > sizeof(buf))
-		return -EUCLEAN;
-	while (off + ZCOW_DIR_ITEM_HDR <= size) {
-		const uint8_t *d = buf + off;
-		uint16_t nlen = get16(d + 27), dlen = get16(d + 25);
-
-		if (off + ZCOW_DIR_ITEM_HDR + nlen + dlen > size)
-			return -EUCLEAN;
-		if (nlen == len && !memcmp(d + ZCOW_DIR_ITEM_HDR, name, len)) {
-			*ino_ret = get64(d);
-			if (type_ret)
-				*type_ret = d[29];
-			if (ltype_ret)
-				*ltype_ret = d[8];
-			return 0;
-		}
-		off += ZCOW_DIR_ITEM_HDR + nlen + dlen;
-	}
-	return -ENOENT;
+	*ino_ret = get64(buf + off);
+	if (type_ret)
+		*type_ret = buf[off + 29];
+	if (ltype_ret)
+		*ltype_ret = buf[off + 8];
+	return 0;
 }
 
 int zcow_dir_lookup(struct zcow_tree *tree, uint64_t dir, const char *name,
@@ -235,29 +260,16 @@ static int delete_dir_item_name(struct zcow_tree *tree, uint64_t dir,
 	struct zcow_key key = { dir, ZCOW_DIR_ITEM_KEY,
 				zcow_name_hash(name, len) };
 	uint8_t buf[4096];
-	uint32_t size, off = 0;
-	int err;
+	uint32_t size, off, elen;
+	int err = dir_item_entry(tree, dir, name, len, buf, &size, &off,
+				 &elen);
 
-	err = zcow_tree_search(tree, &key, buf, sizeof(buf), &size);
 	if (err)
 		return err == -ENOENT ? -EUCLEAN : err;
-	if (size > sizeof(buf))
-		return -EUCLEAN;
-	while (off + ZCOW_DIR_ITEM_HDR <= size) {
-		uint16_t nlen = get16(buf + off + 27);
-		uint32_t elen = ZCOW_DIR_ITEM_HDR + nlen +
-				get16(buf + off + 25);
-
-		if (nlen == len &&
-		    !memcmp(buf + off + ZCOW_DIR_ITEM_HDR, name, len)) {
-			if (elen == size)
-				return zcow_tree_delete(tree, &key);
-			memmove(buf + off, buf + off + elen, size - off - elen);
-			return zcow_tree_update(tree, &key, buf, size - elen);
-		}
-		off += elen;
-	}
-	return -EUCLEAN;
+	if (elen == size)
+		return zcow_tree_delete(tree, &key);
+	memmove(buf + off, buf + off + elen, size - off - elen);
+	return zcow_tree_update(tree, &key, buf, size - elen);
 }
 
 /* Link @ino (of @type) as @name in @dir: DIR_ITEM, DIR_INDEX, INODE_REF. */
