@@ -54,7 +54,6 @@ struct rextent {
 	uint64_t bytenr;
 	uint64_t len;
 	uint32_t nr_refs;	/* inline references (file extents to fix) */
-	uint32_t nr_shared;	/* of them by a shared leaf */
 };
 
 /* ---- the data relocation group ---------------------------------------- */
@@ -135,7 +134,7 @@ static int collect_data(struct zcow_fs *fs, const struct zcow_bg *bg,
 		if (k.type != ZCOW_EXTENT_ITEM_KEY)
 			continue;
 		struct zcow_eref refs[ZCOW_MAX_INLINE_REFS];
-		uint32_t nr_refs = 0, nr_shared = 0, i;
+		uint32_t nr_refs = 0;
 
 		if (zcow_extent_item_parse(data, len, refs,
 					   ZCOW_MAX_INLINE_REFS, &nr_refs) ||
@@ -153,10 +152,7 @@ static int collect_data(struct zcow_fs *fs, const struct zcow_bg *bg,
 		}
 		v[nr].bytenr = k.objectid;
 		v[nr].len = k.offset;
-		for (i = 0; i < nr_refs; i++)
-			nr_shared += refs[i].type == ZCOW_SHARED_DATA_REF_KEY;
 		v[nr].nr_refs = nr_refs;
-		v[nr].nr_shared = nr_shared;
 		nr++;
 	}
 	if (err != -ENOENT) {
