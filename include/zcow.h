@@ -546,6 +546,27 @@ struct zcow_file;
 
 /* zcow_open flags (O_ACCMODE, O_CREAT, O_EXCL, O_TRUNC of <fcntl.h>). */
 
+/* A time as btrfs_timespec stores it (seconds, nanoseconds). */
+struct zcow_timespec {
+	int64_t sec;
+	uint32_t nsec;
+};
+/* zcow_utimens() nanosecond values, as UTIME_NOW and UTIME_OMIT. */
+#define ZCOW_UTIME_NOW		((1u << 30) - 1)
+#define ZCOW_UTIME_OMIT		((1u << 30) - 2)
+
+/* Who makes an inode (NULL: uid 0, gid 0). */
+struct zcow_cred {
+	uint32_t uid, gid;
+};
+
+/* zcow_rename2() flags, as renameat2's RENAME_NOREPLACE, RENAME_EXCHANGE. */
+#define ZCOW_RENAME_NOREPLACE	1u
+#define ZCOW_RENAME_EXCHANGE	2u
+/* zcow_setxattr() flags, as XATTR_CREATE, XATTR_REPLACE. */
+#define ZCOW_XATTR_CREATE	1u
+#define ZCOW_XATTR_REPLACE	2u
+
 /* An inode, as zcow_stat() and zcow_fstat() give it. */
 struct zcow_stat {
 	uint64_t ino;
@@ -555,6 +576,9 @@ struct zcow_stat {
 	uint64_t nbytes;	/* bytes of data extents referenced */
 	uint64_t generation;	/* transaction that created it */
 	uint64_t transid;	/* last transaction that changed it */
+	uint32_t uid, gid;
+	uint64_t rdev;		/* 0: zcow makes no device nodes */
+	struct zcow_timespec atime, mtime, ctime, otime;
 };
 
 /* Space and counters of a file system (zcow_statfs()). */
@@ -590,7 +614,9 @@ struct zcow_statfs {
 /* One directory entry (zcow_readdir()). */
 struct zcow_dirent {
 	uint64_t ino;
-	uint8_t type;		/* 1 regular file, 2 directory (btrfs FT_*) */
+	uint8_t type;		/* btrfs FT_*: 1 regular file, 2 directory,
+				 * 7 symlink */
+	uint64_t off;		/* its DIR_INDEX (zcow_readdir_at()) */
 	char name[256];
 };
 
