@@ -18,7 +18,8 @@ set -euo pipefail
 cd "$(dirname "$0")"
 
 PACKAGES=(gcc make pkg-config check libzbd-dev libisal-dev nettle-dev
-	libxxhash-dev gnuplot-nox python3 btrfs-progs dbench fio fio-examples)
+	libxxhash-dev gnuplot-nox python3 btrfs-progs dbench fio fio-examples
+	libfuse3-dev fuse3 stress-ng rocksdb-tools git tar)
 
 install_missing() {
 	local missing=() p
