@@ -1,0 +1,598 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The FUSE operations (harness/fuse_fs.h): each maps one kernel request to
+ * the zcow call that does it, returns zcow's -errno unchanged, and records
+ * the call when it succeeded and changed something (--record).
+ *
+ * Recording order: the recorder's lock is held from before the zcow call
+ * until its line is appended, so that two calls completing in one order in
+ * the file system cannot be recorded in the other (a rename and an unlink
+ * of its target, two writes of one block).  Calls that change nothing
+ * (getattr, read, readdir, statfs, access) never take it.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "csum.h"
+#include "fuse_fs.h"
+#include "ops_record.h"
+#include "zcow.h"
+
+/* btrfs FT_* of zcow_dirent.type */
+#define FT_REG_FILE	1
+#define FT_DIR		2
+#define FT_SYMLINK	7
+
+/* ---- interim: the POSIX calls of include/zcow.h not on main yet ---- */
+static int zcow_open_as(struct zcow_fs *fs, const char *path, int flags,
+			uint32_t mode, const struct zcow_cred *cred,
+			struct zcow_file **file_ret)
+{
+	(void)mode;
+	(void)cred;
+	return zcow_open(fs, path, flags & ~O_APPEND, file_ret);
+}
+
+static int zcow_mkdir_as(struct zcow_fs *fs, const char *path, uint32_t mode,
+			 const struct zcow_cred *cred)
+{
+	(void)mode;
+	(void)cred;
+	return zcow_mkdir(fs, path);
+}
+
+static int zcow_truncate_path(struct zcow_fs *fs, const char *path,
+			      uint64_t size)
+{
+	struct zcow_file *f;
+	int err = zcow_open(fs, path, O_WRONLY, &f);
+
+	if (err)
+		return err;
+	err = zcow_truncate(f, size);
+	zcow_close(f);
+	return err;
+}
+
+static int zcow_rename2(struct zcow_fs *fs, const char *from, const char *to,
+			unsigned int flags)
+{
+	return flags ? -EINVAL : zcow_rename(fs, from, to);
+}
+
+static int zcow_readdir_at(struct zcow_fs *fs, const char *path,
+			   uint64_t from, uint64_t max,
+			   struct zcow_dirent **ents_ret, uint64_t *nr_ret)
+{
+	struct zcow_dirent *all;
+	uint64_t nr, i, n;
+	int err = zcow_readdir(fs, path, &all, &nr);
+
+	if (err)
+		return err;
+	for (i = 0; i < nr; i++)
+		all[i].off = i;
+	n = from >= nr ? 0 : nr - from < max ? nr - from : max;
+	if (n)
+		memmove(all, all + from, n * sizeof(*all));
+	*ents_ret = all;
+	*nr_ret = n;
+	return 0;
+}
+/* ---- end of interim ---- */
+
+/* What fi->fh points at: an open file and its number in the recording. */
+struct zfuse_fh {
+	struct zcow_file *file;
+	uint64_t rec_fh;	/* 0: not recording */
+	bool is_append;		/* O_APPEND: writes land at the end */
+};
+
+/* The open flags zcow takes (zcow_open()). */
+#define ZCOW_OPEN_FLAGS (O_ACCMODE | O_CREAT | O_EXCL | O_TRUNC | O_APPEND)
+
+static struct zfuse *zf_get(void)
+{
+	return fuse_get_context()->private_data;
+}
+
+static struct zfuse_fh *fh_of(const struct fuse_file_info *fi)
+{
+	return (struct zfuse_fh *)(uintptr_t)fi->fh;
+}
+
+static void rec_begin(struct zfuse *zf)
+{
+	if (zf->rec)
+		ops_rec_lock(zf->rec);
+}
+
+/* Record @op if @err is 0, release the recorder; returns @err. */
+static int rec_end(struct zfuse *zf, int err, const struct ops_op *op)
+{
+	if (!zf->rec)
+		return err;
+	if (!err)
+		ops_rec_add_locked(zf->rec, op);
+	ops_rec_unlock(zf->rec);
+	return err;
+}
+
+static void to_timespec(const struct zcow_timespec *z, struct timespec *ts)
+{
+	ts->tv_sec = (time_t)z->sec;
+	ts->tv_nsec = (long)z->nsec;
+}
+
+static void fill_stat(const struct zcow_stat *zs, struct stat *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->st_ino = (ino_t)zs->ino;
+	st->st_mode = (mode_t)zs->mode;
+	st->st_nlink = (nlink_t)zs->nlink;
+	st->st_uid = (uid_t)zs->uid;
+	st->st_gid = (gid_t)zs->gid;
+	st->st_rdev = (dev_t)zs->rdev;
+	st->st_size = (off_t)zs->size;
+	st->st_blksize = ZCOW_SECTORSIZE;
+	/* 512-byte units of the data extents referenced, as btrfs */
+	st->st_blocks = (blkcnt_t)((zs->nbytes + 511) / 512);
+	to_timespec(&zs->atime, &st->st_atim);
+	to_timespec(&zs->mtime, &st->st_mtim);
+	to_timespec(&zs->ctime, &st->st_ctim);
+}
+
+static void *zf_init(struct fuse_conn_info *conn, struct fuse_config *cfg)
+{
+	(void)conn;
+	/* st_ino is zcow's inode number (readdir's too); unlinked open
+	 * files are kept under a hidden name until their last close,
+	 * since zcow frees an inode with its last name. */
+	cfg->use_ino = 1;
+	cfg->hard_remove = 0;
+	return zf_get();
+}
+
+static void zf_destroy(void *private_data)
+{
+	struct zfuse *zf = private_data;
+
+	if (zf->is_unmounted)
+		return;
+	rec_begin(zf);
+	/* the final commit */
+	zf->unmount_err = zcow_unmount(zf->fs);
+	zf->fs = NULL;
+	zf->is_unmounted = true;
+	rec_end(zf, zf->unmount_err, &(struct ops_op){ .kind = OPS_SYNC });
+}
+
+static int zf_getattr(const char *path, struct stat *st,
+		      struct fuse_file_info *fi)
+{
+	struct zcow_stat zs = { 0 };
+	int err;
+
+	if (fi && fh_of(fi))
+		err = zcow_fstat(fh_of(fi)->file, &zs);
+	else
+		err = zcow_stat(zf_get()->fs, path, &zs);
+	if (!err)
+		fill_stat(&zs, st);
+	return err;
+}
+
+/*
+ * access(2) for a mount without default_permissions (with it, the
+ * kernel checks the mode bits itself and never asks): the mode bits
+ * against the caller's uid and gid; root may read and write anything and
+ * execute what has an x bit.
+ */
+static int zf_access(const char *path, int mask)
+{
+	struct fuse_context *ctx = fuse_get_context();
+	struct zcow_stat zs = { 0 };
+	uint32_t bits;
+	int err = zcow_stat(zf_get()->fs, path, &zs);
+
+	if (err || mask == F_OK)
+		return err;
+	if (ctx->uid == 0) {
+		if ((mask & X_OK) && !S_ISDIR(zs.mode) && !(zs.mode & 0111))
+			return -EACCES;
+		return 0;
+	}
+	if (ctx->uid == zs.uid)
+		bits = (zs.mode >> 6) & 7;
+	else if (ctx->gid == zs.gid)
+		bits = (zs.mode >> 3) & 7;
+	else
+		bits = zs.mode & 7;
+	return ((uint32_t)mask & ~bits & 7) ? -EACCES : 0;
+}
+
+static unsigned char dtype_of(uint8_t ft)
+{
+	switch (ft) {
+	case FT_REG_FILE:
+		return DT_REG;
+	case FT_DIR:
+		return DT_DIR;
+	case FT_SYMLINK:
+		return DT_LNK;
+	}
+	return DT_UNKNOWN;
+}
+
+/*
+ * Offsets: 1 after ".", 2 after "..", and DIR_INDEX + 3 after an entry, so
+ * that a listing continued at offset o >= 2 asks zcow for the entries from
+ * index o - 2 on: stable while entries come and go, as btrfs's.
+ */
+#define DOT_OFFSETS 2
+#define READDIR_BATCH 128
+
+/* The inode number of the directory @path or (@is_parent) of its parent
+ * (the root's parent: the root). */
+static int dir_ino(struct zcow_fs *fs, const char *path, bool is_parent,
+		   ino_t *ino_ret)
+{
+	struct zcow_stat zs = { 0 };
+	char *parent = NULL, *slash;
+	int err;
+
+	if (is_parent) {
+		parent = strdup(path);
+		if (!parent)
+			return -ENOMEM;
+		slash = strrchr(parent, '/');
+		if (slash)
+			slash[slash == parent] = '\0';
+		path = parent;
+	}
+	err = zcow_stat(fs, *path ? path : "/", &zs);
+	free(parent);
+	*ino_ret = (ino_t)zs.ino;
+	return err;
+}
+
+static int zf_readdir(const char *path, void *buf, fuse_fill_dir_t filler,
+		      off_t offset, struct fuse_file_info *fi,
+		      enum fuse_readdir_flags flags)
+{
+	struct zcow_fs *fs = zf_get()->fs;
+	struct stat st;
+	uint64_t from, nr, i;
+	int err;
+
+	(void)fi;
+	(void)flags;
+	memset(&st, 0, sizeof(st));
+	st.st_mode = S_IFDIR;
+	/* "." and "..": their inode numbers (a reader skips an entry of
+	 * d_ino 0) */
+	if (offset < 1) {
+		err = dir_ino(fs, path, false, &st.st_ino);
+		if (err)
+			return err;
+		if (filler(buf, ".", &st, 1, 0))
+			return 0;
+	}
+	if (offset < 2) {
+		err = dir_ino(fs, path, true, &st.st_ino);
+		if (err)
+			return err;
+		if (filler(buf, "..", &st, 2, 0))
+			return 0;
+	}
+	from = offset < DOT_OFFSETS ? 0 : (uint64_t)offset - DOT_OFFSETS;
+	for (;;) {
+		struct zcow_dirent *ents;
+
+		err = zcow_readdir_at(fs, path, from, READDIR_BATCH, &ents,
+				      &nr);
+		if (err)
+			return err;
+		for (i = 0; i < nr; i++) {
+			st.st_ino = (ino_t)ents[i].ino;
+			st.st_mode = (mode_t)DTTOIF(dtype_of(ents[i].type));
+			if (filler(buf, ents[i].name, &st,
+				   (off_t)(ents[i].off + 1 + DOT_OFFSETS), 0))
+				break;
+		}
+		if (nr)
+			from = ents[nr - 1].off + 1;
+		free(ents);
+		if (i < nr || nr < READDIR_BATCH)
+			return 0;
+	}
+}
+
+/* Open @path with @flags (O_CREAT: @mode, the caller's ids) into a new
+ * handle in fi->fh, recorded as create or open. */
+static int open_file(const char *path, int flags, mode_t mode, bool is_create,
+		     struct fuse_file_info *fi)
+{
+	struct fuse_context *ctx = fuse_get_context();
+	struct zfuse *zf = ctx->private_data;
+	struct zcow_cred cred = { .uid = ctx->uid, .gid = ctx->gid };
+	struct zfuse_fh *h = calloc(1, sizeof(*h));
+	struct ops_op op = {
+		.kind = is_create ? OPS_CREATE : OPS_OPEN,
+		.path = path,
+		.mode = mode & 07777,
+		.flags = (uint32_t)flags,
+		.uid = cred.uid,
+		.gid = cred.gid,
+	};
+	int err;
+
+	if (!h)
+		return -ENOMEM;
+	rec_begin(zf);
+	if (zf->rec) {
+		h->rec_fh = ops_rec_fh_get_locked(zf->rec);
+		if (!h->rec_fh) {
+			ops_rec_unlock(zf->rec);
+			free(h);
+			return -ENOMEM;
+		}
+	}
+	err = zcow_open_as(zf->fs, path, flags, mode & 07777, &cred,
+			   &h->file);
+	op.fh = h->rec_fh;
+	if (err && zf->rec)
+		ops_rec_fh_put_locked(zf->rec, h->rec_fh);
+	rec_end(zf, err, &op);
+	if (err) {
+		free(h);
+		return err;
+	}
+	h->is_append = flags & O_APPEND;
+	fi->fh = (uint64_t)(uintptr_t)h;
+	return 0;
+}
+
+static int zf_open(const char *path, struct fuse_file_info *fi)
+{
+	return open_file(path, fi->flags & ZCOW_OPEN_FLAGS, 0, false, fi);
+}
+
+static int zf_create(const char *path, mode_t mode, struct fuse_file_info *fi)
+{
+	return open_file(path, (fi->flags & ZCOW_OPEN_FLAGS) | O_CREAT, mode,
+			 true, fi);
+}
+
+static int zf_release(const char *path, struct fuse_file_info *fi)
+{
+	struct zfuse *zf = zf_get();
+	struct zfuse_fh *h = fh_of(fi);
+	int err;
+
+	(void)path;
+	rec_begin(zf);
+	err = zcow_close(h->file);
+	if (zf->rec && !err)
+		ops_rec_fh_put_locked(zf->rec, h->rec_fh);
+	rec_end(zf, err, &(struct ops_op){ .kind = OPS_CLOSE,
+					   .fh = h->rec_fh });
+	free(h);
+	return err;
+}
+
+/*
+ * close(2) of one descriptor of a handle: zcow keeps nothing in a handle
+ * (a write has reached the file system when zcow_pwrite() returns), and
+ * close promises no durability: nothing to do.
+ */
+static int zf_flush(const char *path, struct fuse_file_info *fi)
+{
+	(void)path;
+	(void)fi;
+	return 0;
+}
+
+static int zf_read(const char *path, char *buf, size_t size, off_t off,
+		   struct fuse_file_info *fi)
+{
+	(void)path;
+	return (int)zcow_pread(fh_of(fi)->file, buf, size, (uint64_t)off);
+}
+
+static int zf_write(const char *path, const char *buf, size_t size, off_t off,
+		    struct fuse_file_info *fi)
+{
+	struct zfuse *zf = zf_get();
+	struct zfuse_fh *h = fh_of(fi);
+	struct ops_op op = { .kind = OPS_WRITE, .fh = h->rec_fh,
+			     .off = (uint64_t)off, .len = size };
+	int64_t n;
+
+	(void)path;
+	rec_begin(zf);
+	n = zcow_pwrite(h->file, buf, size, (uint64_t)off);
+	if (n >= 0 && zf->rec) {
+		op.crc = zcow_crc32c(buf, size);
+		if (h->is_append) {
+			struct zcow_stat zs = { 0 };
+
+			/* where the data landed: the end, under the
+			 * recorder's lock no other write moves it */
+			if (!zcow_fstat(h->file, &zs) && zs.size >= size)
+				op.off = zs.size - size;
+		}
+	}
+	rec_end(zf, n < 0 ? (int)n : 0, &op);
+	return (int)n;
+}
+
+static int zf_truncate(const char *path, off_t size, struct fuse_file_info *fi)
+{
+	struct zfuse *zf = zf_get();
+	int err;
+
+	if (size < 0)
+		return -EINVAL;
+	rec_begin(zf);
+	if (fi && fh_of(fi))
+		err = zcow_truncate(fh_of(fi)->file, (uint64_t)size);
+	else
+		err = zcow_truncate_path(zf->fs, path, (uint64_t)size);
+	return rec_end(zf, err, &(struct ops_op){ .kind = OPS_TRUNCATE,
+						  .path = path,
+						  .size = (uint64_t)size });
+}
+
+static int zf_fsync(const char *path, int datasync, struct fuse_file_info *fi)
+{
+	struct zfuse *zf = zf_get();
+	struct zfuse_fh *h = fh_of(fi);
+	int err;
+
+	(void)path;
+	rec_begin(zf);
+	err = datasync ? zcow_fdatasync(h->file) : zcow_fsync(h->file);
+	return rec_end(zf, err, &(struct ops_op){ .kind = OPS_FSYNC,
+						  .fh = h->rec_fh,
+						  .datasync = datasync != 0 });
+}
+
+/* fsync of a directory: its inode through the tree-log, as a file's. */
+static int zf_fsyncdir(const char *path, int datasync,
+		       struct fuse_file_info *fi)
+{
+	struct zfuse *zf = zf_get();
+	struct zcow_file *dir;
+	int err;
+
+	(void)datasync;
+	(void)fi;
+	rec_begin(zf);
+	err = zcow_open(zf->fs, path, O_RDONLY, &dir);
+	if (!err) {
+		err = zcow_fsync(dir);
+		zcow_close(dir);
+	}
+	return rec_end(zf, err, &(struct ops_op){ .kind = OPS_FSYNCDIR,
+						  .path = path });
+}
+
+static int zf_mkdir(const char *path, mode_t mode)
+{
+	struct fuse_context *ctx = fuse_get_context();
+	struct zfuse *zf = ctx->private_data;
+	struct zcow_cred cred = { .uid = ctx->uid, .gid = ctx->gid };
+	int err;
+
+	rec_begin(zf);
+	err = zcow_mkdir_as(zf->fs, path, mode & 07777, &cred);
+	return rec_end(zf, err, &(struct ops_op){ .kind = OPS_MKDIR,
+						  .path = path,
+						  .mode = mode & 07777,
+						  .uid = cred.uid,
+						  .gid = cred.gid });
+}
+
+static int zf_unlink(const char *path)
+{
+	struct zfuse *zf = zf_get();
+
+	rec_begin(zf);
+	return rec_end(zf, zcow_unlink(zf->fs, path),
+		       &(struct ops_op){ .kind = OPS_UNLINK, .path = path });
+}
+
+static int zf_rmdir(const char *path)
+{
+	struct zfuse *zf = zf_get();
+
+	rec_begin(zf);
+	return rec_end(zf, zcow_rmdir(zf->fs, path),
+		       &(struct ops_op){ .kind = OPS_RMDIR, .path = path });
+}
+
+static int zf_rename(const char *from, const char *to, unsigned int flags)
+{
+	struct zfuse *zf = zf_get();
+
+	rec_begin(zf);
+	return rec_end(zf, zcow_rename2(zf->fs, from, to, flags),
+		       &(struct ops_op){ .kind = OPS_RENAME, .path = from,
+					 .to = to, .flags = flags });
+}
+
+static int zf_statfs(const char *path, struct statvfs *sv)
+{
+	struct zcow_statfs zs;
+	int err;
+
+	(void)path;
+	err = zcow_statfs(zf_get()->fs, &zs);
+	if (err)
+		return err;
+	memset(sv, 0, sizeof(*sv));
+	sv->f_bsize = ZCOW_SECTORSIZE;
+	sv->f_frsize = ZCOW_SECTORSIZE;
+	sv->f_blocks = zs.total / ZCOW_SECTORSIZE;
+	sv->f_bfree = zs.free / ZCOW_SECTORSIZE;
+	sv->f_bavail = sv->f_bfree;
+	/* an inode takes at most a block of metadata: as many more fit as
+	 * there are free blocks */
+	sv->f_ffree = sv->f_bfree;
+	sv->f_favail = sv->f_bfree;
+	sv->f_files = sv->f_ffree + zs.nr_inodes;
+	sv->f_namemax = 255;
+	return 0;
+}
+
+/* zcow refuses every fallocate, as btrfs on a zoned device does
+ * (-EOPNOTSUPP); a call it accepted would be recorded. */
+static int zf_fallocate(const char *path, int mode, off_t off, off_t len,
+			struct fuse_file_info *fi)
+{
+	struct zfuse *zf = zf_get();
+	struct zfuse_fh *h = fh_of(fi);
+	int err;
+
+	(void)path;
+	if (off < 0 || len <= 0)
+		return -EINVAL;
+	rec_begin(zf);
+	err = mode ? -EOPNOTSUPP :
+		     zcow_fallocate(h->file, (uint64_t)off, (uint64_t)len);
+	return rec_end(zf, err, &(struct ops_op){ .kind = OPS_FALLOCATE,
+						  .fh = h->rec_fh,
+						  .mode = (uint32_t)mode,
+						  .off = (uint64_t)off,
+						  .len = (uint64_t)len });
+}
+
+const struct fuse_operations zfuse_ops = {
+	.init = zf_init,
+	.destroy = zf_destroy,
+	.getattr = zf_getattr,
+	.access = zf_access,
+	.readdir = zf_readdir,
+	.open = zf_open,
+	.create = zf_create,
+	.release = zf_release,
+	.flush = zf_flush,
+	.read = zf_read,
+	.write = zf_write,
+	.truncate = zf_truncate,
+	.fsync = zf_fsync,
+	.fsyncdir = zf_fsyncdir,
+	.mkdir = zf_mkdir,
+	.unlink = zf_unlink,
+	.rmdir = zf_rmdir,
+	.rename = zf_rename,
+	.statfs = zf_statfs,
+	.fallocate = zf_fallocate,
+};
