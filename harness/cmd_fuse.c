@@ -156,7 +156,8 @@ static int parse_args(int argc, char **argv, struct fuse_args_cli *a)
 
 /* The zcow mount; 0 or an exit status (printed). */
 static int mount_zcow(struct fuse_args_cli *a, const char *zcow_opts,
-		      struct zcow_devs *devs, struct zcow_fs **fs_ret)
+		      struct zcow_devs *devs, struct zcow_fs **fs_ret,
+		      bool *is_ro_ret)
 {
 	struct zcow_mount_opts mo = { 0 };
 	struct zcow_fs_info info;
@@ -184,6 +185,7 @@ static int mount_zcow(struct fuse_args_cli *a, const char *zcow_opts,
 			strerror(-ret));
 		return close_devs(devs, 1);
 	}
+	*is_ro_ret = mo.read_only;
 	return 0;
 }
 
@@ -292,7 +294,7 @@ int cmd_fuse(int argc, char **argv)
 	}
 	fuse_opts = zcow_opts + sizeof(a.opts);
 	split_opts(a.opts, zcow_opts, fuse_opts, sizeof(a.opts));
-	status = mount_zcow(&a, zcow_opts, &devs, &zf.fs);
+	status = mount_zcow(&a, zcow_opts, &devs, &zf.fs, &zf.is_read_only);
 	if (status)
 		goto out;
 	if (a.record) {

@@ -13,6 +13,8 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +22,7 @@
 #include <unistd.h>
 
 #include "csum.h"
+#include "grow.h"
 #include "fuse_fs.h"
 #include "ops_record.h"
 #include "zcow.h"
@@ -90,8 +93,16 @@ static int zcow_readdir_at(struct zcow_fs *fs, const char *path,
 /* What fi->fh points at: an open file and its number in the recording. */
 struct zfuse_fh {
 	struct zcow_file *file;
+	uint64_t ino;
 	uint64_t rec_fh;	/* 0: not recording */
 	bool is_append;		/* O_APPEND: writes land at the end */
+};
+
+/* An inode with open handles (struct zfuse's open[]). */
+struct zfuse_open {
+	uint64_t ino;
+	uint64_t nr;		/* handles */
+	bool is_orphan;		/* unlinked: now ZFUSE_ORPHAN_DIR/INO */
 };
 
 /* The open flags zcow takes (zcow_open()). */
@@ -113,15 +124,114 @@ static void rec_begin(struct zfuse *zf)
 		ops_rec_lock(zf->rec);
 }
 
-/* Record @op if @err is 0, release the recorder; returns @err. */
+/* Record @op (may be NULL: recorded already) if @err is 0, release the
+ * recorder; returns @err. */
 static int rec_end(struct zfuse *zf, int err, const struct ops_op *op)
 {
 	if (!zf->rec)
 		return err;
-	if (!err)
+	if (!err && op)
 		ops_rec_add_locked(zf->rec, op);
 	ops_rec_unlock(zf->rec);
 	return err;
+}
+
+/* ---- files unlinked while open ------------------------------------------
+ *
+ * The kernel keeps an unlinked file usable through its open descriptors;
+ * zcow frees the inode with its last name.  So an unlink (or a rename
+ * over) of the last name of an inode with open handles moves it to
+ * ZFUSE_ORPHAN_DIR/INO instead, and the last release unlinks it there
+ * (both recorded as the rename and unlink they are).  libfuse's own
+ * scheme (hard_remove off: a ".fuse_hidden" name in the same directory)
+ * is not used: the hidden name keeps the directory from being removed,
+ * and a tree walk that unlinks it while it is open renames it forever.
+ */
+
+static struct zfuse_open *open_find_locked(struct zfuse *zf, uint64_t ino)
+{
+	uint64_t i;
+
+	for (i = 0; i < zf->nr_open; i++)
+		if (zf->open[i].ino == ino)
+			return &zf->open[i];
+	return NULL;
+}
+
+static void orphan_path(char *buf, size_t size, uint64_t ino)
+{
+	snprintf(buf, size, ZFUSE_ORPHAN_DIR "/%" PRIu64, ino);
+}
+
+static void rec_add(struct zfuse *zf, const struct ops_op *op)
+{
+	if (zf->rec)
+		ops_rec_add_locked(zf->rec, op);
+}
+
+/*
+ * If @path is the last name of a regular file with open handles, move it
+ * to the orphan directory: 1.  0 when it is not (or cannot be moved: a
+ * file of another subvolume, -EXDEV, is unlinked as it is); -errno.
+ */
+static int hide_if_open_locked(struct zfuse *zf, const char *path)
+{
+	struct zcow_stat zs = { 0 };
+	struct zfuse_open *o;
+	char orphan[64];
+	int err;
+
+	if (zcow_stat(zf->fs, path, &zs) || !S_ISREG(zs.mode) ||
+	    zs.nlink != 1)
+		return 0;
+	o = open_find_locked(zf, zs.ino);
+	if (!o || o->is_orphan)
+		return 0;
+	err = zcow_mkdir_as(zf->fs, ZFUSE_ORPHAN_DIR, 0700, NULL);
+	if (!err)
+		rec_add(zf, &(struct ops_op){ .kind = OPS_MKDIR,
+					      .path = ZFUSE_ORPHAN_DIR,
+					      .mode = 0700 });
+	else if (err != -EEXIST)
+		return err;
+	orphan_path(orphan, sizeof(orphan), zs.ino);
+	err = zcow_rename2(zf->fs, path, orphan, 0);
+	if (err == -EXDEV)
+		return 0;
+	if (err)
+		return err;
+	rec_add(zf, &(struct ops_op){ .kind = OPS_RENAME, .path = path,
+				      .to = orphan });
+	o->is_orphan = true;
+	return 1;
+}
+
+/* Unlink every file left in the orphan directory (a crash, or a kill,
+ * ended the last mount with files open) and remove it. */
+static void orphans_cleanup(struct zfuse *zf)
+{
+	struct zcow_dirent *ents;
+	char path[sizeof(ZFUSE_ORPHAN_DIR) + 260];
+	uint64_t nr, i;
+
+	rec_begin(zf);
+	if (!zcow_readdir_at(zf->fs, ZFUSE_ORPHAN_DIR, 0, UINT64_MAX, &ents,
+			     &nr)) {
+		for (i = 0; i < nr; i++) {
+			snprintf(path, sizeof(path), ZFUSE_ORPHAN_DIR "/%s",
+				 ents[i].name);
+			if (!zcow_unlink(zf->fs, path))
+				rec_add(zf, &(struct ops_op){
+						    .kind = OPS_UNLINK,
+						    .path = path });
+		}
+		free(ents);
+		if (!zcow_rmdir(zf->fs, ZFUSE_ORPHAN_DIR))
+			rec_add(zf, &(struct ops_op){ .kind = OPS_RMDIR,
+						      .path = ZFUSE_ORPHAN_DIR });
+	}
+	if (zf->rec)
+		ops_rec_unlock(zf->rec);
 }
 
 static void to_timespec(const struct zcow_timespec *z, struct timespec *ts)
@@ -151,12 +261,16 @@ static void fill_stat(const struct zcow_stat *zs, struct stat *st)
 static void *zf_init(struct fuse_conn_info *conn, struct fuse_config *cfg)
 {
 	(void)conn;
-	/* st_ino is zcow's inode number (readdir's too); unlinked open
-	 * files are kept under a hidden name until their last close,
-	 * since zcow frees an inode with its last name. */
+	/* st_ino is zcow's inode number (readdir's too); files unlinked
+	 * while open: hide_if_open_locked(). */
+	struct zfuse *zf = zf_get();
+
 	cfg->use_ino = 1;
-	cfg->hard_remove = 0;
-	return zf_get();
+	cfg->hard_remove = 1;
+	pthread_mutex_init(&zf->open_lock, NULL);
+	if (!zf->is_read_only)
+		orphans_cleanup(zf);
+	return zf;
 }
 
 static void zf_destroy(void *private_data)
@@ -165,6 +279,9 @@ static void zf_destroy(void *private_data)
 
 	if (zf->is_unmounted)
 		return;
+	/* every handle is released: the orphan directory is empty */
+	if (!zf->is_read_only)
+		orphans_cleanup(zf);
 	rec_begin(zf);
 	/* the final commit */
 	zf->unmount_err = zcow_unmount(zf->fs);
@@ -267,6 +384,7 @@ static int zf_readdir(const char *path, void *buf, fuse_fill_dir_t filler,
 		      enum fuse_readdir_flags flags)
 {
 	struct zcow_fs *fs = zf_get()->fs;
+	bool is_root = !strcmp(path, "/");
 	struct stat st;
 	uint64_t from, nr, i;
 	int err;
@@ -300,6 +418,9 @@ static int zf_readdir(const char *path, void *buf, fuse_fill_dir_t filler,
 		if (err)
 			return err;
 		for (i = 0; i < nr; i++) {
+			if (is_root && !strcmp(ents[i].name,
+					       ZFUSE_ORPHAN_DIR + 1))
+				continue;
 			st.st_ino = (ino_t)ents[i].ino;
 			st.st_mode = (mode_t)DTTOIF(dtype_of(ents[i].type));
 			if (filler(buf, ents[i].name, &st,
@@ -312,6 +433,31 @@ static int zf_readdir(const char *path, void *buf, fuse_fill_dir_t filler,
 		if (i < nr || nr < READDIR_BATCH)
 			return 0;
 	}
+}
+
+/* Count a handle of @h's inode (h->ino set here); on failure the handle
+ * is closed.  Returns 0 or -errno. */
+static int open_add_locked(struct zfuse *zf, struct zfuse_fh *h)
+{
+	struct zcow_stat zs = { 0 };
+	struct zfuse_open *o;
+	int err = zcow_fstat(h->file, &zs);
+
+	if (!err) {
+		h->ino = zs.ino;
+		o = open_find_locked(zf, zs.ino);
+		if (o) {
+			o->nr++;
+			return 0;
+		}
+		err = ZCOW_GROW_ONE(&zf->open, zf->nr_open, &zf->cap_open);
+	}
+	if (err) {
+		zcow_close(h->file);
+		return err;
+	}
+	zf->open[zf->nr_open++] = (struct zfuse_open){ .ino = h->ino, .nr = 1 };
+	return 0;
 }
 
 /* Open @path with @flags (O_CREAT: @mode, the caller's ids) into a new
@@ -344,8 +490,12 @@ static int open_file(const char *path, int flags, mode_t mode, bool is_create,
 			return -ENOMEM;
 		}
 	}
+	pthread_mutex_lock(&zf->open_lock);
 	err = zcow_open_as(zf->fs, path, flags, mode & 07777, &cred,
 			   &h->file);
+	if (!err)
+		err = open_add_locked(zf, h);
+	pthread_mutex_unlock(&zf->open_lock);
 	op.fh = h->rec_fh;
 	if (err && zf->rec)
 		ops_rec_fh_put_locked(zf->rec, h->rec_fh);
@@ -376,13 +526,33 @@ static int zf_release(const char *path, struct fuse_file_info *fi)
 	struct zfuse_fh *h = fh_of(fi);
 	int err;
 
+	struct zfuse_open *o;
+	char orphan[64];
+
 	(void)path;
 	rec_begin(zf);
+	pthread_mutex_lock(&zf->open_lock);
 	err = zcow_close(h->file);
-	if (zf->rec && !err)
+	if (zf->rec) {
 		ops_rec_fh_put_locked(zf->rec, h->rec_fh);
-	rec_end(zf, err, &(struct ops_op){ .kind = OPS_CLOSE,
-					   .fh = h->rec_fh });
+		rec_add(zf, &(struct ops_op){ .kind = OPS_CLOSE,
+					      .fh = h->rec_fh });
+	}
+	o = open_find_locked(zf, h->ino);
+	if (o && --o->nr == 0) {
+		/* the last close of a file unlinked while open */
+		if (o->is_orphan) {
+			orphan_path(orphan, sizeof(orphan), o->ino);
+			if (!zcow_unlink(zf->fs, orphan))
+				rec_add(zf, &(struct ops_op){
+						    .kind = OPS_UNLINK,
+						    .path = orphan });
+		}
+		*o = zf->open[--zf->nr_open];
+	}
+	pthread_mutex_unlock(&zf->open_lock);
+	if (zf->rec)
+		ops_rec_unlock(zf->rec);
 	free(h);
 	return err;
 }
@@ -438,8 +608,15 @@ static int zf_truncate(const char *path, off_t size, struct fuse_file_info *fi)
 	struct zfuse *zf = zf_get();
 	int err;
 
+	char orphan[64];
+
 	if (size < 0)
 		return -EINVAL;
+	if (!path && fi && fh_of(fi)) {
+		/* an unlinked file: its name in the orphan directory */
+		orphan_path(orphan, sizeof(orphan), fh_of(fi)->ino);
+		path = orphan;
+	}
 	rec_begin(zf);
 	if (fi && fh_of(fi))
 		err = zcow_truncate(fh_of(fi)->file, (uint64_t)size);
@@ -504,9 +681,19 @@ static int zf_unlink(const char *path)
 {
 	struct zfuse *zf = zf_get();
 
+	int err;
+
 	rec_begin(zf);
-	return rec_end(zf, zcow_unlink(zf->fs, path),
-		       &(struct ops_op){ .kind = OPS_UNLINK, .path = path });
+	pthread_mutex_lock(&zf->open_lock);
+	err = hide_if_open_locked(zf, path);
+	if (!err) {
+		err = zcow_unlink(zf->fs, path);
+		if (!err)
+			rec_add(zf, &(struct ops_op){ .kind = OPS_UNLINK,
+						      .path = path });
+	}
+	pthread_mutex_unlock(&zf->open_lock);
+	return rec_end(zf, err < 0 ? err : 0, NULL);
 }
 
 static int zf_rmdir(const char *path)
@@ -522,10 +709,24 @@ static int zf_rename(const char *from, const char *to, unsigned int flags)
 {
 	struct zfuse *zf = zf_get();
 
+	struct zcow_stat a = { 0 }, b = { 0 };
+	int err = 0;
+
 	rec_begin(zf);
-	return rec_end(zf, zcow_rename2(zf->fs, from, to, flags),
-		       &(struct ops_op){ .kind = OPS_RENAME, .path = from,
-					 .to = to, .flags = flags });
+	pthread_mutex_lock(&zf->open_lock);
+	/* a target replaced while open: to the orphans first */
+	if (!flags && !zcow_stat(zf->fs, from, &a) &&
+	    !zcow_stat(zf->fs, to, &b) && a.ino != b.ino)
+		err = hide_if_open_locked(zf, to);
+	if (err >= 0) {
+		err = zcow_rename2(zf->fs, from, to, flags);
+		if (!err)
+			rec_add(zf, &(struct ops_op){ .kind = OPS_RENAME,
+						      .path = from, .to = to,
+						      .flags = flags });
+	}
+	pthread_mutex_unlock(&zf->open_lock);
+	return rec_end(zf, err, NULL);
 }
 
 static int zf_statfs(const char *path, struct statvfs *sv)

@@ -15,17 +15,32 @@
 
 #define FUSE_USE_VERSION 314
 #include <fuse.h>
+#include <pthread.h>
 #include <stdbool.h>
+#include <stdint.h>
 
 struct zcow_fs;
 struct ops_rec;
+struct zfuse_open;
+
+/*
+ * Where a file unlinked while open keeps its inode until its last close
+ * (zcow frees an inode with its last name): a directory of the top level,
+ * left out of the root's listing, emptied at mount and removed at unmount.
+ */
+#define ZFUSE_ORPHAN_DIR "/.zcow-orphans"
 
 /* What the operations share: fuse_new()'s private data. */
 struct zfuse {
 	struct zcow_fs *fs;	/* mounted; zcow_unmount() in destroy */
 	struct ops_rec *rec;	/* NULL: not recording */
+	bool is_read_only;	/* mounted ro */
 	bool is_unmounted;	/* destroy ran zcow_unmount() */
 	int unmount_err;	/* its result */
+	/* the open inodes (after the recorder's lock, if both) */
+	pthread_mutex_t open_lock;
+	struct zfuse_open *open;
+	uint64_t nr_open, cap_open;
 };
 
 extern const struct fuse_operations zfuse_ops;

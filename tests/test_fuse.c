@@ -499,6 +499,48 @@ START_TEST(test_fuse_record_writes_the_calls_in_order)
 }
 END_TEST
 
+/* An unlinked file stays usable through its descriptor, its directory
+ * can go, and nothing of it is left after the last close. */
+START_TEST(test_fuse_unlinked_open_file_lives_until_its_last_close)
+{
+	struct fz z;
+	char path[160], buf[8] = { 0 }, *out;
+	int fd;
+
+	if (!fz_start(&z, "unlinked open file", NULL, NULL))
+		return;
+	snprintf(path, sizeof(path), "%s/d", z.mnt);
+	ck_assert_int_eq(mkdir(path, 0755), 0);
+	snprintf(path, sizeof(path), "%s/d/f", z.mnt);
+	fd = open(path, O_CREAT | O_RDWR, 0644);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(pwrite(fd, "abc", 3, 0), 3);
+	ck_assert_int_eq(unlink(path), 0);
+	ck_assert_int_eq(access(path, F_OK), -1);
+	ck_assert_int_eq(errno, ENOENT);
+	snprintf(path, sizeof(path), "%s/d", z.mnt);
+	ck_assert_int_eq(rmdir(path), 0);
+	ck_assert_int_eq(pwrite(fd, "de", 2, 3), 2);
+	ck_assert_int_eq(ftruncate(fd, 4), 0);
+	ck_assert_int_eq(fsync(fd), 0);
+	ck_assert_int_eq(pread(fd, buf, sizeof(buf), 0), 4);
+	ck_assert_str_eq(buf, "abcd");
+	/* nothing listed at the top while it is open */
+	ck_assert_int_eq(sh(&out, "ls -A %s", z.mnt), 0);
+	ck_assert_str_eq(out, "");
+	free(out);
+	ck_assert_int_eq(close(fd), 0);
+	fz_umount(&z);
+	fz_check(&z);
+	/* no name left behind */
+	ck_assert_int_eq(zcow_test_run(&out, NULL, "ls", z.dev, "/", NULL),
+			 0);
+	ck_assert_str_eq(out, "");
+	free(out);
+	ck_assert_int_eq(sh(NULL, "rm -rf %s", z.dir), 0);
+}
+END_TEST
+
 START_TEST(test_fuse_statfs_and_refused_fallocate)
 {
 	struct fz z;
@@ -575,6 +617,8 @@ Suite *fuse_suite(void)
 	tcase_add_test(tc, test_fuse_mount_errors_are_clear_and_nonzero);
 	tcase_add_test(tc, test_fuse_record_writes_the_calls_in_order);
 	tcase_add_test(tc, test_fuse_statfs_and_refused_fallocate);
+	tcase_add_test(tc,
+		       test_fuse_unlinked_open_file_lives_until_its_last_close);
 	tcase_add_test(tc,
 		       test_fuse_fio_random_writes_verify_after_fsync_and_remount);
 	tcase_add_test(tc, test_fuse_dbench_four_clients_three_seconds);
