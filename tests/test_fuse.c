@@ -325,8 +325,8 @@ START_TEST(test_fuse_fio_random_writes_verify_after_fsync_and_remount)
 			    z.mnt), 0);
 	ck_assert_msg(strstr(out, "err= 0"), "%s", out);
 	free(out);
-	ck_assert_int_eq(sh(&out, "fio %s --fsync=1 --size=2M --filename=one "
-				  "--directory=%s",
+	ck_assert_int_eq(sh(&out, "fio %s --fsync=1 --size=2M "
+				  "--filename=%s/one",
 			    job, z.mnt), 0);
 	ck_assert_msg(strstr(out, "err= 0"), "%s", out);
 	free(out);
