@@ -202,9 +202,13 @@ static int serve(struct fuse_args_cli *a, const char *fuse_opts,
 	int status = 1, ret, cwd;
 
 	/* The kernel checks permissions against the modes and owners zcow
-	 * stores (zcow's core does not). */
+	 * stores (zcow's core does not).  Attributes are not cached
+	 * (attr_timeout=0, unless -o gives one): libfuse's path API gives
+	 * each name of a hard-linked inode its own kernel inode, so a
+	 * cached link count or ctime would be stale after a link or an
+	 * unlink through another name. */
 	snprintf(opts, sizeof(opts),
-		 "fsname=zcow,subtype=zcow,default_permissions%s%s",
+		 "fsname=zcow,subtype=zcow,default_permissions,attr_timeout=0%s%s",
 		 *fuse_opts ? "," : "", fuse_opts);
 	if (fuse_opt_add_arg(&args, "zcow") ||
 	    fuse_opt_add_arg(&args, "-o") || fuse_opt_add_arg(&args, opts)) {
