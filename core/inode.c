@@ -1755,6 +1755,18 @@ fail:
 	return err;
 }
 
+void zcow_files_wait_idle(struct zcow_fs *fs)
+{
+	struct zcow_files *fl = fs->files;
+
+	if (!fl)
+		return;
+	pthread_mutex_lock(&fl->lock);
+	while (fl->nr_inflight)
+		pthread_cond_wait(&fl->cond, &fl->lock);
+	pthread_mutex_unlock(&fl->lock);
+}
+
 void zcow_files_unmount(struct zcow_fs *fs)
 {
 	struct zcow_files *fl = fs->files;

@@ -846,6 +846,42 @@ START_TEST(test_check_reports_nanoseconds_out_of_range)
 }
 END_TEST
 
+/* Attribute changes inside a writable snapshot (its tree shares nodes
+ * with the fs tree): committed cleanly, the fs tree's copy unchanged. */
+START_TEST(test_attributes_change_inside_a_writable_snapshot)
+{
+	struct tclock c = { 0 };
+	struct zdev *dev = new_dev();
+	struct zcow_fs *fs;
+	char name[32], buf[8];
+	int i;
+
+	tclock_set(&c, 10, 0);
+	fs = fresh(dev, &c);
+	for (i = 0; i < 200; i++) {
+		snprintf(name, sizeof(name), "/f%03d", i);
+		write_path(fs, name, "x", 1, 0);
+	}
+	ck_assert_int_eq(zcow_subvol_snapshot(fs, "w", false, NULL), 0);
+	tclock_set(&c, 20, 0);
+	ck_assert_int_eq(zcow_chmod(fs, "/w/f010", 0600), 0);
+	ck_assert_int_eq(zcow_check(fs, report, NULL), 0);
+	ck_assert_int_eq(zcow_unmount(fs), 0);
+	fs = mount_clock(dev, &c);
+	ck_assert_int_eq(zcow_check(fs, report, NULL), 0);
+	ck_assert_uint_eq(stat_of(fs, "/w/f010").mode, S_IFREG | 0600);
+	ck_assert_uint_eq(stat_of(fs, "/f010").mode, S_IFREG | 0644);
+	tclock_set(&c, 30, 0);
+	ck_assert_int_eq(read_path(fs, "/w/f020", buf, 8, 0), 1);
+	ck_assert_int_eq(zcow_unmount(fs), 0);
+	fs = mount_clock(dev, &c);
+	ck_assert_int_eq(zcow_check(fs, report, NULL), 0);
+	assert_ts(stat_of(fs, "/w/f020").atime, 30, 0, "snapshot atime");
+	assert_ts(stat_of(fs, "/f020").atime, 10, 0, "fs tree atime");
+	done(fs, dev);
+}
+END_TEST
+
 /* Without a clock the real time is taken. */
 START_TEST(test_no_clock_takes_the_real_time)
 {
@@ -888,6 +924,7 @@ Suite *posix_attrs_suite(void)
 	tcase_add_test(tc, test_attributes_survive_unmount_and_mount);
 	tcase_add_test(tc, test_fsync_after_chmod_keeps_it_through_a_power_cut);
 	tcase_add_test(tc, test_check_reports_nanoseconds_out_of_range);
+	tcase_add_test(tc, test_attributes_change_inside_a_writable_snapshot);
 	tcase_add_test(tc, test_no_clock_takes_the_real_time);
 	suite_add_tcase(s, tc);
 	return s;
