@@ -553,6 +553,12 @@ int zcow_bench_tree_insert(struct zcow_fs *fs, uint64_t nr_items,
  * crc32c per 4 KiB block in the checksum tree, verified on every read.
  * With zone append (default) the file extent and checksum items take the
  * address the device returned.  Overwritten extents become zone_unusable.
+ *
+ * Times (struct zcow_timespec, the mount's clock): all four at creation;
+ * mtime and ctime on a write or truncate of a file and on an entry added
+ * or removed in a directory; ctime alone on chmod, chown, utimens, a
+ * link-count change and a rename of the inode; atime on a read (relatime,
+ * zcow_pread()).  fsync makes every change but an atime-only one durable.
  */
 struct zcow_file;
 
@@ -577,7 +583,7 @@ struct zcow_cred {
 /* An inode, as zcow_stat() and zcow_fstat() give it. */
 struct zcow_stat {
 	uint64_t ino;
-	uint32_t mode;		/* S_IFREG | 0644, S_IFDIR | 0755 */
+	uint32_t mode;		/* type (S_IFREG, S_IFDIR) | permission bits */
 	uint32_t nlink;
 	uint64_t size;		/* bytes */
 	uint64_t nbytes;	/* bytes of data extents referenced */
@@ -652,7 +658,12 @@ int zcow_open_as(struct zcow_fs *fs, const char *path, int flags,
 /* Free the handle; outstanding writes stay the file system's (zcow_sync
  * waits for them).  Returns 0. */
 int zcow_close(struct zcow_file *file);
-/* Returns bytes read (short at end of file) or -errno. */
+/* Returns bytes read (short at end of file) or -errno.  A read of at
+ * least one byte updates the atime as Linux's relatime does (when it is
+ * not after the mtime or the ctime, or is a day old), except in a
+ * read-only mount or snapshot; that change dirties the running
+ * transaction but is not logged by zcow_fsync() (the next commit makes
+ * it durable). */
 int64_t zcow_pread(struct zcow_file *file, void *buf, uint64_t len,
 		   uint64_t off);
 /* Returns @len or -errno (a failed write may leave a prefix of whole
