@@ -824,6 +824,38 @@ START_TEST(test_fsync_after_chmod_keeps_it_through_a_power_cut)
 }
 END_TEST
 
+/* A directory's chmod and utimens, fsynced through the directory, come
+ * back after a power cut. */
+START_TEST(test_fsync_of_a_directory_keeps_its_attributes)
+{
+	struct tclock c = { 0 };
+	struct zdev *dev = new_dev();
+	struct zcow_timespec ts[2] = { { 11, 12 }, { 13, 14 } };
+	struct zcow_statfs sf;
+	struct zcow_fs *fs;
+	struct zcow_stat st;
+
+	tclock_set(&c, 100, 0);
+	fs = fresh(dev, &c);
+	ck_assert_int_eq(zcow_mkdir(fs, "/d"), 0);
+	ck_assert_int_eq(zcow_sync(fs), 0);
+	tclock_set(&c, 300, 0);
+	ck_assert_int_eq(zcow_chmod(fs, "/d", 0711), 0);
+	ck_assert_int_eq(zcow_utimens(fs, "/d", ts), 0);
+	fsync_path(fs, "/d");
+	ck_assert_int_eq(zcow_statfs(fs, &sf), 0);
+	ck_assert_uint_eq(sf.nr_log_syncs, 1);
+	crash(fs);
+	fs = mount_clock(dev, &c);
+	st = stat_of(fs, "/d");
+	ck_assert_uint_eq(st.mode, S_IFDIR | 0711);
+	assert_ts(st.atime, 11, 12, "atime");
+	assert_ts(st.mtime, 13, 14, "mtime");
+	assert_ts(st.ctime, 300, 0, "ctime");
+	done(fs, dev);
+}
+END_TEST
+
 /* The checker reports a time whose nanoseconds are not below 10^9. */
 START_TEST(test_check_reports_nanoseconds_out_of_range)
 {
@@ -923,6 +955,7 @@ Suite *posix_attrs_suite(void)
 	tcase_add_test(tc, test_sparse_files_read_zeros_and_never_stale_data);
 	tcase_add_test(tc, test_attributes_survive_unmount_and_mount);
 	tcase_add_test(tc, test_fsync_after_chmod_keeps_it_through_a_power_cut);
+	tcase_add_test(tc, test_fsync_of_a_directory_keeps_its_attributes);
 	tcase_add_test(tc, test_check_reports_nanoseconds_out_of_range);
 	tcase_add_test(tc, test_attributes_change_inside_a_writable_snapshot);
 	tcase_add_test(tc, test_no_clock_takes_the_real_time);
