@@ -32,64 +32,6 @@
 #define FT_DIR		2
 #define FT_SYMLINK	7
 
-/* ---- interim: the POSIX calls of include/zcow.h not on main yet ---- */
-static int zcow_open_as(struct zcow_fs *fs, const char *path, int flags,
-			uint32_t mode, const struct zcow_cred *cred,
-			struct zcow_file **file_ret)
-{
-	(void)mode;
-	(void)cred;
-	return zcow_open(fs, path, flags & ~O_APPEND, file_ret);
-}
-
-static int zcow_mkdir_as(struct zcow_fs *fs, const char *path, uint32_t mode,
-			 const struct zcow_cred *cred)
-{
-	(void)mode;
-	(void)cred;
-	return zcow_mkdir(fs, path);
-}
-
-static int zcow_truncate_path(struct zcow_fs *fs, const char *path,
-			      uint64_t size)
-{
-	struct zcow_file *f;
-	int err = zcow_open(fs, path, O_WRONLY, &f);
-
-	if (err)
-		return err;
-	err = zcow_truncate(f, size);
-	zcow_close(f);
-	return err;
-}
-
-static int zcow_rename2(struct zcow_fs *fs, const char *from, const char *to,
-			unsigned int flags)
-{
-	return flags ? -EINVAL : zcow_rename(fs, from, to);
-}
-
-static int zcow_readdir_at(struct zcow_fs *fs, const char *path,
-			   uint64_t from, uint64_t max,
-			   struct zcow_dirent **ents_ret, uint64_t *nr_ret)
-{
-	struct zcow_dirent *all;
-	uint64_t nr, i, n;
-	int err = zcow_readdir(fs, path, &all, &nr);
-
-	if (err)
-		return err;
-	for (i = 0; i < nr; i++)
-		all[i].off = i;
-	n = from >= nr ? 0 : nr - from < max ? nr - from : max;
-	if (n)
-		memmove(all, all + from, n * sizeof(*all));
-	*ents_ret = all;
-	*nr_ret = n;
-	return 0;
-}
-/* ---- end of interim ---- */
-
 /* What fi->fh points at: an open file and its number in the recording. */
 struct zfuse_fh {
 	struct zcow_file *file;
@@ -729,6 +671,62 @@ static int zf_rename(const char *from, const char *to, unsigned int flags)
 	return rec_end(zf, err, NULL);
 }
 
+static int zf_chmod(const char *path, mode_t mode, struct fuse_file_info *fi)
+{
+	struct zfuse *zf = zf_get();
+
+	(void)fi;
+	rec_begin(zf);
+	return rec_end(zf, zcow_chmod(zf->fs, path, mode & 07777),
+		       &(struct ops_op){ .kind = OPS_CHMOD, .path = path,
+					 .mode = mode & 07777 });
+}
+
+static int zf_chown(const char *path, uid_t uid, gid_t gid,
+		    struct fuse_file_info *fi)
+{
+	struct zfuse *zf = zf_get();
+
+	(void)fi;
+	rec_begin(zf);
+	return rec_end(zf, zcow_chown(zf->fs, path, (uint32_t)uid,
+				      (uint32_t)gid),
+		       &(struct ops_op){ .kind = OPS_CHOWN, .path = path,
+					 .uid = (uint32_t)uid,
+					 .gid = (uint32_t)gid });
+}
+
+/* A timespec of utimensat (UTIME_NOW, UTIME_OMIT included) as zcow's. */
+static void from_timespec(const struct timespec *ts, struct zcow_timespec *z)
+{
+	z->sec = ts->tv_sec;
+	z->nsec = ts->tv_nsec == UTIME_NOW ? ZCOW_UTIME_NOW :
+		  ts->tv_nsec == UTIME_OMIT ? ZCOW_UTIME_OMIT :
+					       (uint32_t)ts->tv_nsec;
+}
+
+static int zf_utimens(const char *path, const struct timespec tv[2],
+		      struct fuse_file_info *fi)
+{
+	struct zfuse *zf = zf_get();
+	struct zcow_timespec ts[2] = {
+		{ 0, ZCOW_UTIME_NOW }, { 0, ZCOW_UTIME_NOW },
+	};
+
+	(void)fi;
+	if (tv) {
+		from_timespec(&tv[0], &ts[0]);
+		from_timespec(&tv[1], &ts[1]);
+	}
+	rec_begin(zf);
+	return rec_end(zf, zcow_utimens(zf->fs, path, ts),
+		       &(struct ops_op){ .kind = OPS_UTIMENS, .path = path,
+					 .asec = ts[0].sec,
+					 .ansec = ts[0].nsec,
+					 .msec = ts[1].sec,
+					 .mnsec = ts[1].nsec });
+}
+
 static int zf_statfs(const char *path, struct statvfs *sv)
 {
 	struct zcow_statfs zs;
@@ -794,6 +792,9 @@ const struct fuse_operations zfuse_ops = {
 	.unlink = zf_unlink,
 	.rmdir = zf_rmdir,
 	.rename = zf_rename,
+	.chmod = zf_chmod,
+	.chown = zf_chown,
+	.utimens = zf_utimens,
 	.statfs = zf_statfs,
 	.fallocate = zf_fallocate,
 };
