@@ -474,6 +474,11 @@ START_TEST(test_fuse_record_writes_the_calls_in_order)
 	snprintf(path2, sizeof(path2), "%s/d/g%%", z.mnt);
 	ck_assert_int_eq(rename(path, path2), 0);
 	ck_assert_int_eq(ftruncate(fd, 2), 0);
+	ck_assert_int_eq(chmod(path2, 0600), 0);
+	ck_assert_int_eq(utimensat(AT_FDCWD, path2,
+				   (struct timespec[2]){ { 5, 6 }, { 7, 8 } },
+				   0),
+			 0);
 	ck_assert_int_eq(fdatasync(fd), 0);
 	ck_assert_int_eq(close(fd), 0);
 	umask(old);
@@ -488,6 +493,8 @@ START_TEST(test_fuse_record_writes_the_calls_in_order)
 		 "fsync 1 0\n"
 		 "rename /d/f%%20a /d/g%%25 0\n"
 		 "truncate /d/g%%25 2\n"
+		 "chmod /d/g%%25 0600\n"
+		 "utimens /d/g%%25 5 6 7 8\n"
 		 "fsync 1 1\n",
 		 O_CREAT | O_EXCL | O_RDWR, crc);
 	ck_assert_msg(!strncmp(text, want, strlen(want)),
