@@ -229,6 +229,10 @@ static void zf_destroy(void *private_data)
 	zf->unmount_err = zcow_unmount(zf->fs);
 	zf->fs = NULL;
 	zf->is_unmounted = true;
+	/* every handle is released */
+	free(zf->open);
+	zf->open = NULL;
+	zf->nr_open = zf->cap_open = 0;
 	rec_end(zf, zf->unmount_err, &(struct ops_op){ .kind = OPS_SYNC });
 }
 
