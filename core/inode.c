@@ -33,6 +33,8 @@ void zcow_inode_encode(const struct zcow_inode *ino, uint8_t *buf)
 	put64(buf + 16, ino->size);
 	put64(buf + 24, ino->nbytes);
 	put32(buf + 40, ino->nlink);
+	put32(buf + 44, ino->uid);
+	put32(buf + 48, ino->gid);
 	put32(buf + 52, ino->mode);
 	put64(buf + 64, ino->flags);
 	put64(buf + 72, ino->sequence);
@@ -52,6 +54,8 @@ void zcow_inode_decode(const uint8_t *buf, uint64_t objectid,
 	ret->size = get64(buf + 16);
 	ret->nbytes = get64(buf + 24);
 	ret->nlink = get32(buf + 40);
+	ret->uid = get32(buf + 44);
+	ret->gid = get32(buf + 48);
 	ret->mode = get32(buf + 52);
 	ret->flags = get64(buf + 64);
 	ret->sequence = get64(buf + 72);
@@ -93,6 +97,8 @@ int zcow_inode_put(struct zcow_tree *tree, const struct zcow_inode *ino)
 
 static uint8_t ft_of_mode(uint32_t mode)
 {
+	if (S_ISLNK(mode))
+		return ZCOW_FT_SYMLINK;
 	return S_ISDIR(mode) ? ZCOW_FT_DIR : ZCOW_FT_REG_FILE;
 }
 
@@ -277,13 +283,16 @@ static int add_entry_locked(struct zcow_fs *fs, struct zcow_tree *tree,
 			    uint64_t dir, const char *name, size_t len,
 			    uint64_t ino, uint8_t type)
 {
-	struct zcow_key key;
 	uint8_t ent[ZCOW_DIR_ITEM_HDR + 256];
-	uint8_t ref[ZCOW_INODE_REF_HDR + 256];
 	uint64_t index;
 	int err;
 
 	err = next_index_locked(tree, dir, &index);
+	if (err)
+		return err;
+	/* The name must fit @ino's INODE_REF of @dir before anything
+	 * changes (btrfs without extended refs: EMLINK). */
+	err = zcow_inode_ref_add(tree, ino, dir, name, len, index, true);
 	if (err)
 		return err;
 	encode_dir_item(ent, ino, type, fs->transid, name, len);
@@ -291,13 +300,7 @@ static int add_entry_locked(struct zcow_fs *fs, struct zcow_tree *tree,
 			       ZCOW_DIR_ITEM_HDR + (uint32_t)len, index);
 	if (err)
 		return err;
-	put64(ref, index);
-	put16(ref + 8, (uint16_t)len);
-	memcpy(ref + ZCOW_INODE_REF_HDR, name, len);
-	key.objectid = ino;
-	key.type = ZCOW_INODE_REF_KEY;
-	key.offset = dir;
-	err = zcow_tree_insert(tree, &key, ref, ZCOW_INODE_REF_HDR + len);
+	err = zcow_inode_ref_add(tree, ino, dir, name, len, index, false);
 	if (err)
 		return err;
 	if (tree == &fs->fs_tree)
@@ -311,21 +314,14 @@ static int del_entry_locked(struct zcow_fs *fs, struct zcow_tree *tree,
 			    uint64_t dir, const char *name, size_t len,
 			    uint64_t ino)
 {
-	struct zcow_key key = { ino, ZCOW_INODE_REF_KEY, dir };
-	uint8_t buf[4096];
-	uint32_t size;
+	struct zcow_key key;
 	uint64_t index;
 	int err;
 
-	err = zcow_tree_search(tree, &key, buf, sizeof(buf), &size);
+	/* Only this name: the inode's other names in @dir stay. */
+	err = zcow_inode_ref_del(tree, ino, dir, name, len, &index);
 	if (err)
 		return err == -ENOENT ? -EUCLEAN : err;
-	if (size < ZCOW_INODE_REF_HDR)
-		return -EUCLEAN;
-	index = get64(buf);
-	err = zcow_tree_delete(tree, &key);
-	if (err)
-		return err;
 	key.objectid = dir;
 	key.type = ZCOW_DIR_INDEX_KEY;
 	key.offset = index;
@@ -453,22 +449,7 @@ static int is_dir_empty_locked(struct zcow_tree *tree, uint64_t dir)
 
 /* ---- paths ----------------------------------------------------------- */
 
-/* The result of resolving a path up to its last component. */
-struct zpath {
-	struct zcow_tree *tree;
-	uint64_t root;
-	bool is_ro;		/* in a snapshot */
-	bool is_root;		/* the path names the root directory */
-	uint64_t dir;		/* parent directory */
-	char name[256];		/* last component */
-	size_t len;
-	bool is_parent_found;	/* resolve reached the last component */
-	/* lookup_path_locked(): the last component is a subvolume entry of
-	 * directory dir (tree and root are then the subvolume's); is_stub:
-	 * one inside a snapshot, an empty directory (below). */
-	bool is_subvol;
-	bool is_stub;
-};
+/* (struct zpath: core/files.h) */
 
 /*
  * Step from @zp's tree through the subvolume entry of root @id into that
@@ -610,6 +591,32 @@ static struct zcow_files *files_of(struct zcow_fs *fs)
 #define LOCK(fs) pthread_mutex_lock(&(fs)->files->lock)
 #define UNLOCK(fs) pthread_mutex_unlock(&(fs)->files->lock)
 
+/* The paths for core/link.c and core/xattr.c (core/files.h). */
+int zcow_path_resolve_locked(struct zcow_fs *fs, const char *path,
+			     struct zpath *zp)
+{
+	return resolve_locked(fs, path, zp);
+}
+
+int zcow_path_lookup_locked(struct zcow_fs *fs, const char *path,
+			    struct zpath *zp, uint64_t *ino_ret,
+			    uint8_t *type_ret)
+{
+	return lookup_path_locked(fs, path, zp, ino_ret, type_ret);
+}
+
+int zcow_path_writable(struct zcow_fs *fs)
+{
+	return check_writable(fs);
+}
+
+int zcow_entry_add_locked(struct zcow_fs *fs, struct zcow_tree *tree,
+			  uint64_t dir, const char *name, size_t len,
+			  uint64_t ino, uint8_t type)
+{
+	return add_entry_locked(fs, tree, dir, name, len, ino, type);
+}
+
 /* Make a new inode of @mode and link it as @zp's last component. */
 static int new_inode_locked(struct zcow_fs *fs, struct zpath *zp,
 			    uint32_t mode, uint64_t *ino_ret)
@@ -651,6 +658,23 @@ static int new_inode_locked(struct zcow_fs *fs, struct zpath *zp,
 	fs->files->next_ino++;
 	*ino_ret = ino;
 	return 0;
+}
+
+int zcow_new_inode_locked(struct zcow_fs *fs, struct zpath *zp,
+			  uint32_t mode, const struct zcow_cred *cred,
+			  uint64_t *ino_ret)
+{
+	struct zcow_inode in;
+	int err = new_inode_locked(fs, zp, mode, ino_ret);
+
+	if (err || !cred)
+		return err;
+	err = zcow_inode_get(zp->tree, *ino_ret, &in);
+	if (err)
+		return err;
+	in.uid = cred->uid;
+	in.gid = cred->gid;
+	return zcow_inode_put(zp->tree, &in);
 }
 
 /*
@@ -715,6 +739,10 @@ int zcow_open(struct zcow_fs *fs, const char *path, int flags,
 		goto out;
 	} else if ((flags & O_CREAT) && (flags & O_EXCL)) {
 		err = -EEXIST;
+		goto out;
+	}
+	if (type == ZCOW_FT_SYMLINK) {
+		err = -ELOOP;	/* the core follows no symlink: O_NOFOLLOW */
 		goto out;
 	}
 	if (type == ZCOW_FT_DIR && acc != O_RDONLY) {
@@ -852,6 +880,8 @@ static int free_inode_locked(struct zcow_fs *fs, struct zcow_tree *tree,
 
 	err = zcow_drop_extents_locked(fs, tree, root, ino,
 				       0, UINT64_MAX, NULL);
+	if (!err)
+		err = zcow_xattrs_drop_locked(tree, ino);
 	if (err)
 		return err;
 	return zcow_tree_delete(tree, &k);
