@@ -742,6 +742,144 @@ START_TEST(test_xattr_crash_after_fsync_keeps_sets_and_removals)
 }
 END_TEST
 
+/*
+ * A power cut at every persist point of a run of fsynced namespace
+ * changes (link in another and in the same directory, unlink of one name,
+ * an xattr set, a symlink, an xattr removal with an unlink): after the
+ * remount the state is the one of the last acknowledged fsync, or of the
+ * one in flight, never another, and the checker is clean.
+ */
+#define SWEEP_STEPS 6
+
+/* Step @k of the workload, then its fsync: 0 or the first error. */
+static int sweep_step(struct zcow_fs *fs, int k)
+{
+	struct zcow_file *f;
+	const char *sync = "/a/f";
+	int err = 0;
+
+	switch (k) {
+	case 1:
+		err = zcow_link(fs, "/a/f", "/d/g");
+		break;
+	case 2:
+		err = zcow_link(fs, "/a/f", "/a/f2");
+		break;
+	case 3:
+		err = zcow_unlink(fs, "/d/g");
+		break;
+	case 4:
+		err = zcow_setxattr(fs, "/a/f", "user.x", "1", 1, 0);
+		break;
+	case 5:
+		err = zcow_symlink(fs, "t", "/d/l", NULL);
+		sync = "/d";
+		break;
+	case 6:
+		err = zcow_removexattr(fs, "/a/f", "user.x");
+		if (!err)
+			err = zcow_unlink(fs, "/a/f2");
+		break;
+	}
+	if (!err)
+		err = zcow_open(fs, sync, O_RDONLY, &f);
+	if (!err) {
+		err = zcow_fsync(f);
+		zcow_close(f);
+	}
+	return err;
+}
+
+/* The steps fsynced (acknowledged) before the first error. */
+static int sweep_run(struct zdev *dev)
+{
+	struct zcow_fs *fs = mount_dev(dev);
+	int k;
+
+	for (k = 1; k <= SWEEP_STEPS; k++)
+		if (sweep_step(fs, k))
+			break;
+	zcow_unmount(fs);
+	return k - 1;
+}
+
+/* Does @fs hold exactly the state after step @k? */
+static bool sweep_state_is(struct zcow_fs *fs, int k)
+{
+	struct zcow_stat st;
+	char buf[8];
+	bool g = k >= 1 && k < 3, f2 = k >= 2 && k < 6, x = k >= 4 && k < 6;
+	uint32_t nlink = 1 + g + f2;
+
+	if (zcow_stat(fs, "/a/f", &st) || st.nlink != nlink)
+		return false;
+	if ((zcow_stat(fs, "/d/g", &st) == 0) != g ||
+	    (zcow_stat(fs, "/a/f2", &st) == 0) != f2)
+		return false;
+	if ((zcow_getxattr(fs, "/a/f", "user.x", buf, sizeof(buf)) == 1) != x)
+		return false;
+	return (zcow_readlink(fs, "/d/l", buf, sizeof(buf)) == 1) == (k >= 5);
+}
+
+static struct zdev *sweep_dev(void)
+{
+	struct zdev *dev = new_dev();
+	struct zcow_fs *fs = fresh(dev);
+
+	ck_assert_int_eq(zcow_mkdir(fs, "/a"), 0);
+	ck_assert_int_eq(zcow_mkdir(fs, "/d"), 0);
+	write_file(fs, "/a/f", "data");
+	ck_assert_int_eq(zcow_unmount(fs), 0);
+	return dev;
+}
+
+START_TEST(test_links_power_cut_sweep_recovers_an_fsynced_state)
+{
+	static const enum zsim_loss losses[] = { ZSIM_LOSS_DROP,
+						 ZSIM_LOSS_TORN };
+	enum zsim_loss loss = losses[_i];
+	struct zdev *dev = sweep_dev();
+	uint64_t p0 = zsim_nr_persist(zsim_from_dev(dev)), nr, n;
+
+	ck_assert_int_eq(sweep_run(dev), SWEEP_STEPS);
+	nr = zsim_nr_persist(zsim_from_dev(dev)) - p0;
+	ck_assert_uint_gt(nr, SWEEP_STEPS);	/* a write at each fsync */
+	fprintf(stderr, "links-sweep: %llu persist points\n",
+		(unsigned long long)nr);
+	zdev_close(dev);
+	for (n = 1; n <= nr; n++) {
+		struct zsim_cut cut = { .kind = ZSIM_CUT_PERSIST,
+					.ordinal = n, .when = ZSIM_CUT_AFTER,
+					.loss = loss, .seed = n };
+		struct zcow_fs *fs;
+		struct zsim *sim;
+		int acked, ret;
+
+		dev = sweep_dev();
+		sim = zsim_from_dev(dev);
+		ck_assert_int_eq(zsim_arm_cut(sim, &cut), 0);
+		acked = sweep_run(dev);
+		if (zsim_is_cut(sim))
+			ck_assert_int_eq(zsim_power_cycle(sim), 0);
+		ret = zcow_mount(dev, NULL, &fs);
+		ck_assert_msg(ret == 0, "repro: links-sweep loss=%s persist=%llu: mount %d",
+			      zsim_loss_name(loss), (unsigned long long)n,
+			      ret);
+		ck_assert_msg(sweep_state_is(fs, acked) ||
+				      (acked < SWEEP_STEPS &&
+				       sweep_state_is(fs, acked + 1)),
+			      "repro: links-sweep loss=%s persist=%llu: not the state of step %d or %d",
+			      zsim_loss_name(loss), (unsigned long long)n,
+			      acked, acked + 1);
+		ck_assert_msg(zcow_check(fs, report, NULL) == 0,
+			      "repro: links-sweep loss=%s persist=%llu: check",
+			      zsim_loss_name(loss), (unsigned long long)n);
+		ck_assert_int_eq(zcow_unmount(fs), 0);
+		zdev_close(dev);
+	}
+}
+END_TEST
+
 /* ---- the checker --------------------------------------------------------- */
 
 /* Damage an item of the fs tree and commit: the checker must see it. */
@@ -831,6 +969,7 @@ Suite *posix_links_suite(void)
 	tcase_add_test(tc, test_xattr_limits_and_errnos);
 	tcase_add_test(tc, test_xattr_crash_after_fsync_keeps_sets_and_removals);
 	tcase_add_test(tc, test_check_finds_bad_links_symlinks_and_xattrs);
+	tcase_add_loop_test(tc, test_links_power_cut_sweep_recovers_an_fsynced_state, 0, 2);
 	suite_add_tcase(s, tc);
 	return s;
 }
