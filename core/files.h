@@ -466,6 +466,10 @@ uint32_t zcow_symlink_max(const struct zcow_fs *fs);
 /* The longest xattr name + value (btrfs's BTRFS_MAX_XATTR_SIZE: a leaf's
  * largest item less a struct btrfs_dir_item). */
 uint32_t zcow_xattr_max(const struct zcow_fs *fs);
+/* Add to *nodes_ret: deleting the XATTR_ITEMs of @ino (at its last
+ * name).  0 or a tree errno. */
+int zcow_rsv_xattrs_locked(struct zcow_fs *fs, struct zcow_tree *tree,
+			   uint64_t ino, uint64_t *nodes_ret);
 /* Delete every XATTR_ITEM of @ino in @tree (the inode goes).  0 or a
  * tree errno. */
 int zcow_xattrs_drop_locked(struct zcow_tree *tree, uint64_t ino);

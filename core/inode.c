@@ -706,6 +706,8 @@ static int rsv_remove_locked(struct zcow_fs *fs, struct zpath *zp,
 	if (!err)
 		err = zcow_rsv_drop_extents_locked(fs, zp->tree, ino, 0,
 						   UINT64_MAX, nodes_ret);
+	if (!err)
+		err = zcow_rsv_xattrs_locked(fs, zp->tree, ino, nodes_ret);
 	return err;
 }
 

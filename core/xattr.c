@@ -396,6 +396,23 @@ out:
 	return ret;
 }
 
+int zcow_rsv_xattrs_locked(struct zcow_fs *fs, struct zcow_tree *tree,
+			   uint64_t ino, uint64_t *nodes_ret)
+{
+	struct zcow_key start = { ino, ZCOW_XATTR_ITEM_KEY, 0 }, k;
+	struct zcow_tree_iter it;
+	uint64_t nr = 0;
+	int err;
+
+	zcow_tree_iter_init(&it, tree, &start);
+	while (!(err = zcow_tree_iter_next(&it, &k, NULL, NULL)) &&
+	       k.objectid == ino && k.type == ZCOW_XATTR_ITEM_KEY)
+		nr++;
+	if (err && err != -ENOENT)
+		return err;
+	return nr ? zcow_rsv_fs_items(fs, tree, nr, nodes_ret) : 0;
+}
+
 int zcow_xattrs_drop_locked(struct zcow_tree *tree, uint64_t ino)
 {
 	struct zcow_key start = { ino, ZCOW_XATTR_ITEM_KEY, 0 }, k;

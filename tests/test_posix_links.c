@@ -385,6 +385,40 @@ START_TEST(test_unlink_one_name_crash_after_fsync_keeps_the_other)
 }
 END_TEST
 
+/* fsync of a file with names in two directories makes the rename of a
+ * directory above either name durable (its paths go through both). */
+START_TEST(test_fsync_follows_every_parent_of_a_hard_linked_file)
+{
+	struct zdev *dev = new_dev();
+	struct zcow_fs *fs = fresh(dev);
+	struct zcow_file *f;
+	struct zcow_stat st;
+	uint64_t ino;
+
+	/* /a has the lower inode number: its INODE_REF comes first. */
+	ck_assert_int_eq(zcow_mkdir(fs, "/a"), 0);
+	ck_assert_int_eq(zcow_mkdir(fs, "/p1"), 0);
+	ck_assert_int_eq(zcow_mkdir(fs, "/p1/q"), 0);
+	write_file(fs, "/a/f", "both");
+	ck_assert_int_eq(zcow_link(fs, "/a/f", "/p1/q/g"), 0);
+	ck_assert_int_eq(zcow_sync(fs), 0);
+	ino = stat_of(fs, "/a/f").ino;
+	ck_assert_int_eq(zcow_rename(fs, "/p1", "/p2"), 0);
+	ck_assert_int_eq(zcow_open(fs, "/a/f", O_RDWR, &f), 0);
+	ck_assert_int_eq(zcow_pwrite(f, "BOTH", 4, 0), 4);
+	ck_assert_int_eq(zcow_fsync(f), 0);
+	zcow_close(f);
+	fs = crash_remount(fs);
+	ck_assert_int_eq(zcow_stat(fs, "/p1", &st), -ENOENT);
+	ck_assert_uint_eq(stat_of(fs, "/p2/q/g").ino, ino);
+	ck_assert_uint_eq(stat_of(fs, "/a/f").nlink, 2);
+	expect_file(fs, "/p2/q/g", "BOTH");
+	assert_clean(fs);
+	ck_assert_int_eq(zcow_unmount(fs), 0);
+	zdev_close(dev);
+}
+END_TEST
+
 /* A crash without any fsync: the committed names, no more. */
 START_TEST(test_link_without_fsync_is_lost_at_a_crash)
 {
@@ -962,6 +996,7 @@ Suite *posix_links_suite(void)
 	tcase_add_test(tc, test_link_crash_after_fsync_keeps_both_names);
 	tcase_add_test(tc, test_unlink_one_name_crash_after_fsync_keeps_the_other);
 	tcase_add_test(tc, test_link_without_fsync_is_lost_at_a_crash);
+	tcase_add_test(tc, test_fsync_follows_every_parent_of_a_hard_linked_file);
 	tcase_add_test(tc, test_symlink_is_an_inline_extent_and_reads_back);
 	tcase_add_test(tc, test_symlink_target_limits_and_errnos);
 	tcase_add_test(tc, test_symlink_crash_after_fsync_of_its_directory);
