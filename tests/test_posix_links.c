@@ -673,6 +673,105 @@ START_TEST(test_xattr_set_get_list_remove)
 }
 END_TEST
 
+struct hname {
+	uint32_t hash;
+	uint32_t n;
+};
+
+static int cmp_hname(const void *a, const void *b)
+{
+	const struct hname *x = a, *y = b;
+
+	if (x->hash != y->hash)
+		return x->hash < y->hash ? -1 : 1;
+	return x->n < y->n ? -1 : x->n > y->n;
+}
+
+/* Name @n of the search: "user." and 20 pseudo-random hex digits (a CRC
+ * catches every difference within 32 bits: the names differ widely). */
+static int hname_of(uint32_t n, char *name, size_t size)
+{
+	uint64_t x = n * 0x9e3779b97f4a7c15ULL + 1, y;
+
+	x ^= x >> 31;
+	y = x * 0xbf58476d1ce4e5b9ULL;
+	y ^= y >> 29;
+	return snprintf(name, size, "user.%016llx%04x",
+			(unsigned long long)y, n & 0xffff);
+}
+
+/* Two xattr names of one crc32c hash (a birthday search). */
+static void colliding_names(char *a, char *b, size_t size)
+{
+	enum { NR = 300000 };
+	struct hname *v = malloc(NR * sizeof(*v));
+	char name[32];
+	uint32_t i;
+
+	ck_assert_ptr_nonnull(v);
+	for (i = 0; i < NR; i++) {
+		int len = hname_of(i, name, sizeof(name));
+
+		v[i].hash = (uint32_t)zcow_name_hash(name, (size_t)len);
+		v[i].n = i;
+	}
+	qsort(v, NR, sizeof(*v), cmp_hname);
+	for (i = 1; i < NR; i++)
+		if (v[i].hash == v[i - 1].hash)
+			break;
+	ck_assert_uint_lt(i, NR);
+	hname_of(v[i - 1].n, a, size);
+	hname_of(v[i].n, b, size);
+	free(v);
+}
+
+START_TEST(test_xattr_names_of_one_hash_share_an_item)
+{
+	struct zdev *dev = new_dev();
+	struct zcow_fs *fs = fresh(dev);
+	char a[32], b[32], buf[64];
+	struct zcow_key k;
+	uint32_t size;
+	int64_t n;
+
+	colliding_names(a, b, sizeof(a));
+	write_file(fs, "/f", "x");
+	ck_assert_int_eq(zcow_setxattr(fs, "/f", a, "AA", 2, 0), 0);
+	ck_assert_int_eq(zcow_setxattr(fs, "/f", b, "BBB", 3, 0), 0);
+	k.objectid = stat_of(fs, "/f").ino;
+	k.type = ZCOW_XATTR_ITEM_KEY;
+	k.offset = zcow_name_hash(a, strlen(a));
+	ck_assert_int_eq(zcow_tree_search(&fs->fs_tree, &k, NULL, 0, &size),
+			 0);
+	ck_assert_uint_eq(size, 2 * 30 + strlen(a) + 2 + strlen(b) + 3);
+	expect_xattr(fs, "/f", a, "AA");
+	expect_xattr(fs, "/f", b, "BBB");
+	ck_assert_int_eq(zcow_setxattr(fs, "/f", a, "A2", 2, ZCOW_XATTR_CREATE),
+			 -EEXIST);
+	ck_assert_int_eq(zcow_setxattr(fs, "/f", a, "a", 1, 0), 0);
+	n = zcow_listxattr(fs, "/f", buf, sizeof(buf));
+	ck_assert_int_eq(n, (int64_t)(strlen(a) + strlen(b) + 2));
+	/* In the item's order: b, then a (set again, at its end). */
+	ck_assert_str_eq(buf, b);
+	ck_assert_str_eq(buf + strlen(b) + 1, a);
+	assert_clean(fs);
+	fs = remount(fs);
+	ck_assert_int_eq(zcow_removexattr(fs, "/f", b), 0);
+	ck_assert_int_eq(zcow_getxattr(fs, "/f", b, buf, sizeof(buf)),
+			 -ENODATA);
+	expect_xattr(fs, "/f", a, "a");
+	ck_assert_int_eq(zcow_tree_search(&fs->fs_tree, &k, NULL, 0, &size),
+			 0);
+	ck_assert_uint_eq(size, 30 + strlen(a) + 1);
+	ck_assert_int_eq(zcow_removexattr(fs, "/f", a), 0);
+	ck_assert_int_eq(zcow_tree_search(&fs->fs_tree, &k, NULL, 0, &size),
+			 -ENOENT);
+	assert_clean(fs);
+	ck_assert_int_eq(zcow_unmount(fs), 0);
+	zdev_close(dev);
+}
+END_TEST
+
 START_TEST(test_xattr_limits_and_errnos)
 {
 	struct zdev *dev = new_dev();
@@ -1002,6 +1101,7 @@ Suite *posix_links_suite(void)
 	tcase_add_test(tc, test_symlink_crash_after_fsync_of_its_directory);
 	tcase_add_test(tc, test_xattr_set_get_list_remove);
 	tcase_add_test(tc, test_xattr_limits_and_errnos);
+	tcase_add_test(tc, test_xattr_names_of_one_hash_share_an_item);
 	tcase_add_test(tc, test_xattr_crash_after_fsync_keeps_sets_and_removals);
 	tcase_add_test(tc, test_check_finds_bad_links_symlinks_and_xattrs);
 	tcase_add_loop_test(tc, test_links_power_cut_sweep_recovers_an_fsynced_state, 0, 2);
