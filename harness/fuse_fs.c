@@ -731,6 +731,78 @@ static int zf_utimens(const char *path, const struct timespec tv[2],
 					 .mnsec = ts[1].nsec });
 }
 
+static int zf_link(const char *from, const char *to)
+{
+	struct zfuse *zf = zf_get();
+
+	rec_begin(zf);
+	return rec_end(zf, zcow_link(zf->fs, from, to),
+		       &(struct ops_op){ .kind = OPS_LINK, .path = from,
+					 .to = to });
+}
+
+static int zf_symlink(const char *target, const char *path)
+{
+	struct fuse_context *ctx = fuse_get_context();
+	struct zfuse *zf = ctx->private_data;
+	struct zcow_cred cred = { .uid = ctx->uid, .gid = ctx->gid };
+
+	rec_begin(zf);
+	return rec_end(zf, zcow_symlink(zf->fs, target, path, &cred),
+		       &(struct ops_op){ .kind = OPS_SYMLINK, .path = path,
+					 .to = target, .uid = cred.uid,
+					 .gid = cred.gid });
+}
+
+/* FUSE wants the target NUL-terminated, truncated to @size - 1. */
+static int zf_readlink(const char *path, char *buf, size_t size)
+{
+	int64_t n;
+
+	if (!size)
+		return -EINVAL;
+	n = zcow_readlink(zf_get()->fs, path, buf, size - 1);
+	if (n < 0)
+		return (int)n;
+	buf[n] = '\0';
+	return 0;
+}
+
+/* XATTR_CREATE and XATTR_REPLACE are zcow's flags, value for value. */
+static int zf_setxattr(const char *path, const char *name, const char *value,
+		       size_t size, int flags)
+{
+	struct zfuse *zf = zf_get();
+
+	rec_begin(zf);
+	return rec_end(zf, zcow_setxattr(zf->fs, path, name, value, size,
+					 (unsigned int)flags),
+		       &(struct ops_op){ .kind = OPS_SETXATTR, .path = path,
+					 .name = name, .flags = (uint32_t)flags,
+					 .value = value, .value_len = size });
+}
+
+static int zf_getxattr(const char *path, const char *name, char *value,
+		       size_t size)
+{
+	return (int)zcow_getxattr(zf_get()->fs, path, name, value, size);
+}
+
+static int zf_listxattr(const char *path, char *list, size_t size)
+{
+	return (int)zcow_listxattr(zf_get()->fs, path, list, size);
+}
+
+static int zf_removexattr(const char *path, const char *name)
+{
+	struct zfuse *zf = zf_get();
+
+	rec_begin(zf);
+	return rec_end(zf, zcow_removexattr(zf->fs, path, name),
+		       &(struct ops_op){ .kind = OPS_REMOVEXATTR,
+					 .path = path, .name = name });
+}
+
 static int zf_statfs(const char *path, struct statvfs *sv)
 {
 	struct zcow_statfs zs;
@@ -799,6 +871,13 @@ const struct fuse_operations zfuse_ops = {
 	.chmod = zf_chmod,
 	.chown = zf_chown,
 	.utimens = zf_utimens,
+	.link = zf_link,
+	.symlink = zf_symlink,
+	.readlink = zf_readlink,
+	.setxattr = zf_setxattr,
+	.getxattr = zf_getxattr,
+	.listxattr = zf_listxattr,
+	.removexattr = zf_removexattr,
 	.statfs = zf_statfs,
 	.fallocate = zf_fallocate,
 };
