@@ -23,6 +23,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <sys/xattr.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -357,16 +358,20 @@ START_TEST(test_fuse_dbench_four_clients_three_seconds)
 }
 END_TEST
 
-START_TEST(test_fuse_stress_ng_namespace_stressors)
+START_TEST(test_fuse_stress_ng_namespace_link_and_xattr_stressors)
 {
 	struct fz z;
 	char *out;
 
 	if (!fz_start(&z, "stress-ng", NULL, NULL))
 		return;
-	ck_assert_int_eq(sh(&out, "stress-ng --dir 1 --dir-ops 200 "
-				  "--dentry 1 --dentry-ops 200 "
-				  "--rename 1 --rename-ops 200 "
+	/* one link or symlink bogo-op is thousands of names */
+	ck_assert_int_eq(sh(&out, "stress-ng --dir 1 --dir-ops 100 "
+				  "--dentry 1 --dentry-ops 100 "
+				  "--rename 1 --rename-ops 100 "
+				  "--link 1 --link-ops 1 "
+				  "--symlink 1 --symlink-ops 1 "
+				  "--xattr 1 --xattr-ops 2 "
 				  "--temp-path %s --timeout 20",
 			    z.mnt), 0);
 	ck_assert_msg(strstr(out, "successful run completed"), "%s", out);
@@ -548,6 +553,81 @@ START_TEST(test_fuse_unlinked_open_file_lives_until_its_last_close)
 }
 END_TEST
 
+/* Hard links, symlinks and extended attributes through the mount: exact
+ * link counts, targets, values and errnos, and the recording of each. */
+START_TEST(test_fuse_links_symlinks_and_xattrs_are_exact_and_recorded)
+{
+	struct fz z;
+	char rec[128], f[160], g[160], l[160], buf[64], want[1024], *text, *p;
+	struct stat st;
+	mode_t old = umask(022);
+	ssize_t n;
+	int fd;
+
+	snprintf(rec, sizeof(rec), "/tmp/zcow-fuse-links-%d", (int)getpid());
+	if (!fz_start(&z, "links", NULL, rec)) {
+		umask(old);
+		return;
+	}
+	snprintf(f, sizeof(f), "%s/f", z.mnt);
+	snprintf(g, sizeof(g), "%s/g", z.mnt);
+	snprintf(l, sizeof(l), "%s/l", z.mnt);
+	fd = open(f, O_CREAT | O_EXCL | O_WRONLY, 0644);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(close(fd), 0);
+	ck_assert_int_eq(link(f, g), 0);
+	ck_assert_int_eq(stat(f, &st), 0);
+	ck_assert_uint_eq(st.st_nlink, 2);
+	ck_assert_int_eq(link(f, g), -1);
+	ck_assert_int_eq(errno, EEXIST);
+	ck_assert_int_eq(symlink("f", l), 0);
+	n = readlink(l, buf, sizeof(buf));
+	ck_assert_int_eq(n, 1);
+	ck_assert_int_eq(buf[0], 'f');
+	ck_assert_int_eq(lstat(l, &st), 0);
+	ck_assert(S_ISLNK(st.st_mode));
+	ck_assert_int_eq(setxattr(f, "user.k", "v1", 2, XATTR_CREATE), 0);
+	ck_assert_int_eq(setxattr(f, "user.k", "v2", 2, XATTR_CREATE), -1);
+	ck_assert_int_eq(errno, EEXIST);
+	n = getxattr(g, "user.k", buf, sizeof(buf));
+	ck_assert_int_eq(n, 2);
+	ck_assert_int_eq(memcmp(buf, "v1", 2), 0);
+	ck_assert_int_eq(getxattr(f, "user.k", buf, 1), -1);
+	ck_assert_int_eq(errno, ERANGE);
+	n = listxattr(f, buf, sizeof(buf));
+	ck_assert_int_eq(n, 7);
+	ck_assert_str_eq(buf, "user.k");
+	ck_assert_int_eq(removexattr(f, "user.k"), 0);
+	ck_assert_int_eq(getxattr(f, "user.k", buf, sizeof(buf)), -1);
+	ck_assert_int_eq(errno, ENODATA);
+	ck_assert_int_eq(unlink(g), 0);
+	ck_assert_int_eq(stat(f, &st), 0);
+	ck_assert_uint_eq(st.st_nlink, 1);
+	umask(old);
+	fz_umount(&z);
+	fz_check(&z);
+	text = slurp_path(rec);
+	/* the release may come when the kernel sends it: take it out */
+	p = strstr(text, "close 1\n");
+	ck_assert_msg(p, "%s", text);
+	memmove(p, p + 8, strlen(p + 8) + 1);
+	snprintf(want, sizeof(want),
+		 "zcow-ops 1\n"
+		 "create 1 /f 0644 %d 0 0\n"
+		 "link /f /g\n"
+		 "symlink f /l 0 0\n"
+		 "setxattr /f user.k 1 7631\n"
+		 "removexattr /f user.k\n"
+		 "unlink /g\n"
+		 "sync\n",
+		 O_CREAT | O_EXCL | O_WRONLY);
+	ck_assert_str_eq(text, want);
+	free(text);
+	unlink(rec);
+	ck_assert_int_eq(sh(NULL, "rm -rf %s", z.dir), 0);
+}
+END_TEST
+
 START_TEST(test_fuse_statfs_and_refused_fallocate)
 {
 	struct fz z;
@@ -625,11 +705,14 @@ Suite *fuse_suite(void)
 	tcase_add_test(tc, test_fuse_record_writes_the_calls_in_order);
 	tcase_add_test(tc, test_fuse_statfs_and_refused_fallocate);
 	tcase_add_test(tc,
+		       test_fuse_links_symlinks_and_xattrs_are_exact_and_recorded);
+	tcase_add_test(tc,
 		       test_fuse_unlinked_open_file_lives_until_its_last_close);
 	tcase_add_test(tc,
 		       test_fuse_fio_random_writes_verify_after_fsync_and_remount);
 	tcase_add_test(tc, test_fuse_dbench_four_clients_three_seconds);
-	tcase_add_test(tc, test_fuse_stress_ng_namespace_stressors);
+	tcase_add_test(tc,
+		       test_fuse_stress_ng_namespace_link_and_xattr_stressors);
 	tcase_add_test(tc, test_fuse_git_commit_then_fsck_and_log_after_remount);
 	tcase_add_test(tc, test_fuse_tar_extract_matches_the_tree_after_remount);
 	tcase_add_test(tc,
