@@ -25,6 +25,7 @@
 	SUITE(volumes_suite)   \
 	SUITE(transaction_suite) \
 	SUITE(inode_suite)     \
+	SUITE(posix_attrs_suite) \
 	SUITE(snapshot_suite)  \
 	SUITE(files_model_suite) \
 	SUITE(file_suite)      \
@@ -33,6 +34,7 @@
 	SUITE(devices_suite)   \
 	SUITE(replace_suite)   \
 	SUITE(tree_log_suite)  \
+	SUITE(posix_links_suite) \
 	SUITE(crash_suite)     \
 	SUITE(cli_suite)       \
 	SUITE(cli_devices_suite) \
@@ -52,6 +54,8 @@
 	SUITE(fsync_table_suite) \
 	SUITE(corpus_suite)    \
 	SUITE(btrfs_check_suite) \
+	SUITE(ops_record_suite) \
+	SUITE(fuse_suite)      \
 	SUITE(vm_compat_suite) \
 	SUITE(vm_suite)		/* keep last: the VM smoke run (ZCOW_VM=1) */
 
