@@ -6,9 +6,10 @@
 #           read back at the end
 # Each run: blkzone reset, mkfs (zcow mkfs / mkfs.btrfs -O zoned), mount
 # (zcow fuse -f in the background / mount -t btrfs), mkdir /mnt/w, sync,
-# /sys/block/nvme0n1/stat before, the workload, sync, stat after, unmount
-# (umount; zcow's daemon ends with its final commit), then for zcow `zcow
-# check`.  Device bytes = sectors written (stat field 7) in the window.
+# /sys/block/nvme0n1/stat before, the workload, sync, unmount (umount;
+# zcow's daemon ends with its final commit; for zcow then `zcow check`),
+# stat after.  Device bytes = sectors written (stat field 7) from before
+# the workload to after the unmount, the final commits included.
 # vm.sh turns the result-*.txt files into fuse.md and summary.json.
 # Settings (VM_SET): peers=zcow,btrfs workloads=dbench,fio clients=4
 # dbench_time=20 fio_runtime=20; quick=1: dbench_time=8 fio_runtime=8.
@@ -108,10 +109,12 @@ one_run() {
 	t1=$(now)
 	sync
 	t2=$(now)
-	cat "/sys/block/$NAME/stat" >"$OUT/$tag-stat-after.txt"
 	df -k /mnt >"$OUT/$tag-df.txt"
 	umount_peer "$1" "$tag"
 	um_rc=$?
+	# after the unmount: its final commit counts (zcow's FUSE mount gets
+	# no syncfs from the kernel, so its last commit is the unmount's)
+	cat "/sys/block/$NAME/stat" >"$OUT/$tag-stat-after.txt"
 	{
 		echo "peer=$1"
 		echo "workload=$2"
