@@ -744,9 +744,10 @@ static int read_raw_locked(struct zcow_file *f, uint8_t *buf, uint64_t off,
 }
 
 /*
- * A read's atime (touch_atime() under relatime): the inode item is
- * rewritten in the running transaction when zcow_atime_needs_update()
- * says so, as btrfs_update_time() dirties the inode in a transaction.
+ * A read's atime (touch_atime()): never under noatime, whenever it is
+ * not now already under strictatime, when zcow_atime_needs_update() says
+ * so under relatime (the default); the inode item is rewritten in the
+ * running transaction as btrfs_update_time() dirties the inode in a transaction.
  * Not in a read-only snapshot or mount, nor after an error; a failed
  * reservation skips it (the read does not fail, as Linux ignores the
  * update's error).  It is not noted for the tree-log: an fsync does not
@@ -760,10 +761,12 @@ static void read_touch_atime_locked(struct zcow_file *f,
 	uint64_t nodes = 0;
 	int err;
 
-	if (f->is_ro_tree || fs->read_only || fs->error)
+	if (f->is_ro_tree || fs->read_only || fs->error ||
+	    fs->files->atime == ZCOW_ATIME_NOATIME)
 		return;
 	zcow_files_now(fs, &now);
-	if (!zcow_atime_needs_update(in, &now))
+	if (fs->files->atime == ZCOW_ATIME_STRICTATIME ?
+	    zcow_ts_eq(&in->atime, &now) : !zcow_atime_needs_update(in, &now))
 		return;
 	err = zcow_rsv_fs_items(fs, f->tree, 1, &nodes);
 	if (!err)

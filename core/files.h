@@ -164,6 +164,7 @@ struct zcow_files {
 	/* the clock of inode times (zcow_mount_opts.clock; NULL: real) */
 	void (*clock)(struct zcow_timespec *now, void *arg);
 	void *clock_arg;
+	int atime;	/* zcow_mount_opts.atime: ZCOW_ATIME_* */
 	/* O_APPEND writes hold it from reading the size to their last
 	 * extent: appends never overlap (lock order: before plain locks
 	 * and files->lock) */

@@ -1755,6 +1755,7 @@ int zcow_files_mount(struct zcow_fs *fs, const struct zcow_mount_opts *opts)
 	fl->gen_base = fs->transid;
 	fl->clock = opts ? opts->clock : NULL;
 	fl->clock_arg = opts ? opts->clock_arg : NULL;
+	fl->atime = opts ? opts->atime : ZCOW_ATIME_RELATIME;
 	pthread_mutex_init(&fl->append_lock, NULL);
 	fs->files = fl;
 	err = zcow_files_rescan(fs);
@@ -1830,6 +1831,12 @@ int zcow_mount_opts_parse(const char *s, struct zcow_mount_opts *opts)
 			opts->read_only = true;
 		} else if (!strcmp(key, "rw")) {
 			opts->read_only = false;
+		} else if (!strcmp(key, "relatime") && !*val) {
+			opts->atime = ZCOW_ATIME_RELATIME;
+		} else if (!strcmp(key, "noatime") && !*val) {
+			opts->atime = ZCOW_ATIME_NOATIME;
+		} else if (!strcmp(key, "strictatime") && !*val) {
+			opts->atime = ZCOW_ATIME_STRICTATIME;
 		} else if (!strcmp(key, "zone_append")) {
 			if (parse_on_off(val, &on))
 				goto bad_on_off;

@@ -45,7 +45,10 @@ static const char help[] =
 
 /*
  * The options libfuse takes (its mount, session and high-level options;
- * "NAME=" takes a value).  ro and rw are given to both.  use_ino,
+ * "NAME=" takes a value).  ro, rw and the atime modes (relatime,
+ * noatime, strictatime: zcow_mount_opts.atime) are given to both; sync,
+ * dirsync and lazytime are not taken (zcow does not do them): zcow's
+ * option parser refuses them.  use_ino,
  * readdir_ino and hard_remove are not: zcow fuse sets them itself.
  */
 static const char *const fuse_keys[] = {
@@ -55,9 +58,7 @@ static const char *const fuse_keys[] = {
 	"gid=", "entry_timeout=", "attr_timeout=", "ac_attr_timeout=",
 	"negative_timeout=", "noforget", "remember=", "direct_io", "intr",
 	"intr_signal=", "suid", "nosuid", "dev", "nodev", "exec", "noexec",
-	"async", "sync", "dirsync", "atime", "noatime", "relatime",
-	"norelatime", "strictatime", "nostrictatime", "lazytime",
-	"nolazytime", NULL,
+	"async", NULL,
 };
 
 static bool is_fuse_opt(const char *opt, size_t len)
@@ -82,6 +83,19 @@ static void add_opt(char *buf, size_t size, const char *opt, size_t len)
 	snprintf(buf + n, size - n, "%s%.*s", n ? "," : "", (int)len, opt);
 }
 
+/* An option both zcow and FUSE take. */
+static bool is_shared_opt(const char *opt, size_t len)
+{
+	static const char *const shared[] = { "ro", "rw", "relatime",
+					      "noatime", "strictatime", NULL };
+	const char *const *k;
+
+	for (k = shared; *k; k++)
+		if (strlen(*k) == len && !strncmp(opt, *k, len))
+			return true;
+	return false;
+}
+
 /* Split @opts into zcow's options and FUSE's. */
 static void split_opts(const char *opts, char *zcow_buf, char *fuse_buf,
 		       size_t size)
@@ -91,7 +105,7 @@ static void split_opts(const char *opts, char *zcow_buf, char *fuse_buf,
 	while (*p) {
 		size_t len = strcspn(p, ",");
 
-		if (len == 2 && (!strncmp(p, "ro", 2) || !strncmp(p, "rw", 2))) {
+		if (is_shared_opt(p, len)) {
 			add_opt(zcow_buf, size, p, len);
 			add_opt(fuse_buf, size, p, len);
 		} else if (is_fuse_opt(p, len)) {

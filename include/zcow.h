@@ -62,6 +62,13 @@ struct zcow_timespec {
 	uint32_t nsec;
 };
 
+/* zcow_mount_opts.atime */
+enum {
+	ZCOW_ATIME_RELATIME = 0,	/* when atime <= mtime or ctime, or a day old */
+	ZCOW_ATIME_NOATIME,		/* never on a read */
+	ZCOW_ATIME_STRICTATIME,		/* on every read */
+};
+
 /* mount options; a zeroed struct is valid. */
 struct zcow_mount_opts {
 	bool read_only;		/* true: never write (unmount commits nothing) */
@@ -112,6 +119,9 @@ struct zcow_mount_opts {
 	 * campaigns) pass a deterministic one. */
 	void (*clock)(struct zcow_timespec *now, void *arg);
 	void *clock_arg;
+	/* files: when a read updates atime (mount options relatime,
+	 * noatime, strictatime): 0 = ZCOW_ATIME_RELATIME, Linux's default */
+	int atime;
 	/* TEST-ONLY (docs/crash.md): break one ordering rule on purpose
 	 * (enum zcow_mutation), so that tests can prove the crash oracles
 	 * catch it; 0 = none.  No tool sets it. */
@@ -659,8 +669,9 @@ int zcow_open_as(struct zcow_fs *fs, const char *path, int flags,
  * waits for them).  Returns 0. */
 int zcow_close(struct zcow_file *file);
 /* Returns bytes read (short at end of file) or -errno.  A read of at
- * least one byte updates the atime as Linux's relatime does (when it is
- * not after the mtime or the ctime, or is a day old), except in a
+ * least one byte updates the atime as the mount's atime mode says (the
+ * default, relatime: when it is not after the mtime or the ctime, or is
+ * a day old; noatime: never; strictatime: always), except in a
  * read-only mount or snapshot; that change dirties the running
  * transaction but is not logged by zcow_fsync() (the next commit makes
  * it durable). */

@@ -667,6 +667,13 @@ START_TEST(test_fuse_mount_errors_are_clear_and_nonzero)
 		      err);
 	free(out);
 	free(err);
+	/* a mount flag zcow would not honour (sync): refused, not passed */
+	st = zcow_test_run(&out, &err, "fuse", "sim:zones=64,zone_size=4M",
+			   "/tmp", "-o", "noatime,sync", NULL);
+	ck_assert_int_eq(st, 2);
+	ck_assert_msg(strstr(err, "unknown mount option 'sync'"), "%s", err);
+	free(out);
+	free(err);
 	/* no device and mount point */
 	ck_assert_int_eq(zcow_test_run(NULL, NULL, "fuse", "x", NULL), 2);
 }

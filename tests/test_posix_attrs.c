@@ -251,6 +251,47 @@ START_TEST(test_read_updates_atime_as_relatime)
 }
 END_TEST
 
+/* noatime: a read never changes atime; strictatime: every read that is
+ * not at the same instant does; the options parse and a value is
+ * refused. */
+START_TEST(test_noatime_and_strictatime_modes)
+{
+	struct tclock c = { 0 };
+	struct zdev *dev = new_dev();
+	struct zcow_fs *fs;
+	struct zcow_mount_opts o = { .clock = tclock_read, .clock_arg = &c };
+	char buf[8];
+
+	tclock_set(&c, 100, 0);
+	fs = fresh(dev, &c);
+	write_path(fs, "/f", "hello", 5, 0);
+	ck_assert_int_eq(zcow_unmount(fs), 0);
+	ck_assert_int_eq(zcow_mount_opts_parse("noatime", &o), 0);
+	ck_assert_int_eq(o.atime, ZCOW_ATIME_NOATIME);
+	ck_assert_int_eq(zcow_mount(dev, &o, &fs), 0);
+	tclock_set(&c, 150, 0);
+	ck_assert_int_eq(read_path(fs, "/f", buf, 8, 0), 5);
+	assert_ts(stat_of(fs, "/f").atime, 100, 0, "noatime");
+	ck_assert_int_eq(zcow_unmount(fs), 0);
+	ck_assert_int_eq(zcow_mount_opts_parse("strictatime", &o), 0);
+	ck_assert_int_eq(o.atime, ZCOW_ATIME_STRICTATIME);
+	ck_assert_int_eq(zcow_mount(dev, &o, &fs), 0);
+	tclock_set(&c, 160, 0);
+	ck_assert_int_eq(read_path(fs, "/f", buf, 8, 0), 5);
+	assert_ts(stat_of(fs, "/f").atime, 160, 0, "strictatime, first read");
+	tclock_set(&c, 170, 0);
+	ck_assert_int_eq(read_path(fs, "/f", buf, 8, 0), 5);
+	assert_ts(stat_of(fs, "/f").atime, 170, 0,
+		  "strictatime: atime after mtime is updated too");
+	ck_assert_int_eq(zcow_unmount(fs), 0);
+	ck_assert_int_eq(zcow_mount_opts_parse("relatime", &o), 0);
+	ck_assert_int_eq(o.atime, ZCOW_ATIME_RELATIME);
+	ck_assert_int_eq(zcow_mount_opts_parse("noatime=1", &o), -EINVAL);
+	ck_assert_int_eq(zcow_mount_opts_parse("lazytime", &o), -EINVAL);
+	zdev_close(dev);
+}
+END_TEST
+
 /* chmod keeps the type bits; chown (uint32_t)-1 leaves an id and clears
  * set-user-ID (and set-group-ID with group execute) of a file; each sets
  * ctime only. */
@@ -989,6 +1030,7 @@ Suite *posix_attrs_suite(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_times_follow_the_clock_on_create_write_and_truncate);
 	tcase_add_test(tc, test_read_updates_atime_as_relatime);
+	tcase_add_test(tc, test_noatime_and_strictatime_modes);
 	tcase_add_test(tc, test_chmod_and_chown_change_only_what_they_name);
 	tcase_add_test(tc, test_utimens_sets_omits_and_takes_now);
 	tcase_add_test(tc, test_append_writes_land_at_the_end);
