@@ -394,6 +394,7 @@ int zcow_mkfs_devs(struct zdev **devs, unsigned int nr,
 	fs->sb = *sb;
 	fs->placement = opts->placement;
 	fs->generation = 0;
+	fs->mkfs_time = opts->time;
 	make_uuid(&rng, subvol_uuid);
 	ret = zcow_fs_create_trees(fs, subvol_uuid);
 	if (ret)

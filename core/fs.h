@@ -58,6 +58,8 @@ struct zcow_fs {
 	struct zdev *dev;
 	struct zcow_device devs[ZCOW_MAX_DEVICES];
 	unsigned int nr_devs;
+	/* mkfs only: the root directory's times (zcow_mkfs_opts.time) */
+	struct zcow_timespec mkfs_time;
 	struct zcow_super_block sb;	/* last committed, on-disk byte order */
 	struct zcow_sb_copy found;	/* where mount found it */
 	enum zcow_sb_placement placement;

@@ -1094,8 +1094,9 @@ static int insert_inode_ref(struct zcow_tree *tree, uint64_t ino,
 				(uint32_t)(ZCOW_INODE_REF_HDR + len));
 }
 
-/* A directory inode @ino (mode 040755, nlink 1, empty) with its ".."
- * reference to itself: the root directory of a tree, as mkfs makes it. */
+/* A directory inode @ino (mode 040755, nlink 1, empty, its times
+ * zcow_mkfs_opts.time) with its ".." reference to itself: the root
+ * directory of a tree, as mkfs makes it. */
 static int insert_root_dir(struct zcow_fs *fs, struct zcow_tree *tree,
 			   uint64_t ino, uint64_t nbytes)
 {
@@ -1110,6 +1111,7 @@ static int insert_root_dir(struct zcow_fs *fs, struct zcow_tree *tree,
 	in.nbytes = nbytes;
 	in.nlink = 1;
 	in.mode = S_IFDIR | 0755;
+	in.atime = in.ctime = in.mtime = in.otime = fs->mkfs_time;
 	zcow_inode_encode(&in, item);
 	ret = zcow_tree_insert(tree, &key, item, sizeof(item));
 	if (!ret)

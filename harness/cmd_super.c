@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/random.h>
 
 #include "cmds.h"
@@ -378,7 +379,9 @@ static void mkfs_usage(FILE *out)
 		"  --sb-placement P   seed: mirrors at zones 16 and min(256G/zone, 1024) (default)\n"
 		"                     kernel: mirrors at 512 GiB and 4 TiB, as Linux today\n"
 		"  --seed N           PRNG seed for the fsid and device uuid (default: random,\n"
-		"                     printed so the run can be repeated)\n");
+		"                     printed so the run can be repeated); with it the root\n"
+		"                     directory's times are 0 (one seed, one image), without\n"
+		"                     it now\n");
 }
 
 /* The device list of @args (@nr specs or lists) joined by '+', malloc'd;
@@ -471,6 +474,13 @@ int cmd_mkfs(int argc, char **argv)
 	    getrandom(&opts.seed, sizeof(opts.seed), 0) != sizeof(opts.seed)) {
 		fprintf(stderr, "zcow mkfs: getrandom failed; pass --seed\n");
 		return 1;
+	}
+	if (!has_seed) {
+		struct timespec now;
+
+		clock_gettime(CLOCK_REALTIME, &now);
+		opts.time.sec = now.tv_sec;
+		opts.time.nsec = (uint32_t)now.tv_nsec;
 	}
 	spec = join_list(args, nr_args);
 	if (!spec) {

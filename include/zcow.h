@@ -47,6 +47,12 @@ const char *zcow_sb_placement_name(enum zcow_sb_placement p);
 #define ZCOW_SECTORSIZE		4096u
 #define ZCOW_DEFAULT_NODESIZE	16384u
 
+/* A time as btrfs_timespec stores it (seconds, nanoseconds). */
+struct zcow_timespec {
+	int64_t sec;
+	uint32_t nsec;
+};
+
 /* mkfs options; a zeroed struct is valid. */
 struct zcow_mkfs_opts {
 	const char *label;	/* NULL = empty; at most 255 bytes */
@@ -54,13 +60,11 @@ struct zcow_mkfs_opts {
 	enum zcow_sb_placement placement; /* 0 = seed placement */
 	uint64_t seed;		/* seeds the fsid/device uuid PRNG (0 is a
 				 * seed too: same seed, same uuids) */
+	/* the root directory's four times (btrfs-progs: now); zero = the
+	 * epoch, so that one seed gives one image; zcow mkfs gives now */
+	struct zcow_timespec time;
 };
 
-/* A time as btrfs_timespec stores it (seconds, nanoseconds). */
-struct zcow_timespec {
-	int64_t sec;
-	uint32_t nsec;
-};
 
 /* zcow_mount_opts.atime */
 enum {

@@ -15,10 +15,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "files.h"
 #include "tests.h"
 #include "zcow.h"
+#include "zdev.h"
 #include "zsim.h"
 
 #define MiB (1024ULL * 1024)
@@ -248,6 +251,48 @@ START_TEST(test_read_updates_atime_as_relatime)
 	assert_ts(stat_of(fs, "/f").atime, 201 + DAY, 0, "read-only mount");
 	ck_assert_int_eq(zcow_unmount(fs), 0);
 	zdev_close(dev);
+}
+END_TEST
+
+/* mkfs gives the root directory the four times it is told (zero: the
+ * epoch); zcow mkfs without --seed tells it now. */
+START_TEST(test_mkfs_sets_the_root_directory_times)
+{
+	struct tclock c = { 0 };
+	struct zdev *dev = new_dev();
+	struct zcow_mkfs_opts mo = { .seed = 5, .time = { 1700000000, 42 } };
+	struct zcow_fs *fs;
+	struct zcow_stat st;
+	char spec[160], img[64] = "/tmp/zcow-mkfs-time-XXXXXX";
+	time_t t0 = time(NULL);
+	int fd;
+
+	ck_assert_int_eq(zcow_mkfs(dev, &mo), 0);
+	fs = mount_clock(dev, &c);
+	st = stat_of(fs, "/");
+	assert_ts(st.atime, 1700000000, 42, "root atime");
+	assert_ts(st.ctime, 1700000000, 42, "root ctime");
+	assert_ts(st.mtime, 1700000000, 42, "root mtime");
+	assert_ts(st.otime, 1700000000, 42, "root otime");
+	done(fs, dev);
+	/* the tool, without --seed: now */
+	fd = mkstemp(img);	/* a name of our own; the tool makes it */
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	unlink(img);
+	snprintf(spec, sizeof(spec), "sim:image=%s,zones=32,zone_size=4M",
+		 img);
+	ck_assert_int_eq(zcow_test_run(NULL, NULL, "mkfs", spec, NULL), 0);
+	snprintf(spec, sizeof(spec), "sim:image=%s", img);
+	ck_assert_int_eq(zdev_open(spec, &dev), 0);
+	ck_assert_int_eq(zcow_mount(dev, NULL, &fs), 0);
+	st = stat_of(fs, "/");
+	ck_assert_int_ge(st.otime.sec, (int64_t)t0);
+	ck_assert_int_le(st.otime.sec, (int64_t)time(NULL));
+	ck_assert_int_eq(st.mtime.sec, st.otime.sec);
+	ck_assert_int_eq(zcow_unmount(fs), 0);
+	zdev_close(dev);
+	unlink(img);
 }
 END_TEST
 
@@ -1031,6 +1076,7 @@ Suite *posix_attrs_suite(void)
 	tcase_add_test(tc, test_times_follow_the_clock_on_create_write_and_truncate);
 	tcase_add_test(tc, test_read_updates_atime_as_relatime);
 	tcase_add_test(tc, test_noatime_and_strictatime_modes);
+	tcase_add_test(tc, test_mkfs_sets_the_root_directory_times);
 	tcase_add_test(tc, test_chmod_and_chown_change_only_what_they_name);
 	tcase_add_test(tc, test_utimens_sets_omits_and_takes_now);
 	tcase_add_test(tc, test_append_writes_land_at_the_end);
