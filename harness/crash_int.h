@@ -42,8 +42,8 @@
 #include "zsim.h"
 
 #define BLK 4096u
-#define MAX_ENT 128
-#define PATH_LEN 64
+#define MAX_ENT 256		/* entries a model holds */
+#define PATH_LEN 256		/* a path's bytes in the model, NUL included */
 #define MAX_POINTS_SPEC 16
 
 /* ---- workload ---------------------------------------------------- */
@@ -51,6 +51,9 @@
 enum op_kind {
 	OP_CREATE, OP_MKDIR, OP_WRITE, OP_TRUNC, OP_RENAME, OP_UNLINK,
 	OP_FSYNC, OP_FDATASYNC, OP_SYNC, OP_MARK,
+	/* workload=ops: an empty directory removed; a fallocate, which
+	 * zoned storage refuses (-EOPNOTSUPP) */
+	OP_RMDIR, OP_FALLOCATE,
 	/* workload=replace: start (devid in off), one step, finish */
 	OP_REPLACE_START, OP_REPLACE_STEP, OP_REPLACE_FINISH,
 	/* workload=snapshot: a read-only snapshot of the top level as
@@ -65,6 +68,10 @@ struct op {
 	char a[PATH_LEN], b[PATH_LEN];
 	uint64_t off, len;	/* write: range; trunc: size in off */
 	uint64_t tag;		/* write: content seed */
+	unsigned int line;	/* workload=ops: its line in the ops file;
+				 * 0 for the generated workloads */
+	int expect;		/* workload=ops: the result the uncut run
+				 * must give (0; fallocate -EOPNOTSUPP) */
 };
 
 /* One fault trial of a workload=faults campaign (armed after the
@@ -212,6 +219,12 @@ struct camp {
 	uint64_t zone_points, qzone_points, zone_step, qzone_step;
 	struct ftrial *ft;		/* the trials of the current mode */
 	uint64_t nr_ft, ft_cap;
+	/* workload=ops: the recorded-operations file (resolved against
+	 * the scenario's folder), how it was named on the command line
+	 * (--ops; "" from the scenario), and its ops (crash_ops.c) */
+	char ops_file[512];
+	char ops_arg[512];
+	struct wl ops_wl;
 };
 
 /* Recovery cuts: which crash states get their recovery mount cut again
@@ -362,14 +375,31 @@ void zcrash_replace_check(const struct wl *w, const struct zcrash_pair *p,
 			  void (*report)(void *arg, const char *msg),
 			  void *arg);
 
+/* ---- crash_ops.c ------------------------------------------------- */
+
+/*
+ * workload=ops: read c->ops_file and turn its lines into c->ops_wl (the
+ * ops of the campaign's one workload), following its handles and names
+ * through the recording.  0; -EINVAL with "FILE:LINE: what" in @err for
+ * a malformed file, one inconsistent with itself (a write on a handle
+ * not open, a mkdir whose parent is missing, ...) or one that uses a
+ * call this core lacks; -errno when it cannot be read; -ENOMEM.
+ */
+int zcrash_ops_load(struct camp *c, char *err, size_t elen);
+
 /* ---- crash_scenario.c -------------------------------------------- */
 
 int zcrash_parse_treelog(const char *v, unsigned int *mask_ret);
 int zcrash_parse_rc(const char *v, int *rc_ret);
-/* Read scenario @path into @c (the --quick variant when @quick).
- * 0, -EINVAL with "FILE:LINE: option 'KEY': reason" (or "FILE: ...") in
- * @err, -errno when a file cannot be read, or -ENOMEM. */
-int zcrash_load_camp(struct camp *c, const char *path, bool quick,
-		     char *err, size_t elen);
+/* Read scenario @path into @c (the --quick variant when @quick); @ops
+ * (NULL: none) is --ops FILE: the workload is that ops file, and with
+ * @path NULL the campaign takes the defaults of an ops campaign
+ * (docs/crash.md).  0, -EINVAL with "FILE:LINE: option 'KEY': reason"
+ * (or "FILE: ...") in @err, -errno when a file cannot be read, or
+ * -ENOMEM.  Free @c's parts with zcrash_camp_free(), even on failure. */
+int zcrash_load_camp(struct camp *c, const char *path, const char *ops,
+		     bool quick, char *err, size_t elen);
+/* Free @c and what it holds (NULL: nothing). */
+void zcrash_camp_free(struct camp *c);
 
 #endif /* ZCOW_CRASH_INT_H */

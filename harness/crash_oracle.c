@@ -161,6 +161,18 @@ int zcrash_record(const struct camp *c, const struct wl *w,
 		gen = zcow_fs_generation(fs);
 		r->ret[i] = zcrash_do_op(fs, pair.tgt, o, tmp);
 		ret = 0;
+		/* a recorded call: the replay must give what the recording
+		 * got (success; fallocate is refused on zoned storage) */
+		if (o->line && r->ret[i] != o->expect) {
+			snprintf(err, elen, "%s:%u: %s %s%s%s: the replay returned %d (%s), the recording %d",
+				 c->ops_file, o->line, op_names[o->kind], o->a,
+				 o->b[0] ? " " : "", o->b, r->ret[i],
+				 r->ret[i] ? strerror(-r->ret[i]) : "success",
+				 o->expect);
+			zcow_unmount(fs);
+			close_devs(&pair);
+			return r->ret[i] ? r->ret[i] : -EINVAL;
+		}
 		/*
 		 * The op committed on its way (a flush or a reclaim pass
 		 * before its data was recorded, or between the parts of a
@@ -306,7 +318,8 @@ static int walk(struct zcow_fs *fs, const char *dir, struct rent *out,
 
 			snprintf(full, sizeof(full), "%s/%s",
 				 strcmp(dir, "/") ? dir : "", ents[i].name);
-			snprintf(e->path, sizeof(e->path), "%.63s", full);
+			snprintf(e->path, sizeof(e->path), "%.*s",
+				 PATH_LEN - 1, full);
 		}
 		e->is_dir = ents[i].type == 2;
 		if (e->is_dir)
@@ -659,14 +672,17 @@ static void fail_obl(struct verdict *v, const struct wl *w,
 		     const struct oblig *o, const char *fmt, ...)
 {
 	const struct op *p = &w->ops[o->op];
-	char what[256];
+	char what[256], line[24] = "";
 	va_list ap;
 
 	va_start(ap, fmt);
 	vsnprintf(what, sizeof(what), fmt, ap);
 	va_end(ap);
-	fail(v, ZCRASH_FSYNC, "op %u (%s%s%s): %s", o->op, op_names[p->kind],
-	     p->a[0] ? " " : "", p->a, what);
+
+	if (p->line)	/* workload=ops: where the file has it */
+		snprintf(line, sizeof(line), ", line %u", p->line);
+	fail(v, ZCRASH_FSYNC, "op %u (%s%s%s%s): %s", o->op, op_names[p->kind],
+	     p->a[0] ? " " : "", p->a, line, what);
 }
 
 /*

@@ -19,7 +19,7 @@
 
 const char *const op_names[] = {
 	"create", "mkdir", "write", "truncate", "rename", "unlink",
-	"fsync", "fdatasync", "sync", "mark",
+	"fsync", "fdatasync", "sync", "mark", "rmdir", "fallocate",
 	"replace-start", "replace-step", "replace-finish",
 	"snapshot", "subvol-delete"
 };
@@ -143,10 +143,13 @@ static bool is_under(const char *p, const char *q)
 	return l && !strncmp(p, q, l) && (p[l] == 0 || p[l] == '/');
 }
 
-/* @p is a direct entry of directory @d. */
+/* @p is a direct entry of directory @d ("/": the top level). */
 static bool is_child(const char *p, const char *d)
 {
 	size_t l = strlen(d);
+
+	if (l == 1 && d[0] == '/')
+		return p[0] == '/' && p[1] && !strchr(p + 1, '/');
 
 	return !strncmp(p, d, l) && p[l] == '/' && p[l + 1] &&
 	       !strchr(p + l + 1, '/');
@@ -223,7 +226,7 @@ int zcrash_m_apply(struct model *m, const struct op *o, uint8_t *tmp)
 			return -E2BIG;
 		break;
 	case OP_WRITE:
-		if (o->off + o->len > e->size) {
+		if (o->len && o->off + o->len > e->size) {
 			ret = m_resize(e, o->off + o->len);
 			if (ret)
 				return ret;
@@ -251,6 +254,7 @@ int zcrash_m_apply(struct model *m, const struct op *o, uint8_t *tmp)
 		(void)e;
 		break;
 	case OP_UNLINK:
+	case OP_RMDIR:
 		m_del(m, e);
 		break;
 	case OP_SNAPSHOT:
@@ -290,6 +294,8 @@ int zcrash_do_op(struct zcow_fs *fs, struct zdev *tgt, const struct op *o,
 		return zcow_rename(fs, o->a, o->b);
 	case OP_UNLINK:
 		return zcow_unlink(fs, o->a);
+	case OP_RMDIR:
+		return zcow_rmdir(fs, o->a);
 	case OP_SYNC:
 		return zcow_sync(fs);
 	case OP_MARK:
@@ -306,11 +312,14 @@ int zcrash_do_op(struct zcow_fs *fs, struct zdev *tgt, const struct op *o,
 		return zcow_subvol_delete(fs, o->a + 1);
 	case OP_WRITE:
 	case OP_TRUNC:
+	case OP_FALLOCATE:
 		ret = zcow_open(fs, o->a, O_RDWR, &f);
 		if (ret)
 			return ret;
 		if (o->kind == OP_TRUNC) {
 			ret = zcow_truncate(f, o->off);
+		} else if (o->kind == OP_FALLOCATE) {
+			ret = zcow_fallocate(f, o->off, o->len);
 		} else {
 			zcrash_fill(tmp, o->len, o->tag, 0);
 			n = zcow_pwrite(f, tmp, o->len, o->off);
@@ -461,25 +470,30 @@ int zcrash_note_durable(struct rec *r, const struct op *o, unsigned int i)
 {
 	const struct model *m = &r->final;
 	const struct ent *x = NULL;
+	const char *dir = NULL;		/* fsync of a directory: its path */
+	bool is_all = o->kind == OP_SYNC;
 	unsigned int k;
 	int ret = 0;
 
-	if (o->kind != OP_SYNC) {
+	if (!is_all && !strcmp(o->a, "/")) {
+		dir = "/";	/* the top level: no entry of the model */
+	} else if (!is_all) {
 		x = zcrash_m_find((struct model *)m, o->a);
 		if (!x)
 			return 0;
 		ret = add_obl(r, i, x->path, x, true);
+		if (x->is_dir)
+			dir = x->path;
 	}
 	for (k = 0; k < m->nr && !ret; k++)
-		if (!x || (x->is_dir && is_child(m->e[k].path, x->path)))
-			ret = add_obl(r, i, m->e[k].path, &m->e[k], !x);
+		if (is_all || (dir && is_child(m->e[k].path, dir)))
+			ret = add_obl(r, i, m->e[k].path, &m->e[k], is_all);
 	for (k = 0; k < r->nr_past && !ret; k++) {
 		const struct past *q = &r->past[k];
 
 		if (zcrash_m_find((struct model *)m, q->path))
 			continue;
-		if (!x || (x->is_dir ? is_child(q->path, x->path) :
-			   q->ino == x->ino))
+		if (is_all || (dir ? is_child(q->path, dir) : q->ino == x->ino))
 			ret = add_obl(r, i, q->path, NULL, false);
 	}
 	return ret;
@@ -494,6 +508,7 @@ bool zcrash_op_touches(const struct op *o, const char *path)
 	case OP_WRITE:
 	case OP_TRUNC:
 	case OP_UNLINK:
+	case OP_RMDIR:
 	case OP_RENAME:
 	case OP_SNAPSHOT:
 	case OP_SUBVOL_DELETE:
@@ -1004,6 +1019,14 @@ int zcrash_make_wl(const struct camp *c, uint64_t idx, struct wl *w)
 		gen_replace(c, w);
 	} else if (!strcmp(c->workload, "snapshot")) {
 		gen_snapshot(c, w);
+	} else if (!strcmp(c->workload, "ops")) {
+		/* the ops file's, translated once at load (crash_ops.c) */
+		w->ops = malloc(c->ops_wl.nr * sizeof(*w->ops) + 1);
+		if (!w->ops)
+			return -ENOMEM;
+		memcpy(w->ops, c->ops_wl.ops, c->ops_wl.nr * sizeof(*w->ops));
+		w->nr = w->cap = c->ops_wl.nr;
+		snprintf(w->desc, sizeof(w->desc), "%s", c->ops_wl.desc);
 	} else if (!strcmp(c->workload, "faults")) {
 		gen_faults(c, w);
 		if (idx < c->nr_ft) {
