@@ -34,6 +34,7 @@
 	SUITE(replace_suite)   \
 	SUITE(tree_log_suite)  \
 	SUITE(crash_suite)     \
+	SUITE(crash_ops_suite) \
 	SUITE(cli_suite)       \
 	SUITE(cli_devices_suite) \
 	SUITE(conform_suite)   \
