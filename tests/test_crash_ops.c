@@ -387,9 +387,36 @@ END_TEST
  * the log before the log's nodes are flushed, loses acknowledged data. */
 START_TEST(test_atomic_replace_catches_log_mutations)
 {
-	struct zcrash_summary s = run_atomic("on", ZCOW_MUT_LOG_DROP_ITEM);
+	char dir[] = "/tmp/zcrash-res-XXXXXX", json[700], *text;
+	struct zcrash_opts o = { .quick = true, .is_quiet = true,
+				 .treelog = "on",
+				 .mutation = ZCOW_MUT_LOG_DROP_ITEM };
+	struct zcrash_summary s;
+	long n;
+	FILE *f;
 
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	o.results = dir;
+	ck_assert_int_eq(zcrash_run("configs/crash-ops-atomic.scenario", &o,
+				    &s), 1);
 	ck_assert_uint_gt(s.by_oracle[ZCRASH_FSYNC], 0);
+	/* the message names the fsync's line in the ops file, and the
+	 * results hold the ops file beside the scenario */
+	snprintf(json, sizeof(json), "%s/crash.json", s.dir);
+	f = fopen(json, "r");
+	ck_assert_ptr_nonnull(f);
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	rewind(f);
+	text = calloc(1, n + 1);
+	ck_assert_int_eq(fread(text, 1, n, f), n);
+	fclose(f);
+	ck_assert_msg(strstr(text, "oracle 7 fsync: op ") &&
+		      strstr(text, ", line "), "%.600s", text);
+	ck_assert_ptr_nonnull(strstr(text, "\"ops_file\": \"configs/ops/atomic-replace.ops\""));
+	free(text);
+	snprintf(json, sizeof(json), "%s/atomic-replace.ops", s.dir);
+	ck_assert_int_eq(access(json, R_OK), 0);
 	s = run_atomic("on", ZCOW_MUT_LOG_SB_BEFORE_FLUSH);
 	ck_assert_uint_gt(s.by_oracle[ZCRASH_FSYNC], 0);
 }
