@@ -349,29 +349,40 @@ START_TEST(test_cli_malformed_ops_file_exits_2_naming_line)
 }
 END_TEST
 
-static struct zcrash_summary run_atomic(const char *treelog, int mutation)
+static struct zcrash_summary run_scenario(const char *path,
+					  const char *treelog, int mutation)
 {
 	struct zcrash_opts o = { .quick = true, .is_quiet = true,
 				 .no_results = true, .treelog = treelog,
 				 .mutation = mutation };
 	struct zcrash_summary sum;
 
-	ck_assert_int_ge(zcrash_run("configs/crash-ops-atomic.scenario", &o,
-				    &sum), 0);
+	ck_assert_int_ge(zcrash_run(path, &o, &sum), 0);
 	ck_assert_uint_gt(sum.tried, 0);
 	if (sum.violations)
-		fprintf(stderr, "crash-ops-atomic treelog=%s mutation %d: %llu of %llu states violate, first: %s\n",
-			treelog ? treelog : "scenario", mutation,
+		fprintf(stderr, "%s treelog=%s mutation %d: %llu of %llu states violate, first: %s\n",
+			path, treelog ? treelog : "scenario", mutation,
 			(unsigned long long)sum.violations,
 			(unsigned long long)sum.tried, sum.first_repro);
 	return sum;
 }
 
-/* The handwritten application campaign: every persist point, both
- * tree-log modes, recovery cuts where a log is: no violation. */
-START_TEST(test_atomic_replace_campaign_clean)
+static struct zcrash_summary run_atomic(const char *treelog, int mutation)
 {
-	struct zcrash_summary s = run_atomic(NULL, 0);
+	return run_scenario("configs/crash-ops-atomic.scenario", treelog,
+			    mutation);
+}
+
+/* The handwritten campaigns (an application's atomic replace, a
+ * key-value store's log and tables): every persist point (db: every
+ * 2nd), both tree-log modes, recovery cuts where a log is: no violation. */
+START_TEST(test_handwritten_ops_campaigns_clean)
+{
+	static const char *const paths[] = {
+		"configs/crash-ops-atomic.scenario",
+		"configs/crash-ops-db.scenario",
+	};
+	struct zcrash_summary s = run_scenario(paths[_i], NULL, 0);
 
 	ck_assert_uint_eq(s.violations, 0);
 	ck_assert_uint_eq(s.passed, s.tried);
@@ -522,7 +533,7 @@ Suite *crash_ops_suite(void)
 	tcase_add_test(tc, test_parse_errors_name_file_line_and_reason);
 	tcase_add_test(tc, test_replay_refuses_missing_calls_and_inconsistent_lines);
 	tcase_add_test(tc, test_cli_malformed_ops_file_exits_2_naming_line);
-	tcase_add_test(tc, test_atomic_replace_campaign_clean);
+	tcase_add_loop_test(tc, test_handwritten_ops_campaigns_clean, 0, 2);
 	tcase_add_test(tc, test_atomic_replace_catches_log_mutations);
 	tcase_add_test(tc, test_atomic_replace_catches_unflushed_commit);
 	tcase_add_test(tc, test_handles_followed_through_renames_clean);
