@@ -216,6 +216,24 @@ static void check_root_refs(struct fck *ck, struct zcow_tree *t)
 		problem(ck, "root tree unreadable (%d)", err);
 }
 
+/* A btrfs_timespec's nanoseconds are below 10^9, as every time the
+ * kernel stores (timespec64). */
+static void check_times(struct fck *ck, uint64_t root,
+			const struct zcow_inode *in)
+{
+	const struct {
+		const char *name;
+		const struct zcow_timespec *ts;
+	} t[] = { { "atime", &in->atime }, { "ctime", &in->ctime },
+		  { "mtime", &in->mtime }, { "otime", &in->otime } };
+	size_t i;
+
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++)
+		if (t[i].ts->nsec >= 1000000000u)
+			problem(ck, "root %" PRIu64 " inode %" PRIu64 ": %s nanoseconds %u out of range",
+				root, in->ino, t[i].name, t[i].ts->nsec);
+}
+
 /* Check one fs tree (the fs tree or a snapshot). */
 static void check_root(struct fck *ck, struct zcow_tree *t, uint64_t root)
 {
@@ -277,6 +295,7 @@ static void check_root(struct fck *ck, struct zcow_tree *t, uint64_t root)
 			}
 			zcow_inode_decode(d, k.objectid, &cur);
 			have = true;
+			check_times(ck, root, &cur);
 			break;
 		case ZCOW_INODE_REF_KEY: {
 			uint32_t off = 0;

@@ -743,6 +743,43 @@ static int read_raw_locked(struct zcow_file *f, uint8_t *buf, uint64_t off,
 	return err;
 }
 
+/*
+ * A read's atime (touch_atime() under relatime): the inode item is
+ * rewritten in the running transaction when zcow_atime_needs_update()
+ * says so, as btrfs_update_time() dirties the inode in a transaction.
+ * Not in a read-only snapshot or mount, nor after an error; a failed
+ * reservation skips it (the read does not fail, as Linux ignores the
+ * update's error).  It is not noted for the tree-log: an fsync does not
+ * log an atime-only change, the next commit makes it durable.
+ */
+static void read_touch_atime_locked(struct zcow_file *f,
+				    struct zcow_inode *in)
+{
+	struct zcow_fs *fs = f->fs;
+	struct zcow_timespec now;
+	uint64_t nodes = 0;
+	int err;
+
+	if (f->is_ro_tree || fs->read_only || fs->error)
+		return;
+	zcow_files_now(fs, &now);
+	if (!zcow_atime_needs_update(in, &now))
+		return;
+	err = zcow_rsv_fs_items(fs, f->tree, 1, &nodes);
+	if (!err)
+		err = zcow_meta_reserve_locked(fs, nodes, false);
+	if (!err)	/* the reservation may have committed: read again */
+		err = zcow_inode_get(f->tree, f->ino, in);
+	if (!err) {
+		in->atime = now;
+		in->transid = fs->transid;
+		err = zcow_inode_put(f->tree, in);
+	}
+	if (err)
+		zlog(ZLOG_DEBUG, TAG, "inode %" PRIu64 ": atime not updated: %d",
+		     f->ino, err);
+}
+
 int64_t zcow_pread(struct zcow_file *f, void *buf, uint64_t len, uint64_t off)
 {
 	struct zcow_inode in;
@@ -754,6 +791,8 @@ int64_t zcow_pread(struct zcow_file *f, void *buf, uint64_t len, uint64_t off)
 	err = zcow_inode_get(f->tree, f->ino, &in);
 	if (err)
 		goto out;
+	if (len)
+		read_touch_atime_locked(f, &in);
 	if (off >= in.size) {
 		len = 0;
 		goto out;
@@ -954,6 +993,7 @@ static int write_record(struct write_cmd *wc)
 	struct zcow_files *fl = fs->files;
 	uint64_t len = wc->len, off = wc->off, landed = wc->landed;
 	uint64_t dropped = 0, nodes, gen;
+	struct zcow_timespec now;
 	struct zcow_inode in;
 	struct zcow_fext fe;
 	int err;
@@ -994,15 +1034,20 @@ static int write_record(struct write_cmd *wc)
 		if (!err)
 			err = put_fext_locked(f->tree, f->ino, &fe, true);
 	}
+	zcow_files_now(fs, &now);
 	if (!err && (wc->min_size > in.size || len != dropped ||
-		     in.transid != fs->transid)) {
-		/* (A same-size overwrite in the same transaction changes
-		 * nothing of the inode item: it is not rewritten.) */
+		     in.transid != fs->transid ||
+		     !zcow_ts_eq(&in.mtime, &now) ||
+		     !zcow_ts_eq(&in.ctime, &now))) {
+		/* (A same-size overwrite in the same transaction and the
+		 * same clock tick changes nothing of the inode item: it is
+		 * not rewritten.) */
 		if (wc->min_size > in.size)
 			in.size = wc->min_size;
 		in.nbytes = in.nbytes + len - dropped;
 		in.transid = fs->transid;
 		in.sequence++;
+		zcow_inode_touch_mc(&in, &now);	/* file_update_time() */
 		err = zcow_inode_put(f->tree, &in);
 	}
 	if (err) {
@@ -1086,8 +1131,8 @@ static int expand_inline(struct zcow_file *f)
 	return write_extent(f, blk, BS, 0, 0);
 }
 
-int64_t zcow_pwrite(struct zcow_file *f, const void *ubuf, uint64_t len,
-		    uint64_t off)
+static int64_t pwrite_at(struct zcow_file *f, const void *ubuf, uint64_t len,
+			 uint64_t off)
 {
 	struct zcow_fs *fs = f->fs;
 	uint64_t a = round_down(off), e = off + len, b = round_up(e), pos;
@@ -1138,6 +1183,30 @@ int64_t zcow_pwrite(struct zcow_file *f, const void *ubuf, uint64_t len,
 	}
 	free(buf);
 	return err ? err : (int64_t)len;
+}
+
+int64_t zcow_pwrite(struct zcow_file *f, const void *ubuf, uint64_t len,
+		    uint64_t off)
+{
+	struct zcow_fs *fs = f->fs;
+	struct zcow_inode in;
+	int64_t ret;
+	int err;
+
+	if (!f->is_append || f->is_dir || f->is_ro || fs->read_only || !len)
+		return pwrite_at(f, ubuf, len, off);
+	/*
+	 * O_APPEND: at the end of the file whatever @off says (pwrite(2) on
+	 * Linux); the size is read and the whole write done under the
+	 * append lock, so two appends never take the same end.
+	 */
+	pthread_mutex_lock(&fs->files->append_lock);
+	LOCK(fs);
+	err = zcow_inode_get(f->tree, f->ino, &in);
+	UNLOCK(fs);
+	ret = err ? err : pwrite_at(f, ubuf, len, in.size);
+	pthread_mutex_unlock(&fs->files->append_lock);
+	return ret;
 }
 
 int zcow_truncate(struct zcow_file *f, uint64_t size)
@@ -1197,10 +1266,16 @@ int zcow_truncate(struct zcow_file *f, uint64_t size)
 	if (!err)
 		err = zcow_inode_get(f->tree, f->ino, &in);
 	if (!err) {
+		struct zcow_timespec now;
+
 		in.size = size;
 		in.nbytes -= dropped < in.nbytes ? dropped : in.nbytes;
 		in.transid = fs->transid;
 		in.sequence++;
+		/* do_truncate(): ATTR_MTIME | ATTR_CTIME, size changed or
+		 * not */
+		zcow_files_now(fs, &now);
+		zcow_inode_touch_mc(&in, &now);
 		err = zcow_inode_put(f->tree, &in);
 	}
 	if (!err && f->root == ZCOW_FS_TREE_OBJECTID)

@@ -83,8 +83,9 @@ struct zcow_inode {
 	uint32_t mode;
 	uint64_t flags;
 	uint64_t sequence;
-	uint64_t mtime_sec;
-	uint64_t ctime_sec;
+	uint32_t uid, gid;
+	uint64_t rdev;
+	struct zcow_timespec atime, ctime, mtime, otime;
 };
 
 /* Decoded struct btrfs_file_extent_item (regular extents only). */
@@ -152,6 +153,13 @@ struct zcow_files {
 	uint64_t nr_appends_moved;	/* landed elsewhere than reserved */
 	uint64_t nr_data_writes;	/* plain data writes */
 	bool has_root_dir;		/* inode 256 exists (mkfs makes it) */
+	/* the clock of inode times (zcow_mount_opts.clock; NULL: real) */
+	void (*clock)(struct zcow_timespec *now, void *arg);
+	void *clock_arg;
+	/* O_APPEND writes hold it from reading the size to their last
+	 * extent: appends never overlap (lock order: before plain locks
+	 * and files->lock) */
+	pthread_mutex_t append_lock;
 };
 
 struct zcow_file {
@@ -162,7 +170,27 @@ struct zcow_file {
 	bool is_ro;
 	bool is_ro_tree;	/* in a read-only snapshot */
 	bool is_dir;
+	bool is_append;		/* O_APPEND: writes go to the end */
 };
+
+static inline bool zcow_ts_eq(const struct zcow_timespec *a,
+			      const struct zcow_timespec *b)
+{
+	return a->sec == b->sec && a->nsec == b->nsec;
+}
+/* Now, by the mount's clock (files->clock, else CLOCK_REALTIME). */
+void zcow_files_now(struct zcow_fs *fs, struct zcow_timespec *now);
+/* Time updates of an inode: mtime and ctime (data or entries changed),
+ * ctime only (attributes, link count). */
+void zcow_inode_touch_mc(struct zcow_inode *in,
+			 const struct zcow_timespec *now);
+/*
+ * Relatime (Linux's relatime_need_update() and atime_needs_update()):
+ * the atime of @in needs an update at @now when it is not @now already
+ * and it is not after the mtime or the ctime, or more than a day old.
+ */
+bool zcow_atime_needs_update(const struct zcow_inode *in,
+			     const struct zcow_timespec *now);
 
 void zcow_inode_encode(const struct zcow_inode *ino, uint8_t *buf);
 void zcow_inode_decode(const uint8_t *buf, uint64_t ino,

@@ -776,12 +776,16 @@ int zcow_unmount(struct zcow_fs *fs)
 
 	if (!fs)
 		return 0;
-	zcow_files_unmount(fs);	/* files: waits for writes (issue 5) */
+	zcow_files_wait_idle(fs);	/* files: waits for writes (issue 5) */
 	zcow_replace_drop(fs);	/* a running replace: cancelled */
+	/* ORDER: the last commit before the file layer goes: the writable
+	 * snapshots' trees are the file layer's, their changes would be
+	 * lost while the references they took are committed. */
 	if (fs->error)
 		ret = fs->error;
 	else if (!fs->read_only)
 		ret = zcow_commit_super(fs);
+	zcow_files_unmount(fs);
 	zcow_fs_free_trees(fs);
 	free(fs);
 	return ret;

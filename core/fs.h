@@ -213,6 +213,9 @@ void zcow_fs_free_trees(struct zcow_fs *fs);
 /* Internal hooks of the file layer, called by fs.c. */
 int zcow_files_mount(struct zcow_fs *fs, const struct zcow_mount_opts *opts);
 void zcow_files_unmount(struct zcow_fs *fs);
+/* Wait until no data write of the file layer is in flight (none: a
+ * no-op). */
+void zcow_files_wait_idle(struct zcow_fs *fs);
 /* Trees of the file layer beyond the fixed six (snapshots): the commit
  * writes their dirty nodes too.  0 / NULL without a file layer. */
 uint64_t zcow_files_nr_trees(struct zcow_fs *fs);

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "csum.h"
 #include "files.h"
@@ -24,6 +25,60 @@
 
 #define TAG "files"
 
+void zcow_files_now(struct zcow_fs *fs, struct zcow_timespec *now)
+{
+	struct zcow_files *fl = fs->files;
+	struct timespec ts;
+
+	if (fl && fl->clock) {
+		fl->clock(now, fl->clock_arg);
+		return;
+	}
+	clock_gettime(CLOCK_REALTIME, &ts);
+	now->sec = ts.tv_sec;
+	now->nsec = (uint32_t)ts.tv_nsec;
+}
+
+void zcow_inode_touch_mc(struct zcow_inode *in,
+			 const struct zcow_timespec *now)
+{
+	in->mtime = *now;
+	in->ctime = *now;
+}
+
+static int ts_cmp(const struct zcow_timespec *a,
+		  const struct zcow_timespec *b)
+{
+	if (a->sec != b->sec)
+		return a->sec < b->sec ? -1 : 1;
+	if (a->nsec != b->nsec)
+		return a->nsec < b->nsec ? -1 : 1;
+	return 0;
+}
+
+bool zcow_atime_needs_update(const struct zcow_inode *in,
+			     const struct zcow_timespec *now)
+{
+	if (!ts_cmp(&in->atime, now))
+		return false;
+	if (ts_cmp(&in->mtime, &in->atime) >= 0 ||
+	    ts_cmp(&in->ctime, &in->atime) >= 0)
+		return true;
+	return now->sec - in->atime.sec >= 24 * 60 * 60;
+}
+
+static void put_ts(uint8_t *p, const struct zcow_timespec *ts)
+{
+	put64(p, (uint64_t)ts->sec);
+	put32(p + 8, ts->nsec);
+}
+
+static void get_ts(const uint8_t *p, struct zcow_timespec *ts)
+{
+	ts->sec = (int64_t)get64(p);
+	ts->nsec = get32(p + 8);
+}
+
 /* struct btrfs_inode_item: offsets in docs/format.md. */
 void zcow_inode_encode(const struct zcow_inode *ino, uint8_t *buf)
 {
@@ -33,13 +88,16 @@ void zcow_inode_encode(const struct zcow_inode *ino, uint8_t *buf)
 	put64(buf + 16, ino->size);
 	put64(buf + 24, ino->nbytes);
 	put32(buf + 40, ino->nlink);
+	put32(buf + 44, ino->uid);
+	put32(buf + 48, ino->gid);
 	put32(buf + 52, ino->mode);
+	put64(buf + 56, ino->rdev);
 	put64(buf + 64, ino->flags);
 	put64(buf + 72, ino->sequence);
-	put64(buf + 112, ino->mtime_sec);	/* atime */
-	put64(buf + 124, ino->ctime_sec);	/* ctime */
-	put64(buf + 136, ino->mtime_sec);	/* mtime */
-	put64(buf + 148, ino->ctime_sec);	/* otime */
+	put_ts(buf + 112, &ino->atime);
+	put_ts(buf + 124, &ino->ctime);
+	put_ts(buf + 136, &ino->mtime);
+	put_ts(buf + 148, &ino->otime);
 }
 
 void zcow_inode_decode(const uint8_t *buf, uint64_t objectid,
@@ -52,11 +110,16 @@ void zcow_inode_decode(const uint8_t *buf, uint64_t objectid,
 	ret->size = get64(buf + 16);
 	ret->nbytes = get64(buf + 24);
 	ret->nlink = get32(buf + 40);
+	ret->uid = get32(buf + 44);
+	ret->gid = get32(buf + 48);
 	ret->mode = get32(buf + 52);
+	ret->rdev = get64(buf + 56);
 	ret->flags = get64(buf + 64);
 	ret->sequence = get64(buf + 72);
-	ret->ctime_sec = get64(buf + 124);
-	ret->mtime_sec = get64(buf + 136);
+	get_ts(buf + 112, &ret->atime);
+	get_ts(buf + 124, &ret->ctime);
+	get_ts(buf + 136, &ret->mtime);
+	get_ts(buf + 148, &ret->otime);
 }
 
 int zcow_inode_get(struct zcow_tree *tree, uint64_t ino,
@@ -212,6 +275,7 @@ static int next_index_locked(struct zcow_tree *tree, uint64_t dir,
 static int dir_size_add_locked(struct zcow_fs *fs, struct zcow_tree *tree,
 			       uint64_t dir, int64_t delta)
 {
+	struct zcow_timespec now;
 	struct zcow_inode di;
 	int err = zcow_inode_get(tree, dir, &di);
 
@@ -220,6 +284,8 @@ static int dir_size_add_locked(struct zcow_fs *fs, struct zcow_tree *tree,
 	di.size += (uint64_t)delta;
 	di.transid = fs->transid;
 	di.sequence++;
+	zcow_files_now(fs, &now);
+	zcow_inode_touch_mc(&di, &now);	/* an entry came or went */
 	return zcow_inode_put(tree, &di);
 }
 
@@ -610,9 +676,12 @@ static struct zcow_files *files_of(struct zcow_fs *fs)
 #define LOCK(fs) pthread_mutex_lock(&(fs)->files->lock)
 #define UNLOCK(fs) pthread_mutex_unlock(&(fs)->files->lock)
 
-/* Make a new inode of @mode and link it as @zp's last component. */
+/* Make a new inode of @mode (type and permission bits) owned by @cred
+ * (NULL: root) and link it as @zp's last component.  Its four times are
+ * now (btrfs_new_inode). */
 static int new_inode_locked(struct zcow_fs *fs, struct zpath *zp,
-			    uint32_t mode, uint64_t *ino_ret)
+			    uint32_t mode, const struct zcow_cred *cred,
+			    uint64_t *ino_ret)
 {
 	struct zcow_inode in;
 	uint64_t ino, dummy;
@@ -637,6 +706,10 @@ static int new_inode_locked(struct zcow_fs *fs, struct zpath *zp,
 	in.generation = in.transid = fs->transid;
 	in.nlink = 1;
 	in.mode = mode;
+	in.uid = cred ? cred->uid : 0;
+	in.gid = cred ? cred->gid : 0;
+	zcow_files_now(fs, &in.otime);
+	in.atime = in.mtime = in.ctime = in.otime;
 	err = zcow_inode_put(zp->tree, &in);
 	if (err)
 		return err;
@@ -685,8 +758,9 @@ static int rsv_remove_locked(struct zcow_fs *fs, struct zpath *zp,
 	return err;
 }
 
-int zcow_open(struct zcow_fs *fs, const char *path, int flags,
-	      struct zcow_file **file_ret)
+static int open_as(struct zcow_fs *fs, const char *path, int flags,
+		   uint32_t mode, const struct zcow_cred *cred,
+		   struct zcow_file **file_ret)
 {
 	struct zcow_file *f;
 	struct zpath zp;
@@ -707,7 +781,8 @@ int zcow_open(struct zcow_fs *fs, const char *path, int flags,
 		if (!err && !zp.is_ro)
 			err = rsv_new_inode_locked(fs, &zp);
 		if (!err)
-			err = new_inode_locked(fs, &zp, S_IFREG | 0644, &ino);
+			err = new_inode_locked(fs, &zp, S_IFREG | mode, cred,
+					       &ino);
 		type = ZCOW_FT_REG_FILE;
 		if (err)
 			goto out;
@@ -732,6 +807,7 @@ int zcow_open(struct zcow_fs *fs, const char *path, int flags,
 	f->is_ro = acc == O_RDONLY;
 	f->is_ro_tree = zp.is_ro;
 	f->is_dir = type == ZCOW_FT_DIR;
+	f->is_append = flags & O_APPEND;
 	if ((flags & O_TRUNC) && !f->is_ro) {
 		UNLOCK(fs);
 		err = zcow_truncate(f, 0);
@@ -745,6 +821,39 @@ out:
 	UNLOCK(fs);
 	free(f);
 	return err;
+}
+
+int zcow_open(struct zcow_fs *fs, const char *path, int flags,
+	      struct zcow_file **file_ret)
+{
+	return open_as(fs, path, flags, 0644, NULL, file_ret);
+}
+
+/* The permission bits of @mode when its type bits are @type or none:
+ * 0, else -EINVAL. */
+static int perm_of(uint32_t mode, uint32_t type, uint32_t *perm_ret)
+{
+	if ((mode & S_IFMT) && (mode & S_IFMT) != type)
+		return -EINVAL;
+	if (mode & ~(uint32_t)(S_IFMT | 07777))
+		return -EINVAL;
+	*perm_ret = mode & 07777;
+	return 0;
+}
+
+int zcow_open_as(struct zcow_fs *fs, const char *path, int flags,
+		 uint32_t mode, const struct zcow_cred *cred,
+		 struct zcow_file **file_ret)
+{
+	uint32_t perm;
+
+	*file_ret = NULL;
+	if (flags & ~(O_ACCMODE | O_CREAT | O_EXCL | O_TRUNC | O_APPEND) ||
+	    (flags & O_ACCMODE) == O_ACCMODE)
+		return -EINVAL;
+	if (perm_of(mode, S_IFREG, &perm))
+		return -EINVAL;
+	return open_as(fs, path, flags, perm, cred, file_ret);
 }
 
 int zcow_create(struct zcow_fs *fs, const char *path,
@@ -778,6 +887,13 @@ static void fill_stat(const struct zcow_inode *in, struct zcow_stat *st)
 	st->nbytes = in->nbytes;
 	st->generation = in->generation;
 	st->transid = in->transid;
+	st->uid = in->uid;
+	st->gid = in->gid;
+	st->rdev = in->rdev;
+	st->atime = in->atime;
+	st->mtime = in->mtime;
+	st->ctime = in->ctime;
+	st->otime = in->otime;
 }
 
 int zcow_stat(struct zcow_fs *fs, const char *path, struct zcow_stat *st)
@@ -821,11 +937,18 @@ int zcow_fstat(struct zcow_file *file, struct zcow_stat *st)
 
 int zcow_mkdir(struct zcow_fs *fs, const char *path)
 {
+	return zcow_mkdir_as(fs, path, 0755, NULL);
+}
+
+int zcow_mkdir_as(struct zcow_fs *fs, const char *path, uint32_t mode,
+		  const struct zcow_cred *cred)
+{
 	struct zpath zp;
+	uint32_t perm;
 	uint64_t ino;
 	int err;
 
-	if (!files_of(fs))
+	if (!files_of(fs) || perm_of(mode, S_IFDIR, &perm))
 		return -EINVAL;
 	LOCK(fs);
 	err = resolve_locked(fs, path, &zp);
@@ -838,8 +961,157 @@ int zcow_mkdir(struct zcow_fs *fs, const char *path)
 	if (!err)
 		err = rsv_new_inode_locked(fs, &zp);
 	if (!err)
-		err = new_inode_locked(fs, &zp, S_IFDIR | 0755, &ino);
+		err = new_inode_locked(fs, &zp, S_IFDIR | perm, cred, &ino);
 	UNLOCK(fs);
+	return err;
+}
+
+/* ---- attributes ------------------------------------------------------ */
+
+/* What one attribute call changes. */
+struct setattr {
+	enum { SET_MODE, SET_OWNER, SET_TIMES } what;
+	uint32_t mode;
+	uint32_t uid, gid;
+	const struct zcow_timespec *ts;	/* [2]; NULL: both now */
+};
+
+/* Apply @sa to @in at @now: false when nothing changes (utimens with
+ * both times omitted). */
+static bool setattr_apply(const struct setattr *sa, struct zcow_inode *in,
+			  const struct zcow_timespec *now)
+{
+	switch (sa->what) {
+	case SET_MODE:
+		in->mode = (in->mode & S_IFMT) | (sa->mode & 07777);
+		break;
+	case SET_OWNER:
+		if (sa->uid != UINT32_MAX)
+			in->uid = sa->uid;
+		if (sa->gid != UINT32_MAX)
+			in->gid = sa->gid;
+		/* chown_common(): ATTR_KILL_SUID, and KILL_SGID when the
+		 * group may execute (setattr_should_drop_sgid()). */
+		if (!S_ISDIR(in->mode)) {
+			in->mode &= ~(uint32_t)S_ISUID;
+			if (in->mode & S_IXGRP)
+				in->mode &= ~(uint32_t)S_ISGID;
+		}
+		break;
+	case SET_TIMES:
+		if (!sa->ts) {
+			in->atime = in->mtime = *now;
+			break;
+		}
+		if (sa->ts[0].nsec == ZCOW_UTIME_OMIT &&
+		    sa->ts[1].nsec == ZCOW_UTIME_OMIT)
+			return false;	/* vfs_utimes(): nothing at all */
+		if (sa->ts[0].nsec != ZCOW_UTIME_OMIT)
+			in->atime = sa->ts[0].nsec == ZCOW_UTIME_NOW ?
+					    *now : sa->ts[0];
+		if (sa->ts[1].nsec != ZCOW_UTIME_OMIT)
+			in->mtime = sa->ts[1].nsec == ZCOW_UTIME_NOW ?
+					    *now : sa->ts[1];
+		break;
+	}
+	in->ctime = *now;
+	return true;
+}
+
+/*
+ * Change an attribute of the inode at @path and its ctime, in the running
+ * transaction; noted for the tree-log, so that an fsync of the file
+ * makes the change durable.
+ */
+static int setattr_path(struct zcow_fs *fs, const char *path,
+			const struct setattr *sa)
+{
+	struct zcow_timespec now;
+	struct zcow_inode in;
+	struct zpath zp;
+	uint64_t ino, nodes = 0;
+	int err;
+
+	if (!files_of(fs))
+		return -EINVAL;
+	LOCK(fs);
+	err = lookup_path_locked(fs, path, &zp, &ino, NULL);
+	if (err)
+		goto out;
+	if (zp.is_ro) {
+		err = -EROFS;
+		goto out;
+	}
+	err = check_writable(fs);
+	if (!err)
+		err = zcow_rsv_fs_items(fs, zp.tree, 1, &nodes);
+	if (!err)
+		err = zcow_meta_reserve_locked(fs, nodes, false);
+	if (!err)
+		err = zcow_inode_get(zp.tree, ino, &in);
+	if (err)
+		goto out;
+	zcow_files_now(fs, &now);
+	if (!setattr_apply(sa, &in, &now))
+		goto out;
+	in.transid = fs->transid;
+	in.sequence++;
+	err = zcow_inode_put(zp.tree, &in);
+	if (!err && zp.tree == &fs->fs_tree)
+		zcow_log_note_write(fs, ino);
+out:
+	UNLOCK(fs);
+	return err;
+}
+
+int zcow_chmod(struct zcow_fs *fs, const char *path, uint32_t mode)
+{
+	struct setattr sa = { .what = SET_MODE, .mode = mode };
+
+	return setattr_path(fs, path, &sa);
+}
+
+int zcow_chown(struct zcow_fs *fs, const char *path, uint32_t uid,
+	       uint32_t gid)
+{
+	struct setattr sa = { .what = SET_OWNER, .uid = uid, .gid = gid };
+
+	return setattr_path(fs, path, &sa);
+}
+
+static bool is_ts_valid(const struct zcow_timespec *ts)
+{
+	return ts->nsec < 1000000000u || ts->nsec == ZCOW_UTIME_NOW ||
+	       ts->nsec == ZCOW_UTIME_OMIT;
+}
+
+int zcow_utimens(struct zcow_fs *fs, const char *path,
+		 const struct zcow_timespec ts[2])
+{
+	struct setattr sa = { .what = SET_TIMES, .ts = ts };
+
+	if (ts && (!is_ts_valid(&ts[0]) || !is_ts_valid(&ts[1])))
+		return -EINVAL;
+	return setattr_path(fs, path, &sa);
+}
+
+int zcow_truncate_path(struct zcow_fs *fs, const char *path, uint64_t size)
+{
+	struct zcow_file *f;
+	int err;
+
+	err = zcow_open(fs, path, O_RDONLY, &f);
+	if (err)
+		return err;
+	if (f->is_dir)
+		err = -EISDIR;
+	else if (f->is_ro_tree || fs->read_only)
+		err = -EROFS;
+	if (!err) {
+		f->is_ro = false;	/* as truncate(2): no descriptor */
+		err = zcow_truncate(f, size);
+	}
+	zcow_close(f);
 	return err;
 }
 
@@ -881,6 +1153,8 @@ static int remove_locked(struct zcow_fs *fs, struct zpath *zp, uint64_t ino,
 		return free_inode_locked(fs, zp->tree, zp->root, ino);
 	in.nlink--;
 	in.transid = fs->transid;
+	in.sequence++;
+	zcow_files_now(fs, &in.ctime);	/* its link count changed */
 	return zcow_inode_put(zp->tree, &in);
 }
 
@@ -972,16 +1246,72 @@ static int is_below_locked(struct zcow_tree *tree, uint64_t dir, uint64_t anc)
 	return -EUCLEAN;
 }
 
+/* A rename moved inode @ino to another entry: its ctime becomes now
+ * (btrfs_rename()), noted for the tree-log with the link. */
+static int touch_ctime_locked(struct zcow_fs *fs, struct zcow_tree *tree,
+			      uint64_t ino)
+{
+	struct zcow_inode in;
+	int err = zcow_inode_get(tree, ino, &in);
+
+	if (err)
+		return err == -ENOENT ? -EUCLEAN : err;
+	zcow_files_now(fs, &in.ctime);
+	in.transid = fs->transid;
+	in.sequence++;
+	return zcow_inode_put(tree, &in);
+}
+
+/*
+ * RENAME_EXCHANGE of @src (inode @sino, type @stype) and @dst (@dino,
+ * @dtype), both checked: each entry is removed and made again with the
+ * other inode (new DIR_INDEXes, as btrfs_rename_exchange() takes), so the
+ * INODE_REFs name the new parents; each directory loses and gains a name
+ * of the same length, its size is unchanged.
+ */
+static int exchange_locked(struct zcow_fs *fs, struct zpath *src,
+			   uint64_t sino, uint8_t stype, struct zpath *dst,
+			   uint64_t dino, uint8_t dtype)
+{
+	int err;
+
+	err = del_entry_locked(fs, src->tree, src->dir, src->name, src->len,
+			       sino);
+	if (!err)
+		err = del_entry_locked(fs, dst->tree, dst->dir, dst->name,
+				       dst->len, dino);
+	if (!err)
+		err = add_entry_locked(fs, dst->tree, dst->dir, dst->name,
+				       dst->len, sino, stype);
+	if (!err)
+		err = add_entry_locked(fs, src->tree, src->dir, src->name,
+				       src->len, dino, dtype);
+	if (!err)
+		err = touch_ctime_locked(fs, src->tree, sino);
+	if (!err)
+		err = touch_ctime_locked(fs, dst->tree, dino);
+	return err;
+}
+
 int zcow_rename(struct zcow_fs *fs, const char *from, const char *to)
 {
+	return zcow_rename2(fs, from, to, 0);
+}
+
+int zcow_rename2(struct zcow_fs *fs, const char *from, const char *to,
+		 unsigned int flags)
+{
 	struct zpath src, dst;
-	uint64_t sino, dino, nodes = 0;
-	uint8_t stype, dtype;
-	bool has_dst;
+	uint64_t sino, dino = 0, nodes = 0;
+	uint8_t stype, dtype = 0;
+	bool has_dst, is_exchange = flags & ZCOW_RENAME_EXCHANGE;
 	int err;
 
 	if (!files_of(fs))
 		return -EINVAL;
+	if (flags & ~(ZCOW_RENAME_NOREPLACE | ZCOW_RENAME_EXCHANGE) ||
+	    flags == (ZCOW_RENAME_NOREPLACE | ZCOW_RENAME_EXCHANGE))
+		return -EINVAL;	/* as renameat2(2) */
 	LOCK(fs);
 	err = lookup_path_locked(fs, from, &src, &sino, &stype);
 	if (err)
@@ -1024,6 +1354,20 @@ int zcow_rename(struct zcow_fs *fs, const char *from, const char *to)
 	err = check_writable(fs);
 	if (err)
 		goto out;
+	err = zcow_dir_lookup(dst.tree, dst.dir, dst.name, dst.len, &dino,
+			    &dtype);
+	has_dst = !err;
+	if (err && err != -ENOENT)
+		goto out;
+	err = 0;
+	if (is_exchange && !has_dst)
+		err = -ENOENT;
+	else if ((flags & ZCOW_RENAME_NOREPLACE) && has_dst)
+		err = -EEXIST;
+	if (err)
+		goto out;
+	/* A directory moved into its own subtree (either one, for an
+	 * exchange): -EINVAL, as lock_rename()'s trap. */
 	if (stype == ZCOW_FT_DIR) {
 		err = is_below_locked(dst.tree, dst.dir, sino);
 		if (err) {
@@ -1031,16 +1375,35 @@ int zcow_rename(struct zcow_fs *fs, const char *from, const char *to)
 			goto out;
 		}
 	}
-	err = zcow_dir_lookup(dst.tree, dst.dir, dst.name, dst.len, &dino,
-			    &dtype);
-	has_dst = !err;
-	if (err && err != -ENOENT)
-		goto out;
-	if (has_dst) {
-		if (dino == sino) {
-			err = 0;
-			goto out;	/* same inode: nothing to do */
+	if (is_exchange && dtype == ZCOW_FT_DIR) {
+		err = is_below_locked(src.tree, src.dir, dino);
+		if (err) {
+			err = err > 0 ? -EINVAL : err;
+			goto out;
 		}
+	}
+	if (has_dst && dino == sino) {
+		err = 0;
+		goto out;	/* same inode: nothing to do */
+	}
+	if (is_exchange) {
+		err = zcow_rsv_fs_items(fs, src.tree, 4 * RSV_ENTRY_ITEMS + 2,
+					&nodes);
+		if (!err)
+			err = zcow_meta_reserve_locked(fs, nodes, false);
+		if (err)
+			goto out;
+		/* One transaction (commits take the same lock): atomic. */
+		err = exchange_locked(fs, &src, sino, stype, &dst, dino,
+				      dtype);
+		if (err) {
+			zlog_err(TAG, "rename exchange %s <-> %s failed halfway: %d",
+				 from, to, err);
+			fs->error = err;
+		}
+		goto out;
+	}
+	if (has_dst) {
 		if (stype == ZCOW_FT_DIR && dtype != ZCOW_FT_DIR) {
 			err = -ENOTDIR;
 			goto out;
@@ -1059,7 +1422,7 @@ int zcow_rename(struct zcow_fs *fs, const char *from, const char *to)
 	}
 	/* Both entries and the replaced inode, reserved before any change:
 	 * a rename is all or nothing. */
-	err = zcow_rsv_fs_items(fs, src.tree, 2 * RSV_ENTRY_ITEMS, &nodes);
+	err = zcow_rsv_fs_items(fs, src.tree, 2 * RSV_ENTRY_ITEMS + 1, &nodes);
 	if (!err && has_dst)
 		err = rsv_remove_locked(fs, &dst, dino, &nodes);
 	if (!err)
@@ -1073,6 +1436,8 @@ int zcow_rename(struct zcow_fs *fs, const char *from, const char *to)
 	if (!err)
 		err = add_entry_locked(fs, dst.tree, dst.dir, dst.name, dst.len,
 				       sino, stype);
+	if (!err)
+		err = touch_ctime_locked(fs, src.tree, sino);
 	if (err) {
 		zlog_err(TAG, "rename %s -> %s failed halfway: %d", from, to,
 			 err);
@@ -1089,8 +1454,11 @@ static int cmp_dirent(const void *a, const void *b)
 		      ((const struct zcow_dirent *)b)->name);
 }
 
-int zcow_readdir(struct zcow_fs *fs, const char *path,
-		 struct zcow_dirent **ents_ret, uint64_t *nr_ret)
+/* The entries of @path from DIR_INDEX @from on, at most @max, in index
+ * order (zcow_readdir() sorts them by name). */
+static int readdir_index(struct zcow_fs *fs, const char *path, uint64_t from,
+			 uint64_t max, struct zcow_dirent **ents_ret,
+			 uint64_t *nr_ret)
 {
 	struct zcow_dirent *ents = NULL, *e;
 	uint64_t nr = 0, cap = 0, ino;
@@ -1109,7 +1477,7 @@ int zcow_readdir(struct zcow_fs *fs, const char *path,
 	LOCK(fs);
 	err = lookup_path_locked(fs, path, &zp, &ino, &type);
 	if (!err && zp.is_stub)
-		goto sort;	/* the empty directory */
+		goto done;	/* the empty directory */
 	if (err)
 		goto out;
 	if (type != ZCOW_FT_DIR) {
@@ -1118,9 +1486,9 @@ int zcow_readdir(struct zcow_fs *fs, const char *path,
 	}
 	start.objectid = ino;
 	start.type = ZCOW_DIR_INDEX_KEY;
-	start.offset = 0;
+	start.offset = from;
 	zcow_tree_iter_init(&it, zp.tree, &start);
-	while (!(err = zcow_tree_iter_next(&it, &k, &data, &len))) {
+	while (nr < max && !(err = zcow_tree_iter_next(&it, &k, &data, &len))) {
 		const uint8_t *d = data;
 		uint16_t nlen;
 
@@ -1138,15 +1506,14 @@ int zcow_readdir(struct zcow_fs *fs, const char *path,
 		e = &ents[nr++];
 		e->ino = get64(d);
 		e->type = d[29];
+		e->off = k.offset;
 		memcpy(e->name, d + ZCOW_DIR_ITEM_HDR, nlen);
 		e->name[nlen] = '\0';
 	}
 	if (err && err != -ENOENT)
 		goto out;
 	err = 0;
-sort:
-	if (nr)
-		qsort(ents, nr, sizeof(*ents), cmp_dirent);
+done:
 	*ents_ret = ents;
 	*nr_ret = nr;
 	ents = NULL;
@@ -1154,6 +1521,23 @@ out:
 	UNLOCK(fs);
 	free(ents);
 	return err;
+}
+
+int zcow_readdir(struct zcow_fs *fs, const char *path,
+		 struct zcow_dirent **ents_ret, uint64_t *nr_ret)
+{
+	int err = readdir_index(fs, path, 0, UINT64_MAX, ents_ret, nr_ret);
+
+	if (!err && *nr_ret)
+		qsort(*ents_ret, *nr_ret, sizeof(**ents_ret), cmp_dirent);
+	return err;
+}
+
+int zcow_readdir_at(struct zcow_fs *fs, const char *path, uint64_t from,
+		    uint64_t max, struct zcow_dirent **ents_ret,
+		    uint64_t *nr_ret)
+{
+	return readdir_index(fs, path, from, max, ents_ret, nr_ret);
 }
 
 int zcow_statfs(struct zcow_fs *fs, struct zcow_statfs *st)
@@ -1351,6 +1735,9 @@ int zcow_files_mount(struct zcow_fs *fs, const struct zcow_mount_opts *opts)
 	fl->hotcold = opts && opts->hotcold;
 	fl->hot_age = UINT64_MAX;
 	fl->gen_base = fs->transid;
+	fl->clock = opts ? opts->clock : NULL;
+	fl->clock_arg = opts ? opts->clock_arg : NULL;
+	pthread_mutex_init(&fl->append_lock, NULL);
 	fs->files = fl;
 	err = zcow_files_rescan(fs);
 	if (!err)
@@ -1368,6 +1755,18 @@ fail:
 	return err;
 }
 
+void zcow_files_wait_idle(struct zcow_fs *fs)
+{
+	struct zcow_files *fl = fs->files;
+
+	if (!fl)
+		return;
+	pthread_mutex_lock(&fl->lock);
+	while (fl->nr_inflight)
+		pthread_cond_wait(&fl->cond, &fl->lock);
+	pthread_mutex_unlock(&fl->lock);
+}
+
 void zcow_files_unmount(struct zcow_fs *fs)
 {
 	struct zcow_files *fl = fs->files;
@@ -1383,6 +1782,7 @@ void zcow_files_unmount(struct zcow_fs *fs)
 	free(fl->inflight);
 	free(fl->gen_clock);
 	pthread_mutex_destroy(&fl->lock);
+	pthread_mutex_destroy(&fl->append_lock);
 	pthread_cond_destroy(&fl->cond);
 	for (i = 0; i < ZCOW_PLAIN_LOCKS; i++)
 		pthread_mutex_destroy(&fl->plain_locks[i]);

@@ -403,6 +403,20 @@ static uint64_t read_buf_len(const struct rec *r)
 	return (n + BLK - 1) / BLK * BLK + 8 * BLK;
 }
 
+/*
+ * The inode times of every mount of a campaign: a fixed instant, so
+ * that a case replayed with its cut armed writes the bytes the uncut run
+ * wrote (a repro line rebuilds the very state) whatever the wall clock.
+ */
+#define CRASH_EPOCH_SEC 1735689600	/* 2025-01-01T00:00:00Z */
+
+static void crash_clock(struct zcow_timespec *now, void *arg)
+{
+	(void)arg;
+	now->sec = CRASH_EPOCH_SEC;
+	now->nsec = 0;
+}
+
 int zcrash_run(const char *scenario, const struct zcrash_opts *opts,
 	       struct zcrash_summary *sum)
 {
@@ -508,6 +522,7 @@ int zcrash_run(const char *scenario, const struct zcrash_opts *opts,
 	/* treelog=off first: its exact oracles are today's baseline */
 	for (mi = 0; mi < 2; mi++) {
 		struct zcow_mount_opts mo = {
+			.clock = crash_clock,
 			.no_treelog = mi == 0,
 			.no_zone_append = !c->zone_append,
 			.reclaim = c->reclaim,

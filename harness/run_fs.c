@@ -210,6 +210,22 @@ static int reset_active(struct zrun *run, struct zdev *dev)
 	return ret;
 }
 
+/*
+ * The inode times of a run in simulated time: a fixed epoch plus the
+ * simulated time of the call being made (run->tick_now, ns), so that a
+ * scenario run twice writes the same image.  A device without a timing
+ * model runs on the wall clock: the fs takes the real time (no clock).
+ */
+#define FS_EPOCH_SEC 1735689600	/* 2025-01-01T00:00:00Z */
+
+static void fs_clock(struct zcow_timespec *now, void *arg)
+{
+	const struct zrun *run = arg;
+
+	now->sec = FS_EPOCH_SEC + (int64_t)(run->tick_now / 1000000000u);
+	now->nsec = (uint32_t)(run->tick_now % 1000000000u);
+}
+
 static int fs_open(struct zrun *run)
 {
 	struct zcow_mkfs_opts mko = { .nodesize = run->set.nodesize,
@@ -223,6 +239,8 @@ static int fs_open(struct zrun *run)
 		.hotcold = run->set.hotcold,
 		.data_zones = run->set.data_zones,
 		.commit_bytes = run->set.commit_bytes,
+		.clock = run->time ? fs_clock : NULL,
+		.clock_arg = run,
 	};
 	struct zdev *devs[ZRUN_MAX_DEVS];
 	struct fs_run *fr;

@@ -56,6 +56,12 @@ struct zcow_mkfs_opts {
 				 * seed too: same seed, same uuids) */
 };
 
+/* A time as btrfs_timespec stores it (seconds, nanoseconds). */
+struct zcow_timespec {
+	int64_t sec;
+	uint32_t nsec;
+};
+
 /* mount options; a zeroed struct is valid. */
 struct zcow_mount_opts {
 	bool read_only;		/* true: never write (unmount commits nothing) */
@@ -100,6 +106,12 @@ struct zcow_mount_opts {
 	 * (-EINVAL) with fewer than 2 data slots.  false (0) = off: slot =
 	 * ino % data_zones. */
 	bool hotcold;
+	/* files: the clock of inode times (otime, atime, mtime, ctime):
+	 * @clock(now, clock_arg) fills *now; NULL = CLOCK_REALTIME.  Tools
+	 * that must produce the same image twice (zcow run, crash
+	 * campaigns) pass a deterministic one. */
+	void (*clock)(struct zcow_timespec *now, void *arg);
+	void *clock_arg;
 	/* TEST-ONLY (docs/crash.md): break one ordering rule on purpose
 	 * (enum zcow_mutation), so that tests can prove the crash oracles
 	 * catch it; 0 = none.  No tool sets it. */
@@ -541,16 +553,17 @@ int zcow_bench_tree_insert(struct zcow_fs *fs, uint64_t nr_items,
  * crc32c per 4 KiB block in the checksum tree, verified on every read.
  * With zone append (default) the file extent and checksum items take the
  * address the device returned.  Overwritten extents become zone_unusable.
+ *
+ * Times (struct zcow_timespec, the mount's clock): all four at creation;
+ * mtime and ctime on a write or truncate of a file and on an entry added
+ * or removed in a directory; ctime alone on chmod, chown, utimens, a
+ * link-count change and a rename of the inode; atime on a read (relatime,
+ * zcow_pread()).  fsync makes every change but an atime-only one durable.
  */
 struct zcow_file;
 
 /* zcow_open flags (O_ACCMODE, O_CREAT, O_EXCL, O_TRUNC of <fcntl.h>). */
 
-/* A time as btrfs_timespec stores it (seconds, nanoseconds). */
-struct zcow_timespec {
-	int64_t sec;
-	uint32_t nsec;
-};
 /* zcow_utimens() nanosecond values, as UTIME_NOW and UTIME_OMIT. */
 #define ZCOW_UTIME_NOW		((1u << 30) - 1)
 #define ZCOW_UTIME_OMIT		((1u << 30) - 2)
@@ -570,7 +583,7 @@ struct zcow_cred {
 /* An inode, as zcow_stat() and zcow_fstat() give it. */
 struct zcow_stat {
 	uint64_t ino;
-	uint32_t mode;		/* S_IFREG | 0644, S_IFDIR | 0755 */
+	uint32_t mode;		/* type (S_IFREG, S_IFDIR) | permission bits */
 	uint32_t nlink;
 	uint64_t size;		/* bytes */
 	uint64_t nbytes;	/* bytes of data extents referenced */
@@ -630,10 +643,27 @@ int zcow_create(struct zcow_fs *fs, const char *path,
 /* Open a file or directory (directories: O_RDONLY only, else -EISDIR). */
 int zcow_open(struct zcow_fs *fs, const char *path, int flags,
 	      struct zcow_file **file_ret);
+/*
+ * A file with permission bits @mode (& 07777; S_IFREG or no type bits,
+ * else -EINVAL) owned by @cred (NULL: uid 0, gid 0) when O_CREAT makes
+ * it.  @flags: O_ACCMODE, O_CREAT, O_EXCL, O_TRUNC, O_APPEND only
+ * (anything else: -EINVAL).  O_APPEND: every zcow_pwrite() on the handle
+ * writes at the end of the file, the offset ignored (as pwrite(2) on an
+ * O_APPEND descriptor on Linux), atomically: appends never overlap.
+ * zcow_open() is zcow_open_as(.., 0644, NULL, ..) without the flag check.
+ */
+int zcow_open_as(struct zcow_fs *fs, const char *path, int flags,
+		 uint32_t mode, const struct zcow_cred *cred,
+		 struct zcow_file **file_ret);
 /* Free the handle; outstanding writes stay the file system's (zcow_sync
  * waits for them).  Returns 0. */
 int zcow_close(struct zcow_file *file);
-/* Returns bytes read (short at end of file) or -errno. */
+/* Returns bytes read (short at end of file) or -errno.  A read of at
+ * least one byte updates the atime as Linux's relatime does (when it is
+ * not after the mtime or the ctime, or is a day old), except in a
+ * read-only mount or snapshot; that change dirties the running
+ * transaction but is not logged by zcow_fsync() (the next commit makes
+ * it durable). */
 int64_t zcow_pread(struct zcow_file *file, void *buf, uint64_t len,
 		   uint64_t off);
 /* Returns @len or -errno (a failed write may leave a prefix of whole
@@ -671,16 +701,57 @@ int zcow_fstat(struct zcow_file *file, struct zcow_stat *st);
 int zcow_unlink(struct zcow_fs *fs, const char *path);
 /* Make a directory (mode 0755); its parent must exist. */
 int zcow_mkdir(struct zcow_fs *fs, const char *path);
+/* zcow_mkdir() with permission bits @mode (& 07777; S_IFDIR or no type
+ * bits, else -EINVAL) owned by @cred (NULL: uid 0, gid 0). */
+int zcow_mkdir_as(struct zcow_fs *fs, const char *path, uint32_t mode,
+		  const struct zcow_cred *cred);
+/*
+ * Inode attributes (the inode's ctime becomes now with each):
+ * zcow_chmod(): the permission bits become @mode & 07777 (the type bits
+ * stay).  zcow_chown(): uid and gid, (uint32_t)-1 leaves one unchanged;
+ * of a non-directory S_ISUID is cleared, and S_ISGID when S_IXGRP is set
+ * (Linux's chown_common + notify_change).  zcow_utimens(): @ts[0] atime,
+ * @ts[1] mtime, nsec ZCOW_UTIME_NOW (now) or ZCOW_UTIME_OMIT (unchanged),
+ * @ts NULL = both now; both OMIT changes nothing; nsec >= 10^9 otherwise:
+ * -EINVAL.  -ENOENT, -EROFS (read-only mount or snapshot), -EIO.
+ */
+int zcow_chmod(struct zcow_fs *fs, const char *path, uint32_t mode);
+int zcow_chown(struct zcow_fs *fs, const char *path, uint32_t uid,
+	       uint32_t gid);
+int zcow_utimens(struct zcow_fs *fs, const char *path,
+		 const struct zcow_timespec ts[2]);
+/* zcow_truncate() of the file at @path (-EISDIR on a directory). */
+int zcow_truncate_path(struct zcow_fs *fs, const char *path, uint64_t size);
 /* Remove an empty directory (-ENOTEMPTY, -ENOTDIR). */
 int zcow_rmdir(struct zcow_fs *fs, const char *path);
 /* Atomic within the transaction; replaces an existing target (file over
  * file, empty dir over dir). */
 int zcow_rename(struct zcow_fs *fs, const char *from, const char *to);
+/*
+ * renameat2(2): @flags 0 (zcow_rename()), ZCOW_RENAME_NOREPLACE (-EEXIST
+ * when @to exists) or ZCOW_RENAME_EXCHANGE (both names must exist,
+ * -ENOENT otherwise; they swap inodes atomically, a file with a
+ * directory and across directories too; a directory into its own
+ * subtree: -EINVAL); both flags or an unknown one: -EINVAL.  The moved
+ * inodes' ctime and both directories' mtime and ctime become now.
+ */
+int zcow_rename2(struct zcow_fs *fs, const char *from, const char *to,
+		 unsigned int flags);
 /* The entries of a directory, sorted by name, in *ents_ret (free()); a
  * snapshot's entry has type 2 and ino its root id (the entry's location,
  * as the kernel's readdir reports it). */
 int zcow_readdir(struct zcow_fs *fs, const char *path,
 		 struct zcow_dirent **ents_ret, uint64_t *nr_ret);
+/*
+ * At most @max entries of the directory @path in DIR_INDEX order, from
+ * index @from on (0: the first), in *ents_ret (free(); NULL when none)
+ * and their number in *nr_ret; each entry's off is its index (stable
+ * while the entry exists; continue from off + 1).  "." and ".." are not
+ * listed.  -ENOTDIR, -ENOENT.
+ */
+int zcow_readdir_at(struct zcow_fs *fs, const char *path, uint64_t from,
+		    uint64_t max, struct zcow_dirent **ents_ret,
+		    uint64_t *nr_ret);
 /* The inode at @path into @st (a snapshot "/NAME": its root directory,
  * inode 256 of its tree). */
 int zcow_stat(struct zcow_fs *fs, const char *path, struct zcow_stat *st);

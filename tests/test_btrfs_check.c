@@ -1065,6 +1065,60 @@ START_TEST(test_btrfs_check_option_refuses_a_zoned_geometry)
 }
 END_TEST
 
+/*
+ * The POSIX attribute calls leave what btrfs check accepts: modes and
+ * owners set at creation and changed, times set, a file exchanged with
+ * a directory across directories (entry types, INODE_REFs, DIR_INDEXes,
+ * directory sizes), a rename that must not replace, O_APPEND writes and
+ * a sparse file.
+ */
+START_TEST(test_btrfs_check_is_clean_after_the_attribute_calls)
+{
+	char img[] = "/tmp/zcow-btrfschk-XXXXXX";
+	struct zcow_cred cred = { 1000, 1000 };
+	struct zcow_timespec ts[2] = { { 1000000000, 5 },
+				       { 0, ZCOW_UTIME_NOW } };
+	struct zcow_file *f;
+	struct zcow_fs *fs;
+	struct zdev *dev;
+	int i;
+
+	need_btrfs_progs();
+	temp_img(img);
+	fs = mkfs_mount(img, &dev);
+	ck_assert_int_eq(zcow_mkdir_as(fs, "/p", 0700, &cred), 0);
+	ck_assert_int_eq(zcow_mkdir(fs, "/q"), 0);
+	ck_assert_int_eq(zcow_mkdir(fs, "/q/dir"), 0);
+	write_at(fs, "/q/dir/inner", 0, 5000, 1, false);
+	ck_assert_int_eq(zcow_open_as(fs, "/p/file", O_CREAT | O_EXCL | O_RDWR,
+				      0640, &cred, &f), 0);
+	zcow_close(f);
+	ck_assert_int_eq(zcow_open_as(fs, "/p/file", O_WRONLY | O_APPEND, 0,
+				      NULL, &f), 0);
+	for (i = 0; i < 3; i++)
+		ck_assert_int_eq(zcow_pwrite(f, "record\n", 7, 0), 7);
+	zcow_close(f);
+	ck_assert_int_eq(zcow_chmod(fs, "/p/file", 04755), 0);
+	ck_assert_int_eq(zcow_chown(fs, "/p/file", UINT32_MAX, 50), 0);
+	ck_assert_int_eq(zcow_utimens(fs, "/p/file", ts), 0);
+	ck_assert_int_eq(zcow_utimens(fs, "/q", NULL), 0);
+	ck_assert_int_eq(zcow_rename2(fs, "/p/file", "/q/dir",
+				      ZCOW_RENAME_EXCHANGE), 0);
+	ck_assert_int_eq(zcow_rename2(fs, "/q/dir", "/p/file",
+				      ZCOW_RENAME_NOREPLACE), -EEXIST);
+	ck_assert_int_eq(zcow_rename2(fs, "/q/dir", "/q/moved",
+				      ZCOW_RENAME_NOREPLACE), 0);
+	write_at(fs, "/sparse", 3 * MiB, 10, 2, false);
+	ck_assert_int_eq(zcow_truncate_path(fs, "/sparse", 5 * MiB), 0);
+	ck_assert_int_eq(zcow_sync(fs), 0);
+	ck_assert_int_eq(zcow_check(fs, NULL, NULL), 0);
+	ck_assert_int_eq(zcow_unmount(fs), 0);
+	zdev_close(dev);
+	assert_btrfs_check_clean(img, "after the attribute calls");
+	unlink(img);
+}
+END_TEST
+
 Suite *btrfs_check_suite(void)
 {
 	Suite *s = suite_create("btrfs_check_suite");
@@ -1073,6 +1127,7 @@ Suite *btrfs_check_suite(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_btrfs_check_is_clean_on_a_new_file_system);
 	tcase_add_test(tc, test_btrfs_check_is_clean_after_a_file_workload);
+	tcase_add_test(tc, test_btrfs_check_is_clean_after_the_attribute_calls);
 	tcase_add_test(tc, test_btrfs_check_is_clean_with_shared_snapshots_and_a_delete);
 	tcase_add_test(tc, test_btrfs_check_is_clean_with_a_snapshot_linked_in_the_root_dir);
 	tcase_add_test(tc, test_checksum_items_laid_out_as_the_kernel_does_are_read);

@@ -25,6 +25,7 @@
 	SUITE(volumes_suite)   \
 	SUITE(transaction_suite) \
 	SUITE(inode_suite)     \
+	SUITE(posix_attrs_suite) \
 	SUITE(snapshot_suite)  \
 	SUITE(files_model_suite) \
 	SUITE(file_suite)      \
