@@ -52,8 +52,9 @@ enum op_kind {
 	OP_CREATE, OP_MKDIR, OP_WRITE, OP_TRUNC, OP_RENAME, OP_UNLINK,
 	OP_FSYNC, OP_FDATASYNC, OP_SYNC, OP_MARK,
 	/* workload=ops: an empty directory removed; a fallocate, which
-	 * zoned storage refuses (-EOPNOTSUPP) */
-	OP_RMDIR, OP_FALLOCATE,
+	 * zoned storage refuses (-EOPNOTSUPP); the attribute calls (the
+	 * model keeps no attributes: they change no path's state) */
+	OP_RMDIR, OP_FALLOCATE, OP_CHMOD, OP_CHOWN, OP_UTIMENS,
 	/* workload=replace: start (devid in off), one step, finish */
 	OP_REPLACE_START, OP_REPLACE_STEP, OP_REPLACE_FINISH,
 	/* workload=snapshot: a read-only snapshot of the top level as
@@ -72,6 +73,10 @@ struct op {
 				 * 0 for the generated workloads */
 	int expect;		/* workload=ops: the result the uncut run
 				 * must give (0; fallocate -EOPNOTSUPP) */
+	/* workload=ops: mkdir/create/chmod mode; create/mkdir/chown
+	 * owner; rename RENAME_* flags; utimens times ([0] atime) */
+	uint32_t mode, uid, gid, flags;
+	struct zcow_timespec ts[2];
 };
 
 /* One fault trial of a workload=faults campaign (armed after the

@@ -227,6 +227,33 @@ static int emit(struct tr *t, enum op_kind k, const char *a, const char *b,
 	return 0;
 }
 
+/* The op emit() just added, for the fields it does not set. */
+static struct op *last_op(struct tr *t)
+{
+	return &t->w->ops[t->w->nr - 1];
+}
+
+/* emit() with the line's mode and owner (mkdir, create). */
+static int emit_owned(struct tr *t, enum op_kind k, const char *a)
+{
+	int ret = emit(t, k, a, NULL, 0, 0);
+
+	if (!ret) {
+		last_op(t)->mode = t->l->mode;
+		last_op(t)->uid = t->l->uid;
+		last_op(t)->gid = t->l->gid;
+	}
+	return ret;
+}
+
+/* An existing name or the top level (the attribute calls). */
+static int want_any(struct tr *t, const char *p)
+{
+	if (strcmp(p, "/") && !lookup(t, p))
+		return refuse(t, "%s: no such file or directory", p);
+	return 0;
+}
+
 /* Rename the names at and below @from to @to. */
 static void move_names(struct tr *t, const char *from, const char *to)
 {
@@ -244,11 +271,61 @@ static void move_names(struct tr *t, const char *from, const char *to)
 	}
 }
 
+/* The longest name at or below @p, less @p's own length. */
+static size_t longest_below(struct tr *t, const char *p)
+{
+	size_t l = strlen(p), n = 0;
+	unsigned int i;
+
+	for (i = 0; i < t->nr; i++)
+		if (!strncmp(t->n[i].path, p, l) &&
+		    (!t->n[i].path[l] || t->n[i].path[l] == '/') &&
+		    strlen(t->n[i].path) - l > n)
+			n = strlen(t->n[i].path) - l;
+	return n;
+}
+
+/* RENAME_EXCHANGE: both names exist, neither below the other; the
+ * names at and below each take the other's place. */
+static int do_exchange(struct tr *t, const struct zops_line *l)
+{
+	size_t l2 = strlen(l->path2);
+	unsigned int i;
+	int ret;
+
+	if (!lookup(t, l->path2))
+		return refuse(t, "%s: no such file or directory (RENAME_EXCHANGE needs both)",
+			      l->path2);
+	if (!strncmp(l->path, l->path2, l2) && l->path[l2] == '/')
+		return refuse(t, "%s: below %s", l->path, l->path2);
+	if (strlen(l->path2) + longest_below(t, l->path) >= PATH_LEN ||
+	    strlen(l->path) + longest_below(t, l->path2) >= PATH_LEN)
+		return refuse(t, "a name would be longer than the %u bytes the crash model holds",
+			      PATH_LEN - 1);
+	ret = emit(t, OP_RENAME, l->path, l->path2, 0, 0);
+	if (ret)
+		return ret;
+	last_op(t)->flags = l->flags;
+	for (i = 0; i < t->nr; i++) {
+		char np[PATH_LEN];
+		const char *p = t->n[i].path;
+		size_t la = strlen(l->path);
+
+		if (!strncmp(p, l->path, la) && (!p[la] || p[la] == '/'))
+			snprintf(np, sizeof(np), "%s%s", l->path2, p + la);
+		else if (!strncmp(p, l->path2, l2) && (!p[l2] || p[l2] == '/'))
+			snprintf(np, sizeof(np), "%s%s", l->path, p + l2);
+		else
+			continue;
+		memcpy(t->n[i].path, np, PATH_LEN);
+	}
+	return 0;
+}
+
 static int do_rename(struct tr *t, const struct zops_line *l)
 {
 	struct tname *from = lookup(t, l->path), *to = lookup(t, l->path2);
-	size_t lf = strlen(l->path), longest = 0;
-	unsigned int i;
+	size_t lf = strlen(l->path);
 	int ret;
 
 	if (l->flags & ~(REC_RENAME_NOREPLACE | REC_RENAME_EXCHANGE))
@@ -256,14 +333,15 @@ static int do_rename(struct tr *t, const struct zops_line *l)
 			      l->flags);
 	if (l->flags == (REC_RENAME_NOREPLACE | REC_RENAME_EXCHANGE))
 		return refuse(t, "FLAGS 3: RENAME_NOREPLACE with RENAME_EXCHANGE (the kernel refuses it)");
-	if (l->flags & REC_RENAME_EXCHANGE)
-		return lacks(t, "zcow_rename2() (RENAME_EXCHANGE)");
 	if (!from)
 		return refuse(t, "%s: no such file or directory", l->path);
 	if (!strcmp(l->path, l->path2))	/* the kernel's no-op */
-		return emit(t, OP_RENAME, l->path, l->path2, 0, 0);
+		return emit(t, OP_RENAME, l->path, l->path2, 0, 0) ?:
+		       (last_op(t)->flags = l->flags, 0);
 	if (!strncmp(l->path2, l->path, lf) && l->path2[lf] == '/')
 		return refuse(t, "%s: into itself", l->path2);
+	if (l->flags & REC_RENAME_EXCHANGE)
+		return do_exchange(t, l);
 	if (to) {
 		if (l->flags & REC_RENAME_NOREPLACE)
 			return refuse(t, "%s exists, yet RENAME_NOREPLACE succeeded", l->path2);
@@ -280,19 +358,13 @@ static int do_rename(struct tr *t, const struct zops_line *l)
 			return ret;
 	}
 	/* every name moved must still fit the model */
-	for (i = 0; i < t->nr; i++)
-		if (!strncmp(t->n[i].path, l->path, lf) &&
-		    (!t->n[i].path[lf] || t->n[i].path[lf] == '/') &&
-		    strlen(t->n[i].path) - lf > longest)
-			longest = strlen(t->n[i].path) - lf;
-	if (strlen(l->path2) + longest >= PATH_LEN)
+	if (strlen(l->path2) + longest_below(t, l->path) >= PATH_LEN)
 		return refuse(t, "%s: a name below it would be longer than the %u bytes the crash model holds",
 			      l->path2, PATH_LEN - 1);
-	/* RENAME_NOREPLACE onto a name that is absent, as the recording
-	 * shows it was: what zcow_rename() does */
 	ret = emit(t, OP_RENAME, l->path, l->path2, 0, 0);
 	if (ret)
 		return ret;
+	last_op(t)->flags = l->flags;
 	if (to)
 		del_name(t, to);
 	move_names(t, l->path, l->path2);
@@ -309,10 +381,8 @@ static int walk_line(struct tr *t, const struct zops_line *l)
 	t->l = l;
 	switch (l->kind) {
 	case ZOPS_MKDIR:
-		if (l->mode != 0755 || l->uid || l->gid)
-			return lacks(t, "zcow_mkdir_as() (a mode other than 0755, or an owner other than 0:0)");
 		ret = check_new(t, l->path) ?: add_name(t, l->path, true, 0);
-		return ret ?: emit(t, OP_MKDIR, l->path, NULL, 0, 0);
+		return ret ?: emit_owned(t, OP_MKDIR, l->path);
 	case ZOPS_CREATE:
 		e = lookup(t, l->path);
 		if (e) {	/* O_CREAT on a name that exists: an open */
@@ -325,11 +395,9 @@ static int walk_line(struct tr *t, const struct zops_line *l)
 				ret = emit(t, OP_TRUNC, l->path, NULL, 0, 0);
 			return ret;
 		}
-		if (l->mode != 0644 || l->uid || l->gid)
-			return lacks(t, "zcow_open_as() (a mode other than 0644, or an owner other than 0:0)");
 		ret = check_new(t, l->path) ?: add_name(t, l->path, false, 0);
 		return ret ?: bind_fh(t, l->fh, t->last_ino) ?:
-		       emit(t, OP_CREATE, l->path, NULL, 0, 0);
+		       emit_owned(t, OP_CREATE, l->path);
 	case ZOPS_OPEN:
 		if (l->flags & O_CREAT)
 			return refuse(t, "FLAGS %u has O_CREAT: the recorder writes such an open as create",
@@ -384,11 +452,31 @@ static int walk_line(struct tr *t, const struct zops_line *l)
 	case ZOPS_SYMLINK:
 		return lacks(t, "zcow_symlink()");
 	case ZOPS_CHMOD:
-		return lacks(t, "zcow_chmod()");
+		ret = want_any(t, l->path) ?:
+		      emit(t, OP_CHMOD, l->path, NULL, 0, 0);
+		if (!ret)
+			last_op(t)->mode = l->mode;
+		return ret;
 	case ZOPS_CHOWN:
-		return lacks(t, "zcow_chown()");
+		ret = want_any(t, l->path) ?:
+		      emit(t, OP_CHOWN, l->path, NULL, 0, 0);
+		if (!ret) {
+			last_op(t)->uid = l->uid;
+			last_op(t)->gid = l->gid;
+		}
+		return ret;
 	case ZOPS_UTIMENS:
-		return lacks(t, "zcow_utimens()");
+		ret = want_any(t, l->path) ?:
+		      emit(t, OP_UTIMENS, l->path, NULL, 0, 0);
+		if (!ret) {
+			struct op *o = last_op(t);
+
+			o->ts[0].sec = l->asec;
+			o->ts[0].nsec = l->ansec;
+			o->ts[1].sec = l->msec;
+			o->ts[1].nsec = l->mnsec;
+		}
+		return ret;
 	case ZOPS_SETXATTR:
 		return lacks(t, "zcow_setxattr()");
 	case ZOPS_REMOVEXATTR:

@@ -20,6 +20,7 @@
 const char *const op_names[] = {
 	"create", "mkdir", "write", "truncate", "rename", "unlink",
 	"fsync", "fdatasync", "sync", "mark", "rmdir", "fallocate",
+	"chmod", "chown", "utimens",
 	"replace-start", "replace-step", "replace-finish",
 	"snapshot", "subvol-delete"
 };
@@ -212,6 +213,35 @@ static int m_snapshot(struct model *m, const char *at)
 	return 0;
 }
 
+/* @p with its prefix @from replaced by @to, into @np; false when @p is
+ * not at or below @from. */
+static bool re_root(const char *p, const char *from, const char *to,
+		    char *np)
+{
+	size_t l = strlen(from);
+
+	if (strncmp(p, from, l) || (p[l] && p[l] != '/'))
+		return false;
+	snprintf(np, PATH_LEN, "%s%s", to, p + l);
+	return true;
+}
+
+/* renameat2(RENAME_EXCHANGE): the entries at and below @a and @b swap
+ * places (neither lies below the other). */
+static int m_exchange(struct model *m, const char *a, const char *b)
+{
+	unsigned int i;
+
+	for (i = 0; i < m->nr; i++) {
+		char np[PATH_LEN];
+
+		if (re_root(m->e[i].path, a, b, np) ||
+		    re_root(m->e[i].path, b, a, np))
+			memcpy(m->e[i].path, np, PATH_LEN);
+	}
+	return 0;
+}
+
 int zcrash_m_apply(struct model *m, const struct op *o, uint8_t *tmp)
 {
 	struct ent *e = zcrash_m_find(m, o->a), *t;
@@ -237,6 +267,8 @@ int zcrash_m_apply(struct model *m, const struct op *o, uint8_t *tmp)
 	case OP_TRUNC:
 		return m_resize(e, o->off);
 	case OP_RENAME:
+		if (o->flags & ZCOW_RENAME_EXCHANGE)
+			return m_exchange(m, o->a, o->b);
 		t = zcrash_m_find(m, o->b);
 		if (t && t != e)
 			m_del(m, t);
@@ -279,19 +311,29 @@ int zcrash_is_sync_op(enum op_kind k)
 int zcrash_do_op(struct zcow_fs *fs, struct zdev *tgt, const struct op *o,
 		 uint8_t *tmp)
 {
+	struct zcow_cred cred = { .uid = o->uid, .gid = o->gid };
 	struct zcow_file *f = NULL;
 	int ret = 0, r2;
 	bool done;
 	int64_t n;
 
 	switch (o->kind) {
-	case OP_CREATE:
-		ret = zcow_create(fs, o->a, &f);
+	case OP_CREATE:		/* workload=ops: the recorded mode, owner */
+		ret = o->line ? zcow_open_as(fs, o->a, O_CREAT | O_EXCL | O_RDWR,
+					     o->mode, &cred, &f) :
+				zcow_create(fs, o->a, &f);
 		break;
 	case OP_MKDIR:
-		return zcow_mkdir(fs, o->a);
+		return o->line ? zcow_mkdir_as(fs, o->a, o->mode, &cred) :
+				 zcow_mkdir(fs, o->a);
 	case OP_RENAME:
-		return zcow_rename(fs, o->a, o->b);
+		return zcow_rename2(fs, o->a, o->b, o->flags);
+	case OP_CHMOD:
+		return zcow_chmod(fs, o->a, o->mode);
+	case OP_CHOWN:
+		return zcow_chown(fs, o->a, o->uid, o->gid);
+	case OP_UTIMENS:
+		return zcow_utimens(fs, o->a, o->ts);
 	case OP_UNLINK:
 		return zcow_unlink(fs, o->a);
 	case OP_RMDIR:
@@ -310,8 +352,11 @@ int zcrash_do_op(struct zcow_fs *fs, struct zdev *tgt, const struct op *o,
 		return zcow_subvol_snapshot(fs, o->a + 1, o->off != 1, NULL);
 	case OP_SUBVOL_DELETE:
 		return zcow_subvol_delete(fs, o->a + 1);
-	case OP_WRITE:
 	case OP_TRUNC:
+		if (o->line)	/* workload=ops: truncate(2) by path */
+			return zcow_truncate_path(fs, o->a, o->off);
+		/* fall through */
+	case OP_WRITE:
 	case OP_FALLOCATE:
 		ret = zcow_open(fs, o->a, O_RDWR, &f);
 		if (ret)
