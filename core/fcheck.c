@@ -4,7 +4,16 @@
  * last committed state, read from the device through temporary trees:
  *   - every INODE_REF has its DIR_ITEM and DIR_INDEX in a directory that
  *     exists, and every DIR_INDEX points at an inode that refers back;
- *   - link counts equal the references found; a file's nbytes is what
+ *   - link counts equal the names the INODE_REF items hold (one item per
+ *     parent packs every name there); every DIR_INDEX and DIR_ITEM entry
+ *     is a name of its inode's INODE_REF of that directory, of the entry
+ *     type of the inode's mode (1 file, 2 directory, 7 symlink);
+ *   - a symlink's target is one plain inline extent at 0 of its size,
+ *     its nbytes that length (btrfs_symlink);
+ *   - XATTR_ITEM entries are well formed: type FT_XATTR, location
+ *     zeroed, the key offset the name's hash, a name of 1..255 bytes,
+ *     name + value within BTRFS_MAX_XATTR_SIZE;
+ *   - a file's nbytes is what
  *     its extents hold (btrfs check's rule); a directory's size is
  *     2 x the sum of its entries' name lengths (btrfs); no orphan inodes;
  *   - file extents are regular, do not overlap, end within the size
@@ -234,6 +243,63 @@ static void check_times(struct fck *ck, uint64_t root,
 				root, in->ino, t[i].name, t[i].ts->nsec);
 }
 
+/* The entry type of an inode of @mode (btrfs's fs_ftype). */
+static uint8_t ft_of_mode(uint32_t mode)
+{
+	if (S_ISLNK(mode))
+		return ZCOW_FT_SYMLINK;
+	return S_ISDIR(mode) ? ZCOW_FT_DIR : ZCOW_FT_REG_FILE;
+}
+
+/* Is @name (@nlen bytes) a name of @ino's INODE_REF of @dir, with index
+ * @index (UINT64_MAX: any)? */
+static bool has_ref_name(struct zcow_tree *t, uint64_t ino, uint64_t dir,
+			 const char *name, uint16_t nlen, uint64_t index)
+{
+	struct zcow_key k = { ino, ZCOW_INODE_REF_KEY, dir };
+	uint32_t max = zcow_leaf_max_item_size(t->store->nodesize), size;
+	uint8_t *buf = malloc(max);
+	uint64_t found;
+	bool ok;
+
+	if (!buf)
+		return false;
+	ok = !zcow_tree_search(t, &k, buf, max, &size) && size <= max &&
+	     !zcow_inode_ref_find(buf, size, name, nlen, NULL, NULL, &found) &&
+	     (index == UINT64_MAX || found == index);
+	free(buf);
+	return ok;
+}
+
+/* The entries of XATTR_ITEM @k (@d, @len bytes). */
+static void check_xattr_item(struct fck *ck, uint64_t root,
+			     const struct zcow_key *k, const uint8_t *d,
+			     uint32_t len)
+{
+	static const uint8_t zero[17];
+	uint32_t off = 0;
+
+	while (off + ZCOW_DIR_ITEM_HDR <= len) {
+		const uint8_t *e = d + off;
+		uint16_t dlen = get16(e + 25), nlen = get16(e + 27);
+		const char *name = (const char *)e + ZCOW_DIR_ITEM_HDR;
+
+		if (off + ZCOW_DIR_ITEM_HDR + nlen + dlen > len)
+			break;
+		if (e[29] != ZCOW_FT_XATTR || memcmp(e, zero, sizeof(zero)) ||
+		    !nlen || nlen > 255 ||
+		    (uint32_t)nlen + dlen > zcow_xattr_max(ck->fs) ||
+		    zcow_name_hash(name, nlen) != k->offset)
+			problem(ck, "root %" PRIu64 " inode %" PRIu64 ": bad xattr entry '%.*s' (type %u, name %u, value %u bytes)",
+				root, k->objectid, (int)(nlen > 255 ? 255 : nlen),
+				name, e[29], nlen, dlen);
+		off += ZCOW_DIR_ITEM_HDR + nlen + dlen;
+	}
+	if (off != len)
+		problem(ck, "root %" PRIu64 " inode %" PRIu64 ": xattr item %" PRIu64 " of %u bytes overrun",
+			root, k->objectid, k->offset, len);
+}
+
 /* Check one fs tree (the fs tree or a snapshot). */
 static void check_root(struct fck *ck, struct zcow_tree *t, uint64_t root)
 {
@@ -242,6 +308,7 @@ static void check_root(struct fck *ck, struct zcow_tree *t, uint64_t root)
 	struct zcow_inode cur;
 	bool have = false, have_ref = false;
 	uint64_t nrefs = 0, dir_bytes = 0, ext_end = 0, found_bytes = 0;
+	int64_t inline_len = -1;	/* a symlink's target, -1: none */
 	const void *data;
 	uint32_t len;
 	int err;
@@ -263,7 +330,14 @@ static void check_root(struct fck *ck, struct zcow_tree *t, uint64_t root)
 					problem(ck, "root %" PRIu64 " inode %" PRIu64 ": nlink %u, %" PRIu64 " references",
 						root, cur.ino, cur.nlink, nrefs);
 				/* btrfs check: "nbytes wrong" */
-				if (S_ISREG(cur.mode) &&
+				if (S_ISLNK(cur.mode) &&
+				    (inline_len < 0 ||
+				     (uint64_t)inline_len != cur.size ||
+				     ext_end != cur.size))
+					problem(ck, "root %" PRIu64 " symlink %" PRIu64 ": size %" PRIu64 ", target %" PRId64 " (one inline extent)",
+						root, cur.ino, cur.size,
+						inline_len);
+				if ((S_ISREG(cur.mode) || S_ISLNK(cur.mode)) &&
 				    cur.nbytes != found_bytes)
 					problem(ck, "root %" PRIu64 " inode %" PRIu64 ": nbytes %" PRIu64 ", extents hold %" PRIu64,
 						root, cur.ino, cur.nbytes,
@@ -283,6 +357,7 @@ static void check_root(struct fck *ck, struct zcow_tree *t, uint64_t root)
 				break;
 			have = have_ref = false;
 			nrefs = dir_bytes = ext_end = found_bytes = 0;
+			inline_len = -1;
 			memset(&cur, 0, sizeof(cur));
 			cur.ino = k.objectid;
 		}
@@ -361,14 +436,53 @@ static void check_root(struct fck *ck, struct zcow_tree *t, uint64_t root)
 					root, k.objectid, (int)nlen,
 					(const char *)d + ZCOW_DIR_ITEM_HDR,
 					rk.objectid);
-			else if ((d[29] == ZCOW_FT_DIR) != S_ISDIR(target.mode))
+			else if (d[29] != ft_of_mode(target.mode))
 				problem(ck, "root %" PRIu64 " dir %" PRIu64 ": entry type of %" PRIu64 " wrong",
 					root, k.objectid, rk.objectid);
 			else if (zcow_tree_search(t, &rk, NULL, 0, NULL))
 				problem(ck, "root %" PRIu64 " inode %" PRIu64 ": entry in dir %" PRIu64 " without inode ref",
 					root, rk.objectid, k.objectid);
+			else if (ZCOW_DIR_ITEM_HDR + nlen <= len &&
+				 !has_ref_name(t, rk.objectid, k.objectid,
+					       (const char *)d +
+						       ZCOW_DIR_ITEM_HDR,
+					       nlen, k.offset))
+				problem(ck, "root %" PRIu64 " inode %" PRIu64 ": dir index %" PRIu64 " '%.*s' of dir %" PRIu64 " not in its inode ref",
+					root, rk.objectid, k.offset, (int)nlen,
+					(const char *)d + ZCOW_DIR_ITEM_HDR,
+					k.objectid);
 			break;
 		}
+		case ZCOW_DIR_ITEM_KEY: {
+			uint32_t off = 0;
+
+			while (off + ZCOW_DIR_ITEM_HDR <= len) {
+				const uint8_t *e = d + off;
+				uint16_t nlen = get16(e + 27);
+				const char *name = (const char *)e +
+						   ZCOW_DIR_ITEM_HDR;
+
+				if (off + ZCOW_DIR_ITEM_HDR + nlen +
+					    get16(e + 25) > len)
+					break;
+				off += ZCOW_DIR_ITEM_HDR + nlen +
+				       get16(e + 25);
+				if (e[8] == ZCOW_ROOT_ITEM_KEY)
+					continue;	/* a subvolume's */
+				if (!has_ref_name(t, get64(e), k.objectid,
+						  name, nlen, UINT64_MAX))
+					problem(ck, "root %" PRIu64 " dir %" PRIu64 ": dir item '%.*s' -> %" PRIu64 " not in its inode ref",
+						root, k.objectid, (int)nlen,
+						name, get64(e));
+			}
+			break;
+		}
+		case ZCOW_XATTR_ITEM_KEY:
+			if (!have)
+				problem(ck, "root %" PRIu64 " inode %" PRIu64 ": xattr without inode item",
+					root, k.objectid);
+			check_xattr_item(ck, root, &k, d, len);
+			break;
 		case ZCOW_EXTENT_DATA_KEY: {
 			struct zcow_fext fe;
 
@@ -384,8 +498,13 @@ static void check_root(struct fck *ck, struct zcow_tree *t, uint64_t root)
 						len - 21, get64(d + 8));
 				ext_end = k.offset + (len - 21);
 				found_bytes += get64(d + 8);
+				if (!k.offset)
+					inline_len = len - 21;
 				break;
 			}
+			if (S_ISLNK(cur.mode))
+				problem(ck, "root %" PRIu64 " symlink %" PRIu64 ": extent at %" PRIu64 " not inline",
+					root, k.objectid, k.offset);
 			if (len != ZCOW_FILE_EXTENT_SIZE || d[20] != 1) {
 				problem(ck, "root %" PRIu64 " inode %" PRIu64 ": file extent at %" PRIu64 " not regular",
 					root, k.objectid, k.offset);

@@ -65,6 +65,14 @@
 /* btrfs dir entry types. */
 #define ZCOW_FT_REG_FILE		1
 #define ZCOW_FT_DIR			2
+#define ZCOW_FT_SYMLINK			7
+#define ZCOW_FT_XATTR			8	/* an XATTR_ITEM's entries */
+
+/* Names an inode may have (btrfs's BTRFS_LINK_MAX). */
+#define ZCOW_LINK_MAX			65535u
+/* The file extent item header before inline data (offsetof
+ * btrfs_file_extent_item.disk_bytenr). */
+#define ZCOW_FEXT_INLINE_HDR		21u
 
 /* Largest data extent (one write command) when the device has no append
  * limit (conventional zones, zone_append=off). */
@@ -402,6 +410,96 @@ int zcow_data_extent_insert_locked(struct zcow_fs *fs, uint64_t bytenr,
 /* After the fs tree changed under the file layer (log replay): the next
  * inode number and the root directory, found again.  0 or -errno. */
 int zcow_files_rescan(struct zcow_fs *fs);
+
+/* ==== names and links (core/inode.c's paths, core/link.c) ==== */
+
+/* The result of resolving a path up to its last component. */
+struct zpath {
+	struct zcow_tree *tree;
+	uint64_t root;
+	bool is_ro;		/* in a snapshot */
+	bool is_root;		/* the path names the root directory */
+	uint64_t dir;		/* parent directory */
+	char name[256];		/* last component */
+	size_t len;
+	bool is_parent_found;	/* resolve reached the last component */
+	/* lookup_path_locked(): the last component is a subvolume entry of
+	 * directory dir (tree and root are then the subvolume's); is_stub:
+	 * one inside a snapshot, an empty directory (below). */
+	bool is_subvol;
+	bool is_stub;
+};
+
+/*
+ * Paths (inode.c), under files->lock.  zcow_path_resolve_locked(): walk
+ * @path to its parent directory (a symlink or file in the middle:
+ * -ENOTDIR; -ENOENT, -ENAMETOOLONG, -EINVAL for "." or "..").
+ * zcow_path_lookup_locked(): the whole path to an inode, *type_ret its
+ * entry's FT_* (may be NULL).  zcow_path_writable(): 0, -EROFS, or -EIO
+ * (the fs is in its error state).
+ */
+int zcow_path_resolve_locked(struct zcow_fs *fs, const char *path,
+			     struct zpath *zp);
+int zcow_path_lookup_locked(struct zcow_fs *fs, const char *path,
+			    struct zpath *zp, uint64_t *ino_ret,
+			    uint8_t *type_ret);
+int zcow_path_writable(struct zcow_fs *fs);
+/* A new inode of @mode (type and permission bits) owned by @cred (NULL:
+ * 0, 0) linked as @zp's last component: 0, -EEXIST, -EROFS, or a tree
+ * errno.  The caller reserved the metadata. */
+int zcow_new_inode_locked(struct zcow_fs *fs, struct zpath *zp,
+			  uint32_t mode, const struct zcow_cred *cred,
+			  uint64_t *ino_ret);
+/* @ino (of entry type @type) gets the name @name in @dir: DIR_ITEM,
+ * DIR_INDEX, the name added to its INODE_REF of @dir; the directory's
+ * size.  Not its nlink (the caller's).  0, -EMLINK (the INODE_REF item
+ * would not fit a leaf: zcow writes no INODE_EXTREF; nothing changed),
+ * or a tree errno. */
+int zcow_entry_add_locked(struct zcow_fs *fs, struct zcow_tree *tree,
+			  uint64_t dir, const char *name, size_t len,
+			  uint64_t ino, uint8_t type);
+
+/*
+ * INODE_REF items (link.c): one item (ino, INODE_REF, parent dir) holds
+ * every name of the inode in that directory, each a struct
+ * btrfs_inode_ref (index le64, name_len le16) and the name, packed.
+ * zcow_inode_ref_find(): the name's entry in item @d of @size bytes: 0
+ * and its offset, length and index (each may be NULL), -ENOENT, or
+ * -EUCLEAN (an entry overruns the item).
+ * zcow_inode_ref_add(): the name with @index added (the item made when
+ * it is the first name): 0, -EEXIST (the name is there), -EMLINK (the
+ * item would pass a leaf's largest item; nothing changed), or a tree
+ * errno.  With @is_dry_run only the check is made.
+ * zcow_inode_ref_del(): the name taken out (the item goes with its last
+ * name): 0 and *index_ret (may be NULL), -ENOENT (no such name),
+ * -EUCLEAN, or a tree errno.
+ */
+int zcow_inode_ref_find(const uint8_t *d, uint32_t size, const char *name,
+			size_t len, uint32_t *off_ret, uint32_t *elen_ret,
+			uint64_t *index_ret);
+int zcow_inode_ref_add(struct zcow_tree *tree, uint64_t ino, uint64_t dir,
+		       const char *name, size_t len, uint64_t index,
+		       bool is_dry_run);
+int zcow_inode_ref_del(struct zcow_tree *tree, uint64_t ino, uint64_t dir,
+		       const char *name, size_t len, uint64_t *index_ret);
+/* Is the file extent item @d (@len bytes) an inline one (type 0)? */
+static inline bool zcow_fext_is_inline(const uint8_t *d, uint32_t len)
+{
+	return len >= ZCOW_FEXT_INLINE_HDR && d[20] == 0;
+}
+/* The longest symlink target (btrfs: below a block, and the inline
+ * data a leaf holds). */
+uint32_t zcow_symlink_max(const struct zcow_fs *fs);
+/* The longest xattr name + value (btrfs's BTRFS_MAX_XATTR_SIZE: a leaf's
+ * largest item less a struct btrfs_dir_item). */
+uint32_t zcow_xattr_max(const struct zcow_fs *fs);
+/* Add to *nodes_ret: deleting the XATTR_ITEMs of @ino (at its last
+ * name).  0 or a tree errno. */
+int zcow_rsv_xattrs_locked(struct zcow_fs *fs, struct zcow_tree *tree,
+			   uint64_t ino, uint64_t *nodes_ret);
+/* Delete every XATTR_ITEM of @ino in @tree (the inode goes).  0 or a
+ * tree errno. */
+int zcow_xattrs_drop_locked(struct zcow_tree *tree, uint64_t ino);
 
 /* ==== the tree-log (core/tree-log.c, seed 010) ====
  * Every call runs under files->lock (mount: single-threaded). */

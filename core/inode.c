@@ -156,6 +156,8 @@ int zcow_inode_put(struct zcow_tree *tree, const struct zcow_inode *ino)
 
 static uint8_t ft_of_mode(uint32_t mode)
 {
+	if (S_ISLNK(mode))
+		return ZCOW_FT_SYMLINK;
 	return S_ISDIR(mode) ? ZCOW_FT_DIR : ZCOW_FT_REG_FILE;
 }
 
@@ -343,13 +345,16 @@ static int add_entry_locked(struct zcow_fs *fs, struct zcow_tree *tree,
 			    uint64_t dir, const char *name, size_t len,
 			    uint64_t ino, uint8_t type)
 {
-	struct zcow_key key;
 	uint8_t ent[ZCOW_DIR_ITEM_HDR + 256];
-	uint8_t ref[ZCOW_INODE_REF_HDR + 256];
 	uint64_t index;
 	int err;
 
 	err = next_index_locked(tree, dir, &index);
+	if (err)
+		return err;
+	/* The name must fit @ino's INODE_REF of @dir before anything
+	 * changes (btrfs without extended refs: EMLINK). */
+	err = zcow_inode_ref_add(tree, ino, dir, name, len, index, true);
 	if (err)
 		return err;
 	encode_dir_item(ent, ino, type, fs->transid, name, len);
@@ -357,13 +362,7 @@ static int add_entry_locked(struct zcow_fs *fs, struct zcow_tree *tree,
 			       ZCOW_DIR_ITEM_HDR + (uint32_t)len, index);
 	if (err)
 		return err;
-	put64(ref, index);
-	put16(ref + 8, (uint16_t)len);
-	memcpy(ref + ZCOW_INODE_REF_HDR, name, len);
-	key.objectid = ino;
-	key.type = ZCOW_INODE_REF_KEY;
-	key.offset = dir;
-	err = zcow_tree_insert(tree, &key, ref, ZCOW_INODE_REF_HDR + len);
+	err = zcow_inode_ref_add(tree, ino, dir, name, len, index, false);
 	if (err)
 		return err;
 	if (tree == &fs->fs_tree)
@@ -377,21 +376,14 @@ static int del_entry_locked(struct zcow_fs *fs, struct zcow_tree *tree,
 			    uint64_t dir, const char *name, size_t len,
 			    uint64_t ino)
 {
-	struct zcow_key key = { ino, ZCOW_INODE_REF_KEY, dir };
-	uint8_t buf[4096];
-	uint32_t size;
+	struct zcow_key key;
 	uint64_t index;
 	int err;
 
-	err = zcow_tree_search(tree, &key, buf, sizeof(buf), &size);
+	/* Only this name: the inode's other names in @dir stay. */
+	err = zcow_inode_ref_del(tree, ino, dir, name, len, &index);
 	if (err)
 		return err == -ENOENT ? -EUCLEAN : err;
-	if (size < ZCOW_INODE_REF_HDR)
-		return -EUCLEAN;
-	index = get64(buf);
-	err = zcow_tree_delete(tree, &key);
-	if (err)
-		return err;
 	key.objectid = dir;
 	key.type = ZCOW_DIR_INDEX_KEY;
 	key.offset = index;
@@ -519,22 +511,7 @@ static int is_dir_empty_locked(struct zcow_tree *tree, uint64_t dir)
 
 /* ---- paths ----------------------------------------------------------- */
 
-/* The result of resolving a path up to its last component. */
-struct zpath {
-	struct zcow_tree *tree;
-	uint64_t root;
-	bool is_ro;		/* in a snapshot */
-	bool is_root;		/* the path names the root directory */
-	uint64_t dir;		/* parent directory */
-	char name[256];		/* last component */
-	size_t len;
-	bool is_parent_found;	/* resolve reached the last component */
-	/* lookup_path_locked(): the last component is a subvolume entry of
-	 * directory dir (tree and root are then the subvolume's); is_stub:
-	 * one inside a snapshot, an empty directory (below). */
-	bool is_subvol;
-	bool is_stub;
-};
+/* (struct zpath: core/files.h) */
 
 /*
  * Step from @zp's tree through the subvolume entry of root @id into that
@@ -676,6 +653,32 @@ static struct zcow_files *files_of(struct zcow_fs *fs)
 #define LOCK(fs) pthread_mutex_lock(&(fs)->files->lock)
 #define UNLOCK(fs) pthread_mutex_unlock(&(fs)->files->lock)
 
+/* The paths for core/link.c and core/xattr.c (core/files.h). */
+int zcow_path_resolve_locked(struct zcow_fs *fs, const char *path,
+			     struct zpath *zp)
+{
+	return resolve_locked(fs, path, zp);
+}
+
+int zcow_path_lookup_locked(struct zcow_fs *fs, const char *path,
+			    struct zpath *zp, uint64_t *ino_ret,
+			    uint8_t *type_ret)
+{
+	return lookup_path_locked(fs, path, zp, ino_ret, type_ret);
+}
+
+int zcow_path_writable(struct zcow_fs *fs)
+{
+	return check_writable(fs);
+}
+
+int zcow_entry_add_locked(struct zcow_fs *fs, struct zcow_tree *tree,
+			  uint64_t dir, const char *name, size_t len,
+			  uint64_t ino, uint8_t type)
+{
+	return add_entry_locked(fs, tree, dir, name, len, ino, type);
+}
+
 /* Make a new inode of @mode (type and permission bits) owned by @cred
  * (NULL: root) and link it as @zp's last component.  Its four times are
  * now (btrfs_new_inode). */
@@ -726,6 +729,13 @@ static int new_inode_locked(struct zcow_fs *fs, struct zpath *zp,
 	return 0;
 }
 
+int zcow_new_inode_locked(struct zcow_fs *fs, struct zpath *zp,
+			  uint32_t mode, const struct zcow_cred *cred,
+			  uint64_t *ino_ret)
+{
+	return new_inode_locked(fs, zp, mode, cred, ino_ret);
+}
+
 /*
  * Metadata reservations of the namespace operations (docs/space.md), taken
  * under the lock before anything changes.  A new inode: its inode item,
@@ -755,6 +765,8 @@ static int rsv_remove_locked(struct zcow_fs *fs, struct zpath *zp,
 	if (!err)
 		err = zcow_rsv_drop_extents_locked(fs, zp->tree, ino, 0,
 						   UINT64_MAX, nodes_ret);
+	if (!err)
+		err = zcow_rsv_xattrs_locked(fs, zp->tree, ino, nodes_ret);
 	return err;
 }
 
@@ -790,6 +802,10 @@ static int open_as(struct zcow_fs *fs, const char *path, int flags,
 		goto out;
 	} else if ((flags & O_CREAT) && (flags & O_EXCL)) {
 		err = -EEXIST;
+		goto out;
+	}
+	if (type == ZCOW_FT_SYMLINK) {
+		err = -ELOOP;	/* the core follows no symlink: O_NOFOLLOW */
 		goto out;
 	}
 	if (type == ZCOW_FT_DIR && acc != O_RDONLY) {
@@ -1124,6 +1140,8 @@ static int free_inode_locked(struct zcow_fs *fs, struct zcow_tree *tree,
 
 	err = zcow_drop_extents_locked(fs, tree, root, ino,
 				       0, UINT64_MAX, NULL);
+	if (!err)
+		err = zcow_xattrs_drop_locked(tree, ino);
 	if (err)
 		return err;
 	return zcow_tree_delete(tree, &k);

@@ -671,7 +671,8 @@ static int log_inode(struct zcow_fs *fs, uint64_t ino, uint64_t fsynced)
 		is_in_log = j < nr_keys && !zcow_key_cmp(&keys[j], &k);
 		if (is_in_log)
 			j++;
-		if (k.type == ZCOW_EXTENT_DATA_KEY) {
+		if (k.type == ZCOW_EXTENT_DATA_KEY &&
+		    !zcow_fext_is_inline(data, len)) {
 			struct zcow_fext fe;
 
 			err = zcow_fext_decode(data, len, k.offset, &fe);
@@ -921,39 +922,73 @@ fail:
 	return err;
 }
 
+/* The directories above directory @cur (itself included) that were
+ * linked or unlinked since the last commit and are not in the log as
+ * they are, appended to *start. */
+static int dirs_above(struct zcow_fs *fs, uint64_t cur, uint64_t **start,
+		      uint64_t *nr, uint64_t *cap)
+{
+	struct zcow_log *lg = fs->log;
+	int depth, err = 0;
+
+	for (depth = 0; depth < 4096; depth++) {
+		struct zcow_key k = { cur, ZCOW_INODE_REF_KEY, 0 }, f;
+		struct zcow_tree_iter it;
+		struct touch *t = tab_find(lg, cur);
+
+		if (t && t->nr_dirs && t->logged != t->change) {
+			err = push64(start, nr, cap, cur);
+			if (err)
+				return err;
+		}
+		if (cur == ZCOW_ROOT_DIR_INO)
+			return 0;
+		/* A directory has one name: its first INODE_REF. */
+		zcow_tree_iter_init(&it, &fs->fs_tree, &k);
+		err = zcow_tree_iter_next(&it, &f, NULL, NULL);
+		if (err == -ENOENT || (!err && (f.objectid != cur ||
+						f.type != ZCOW_INODE_REF_KEY)))
+			return 0;	/* deleted, or no parent */
+		if (err)
+			return err;
+		cur = f.offset;
+	}
+	return 0;
+}
+
 /*
- * @ino and every directory above it that was linked or unlinked (renamed)
- * since the last commit and is not in the log as it is: the inodes whose
- * state makes @ino's path.  In *start (start[0] = @ino, always).
+ * @ino and every directory above each of its parents (a file with hard
+ * links has several) that was linked or unlinked (renamed) since the
+ * last commit and is not in the log as it is: the inodes whose state
+ * makes @ino's paths.  In *start (start[0] = @ino, always).
  */
 static int path_starts(struct zcow_fs *fs, uint64_t ino, uint64_t **start,
 		       uint64_t *nr)
 {
-	struct zcow_log *lg = fs->log;
-	uint64_t cap = 0, cur = ino;
-	int depth, err;
+	struct zcow_key k = { ino, ZCOW_INODE_REF_KEY, 0 }, f;
+	struct zcow_tree_iter it;
+	uint64_t cap = 0, *parents = NULL, nr_parents = 0, cap_parents = 0;
+	uint64_t i;
+	int err;
 
 	*start = NULL;
 	*nr = 0;
 	err = push64(start, nr, &cap, ino);
-	for (depth = 0; !err && cur != ZCOW_ROOT_DIR_INO && depth < 4096;
-	     depth++) {
-		struct zcow_key k = { cur, ZCOW_INODE_REF_KEY, 0 }, f;
-		struct zcow_tree_iter it;
-		struct touch *t;
-
+	if (!err && ino != ZCOW_ROOT_DIR_INO) {
 		zcow_tree_iter_init(&it, &fs->fs_tree, &k);
-		err = zcow_tree_iter_next(&it, &f, NULL, NULL);
-		if (err == -ENOENT || (!err && (f.objectid != cur ||
-						f.type != ZCOW_INODE_REF_KEY))) {
-			err = 0;	/* deleted, or no parent */
-			break;
+		while (!(err = zcow_tree_iter_next(&it, &f, NULL, NULL)) &&
+		       f.objectid == ino && f.type == ZCOW_INODE_REF_KEY) {
+			err = push64(&parents, &nr_parents, &cap_parents,
+				     f.offset);
+			if (err)
+				break;
 		}
-		cur = f.offset;
-		t = tab_find(lg, cur);
-		if (!err && t && t->nr_dirs && t->logged != t->change)
-			err = push64(start, nr, &cap, cur);
+		if (err == -ENOENT || !err)
+			err = 0;
 	}
+	for (i = 0; !err && i < nr_parents; i++)
+		err = dirs_above(fs, parents[i], start, nr, &cap);
+	free(parents);
 	if (err) {
 		free(*start);
 		*start = NULL;
@@ -1207,6 +1242,8 @@ static int replay_open(struct replay *rp)
 		case ZCOW_EXTENT_DATA_KEY: {
 			struct zcow_fext fe;
 
+			if (zcow_fext_is_inline(data, len))
+				break;	/* a symlink's: no data extent */
 			err = zcow_fext_decode(data, len, k.offset, &fe);
 			if (err)
 				return err;
@@ -1216,6 +1253,7 @@ static int replay_open(struct replay *rp)
 			break;
 		}
 		case ZCOW_INODE_REF_KEY:
+		case ZCOW_XATTR_ITEM_KEY:
 		case ZCOW_DIR_ITEM_KEY:
 		case ZCOW_DIR_INDEX_KEY:
 		case ZCOW_DIR_LOG_INDEX_KEY:
@@ -1261,7 +1299,8 @@ static int collect_items(struct zcow_tree *tree, uint64_t ino,
 		}
 		memset(&v[nr], 0, sizeof(v[nr]));
 		v[nr].key = k;
-		if (k.type == ZCOW_EXTENT_DATA_KEY) {
+		if (k.type == ZCOW_EXTENT_DATA_KEY &&
+		    !zcow_fext_is_inline(data, len)) {
 			err = zcow_fext_decode(data, len, k.offset,
 					       &v[nr].fe);
 			if (err) {
@@ -1425,7 +1464,8 @@ static int replay_inode(struct replay *rp, uint64_t ino, const uint64_t *r,
 		if (k.type == ZCOW_DIR_LOG_INDEX_KEY)
 			continue;
 		err = zcow_tree_insert(&fs->fs_tree, &k, data, len);
-		if (!err && k.type == ZCOW_EXTENT_DATA_KEY) {
+		if (!err && k.type == ZCOW_EXTENT_DATA_KEY &&
+		    !zcow_fext_is_inline(data, len)) {
 			struct zcow_fext fe;
 
 			err = zcow_fext_decode(data, len, k.offset, &fe);
@@ -1505,8 +1545,8 @@ static int in_log_dir(struct replay *rp, uint64_t dir,
 	return err ? err : ino == e->ino;
 }
 
-static int replay_unlink(struct replay *rp, uint64_t dir, uint64_t ino,
-			 int depth);
+static int replay_unlink(struct replay *rp, uint64_t dir,
+			 const struct old_entry *e, int depth);
 
 /* The last link of @ino went: delete it (a directory: what is left in it,
  * unless logged elsewhere). */
@@ -1529,7 +1569,7 @@ static int replay_delete(struct replay *rp, uint64_t ino, int depth)
 				  &nr_ents, &cap_ents);
 		for (i = 0; !err && i < nr_ents; i++)
 			if (!is_logged(rp, ents[i].ino))
-				err = replay_unlink(rp, ino, ents[i].ino,
+				err = replay_unlink(rp, ino, &ents[i],
 						    depth + 1);
 		free(ents);
 		if (err)
@@ -1544,17 +1584,19 @@ static int replay_delete(struct replay *rp, uint64_t ino, int depth)
 	return err;
 }
 
-/* Entry of @ino in @dir removed by the log: drop the back reference and,
+/* Entry @e (of inode e->ino) in @dir removed by the log: drop its name
+ * from the inode's INODE_REF of @dir (its other names there stay) and,
  * at the last link, the inode. */
-static int replay_unlink(struct replay *rp, uint64_t dir, uint64_t ino,
-			 int depth)
+static int replay_unlink(struct replay *rp, uint64_t dir,
+			 const struct old_entry *e, int depth)
 {
 	struct zcow_fs *fs = rp->fs;
-	struct zcow_key k = { ino, ZCOW_INODE_REF_KEY, dir };
+	uint64_t ino = e->ino;
 	struct zcow_inode in;
 	int err;
 
-	err = zcow_tree_delete(&fs->fs_tree, &k);
+	err = zcow_inode_ref_del(&fs->fs_tree, ino, dir, e->name, e->len,
+				 NULL);
 	if (err && err != -ENOENT)
 		return err;
 	err = zcow_inode_get(&fs->fs_tree, ino, &in);
@@ -1635,7 +1677,7 @@ static int replay_stale_entry(struct replay *rp, uint64_t dir,
 	}
 	if (err)
 		return err;
-	return is_logged(rp, e->ino) ? 0 : replay_unlink(rp, dir, e->ino, 0);
+	return is_logged(rp, e->ino) ? 0 : replay_unlink(rp, dir, e, 0);
 }
 
 /* Replay into the fs tree (no commit yet). */

@@ -752,6 +752,50 @@ int zcow_readdir(struct zcow_fs *fs, const char *path,
 int zcow_readdir_at(struct zcow_fs *fs, const char *path, uint64_t from,
 		    uint64_t max, struct zcow_dirent **ents_ret,
 		    uint64_t *nr_ret);
+/*
+ * Links and symlinks (btrfs's items: core/link.c).  The core follows no
+ * symlink: zcow_open() of one is -ELOOP (as O_NOFOLLOW), one in the
+ * middle of a path -ENOTDIR.
+ *
+ * zcow_link(): a new name @to for the inode at @from.  0, -EEXIST,
+ * -ENOENT, -EPERM (a directory or subvolume), -EXDEV (across
+ * subvolumes), -EMLINK (65535 names, or the inode's INODE_REF item of the
+ * new parent would not fit a leaf: zcow writes no extended refs), -EROFS.
+ * zcow_unlink() of one name of several removes that name only; the
+ * inode goes with its last (open handles included, as before).
+ * zcow_symlink(): a symlink at @path to @target (1..4095 bytes and what
+ * a leaf's inline extent holds: -ENAMETOOLONG; "" -ENOENT), mode
+ * S_IFLNK | 0777, owned by @cred (NULL: 0, 0).  Errors of zcow_link().
+ * zcow_readlink(): the target into @buf (not terminated, truncated to
+ * @size): the bytes copied; -EINVAL if @path is not a symlink or @size
+ * is 0.
+ */
+int zcow_link(struct zcow_fs *fs, const char *from, const char *to);
+int zcow_symlink(struct zcow_fs *fs, const char *target, const char *path,
+		 const struct zcow_cred *cred);
+int64_t zcow_readlink(struct zcow_fs *fs, const char *path, char *buf,
+		      uint64_t size);
+
+/*
+ * Extended attributes (XATTR_ITEMs: core/xattr.c) of files, directories
+ * and symlinks.  Names "user.", "trusted.", "security." + 1.. bytes, 255
+ * in all (-ERANGE; other prefixes -EOPNOTSUPP; a bare prefix -EINVAL);
+ * user.* only on files and directories (set: -EPERM, get: -ENODATA).
+ * zcow_setxattr(): flags 0, ZCOW_XATTR_CREATE (-EEXIST), _REPLACE
+ * (-ENODATA); a value above 65536 bytes -E2BIG, name + value past
+ * what one leaf item holds -ENOSPC (btrfs's BTRFS_MAX_XATTR_SIZE).
+ * zcow_getxattr(): the value's length (@size 0: only the length);
+ * -ERANGE when it passes @size; -ENODATA when absent.
+ * zcow_listxattr(): the names, each NUL-terminated, in hash order; the
+ * same size rules.  zcow_removexattr(): 0 or -ENODATA.
+ */
+int zcow_setxattr(struct zcow_fs *fs, const char *path, const char *name,
+		  const void *value, uint64_t size, unsigned int flags);
+int64_t zcow_getxattr(struct zcow_fs *fs, const char *path, const char *name,
+		      void *buf, uint64_t size);
+int64_t zcow_listxattr(struct zcow_fs *fs, const char *path, char *buf,
+		       uint64_t size);
+int zcow_removexattr(struct zcow_fs *fs, const char *path, const char *name);
 /* The inode at @path into @st (a snapshot "/NAME": its root directory,
  * inode 256 of its tree). */
 int zcow_stat(struct zcow_fs *fs, const char *path, struct zcow_stat *st);

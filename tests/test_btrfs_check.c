@@ -562,6 +562,109 @@ START_TEST(test_btrfs_check_is_clean_with_a_tree_log_and_after_its_replay)
 }
 END_TEST
 
+/*
+ * Hard links (names in several directories and two in one, whose
+ * INODE_REF packs both; one name unlinked), symlinks (inline extents)
+ * and xattrs (files, a directory, a symlink; one removed), committed,
+ * then more of each fsynced into a tree-log the process dies with:
+ * btrfs check is clean with the log and after zcow's replay, and btrfs
+ * restore -S makes the symlinks zcow made.
+ */
+START_TEST(test_btrfs_check_is_clean_with_links_symlinks_and_xattrs)
+{
+	char img[] = "/tmp/zcow-btrfschk-XXXXXX";
+	char out[] = "/tmp/zcow-btrfsrst-XXXXXX", cmd[512], buf[64];
+	struct zcow_super_block sb;
+	struct zcow_sb_copy copy;
+	struct zcow_fs *fs;
+	struct zdev *dev;
+	struct zcow_stat st;
+	ssize_t n;
+	pid_t pid;
+	int status;
+
+	need_btrfs_progs();
+	temp_img(img);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		struct zcow_file *f;
+
+		fs = mkfs_mount(img, &dev);
+		workload(fs);
+		ck_assert_int_eq(zcow_link(fs, "/a/big", "/d/big-link"), 0);
+		ck_assert_int_eq(zcow_link(fs, "/a/big", "/a/big-too"), 0);
+		ck_assert_int_eq(zcow_link(fs, "/d/c/tiny", "/tiny1"), 0);
+		ck_assert_int_eq(zcow_link(fs, "/d/c/tiny", "/tiny2"), 0);
+		ck_assert_int_eq(zcow_unlink(fs, "/tiny1"), 0);
+		ck_assert_int_eq(zcow_symlink(fs, "a/big", "/sym", NULL), 0);
+		ck_assert_int_eq(zcow_symlink(fs, "../../x/y/z", "/d/c/sym2",
+					      NULL), 0);
+		ck_assert_int_eq(zcow_setxattr(fs, "/a/big", "user.k", "v", 1,
+					       0), 0);
+		ck_assert_int_eq(zcow_setxattr(fs, "/a/big", "user.gone", "g",
+					       1, 0), 0);
+		ck_assert_int_eq(zcow_removexattr(fs, "/a/big", "user.gone"),
+				 0);
+		ck_assert_int_eq(zcow_setxattr(fs, "/d", "trusted.dir", "dv",
+					       2, 0), 0);
+		ck_assert_int_eq(zcow_setxattr(fs, "/sym", "security.s", "",
+					       0, 0), 0);
+		ck_assert_int_eq(zcow_sync(fs), 0);
+		/* fsynced, never committed */
+		ck_assert_int_eq(zcow_link(fs, "/a/grown", "/d/grown2"), 0);
+		ck_assert_int_eq(zcow_unlink(fs, "/a/big-too"), 0);
+		ck_assert_int_eq(zcow_setxattr(fs, "/a/grown", "user.l", "lv",
+					       2, 0), 0);
+		ck_assert_int_eq(zcow_open(fs, "/a/grown", O_RDONLY, &f), 0);
+		ck_assert_int_eq(zcow_fsync(f), 0);
+		zcow_close(f);
+		ck_assert_int_eq(zcow_open(fs, "/a/big", O_RDONLY, &f), 0);
+		ck_assert_int_eq(zcow_fsync(f), 0);
+		zcow_close(f);
+		_exit(0);	/* power gone: no unmount, no commit */
+	}
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		      "workload process failed");
+	dev = open_img(img);
+	ck_assert_int_eq(zcow_sb_read_latest(dev, &sb, &copy), 0);
+	ck_assert_uint_ne(le64toh(sb.log_root), 0);
+	zdev_close(dev);
+	assert_btrfs_check_clean(img, "links, symlinks, xattrs with a log");
+
+	dev = open_img(img);
+	ck_assert_int_eq(zcow_mount(dev, NULL, &fs), 0);
+	ck_assert_int_eq(zcow_stat(fs, "/d/grown2", &st), 0);
+	ck_assert_uint_eq(st.nlink, 2);
+	ck_assert_int_eq(zcow_stat(fs, "/a/big-too", &st), -ENOENT);
+	ck_assert_int_eq(zcow_stat(fs, "/d/big-link", &st), 0);
+	ck_assert_uint_eq(st.nlink, 2);
+	ck_assert_int_eq(zcow_getxattr(fs, "/a/grown", "user.l", buf,
+				       sizeof(buf)), 2);
+	ck_assert_int_eq(zcow_check(fs, NULL, NULL), 0);
+	ck_assert_int_eq(zcow_unmount(fs), 0);
+	zdev_close(dev);
+	assert_btrfs_check_clean(img, "links, symlinks, xattrs replayed");
+
+	ck_assert_ptr_nonnull(mkdtemp(out));
+	snprintf(cmd, sizeof(cmd), "btrfs restore -S %s %s >/dev/null 2>&1",
+		 img, out);
+	ck_assert_int_eq(system(cmd), 0);
+	snprintf(cmd, sizeof(cmd), "%s/sym", out);
+	n = readlink(cmd, buf, sizeof(buf));
+	ck_assert_int_eq(n, 5);
+	ck_assert(!memcmp(buf, "a/big", 5));
+	snprintf(cmd, sizeof(cmd), "%s/d/c/sym2", out);
+	n = readlink(cmd, buf, sizeof(buf));
+	ck_assert_int_eq(n, 11);
+	ck_assert(!memcmp(buf, "../../x/y/z", 11));
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", out);
+	ck_assert_int_eq(system(cmd), 0);
+	unlink(img);
+}
+END_TEST
+
 /* btrfs restore copies out exactly the files zcow lists, byte for byte. */
 START_TEST(test_btrfs_restore_recovers_exactly_the_files_zcow_lists)
 {
@@ -1133,6 +1236,7 @@ Suite *btrfs_check_suite(void)
 	tcase_add_test(tc, test_checksum_items_laid_out_as_the_kernel_does_are_read);
 	tcase_add_test(tc, test_an_inline_extent_as_the_kernel_writes_it_is_read);
 	tcase_add_test(tc, test_btrfs_check_is_clean_with_a_tree_log_and_after_its_replay);
+	tcase_add_test(tc, test_btrfs_check_is_clean_with_links_symlinks_and_xattrs);
 	tcase_add_test(tc, test_btrfs_restore_recovers_exactly_the_files_zcow_lists);
 	tcase_add_test(tc, test_check_data_reports_a_corrupted_data_block);
 	tcase_add_test(tc, test_placement_kernel_is_clean_and_seed_keeps_the_kernel_off);

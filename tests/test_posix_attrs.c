@@ -603,6 +603,51 @@ START_TEST(test_rename_sets_ctime_and_both_parents_times)
 }
 END_TEST
 
+START_TEST(test_link_symlink_and_xattr_set_their_times)
+{
+	struct tclock c = { 0 };
+	struct zdev *dev = new_dev();
+	struct zcow_fs *fs;
+	struct zcow_stat st;
+	struct zcow_cred cred = { 1000, 100 };
+
+	tclock_set(&c, 10, 0);
+	fs = fresh(dev, &c);
+	ck_assert_int_eq(zcow_mkdir(fs, "/d"), 0);
+	write_path(fs, "/f", "f", 1, 0);
+	tclock_set(&c, 20, 5);
+	ck_assert_int_eq(zcow_link(fs, "/f", "/d/g"), 0);
+	st = stat_of(fs, "/f");
+	ck_assert_uint_eq(st.nlink, 2);
+	assert_ts(st.ctime, 20, 5, "linked ctime");
+	assert_ts(st.mtime, 10, 0, "linked mtime");
+	assert_ts(stat_of(fs, "/d").mtime, 20, 5, "link's parent");
+	tclock_set(&c, 30, 0);
+	ck_assert_int_eq(zcow_symlink(fs, "f", "/d/s", &cred), 0);
+	st = stat_of(fs, "/d/s");
+	ck_assert_uint_eq(st.mode, S_IFLNK | 0777);
+	ck_assert_uint_eq(st.uid, 1000);
+	ck_assert_uint_eq(st.gid, 100);
+	assert_ts(st.otime, 30, 0, "symlink otime");
+	assert_ts(st.mtime, 30, 0, "symlink mtime");
+	assert_ts(stat_of(fs, "/d").mtime, 30, 0, "symlink's parent");
+	tclock_set(&c, 40, 7);
+	ck_assert_int_eq(zcow_setxattr(fs, "/f", "user.k", "v", 1, 0), 0);
+	assert_ts(stat_of(fs, "/f").ctime, 40, 7, "setxattr ctime");
+	tclock_set(&c, 50, 0);
+	ck_assert_int_eq(zcow_removexattr(fs, "/f", "user.k"), 0);
+	st = stat_of(fs, "/f");
+	assert_ts(st.ctime, 50, 0, "removexattr ctime");
+	assert_ts(st.mtime, 10, 0, "xattr calls leave mtime");
+	tclock_set(&c, 60, 0);
+	ck_assert_int_eq(zcow_unlink(fs, "/d/g"), 0);
+	st = stat_of(fs, "/f");
+	ck_assert_uint_eq(st.nlink, 1);
+	assert_ts(st.ctime, 60, 0, "unlinked name's ctime");
+	done(fs, dev);
+}
+END_TEST
+
 static void names_of(struct zcow_dirent *e, uint64_t nr, char *out)
 {
 	uint64_t i;
@@ -951,6 +996,7 @@ Suite *posix_attrs_suite(void)
 	tcase_add_test(tc, test_rename2_errnos);
 	tcase_add_test(tc, test_rename_exchange_swaps_files_and_dirs_across_dirs);
 	tcase_add_test(tc, test_rename_sets_ctime_and_both_parents_times);
+	tcase_add_test(tc, test_link_symlink_and_xattr_set_their_times);
 	tcase_add_test(tc, test_readdir_at_pages_by_index_across_a_delete);
 	tcase_add_test(tc, test_sparse_files_read_zeros_and_never_stale_data);
 	tcase_add_test(tc, test_attributes_survive_unmount_and_mount);

@@ -34,6 +34,7 @@
 	SUITE(devices_suite)   \
 	SUITE(replace_suite)   \
 	SUITE(tree_log_suite)  \
+	SUITE(posix_links_suite) \
 	SUITE(crash_suite)     \
 	SUITE(crash_ops_suite) \
 	SUITE(cli_suite)       \
