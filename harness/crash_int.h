@@ -35,6 +35,7 @@
 #include <stdint.h>
 
 #include "crash.h"
+#include "ops_parse.h"
 #include "prng.h"
 #include "zcow.h"
 #include "zcow_super.h"
@@ -55,6 +56,9 @@ enum op_kind {
 	 * zoned storage refuses (-EOPNOTSUPP); the attribute calls (the
 	 * model keeps no attributes: they change no path's state) */
 	OP_RMDIR, OP_FALLOCATE, OP_CHMOD, OP_CHOWN, OP_UTIMENS,
+	/* workload=ops: a hard link b of a; a symlink a to value; an
+	 * xattr b of a set to value, removed (not judged) */
+	OP_LINK, OP_SYMLINK, OP_SETXATTR, OP_REMOVEXATTR,
 	/* workload=replace: start (devid in off), one step, finish */
 	OP_REPLACE_START, OP_REPLACE_STEP, OP_REPLACE_FINISH,
 	/* workload=snapshot: a read-only snapshot of the top level as
@@ -77,6 +81,10 @@ struct op {
 	 * owner; rename RENAME_* flags; utimens times ([0] atime) */
 	uint32_t mode, uid, gid, flags;
 	struct zcow_timespec ts[2];
+	/* workload=ops: a symlink's target (NUL-terminated), an xattr's
+	 * value; owned by the campaign's parsed ops file */
+	const uint8_t *value;
+	uint64_t value_len;
 };
 
 /* One fault trial of a workload=faults campaign (armed after the
@@ -111,6 +119,7 @@ static inline uint64_t zcrash_mix64(uint64_t z)
 struct ent {
 	char path[PATH_LEN];
 	bool is_dir;
+	bool is_symlink;	/* data: its target */
 	bool is_subvol;		/* a snapshot's root ("/NAME") */
 	uint64_t ino;		/* the model's own number: kept by rename */
 	uint8_t *data;
@@ -158,6 +167,7 @@ struct oblig {
 	bool has_data;
 	char path[PATH_LEN];
 	uint64_t size, hash;
+	uint64_t ino;		/* the model's inode at @path (0: absent) */
 };
 
 #define NO_OP UINT32_MAX	/* sentinel: no op (never voided) */
@@ -230,6 +240,7 @@ struct camp {
 	char ops_file[512];
 	char ops_arg[512];
 	struct wl ops_wl;
+	struct zops *ops_parsed;	/* the file read: what ops point into */
 };
 
 /* Recovery cuts: which crash states get their recovery mount cut again
@@ -271,6 +282,9 @@ extern const char *const oracle_names[ZCRASH_NR_ORACLES];
 void zcrash_fill(uint8_t *buf, uint64_t len, uint64_t tag, uint64_t off);
 /* Content hash of a file state (size included). */
 uint64_t zcrash_hash_bytes(const uint8_t *p, uint64_t n);
+/* The hash of a path's state as the oracles compare it: a file's
+ * content, a symlink's target (salted: never equal to a file's). */
+uint64_t zcrash_state_hash(bool is_symlink, const uint8_t *p, uint64_t n);
 struct ent *zcrash_m_find(struct model *m, const char *p);
 /* Apply op @o (that succeeded) to model @m; @tmp holds its largest
  * write.  0, -ENOMEM or -E2BIG (more than MAX_ENT entries). */
@@ -289,6 +303,10 @@ int zcrash_add_snap(struct rec *r, uint64_t gen, bool exact,
 int zcrash_note_past(struct rec *r, const struct op *o, unsigned int b);
 int zcrash_note_durable(struct rec *r, const struct op *o, unsigned int i);
 void zcrash_void_obligations(const struct wl *w, struct rec *r);
+/* Op @i (@o) is about to change the content of an inode: the promises
+ * made before it about any name of that inode (hard links) no longer
+ * hold from @i on. */
+void zcrash_void_inode(struct rec *r, const struct op *o, unsigned int i);
 void zcrash_rec_free(struct rec *r);
 uint64_t zcrash_max_write_len(const struct wl *w);
 /* Workload @idx of the campaign into @w (free w->ops): 0 or -ENOMEM. */

@@ -14,8 +14,7 @@
  * that the file is consistent with itself from an empty file system (a
  * parent that exists, a handle that is open, O_EXCL on a new name, a
  * rename the kernel would have allowed): a recording that is not is
- * refused with its line, as is one that uses a call this core lacks
- * (never silently skipped).
+ * refused with its line (never silently skipped).
  *
  * A write writes LEN bytes of a pattern derived from its line number
  * (zcrash_fill() with the line's tag): the program's data is not in the
@@ -41,6 +40,7 @@
 struct tname {
 	char path[PATH_LEN];
 	bool is_dir;
+	bool is_symlink;
 	uint64_t ino;
 };
 
@@ -71,12 +71,6 @@ static int refuse(struct tr *t, const char *fmt, ...)
 		va_end(ap);
 	}
 	return -EINVAL;
-}
-
-/* The call this core lacks (the line is read, checked, and refused). */
-static int lacks(struct tr *t, const char *call)
-{
-	return refuse(t, "replaying it needs %s, which this zcow does not have yet", call);
 }
 
 static struct tname *lookup(struct tr *t, const char *p)
@@ -136,6 +130,7 @@ static int add_name(struct tr *t, const char *p, bool is_dir, uint64_t ino)
 	e = &t->n[t->nr++];
 	snprintf(e->path, sizeof(e->path), "%s", p);
 	e->is_dir = is_dir;
+	e->is_symlink = false;
 	e->ino = ino ? ino : ++t->last_ino;
 	return 0;
 }
@@ -165,6 +160,9 @@ static int want_file(struct tr *t, const char *p, struct tname **e_ret)
 		return refuse(t, "%s: no such file", p);
 	if (e->is_dir)
 		return refuse(t, "%s: a directory", p);
+	if (e->is_symlink)	/* FUSE's kernel side resolves symlinks */
+		return refuse(t, "%s: a symlink (the kernel resolves symlinks: a recorded call on a file never names one)",
+			      p);
 	*e_ret = e;
 	return 0;
 }
@@ -233,7 +231,7 @@ static struct op *last_op(struct tr *t)
 	return &t->w->ops[t->w->nr - 1];
 }
 
-/* emit() with the line's mode and owner (mkdir, create). */
+/* emit() with the line's mode and owner (mkdir, create, symlink). */
 static int emit_owned(struct tr *t, enum op_kind k, const char *a)
 {
 	int ret = emit(t, k, a, NULL, 0, 0);
@@ -386,8 +384,9 @@ static int walk_line(struct tr *t, const struct zops_line *l)
 	case ZOPS_CREATE:
 		e = lookup(t, l->path);
 		if (e) {	/* O_CREAT on a name that exists: an open */
-			if (e->is_dir)
-				return refuse(t, "%s: a directory", l->path);
+			if (e->is_dir || e->is_symlink)
+				return refuse(t, "%s: a %s", l->path,
+					      e->is_dir ? "directory" : "symlink");
 			if (l->flags & O_EXCL)
 				return refuse(t, "%s exists, yet O_EXCL succeeded", l->path);
 			ret = bind_fh(t, l->fh, e->ino);
@@ -448,9 +447,28 @@ static int walk_line(struct tr *t, const struct zops_line *l)
 	case ZOPS_RENAME:
 		return do_rename(t, l);
 	case ZOPS_LINK:
-		return lacks(t, "zcow_link()");
+		e = lookup(t, l->path);
+		if (!e)
+			return refuse(t, "%s: no such file", l->path);
+		if (e->is_dir)
+			return refuse(t, "%s: a directory (the kernel refuses it: EPERM)",
+				      l->path);
+		ret = check_new(t, l->path2);
+		if (!ret)
+			ret = emit(t, OP_LINK, l->path, l->path2, 0, 0);
+		return ret ?: add_name(t, l->path2, false, e->ino) ?:
+		       (t->n[t->nr - 1].is_symlink = e->is_symlink, 0);
 	case ZOPS_SYMLINK:
-		return lacks(t, "zcow_symlink()");
+		ret = check_new(t, l->path2) ?: add_name(t, l->path2, false, 0);
+		if (!ret) {
+			t->n[t->nr - 1].is_symlink = true;
+			ret = emit_owned(t, OP_SYMLINK, l->path2);
+		}
+		if (!ret) {
+			last_op(t)->value = (const uint8_t *)l->path;
+			last_op(t)->value_len = strlen(l->path);
+		}
+		return ret;
 	case ZOPS_CHMOD:
 		ret = want_any(t, l->path) ?:
 		      emit(t, OP_CHMOD, l->path, NULL, 0, 0);
@@ -478,9 +496,16 @@ static int walk_line(struct tr *t, const struct zops_line *l)
 		}
 		return ret;
 	case ZOPS_SETXATTR:
-		return lacks(t, "zcow_setxattr()");
-	case ZOPS_REMOVEXATTR:
-		return lacks(t, "zcow_removexattr()");
+	case ZOPS_REMOVEXATTR:	/* the name fits o->b: 255 bytes at most */
+		ret = want_any(t, l->path) ?:
+		      emit(t, l->kind == ZOPS_SETXATTR ? OP_SETXATTR :
+			   OP_REMOVEXATTR, l->path, l->name, 0, 0);
+		if (!ret) {
+			last_op(t)->flags = l->flags;
+			last_op(t)->value = l->value;
+			last_op(t)->value_len = l->value_len;
+		}
+		return ret;
 	case ZOPS_FALLOCATE:	/* zoned storage refuses it: expected */
 		return fh_path(t, l->fh, &p) ?:
 		       emit(t, OP_FALLOCATE, p, NULL, l->off, l->len);
@@ -501,6 +526,8 @@ int zcrash_ops_load(struct camp *c, char *err, size_t elen)
 
 	free(c->ops_wl.ops);
 	memset(&c->ops_wl, 0, sizeof(c->ops_wl));
+	zops_free(c->ops_parsed);
+	c->ops_parsed = NULL;
 	if (!t) {
 		snprintf(err, elen, "%s: out of memory", c->ops_file);
 		return -ENOMEM;
@@ -527,12 +554,14 @@ int zcrash_ops_load(struct camp *c, char *err, size_t elen)
 		snprintf(c->ops_wl.desc, sizeof(c->ops_wl.desc),
 			 "ops %.100s (%" PRIu64 " calls, %u ops)",
 			 c->ops_file, z->nr, c->ops_wl.nr);
-	zops_free(z);
 	free(t->fh_ino);
 	free(t);
 	if (ret) {
+		zops_free(z);
 		free(c->ops_wl.ops);
 		memset(&c->ops_wl, 0, sizeof(c->ops_wl));
+		return ret;
 	}
-	return ret;
+	c->ops_parsed = z;	/* symlink targets, xattr values */
+	return 0;
 }

@@ -467,6 +467,7 @@ void zcrash_camp_free(struct camp *c)
 		return;
 	free(c->ft);
 	free(c->ops_wl.ops);
+	zops_free(c->ops_parsed);
 	free(c);
 }
 

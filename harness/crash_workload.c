@@ -21,6 +21,7 @@ const char *const op_names[] = {
 	"create", "mkdir", "write", "truncate", "rename", "unlink",
 	"fsync", "fdatasync", "sync", "mark", "rmdir", "fallocate",
 	"chmod", "chown", "utimens",
+	"link", "symlink", "setxattr", "removexattr",
 	"replace-start", "replace-step", "replace-finish",
 	"snapshot", "subvol-delete"
 };
@@ -156,6 +157,14 @@ static bool is_child(const char *p, const char *d)
 	       !strchr(p + l + 1, '/');
 }
 
+/* Salt of a symlink's state hash. */
+#define SYMLINK_SALT 0x73796d6c696e6bULL
+
+uint64_t zcrash_state_hash(bool is_symlink, const uint8_t *p, uint64_t n)
+{
+	return zcrash_hash_bytes(p, n) ^ (is_symlink ? SYMLINK_SALT : 0);
+}
+
 /* Content hash of a file state (size included). */
 uint64_t zcrash_hash_bytes(const uint8_t *p, uint64_t n)
 {
@@ -213,6 +222,49 @@ static int m_snapshot(struct model *m, const char *at)
 	return 0;
 }
 
+/* @e's other names (hard links) take its size and content. */
+static int m_sync_links(struct model *m, const struct ent *e)
+{
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < m->nr; i++) {
+		struct ent *l = &m->e[i];
+
+		if (l == e || l->ino != e->ino || l->is_dir)
+			continue;
+		ret = m_resize(l, e->size);
+		if (ret)
+			return ret;
+		if (e->size)
+			memcpy(l->data, e->data, e->size);
+	}
+	return 0;
+}
+
+/* A new name @p for @e's inode, or (@e NULL) a symlink @p to @target. */
+static int m_add_named(struct model *m, const char *p, const struct ent *e,
+		       const uint8_t *target, uint64_t len)
+{
+	struct ent *n = m_add(m, p, false);
+	int ret;
+
+	if (!n)
+		return -E2BIG;
+	if (e) {	/* m_add() appends: @e stays where it is */
+		n->ino = e->ino;
+		m->last_ino--;
+		target = e->data;
+		len = e->size;
+	} else {
+		n->is_symlink = true;
+	}
+	ret = m_resize(n, len);
+	if (!ret && len)
+		memcpy(n->data, target, len);
+	return ret;
+}
+
 /* @p with its prefix @from replaced by @to, into @np; false when @p is
  * not at or below @from. */
 static bool re_root(const char *p, const char *from, const char *to,
@@ -263,9 +315,14 @@ int zcrash_m_apply(struct model *m, const struct op *o, uint8_t *tmp)
 		}
 		zcrash_fill(tmp, o->len, o->tag, 0);
 		memcpy(e->data + o->off, tmp, o->len);
-		break;
+		return m_sync_links(m, e);
 	case OP_TRUNC:
-		return m_resize(e, o->off);
+		ret = m_resize(e, o->off);
+		return ret ?: m_sync_links(m, e);
+	case OP_LINK:
+		return m_add_named(m, o->b, e, NULL, 0);
+	case OP_SYMLINK:
+		return m_add_named(m, o->a, NULL, o->value, o->value_len);
 	case OP_RENAME:
 		if (o->flags & ZCOW_RENAME_EXCHANGE)
 			return m_exchange(m, o->a, o->b);
@@ -338,6 +395,15 @@ int zcrash_do_op(struct zcow_fs *fs, struct zdev *tgt, const struct op *o,
 		return zcow_unlink(fs, o->a);
 	case OP_RMDIR:
 		return zcow_rmdir(fs, o->a);
+	case OP_LINK:
+		return zcow_link(fs, o->a, o->b);
+	case OP_SYMLINK:
+		return zcow_symlink(fs, (const char *)o->value, o->a, &cred);
+	case OP_SETXATTR:
+		return zcow_setxattr(fs, o->a, o->b, o->value, o->value_len,
+				     o->flags);
+	case OP_REMOVEXATTR:
+		return zcow_removexattr(fs, o->a, o->b);
 	case OP_SYNC:
 		return zcow_sync(fs);
 	case OP_MARK:
@@ -429,7 +495,8 @@ uint64_t zcrash_max_write_len(const struct wl *w)
 
 static int add_past(struct rec *r, const struct ent *e, unsigned int b)
 {
-	uint64_t h = e->is_dir ? 0 : zcrash_hash_bytes(e->data, e->size);
+	uint64_t h = e->is_dir ? 0 : zcrash_state_hash(e->is_symlink, e->data,
+							e->size);
 	struct past *q;
 	unsigned int i;
 
@@ -457,14 +524,31 @@ static int add_past(struct rec *r, const struct ent *e, unsigned int b)
 int zcrash_note_past(struct rec *r, const struct op *o, unsigned int b)
 {
 	const struct model *m = &r->final;
+	const struct ent *x = zcrash_m_find((struct model *)m, o->a);
 	unsigned int i;
 	int ret = 0;
 
+	/* and every other name of a file written through @o->a */
 	for (i = 0; i < m->nr && !ret; i++)
 		if (is_under(m->e[i].path, o->a) ||
-		    is_under(m->e[i].path, o->b))
+		    is_under(m->e[i].path, o->b) ||
+		    (x && !x->is_dir && m->e[i].ino == x->ino))
 			ret = add_past(r, &m->e[i], b);
 	return ret;
+}
+
+void zcrash_void_inode(struct rec *r, const struct op *o, unsigned int i)
+{
+	const struct ent *x;
+	unsigned int k;
+
+	if (o->kind != OP_WRITE && o->kind != OP_TRUNC)
+		return;
+	x = zcrash_m_find(&r->final, o->a);
+	for (k = 0; x && k < r->nr_obl; k++)
+		if (r->obl[k].ino == x->ino && !r->obl[k].is_dir &&
+		    r->obl[k].void_at == NO_OP)
+			r->obl[k].void_at = i;
 }
 
 static bool has_obl(const struct rec *r, unsigned int op, const char *path)
@@ -493,10 +577,12 @@ static int add_obl(struct rec *r, unsigned int op, const char *path,
 	o->is_absent = !e;
 	snprintf(o->path, sizeof(o->path), "%s", path);
 	if (e) {
+		o->ino = e->ino;
 		o->is_dir = e->is_dir;
 		o->has_data = has_data && !e->is_dir;
 		o->size = e->size;
-		o->hash = o->has_data ? zcrash_hash_bytes(e->data, e->size) : 0;
+		o->hash = o->has_data ? zcrash_state_hash(e->is_symlink, e->data,
+							  e->size) : 0;
 	}
 	return 0;
 }
@@ -558,6 +644,10 @@ bool zcrash_op_touches(const struct op *o, const char *path)
 	case OP_SNAPSHOT:
 	case OP_SUBVOL_DELETE:
 		return is_under(path, o->a) || is_under(path, o->b);
+	case OP_LINK:		/* the new name; the old one keeps its state */
+		return is_under(path, o->b);
+	case OP_SYMLINK:
+		return is_under(path, o->a);
 	default:
 		return false;
 	}
@@ -571,7 +661,9 @@ void zcrash_void_obligations(const struct wl *w, struct rec *r)
 	for (i = 0; i < r->nr_obl; i++) {
 		struct oblig *o = &r->obl[i];
 
-		for (j = o->op + 1; j < w->nr && o->void_at == NO_OP; j++)
+		/* the first such op (a write through another name of the
+		 * inode may have voided it already: zcrash_void_inode()) */
+		for (j = o->op + 1; j < w->nr && j < o->void_at; j++)
 			if (!r->ret[j] && zcrash_op_touches(&w->ops[j], o->path))
 				o->void_at = j;
 	}

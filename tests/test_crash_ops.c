@@ -291,10 +291,6 @@ START_TEST(test_replay_refuses_missing_calls_and_inconsistent_lines)
 	static const struct {
 		const char *lines, *why;
 	} bad[] = {
-		{ "create 1 /a 0644 193 0 0\nlink /a /b\n", ":3: link: replaying it needs zcow_link()" },
-		{ "create 1 /a 0644 193 0 0\nsymlink /a /s 0 0\n", ":3: symlink: replaying it needs zcow_symlink()" },
-		{ "create 1 /a 0644 193 0 0\nsetxattr /a user.x 0 -\n", ":3: setxattr: replaying it needs zcow_setxattr()" },
-		{ "create 1 /a 0644 193 0 0\nremovexattr /a user.x\n", ":3: removexattr: replaying it needs zcow_removexattr()" },
 		{ "write 1 0 10 00000000\n", ":2: write: handle 1 is not open" },
 		{ "mkdir /x/y 0755 0 0\n", ":2: mkdir: /x/y: its directory /x does not exist" },
 		{ "create 1 /a 0644 193 0 0\ncreate 2 /a 0644 193 0 0\n", ":3: create: /a exists, yet O_EXCL succeeded" },
@@ -306,6 +302,10 @@ START_TEST(test_replay_refuses_missing_calls_and_inconsistent_lines)
 		{ "mkdir /d 0755 0 0\nrename /d /d/e 0\n", ":3: rename: /d/e: into itself" },
 		{ "create 1 /a 0644 193 0 0\ncreate 2 /b 0644 193 0 0\nrename /a /b 1\n", ":4: rename: /b exists, yet RENAME_NOREPLACE succeeded" },
 		{ "fsyncdir /nope\n", ":2: fsyncdir: /nope: no such directory" },
+		{ "mkdir /d 0755 0 0\nlink /d /e\n", ":3: link: /d: a directory" },
+		{ "create 1 /a 0644 193 0 0\nlink /a /a\n", ":3: link: /a: exists already" },
+		{ "symlink /t /s 0 0\nopen 1 /s 0\n", ":3: open: /s: a symlink" },
+		{ "setxattr /nope user.x 0 -\n", ":2: setxattr: /nope: no such file or directory" },
 		{ "chmod /nope 0600\n", ":2: chmod: /nope: no such file or directory" },
 		{ "create 1 /a 0644 193 0 0\nrename /a /b 2\n", ":3: rename: /b: no such file or directory (RENAME_EXCHANGE needs both)" },
 		{ "create 1 /a 0644 193 0 0\nrename /a /b 7\n", ":3: rename: FLAGS 7" },
@@ -479,6 +479,50 @@ START_TEST(test_handles_followed_through_renames_clean)
 END_TEST
 
 /*
+ * Hard links, symlinks and xattrs replay as recorded: a write through
+ * one name is the content of every name of the inode (the model keeps
+ * them together, and a promise about one name ends with a write through
+ * another); a handle whose first name was removed reaches its file by
+ * the name left; a symlink's target is its content (readlink after the
+ * cut); xattrs are set and removed (not judged).  Clean in both modes.
+ */
+START_TEST(test_links_symlinks_xattrs_replay_clean)
+{
+	static const char text[] =
+		"zcow-ops 1\n"
+		"mkdir /d 0755 0 0\n"
+		"create 1 /d/a 0644 66 0 0\n"
+		"write 1 0 6000 00000000\n"
+		"link /d/a /d/b\n"
+		"fsync 1 0\n"
+		"write 1 0 100 00000000\n"
+		"symlink ../a%20target /d/s 0 0\n"
+		"setxattr /d/a user.k 0 00ff\n"
+		"setxattr /d user.e 0 -\n"
+		"removexattr /d/a user.k\n"
+		"fsyncdir /d\n"
+		"unlink /d/a\n"
+		"fsync 1 1\n"
+		"sync\n"
+		"link /d/b /c\n"
+		"write 1 100 50 00000000\n"
+		"fsync 1 0\n"
+		"symlink /c /d/t 0 0\n"
+		"rename /d/s /d/u 0\n"
+		"fsyncdir /d\n";
+	struct zcrash_summary sum;
+	char path[64], err[1024];
+
+	ck_assert_msg(run_ops(text, "both", 0, &sum, path, sizeof(path), err,
+			      sizeof(err)) == 0, "%s", err);
+	ck_assert_uint_gt(sum.tried_treelog[0], 0);
+	ck_assert_uint_gt(sum.tried_treelog[1], 0);
+	ck_assert_uint_eq(sum.violations, 0);
+	unlink(path);
+}
+END_TEST
+
+/*
  * The attribute calls replay as recorded: a directory 0700 and a file
  * 0444 of another owner (zcow_mkdir_as, zcow_open_as), chmod, chown,
  * utimens (UTIME_NOW and UTIME_OMIT too), truncate by path,
@@ -582,6 +626,7 @@ Suite *crash_ops_suite(void)
 	tcase_add_test(tc, test_atomic_replace_catches_log_mutations);
 	tcase_add_test(tc, test_atomic_replace_catches_unflushed_commit);
 	tcase_add_test(tc, test_handles_followed_through_renames_clean);
+	tcase_add_test(tc, test_links_symlinks_xattrs_replay_clean);
 	tcase_add_test(tc, test_attribute_calls_and_exchange_replay_clean);
 	tcase_add_test(tc, test_repro_line_of_an_ops_campaign);
 	tcase_add_test(tc, test_scenario_ops_keys_go_together);
