@@ -340,6 +340,9 @@ static int do_rename(struct tr *t, const struct zops_line *l)
 		return refuse(t, "%s: into itself", l->path2);
 	if (l->flags & REC_RENAME_EXCHANGE)
 		return do_exchange(t, l);
+	if (to && to->ino == from->ino)	/* two links of one inode: a no-op */
+		return emit(t, OP_RENAME, l->path, l->path2, 0, 0) ?:
+		       (last_op(t)->flags = l->flags, 0);
 	if (to) {
 		if (l->flags & REC_RENAME_NOREPLACE)
 			return refuse(t, "%s exists, yet RENAME_NOREPLACE succeeded", l->path2);

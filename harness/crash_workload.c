@@ -327,6 +327,8 @@ int zcrash_m_apply(struct model *m, const struct op *o, uint8_t *tmp)
 		if (o->flags & ZCOW_RENAME_EXCHANGE)
 			return m_exchange(m, o->a, o->b);
 		t = zcrash_m_find(m, o->b);
+		if (t && t != e && t->ino == e->ino)
+			break;	/* two names of one inode: rename(2) keeps both */
 		if (t && t != e)
 			m_del(m, t);
 		e = zcrash_m_find(m, o->a);

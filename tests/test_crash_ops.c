@@ -482,7 +482,8 @@ END_TEST
  * Hard links, symlinks and xattrs replay as recorded: a write through
  * one name is the content of every name of the inode (the model keeps
  * them together, and a promise about one name ends with a write through
- * another); a handle whose first name was removed reaches its file by
+ * another); a rename between two names of one inode keeps both, as
+ * rename(2) does; a handle whose first name was removed reaches its file by
  * the name left; a symlink's target is its content (readlink after the
  * cut); xattrs are set and removed (not judged).  Clean in both modes.
  */
@@ -505,6 +506,7 @@ START_TEST(test_links_symlinks_xattrs_replay_clean)
 		"fsync 1 1\n"
 		"sync\n"
 		"link /d/b /c\n"
+		"rename /d/b /c 0\n"	/* one inode's two names: a no-op */
 		"write 1 100 50 00000000\n"
 		"fsync 1 0\n"
 		"symlink /c /d/t 0 0\n"
