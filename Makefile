@@ -34,6 +34,15 @@ SAN ?=
 HAVE_LIBZBD := $(shell pkg-config --exists libzbd 2>/dev/null && echo 1)
 ZBD_CFLAGS := $(if $(HAVE_LIBZBD),-DHAVE_LIBZBD $(shell pkg-config --cflags libzbd))
 ZBD_LIBS := $(if $(HAVE_LIBZBD),$(shell pkg-config --libs libzbd))
+# zcow fuse (harness/cmd_fuse.c, fuse_fs.c): libfuse 3; without it the
+# command is not built (zcow fuse answers "not built in")
+HAVE_FUSE3 := $(shell pkg-config --exists fuse3 2>/dev/null && echo 1)
+FUSE_CFLAGS := $(if $(HAVE_FUSE3),$(shell pkg-config --cflags fuse3))
+FUSE_LIBS := $(if $(HAVE_FUSE3),$(shell pkg-config --libs fuse3))
+ifeq ($(STATIC),1)
+FUSE_LIBS := $(if $(HAVE_FUSE3),$(shell pkg-config --static --libs fuse3) -ldl)
+endif
+FUSE_SRC := harness/cmd_fuse.c harness/fuse_fs.c
 CHECK_CFLAGS := $(shell pkg-config --cflags check 2>/dev/null)
 CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null)
 ISAL_LIBS := -lisal
@@ -61,8 +70,10 @@ SIM_SRC := $(wildcard sim/*.c)
 RUN_SRC := harness/dbench.c harness/devlist.c harness/fio.c harness/fio_ctl.c harness/fio_gen.c harness/fio_log.c harness/fio_verify.c harness/run.c harness/run_ctl.c harness/run_raw.c harness/run_fs.c harness/run_replace.c harness/run_verify.c \
 	harness/results.c harness/crash.c harness/crash_workload.c \
 	harness/crash_oracle.c harness/crash_replace.c harness/crash_btrfs.c \
-	harness/crash_scenario.c harness/crash_ops.c harness/ops_parse.c
-TOOL_SRC := $(filter-out $(RUN_SRC),$(wildcard harness/*.c))
+	harness/crash_scenario.c harness/crash_ops.c harness/ops_parse.c \
+	harness/ops_record.c
+TOOL_SRC := $(filter-out $(RUN_SRC) $(if $(HAVE_FUSE3),,$(FUSE_SRC)),\
+	$(wildcard harness/*.c))
 TEST_SRC := $(wildcard tests/*.c)
 
 BASE_OBJ := $(BASE_SRC:%.c=$(BUILD)/%.o)
@@ -94,6 +105,7 @@ $(BUILD)/dev/%.o: INC := -Ibase -Idev
 $(BUILD)/sim/%.o: INC := -Ibase -Idev -Isim
 $(BUILD)/core/%.o: INC := -Ibase -Idev -Iinclude -Icore
 $(BUILD)/harness/%.o: INC := -Ibase -Idev -Isim -Iinclude -Iharness
+$(FUSE_SRC:%.c=$(BUILD)/%.o): INC += $(FUSE_CFLAGS)
 $(BUILD)/tests/%.o: INC := -Ibase -Idev -Isim -Iinclude -Icore -Iharness \
 	-Itests -Ifuzz $(CHECK_CFLAGS)
 $(BUILD)/fuzz/%.o: INC := -Ibase -Idev -Isim -Iinclude -Icore -Iharness \
@@ -142,7 +154,7 @@ LIBS_ALL := $(LIBZRUN) $(LIBZSIM) $(LIBZCOW) $(LIBZDEV) $(LIBZBASE)
 
 $(ZCOW): $(TOOL_OBJ) $(LIBS_ALL)
 	$(CC) $(CFLAGS_ALL) $(STATIC_LDFLAGS) -o $@ $(TOOL_OBJ) $(LIBS_ALL) \
-		$(LDLIBS_ALL)
+		$(FUSE_LIBS) $(LDLIBS_ALL)
 
 $(TESTS): $(TEST_OBJ) $(LIBS_ALL)
 	$(CC) $(CFLAGS_ALL) -o $@ $(TEST_OBJ) $(LIBS_ALL) $(CHECK_LIBS) \

@@ -50,7 +50,8 @@ struct zcow_cmd {
 	CMD("crash", cmd_crash, "crash-consistency campaign (configs/crash-*)") \
 	CMD("conform", cmd_conform, "check the device rules on DEV (destroys data)") \
 	CMD("dev", cmd_dev, "add a device to a file system, list its devices") \
-	CMD("replace", cmd_replace, "replace a device of a file system by a new one")
+	CMD("replace", cmd_replace, "replace a device of a file system by a new one") \
+	CMD("fuse", cmd_fuse, "mount a zcow file system through FUSE")
 
 #define CMD(name, fn, summary) int fn(int argc, char **argv);
 ZCOW_COMMANDS

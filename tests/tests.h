@@ -55,6 +55,8 @@
 	SUITE(fsync_table_suite) \
 	SUITE(corpus_suite)    \
 	SUITE(btrfs_check_suite) \
+	SUITE(ops_record_suite) \
+	SUITE(fuse_suite)      \
 	SUITE(vm_compat_suite) \
 	SUITE(vm_suite)		/* keep last: the VM smoke run (ZCOW_VM=1) */
 
