@@ -431,9 +431,13 @@ static int walk_line(struct tr *t, const struct zops_line *l)
 		if (strcmp(l->path, "/") && (!e || !e->is_dir))
 			return refuse(t, "%s: no such directory", l->path);
 		return emit(t, OP_FSYNC, l->path, NULL, 0, 0);
-	case ZOPS_UNLINK:
-		ret = want_file(t, l->path, &e) ?:
-		      emit(t, OP_UNLINK, l->path, NULL, 0, 0);
+	case ZOPS_UNLINK:	/* a file or a symlink (itself) */
+		e = lookup(t, l->path);
+		if (!e)
+			return refuse(t, "%s: no such file", l->path);
+		if (e->is_dir)
+			return refuse(t, "%s: a directory", l->path);
+		ret = emit(t, OP_UNLINK, l->path, NULL, 0, 0);
 		if (!ret)
 			del_name(t, e);
 		return ret;

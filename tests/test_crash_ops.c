@@ -371,23 +371,33 @@ static struct zcrash_summary run_atomic(const char *treelog, int mutation)
 			    mutation);
 }
 
-/* The handwritten campaigns (an application's atomic replace, a
- * key-value store's log and tables): every persist point (db: every
- * 2nd), both tree-log modes, recovery cuts where a log is: no violation. */
-START_TEST(test_handwritten_ops_campaigns_clean)
+/* The shipped ops campaigns, quick: two handwritten (an application's
+ * atomic replace, a key-value store's log and tables) and two recorded
+ * on a FUSE mount (git init/add/commit, with git's defaults and with
+ * core.fsync=all): both tree-log modes, recovery cuts where a log is: no
+ * violation. */
+START_TEST(test_shipped_ops_campaigns_clean)
 {
-	static const char *const paths[] = {
-		"configs/crash-ops-atomic.scenario",
-		"configs/crash-ops-db.scenario",
+	static const struct {
+		const char *path;
+		bool has_fsync;	/* git's defaults fsync nothing */
+	} c[] = {
+		{ "configs/crash-ops-atomic.scenario", true },
+		{ "configs/crash-ops-db.scenario", true },
+		{ "configs/crash-ops-git.scenario", false },
+		{ "configs/crash-ops-git-fsync.scenario", true },
 	};
-	struct zcrash_summary s = run_scenario(paths[_i], NULL, 0);
+	struct zcrash_summary s = run_scenario(c[_i].path, NULL, 0);
 
 	ck_assert_uint_eq(s.violations, 0);
 	ck_assert_uint_eq(s.passed, s.tried);
 	ck_assert_uint_gt(s.tried_treelog[0], 0);
 	ck_assert_uint_gt(s.tried_treelog[1], 0);
 	/* fsyncs answered by the log: states with a log to replay */
-	ck_assert_uint_gt(s.tried_replay, 0);
+	if (c[_i].has_fsync)
+		ck_assert_uint_gt(s.tried_replay, 0);
+	else
+		ck_assert_uint_eq(s.tried_replay, 0);
 }
 END_TEST
 
@@ -427,6 +437,17 @@ START_TEST(test_atomic_replace_catches_log_mutations)
 	snprintf(json, sizeof(json), "%s/atomic-replace.ops", s.dir);
 	ck_assert_int_eq(access(json, R_OK), 0);
 	s = run_atomic("on", ZCOW_MUT_LOG_SB_BEFORE_FLUSH);
+	ck_assert_uint_gt(s.by_oracle[ZCRASH_FSYNC], 0);
+}
+END_TEST
+
+/* git's fsyncs (core.fsync=all) answered by a log that leaves the last
+ * extent item of the fsynced file out: the fsync oracle names them. */
+START_TEST(test_git_fsync_campaign_catches_dropped_log_item)
+{
+	struct zcrash_summary s = run_scenario("configs/crash-ops-git-fsync.scenario",
+					       "on", ZCOW_MUT_LOG_DROP_ITEM);
+
 	ck_assert_uint_gt(s.by_oracle[ZCRASH_FSYNC], 0);
 }
 END_TEST
@@ -511,6 +532,9 @@ START_TEST(test_links_symlinks_xattrs_replay_clean)
 		"fsync 1 0\n"
 		"symlink /c /d/t 0 0\n"
 		"rename /d/s /d/u 0\n"
+		"fsyncdir /d\n"
+		"symlink x /d/v 0 0\n"	/* unlink removes the symlink */
+		"unlink /d/v\n"
 		"fsyncdir /d\n";
 	struct zcrash_summary sum;
 	char path[64], err[1024];
@@ -624,7 +648,8 @@ Suite *crash_ops_suite(void)
 	tcase_add_test(tc, test_parse_errors_name_file_line_and_reason);
 	tcase_add_test(tc, test_replay_refuses_missing_calls_and_inconsistent_lines);
 	tcase_add_test(tc, test_cli_malformed_ops_file_exits_2_naming_line);
-	tcase_add_loop_test(tc, test_handwritten_ops_campaigns_clean, 0, 2);
+	tcase_add_loop_test(tc, test_shipped_ops_campaigns_clean, 0, 4);
+	tcase_add_test(tc, test_git_fsync_campaign_catches_dropped_log_item);
 	tcase_add_test(tc, test_atomic_replace_catches_log_mutations);
 	tcase_add_test(tc, test_atomic_replace_catches_unflushed_commit);
 	tcase_add_test(tc, test_handles_followed_through_renames_clean);
