@@ -317,7 +317,7 @@ START_TEST(test_fuse_fio_random_writes_verify_after_fsync_and_remount)
 	char *out;
 	const char *job = "--name=fz --rw=randwrite --bs=4k --size=16M "
 			  "--ioengine=psync --verify=crc32c --randseed=7 "
-			  "--runtime=30";
+			  "--runtime=30 --verify_state_save=0";
 
 	if (!fz_start(&z, "fio", NULL, NULL))
 		return;

@@ -612,6 +612,84 @@ def dbench(out, guest):
     return {"setup": setup, "rows": rows, "ratios": ratios}
 
 
+def fio_write(path):
+    """fio JSON: write MiB/s and bytes written (summed over jobs), job
+    errors; None when the output holds no JSON."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+        m = re.search(r"^\{", text, re.M)
+        data, _ = json.JSONDecoder().raw_decode(text[m.start():])
+    except (OSError, ValueError, AttributeError):
+        return None, None, None
+    bw = sum(j.get("write", {}).get("bw", 0) for j in data.get("jobs") or [])
+    nbytes = sum(j.get("write", {}).get("io_bytes", 0)
+                 for j in data.get("jobs") or [])
+    errors = sum(1 for j in data.get("jobs") or [] if j.get("error"))
+    return round(bw / 1024, 2), nbytes, errors
+
+
+def fuse_row(guest, tag):
+    r = kv_file(os.path.join(guest, f"result-{tag}.txt"))
+    path = lambda name: os.path.join(guest, f"{tag}-{name}.txt")
+    row = {"peer": r.get("peer"), "workload": r.get("workload"),
+           "clients": int_or_none(r.get("clients")),
+           "rc": int_or_none(r.get("rc")),
+           "umount_rc": int_or_none(r.get("umount_rc")),
+           "workload_seconds": float(r["workload_seconds"])
+           if r.get("workload_seconds") else None,
+           "sync_seconds": float(r["sync_seconds"])
+           if r.get("sync_seconds") else None}
+    if row["workload"] == "fio":
+        mibs, nbytes, errors = fio_write(path("out"))
+        row.update(throughput=mibs, throughput_unit="MiB/s",
+                   app_bytes=nbytes, job_errors=errors)
+    else:
+        mbs, ops = dbench_throughput(read(path("out")))
+        row.update(throughput=mbs, throughput_unit="MB/s", app_bytes=None,
+                   ops=ops)
+    s0, s1 = block_stat(path("stat-before")), block_stat(path("stat-after"))
+    row["device_bytes"] = (s1[6] - s0[6]) * 512 \
+        if len(s0) >= 7 and len(s1) >= 7 else None
+    row["device_per_app"] = round(row["device_bytes"] / row["app_bytes"], 3) \
+        if row["device_bytes"] is not None and row["app_bytes"] else None
+    if row["peer"] == "zcow":
+        row["check"] = read(path("check")).strip().splitlines()[-1:] or None
+    return row
+
+
+def fuse(out, guest):
+    """The fuse scenario: zcow's FUSE mount and the kernel's btrfs zoned,
+    the same jobs in one boot; fuse.md is the peer table."""
+    setup = kv_file(os.path.join(guest, "fuse-setup.txt"))
+    tags = [n[len("result-"):-len(".txt")] for n in sorted(os.listdir(guest))
+            if n.startswith("result-") and n.endswith(".txt")]
+    rows = [fuse_row(guest, t) for t in tags]
+    rows.sort(key=lambda r: (r["workload"] or "", r["peer"] != "zcow"))
+
+    def num(v):
+        return "" if v is None else str(v)
+
+    lines = ["| workload | peer | clients | throughput | seconds | device "
+             "MiB written | device / app bytes | status |",
+             "|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        ok = r["rc"] == 0 and r["umount_rc"] == 0
+        tp = "" if r["throughput"] is None else \
+            f"{r['throughput']} {r['throughput_unit']}"
+        dev = "" if r["device_bytes"] is None else \
+            f"{r['device_bytes'] / 2**20:.1f}"
+        lines.append(
+            f"| {r['workload']} | {r['peer']} | {num(r['clients'])} | {tp} | "
+            f"{num(r['workload_seconds'])} | {dev} | "
+            f"{num(r['device_per_app'])} | "
+            f"{'ok' if ok else 'failed (rc %s, umount %s)' % (r['rc'], r['umount_rc'])} |")
+    with open(os.path.join(out, "fuse.md"), "w", encoding="utf-8") as f:
+        f.write("\n".join(lines) + "\n")
+    print("\n".join(lines))
+    return {"setup": setup, "rows": rows}
+
+
 COMPAT_OUTPUT_LINES = 60
 
 
@@ -703,6 +781,8 @@ def main():
         summary["gc"] = gc(a.out, guest)
     if os.path.exists(os.path.join(guest, "dbench-setup.txt")):
         summary["dbench"] = dbench(a.out, guest)
+    if os.path.exists(os.path.join(guest, "fuse-setup.txt")):
+        summary["fuse"] = fuse(a.out, guest)
     if os.path.exists(os.path.join(guest, "compat-steps.txt")):
         summary["compat"] = compat(a.out, guest)
     zruns = []

@@ -32,7 +32,7 @@ PACKAGES=(qemu-system-x86 linux-image-amd64 busybox-static fio btrfs-progs
 GUEST_BINS=(fio mkfs.btrfs btrfs blkzone blkdiscard nvme zbd dbench)
 # Data files the guest binaries need (dbench's load file).
 GUEST_FILES=(/usr/share/dbench/client.txt)
-MODULES=(nvme btrfs crc32c_generic crc32c_intel xxhash_generic blake2b_generic)
+MODULES=(nvme btrfs fuse crc32c_generic crc32c_intel xxhash_generic blake2b_generic)
 
 log() {
 	echo "vm.sh: $*" >&2
