@@ -70,7 +70,8 @@ SIM_SRC := $(wildcard sim/*.c)
 RUN_SRC := harness/dbench.c harness/devlist.c harness/fio.c harness/fio_ctl.c harness/fio_gen.c harness/fio_log.c harness/fio_verify.c harness/run.c harness/run_ctl.c harness/run_raw.c harness/run_fs.c harness/run_replace.c harness/run_verify.c \
 	harness/results.c harness/crash.c harness/crash_workload.c \
 	harness/crash_oracle.c harness/crash_replace.c harness/crash_btrfs.c \
-	harness/crash_scenario.c harness/ops_record.c
+	harness/crash_scenario.c harness/crash_ops.c harness/ops_parse.c \
+	harness/ops_record.c
 TOOL_SRC := $(filter-out $(RUN_SRC) $(if $(HAVE_FUSE3),,$(FUSE_SRC)),\
 	$(wildcard harness/*.c))
 TEST_SRC := $(wildcard tests/*.c)

@@ -2,6 +2,8 @@
 /*
  * zcow crash SCENARIO [--quick] [--results DIR] [--no-results] [--max N]
  *	[--treelog on|off|both] [--replay-cuts off|log|every] [--btrfs-check N]
+ *	[--ops FILE] [--sample N]
+ * zcow crash --ops FILE [options]
  * zcow crash --repro 'LINE'
  * (harness/crash.h, docs/crash.md).
  */
@@ -19,6 +21,8 @@ static void usage(FILE *out)
 		"usage: zcow crash SCENARIO [--quick] [--results DIR] [--no-results]\n"
 		"                  [--max N] [--treelog on|off|both]\n"
 		"                  [--replay-cuts off|log|every] [--btrfs-check N]\n"
+		"                  [--ops FILE] [--sample N]\n"
+		"       zcow crash --ops FILE [the options above]\n"
 		"       zcow crash --repro 'LINE'\n"
 		"Run a crash-consistency campaign (configs/crash-*.scenario): every\n"
 		"crash point x loss policy x seed, power cycle, mount, oracles.\n"
@@ -28,6 +32,10 @@ static void usage(FILE *out)
 		"--btrfs-check N: on every Nth state also run btrfs check --readonly\n"
 		"(btrfs-progs) on the crash state and on its recovery, written as a\n"
 		"plain file (the device: sim:...,zone_size=256M,conv=ZONES,emulated=on).\n"
+		"--ops FILE: replay a recorded-operations file (zcow fuse --record)\n"
+		"as the workload; without a scenario: persist=every end x every loss\n"
+		"policy, both tree-log modes (--quick: every 4th point, drop,prefix).\n"
+		"--sample N: N crash points drawn with the scenario's seed, and the end.\n"
 		"Prints a table and a repro: line per violation; exit 1 on any,\n"
 		"2 on a bad scenario or option or when the campaign cannot run\n"
 		"(the error on stderr).\n");
@@ -65,6 +73,17 @@ int cmd_crash(int argc, char **argv)
 					argv[i]);
 				return 2;
 			}
+		} else if (!strcmp(argv[i], "--ops") && i + 1 < argc) {
+			o.ops = argv[++i];
+		} else if (!strcmp(argv[i], "--sample") && i + 1 < argc) {
+			char *end;
+
+			o.sample = strtoull(argv[++i], &end, 10);
+			if (!o.sample || *end || argv[i][0] == '-') {
+				fprintf(stderr, "zcow crash: --sample '%s': a number of crash points >= 1\n",
+					argv[i]);
+				return 2;
+			}
 		} else if (!strcmp(argv[i], "--max") && i + 1 < argc) {
 			o.max_cases = strtoull(argv[++i], NULL, 0);
 		} else if (argv[i][0] != '-' && !scenario) {
@@ -74,7 +93,7 @@ int cmd_crash(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (!scenario && !o.repro) {
+	if (!scenario && !o.repro && !o.ops) {
 		usage(stderr);
 		return 2;
 	}

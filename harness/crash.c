@@ -191,6 +191,7 @@ static double now_s(void)
 
 struct repro {
 	char scenario[512];
+	char ops[512];		/* ops=FILE: the campaign's --ops */
 	bool quick;
 	uint64_t w;
 	char cut[48];
@@ -229,12 +230,15 @@ static int parse_repro(const char *line, struct repro *rp)
 			rp->btrfs_check = true;
 		else if (!strncmp(t, "loss=", 5))
 			rp->loss = zsim_loss_parse(t + 5);
+		else if (!strncmp(t, "ops=", 4) && t[4])
+			snprintf(rp->ops, sizeof(rp->ops), "%s", t + 4);
 		else if (!strncmp(t, "seed=", 5))
 			rp->seed = strtoull(t + 5, NULL, 0);
 		else
 			snprintf(rp->scenario, sizeof(rp->scenario), "%s", t);
 	}
-	return rp->scenario[0] && have_cut && rp->loss >= 0 ? 0 : -EINVAL;
+	return (rp->scenario[0] || rp->ops[0]) && have_cut && rp->loss >= 0 ?
+	       0 : -EINVAL;
 }
 
 /* Where the states of a campaign are counted and reported. */
@@ -254,7 +258,7 @@ static void tally_state(struct tally *x, const struct wl *w, uint64_t wi,
 			int loss, uint64_t seed, const struct verdict *v)
 {
 	struct zcrash_summary *sum = x->sum;
-	char line[700], ors[96] = "", c2[48] = "";
+	char line[1200], ors[96] = "", c2[48] = "";
 	int k;
 
 	sum->tried++;
@@ -273,8 +277,9 @@ static void tally_state(struct tally *x, const struct wl *w, uint64_t wi,
 		sum->btrfs_states++;
 		sum->btrfs_images += v->nr_btrfs_images;
 	}
-	snprintf(line, sizeof(line), "%s%s w=%" PRIu64 " treelog=%s cut=%s loss=%s seed=%" PRIu64 "%s%s",
-		 x->c->path, x->c->quick ? " quick" : "", wi,
+	snprintf(line, sizeof(line), "%s%s%.300s%s w=%" PRIu64 " treelog=%s cut=%s loss=%s seed=%" PRIu64 "%s%s",
+		 x->c->path, x->c->ops_arg[0] ? x->c->path[0] ? " ops=" : "ops=" : "",
+		 x->c->ops_arg, x->c->quick ? " quick" : "", wi,
 		 is_on ? "on" : "off", pt->name, zsim_loss_name(loss), seed, c2,
 		 v->is_btrfs_checked ? " btrfs-check" : "");
 	for (k = 1; k < ZCRASH_NR_ORACLES; k++)
@@ -290,7 +295,7 @@ static void tally_state(struct tally *x, const struct wl *w, uint64_t wi,
 		sum->violations_treelog[is_on]++;
 		if (!sum->first_repro[0])
 			snprintf(sum->first_repro, sizeof(sum->first_repro),
-				 "%.500s", line);
+				 "%.511s", line);
 		if (!x->o->is_quiet) {
 			if (x->tty)
 				fprintf(stderr, "\r\033[K");
@@ -352,6 +357,10 @@ static void json_head(FILE *js, const struct camp *c)
 	zres_json_str(js, zres_git());
 	fprintf(js, ",\n  \"scenario\": ");
 	zres_json_str(js, c->path);
+	if (!strcmp(c->workload, "ops")) {
+		fprintf(js, ",\n  \"ops_file\": ");
+		zres_json_str(js, c->ops_file);
+	}
 	fprintf(js, ",\n  \"quick\": %s,\n  \"device\": ", c->quick ? "true" : "false");
 	zres_json_str(js, c->spec);
 	fprintf(js, ",\n  \"workload\": ");
@@ -413,6 +422,7 @@ int zcrash_run(const char *scenario, const struct zcrash_opts *opts,
 {
 	struct zcrash_opts o0 = { 0 };
 	const struct zcrash_opts *o = opts ? opts : &o0;
+	const char *ops = o->ops;
 	struct camp *c = calloc(1, sizeof(*c));
 	struct repro rp;
 	struct cutlist cl = { 0 };
@@ -433,17 +443,24 @@ int zcrash_run(const char *scenario, const struct zcrash_opts *opts,
 	x.last = t0;
 	if (o->repro) {
 		if (parse_repro(o->repro, &rp)) {
-			fprintf(stderr, "zcow crash: bad repro line '%s' (SCENARIO [quick] w=N [treelog=on|off] cut=POINT loss=POLICY seed=N [cut2=persist=N] [btrfs-check])\n",
+			fprintf(stderr, "zcow crash: bad repro line '%s' ([SCENARIO] [ops=FILE] [quick] w=N [treelog=on|off] cut=POINT loss=POLICY seed=N [cut2=persist=N] [btrfs-check])\n",
 				o->repro);
 			free(c);
 			return -EINVAL;
 		}
-		scenario = rp.scenario;
+		scenario = rp.scenario[0] ? rp.scenario : NULL;
+		ops = rp.ops[0] ? rp.ops : NULL;
 	}
-	ret = zcrash_load_camp(c, scenario, o->repro ? rp.quick : o->quick, err, sizeof(err));
+	ret = zcrash_load_camp(c, scenario, ops, o->repro ? rp.quick : o->quick, err, sizeof(err));
 	if (!ret && o->treelog && zcrash_parse_treelog(o->treelog, &c->treelog)) {
 		snprintf(err, sizeof(err), "treelog '%s': on, off or both", o->treelog);
 		ret = -EINVAL;
+	}
+	if (!ret && o->sample && !o->repro) {
+		snprintf(c->points[0], sizeof(c->points[0]),
+			 "random:count=%" PRIu64, o->sample);
+		snprintf(c->points[1], sizeof(c->points[1]), "end");
+		c->nr_points = 2;
 	}
 	if (!ret && o->replay_cuts && zcrash_parse_rc(o->replay_cuts, &c->replay_cuts)) {
 		snprintf(err, sizeof(err), "replay cuts '%s': off, log or every", o->replay_cuts);
@@ -453,7 +470,7 @@ int zcrash_run(const char *scenario, const struct zcrash_opts *opts,
 		ret = zcrash_btrfs_open(c, &bc, err, sizeof(err));
 	if (ret) {
 		fprintf(stderr, "zcow crash: %s\n", err);
-		free(c);
+		zcrash_camp_free(c);
 		return ret;
 	}
 	if (o->repro)	/* the line's mode, else the scenario's first */
@@ -475,14 +492,18 @@ int zcrash_run(const char *scenario, const struct zcrash_opts *opts,
 		if (ret) {
 			fprintf(stderr, "zcow crash: cannot create the results folder under '%s': %s\n",
 				parent, strerror(-ret));
-			free(c);
+			zcrash_camp_free(c);
 			return ret;
 		}
 		snprintf(sum->dir, sizeof(sum->dir), "%.500s", dir);
-		ret = zres_copy_config(dir, c->path);
+		/* the scenario and the ops file it replays */
+		ret = c->path[0] ? zres_copy_config(dir, c->path) : 0;
+		if (!ret && !strcmp(c->workload, "ops"))
+			ret = zres_copy_config(dir, c->ops_file);
 		if (ret) {
 			fprintf(stderr, "zcow crash: %s: copying %s: %s\n",
-				dir, c->path, strerror(-ret));
+				dir, c->path[0] ? c->path : c->ops_file,
+				strerror(-ret));
 			goto out;
 		}
 		x.csv = zres_open(dir, "crash.csv");
@@ -761,8 +782,7 @@ out:
 	free(tmp);
 	free(buf);
 	zcrash_btrfs_close(bc);
-	free(c->ft);
-	free(c);
+	zcrash_camp_free(c);
 	free(dir);
 	return ret;
 }

@@ -61,6 +61,14 @@ struct zcrash_opts {
 	const char *results;	/* parent of the results folder; NULL:
 				 * the scenario's or "results" */
 	const char *repro;	/* run only this repro line */
+	/* --ops FILE: the workload is this recorded-operations file
+	 * (workload=ops); with no scenario, the campaign takes an ops
+	 * campaign's defaults (docs/crash.md); NULL = the scenario's */
+	const char *ops;
+	/* --sample N: the campaign's crash points replaced by N persist
+	 * points drawn with the scenario's seed (random:count=N) and the
+	 * end; 0 = the scenario's points */
+	uint64_t sample;
 	uint64_t max_cases;	/* 0 = all */
 	const char *treelog;	/* "on", "off", "both"; NULL = the scenario's */
 	const char *replay_cuts; /* "off", "log", "every"; NULL = the
@@ -107,7 +115,7 @@ struct zcrash_summary {
 
 /*
  * Run a campaign (or one repro line when opts->repro is set; @scenario
- * may then be NULL).  The scenario is read as zcow run reads scenarios
+ * may then be NULL, and also when opts->ops names an ops file).  The scenario is read as zcow run reads scenarios
  * (configs/README.md): an unknown key is -EINVAL.  Returns 0 when every
  * case passed, 1 when a violation was found, or -errno (a bad scenario
  * or option, a results folder that cannot be written, -ENOMEM; the error

@@ -35,6 +35,7 @@
 #include <stdint.h>
 
 #include "crash.h"
+#include "ops_parse.h"
 #include "prng.h"
 #include "zcow.h"
 #include "zcow_super.h"
@@ -42,8 +43,8 @@
 #include "zsim.h"
 
 #define BLK 4096u
-#define MAX_ENT 128
-#define PATH_LEN 64
+#define MAX_ENT 256		/* entries a model holds */
+#define PATH_LEN 256		/* a path's bytes in the model, NUL included */
 #define MAX_POINTS_SPEC 16
 
 /* ---- workload ---------------------------------------------------- */
@@ -51,6 +52,13 @@
 enum op_kind {
 	OP_CREATE, OP_MKDIR, OP_WRITE, OP_TRUNC, OP_RENAME, OP_UNLINK,
 	OP_FSYNC, OP_FDATASYNC, OP_SYNC, OP_MARK,
+	/* workload=ops: an empty directory removed; a fallocate, which
+	 * zoned storage refuses (-EOPNOTSUPP); the attribute calls (the
+	 * model keeps no attributes: they change no path's state) */
+	OP_RMDIR, OP_FALLOCATE, OP_CHMOD, OP_CHOWN, OP_UTIMENS,
+	/* workload=ops: a hard link b of a; a symlink a to value; an
+	 * xattr b of a set to value, removed (not judged) */
+	OP_LINK, OP_SYMLINK, OP_SETXATTR, OP_REMOVEXATTR,
 	/* workload=replace: start (devid in off), one step, finish */
 	OP_REPLACE_START, OP_REPLACE_STEP, OP_REPLACE_FINISH,
 	/* workload=snapshot: a read-only snapshot of the top level as
@@ -65,6 +73,18 @@ struct op {
 	char a[PATH_LEN], b[PATH_LEN];
 	uint64_t off, len;	/* write: range; trunc: size in off */
 	uint64_t tag;		/* write: content seed */
+	unsigned int line;	/* workload=ops: its line in the ops file;
+				 * 0 for the generated workloads */
+	int expect;		/* workload=ops: the result the uncut run
+				 * must give (0; fallocate -EOPNOTSUPP) */
+	/* workload=ops: mkdir/create/chmod mode; create/mkdir/chown
+	 * owner; rename RENAME_* flags; utimens times ([0] atime) */
+	uint32_t mode, uid, gid, flags;
+	struct zcow_timespec ts[2];
+	/* workload=ops: a symlink's target (NUL-terminated), an xattr's
+	 * value; owned by the campaign's parsed ops file */
+	const uint8_t *value;
+	uint64_t value_len;
 };
 
 /* One fault trial of a workload=faults campaign (armed after the
@@ -99,6 +119,7 @@ static inline uint64_t zcrash_mix64(uint64_t z)
 struct ent {
 	char path[PATH_LEN];
 	bool is_dir;
+	bool is_symlink;	/* data: its target */
 	bool is_subvol;		/* a snapshot's root ("/NAME") */
 	uint64_t ino;		/* the model's own number: kept by rename */
 	uint8_t *data;
@@ -146,6 +167,7 @@ struct oblig {
 	bool has_data;
 	char path[PATH_LEN];
 	uint64_t size, hash;
+	uint64_t ino;		/* the model's inode at @path (0: absent) */
 };
 
 #define NO_OP UINT32_MAX	/* sentinel: no op (never voided) */
@@ -212,6 +234,13 @@ struct camp {
 	uint64_t zone_points, qzone_points, zone_step, qzone_step;
 	struct ftrial *ft;		/* the trials of the current mode */
 	uint64_t nr_ft, ft_cap;
+	/* workload=ops: the recorded-operations file (resolved against
+	 * the scenario's folder), how it was named on the command line
+	 * (--ops; "" from the scenario), and its ops (crash_ops.c) */
+	char ops_file[512];
+	char ops_arg[512];
+	struct wl ops_wl;
+	struct zops *ops_parsed;	/* the file read: what ops point into */
 };
 
 /* Recovery cuts: which crash states get their recovery mount cut again
@@ -253,6 +282,9 @@ extern const char *const oracle_names[ZCRASH_NR_ORACLES];
 void zcrash_fill(uint8_t *buf, uint64_t len, uint64_t tag, uint64_t off);
 /* Content hash of a file state (size included). */
 uint64_t zcrash_hash_bytes(const uint8_t *p, uint64_t n);
+/* The hash of a path's state as the oracles compare it: a file's
+ * content, a symlink's target (salted: never equal to a file's). */
+uint64_t zcrash_state_hash(bool is_symlink, const uint8_t *p, uint64_t n);
 struct ent *zcrash_m_find(struct model *m, const char *p);
 /* Apply op @o (that succeeded) to model @m; @tmp holds its largest
  * write.  0, -ENOMEM or -E2BIG (more than MAX_ENT entries). */
@@ -271,6 +303,10 @@ int zcrash_add_snap(struct rec *r, uint64_t gen, bool exact,
 int zcrash_note_past(struct rec *r, const struct op *o, unsigned int b);
 int zcrash_note_durable(struct rec *r, const struct op *o, unsigned int i);
 void zcrash_void_obligations(const struct wl *w, struct rec *r);
+/* Op @i (@o) is about to change the content of an inode: the promises
+ * made before it about any name of that inode (hard links) no longer
+ * hold from @i on. */
+void zcrash_void_inode(struct rec *r, const struct op *o, unsigned int i);
 void zcrash_rec_free(struct rec *r);
 uint64_t zcrash_max_write_len(const struct wl *w);
 /* Workload @idx of the campaign into @w (free w->ops): 0 or -ENOMEM. */
@@ -362,14 +398,31 @@ void zcrash_replace_check(const struct wl *w, const struct zcrash_pair *p,
 			  void (*report)(void *arg, const char *msg),
 			  void *arg);
 
+/* ---- crash_ops.c ------------------------------------------------- */
+
+/*
+ * workload=ops: read c->ops_file and turn its lines into c->ops_wl (the
+ * ops of the campaign's one workload), following its handles and names
+ * through the recording.  0; -EINVAL with "FILE:LINE: what" in @err for
+ * a malformed file, one inconsistent with itself (a write on a handle
+ * not open, a mkdir whose parent is missing, ...) or one that uses a
+ * call this core lacks; -errno when it cannot be read; -ENOMEM.
+ */
+int zcrash_ops_load(struct camp *c, char *err, size_t elen);
+
 /* ---- crash_scenario.c -------------------------------------------- */
 
 int zcrash_parse_treelog(const char *v, unsigned int *mask_ret);
 int zcrash_parse_rc(const char *v, int *rc_ret);
-/* Read scenario @path into @c (the --quick variant when @quick).
- * 0, -EINVAL with "FILE:LINE: option 'KEY': reason" (or "FILE: ...") in
- * @err, -errno when a file cannot be read, or -ENOMEM. */
-int zcrash_load_camp(struct camp *c, const char *path, bool quick,
-		     char *err, size_t elen);
+/* Read scenario @path into @c (the --quick variant when @quick); @ops
+ * (NULL: none) is --ops FILE: the workload is that ops file, and with
+ * @path NULL the campaign takes the defaults of an ops campaign
+ * (docs/crash.md).  0, -EINVAL with "FILE:LINE: option 'KEY': reason"
+ * (or "FILE: ...") in @err, -errno when a file cannot be read, or
+ * -ENOMEM.  Free @c's parts with zcrash_camp_free(), even on failure. */
+int zcrash_load_camp(struct camp *c, const char *path, const char *ops,
+		     bool quick, char *err, size_t elen);
+/* Free @c and what it holds (NULL: nothing). */
+void zcrash_camp_free(struct camp *c);
 
 #endif /* ZCOW_CRASH_INT_H */

@@ -161,6 +161,18 @@ int zcrash_record(const struct camp *c, const struct wl *w,
 		gen = zcow_fs_generation(fs);
 		r->ret[i] = zcrash_do_op(fs, pair.tgt, o, tmp);
 		ret = 0;
+		/* a recorded call: the replay must give what the recording
+		 * got (success; fallocate is refused on zoned storage) */
+		if (o->line && r->ret[i] != o->expect) {
+			snprintf(err, elen, "%s:%u: %s %s%s%s: the replay returned %d (%s), the recording %d",
+				 c->ops_file, o->line, op_names[o->kind], o->a,
+				 o->b[0] ? " " : "", o->b, r->ret[i],
+				 r->ret[i] ? strerror(-r->ret[i]) : "success",
+				 o->expect);
+			zcow_unmount(fs);
+			close_devs(&pair);
+			return r->ret[i] ? r->ret[i] : -EINVAL;
+		}
 		/*
 		 * The op committed on its way (a flush or a reclaim pass
 		 * before its data was recorded, or between the parts of a
@@ -178,6 +190,7 @@ int zcrash_record(const struct camp *c, const struct wl *w,
 						      false, &r->final);
 		}
 		if (!ret && !r->ret[i]) {
+			zcrash_void_inode(r, o, i);
 			ret = zcrash_m_apply(&r->final, o, tmp);
 			ret = ret ?: zcrash_note_past(r, o, i + 1);
 			if (!ret && zcrash_is_sync_op(o->kind))
@@ -279,6 +292,7 @@ static void check_report(void *arg, const char *msg)
 struct rent {
 	char path[PATH_LEN];
 	bool is_dir;
+	bool is_symlink;
 };
 
 static int walk(struct zcow_fs *fs, const char *dir, struct rent *out,
@@ -306,9 +320,11 @@ static int walk(struct zcow_fs *fs, const char *dir, struct rent *out,
 
 			snprintf(full, sizeof(full), "%s/%s",
 				 strcmp(dir, "/") ? dir : "", ents[i].name);
-			snprintf(e->path, sizeof(e->path), "%.63s", full);
+			snprintf(e->path, sizeof(e->path), "%.*s",
+				 PATH_LEN - 1, full);
 		}
 		e->is_dir = ents[i].type == 2;
+		e->is_symlink = ents[i].type == 7;
 		if (e->is_dir)
 			ret = walk(fs, e->path, out, nr);
 	}
@@ -386,7 +402,8 @@ static void compare(struct zcow_fs *fs, const struct rec *r, uint64_t ack_gen,
 		for (j = 0; j < nc && !ok; j++) {
 			struct ent *e = zcrash_m_find((struct model *)cand[j], got[i].path);
 
-			ok = e && e->is_dir == got[i].is_dir;
+			ok = e && e->is_dir == got[i].is_dir &&
+			     e->is_symlink == got[i].is_symlink;
 		}
 		if (!ok)
 			fail(v, S && gen > ack_gen ? ZCRASH_ATOMIC : ZCRASH_ACKED,
@@ -424,6 +441,18 @@ static void compare(struct zcow_fs *fs, const struct rec *r, uint64_t ack_gen,
 
 		if (got[i].is_dir)
 			continue;
+		if (got[i].is_symlink) {	/* its target is its content */
+			n = zcow_readlink(fs, got[i].path, (char *)buf,
+					  buf_len);
+			if (n < 0) {
+				fail(v, ae ? ZCRASH_ACKED : ZCRASH_ATOMIC,
+				     "%s: readlink: %s", got[i].path,
+				     strerror((int)-n));
+				continue;
+			}
+			st.size = (uint64_t)n;
+			goto compare;
+		}
 		ret = zcow_open(fs, got[i].path, O_RDONLY, &f);
 		if (!ret)
 			ret = zcow_fstat(f, &st);
@@ -448,10 +477,12 @@ static void compare(struct zcow_fs *fs, const struct rec *r, uint64_t ack_gen,
 			     n < 0 ? strerror((int)-n) : "short");
 			continue;
 		}
+compare:
 		for (j = 0; j < nc && !size_ok; j++) {
 			struct ent *c = zcrash_m_find((struct model *)cand[j], got[i].path);
 
-			size_ok = c && c->size == st.size;
+			size_ok = c && c->size == st.size &&
+				  c->is_symlink == got[i].is_symlink;
 		}
 		if (!size_ok)
 			fail(v, S && !(ae && ae->size == st.size) && gen == ack_gen ?
@@ -465,7 +496,9 @@ static void compare(struct zcow_fs *fs, const struct rec *r, uint64_t ack_gen,
 			for (j = 0; j < nc && !ok; j++) {
 				struct ent *c = zcrash_m_find((struct model *)cand[j], got[i].path);
 
-				ok = c && !c->is_dir && blk_eq(c, b, buf, st.size, zero);
+				ok = c && !c->is_dir &&
+				     c->is_symlink == got[i].is_symlink &&
+				     blk_eq(c, b, buf, st.size, zero);
 			}
 			if (ok)
 				continue;
@@ -536,6 +569,16 @@ static int scan_fs(struct zcow_fs *fs, struct scan *s, uint8_t *buf,
 		s->err[i] = 0;
 		if (s->e[i].is_dir)
 			continue;
+		if (s->e[i].is_symlink) {	/* its target is its content */
+			n = zcow_readlink(fs, s->e[i].path, (char *)buf,
+					  buf_len);
+			s->err[i] = n < 0 ? (int)n : 0;
+			if (n >= 0) {
+				s->size[i] = (uint64_t)n;
+				s->hash[i] = zcrash_state_hash(true, buf, s->size[i]);
+			}
+			continue;
+		}
 		ret = zcow_open(fs, s->e[i].path, O_RDONLY, &f);
 		if (!ret)
 			ret = zcow_fstat(f, &st);
@@ -623,7 +666,8 @@ static int check_live(struct zcow_fs *fs, const struct wl *w,
 			     e->is_dir ? "dir" : "file");
 		else if (!e->is_dir && !s->err[i] &&
 			 (s->size[i] != m->size ||
-			  s->hash[i] != zcrash_hash_bytes(m->data, m->size)))
+			  s->hash[i] != zcrash_state_hash(m->is_symlink, m->data,
+							  m->size)))
 			fail(v, ZCRASH_REPORTED, "live: %s reads back size %" PRIu64 " and content other than the ops that succeeded wrote (size %" PRIu64 ")",
 			     e->path, s->size[i], m->size);
 	}
@@ -659,14 +703,17 @@ static void fail_obl(struct verdict *v, const struct wl *w,
 		     const struct oblig *o, const char *fmt, ...)
 {
 	const struct op *p = &w->ops[o->op];
-	char what[256];
+	char what[256], line[24] = "";
 	va_list ap;
 
 	va_start(ap, fmt);
 	vsnprintf(what, sizeof(what), fmt, ap);
 	va_end(ap);
-	fail(v, ZCRASH_FSYNC, "op %u (%s%s%s): %s", o->op, op_names[p->kind],
-	     p->a[0] ? " " : "", p->a, what);
+
+	if (p->line)	/* workload=ops: where the file has it */
+		snprintf(line, sizeof(line), ", line %u", p->line);
+	fail(v, ZCRASH_FSYNC, "op %u (%s%s%s%s): %s", o->op, op_names[p->kind],
+	     p->a[0] ? " " : "", p->a, line, what);
 }
 
 /*

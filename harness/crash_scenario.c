@@ -167,7 +167,7 @@ static int parse_workload(const char *v, char *buf, size_t len)
 {
 	static const char *const names[] = { "fio", "ace", "meta", "sblog",
 					     "reset", "faults", "reclaim",
-					     "replace", "snapshot" };
+					     "replace", "snapshot", "ops" };
 	unsigned int i;
 
 	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
@@ -190,6 +190,7 @@ enum ckey_type {
 	CK_FAIL,		/* fail= WHATs */
 	CK_RATE,		/* fail_rate= rates */
 	CK_CONDS,		/* zone_fail= conditions */
+	CK_FILE,		/* a file name (char[512]) */
 };
 
 struct ckey {
@@ -231,6 +232,7 @@ static const struct ckey crash_keys[] = {
 	CK("quick_zone_points", CK_POS, qzone_points),
 	CK("zone_step", CK_POS, zone_step),
 	CK("quick_zone_step", CK_POS, qzone_step),
+	CK("ops_file", CK_FILE, ops_file),
 };
 
 /* [zcow] crash=: campaign points, as [crash] points=. */
@@ -269,6 +271,11 @@ static int set_key(struct camp *c, const struct ckey *k, const char *v)
 		return parse_fail_list(v, f, nr, true);
 	case CK_CONDS:
 		return parse_conds(v, c);
+	case CK_FILE:
+		if (!*v || strlen(v) >= sizeof(c->ops_file))
+			return -EINVAL;
+		snprintf(f, sizeof(c->ops_file), "%s", v);
+		return 0;
 	}
 	return -EINVAL;
 }
@@ -401,24 +408,94 @@ static int read_scenario(struct camp *c, const char *path, char *err,
 	return 0;
 }
 
-int zcrash_load_camp(struct camp *c, const char *path, bool quick, char *err,
-		     size_t elen)
+/* The campaign of `zcow crash --ops FILE` without a scenario: every
+ * persist point and the end x every loss policy, both tree-log modes,
+ * the recovery cut again where a log is (docs/crash.md). */
+static void ops_defaults(struct camp *c)
 {
-	const char *b = strrchr(path, '/');
+	snprintf(c->workload, sizeof(c->workload), "ops");
+	c->treelog = ZCRASH_TREELOG_BOTH;
+	c->replay_cuts = RC_LOG;
+	snprintf(c->points[0], 64, "persist=every");
+	snprintf(c->points[1], 64, "end");
+	c->nr_points = 2;
+	parse_loss("all", c->loss, &c->nr_loss);
+	snprintf(c->qpoints[0], 64, "every:step=4");
+	snprintf(c->qpoints[1], 64, "end");
+	c->nr_qpoints = 2;
+	parse_loss("drop,prefix", c->qloss, &c->nr_qloss);
+}
+
+/* workload=ops: the file (ops_file= resolved against the scenario's
+ * folder, --ops as given), read and walked (crash_ops.c). */
+static int load_ops(struct camp *c, const char *path, const char *ops,
+		    char *err, size_t elen)
+{
+	const char *slash = path ? strrchr(path, '/') : NULL;
+	char f[512];
+
+	if (ops) {
+		snprintf(c->workload, sizeof(c->workload), "ops");
+		snprintf(c->ops_file, sizeof(c->ops_file), "%s", ops);
+		snprintf(c->ops_arg, sizeof(c->ops_arg), "%s", ops);
+	} else if (c->ops_file[0] && c->ops_file[0] != '/' && slash) {
+		if (snprintf(f, sizeof(f), "%.*s/%s", (int)(slash - path),
+			     path, c->ops_file) >= (int)sizeof(f)) {
+			snprintf(err, elen, "%s: ops_file=%s: path too long",
+				 path, c->ops_file);
+			return -EINVAL;
+		}
+		memcpy(c->ops_file, f, sizeof(f));
+	}
+	if (strcmp(c->workload, "ops")) {
+		if (!c->ops_file[0])
+			return 0;
+		snprintf(err, elen, "%s: ops_file needs workload=ops", path);
+		return -EINVAL;
+	}
+	if (!c->ops_file[0]) {
+		snprintf(err, elen, "%s: workload=ops needs ops_file=FILE (or --ops FILE)",
+			 path);
+		return -EINVAL;
+	}
+	return zcrash_ops_load(c, err, elen);
+}
+
+void zcrash_camp_free(struct camp *c)
+{
+	if (!c)
+		return;
+	free(c->ft);
+	free(c->ops_wl.ops);
+	zops_free(c->ops_parsed);
+	free(c);
+}
+
+int zcrash_load_camp(struct camp *c, const char *path, const char *ops,
+		     bool quick, char *err, size_t elen)
+{
+	const char *name = path ? path : ops;
+	const char *b = strrchr(name, '/');
 	int ret;
 
 	memset(c, 0, sizeof(*c));
-	snprintf(c->path, sizeof(c->path), "%s", path);
-	snprintf(c->name, sizeof(c->name), "%.*s", (int)strcspn(b ? b + 1 : path, "."),
-		 b ? b + 1 : path);
+	snprintf(c->path, sizeof(c->path), "%s", path ? path : "");
+	snprintf(c->name, sizeof(c->name), "%.*s", (int)strcspn(b ? b + 1 : name, "."),
+		 b ? b + 1 : name);
 	snprintf(c->rw, sizeof(c->rw), "write");
 	snprintf(c->workload, sizeof(c->workload), "fio");
 	snprintf(c->spec, sizeof(c->spec), "sim:zones=32,zone_size=4M,zone_cap=1M");
+	snprintf(c->results, sizeof(c->results), "results");
 	c->seed = 1;
 	c->quick = quick;
 	c->treelog = ZCRASH_TREELOG_ON;	/* the file system's default */
 	c->replay_cuts = c->qreplay_cuts = -1;
-	ret = read_scenario(c, path, err, elen);
+	if (!path) {
+		ops_defaults(c);
+		ret = 0;
+	} else {
+		ret = read_scenario(c, path, err, elen);
+	}
 	if (ret)
 		return ret;
 	if (quick && c->qreplay_cuts >= 0)
@@ -475,5 +552,5 @@ int zcrash_load_camp(struct camp *c, const char *path, bool quick, char *err,
 			c->nr_rate_seeds = 1;
 		}
 	}
-	return 0;
+	return load_ops(c, path, ops, err, elen);
 }

@@ -19,7 +19,9 @@
 
 const char *const op_names[] = {
 	"create", "mkdir", "write", "truncate", "rename", "unlink",
-	"fsync", "fdatasync", "sync", "mark",
+	"fsync", "fdatasync", "sync", "mark", "rmdir", "fallocate",
+	"chmod", "chown", "utimens",
+	"link", "symlink", "setxattr", "removexattr",
 	"replace-start", "replace-step", "replace-finish",
 	"snapshot", "subvol-delete"
 };
@@ -143,13 +145,24 @@ static bool is_under(const char *p, const char *q)
 	return l && !strncmp(p, q, l) && (p[l] == 0 || p[l] == '/');
 }
 
-/* @p is a direct entry of directory @d. */
+/* @p is a direct entry of directory @d ("/": the top level). */
 static bool is_child(const char *p, const char *d)
 {
 	size_t l = strlen(d);
 
+	if (l == 1 && d[0] == '/')
+		return p[0] == '/' && p[1] && !strchr(p + 1, '/');
+
 	return !strncmp(p, d, l) && p[l] == '/' && p[l + 1] &&
 	       !strchr(p + l + 1, '/');
+}
+
+/* Salt of a symlink's state hash. */
+#define SYMLINK_SALT 0x73796d6c696e6bULL
+
+uint64_t zcrash_state_hash(bool is_symlink, const uint8_t *p, uint64_t n)
+{
+	return zcrash_hash_bytes(p, n) ^ (is_symlink ? SYMLINK_SALT : 0);
 }
 
 /* Content hash of a file state (size included). */
@@ -209,6 +222,78 @@ static int m_snapshot(struct model *m, const char *at)
 	return 0;
 }
 
+/* @e's other names (hard links) take its size and content. */
+static int m_sync_links(struct model *m, const struct ent *e)
+{
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < m->nr; i++) {
+		struct ent *l = &m->e[i];
+
+		if (l == e || l->ino != e->ino || l->is_dir)
+			continue;
+		ret = m_resize(l, e->size);
+		if (ret)
+			return ret;
+		if (e->size)
+			memcpy(l->data, e->data, e->size);
+	}
+	return 0;
+}
+
+/* A new name @p for @e's inode, or (@e NULL) a symlink @p to @target. */
+static int m_add_named(struct model *m, const char *p, const struct ent *e,
+		       const uint8_t *target, uint64_t len)
+{
+	struct ent *n = m_add(m, p, false);
+	int ret;
+
+	if (!n)
+		return -E2BIG;
+	if (e) {	/* m_add() appends: @e stays where it is */
+		n->ino = e->ino;
+		m->last_ino--;
+		target = e->data;
+		len = e->size;
+	} else {
+		n->is_symlink = true;
+	}
+	ret = m_resize(n, len);
+	if (!ret && len)
+		memcpy(n->data, target, len);
+	return ret;
+}
+
+/* @p with its prefix @from replaced by @to, into @np; false when @p is
+ * not at or below @from. */
+static bool re_root(const char *p, const char *from, const char *to,
+		    char *np)
+{
+	size_t l = strlen(from);
+
+	if (strncmp(p, from, l) || (p[l] && p[l] != '/'))
+		return false;
+	snprintf(np, PATH_LEN, "%s%s", to, p + l);
+	return true;
+}
+
+/* renameat2(RENAME_EXCHANGE): the entries at and below @a and @b swap
+ * places (neither lies below the other). */
+static int m_exchange(struct model *m, const char *a, const char *b)
+{
+	unsigned int i;
+
+	for (i = 0; i < m->nr; i++) {
+		char np[PATH_LEN];
+
+		if (re_root(m->e[i].path, a, b, np) ||
+		    re_root(m->e[i].path, b, a, np))
+			memcpy(m->e[i].path, np, PATH_LEN);
+	}
+	return 0;
+}
+
 int zcrash_m_apply(struct model *m, const struct op *o, uint8_t *tmp)
 {
 	struct ent *e = zcrash_m_find(m, o->a), *t;
@@ -223,18 +308,27 @@ int zcrash_m_apply(struct model *m, const struct op *o, uint8_t *tmp)
 			return -E2BIG;
 		break;
 	case OP_WRITE:
-		if (o->off + o->len > e->size) {
+		if (o->len && o->off + o->len > e->size) {
 			ret = m_resize(e, o->off + o->len);
 			if (ret)
 				return ret;
 		}
 		zcrash_fill(tmp, o->len, o->tag, 0);
 		memcpy(e->data + o->off, tmp, o->len);
-		break;
+		return m_sync_links(m, e);
 	case OP_TRUNC:
-		return m_resize(e, o->off);
+		ret = m_resize(e, o->off);
+		return ret ?: m_sync_links(m, e);
+	case OP_LINK:
+		return m_add_named(m, o->b, e, NULL, 0);
+	case OP_SYMLINK:
+		return m_add_named(m, o->a, NULL, o->value, o->value_len);
 	case OP_RENAME:
+		if (o->flags & ZCOW_RENAME_EXCHANGE)
+			return m_exchange(m, o->a, o->b);
 		t = zcrash_m_find(m, o->b);
+		if (t && t != e && t->ino == e->ino)
+			break;	/* two names of one inode: rename(2) keeps both */
 		if (t && t != e)
 			m_del(m, t);
 		e = zcrash_m_find(m, o->a);
@@ -251,6 +345,7 @@ int zcrash_m_apply(struct model *m, const struct op *o, uint8_t *tmp)
 		(void)e;
 		break;
 	case OP_UNLINK:
+	case OP_RMDIR:
 		m_del(m, e);
 		break;
 	case OP_SNAPSHOT:
@@ -275,21 +370,42 @@ int zcrash_is_sync_op(enum op_kind k)
 int zcrash_do_op(struct zcow_fs *fs, struct zdev *tgt, const struct op *o,
 		 uint8_t *tmp)
 {
+	struct zcow_cred cred = { .uid = o->uid, .gid = o->gid };
 	struct zcow_file *f = NULL;
 	int ret = 0, r2;
 	bool done;
 	int64_t n;
 
 	switch (o->kind) {
-	case OP_CREATE:
-		ret = zcow_create(fs, o->a, &f);
+	case OP_CREATE:		/* workload=ops: the recorded mode, owner */
+		ret = o->line ? zcow_open_as(fs, o->a, O_CREAT | O_EXCL | O_RDWR,
+					     o->mode, &cred, &f) :
+				zcow_create(fs, o->a, &f);
 		break;
 	case OP_MKDIR:
-		return zcow_mkdir(fs, o->a);
+		return o->line ? zcow_mkdir_as(fs, o->a, o->mode, &cred) :
+				 zcow_mkdir(fs, o->a);
 	case OP_RENAME:
-		return zcow_rename(fs, o->a, o->b);
+		return zcow_rename2(fs, o->a, o->b, o->flags);
+	case OP_CHMOD:
+		return zcow_chmod(fs, o->a, o->mode);
+	case OP_CHOWN:
+		return zcow_chown(fs, o->a, o->uid, o->gid);
+	case OP_UTIMENS:
+		return zcow_utimens(fs, o->a, o->ts);
 	case OP_UNLINK:
 		return zcow_unlink(fs, o->a);
+	case OP_RMDIR:
+		return zcow_rmdir(fs, o->a);
+	case OP_LINK:
+		return zcow_link(fs, o->a, o->b);
+	case OP_SYMLINK:
+		return zcow_symlink(fs, (const char *)o->value, o->a, &cred);
+	case OP_SETXATTR:
+		return zcow_setxattr(fs, o->a, o->b, o->value, o->value_len,
+				     o->flags);
+	case OP_REMOVEXATTR:
+		return zcow_removexattr(fs, o->a, o->b);
 	case OP_SYNC:
 		return zcow_sync(fs);
 	case OP_MARK:
@@ -304,13 +420,19 @@ int zcrash_do_op(struct zcow_fs *fs, struct zdev *tgt, const struct op *o,
 		return zcow_subvol_snapshot(fs, o->a + 1, o->off != 1, NULL);
 	case OP_SUBVOL_DELETE:
 		return zcow_subvol_delete(fs, o->a + 1);
-	case OP_WRITE:
 	case OP_TRUNC:
+		if (o->line)	/* workload=ops: truncate(2) by path */
+			return zcow_truncate_path(fs, o->a, o->off);
+		/* fall through */
+	case OP_WRITE:
+	case OP_FALLOCATE:
 		ret = zcow_open(fs, o->a, O_RDWR, &f);
 		if (ret)
 			return ret;
 		if (o->kind == OP_TRUNC) {
 			ret = zcow_truncate(f, o->off);
+		} else if (o->kind == OP_FALLOCATE) {
+			ret = zcow_fallocate(f, o->off, o->len);
 		} else {
 			zcrash_fill(tmp, o->len, o->tag, 0);
 			n = zcow_pwrite(f, tmp, o->len, o->off);
@@ -375,7 +497,8 @@ uint64_t zcrash_max_write_len(const struct wl *w)
 
 static int add_past(struct rec *r, const struct ent *e, unsigned int b)
 {
-	uint64_t h = e->is_dir ? 0 : zcrash_hash_bytes(e->data, e->size);
+	uint64_t h = e->is_dir ? 0 : zcrash_state_hash(e->is_symlink, e->data,
+							e->size);
 	struct past *q;
 	unsigned int i;
 
@@ -403,14 +526,31 @@ static int add_past(struct rec *r, const struct ent *e, unsigned int b)
 int zcrash_note_past(struct rec *r, const struct op *o, unsigned int b)
 {
 	const struct model *m = &r->final;
+	const struct ent *x = zcrash_m_find((struct model *)m, o->a);
 	unsigned int i;
 	int ret = 0;
 
+	/* and every other name of a file written through @o->a */
 	for (i = 0; i < m->nr && !ret; i++)
 		if (is_under(m->e[i].path, o->a) ||
-		    is_under(m->e[i].path, o->b))
+		    is_under(m->e[i].path, o->b) ||
+		    (x && !x->is_dir && m->e[i].ino == x->ino))
 			ret = add_past(r, &m->e[i], b);
 	return ret;
+}
+
+void zcrash_void_inode(struct rec *r, const struct op *o, unsigned int i)
+{
+	const struct ent *x;
+	unsigned int k;
+
+	if (o->kind != OP_WRITE && o->kind != OP_TRUNC)
+		return;
+	x = zcrash_m_find(&r->final, o->a);
+	for (k = 0; x && k < r->nr_obl; k++)
+		if (r->obl[k].ino == x->ino && !r->obl[k].is_dir &&
+		    r->obl[k].void_at == NO_OP)
+			r->obl[k].void_at = i;
 }
 
 static bool has_obl(const struct rec *r, unsigned int op, const char *path)
@@ -439,10 +579,12 @@ static int add_obl(struct rec *r, unsigned int op, const char *path,
 	o->is_absent = !e;
 	snprintf(o->path, sizeof(o->path), "%s", path);
 	if (e) {
+		o->ino = e->ino;
 		o->is_dir = e->is_dir;
 		o->has_data = has_data && !e->is_dir;
 		o->size = e->size;
-		o->hash = o->has_data ? zcrash_hash_bytes(e->data, e->size) : 0;
+		o->hash = o->has_data ? zcrash_state_hash(e->is_symlink, e->data,
+							  e->size) : 0;
 	}
 	return 0;
 }
@@ -461,25 +603,30 @@ int zcrash_note_durable(struct rec *r, const struct op *o, unsigned int i)
 {
 	const struct model *m = &r->final;
 	const struct ent *x = NULL;
+	const char *dir = NULL;		/* fsync of a directory: its path */
+	bool is_all = o->kind == OP_SYNC;
 	unsigned int k;
 	int ret = 0;
 
-	if (o->kind != OP_SYNC) {
+	if (!is_all && !strcmp(o->a, "/")) {
+		dir = "/";	/* the top level: no entry of the model */
+	} else if (!is_all) {
 		x = zcrash_m_find((struct model *)m, o->a);
 		if (!x)
 			return 0;
 		ret = add_obl(r, i, x->path, x, true);
+		if (x->is_dir)
+			dir = x->path;
 	}
 	for (k = 0; k < m->nr && !ret; k++)
-		if (!x || (x->is_dir && is_child(m->e[k].path, x->path)))
-			ret = add_obl(r, i, m->e[k].path, &m->e[k], !x);
+		if (is_all || (dir && is_child(m->e[k].path, dir)))
+			ret = add_obl(r, i, m->e[k].path, &m->e[k], is_all);
 	for (k = 0; k < r->nr_past && !ret; k++) {
 		const struct past *q = &r->past[k];
 
 		if (zcrash_m_find((struct model *)m, q->path))
 			continue;
-		if (!x || (x->is_dir ? is_child(q->path, x->path) :
-			   q->ino == x->ino))
+		if (is_all || (dir ? is_child(q->path, dir) : q->ino == x->ino))
 			ret = add_obl(r, i, q->path, NULL, false);
 	}
 	return ret;
@@ -494,10 +641,15 @@ bool zcrash_op_touches(const struct op *o, const char *path)
 	case OP_WRITE:
 	case OP_TRUNC:
 	case OP_UNLINK:
+	case OP_RMDIR:
 	case OP_RENAME:
 	case OP_SNAPSHOT:
 	case OP_SUBVOL_DELETE:
 		return is_under(path, o->a) || is_under(path, o->b);
+	case OP_LINK:		/* the new name; the old one keeps its state */
+		return is_under(path, o->b);
+	case OP_SYMLINK:
+		return is_under(path, o->a);
 	default:
 		return false;
 	}
@@ -511,7 +663,9 @@ void zcrash_void_obligations(const struct wl *w, struct rec *r)
 	for (i = 0; i < r->nr_obl; i++) {
 		struct oblig *o = &r->obl[i];
 
-		for (j = o->op + 1; j < w->nr && o->void_at == NO_OP; j++)
+		/* the first such op (a write through another name of the
+		 * inode may have voided it already: zcrash_void_inode()) */
+		for (j = o->op + 1; j < w->nr && j < o->void_at; j++)
 			if (!r->ret[j] && zcrash_op_touches(&w->ops[j], o->path))
 				o->void_at = j;
 	}
@@ -1004,6 +1158,14 @@ int zcrash_make_wl(const struct camp *c, uint64_t idx, struct wl *w)
 		gen_replace(c, w);
 	} else if (!strcmp(c->workload, "snapshot")) {
 		gen_snapshot(c, w);
+	} else if (!strcmp(c->workload, "ops")) {
+		/* the ops file's, translated once at load (crash_ops.c) */
+		w->ops = malloc(c->ops_wl.nr * sizeof(*w->ops) + 1);
+		if (!w->ops)
+			return -ENOMEM;
+		memcpy(w->ops, c->ops_wl.ops, c->ops_wl.nr * sizeof(*w->ops));
+		w->nr = w->cap = c->ops_wl.nr;
+		snprintf(w->desc, sizeof(w->desc), "%s", c->ops_wl.desc);
 	} else if (!strcmp(c->workload, "faults")) {
 		gen_faults(c, w);
 		if (idx < c->nr_ft) {

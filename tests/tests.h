@@ -36,6 +36,7 @@
 	SUITE(tree_log_suite)  \
 	SUITE(posix_links_suite) \
 	SUITE(crash_suite)     \
+	SUITE(crash_ops_suite) \
 	SUITE(cli_suite)       \
 	SUITE(cli_devices_suite) \
 	SUITE(conform_suite)   \
