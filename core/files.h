@@ -201,6 +201,11 @@ void zcow_inode_touch_mc(struct zcow_inode *in,
 bool zcow_atime_needs_update(const struct zcow_inode *in,
 			     const struct zcow_timespec *now);
 
+/* The entry @name of a DIR_ITEM or XATTR_ITEM @key (core/inode.c). */
+int zcow_dir_item_find(struct zcow_tree *tree, const struct zcow_key *key,
+		       const char *name, size_t len, uint8_t *buf,
+		       uint32_t max, uint32_t *size_ret, uint32_t *off_ret,
+		       uint32_t *elen_ret);
 void zcow_inode_encode(const struct zcow_inode *ino, uint8_t *buf);
 void zcow_inode_decode(const uint8_t *buf, uint64_t ino,
 		       struct zcow_inode *ret);

@@ -169,26 +169,27 @@ static uint8_t ft_of_mode(uint32_t mode)
  * subvolume entry), the last two may be NULL; -ENOENT, or a tree errno.
  */
 /*
- * The entry @name in DIR_ITEM (@dir, hash of @name) of @tree, read into
- * @buf (4096 bytes; *@size_ret its size): its offset and length in it.
- * 0, -ENOENT (no item, or not in it), -EUCLEAN (an entry overruns the
- * item), or a tree errno.
+ * The entry @name in the item @key of @tree (a DIR_ITEM or XATTR_ITEM:
+ * struct btrfs_dir_item entries one after another), read into @buf (@max
+ * bytes; *@size_ret its size, 0 when there is no item): its offset and
+ * length in it.  0, -ENOENT (no item, or not in it), -EUCLEAN (an entry
+ * overruns the item, or the item @max), or a tree errno.
  */
-static int dir_item_entry(struct zcow_tree *tree, uint64_t dir,
-			  const char *name, size_t len, uint8_t *buf,
-			  uint32_t *size_ret, uint32_t *off_ret,
-			  uint32_t *elen_ret)
+int zcow_dir_item_find(struct zcow_tree *tree, const struct zcow_key *key,
+		       const char *name, size_t len, uint8_t *buf,
+		       uint32_t max, uint32_t *size_ret, uint32_t *off_ret,
+		       uint32_t *elen_ret)
 {
-	struct zcow_key key = { dir, ZCOW_DIR_ITEM_KEY,
-				zcow_name_hash(name, len) };
 	uint32_t size, off = 0;
 	int err;
 
-	err = zcow_tree_search(tree, &key, buf, 4096, &size);
+	*size_ret = 0;
+	err = zcow_tree_search(tree, key, buf, max, &size);
 	if (err)
 		return err;
-	if (size > 4096)
+	if (size > max)
 		return -EUCLEAN;
+	*size_ret = size;
 	while (off + ZCOW_DIR_ITEM_HDR <= size) {
 		uint16_t nlen = get16(buf + off + 27);
 		uint32_t elen = ZCOW_DIR_ITEM_HDR + nlen +
@@ -198,14 +199,27 @@ static int dir_item_entry(struct zcow_tree *tree, uint64_t dir,
 			return -EUCLEAN;
 		if (nlen == len &&
 		    !memcmp(buf + off + ZCOW_DIR_ITEM_HDR, name, len)) {
-			*size_ret = size;
 			*off_ret = off;
 			*elen_ret = elen;
 			return 0;
 		}
 		off += elen;
 	}
-	return -ENOENT;
+	return off == size ? -ENOENT : -EUCLEAN;
+}
+
+/* The entry @name in DIR_ITEM (@dir, hash of @name) of @tree, read into
+ * @buf (4096 bytes), as zcow_dir_item_find(). */
+static int dir_item_entry(struct zcow_tree *tree, uint64_t dir,
+			  const char *name, size_t len, uint8_t *buf,
+			  uint32_t *size_ret, uint32_t *off_ret,
+			  uint32_t *elen_ret)
+{
+	struct zcow_key key = { dir, ZCOW_DIR_ITEM_KEY,
+				zcow_name_hash(name, len) };
+
+	return zcow_dir_item_find(tree, &key, name, len, buf, 4096, size_ret,
+				  off_ret, elen_ret);
 }
 
 static int dir_lookup_loc(struct zcow_tree *tree, uint64_t dir,

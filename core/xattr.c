@@ -88,32 +88,9 @@ static int xattr_entry(struct zcow_tree *tree, uint64_t ino, const char *name,
 {
 	struct zcow_key k = { ino, ZCOW_XATTR_ITEM_KEY,
 			      zcow_name_hash(name, len) };
-	uint32_t size, off = 0;
-	int err;
 
-	*size_ret = 0;
-	err = zcow_tree_search(tree, &k, buf, max, &size);
-	if (err)
-		return err;
-	if (size > max)
-		return -EUCLEAN;
-	*size_ret = size;
-	while (off + ZCOW_DIR_ITEM_HDR <= size) {
-		uint16_t nlen = get16(buf + off + 27);
-		uint32_t elen = ZCOW_DIR_ITEM_HDR + nlen +
-				get16(buf + off + 25);
-
-		if (off + elen > size)
-			return -EUCLEAN;
-		if (nlen == len &&
-		    !memcmp(buf + off + ZCOW_DIR_ITEM_HDR, name, len)) {
-			*off_ret = off;
-			*elen_ret = elen;
-			return 0;
-		}
-		off += elen;
-	}
-	return off == size ? -ENOENT : -EUCLEAN;
+	return zcow_dir_item_find(tree, &k, name, len, buf, max, size_ret,
+				  off_ret, elen_ret);
 }
 
 /* The inode at @path for an xattr call: 0 and *zp, *ino_ret, *type_ret. */
@@ -220,12 +197,30 @@ out:
 	return err;
 }
 
+/* The inode at @path, for a change of its xattrs: -EPERM for a user.*
+ * name on what is neither a file nor a directory (Linux), -EROFS. */
+static int xattr_writable_locked(struct zcow_fs *fs, const char *path,
+				 bool is_user, struct zpath *zp,
+				 uint64_t *ino_ret)
+{
+	uint8_t type;
+	int err = xattr_inode_locked(fs, path, zp, ino_ret, &type);
+
+	if (!err && is_user && type != ZCOW_FT_REG_FILE &&
+	    type != ZCOW_FT_DIR)
+		err = -EPERM;
+	if (!err && zp->is_ro)
+		err = -EROFS;
+	if (!err)
+		err = zcow_path_writable(fs);
+	return err;
+}
+
 int zcow_setxattr(struct zcow_fs *fs, const char *path, const char *name,
 		  const void *value, uint64_t size, unsigned int flags)
 {
 	struct zpath zp;
 	uint64_t ino;
-	uint8_t type;
 	bool is_user;
 	size_t len;
 	int err;
@@ -241,14 +236,7 @@ int zcow_setxattr(struct zcow_fs *fs, const char *path, const char *name,
 	if (len + size > zcow_xattr_max(fs))
 		return -ENOSPC;		/* btrfs: BTRFS_MAX_XATTR_SIZE */
 	LOCK(fs);
-	err = xattr_inode_locked(fs, path, &zp, &ino, &type);
-	if (!err && is_user && type != ZCOW_FT_REG_FILE &&
-	    type != ZCOW_FT_DIR)
-		err = -EPERM;
-	if (!err && zp.is_ro)
-		err = -EROFS;
-	if (!err)
-		err = zcow_path_writable(fs);
+	err = xattr_writable_locked(fs, path, is_user, &zp, &ino);
 	if (!err)
 		err = xattr_change_locked(fs, &zp, ino, name, len,
 					  value ? value : "", size, flags);
@@ -260,7 +248,6 @@ int zcow_removexattr(struct zcow_fs *fs, const char *path, const char *name)
 {
 	struct zpath zp;
 	uint64_t ino;
-	uint8_t type;
 	bool is_user;
 	size_t len;
 	int err;
@@ -271,14 +258,7 @@ int zcow_removexattr(struct zcow_fs *fs, const char *path, const char *name)
 	if (err)
 		return err;
 	LOCK(fs);
-	err = xattr_inode_locked(fs, path, &zp, &ino, &type);
-	if (!err && is_user && type != ZCOW_FT_REG_FILE &&
-	    type != ZCOW_FT_DIR)
-		err = -EPERM;
-	if (!err && zp.is_ro)
-		err = -EROFS;
-	if (!err)
-		err = zcow_path_writable(fs);
+	err = xattr_writable_locked(fs, path, is_user, &zp, &ino);
 	if (!err)
 		err = xattr_change_locked(fs, &zp, ino, name, len, NULL, 0,
 					  ZCOW_XATTR_REPLACE);

@@ -62,7 +62,7 @@ static int refuse(struct tr *t, const char *fmt, ...)
 static int refuse(struct tr *t, const char *fmt, ...)
 {
 	int n = snprintf(t->err, t->elen, "%s:%u: %s: ", t->file, t->l->line,
-			 zops_kind_name(t->l->kind));
+			 ops_kind_name(t->l->kind));
 	va_list ap;
 
 	if (n >= 0 && (size_t)n < t->elen) {
@@ -381,10 +381,10 @@ static int walk_line(struct tr *t, const struct zops_line *l)
 
 	t->l = l;
 	switch (l->kind) {
-	case ZOPS_MKDIR:
+	case OPS_MKDIR:
 		ret = check_new(t, l->path) ?: add_name(t, l->path, true, 0);
 		return ret ?: emit_owned(t, OP_MKDIR, l->path);
-	case ZOPS_CREATE:
+	case OPS_CREATE:
 		e = lookup(t, l->path);
 		if (e) {	/* O_CREAT on a name that exists: an open */
 			if (e->is_dir || e->is_symlink)
@@ -400,7 +400,7 @@ static int walk_line(struct tr *t, const struct zops_line *l)
 		ret = check_new(t, l->path) ?: add_name(t, l->path, false, 0);
 		return ret ?: bind_fh(t, l->fh, t->last_ino) ?:
 		       emit_owned(t, OP_CREATE, l->path);
-	case ZOPS_OPEN:
+	case OPS_OPEN:
 		if (l->flags & O_CREAT)
 			return refuse(t, "FLAGS %u has O_CREAT: the recorder writes such an open as create",
 				      l->flags);
@@ -408,7 +408,7 @@ static int walk_line(struct tr *t, const struct zops_line *l)
 		if (!ret && (l->flags & O_TRUNC))
 			ret = emit(t, OP_TRUNC, l->path, NULL, 0, 0);
 		return ret;
-	case ZOPS_CLOSE:
+	case OPS_CLOSE:
 		ret = fh_path(t, l->fh, &p);
 		/* a handle whose file lost its name may still be closed */
 		if (ret && l->fh < t->nr_fh && t->fh_ino[l->fh])
@@ -416,22 +416,22 @@ static int walk_line(struct tr *t, const struct zops_line *l)
 		if (!ret)
 			t->fh_ino[l->fh] = 0;
 		return ret;
-	case ZOPS_WRITE:
+	case OPS_WRITE:
 		return fh_path(t, l->fh, &p) ?:
 		       emit(t, OP_WRITE, p, NULL, l->off, l->len);
-	case ZOPS_TRUNCATE:
+	case OPS_TRUNCATE:
 		return want_file(t, l->path, &e) ?:
 		       emit(t, OP_TRUNC, l->path, NULL, l->size, 0);
-	case ZOPS_FSYNC:
+	case OPS_FSYNC:
 		return fh_path(t, l->fh, &p) ?:
 		       emit(t, l->is_datasync ? OP_FDATASYNC : OP_FSYNC, p,
 			    NULL, 0, 0);
-	case ZOPS_FSYNCDIR:
+	case OPS_FSYNCDIR:
 		e = lookup(t, l->path);
 		if (strcmp(l->path, "/") && (!e || !e->is_dir))
 			return refuse(t, "%s: no such directory", l->path);
 		return emit(t, OP_FSYNC, l->path, NULL, 0, 0);
-	case ZOPS_UNLINK:	/* a file or a symlink (itself) */
+	case OPS_UNLINK:	/* a file or a symlink (itself) */
 		e = lookup(t, l->path);
 		if (!e)
 			return refuse(t, "%s: no such file", l->path);
@@ -441,7 +441,7 @@ static int walk_line(struct tr *t, const struct zops_line *l)
 		if (!ret)
 			del_name(t, e);
 		return ret;
-	case ZOPS_RMDIR:
+	case OPS_RMDIR:
 		e = lookup(t, l->path);
 		if (!e || !e->is_dir)
 			return refuse(t, "%s: no such directory", l->path);
@@ -451,9 +451,9 @@ static int walk_line(struct tr *t, const struct zops_line *l)
 		if (!ret)
 			del_name(t, e);
 		return ret;
-	case ZOPS_RENAME:
+	case OPS_RENAME:
 		return do_rename(t, l);
-	case ZOPS_LINK:
+	case OPS_LINK:
 		e = lookup(t, l->path);
 		if (!e)
 			return refuse(t, "%s: no such file", l->path);
@@ -465,7 +465,7 @@ static int walk_line(struct tr *t, const struct zops_line *l)
 			ret = emit(t, OP_LINK, l->path, l->path2, 0, 0);
 		return ret ?: add_name(t, l->path2, false, e->ino) ?:
 		       (t->n[t->nr - 1].is_symlink = e->is_symlink, 0);
-	case ZOPS_SYMLINK:
+	case OPS_SYMLINK:
 		ret = check_new(t, l->path2) ?: add_name(t, l->path2, false, 0);
 		if (!ret) {
 			t->n[t->nr - 1].is_symlink = true;
@@ -476,13 +476,13 @@ static int walk_line(struct tr *t, const struct zops_line *l)
 			last_op(t)->value_len = strlen(l->path);
 		}
 		return ret;
-	case ZOPS_CHMOD:
+	case OPS_CHMOD:
 		ret = want_any(t, l->path) ?:
 		      emit(t, OP_CHMOD, l->path, NULL, 0, 0);
 		if (!ret)
 			last_op(t)->mode = l->mode;
 		return ret;
-	case ZOPS_CHOWN:
+	case OPS_CHOWN:
 		ret = want_any(t, l->path) ?:
 		      emit(t, OP_CHOWN, l->path, NULL, 0, 0);
 		if (!ret) {
@@ -490,7 +490,7 @@ static int walk_line(struct tr *t, const struct zops_line *l)
 			last_op(t)->gid = l->gid;
 		}
 		return ret;
-	case ZOPS_UTIMENS:
+	case OPS_UTIMENS:
 		ret = want_any(t, l->path) ?:
 		      emit(t, OP_UTIMENS, l->path, NULL, 0, 0);
 		if (!ret) {
@@ -502,10 +502,10 @@ static int walk_line(struct tr *t, const struct zops_line *l)
 			o->ts[1].nsec = l->mnsec;
 		}
 		return ret;
-	case ZOPS_SETXATTR:
-	case ZOPS_REMOVEXATTR:	/* the name fits o->b: 255 bytes at most */
+	case OPS_SETXATTR:
+	case OPS_REMOVEXATTR:	/* the name fits o->b: 255 bytes at most */
 		ret = want_any(t, l->path) ?:
-		      emit(t, l->kind == ZOPS_SETXATTR ? OP_SETXATTR :
+		      emit(t, l->kind == OPS_SETXATTR ? OP_SETXATTR :
 			   OP_REMOVEXATTR, l->path, l->name, 0, 0);
 		if (!ret) {
 			last_op(t)->flags = l->flags;
@@ -513,12 +513,12 @@ static int walk_line(struct tr *t, const struct zops_line *l)
 			last_op(t)->value_len = l->value_len;
 		}
 		return ret;
-	case ZOPS_FALLOCATE:	/* zoned storage refuses it: expected */
+	case OPS_FALLOCATE:	/* zoned storage refuses it: expected */
 		return fh_path(t, l->fh, &p) ?:
 		       emit(t, OP_FALLOCATE, p, NULL, l->off, l->len);
-	case ZOPS_SYNC:
+	case OPS_SYNC:
 		return emit(t, OP_SYNC, NULL, NULL, 0, 0);
-	case ZOPS_NR_KINDS:
+	case OPS_NR_KINDS:
 		break;
 	}
 	return refuse(t, "not a call");

@@ -18,37 +18,30 @@
 #define MAX_FIELDS 8
 #define HEADER "zcow-ops 1"
 
-/* Kind, keyword and field count (the keyword included). */
-static const struct {
-	const char *name;
-	unsigned int nr_fields;
-} kinds[ZOPS_NR_KINDS] = {
-	[ZOPS_MKDIR] = { "mkdir", 5 },
-	[ZOPS_CREATE] = { "create", 7 },
-	[ZOPS_OPEN] = { "open", 4 },
-	[ZOPS_CLOSE] = { "close", 2 },
-	[ZOPS_WRITE] = { "write", 5 },
-	[ZOPS_TRUNCATE] = { "truncate", 3 },
-	[ZOPS_FSYNC] = { "fsync", 3 },
-	[ZOPS_FSYNCDIR] = { "fsyncdir", 2 },
-	[ZOPS_UNLINK] = { "unlink", 2 },
-	[ZOPS_RMDIR] = { "rmdir", 2 },
-	[ZOPS_RENAME] = { "rename", 4 },
-	[ZOPS_LINK] = { "link", 3 },
-	[ZOPS_SYMLINK] = { "symlink", 5 },
-	[ZOPS_CHMOD] = { "chmod", 3 },
-	[ZOPS_CHOWN] = { "chown", 4 },
-	[ZOPS_UTIMENS] = { "utimens", 6 },
-	[ZOPS_SETXATTR] = { "setxattr", 5 },
-	[ZOPS_REMOVEXATTR] = { "removexattr", 3 },
-	[ZOPS_FALLOCATE] = { "fallocate", 5 },
-	[ZOPS_SYNC] = { "sync", 1 },
+/* The field count of each line kind (the keyword included); the
+ * keywords are ops_kind_name()'s, the recorder's. */
+static const unsigned int kind_fields[OPS_NR_KINDS] = {
+	[OPS_MKDIR] = 5,
+	[OPS_CREATE] = 7,
+	[OPS_OPEN] = 4,
+	[OPS_CLOSE] = 2,
+	[OPS_WRITE] = 5,
+	[OPS_TRUNCATE] = 3,
+	[OPS_FSYNC] = 3,
+	[OPS_FSYNCDIR] = 2,
+	[OPS_UNLINK] = 2,
+	[OPS_RMDIR] = 2,
+	[OPS_RENAME] = 4,
+	[OPS_LINK] = 3,
+	[OPS_SYMLINK] = 5,
+	[OPS_CHMOD] = 3,
+	[OPS_CHOWN] = 4,
+	[OPS_UTIMENS] = 6,
+	[OPS_SETXATTR] = 5,
+	[OPS_REMOVEXATTR] = 3,
+	[OPS_FALLOCATE] = 5,
+	[OPS_SYNC] = 1,
 };
-
-const char *zops_kind_name(enum zops_kind k)
-{
-	return k < ZOPS_NR_KINDS ? kinds[k].name : "?";
-}
 
 static int hexval(char c)
 {
@@ -231,7 +224,7 @@ static int path(struct rd *rd, const char *f, const char *what, char **out)
 		return bad(rd, "%s '%s': %s", what, f, why);
 	if ((*out)[0] != '/')
 		why = "not an absolute path";
-	else if (n > ZOPS_PATH_MAX)
+	else if (n > OPS_PATH_MAX)
 		why = "longer than 4095 bytes";
 	else if (n > 1 && (*out)[n - 1] == '/')
 		why = "ends in '/'";
@@ -302,8 +295,8 @@ static int hexvalue(struct rd *rd, const char *f, struct zops_line *l)
 		return 0;
 	if (!n || n % 2)
 		return bad(rd, "HEXVALUE: an even number of hex digits, or '-' when empty");
-	if (n / 2 > ZOPS_XATTR_VALUE_MAX)
-		return bad(rd, "HEXVALUE: longer than %u bytes", ZOPS_XATTR_VALUE_MAX);
+	if (n / 2 > OPS_XATTR_VALUE_MAX)
+		return bad(rd, "HEXVALUE: longer than %u bytes", OPS_XATTR_VALUE_MAX);
 	l->value = malloc(n / 2);
 	if (!l->value)
 		return -ENOMEM;
@@ -323,10 +316,10 @@ static int nsec(struct rd *rd, const char *f, const char *what, uint32_t *v)
 {
 	int ret = dec32(rd, f, what, v);
 
-	if (!ret && *v > 999999999u && *v != ZOPS_UTIME_NOW &&
-	    *v != ZOPS_UTIME_OMIT)
+	if (!ret && *v > 999999999u && *v != OPS_UTIME_NOW &&
+	    *v != OPS_UTIME_OMIT)
 		return bad(rd, "%s %u: below 1000000000, or %u (UTIME_NOW), %u (UTIME_OMIT)",
-			   what, *v, ZOPS_UTIME_NOW, ZOPS_UTIME_OMIT);
+			   what, *v, OPS_UTIME_NOW, OPS_UTIME_OMIT);
 	return ret;
 }
 
@@ -337,81 +330,81 @@ static int fields(struct rd *rd, char **f, struct zops_line *l)
 	int ret = 0;
 
 	switch (l->kind) {
-	case ZOPS_MKDIR:
+	case OPS_MKDIR:
 		ret = path(rd, f[1], "PATH", &l->path) ?: mode(rd, f[2], &l->mode) ?:
 		      dec32(rd, f[3], "UID", &l->uid) ?: dec32(rd, f[4], "GID", &l->gid);
 		break;
-	case ZOPS_CREATE:
+	case OPS_CREATE:
 		ret = fh(rd, f[1], &l->fh) ?: path(rd, f[2], "PATH", &l->path) ?:
 		      mode(rd, f[3], &l->mode) ?: dec32(rd, f[4], "FLAGS", &l->flags) ?:
 		      dec32(rd, f[5], "UID", &l->uid) ?: dec32(rd, f[6], "GID", &l->gid);
 		break;
-	case ZOPS_OPEN:
+	case OPS_OPEN:
 		ret = fh(rd, f[1], &l->fh) ?: path(rd, f[2], "PATH", &l->path) ?:
 		      dec32(rd, f[3], "FLAGS", &l->flags);
 		break;
-	case ZOPS_CLOSE:
+	case OPS_CLOSE:
 		ret = fh(rd, f[1], &l->fh);
 		break;
-	case ZOPS_WRITE:
+	case OPS_WRITE:
 		ret = fh(rd, f[1], &l->fh) ?: dec(rd, f[2], "OFF", INT64_MAX, &l->off) ?:
 		      dec(rd, f[3], "LEN", INT64_MAX, &l->len) ?: crc(rd, f[4], &l->crc);
 		if (!ret && l->off + l->len > (uint64_t)INT64_MAX)
 			ret = bad(rd, "OFF + LEN beyond the largest file offset");
 		break;
-	case ZOPS_TRUNCATE:
+	case OPS_TRUNCATE:
 		ret = path(rd, f[1], "PATH", &l->path) ?:
 		      dec(rd, f[2], "SIZE", INT64_MAX, &l->size);
 		break;
-	case ZOPS_FSYNC:
+	case OPS_FSYNC:
 		ret = fh(rd, f[1], &l->fh) ?: dec(rd, f[2], "DATASYNC", 1, &x);
 		l->is_datasync = x == 1;
 		break;
-	case ZOPS_FSYNCDIR:
-	case ZOPS_UNLINK:
-	case ZOPS_RMDIR:
+	case OPS_FSYNCDIR:
+	case OPS_UNLINK:
+	case OPS_RMDIR:
 		ret = path(rd, f[1], "PATH", &l->path);
 		break;
-	case ZOPS_RENAME:
+	case OPS_RENAME:
 		ret = path(rd, f[1], "FROM", &l->path) ?: path(rd, f[2], "TO", &l->path2) ?:
 		      dec32(rd, f[3], "FLAGS", &l->flags);
 		break;
-	case ZOPS_LINK:
+	case OPS_LINK:
 		ret = path(rd, f[1], "FROM", &l->path) ?: path(rd, f[2], "TO", &l->path2);
 		break;
-	case ZOPS_SYMLINK:
-		ret = name(rd, f[1], "TARGET", ZOPS_PATH_MAX, &l->path) ?:
+	case OPS_SYMLINK:
+		ret = name(rd, f[1], "TARGET", OPS_PATH_MAX, &l->path) ?:
 		      path(rd, f[2], "PATH", &l->path2) ?:
 		      dec32(rd, f[3], "UID", &l->uid) ?: dec32(rd, f[4], "GID", &l->gid);
 		break;
-	case ZOPS_CHMOD:
+	case OPS_CHMOD:
 		ret = path(rd, f[1], "PATH", &l->path) ?: mode(rd, f[2], &l->mode);
 		break;
-	case ZOPS_CHOWN:
+	case OPS_CHOWN:
 		ret = path(rd, f[1], "PATH", &l->path) ?: dec32(rd, f[2], "UID", &l->uid) ?:
 		      dec32(rd, f[3], "GID", &l->gid);
 		break;
-	case ZOPS_UTIMENS:
+	case OPS_UTIMENS:
 		ret = path(rd, f[1], "PATH", &l->path) ?: sdec(rd, f[2], "ASEC", &l->asec) ?:
 		      nsec(rd, f[3], "ANSEC", &l->ansec) ?: sdec(rd, f[4], "MSEC", &l->msec) ?:
 		      nsec(rd, f[5], "MNSEC", &l->mnsec);
 		break;
-	case ZOPS_SETXATTR:
+	case OPS_SETXATTR:
 		ret = path(rd, f[1], "PATH", &l->path) ?:
-		      name(rd, f[2], "NAME", ZOPS_XATTR_NAME_MAX, &l->name) ?:
+		      name(rd, f[2], "NAME", OPS_XATTR_NAME_MAX, &l->name) ?:
 		      dec32(rd, f[3], "FLAGS", &l->flags) ?: hexvalue(rd, f[4], l);
 		break;
-	case ZOPS_REMOVEXATTR:
+	case OPS_REMOVEXATTR:
 		ret = path(rd, f[1], "PATH", &l->path) ?:
-		      name(rd, f[2], "NAME", ZOPS_XATTR_NAME_MAX, &l->name);
+		      name(rd, f[2], "NAME", OPS_XATTR_NAME_MAX, &l->name);
 		break;
-	case ZOPS_FALLOCATE:
+	case OPS_FALLOCATE:
 		ret = fh(rd, f[1], &l->fh) ?: dec32(rd, f[2], "MODE", &l->mode) ?:
 		      dec(rd, f[3], "OFF", INT64_MAX, &l->off) ?:
 		      dec(rd, f[4], "LEN", INT64_MAX, &l->len);
 		break;
-	case ZOPS_SYNC:
-	case ZOPS_NR_KINDS:
+	case OPS_SYNC:
+	case OPS_NR_KINDS:
 		break;
 	}
 	return ret;
@@ -462,16 +455,16 @@ static int parse_line(struct rd *rd, char *s, size_t n, struct zops *z)
 		f[nf++] = s + start;
 		start = i + 1;
 	}
-	for (k = 0; k < ZOPS_NR_KINDS; k++)
-		if (!strcmp(f[0], kinds[k].name))
+	for (k = 0; k < OPS_NR_KINDS; k++)
+		if (!strcmp(f[0], ops_kind_name(k)))
 			break;
-	if (k == ZOPS_NR_KINDS)
+	if (k == OPS_NR_KINDS)
 		return bad(rd, "unknown call '%.40s'", f[0]);
-	if (nf != kinds[k].nr_fields)
+	if (nf != kind_fields[k])
 		return bad(rd, "%s takes %u fields, the line has %u",
-			   kinds[k].name, kinds[k].nr_fields - 1, nf - 1);
+			   ops_kind_name(k), kind_fields[k] - 1, nf - 1);
 	memset(&l, 0, sizeof(l));
-	l.kind = (enum zops_kind)k;
+	l.kind = (enum ops_kind)k;
 	l.line = rd->line;
 	ret = fields(rd, f, &l);
 	if (!ret && (ret = ZCOW_GROW_ONE(&z->l, z->nr, &z->cap)))

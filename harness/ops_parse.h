@@ -18,39 +18,19 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum zops_kind {
-	ZOPS_MKDIR,		/* mkdir PATH MODE UID GID */
-	ZOPS_CREATE,		/* create FH PATH MODE FLAGS UID GID */
-	ZOPS_OPEN,		/* open FH PATH FLAGS */
-	ZOPS_CLOSE,		/* close FH */
-	ZOPS_WRITE,		/* write FH OFF LEN CRC32C */
-	ZOPS_TRUNCATE,		/* truncate PATH SIZE */
-	ZOPS_FSYNC,		/* fsync FH DATASYNC */
-	ZOPS_FSYNCDIR,		/* fsyncdir PATH */
-	ZOPS_UNLINK,		/* unlink PATH */
-	ZOPS_RMDIR,		/* rmdir PATH */
-	ZOPS_RENAME,		/* rename FROM TO FLAGS */
-	ZOPS_LINK,		/* link FROM TO */
-	ZOPS_SYMLINK,		/* symlink TARGET PATH UID GID */
-	ZOPS_CHMOD,		/* chmod PATH MODE */
-	ZOPS_CHOWN,		/* chown PATH UID GID */
-	ZOPS_UTIMENS,		/* utimens PATH ASEC ANSEC MSEC MNSEC */
-	ZOPS_SETXATTR,		/* setxattr PATH NAME FLAGS HEXVALUE */
-	ZOPS_REMOVEXATTR,	/* removexattr PATH NAME */
-	ZOPS_FALLOCATE,		/* fallocate FH MODE OFF LEN */
-	ZOPS_SYNC,		/* sync */
-	ZOPS_NR_KINDS
-};
+#include "ops_record.h"
+
+/* The line kinds are ops_record.h's enum ops_kind (OPS_MKDIR...). */
 
 /* The longest path, name and symlink target the reader takes (bytes,
  * decoded): Linux's PATH_MAX, XATTR_NAME_MAX, and a symlink's 4095. */
-#define ZOPS_PATH_MAX		4095u
-#define ZOPS_XATTR_NAME_MAX	255u
+#define OPS_PATH_MAX		4095u
+#define OPS_XATTR_NAME_MAX	255u
 /* The largest xattr value (XATTR_SIZE_MAX). */
-#define ZOPS_XATTR_VALUE_MAX	65536u
+#define OPS_XATTR_VALUE_MAX	65536u
 /* utimens nanosecond values, as UTIME_NOW and UTIME_OMIT. */
-#define ZOPS_UTIME_NOW		((1u << 30) - 1)
-#define ZOPS_UTIME_OMIT		((1u << 30) - 2)
+#define OPS_UTIME_NOW		((1u << 30) - 1)
+#define OPS_UTIME_OMIT		((1u << 30) - 2)
 
 /*
  * One call.  The fields a kind does not have are 0 / NULL.
@@ -58,7 +38,7 @@ enum zops_kind {
  *   path2: TO (rename, link), PATH (symlink)
  */
 struct zops_line {
-	enum zops_kind kind;
+	enum ops_kind kind;
 	unsigned int line;	/* 1-based line of the file */
 	char *path, *path2;	/* decoded, NUL-terminated (malloc'd) */
 	char *name;		/* setxattr, removexattr: decoded */
@@ -75,7 +55,7 @@ struct zops_line {
 	uint32_t crc;		/* write: the program's data's crc32c */
 	bool is_datasync;	/* fsync DATASYNC = 1 */
 	int64_t asec, msec;	/* utimens */
-	uint32_t ansec, mnsec;	/* < 1e9, or ZOPS_UTIME_NOW / _OMIT */
+	uint32_t ansec, mnsec;	/* < 1e9, or OPS_UTIME_NOW / _OMIT */
 };
 
 struct zops {
@@ -83,8 +63,6 @@ struct zops {
 	uint64_t nr, cap;
 };
 
-/* The line's keyword ("mkdir", ...). */
-const char *zops_kind_name(enum zops_kind k);
 
 /*
  * Decode one percent-encoded field @in (@n bytes) into *out_ret

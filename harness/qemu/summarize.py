@@ -460,15 +460,24 @@ def dbench_throughput(text):
     return (float(m.group(1)) if m else None), ops
 
 
-def fio_fsyncs(path):
-    """fio JSON: fsyncs per second (each job's fsyncs over its runtime,
-    summed), fsyncs fio counted, job errors."""
+def fio_json(path):
+    """The JSON object of a fio output file (text before it skipped), or
+    None."""
     try:
         with open(path, encoding="utf-8") as f:
             text = f.read()
         m = re.search(r"^\{", text, re.M)
         data, _ = json.JSONDecoder().raw_decode(text[m.start():])
     except (OSError, ValueError, AttributeError):
+        return None
+    return data
+
+
+def fio_fsyncs(path):
+    """fio JSON: fsyncs per second (each job's fsyncs over its runtime,
+    summed), fsyncs fio counted, job errors."""
+    data = fio_json(path)
+    if data is None:
         return None, None, None
     rate, count, errors = 0.0, 0, 0
     for job in data.get("jobs") or []:
@@ -615,12 +624,8 @@ def dbench(out, guest):
 def fio_write(path):
     """fio JSON: write MiB/s and bytes written (summed over jobs), job
     errors; None when the output holds no JSON."""
-    try:
-        with open(path, encoding="utf-8") as f:
-            text = f.read()
-        m = re.search(r"^\{", text, re.M)
-        data, _ = json.JSONDecoder().raw_decode(text[m.start():])
-    except (OSError, ValueError, AttributeError):
+    data = fio_json(path)
+    if data is None:
         return None, None, None
     bw = sum(j.get("write", {}).get("bw", 0) for j in data.get("jobs") or [])
     nbytes = sum(j.get("write", {}).get("io_bytes", 0)
