@@ -19,7 +19,7 @@ cd "$(dirname "$0")"
 
 PACKAGES=(gcc make pkg-config check libzbd-dev libisal-dev nettle-dev
 	libxxhash-dev gnuplot-nox python3 btrfs-progs dbench fio fio-examples
-	libfuse3-dev fuse3 stress-ng rocksdb-tools git tar)
+	libfuse3-dev fuse3 stress-ng rocksdb-tools git tar slurm-wlm munge parallel)
 
 install_missing() {
 	local missing=() p
