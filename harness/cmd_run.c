@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * zcow run SCENARIO [--set key=value ...] [--results DIR] [--quiet]
+ * zcow run SCENARIO [--set key=value ...] [--results DIR | --dir DIR]
+ *          [--quiet]
  * zcow run --list-options
  *
  * Runs one scenario (configs/README.md) and prints the results folder on
@@ -19,7 +20,7 @@ static void run_usage(FILE *out)
 {
 	fprintf(out,
 		"usage: zcow run SCENARIO [--set key=value ...] "
-		"[--results DIR] [--quiet]\n"
+		"[--results DIR | --dir DIR] [--quiet]\n"
 		"       zcow run --list-options\n"
 		"  SCENARIO  a .scenario file (include + [zcow]) or a fio job "
 		"file\n"
@@ -27,6 +28,8 @@ static void run_usage(FILE *out)
 		"option\n"
 		"  --results parent folder of the result folder (default: "
 		"the scenario's results=, else results/)\n"
+		"  --dir     the result folder itself, created (never one "
+		"that exists)\n"
 		"  --list-options  the fio job options zcow runs, and those "
 		"it accepts and ignores\n"
 		"See configs/README.md.\n");
@@ -35,7 +38,7 @@ static void run_usage(FILE *out)
 int cmd_run(int argc, char **argv)
 {
 	const char **sets = calloc(argc + 1, sizeof(*sets));
-	const char *path = NULL, *results = NULL;
+	const char *path = NULL, *results = NULL, *exact = NULL;
 	unsigned int nr_sets = 0;
 	bool is_quiet = false;
 	char *dir = NULL;
@@ -54,6 +57,8 @@ int cmd_run(int argc, char **argv)
 			sets[nr_sets++] = argv[i] + 6;
 		} else if (!strcmp(argv[i], "--results") && i + 1 < argc) {
 			results = argv[++i];
+		} else if (!strcmp(argv[i], "--dir") && i + 1 < argc) {
+			exact = argv[++i];
 		} else if (!strcmp(argv[i], "--list-options")) {
 			zfio_list_options(stdout);
 			free(sets);
@@ -70,12 +75,18 @@ int cmd_run(int argc, char **argv)
 			return 2;
 		}
 	}
+	if (results && exact) {
+		fprintf(stderr, "zcow run: --results and --dir: give one\n");
+		free(sets);
+		return 2;
+	}
 	if (!path) {
 		run_usage(stderr);
 		free(sets);
 		return 2;
 	}
-	ret = zrun_scenario(path, sets, nr_sets, results, is_quiet, &dir);
+	ret = zrun_scenario_in(path, sets, nr_sets, results, exact, is_quiet,
+			       &dir);
 	free(sets);
 	/* a failed job or verify: its results are written all the same */
 	if (dir)

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -2702,6 +2703,30 @@ int zrun_scenario(const char *path, const char *const *sets,
 		  unsigned int nr_sets, const char *results_parent,
 		  bool is_quiet, char **dir_ret)
 {
+	return zrun_scenario_in(path, sets, nr_sets, results_parent, NULL,
+				is_quiet, dir_ret);
+}
+
+/* The results folder @exact itself: created, never one that exists. */
+static int make_exact_dir(const char *exact, char **dir_ret)
+{
+	char *dir;
+
+	if (mkdir(exact, 0777))
+		return -errno;
+	dir = strdup(exact);
+	if (!dir) {
+		rmdir(exact);
+		return -ENOMEM;
+	}
+	*dir_ret = dir;
+	return 0;
+}
+
+int zrun_scenario_in(const char *path, const char *const *sets,
+		     unsigned int nr_sets, const char *results_parent,
+		     const char *exact, bool is_quiet, char **dir_ret)
+{
 	struct zrun *run = calloc(1, sizeof(*run));
 	const char **fio_sets = calloc(nr_sets + 1, sizeof(*fio_sets));
 	struct rep_result *reps = NULL;
@@ -2792,8 +2817,17 @@ int zrun_scenario(const char *path, const char *const *sets,
 		ret = -ENOMEM;
 		goto out;
 	}
-	ret = zres_make_dir(results_parent ? results_parent : run->set.results,
-		       name, &dir);
+	if (exact) {
+		ret = make_exact_dir(exact, &dir);
+		if (ret) {
+			zrun_errf(run, "cannot create the results folder "
+				       "'%s': %s", exact, strerror(-ret));
+			goto out;
+		}
+	} else {
+		ret = zres_make_dir(results_parent ? results_parent :
+				    run->set.results, name, &dir);
+	}
 	if (ret) {
 		zrun_errf(run, "cannot create the results folder under '%s': "
 			       "%s", results_parent ? results_parent :

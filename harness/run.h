@@ -533,6 +533,12 @@ uint64_t zrun_max_slot(const struct zrun_job *j);
 int zrun_scenario(const char *path, const char *const *sets,
 		  unsigned int nr_sets, const char *results_parent,
 		  bool is_quiet, char **dir_ret);
+/* zrun_scenario() into the results folder @exact itself when not NULL
+ * (created: a folder that exists is refused, -EEXIST), for callers that
+ * name each run's folder (harness/sweep.py). */
+int zrun_scenario_in(const char *path, const char *const *sets,
+		     unsigned int nr_sets, const char *results_parent,
+		     const char *exact, bool is_quiet, char **dir_ret);
 
 /*
  * Timing of one target command: zrun_tick_start() before it at the job's
