@@ -4,17 +4,259 @@
 
 usage: sweep.py SCENARIO --grid key=v1,v2 [key=...] [--set key=value ...]
                 [--zcow PATH] [--results DIR]
+                [--engine local|parallel|slurm] [-j N] [--sshloginfile FILE]
+                [--shared DIR] [--sbatch-arg ARG ...] [--dry-run] [--wait]
 
-Every point of the cross product runs once; the result folders are listed
-in DIR/sweep.csv (point values, folder) and printed, one per line.
+Every point of the cross product runs once, into its own folder
+DIR/<scenario>-<key>=<value>-... (plus "-set<hash>" when --set is given),
+written by `zcow run --dir`: the name depends only on the scenario, the
+--set values and the point, so every engine writes the same folders.
+A point whose folder holds a complete summary.json is skipped (a rerun
+resumes a sweep, e.g. after a failed node); an incomplete folder is
+removed and its point run again.  The folders are listed in
+DIR/sweep.csv (point values, folder) and printed, one per line, once
+every point is done.
+
+Engines (docs/cluster.md):
+  local     one point after the other here; a progress line on stderr
+            (points done/total, ETA)
+  parallel  GNU parallel, -j N points at a time (--sshloginfile FILE: on
+            those hosts too, which must see the same paths); each point
+            one `zcow run` command
+  slurm     one `sbatch --array=0-(K-1)` job, one array task per pending
+            point: task I runs line I of the points file written into
+            DIR/.sweep-<tag>/; the zcow binary and the scenario's folder
+            are copied into --shared DIR (DIR/bin/zcow, DIR/<the
+            scenario's folder name>/; a file system the nodes see,
+            as DIR must be); --sbatch-arg passes an option to sbatch
+            (partition, time, account: repeat it); --dry-run prints the
+            batch script and submits nothing; --wait waits for the array
+            (sbatch --wait), else rerun the same command once the job is
+            done to list the folders.
 Python 3 standard library only.
 """
 import argparse
 import csv
+import hashlib
 import itertools
+import json
 import os
+import re
+import shlex
+import shutil
 import subprocess
 import sys
+import time
+
+
+def complete(folder):
+    """A point is done when its summary.json parses and has the totals
+    plot.py reads."""
+    try:
+        with open(os.path.join(folder, "summary.json")) as f:
+            s = json.load(f)
+    except (OSError, ValueError):
+        return False
+    return isinstance(s, dict) and "total" in s and \
+        "write_amplification" in s
+
+
+def safe(text):
+    return re.sub(r"[^A-Za-z0-9._,=+-]", "_", text)
+
+
+def scenario_name(path):
+    base = os.path.basename(path)
+    for ext in (".scenario", ".fio"):
+        if base.endswith(ext):
+            return base[:-len(ext)]
+    return base
+
+
+def fmt_eta(s):
+    s = int(s + 0.5)
+    return "%d:%02d:%02d" % (s // 3600, s // 60 % 60, s % 60)
+
+
+class Progress:
+    """points done/total and an ETA from the points run so far."""
+
+    def __init__(self, total, skipped):
+        self.total, self.skipped = total, skipped
+        self.t0 = time.monotonic()
+
+    def show(self, done):
+        ran = done - self.skipped
+        left = self.total - done
+        if ran > 0 and left > 0:
+            eta = fmt_eta((time.monotonic() - self.t0) / ran * left)
+        elif left == 0:
+            eta = "0:00:00"
+        else:
+            eta = "unknown"
+        sys.stderr.write("sweep: %d/%d points done (%d skipped), ETA %s\n"
+                         % (done, self.total, self.skipped, eta))
+        sys.stderr.flush()
+
+
+def zcow_cmd(zcow, scenario, folder, sets):
+    cmd = [zcow, "run", scenario, "--dir", folder, "--quiet"]
+    for s in sets:
+        cmd += ["--set", s]
+    return cmd
+
+
+def run_local(a, todo, prog):
+    done = prog.skipped
+    for p in todo:
+        cmd = zcow_cmd(a.zcow, a.scenario, p["folder"], p["sets"])
+        r = subprocess.run(cmd, stdout=subprocess.DEVNULL)
+        if r.returncode != 0:
+            sys.stderr.write("sweep: failed: %s\n" % shlex.join(cmd))
+            return 1
+        done += 1
+        prog.show(done)
+    return 0
+
+
+def watch(proc, points, prog, every=2.0):
+    """Wait for @proc, printing progress whenever a point completes."""
+    last = -1
+    while True:
+        try:
+            rc = proc.wait(timeout=every)
+        except subprocess.TimeoutExpired:
+            rc = None
+        done = sum(1 for p in points if complete(p["folder"]))
+        if done != last:
+            prog.show(done)
+            last = done
+        if rc is not None:
+            return rc
+
+
+def run_parallel(a, points, todo, prog, work):
+    if not shutil.which("parallel"):
+        sys.stderr.write("sweep: GNU parallel is not on PATH "
+                         "(apt-get install parallel)\n")
+        return 1
+    cmds = os.path.join(work, "commands")
+    with open(cmds, "w") as f:
+        for p in todo:
+            f.write(shlex.join(zcow_cmd(a.zcow, a.scenario, p["folder"],
+                                        p["sets"])) + " >/dev/null\n")
+    cmd = ["parallel", "-j", str(a.jobs), "--joblog",
+           os.path.join(work, "joblog")]
+    if a.sshloginfile:
+        cmd += ["--sshloginfile", a.sshloginfile]
+    cmd += ["::::", cmds]
+    proc = subprocess.Popen(cmd)
+    rc = watch(proc, points, prog)
+    if rc != 0:
+        sys.stderr.write("sweep: %d point(s) failed (GNU parallel's "
+                         "job log: %s)\n" % (rc, os.path.join(work,
+                                                              "joblog")))
+        return 1
+    return 0
+
+
+BATCH = """#!/bin/bash
+#SBATCH --job-name=zcow-{tag}
+#SBATCH --array=0-{last}
+#SBATCH --ntasks=1
+#SBATCH --cpus-per-task=1
+#SBATCH --output={work}/slurm-%A_%a.out
+# One sweep point per array task: the task's line of the points file
+# (index, folder, --set values; tab-separated).
+set -euo pipefail
+points={points}
+line=$(awk -F'\\t' -v i="$SLURM_ARRAY_TASK_ID" '$1 == i' "$points")
+if [ -z "$line" ]; then
+	echo "no point $SLURM_ARRAY_TASK_ID in $points" >&2
+	exit 1
+fi
+IFS=$'\\t' read -r -a f <<<"$line"
+dir=${{f[1]}}
+args=()
+for s in "${{f[@]:2}}"; do
+	args+=(--set "$s")
+done
+# a requeued task starts over
+if [ -e "$dir" ]; then
+	rm -rf -- "$dir"
+fi
+exec {zcow} run {scenario} --dir "$dir" --quiet "${{args[@]}}"
+"""
+
+
+def stage(a):
+    """Copy the zcow binary and the scenario's folder into --shared."""
+    shared = os.path.abspath(a.shared)
+    os.makedirs(os.path.join(shared, "bin"), exist_ok=True)
+    zcow = os.path.join(shared, "bin", "zcow")
+    if os.path.realpath(a.zcow) != os.path.realpath(zcow):
+        tmp = zcow + ".new"
+        shutil.copy2(a.zcow, tmp)
+        os.replace(tmp, zcow)
+    src = os.path.dirname(os.path.abspath(a.scenario))
+    dst = os.path.join(shared, os.path.basename(src))
+    if os.path.realpath(src) != os.path.realpath(dst):
+        shutil.copytree(src, dst, dirs_exist_ok=True)
+    return zcow, os.path.join(dst, os.path.basename(a.scenario))
+
+
+def run_slurm(a, points, todo, prog, work, tag):
+    if a.dry_run:
+        zcow = os.path.join(os.path.abspath(a.shared), "bin", "zcow")
+        scen = os.path.join(os.path.abspath(a.shared),
+                            os.path.basename(os.path.dirname(
+                                os.path.abspath(a.scenario))),
+                            os.path.basename(a.scenario))
+    else:
+        zcow, scen = stage(a)
+    pfile = os.path.join(work, "points")
+    script = BATCH.format(tag=tag, last=len(todo) - 1, work=work,
+                          points=shlex.quote(pfile),
+                          zcow=shlex.quote(zcow), scenario=shlex.quote(scen))
+    lines = []
+    for i, p in enumerate(todo):
+        for s in p["sets"]:
+            if "\t" in s or "\n" in s:
+                sys.stderr.write("sweep: --set %r: a tab or newline "
+                                 "cannot go in the points file\n" % s)
+                return 1
+        lines.append("\t".join([str(i), p["folder"]] + p["sets"]) + "\n")
+    if a.dry_run:
+        sys.stdout.write(script)
+        sys.stdout.write("# points file %s:\n" % pfile)
+        for ln in lines:
+            sys.stdout.write("#   " + ln)
+        return 0
+    with open(pfile, "w") as f:
+        f.writelines(lines)
+    sfile = os.path.join(work, "sweep.sbatch")
+    with open(sfile, "w") as f:
+        f.write(script)
+    cmd = ["sbatch", "--parsable"] + a.sbatch_arg
+    if a.wait:
+        cmd.append("--wait")
+    cmd.append(sfile)
+    if not a.wait:
+        r = subprocess.run(cmd, stdout=subprocess.PIPE,
+                           universal_newlines=True)
+        if r.returncode != 0:
+            return 1
+        sys.stderr.write("sweep: submitted job %s (%d array tasks); rerun "
+                         "this command when it is done to list the "
+                         "folders\n" % (r.stdout.strip(), len(todo)))
+        return 0
+    proc = subprocess.Popen(cmd)
+    rc = watch(proc, points, prog, every=5.0)
+    if rc != 0:
+        sys.stderr.write("sweep: the array job failed (sbatch --wait: %d; "
+                         "task logs %s/slurm-*.out)\n" % (rc, work))
+        return 1
+    return 0
 
 
 def main():
@@ -25,7 +267,39 @@ def main():
     ap.add_argument("--set", action="append", default=[], metavar="KEY=VAL")
     ap.add_argument("--zcow", default=os.environ.get("ZCOW_BIN", "build/zcow"))
     ap.add_argument("--results", default="results/sweep")
+    ap.add_argument("--engine", choices=("local", "parallel", "slurm"),
+                    default="local")
+    ap.add_argument("-j", "--jobs", type=int, default=0,
+                    help="parallel: points at a time (default: cores)")
+    ap.add_argument("--sshloginfile", metavar="FILE")
+    ap.add_argument("--shared", metavar="DIR")
+    ap.add_argument("--sbatch-arg", action="append", default=[],
+                    metavar="ARG")
+    ap.add_argument("--dry-run", action="store_true")
+    ap.add_argument("--wait", action="store_true")
     a = ap.parse_args()
+
+    if a.engine != "parallel" and (a.jobs or a.sshloginfile):
+        ap.error("-j and --sshloginfile are for --engine parallel")
+    if a.engine != "slurm" and (a.shared or a.sbatch_arg or a.dry_run or
+                                a.wait):
+        ap.error("--shared, --sbatch-arg, --dry-run and --wait are for "
+                 "--engine slurm")
+    if a.engine == "slurm" and not a.shared:
+        ap.error("--engine slurm needs --shared DIR (the zcow binary and "
+                 "the configs for the nodes)")
+    if a.jobs < 0:
+        ap.error("-j must be at least 1")
+    if a.engine == "parallel" and not a.jobs:
+        a.jobs = os.cpu_count() or 1
+    if not os.path.isfile(a.scenario):
+        ap.error("no scenario %s" % a.scenario)
+    given = a.results
+    if a.engine != "local":
+        # other hosts and array tasks start elsewhere
+        a.zcow = os.path.abspath(a.zcow)
+        a.scenario = os.path.abspath(a.scenario)
+        a.results = os.path.abspath(a.results)
 
     keys, values = [], []
     for g in a.grid:
@@ -34,25 +308,59 @@ def main():
         k, v = g.split("=", 1)
         keys.append(k)
         values.append(v.split(","))
-    os.makedirs(a.results, exist_ok=True)
-    rows = []
+    for s in a.set:
+        if "=" not in s:
+            ap.error("bad --set item %r (want key=value)" % s)
+    tag = safe(scenario_name(a.scenario))
+    if a.set:
+        tag += "-set" + hashlib.sha1("\n".join(a.set).encode()).hexdigest()[:8]
+    points, names = [], set()
     for point in itertools.product(*values):
-        cmd = [a.zcow, "run", a.scenario, "--results", a.results, "--quiet"]
-        for s in a.set:
-            cmd += ["--set", s]
-        for k, v in zip(keys, point):
-            cmd += ["--set", "%s=%s" % (k, v)]
-        p = subprocess.run(cmd, stdout=subprocess.PIPE, universal_newlines=True)
-        if p.returncode != 0:
-            sys.stderr.write("sweep: failed: %s\n" % " ".join(cmd))
-            return 1
-        folder = p.stdout.strip().splitlines()[-1]
-        rows.append(list(point) + [folder])
-        print(folder, flush=True)
+        name = "-".join([tag] + [safe("%s=%s" % kv)
+                                 for kv in zip(keys, point)])
+        if name in names:
+            ap.error("two points share the folder name %s" % name)
+        names.add(name)
+        points.append({
+            "values": list(point),
+            "folder": os.path.join(a.results, name),
+            "shown": os.path.join(given, name),
+            "sets": a.set + ["%s=%s" % kv for kv in zip(keys, point)],
+        })
+    todo = [p for p in points if not complete(p["folder"])]
+    if not a.dry_run:
+        os.makedirs(a.results, exist_ok=True)
+        for p in todo:
+            if os.path.lexists(p["folder"]):
+                shutil.rmtree(p["folder"])
+    prog = Progress(len(points), len(points) - len(todo))
+    work = os.path.join(a.results, ".sweep-" + tag)
+    rc = 0
+    if todo:
+        if not a.dry_run:
+            os.makedirs(work, exist_ok=True)
+        if a.engine == "local":
+            rc = run_local(a, todo, prog)
+        elif a.engine == "parallel":
+            rc = run_parallel(a, points, todo, prog, work)
+        else:
+            rc = run_slurm(a, points, todo, prog, work, tag)
+    else:
+        prog.show(len(points))
+    if rc or a.dry_run or (a.engine == "slurm" and todo and not a.wait):
+        return rc
+    missing = [p["folder"] for p in points if not complete(p["folder"])]
+    if missing:
+        sys.stderr.write("sweep: no complete summary.json in %s\n"
+                         % ", ".join(missing))
+        return 1
     with open(os.path.join(a.results, "sweep.csv"), "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(keys + ["folder"])
-        w.writerows(rows)
+        for p in points:
+            w.writerow(p["values"] + [p["shown"]])
+    for p in points:
+        print(p["shown"], flush=True)
     return 0
 
 

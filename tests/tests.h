@@ -57,6 +57,7 @@
 	SUITE(btrfs_check_suite) \
 	SUITE(ops_record_suite) \
 	SUITE(fuse_suite)      \
+	SUITE(sweep_suite)     \
 	SUITE(vm_compat_suite) \
 	SUITE(vm_suite)		/* keep last: the VM smoke run (ZCOW_VM=1) */
 

@@ -1,0 +1,220 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+#
+# harness/sweep.py's engines against each other (tests/test_sweep.c):
+#   tests/sweep-engines.sh ZCOW parallel
+#       a 4-point sweep with --engine local and --engine parallel -j2: the
+#       same folders, the same summary.json but for the wall-clock fields,
+#       the same intervals.csv; plot.py on the parallel folder; a rerun
+#       after a lost summary.json runs that one point again.
+#   tests/sweep-engines.sh ZCOW slurm
+#       a one-node Slurm cluster on localhost (munged, slurmctld, slurmd
+#       from Debian's munge and slurm-wlm, everything in a temp dir), the
+#       same sweep as one array job (--engine slurm --wait), compared with
+#       the local run.  Exit status 77 when the cluster cannot start here,
+#       the reason and the daemons' log tails on stderr.
+# Everything it starts it stops, and the temp dir goes, on every exit.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+zcow=$(realpath "$1")
+mode=$2
+tmp=$(mktemp -d /tmp/zcow-sweep.XXXXXX)
+chmod 755 "$tmp"
+SWEEP=(configs/raw-randwrite-4k.scenario --set runtime=20ms
+	--grid numjobs=1,4 zone_append=on,off)
+
+pids=()
+cleanup() {
+	local f p
+	for f in "$tmp"/slurmd.pid "$tmp"/slurmctld.pid "$tmp"/munge/pid; do
+		[ -s "$f" ] && pids+=("$(cat "$f")")
+	done
+	for p in "${pids[@]}"; do
+		kill "$p" 2>/dev/null || true
+	done
+	for p in "${pids[@]}"; do
+		# wait for each to go (slurmd's children: its job steps)
+		for _ in $(seq 50); do
+			kill -0 "$p" 2>/dev/null || break
+			sleep 0.1
+		done
+		kill -9 "$p" 2>/dev/null || true
+	done
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+fail() {
+	echo "sweep-engines: $*" >&2
+	exit 1
+}
+
+# summary.json without its wall-clock fields
+nowall() {
+	sed -e '/"wall_time_s": [0-9.]*,$/d' \
+		-e 's/, "wall_time_s": [0-9.]*//' "$1"
+}
+
+# same() A B: the two sweep folders hold the same points and results
+same() {
+	local a=$1 b=$2 d n count=0
+	for d in "$a"/*/; do
+		d=${d%/}
+		n=${d##*/}
+		[ -f "$d/summary.json" ] || continue
+		[ -f "$b/$n/summary.json" ] || fail "$b/$n: no summary.json"
+		diff <(nowall "$d/summary.json") \
+			<(nowall "$b/$n/summary.json") >&2 ||
+			fail "$a/$n and $b/$n: summary.json differs"
+		cmp "$d/intervals.csv" "$b/$n/intervals.csv" >&2 ||
+			fail "$a/$n and $b/$n: intervals.csv differs"
+		count=$((count + 1))
+	done
+	[ "$count" = 4 ] || fail "$a: $count points, want 4"
+	[ "$(ls "$b" | grep -c -- '-numjobs=')" = 4 ] ||
+		fail "$b: not 4 points"
+	# sweep.csv: the same points in the same order
+	diff <(sed "s|$a/||" "$a/sweep.csv") <(sed "s|$b/||" "$b/sweep.csv") >&2 ||
+		fail "sweep.csv differs"
+}
+
+python3 harness/sweep.py --zcow "$zcow" --results "$tmp/local" "${SWEEP[@]}" \
+	>"$tmp/local.out" 2>"$tmp/local.err" || fail "local: $(cat "$tmp/local.err")"
+[ "$(grep -c . "$tmp/local.out")" = 4 ] || fail "local: not 4 folders"
+tail -n 1 "$tmp/local.err" | grep -qx 'sweep: 4/4 points done (0 skipped), ETA 0:00:00' ||
+	fail "local: progress line: $(tail -n 1 "$tmp/local.err")"
+
+if [ "$mode" = parallel ]; then
+	python3 harness/sweep.py --engine parallel -j2 --zcow "$zcow" \
+		--results "$tmp/par" "${SWEEP[@]}" >"$tmp/par.out" 2>"$tmp/par.err" ||
+		fail "parallel: $(cat "$tmp/par.err")"
+	same "$tmp/local" "$tmp/par"
+	# plot.py reads both folders to the same tables
+	for e in local par; do
+		python3 harness/plot.py --out "$tmp/plot-$e" --x numjobs \
+			--series zone_append "$tmp/$e" >/dev/null ||
+			fail "plot.py on the $e folder"
+	done
+	[ "$(grep -c '^| [14] |' "$tmp/plot-par/table.md")" = 4 ] ||
+		fail "plot.py: table.md has not 4 runs"
+	cmp "$tmp/plot-local/table.md" "$tmp/plot-par/table.md" >&2 ||
+		fail "plot.py: the tables differ"
+	cmp "$tmp/plot-local/curve.csv" "$tmp/plot-par/curve.csv" >&2 ||
+		fail "plot.py: the curves differ"
+	# resume: one point's summary lost (a node died), one cut short
+	p1=$(ls -d "$tmp"/par/*numjobs=1-zone_append=on)
+	p4=$(ls -d "$tmp"/par/*numjobs=4-zone_append=off)
+	rm "$p1/summary.json"
+	head -c 100 "$p4/summary.json" >"$tmp/cut" && mv "$tmp/cut" "$p4/summary.json"
+	touch -d '2000-01-01' "$tmp"/par/*/summary.json
+	python3 harness/sweep.py --engine parallel -j2 --zcow "$zcow" \
+		--results "$tmp/par" "${SWEEP[@]}" >/dev/null 2>"$tmp/par2.err" ||
+		fail "parallel rerun: $(cat "$tmp/par2.err")"
+	tail -n 1 "$tmp/par2.err" | grep -qx 'sweep: 4/4 points done (2 skipped), ETA 0:00:00' ||
+		fail "parallel rerun: $(tail -n 1 "$tmp/par2.err")"
+	# the two complete points were left alone
+	[ "$(find "$tmp"/par -name summary.json -newermt '2001-01-01' | wc -l)" = 2 ] ||
+		fail "the rerun ran other points than the two incomplete ones"
+	same "$tmp/local" "$tmp/par"
+	echo ok
+	exit 0
+fi
+
+[ "$mode" = slurm ] || fail "mode $mode: want parallel or slurm"
+
+skip() {
+	local f
+	{
+		echo "SLURM CLUSTER DID NOT START: $*"
+		for f in "$tmp"/munge/log "$tmp"/log/slurmctld.log "$tmp"/log/slurmd.log; do
+			[ -f "$f" ] || continue
+			echo "--- tail of ${f##*/}:"
+			tail -n 15 "$f"
+		done
+	} >&2
+	exit 77
+}
+
+for b in munged munge slurmctld slurmd sbatch sinfo; do
+	command -v "$b" >/dev/null || skip "$b is not installed (./run.sh installs slurm-wlm and munge)"
+done
+[ "$(id -u)" = 0 ] || skip "not root: slurmd and SlurmUser=root need root here"
+
+# munge: its own key, socket, pid and log in the temp dir
+mkdir -p "$tmp/munge" "$tmp/key" "$tmp/state" "$tmp/spool" "$tmp/log" "$tmp/shared"
+chmod 755 "$tmp/munge"
+chmod 700 "$tmp/key"
+dd if=/dev/urandom of="$tmp/key/munge.key" bs=1024 count=1 2>/dev/null
+chmod 400 "$tmp/key/munge.key"
+munged --force --key-file="$tmp/key/munge.key" --socket="$tmp/munge/sock" \
+	--pid-file="$tmp/munge/pid" --log-file="$tmp/munge/log" \
+	--seed-file="$tmp/munge/seed" || skip "munged did not start"
+munge -S "$tmp/munge/sock" -n | unmunge -S "$tmp/munge/sock" >/dev/null ||
+	skip "munge cannot encode and decode a credential"
+
+# two free TCP ports for slurmctld and slurmd
+read -r cport dport < <(python3 -c '
+import socket
+s = [socket.socket() for _ in range(2)]
+for x in s:
+    x.bind(("127.0.0.1", 0))
+print(*[x.getsockname()[1] for x in s])')
+host=$(hostname -s)
+mem=$(awk '/^MemTotal:/ { print int($2 / 1024 / 2) }' /proc/meminfo)
+export SLURM_CONF="$tmp/slurm.conf"
+cat >"$SLURM_CONF" <<EOF
+ClusterName=zcowtest
+SlurmctldHost=$host(127.0.0.1)
+SlurmctldPort=$cport
+SlurmdPort=$dport
+SlurmUser=root
+SlurmdUser=root
+AuthType=auth/munge
+CredType=cred/munge
+AuthInfo=socket=$tmp/munge/sock
+StateSaveLocation=$tmp/state
+SlurmdSpoolDir=$tmp/spool
+SlurmctldPidFile=$tmp/slurmctld.pid
+SlurmdPidFile=$tmp/slurmd.pid
+SlurmctldLogFile=$tmp/log/slurmctld.log
+SlurmdLogFile=$tmp/log/slurmd.log
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/none
+JobAcctGatherType=jobacct_gather/none
+AccountingStorageType=accounting_storage/none
+JobCompType=jobcomp/none
+SelectType=select/cons_tres
+SelectTypeParameters=CR_CPU
+MpiDefault=none
+SwitchType=switch/none
+ReturnToService=2
+NodeName=$host NodeAddr=127.0.0.1 CPUs=2 RealMemory=$mem State=UNKNOWN
+PartitionName=zcow Nodes=$host Default=YES MaxTime=INFINITE State=UP
+EOF
+slurmctld -i -f "$SLURM_CONF" || skip "slurmctld did not start"
+slurmd -f "$SLURM_CONF" -N "$host" || skip "slurmd did not start"
+state=
+for _ in $(seq 60); do
+	state=$(sinfo -h -N -o %t 2>/dev/null || true)
+	[ "$state" = idle ] && break
+	sleep 0.5
+done
+[ "$state" = idle ] || skip "the node is not idle after 30 s (sinfo: '${state:-nothing}')"
+
+python3 harness/sweep.py --engine slurm --shared "$tmp/shared" --dry-run \
+	--zcow "$zcow" --results "$tmp/slurm" "${SWEEP[@]}" >"$tmp/dry.out" ||
+	fail "slurm --dry-run"
+grep -qx '#SBATCH --array=0-3' "$tmp/dry.out" || fail "dry run: no --array=0-3"
+[ ! -e "$tmp/slurm" ] || fail "dry run: wrote $tmp/slurm"
+[ -z "$(squeue -h)" ] || fail "dry run: submitted a job"
+
+python3 harness/sweep.py --engine slurm --shared "$tmp/shared" --wait \
+	--zcow "$zcow" --results "$tmp/slurm" "${SWEEP[@]}" \
+	>"$tmp/slurm.out" 2>"$tmp/slurm.err" ||
+	fail "slurm: $(cat "$tmp/slurm.err" "$tmp"/slurm/.sweep-*/slurm-*.out 2>/dev/null)"
+[ "$(ls "$tmp"/slurm/.sweep-*/slurm-*_[0-3].out | wc -l)" = 4 ] ||
+	fail "slurm: not 4 array tasks"
+cmp "$tmp/shared/bin/zcow" "$zcow" || fail "slurm: zcow not staged"
+same "$tmp/local" "$tmp/slurm"
+echo ok
