@@ -5,7 +5,8 @@
 usage: sweep.py SCENARIO --grid key=v1,v2 [key=...] [--set key=value ...]
                 [--zcow PATH] [--results DIR]
                 [--engine local|parallel|slurm] [-j N] [--sshloginfile FILE]
-                [--shared DIR] [--sbatch-arg ARG ...] [--dry-run] [--wait]
+                [--shared DIR] [--sbatch-arg ARG ...] [--array-limit N]
+                [--dry-run] [--wait]
 
 Every point of the cross product runs once, into its own folder
 DIR/<scenario>-<key>=<value>-... (plus "-set<hash>" when --set is given),
@@ -29,7 +30,8 @@ Engines (docs/cluster.md):
             are copied into --shared DIR (DIR/bin/zcow, DIR/<the
             scenario's folder name>/; a file system the nodes see,
             as DIR must be); --sbatch-arg passes an option to sbatch
-            (partition, time, account: repeat it); --dry-run prints the
+            (partition, time, account: repeat it); --array-limit N
+            runs at most N tasks at a time (--array=...%N); --dry-run prints the
             batch script and submits nothing; --wait waits for the array
             (sbatch --wait), else rerun the same command once the job is
             done to list the folders.
@@ -162,7 +164,7 @@ def run_parallel(a, points, todo, prog, work):
 
 BATCH = """#!/bin/bash
 #SBATCH --job-name=zcow-{tag}
-#SBATCH --array=0-{last}
+#SBATCH --array=0-{last}{limit}
 #SBATCH --ntasks=1
 #SBATCH --cpus-per-task=1
 #SBATCH --output={work}/slurm-%A_%a.out
@@ -215,7 +217,9 @@ def run_slurm(a, points, todo, prog, work, tag):
     else:
         zcow, scen = stage(a)
     pfile = os.path.join(work, "points")
-    script = BATCH.format(tag=tag, last=len(todo) - 1, work=work,
+    limit = "%%%d" % a.array_limit if a.array_limit else ""
+    script = BATCH.format(tag=tag, last=len(todo) - 1, limit=limit,
+                          work=work,
                           points=shlex.quote(pfile),
                           zcow=shlex.quote(zcow), scenario=shlex.quote(scen))
     lines = []
@@ -228,6 +232,10 @@ def run_slurm(a, points, todo, prog, work, tag):
         lines.append("\t".join([str(i), p["folder"]] + p["sets"]) + "\n")
     if a.dry_run:
         sys.stdout.write(script)
+        sys.stdout.write("# submit: %s\n" % shlex.join(
+            ["sbatch", "--parsable"] + a.sbatch_arg +
+            (["--wait"] if a.wait else []) +
+            [os.path.join(work, "sweep.sbatch")]))
         sys.stdout.write("# points file %s:\n" % pfile)
         for ln in lines:
             sys.stdout.write("#   " + ln)
@@ -275,6 +283,8 @@ def main():
     ap.add_argument("--shared", metavar="DIR")
     ap.add_argument("--sbatch-arg", action="append", default=[],
                     metavar="ARG")
+    ap.add_argument("--array-limit", type=int, default=0, metavar="N",
+                    help="slurm: at most N array tasks at a time")
     ap.add_argument("--dry-run", action="store_true")
     ap.add_argument("--wait", action="store_true")
     a = ap.parse_args()
@@ -282,9 +292,11 @@ def main():
     if a.engine != "parallel" and (a.jobs or a.sshloginfile):
         ap.error("-j and --sshloginfile are for --engine parallel")
     if a.engine != "slurm" and (a.shared or a.sbatch_arg or a.dry_run or
-                                a.wait):
-        ap.error("--shared, --sbatch-arg, --dry-run and --wait are for "
-                 "--engine slurm")
+                                a.wait or a.array_limit):
+        ap.error("--shared, --sbatch-arg, --array-limit, --dry-run and "
+                 "--wait are for --engine slurm")
+    if a.array_limit < 0:
+        ap.error("--array-limit must be at least 1")
     if a.engine == "slurm" and not a.shared:
         ap.error("--engine slurm needs --shared DIR (the zcow binary and "
                  "the configs for the nodes)")
