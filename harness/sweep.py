@@ -81,10 +81,10 @@ def fmt_eta(s):
 
 
 class Progress:
-    """points done/total and an ETA from the points run so far."""
+    """@unit done/total and an ETA from the ones run so far."""
 
-    def __init__(self, total, skipped):
-        self.total, self.skipped = total, skipped
+    def __init__(self, total, skipped, unit="points"):
+        self.total, self.skipped, self.unit = total, skipped, unit
         self.t0 = time.monotonic()
 
     def show(self, done):
@@ -96,40 +96,52 @@ class Progress:
             eta = "0:00:00"
         else:
             eta = "unknown"
-        sys.stderr.write("sweep: %d/%d points done (%d skipped), ETA %s\n"
-                         % (done, self.total, self.skipped, eta))
+        sys.stderr.write("%s: %d/%d %s done (%d skipped), ETA %s\n"
+                         % (PROG, done, self.total, self.unit, self.skipped,
+                            eta))
         sys.stderr.flush()
 
 
-def zcow_cmd(zcow, scenario, folder, sets):
-    cmd = [zcow, "run", scenario, "--dir", folder, "--quiet"]
-    for s in sets:
-        cmd += ["--set", s]
-    return cmd
+PROG = "sweep"
 
 
-def run_local(a, todo, prog):
+class Job:
+    """What the engines run: one zcow command per task,
+    ZCOW SUB SCENARIO FOLDER_OPT FOLDER ARGS..., a task done when
+    done(folder); exit statuses in @ok are not failures."""
+
+    def __init__(self, sub, folder_opt, done, ok=(0,), unit="points"):
+        self.sub, self.folder_opt, self.done = sub, folder_opt, done
+        self.ok, self.unit = ok, unit
+
+    def cmd(self, zcow, scenario, task):
+        return ([zcow, self.sub, scenario, self.folder_opt, task["folder"]]
+                + task["args"])
+
+
+def run_local(a, job, todo, prog):
     done = prog.skipped
-    for p in todo:
-        cmd = zcow_cmd(a.zcow, a.scenario, p["folder"], p["sets"])
+    for t in todo:
+        cmd = job.cmd(a.zcow, a.scenario, t)
         r = subprocess.run(cmd, stdout=subprocess.DEVNULL)
-        if r.returncode != 0:
-            sys.stderr.write("sweep: failed: %s\n" % shlex.join(cmd))
+        if r.returncode not in job.ok:
+            sys.stderr.write("%s: failed (exit status %d): %s\n"
+                             % (PROG, r.returncode, shlex.join(cmd)))
             return 1
         done += 1
         prog.show(done)
     return 0
 
 
-def watch(proc, points, prog, every=2.0):
-    """Wait for @proc, printing progress whenever a point completes."""
+def watch(proc, job, tasks, prog, every=2.0):
+    """Wait for @proc, printing progress whenever a task completes."""
     last = -1
     while True:
         try:
             rc = proc.wait(timeout=every)
         except subprocess.TimeoutExpired:
             rc = None
-        done = sum(1 for p in points if complete(p["folder"]))
+        done = sum(1 for t in tasks if job.done(t["folder"]))
         if done != last:
             prog.show(done)
             last = done
@@ -137,27 +149,41 @@ def watch(proc, points, prog, every=2.0):
             return rc
 
 
-def run_parallel(a, points, todo, prog, work):
+def joblog_failures(path, ok):
+    """The commands of GNU parallel's job log that exited outside @ok."""
+    bad = []
+    with open(path) as f:
+        for row in csv.reader(f, delimiter="\t"):
+            if len(row) < 9 or not row[6].lstrip("-").isdigit():
+                continue	# the header
+            if int(row[6]) not in ok or row[7] != "0":
+                bad.append("exit %s signal %s: %s" % (row[6], row[7], row[8]))
+    return bad
+
+
+def run_parallel(a, job, tasks, todo, prog, work):
     if not shutil.which("parallel"):
-        sys.stderr.write("sweep: GNU parallel is not on PATH "
-                         "(apt-get install parallel)\n")
+        sys.stderr.write("%s: GNU parallel is not on PATH "
+                         "(apt-get install parallel)\n" % PROG)
         return 1
     cmds = os.path.join(work, "commands")
+    log = os.path.join(work, "joblog")
     with open(cmds, "w") as f:
-        for p in todo:
-            f.write(shlex.join(zcow_cmd(a.zcow, a.scenario, p["folder"],
-                                        p["sets"])) + " >/dev/null\n")
-    cmd = ["parallel", "-j", str(a.jobs), "--joblog",
-           os.path.join(work, "joblog")]
+        for t in todo:
+            f.write(shlex.join(job.cmd(a.zcow, a.scenario, t)) +
+                    " >/dev/null\n")
+    if os.path.exists(log):
+        os.remove(log)
+    cmd = ["parallel", "-j", str(a.jobs), "--joblog", log]
     if a.sshloginfile:
         cmd += ["--sshloginfile", a.sshloginfile]
     cmd += ["::::", cmds]
     proc = subprocess.Popen(cmd)
-    rc = watch(proc, points, prog)
-    if rc != 0:
-        sys.stderr.write("sweep: %d point(s) failed (GNU parallel's "
-                         "job log: %s)\n" % (rc, os.path.join(work,
-                                                              "joblog")))
+    watch(proc, job, tasks, prog)
+    bad = joblog_failures(log, job.ok) if os.path.exists(log) else ["no job log"]
+    if len(bad) or not os.path.exists(log):
+        sys.stderr.write("%s: failed (GNU parallel's job log %s):\n%s\n"
+                         % (PROG, log, "\n".join(bad)))
         return 1
     return 0
 
@@ -168,26 +194,27 @@ BATCH = """#!/bin/bash
 #SBATCH --ntasks=1
 #SBATCH --cpus-per-task=1
 #SBATCH --output={work}/slurm-%A_%a.out
-# One sweep point per array task: the task's line of the points file
-# (index, folder, --set values; tab-separated).
-set -euo pipefail
+# One {what} per array task: the task's line of the points file
+# (index, folder, then the command's arguments; tab-separated).
+set -uo pipefail
 points={points}
-line=$(awk -F'\\t' -v i="$SLURM_ARRAY_TASK_ID" '$1 == i' "$points")
+line=$(awk -F'\t' -v i="$SLURM_ARRAY_TASK_ID" '$1 == i' "$points")
 if [ -z "$line" ]; then
-	echo "no point $SLURM_ARRAY_TASK_ID in $points" >&2
+	echo "no line $SLURM_ARRAY_TASK_ID in $points" >&2
 	exit 1
 fi
-IFS=$'\\t' read -r -a f <<<"$line"
+IFS=$'\t' read -r -a f <<<"$line"
 dir=${{f[1]}}
-args=()
-for s in "${{f[@]:2}}"; do
-	args+=(--set "$s")
-done
 # a requeued task starts over
 if [ -e "$dir" ]; then
 	rm -rf -- "$dir"
 fi
-exec {zcow} run {scenario} --dir "$dir" --quiet "${{args[@]}}"
+{prefix} "$dir" "${{f[@]:2}}"
+rc=$?
+case $rc in
+{ok}) exit 0 ;;
+esac
+exit $rc
 """
 
 
@@ -207,7 +234,7 @@ def stage(a):
     return zcow, os.path.join(dst, os.path.basename(a.scenario))
 
 
-def run_slurm(a, points, todo, prog, work, tag):
+def run_slurm(a, job, tasks, todo, prog, work, tag, what):
     if a.dry_run:
         zcow = os.path.join(os.path.abspath(a.shared), "bin", "zcow")
         scen = os.path.join(os.path.abspath(a.shared),
@@ -218,51 +245,123 @@ def run_slurm(a, points, todo, prog, work, tag):
         zcow, scen = stage(a)
     pfile = os.path.join(work, "points")
     limit = "%%%d" % a.array_limit if a.array_limit else ""
+    prefix = shlex.join([zcow, job.sub, scen, job.folder_opt])
     script = BATCH.format(tag=tag, last=len(todo) - 1, limit=limit,
-                          work=work,
-                          points=shlex.quote(pfile),
-                          zcow=shlex.quote(zcow), scenario=shlex.quote(scen))
+                          work=work, what=what, points=shlex.quote(pfile),
+                          prefix=prefix,
+                          ok="|".join(str(c) for c in job.ok))
     lines = []
-    for i, p in enumerate(todo):
-        for s in p["sets"]:
+    for i, t in enumerate(todo):
+        for s in t["args"] + [t["folder"]]:
             if "\t" in s or "\n" in s:
-                sys.stderr.write("sweep: --set %r: a tab or newline "
-                                 "cannot go in the points file\n" % s)
+                sys.stderr.write("%s: %r: a tab or newline cannot go in "
+                                 "the points file\n" % (PROG, s))
                 return 1
-        lines.append("\t".join([str(i), p["folder"]] + p["sets"]) + "\n")
+        lines.append("\t".join([str(i), t["folder"]] + t["args"]) + "\n")
+    sfile = os.path.join(work, "job.sbatch")
+    cmd = ["sbatch", "--parsable"] + a.sbatch_arg
+    if a.wait:
+        cmd.append("--wait")
+    cmd.append(sfile)
     if a.dry_run:
         sys.stdout.write(script)
-        sys.stdout.write("# submit: %s\n" % shlex.join(
-            ["sbatch", "--parsable"] + a.sbatch_arg +
-            (["--wait"] if a.wait else []) +
-            [os.path.join(work, "sweep.sbatch")]))
+        sys.stdout.write("# submit: %s\n" % shlex.join(cmd))
         sys.stdout.write("# points file %s:\n" % pfile)
         for ln in lines:
             sys.stdout.write("#   " + ln)
         return 0
     with open(pfile, "w") as f:
         f.writelines(lines)
-    sfile = os.path.join(work, "sweep.sbatch")
     with open(sfile, "w") as f:
         f.write(script)
-    cmd = ["sbatch", "--parsable"] + a.sbatch_arg
-    if a.wait:
-        cmd.append("--wait")
-    cmd.append(sfile)
     if not a.wait:
         r = subprocess.run(cmd, stdout=subprocess.PIPE,
                            universal_newlines=True)
         if r.returncode != 0:
             return 1
-        sys.stderr.write("sweep: submitted job %s (%d array tasks); rerun "
-                         "this command when it is done to list the "
-                         "folders\n" % (r.stdout.strip(), len(todo)))
+        sys.stderr.write("%s: submitted job %s (%d array tasks); rerun "
+                         "this command when it is done\n"
+                         % (PROG, r.stdout.strip(), len(todo)))
         return 0
     proc = subprocess.Popen(cmd)
-    rc = watch(proc, points, prog, every=5.0)
+    rc = watch(proc, job, tasks, prog, every=5.0)
     if rc != 0:
-        sys.stderr.write("sweep: the array job failed (sbatch --wait: %d; "
-                         "task logs %s/slurm-*.out)\n" % (rc, work))
+        sys.stderr.write("%s: the array job failed (sbatch --wait: %d; "
+                         "task logs %s/slurm-*.out)\n" % (PROG, rc, work))
+        return 1
+    return 0
+
+
+def add_engine_args(ap):
+    ap.add_argument("--zcow", default=os.environ.get("ZCOW_BIN", "build/zcow"))
+    ap.add_argument("--engine", choices=("local", "parallel", "slurm"),
+                    default="local")
+    ap.add_argument("-j", "--jobs", type=int, default=0,
+                    help="parallel: tasks at a time (default: cores)")
+    ap.add_argument("--sshloginfile", metavar="FILE")
+    ap.add_argument("--shared", metavar="DIR")
+    ap.add_argument("--sbatch-arg", action="append", default=[],
+                    metavar="ARG")
+    ap.add_argument("--array-limit", type=int, default=0, metavar="N",
+                    help="slurm: at most N array tasks at a time")
+    ap.add_argument("--dry-run", action="store_true")
+    ap.add_argument("--wait", action="store_true")
+
+
+def check_engine_args(ap, a):
+    if a.engine != "parallel" and (a.jobs or a.sshloginfile):
+        ap.error("-j and --sshloginfile are for --engine parallel")
+    if a.engine != "slurm" and (a.shared or a.sbatch_arg or a.dry_run or
+                                a.wait or a.array_limit):
+        ap.error("--shared, --sbatch-arg, --array-limit, --dry-run and "
+                 "--wait are for --engine slurm")
+    if a.engine == "slurm" and not a.shared:
+        ap.error("--engine slurm needs --shared DIR (the zcow binary and "
+                 "the configs for the nodes)")
+    if a.jobs < 0 or a.array_limit < 0:
+        ap.error("-j and --array-limit must be at least 1")
+    if a.engine == "parallel" and not a.jobs:
+        a.jobs = os.cpu_count() or 1
+    if not os.path.isfile(a.scenario):
+        ap.error("no scenario %s" % a.scenario)
+    a.given = a.results
+    if a.engine != "local":
+        # other hosts and array tasks start elsewhere
+        a.zcow = os.path.abspath(a.zcow)
+        a.scenario = os.path.abspath(a.scenario)
+        a.results = os.path.abspath(a.results)
+
+
+def run_tasks(a, job, tasks, tag, what):
+    """Run the tasks not done yet on a.engine.  Returns 0 when every task
+    is done (or a dry run or a submission without --wait: then
+    a.pending is True), else 1."""
+    todo = [t for t in tasks if not job.done(t["folder"])]
+    a.pending = False
+    if not a.dry_run:
+        os.makedirs(a.results, exist_ok=True)
+        for t in todo:
+            if os.path.lexists(t["folder"]):
+                shutil.rmtree(t["folder"])
+    prog = Progress(len(tasks), len(tasks) - len(todo), job.unit)
+    work = os.path.join(a.results, ".%s-%s" % (PROG, tag))
+    if not todo:
+        prog.show(len(tasks))
+        return 0
+    if not a.dry_run:
+        os.makedirs(work, exist_ok=True)
+    if a.engine == "local":
+        rc = run_local(a, job, todo, prog)
+    elif a.engine == "parallel":
+        rc = run_parallel(a, job, tasks, todo, prog, work)
+    else:
+        rc = run_slurm(a, job, tasks, todo, prog, work, tag, what)
+        a.pending = a.dry_run or not a.wait
+    if rc or a.pending:
+        return rc
+    missing = [t["folder"] for t in tasks if not job.done(t["folder"])]
+    if missing:
+        sys.stderr.write("%s: not done: %s\n" % (PROG, ", ".join(missing)))
         return 1
     return 0
 
@@ -273,45 +372,10 @@ def main():
     ap.add_argument("scenario")
     ap.add_argument("--grid", nargs="+", required=True, metavar="KEY=V1,V2")
     ap.add_argument("--set", action="append", default=[], metavar="KEY=VAL")
-    ap.add_argument("--zcow", default=os.environ.get("ZCOW_BIN", "build/zcow"))
     ap.add_argument("--results", default="results/sweep")
-    ap.add_argument("--engine", choices=("local", "parallel", "slurm"),
-                    default="local")
-    ap.add_argument("-j", "--jobs", type=int, default=0,
-                    help="parallel: points at a time (default: cores)")
-    ap.add_argument("--sshloginfile", metavar="FILE")
-    ap.add_argument("--shared", metavar="DIR")
-    ap.add_argument("--sbatch-arg", action="append", default=[],
-                    metavar="ARG")
-    ap.add_argument("--array-limit", type=int, default=0, metavar="N",
-                    help="slurm: at most N array tasks at a time")
-    ap.add_argument("--dry-run", action="store_true")
-    ap.add_argument("--wait", action="store_true")
+    add_engine_args(ap)
     a = ap.parse_args()
-
-    if a.engine != "parallel" and (a.jobs or a.sshloginfile):
-        ap.error("-j and --sshloginfile are for --engine parallel")
-    if a.engine != "slurm" and (a.shared or a.sbatch_arg or a.dry_run or
-                                a.wait or a.array_limit):
-        ap.error("--shared, --sbatch-arg, --array-limit, --dry-run and "
-                 "--wait are for --engine slurm")
-    if a.array_limit < 0:
-        ap.error("--array-limit must be at least 1")
-    if a.engine == "slurm" and not a.shared:
-        ap.error("--engine slurm needs --shared DIR (the zcow binary and "
-                 "the configs for the nodes)")
-    if a.jobs < 0:
-        ap.error("-j must be at least 1")
-    if a.engine == "parallel" and not a.jobs:
-        a.jobs = os.cpu_count() or 1
-    if not os.path.isfile(a.scenario):
-        ap.error("no scenario %s" % a.scenario)
-    given = a.results
-    if a.engine != "local":
-        # other hosts and array tasks start elsewhere
-        a.zcow = os.path.abspath(a.zcow)
-        a.scenario = os.path.abspath(a.scenario)
-        a.results = os.path.abspath(a.results)
+    check_engine_args(ap, a)
 
     keys, values = [], []
     for g in a.grid:
@@ -333,39 +397,19 @@ def main():
         if name in names:
             ap.error("two points share the folder name %s" % name)
         names.add(name)
+        args = ["--quiet"]
+        for s in a.set + ["%s=%s" % kv for kv in zip(keys, point)]:
+            args += ["--set", s]
         points.append({
             "values": list(point),
             "folder": os.path.join(a.results, name),
-            "shown": os.path.join(given, name),
-            "sets": a.set + ["%s=%s" % kv for kv in zip(keys, point)],
+            "shown": os.path.join(a.given, name),
+            "args": args,
         })
-    todo = [p for p in points if not complete(p["folder"])]
-    if not a.dry_run:
-        os.makedirs(a.results, exist_ok=True)
-        for p in todo:
-            if os.path.lexists(p["folder"]):
-                shutil.rmtree(p["folder"])
-    prog = Progress(len(points), len(points) - len(todo))
-    work = os.path.join(a.results, ".sweep-" + tag)
-    rc = 0
-    if todo:
-        if not a.dry_run:
-            os.makedirs(work, exist_ok=True)
-        if a.engine == "local":
-            rc = run_local(a, todo, prog)
-        elif a.engine == "parallel":
-            rc = run_parallel(a, points, todo, prog, work)
-        else:
-            rc = run_slurm(a, points, todo, prog, work, tag)
-    else:
-        prog.show(len(points))
-    if rc or a.dry_run or (a.engine == "slurm" and todo and not a.wait):
+    job = Job("run", "--dir", complete)
+    rc = run_tasks(a, job, points, tag, "sweep point")
+    if rc or a.pending:
         return rc
-    missing = [p["folder"] for p in points if not complete(p["folder"])]
-    if missing:
-        sys.stderr.write("sweep: no complete summary.json in %s\n"
-                         % ", ".join(missing))
-        return 1
     with open(os.path.join(a.results, "sweep.csv"), "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(keys + ["folder"])

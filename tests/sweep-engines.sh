@@ -117,6 +117,18 @@ if [ "$mode" = parallel ]; then
 	[ "$(find "$tmp"/par -name summary.json -newermt '2001-01-01' | wc -l)" = 2 ] ||
 		fail "the rerun ran other points than the two incomplete ones"
 	same "$tmp/local" "$tmp/par"
+	# a point that fails fails the sweep, naming it; no sweep.csv
+	if python3 harness/sweep.py --engine parallel -j2 --zcow "$zcow" \
+		--results "$tmp/bad" --set no_such_key=1 "${SWEEP[@]}" \
+		>"$tmp/bad.out" 2>"$tmp/bad.err"; then
+		fail "a sweep with an unknown key succeeded"
+	fi
+	grep -q "^sweep: failed (GNU parallel's job log" "$tmp/bad.err" ||
+		fail "failed sweep: $(cat "$tmp/bad.err")"
+	[ "$(grep -c "^exit 1 signal 0: .* --set no_such_key=1 " "$tmp/bad.err")" = 4 ] ||
+		fail "failed sweep: not 4 failed points: $(cat "$tmp/bad.err")"
+	[ ! -s "$tmp/bad.out" ] && [ ! -e "$tmp/bad/sweep.csv" ] ||
+		fail "failed sweep: wrote a folder list"
 	echo ok
 	exit 0
 fi
