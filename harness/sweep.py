@@ -292,6 +292,16 @@ def run_slurm(a, job, tasks, todo, prog, work, tag, what):
     return 0
 
 
+def queued(name):
+    """The ids of this user's Slurm jobs named @name (squeue)."""
+    try:
+        r = subprocess.run(["squeue", "-h", "--me", "-o", "%F", "-n", name],
+                           stdout=subprocess.PIPE, universal_newlines=True)
+    except OSError:
+        return []
+    return sorted(set(r.stdout.split())) if r.returncode == 0 else []
+
+
 def add_engine_args(ap):
     ap.add_argument("--zcow", default=os.environ.get("ZCOW_BIN", "build/zcow"))
     ap.add_argument("--engine", choices=("local", "parallel", "slurm"),
@@ -338,6 +348,13 @@ def run_tasks(a, job, tasks, tag, what):
     a.pending is True), else 1."""
     todo = [t for t in tasks if not job.done(t["folder"])]
     a.pending = False
+    if todo and a.engine == "slurm" and not a.dry_run:
+        ids = queued("zcow-" + tag)
+        if ids:
+            sys.stderr.write("%s: job %s (zcow-%s) is still queued or "
+                             "running: rerun when it is done (or scancel "
+                             "it)\n" % (PROG, ", ".join(ids), tag))
+            return 1
     if not a.dry_run:
         os.makedirs(a.results, exist_ok=True)
         for t in todo:

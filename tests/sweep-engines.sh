@@ -221,12 +221,44 @@ grep -qx '#SBATCH --array=0-3' "$tmp/dry.out" || fail "dry run: no --array=0-3"
 [ ! -e "$tmp/slurm" ] || fail "dry run: wrote $tmp/slurm"
 [ -z "$(squeue -h)" ] || fail "dry run: submitted a job"
 
-python3 harness/sweep.py --engine slurm --shared "$tmp/shared" --wait \
+# submitted held, without --wait: a rerun while it is queued is refused;
+# released and done, a rerun lists the folders
+python3 harness/sweep.py --engine slurm --shared "$tmp/shared" \
+	--sbatch-arg=--hold --zcow "$zcow" --results "$tmp/slurm" "${SWEEP[@]}" \
+	>"$tmp/slurm.out" 2>"$tmp/slurm.err" || fail "slurm: $(cat "$tmp/slurm.err")"
+job=$(sed -n 's/^sweep: submitted job \([0-9]*\) (4 array tasks); .*/\1/p' "$tmp/slurm.err")
+[ -n "$job" ] && [ ! -s "$tmp/slurm.out" ] || fail "slurm: submit: $(cat "$tmp/slurm.err")"
+if python3 harness/sweep.py --engine slurm --shared "$tmp/shared" \
+	--zcow "$zcow" --results "$tmp/slurm" "${SWEEP[@]}" 2>"$tmp/slurm.err"; then
+	fail "slurm: a rerun while the job is queued went ahead"
+fi
+grep -q "^sweep: job $job (zcow-raw-randwrite-4k-set233662f2) is still queued or running" \
+	"$tmp/slurm.err" || fail "slurm: rerun while queued: $(cat "$tmp/slurm.err")"
+scontrol release "$job"
+for _ in $(seq 120); do
+	[ -z "$(squeue -h -j "$job" 2>/dev/null)" ] && break
+	sleep 0.5
+done
+[ -z "$(squeue -h -j "$job" 2>/dev/null)" ] || fail "slurm: job $job still queued after 60 s"
+python3 harness/sweep.py --engine slurm --shared "$tmp/shared" \
 	--zcow "$zcow" --results "$tmp/slurm" "${SWEEP[@]}" \
 	>"$tmp/slurm.out" 2>"$tmp/slurm.err" ||
 	fail "slurm: $(cat "$tmp/slurm.err" "$tmp"/slurm/.sweep-*/slurm-*.out 2>/dev/null)"
-[ "$(ls "$tmp"/slurm/.sweep-*/slurm-*_[0-3].out | wc -l)" = 4 ] ||
+[ "$(grep -c . "$tmp/slurm.out")" = 4 ] || fail "slurm: not 4 folders listed"
+[ "$(ls "$tmp"/slurm/.sweep-*/slurm-"${job}"_[0-3].out | wc -l)" = 4 ] ||
 	fail "slurm: not 4 array tasks"
 cmp "$tmp/shared/bin/zcow" "$zcow" || fail "slurm: zcow not staged"
+same "$tmp/local" "$tmp/slurm"
+# resume with --wait: one point lost, one array task
+rm "$(ls -d "$tmp"/slurm/*numjobs=4-zone_append=on)/summary.json"
+python3 harness/sweep.py --engine slurm --shared "$tmp/shared" --wait \
+	--zcow "$zcow" --results "$tmp/slurm" "${SWEEP[@]}" \
+	>"$tmp/slurm.out" 2>"$tmp/slurm.err" ||
+	fail "slurm --wait: $(cat "$tmp/slurm.err" "$tmp"/slurm/.sweep-*/slurm-*.out 2>/dev/null)"
+grep -qx '#SBATCH --array=0-0' "$tmp"/slurm/.sweep-*/job.sbatch ||
+	fail "slurm --wait: not one array task"
+tail -n 1 "$tmp/slurm.err" | grep -qx 'sweep: 4/4 points done (3 skipped), ETA 0:00:00' ||
+	fail "slurm --wait: $(tail -n 1 "$tmp/slurm.err")"
+same "$tmp/local" "$tmp/slurm"
 same "$tmp/local" "$tmp/slurm"
 echo ok
