@@ -33,8 +33,8 @@ Engines (docs/cluster.md):
             (partition, time, account: repeat it); --array-limit N
             runs at most N tasks at a time (--array=...%N); --dry-run prints the
             batch script and submits nothing; --wait waits for the array
-            (sbatch --wait), else rerun the same command once the job is
-            done to list the folders.
+            (polls squeue every 2 s), else rerun the same command once
+            the job is done to list the folders.
 Python 3 standard library only.
 """
 import argparse
@@ -259,10 +259,7 @@ def run_slurm(a, job, tasks, todo, prog, work, tag, what):
                 return 1
         lines.append("\t".join([str(i), t["folder"]] + t["args"]) + "\n")
     sfile = os.path.join(work, "job.sbatch")
-    cmd = ["sbatch", "--parsable"] + a.sbatch_arg
-    if a.wait:
-        cmd.append("--wait")
-    cmd.append(sfile)
+    cmd = ["sbatch", "--parsable"] + a.sbatch_arg + [sfile]
     if a.dry_run:
         sys.stdout.write(script)
         sys.stdout.write("# submit: %s\n" % shlex.join(cmd))
@@ -274,20 +271,36 @@ def run_slurm(a, job, tasks, todo, prog, work, tag, what):
         f.writelines(lines)
     with open(sfile, "w") as f:
         f.write(script)
+    r = subprocess.run(cmd, stdout=subprocess.PIPE, universal_newlines=True)
+    jid = r.stdout.strip().split(";")[0]
+    if r.returncode != 0 or not jid:
+        sys.stderr.write("%s: sbatch failed: %s\n" % (PROG, shlex.join(cmd)))
+        return 1
     if not a.wait:
-        r = subprocess.run(cmd, stdout=subprocess.PIPE,
-                           universal_newlines=True)
-        if r.returncode != 0:
-            return 1
         sys.stderr.write("%s: submitted job %s (%d array tasks); rerun "
                          "this command when it is done\n"
-                         % (PROG, r.stdout.strip(), len(todo)))
+                         % (PROG, jid, len(todo)))
         return 0
-    proc = subprocess.Popen(cmd)
-    rc = watch(proc, job, tasks, prog, every=5.0)
-    if rc != 0:
-        sys.stderr.write("%s: the array job failed (sbatch --wait: %d; "
-                         "task logs %s/slurm-*.out)\n" % (PROG, rc, work))
+    # --wait: poll squeue (sbatch --wait's own polling backs off to
+    # tens of seconds) until the array has left the queue
+    last = -1
+    while True:
+        q = subprocess.run(["squeue", "-h", "-j", jid, "-o", "%i"],
+                           stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                           universal_newlines=True)
+        done = sum(1 for t in tasks if job.done(t["folder"]))
+        if done != last:
+            prog.show(done)
+            last = done
+        if not q.stdout.strip():
+            break
+        time.sleep(2.0)
+    missing = [t["folder"] for t in todo if not job.done(t["folder"])]
+    if missing:
+        sys.stderr.write("%s: job %s ended with %d task(s) not done (task "
+                         "logs %s/slurm-%s_*.out): %s\n"
+                         % (PROG, jid, len(missing), work, jid,
+                            ", ".join(missing)))
         return 1
     return 0
 
