@@ -261,4 +261,15 @@ tail -n 1 "$tmp/slurm.err" | grep -qx 'sweep: 4/4 points done (3 skipped), ETA 0
 	fail "slurm --wait: $(tail -n 1 "$tmp/slurm.err")"
 same "$tmp/local" "$tmp/slurm"
 same "$tmp/local" "$tmp/slurm"
+# failing tasks fail the sweep, naming them and the task logs
+if python3 harness/sweep.py --engine slurm --shared "$tmp/shared" --wait \
+	--zcow "$zcow" --results "$tmp/sbad" --set no_such_key=1 "${SWEEP[@]}" \
+	>"$tmp/sbad.out" 2>"$tmp/sbad.err"; then
+	fail "slurm: a sweep with an unknown key succeeded"
+fi
+grep -q "^sweep: job [0-9]* ended with 4 task(s) not done (task logs $tmp/sbad/.sweep-" \
+	"$tmp/sbad.err" || fail "slurm: failed sweep: $(cat "$tmp/sbad.err")"
+grep -q "option 'no_such_key': unknown option" "$tmp"/sbad/.sweep-*/slurm-*_3.out ||
+	fail "slurm: failed task's log"
+[ ! -s "$tmp/sbad.out" ] || fail "slurm: failed sweep listed folders"
 echo ok
