@@ -387,17 +387,17 @@ int zcrash_merge(char *const *dirs, int nr, const char *parent)
 
 		if (!same(a, &s[i], "zcow_version") ||
 		    !same(a, &s[i], "git_commit"))
-			why = "zcow version";
+			why = "the zcow version";
 		else if (!same(a, &s[i], "seed"))
-			why = "seed";
+			why = "the scenario seed";
 		else if (!same(a, &s[i], "campaign_hash"))
-			why = "campaign (scenario and settings hash)";
+			why = "the campaign hash (scenario, ops file, settings)";
 		else if (strcmp(a->head, s[i].head))
-			why = "campaign settings in crash.json";
+			why = "the settings in crash.json";
 		else if (s[i].of != n)
-			why = "number of shards";
+			why = "the number of shards";
 		if (why) {
-			fprintf(stderr, "zcow crash --merge: %s and %s are shards of different campaigns: their %s differ\n",
+			fprintf(stderr, "zcow crash --merge: %s and %s are shards of different campaigns: %s differs\n",
 				a->dir, s[i].dir, why);
 			ret = -EINVAL;
 			goto out;
