@@ -308,6 +308,17 @@ static void json_unstr(const char **p, char *out, size_t len)
 	*p = *s ? s + 1 : s;
 }
 
+/* The JSON string value of @key in @out ("" when absent). */
+static void str_val(const struct shard *s, const char *key, char *out,
+		    size_t len)
+{
+	const char *v = val(s, key);
+
+	out[0] = 0;
+	if (v && *v == '"')
+		json_unstr(&v, out, len);
+}
+
 /* Print a violation line as the campaign printed it. */
 static void print_viol(const char *line)
 {
@@ -426,18 +437,13 @@ int zcrash_merge(char *const *dirs, int nr, const char *parent)
 		}
 	/* the summary: sums, and the campaign's own counts */
 	memset(&h, 0, sizeof(h));
-	snprintf(h.name, sizeof(h.name), "%s", val(a, "name") ? val(a, "name") + 1 : "");
-	if ((slash = strrchr(h.name, '"')))
-		*slash = 0;
+	str_val(a, "name", h.name, sizeof(h.name));
 	h.quick = num(a, "quick");
 	h.treelog = num(a, "treelog");
 	h.replay_cuts = num(a, "replay_cuts");
 	h.nr_loss = num(a, "nr_loss");
 	h.nr_seeds = num(a, "nr_seeds");
-	snprintf(h.workload, sizeof(h.workload), "%s",
-		 val(a, "workload") ? val(a, "workload") + 1 : "");
-	if ((slash = strrchr(h.workload, '"')))
-		*slash = 0;
+	str_val(a, "workload", h.workload, sizeof(h.workload));
 	h.btrfs_every = num(a, "btrfs_every");
 	sum.nr_workloads = num(a, "workloads");
 	sum.nr_points = num(a, "crash_points");
