@@ -71,7 +71,7 @@ RUN_SRC := harness/dbench.c harness/devlist.c harness/fio.c harness/fio_ctl.c ha
 	harness/results.c harness/crash.c harness/crash_workload.c \
 	harness/crash_oracle.c harness/crash_replace.c harness/crash_btrfs.c \
 	harness/crash_scenario.c harness/crash_ops.c harness/ops_parse.c \
-	harness/ops_record.c
+	harness/ops_record.c harness/crash_merge.c
 TOOL_SRC := $(filter-out $(RUN_SRC) $(if $(HAVE_FUSE3),,$(FUSE_SRC)),\
 	$(wildcard harness/*.c))
 TEST_SRC := $(wildcard tests/*.c)

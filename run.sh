@@ -12,7 +12,8 @@
 #   ./run.sh vm [SCENARIO...]
 #                   QEMU NVMe ZNS regression runs (smoke, conform,
 #                   workload, peers, sblog, gc, replace, dbench: the
-#                   kernel's btrfs under fsync load, tree-log on / off),
+#                   kernel's btrfs under fsync load, tree-log on / off,
+#                   compat, fuse: zcow's FUSE mount beside btrfs zoned),
 #                   results in results/<UTC time>-vm-<scenario>/
 set -euo pipefail
 cd "$(dirname "$0")"

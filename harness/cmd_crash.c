@@ -2,7 +2,8 @@
 /*
  * zcow crash SCENARIO [--quick] [--results DIR] [--no-results] [--max N]
  *	[--treelog on|off|both] [--replay-cuts off|log|every] [--btrfs-check N]
- *	[--ops FILE] [--sample N]
+ *	[--ops FILE] [--sample N] [--shard I/N]
+ * zcow crash --merge [--results DIR] SHARD_DIR...
  * zcow crash --ops FILE [options]
  * zcow crash --repro 'LINE'
  * (harness/crash.h, docs/crash.md).
@@ -21,8 +22,9 @@ static void usage(FILE *out)
 		"usage: zcow crash SCENARIO [--quick] [--results DIR] [--no-results]\n"
 		"                  [--max N] [--treelog on|off|both]\n"
 		"                  [--replay-cuts off|log|every] [--btrfs-check N]\n"
-		"                  [--ops FILE] [--sample N]\n"
+		"                  [--ops FILE] [--sample N] [--shard I/N]\n"
 		"       zcow crash --ops FILE [the options above]\n"
+		"       zcow crash --merge [--results DIR] SHARD_DIR...\n"
 		"       zcow crash --repro 'LINE'\n"
 		"Run a crash-consistency campaign (configs/crash-*.scenario): every\n"
 		"crash point x loss policy x seed, power cycle, mount, oracles.\n"
@@ -36,9 +38,36 @@ static void usage(FILE *out)
 		"as the workload; without a scenario: persist=every end x every loss\n"
 		"policy, both tree-log modes (--quick: every 4th point, drop,prefix).\n"
 		"--sample N: N crash points drawn with the scenario's seed, and the end.\n"
+		"--shard I/N: only the I-th of N disjoint parts of the states (the\n"
+		"states whose place in the campaign is I-1 modulo N, each with its\n"
+		"recovery cuts), 1 <= I <= N; --merge joins the N shards' results\n"
+		"folders into the whole campaign's (under --results DIR, default\n"
+		"the first shard's parent folder).\n"
 		"Prints a table and a repro: line per violation; exit 1 on any,\n"
 		"2 on a bad scenario or option or when the campaign cannot run\n"
 		"(the error on stderr).\n");
+}
+
+/* --shard I/N: 1 <= I <= N, decimal.  0, or -1 (said). */
+static int parse_shard(const char *s, uint64_t *i_ret, uint64_t *n_ret)
+{
+	const char *slash = strchr(s, '/');
+	char *end;
+
+	if (!slash || s[0] < '0' || s[0] > '9' || slash[1] < '0' ||
+	    slash[1] > '9')
+		goto bad;
+	*i_ret = strtoull(s, &end, 10);
+	if (end != slash)
+		goto bad;
+	*n_ret = strtoull(slash + 1, &end, 10);
+	if (*end || *n_ret < 1 || *i_ret < 1 || *i_ret > *n_ret)
+		goto bad;
+	return 0;
+bad:
+	fprintf(stderr, "zcow crash: --shard '%s': I/N with 1 <= I <= N (the I-th of N shards)\n",
+		s);
+	return -1;
 }
 
 int cmd_crash(int argc, char **argv)
@@ -46,7 +75,8 @@ int cmd_crash(int argc, char **argv)
 	struct zcrash_opts o = { 0 };
 	struct zcrash_summary sum;
 	const char *scenario = NULL;
-	int i, ret;
+	char **merge = NULL;
+	int i, ret, nr_merge = 0;
 
 	for (i = 1; i < argc; i++) {
 		if (is_help(argv[i])) {
@@ -84,6 +114,37 @@ int cmd_crash(int argc, char **argv)
 					argv[i]);
 				return 2;
 			}
+		} else if (!strcmp(argv[i], "--shard") && i + 1 < argc) {
+			if (parse_shard(argv[++i], &o.shard_i, &o.shard_n))
+				return 2;
+		} else if (!strcmp(argv[i], "--merge")) {
+			/* the rest: shard folders (and --results DIR) */
+			merge = calloc(argc, sizeof(*merge));
+			if (!merge) {
+				fprintf(stderr, "zcow crash: out of memory\n");
+				return 2;
+			}
+			for (i++; i < argc; i++) {
+				if (!strcmp(argv[i], "--results") && i + 1 < argc &&
+				    !o.results)
+					o.results = argv[++i];
+				else if (argv[i][0] == '-' || scenario || o.ops ||
+					 o.repro || o.shard_n)
+					break;
+				else
+					merge[nr_merge++] = argv[i];
+			}
+			if (i < argc || !nr_merge || scenario || o.ops ||
+			    o.repro || o.shard_n || o.quick || o.no_results ||
+			    o.treelog || o.replay_cuts || o.btrfs_check ||
+			    o.sample || o.max_cases) {
+				fprintf(stderr, "zcow crash: --merge takes shard results folders and --results DIR only\n");
+				free(merge);
+				return 2;
+			}
+			ret = zcrash_merge(merge, nr_merge, o.results);
+			free(merge);
+			return ret < 0 ? 2 : ret;
 		} else if (!strcmp(argv[i], "--max") && i + 1 < argc) {
 			o.max_cases = strtoull(argv[++i], NULL, 0);
 		} else if (argv[i][0] != '-' && !scenario) {

@@ -346,7 +346,8 @@ static struct zcrash_btrfs *pick_btrfs(const struct zcrash_opts *o,
 	return sum->tried % o->btrfs_check == 0 ? bc : NULL;
 }
 
-static void json_head(FILE *js, const struct camp *c)
+static void json_head(FILE *js, const struct camp *c,
+		      const struct zcrash_opts *o)
 {
 	unsigned int pi, si;
 	int li;
@@ -381,7 +382,12 @@ static void json_head(FILE *js, const struct camp *c)
 	fprintf(js, "],\n  \"seeds\": [");
 	for (si = 0; si < c->nr_seeds; si++)
 		fprintf(js, "%s%" PRIu64, si ? ", " : "", c->seeds[si]);
-	fprintf(js, "],\n  \"violations\": [");
+	fprintf(js, "]");
+	/* a line of its own: zcow crash --merge leaves it out */
+	if (o->shard_n)
+		fprintf(js, ",\n  \"shard\": {\"index\": %" PRIu64 ", \"of\": %" PRIu64 "}",
+			o->shard_i, o->shard_n);
+	fprintf(js, ",\n  \"violations\": [");
 }
 
 /* The largest file any state of @r holds, rounded up, with room. */
@@ -417,6 +423,195 @@ static void crash_clock(struct zcow_timespec *now, void *arg)
 	now->nsec = 0;
 }
 
+/* ---- shards ------------------------------------------------------ */
+
+/* FNV-1a 64 over @len bytes of @p, continuing from @h. */
+static uint64_t fnv(uint64_t h, const void *p, size_t len)
+{
+	const unsigned char *b = p;
+
+	while (len--)
+		h = (h ^ *b++) * 0x100000001b3ull;
+	return h;
+}
+
+/* Hash a file's bytes into @h (a missing file hashes its absence). */
+static uint64_t fnv_file(uint64_t h, const char *path)
+{
+	char buf[4096];
+	size_t n;
+	FILE *f = fopen(path, "rb");
+
+	if (!f)
+		return fnv(h, "-", 1);
+	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
+		h = fnv(h, buf, n);
+	fclose(f);
+	return h;
+}
+
+/*
+ * What makes two runs the same campaign: the scenario file's and the ops
+ * file's bytes and every setting that decides its list of states (the
+ * device, the workload, the modes, the points after --quick and --sample,
+ * the loss policies, the seeds, --btrfs-check).  The shards of one
+ * campaign hash the same; zcow crash --merge refuses others.
+ */
+static uint64_t camp_hash(const struct camp *c, const struct zcrash_opts *o)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+	char line[1024];
+	unsigned int i;
+	int li;
+
+	if (c->path[0])
+		h = fnv_file(h, c->path);
+	if (!strcmp(c->workload, "ops"))
+		h = fnv_file(h, c->ops_file);
+	snprintf(line, sizeof(line), "%s|%s|%d|%u|%d|%" PRIu64 "|%" PRIu64 "|",
+		 c->spec, c->workload, c->quick, c->treelog, c->replay_cuts,
+		 c->seed, o->btrfs_check);
+	h = fnv(h, line, strlen(line));
+	for (i = 0; i < c->nr_points; i++)
+		h = fnv(h, c->points[i], strlen(c->points[i]) + 1);
+	for (li = 0; li < c->nr_loss; li++)
+		h = fnv(h, &c->loss[li], sizeof(c->loss[li]));
+	for (i = 0; i < c->nr_seeds; i++)
+		h = fnv(h, &c->seeds[i], sizeof(c->seeds[i]));
+	return h;
+}
+
+/*
+ * DIR/shard.json, written after crash.json is complete (its presence
+ * says the shard finished): which shard, of which campaign, how many
+ * uncut-recovery states the whole campaign and this shard have, and
+ * the summary, one "key": value a line for zcow crash --merge
+ * (crash_merge.c).
+ */
+static int write_shard(const char *dir, const struct camp *c,
+		       const struct zcrash_opts *o, const struct zcrash_head *h,
+		       const struct zcrash_summary *sum, uint64_t nr_base,
+		       uint64_t nr_mine)
+{
+	FILE *f = zres_open(dir, "shard.json");
+	int k, ret;
+
+	if (!f) {
+		ret = -errno;
+		fprintf(stderr, "zcow crash: %s/shard.json: %s\n", dir,
+			strerror(-ret));
+		return ret;
+	}
+	fprintf(f, "{\n  \"shard\": %" PRIu64 ",\n  \"of\": %" PRIu64 ",\n  \"zcow_version\": ",
+		o->shard_i, o->shard_n);
+	zres_json_str(f, zres_version());
+	fprintf(f, ",\n  \"git_commit\": ");
+	zres_json_str(f, zres_git());
+	fprintf(f, ",\n  \"campaign_hash\": \"%016" PRIx64 "\",\n  \"seed\": %" PRIu64 ",\n  \"name\": ",
+		camp_hash(c, o), c->seed);
+	zres_json_str(f, h->name);
+	fprintf(f, ",\n  \"quick\": %d,\n  \"treelog\": %u,\n  \"replay_cuts\": %d,\n  \"nr_loss\": %d,\n  \"nr_seeds\": %u,\n  \"workload\": ",
+		h->quick, h->treelog, h->replay_cuts, h->nr_loss, h->nr_seeds);
+	zres_json_str(f, h->workload);
+	fprintf(f, ",\n  \"btrfs_every\": %" PRIu64 ",\n  \"campaign_states\": %" PRIu64 ",\n  \"shard_states\": %" PRIu64 ",\n  \"workloads\": %" PRIu64 ",\n  \"crash_points\": %" PRIu64 ",\n  \"tried\": %" PRIu64 ",\n  \"passed\": %" PRIu64 ",\n  \"violations\": %" PRIu64 ",\n",
+		h->btrfs_every, nr_base, nr_mine, sum->nr_workloads,
+		sum->nr_points, sum->tried, sum->passed, sum->violations);
+	for (k = 1; k < ZCRASH_NR_ORACLES; k++)
+		fprintf(f, "  \"oracle_%d\": %" PRIu64 ",\n", k, sum->by_oracle[k]);
+	fprintf(f, "  \"tried_off\": %" PRIu64 ",\n  \"tried_on\": %" PRIu64 ",\n  \"violations_off\": %" PRIu64 ",\n  \"violations_on\": %" PRIu64 ",\n  \"tried_replay\": %" PRIu64 ",\n  \"btrfs_states\": %" PRIu64 ",\n  \"btrfs_images\": %" PRIu64 ",\n",
+		sum->tried_treelog[0], sum->tried_treelog[1],
+		sum->violations_treelog[0], sum->violations_treelog[1],
+		sum->tried_replay, sum->btrfs_states, sum->btrfs_images);
+	fprintf(f, "  \"nr_injected\": %" PRIu64 ",\n  \"nr_zone_fails\": %" PRIu64 ",\n  \"nr_faulted\": %" PRIu64 ",\n  \"nr_errors\": %" PRIu64 ",\n  \"nr_on_target\": %" PRIu64 ",\n  \"nr_degraded\": %" PRIu64 ",\n  \"seconds\": %.3f,\n  \"complete\": true\n}\n",
+		sum->nr_injected, sum->nr_zone_fails, sum->nr_faulted,
+		sum->nr_errors, sum->nr_on_target, sum->nr_degraded,
+		sum->seconds);
+	if (fclose(f)) {
+		ret = -errno;
+		fprintf(stderr, "zcow crash: %s/shard.json: %s\n", dir,
+			strerror(-ret));
+		return ret;
+	}
+	return 0;
+}
+
+void zcrash_print_table(const struct zcrash_head *h,
+			const struct zcrash_summary *sum, const char *dir)
+{
+	char shard[48] = "";
+	int k;
+
+	if (h->shard_n)
+		snprintf(shard, sizeof(shard), ", shard %" PRIu64 "/%" PRIu64,
+			 h->shard_i, h->shard_n);
+	printf("campaign %s%s: %" PRIu64 " workloads, %" PRIu64 " crash points, %d loss policies x %u seeds, treelog=%s, replay cuts %s%s\n",
+	       h->name, h->quick ? " (quick)" : "", sum->nr_workloads,
+	       sum->nr_points, h->nr_loss, h->nr_seeds,
+	       h->treelog == ZCRASH_TREELOG_BOTH ? "both" :
+	       h->treelog == ZCRASH_TREELOG_ON ? "on" : "off",
+	       rc_names[h->replay_cuts], shard);
+	printf("%-22s %10s\n", "crash states tried", "");
+	printf("  %-20s %10" PRIu64 "\n", "tried", sum->tried);
+	printf("  %-20s %10" PRIu64 "\n", "passed", sum->passed);
+	printf("  %-20s %10" PRIu64 "\n", "violations", sum->violations);
+	for (k = 1; k < ZCRASH_NR_ORACLES; k++)
+		printf("  %d %-*s %10" PRIu64 "\n", k, k < 10 ? 18 : 17,
+		       oracle_names[k], sum->by_oracle[k]);
+	for (k = 0; k < 2; k++)
+		if (h->treelog & (k ? ZCRASH_TREELOG_ON : ZCRASH_TREELOG_OFF))
+			printf("  treelog=%-12s %10" PRIu64 " (%" PRIu64 " violations)\n",
+			       k ? "on" : "off", sum->tried_treelog[k],
+			       sum->violations_treelog[k]);
+	printf("  %-20s %10" PRIu64 "\n", "recovery cut again", sum->tried_replay);
+	if (h->btrfs_every)
+		printf("  %-20s %10" PRIu64 " (%" PRIu64 " images)\n",
+		       "btrfs checked", sum->btrfs_states, sum->btrfs_images);
+	if (!strcmp(h->workload, "faults")) {
+		printf("  %-20s %10" PRIu64 "\n", "states with a fault", sum->nr_faulted);
+		printf("  %-20s %10" PRIu64 "\n", "commands failed", sum->nr_injected);
+		printf("  %-20s %10" PRIu64 "\n", "zones failed", sum->nr_zone_fails);
+		printf("  %-20s %10" PRIu64 "\n", "errors reported", sum->nr_errors);
+		printf("  %-20s %10" PRIu64 "\n", "degraded (offline)", sum->nr_degraded);
+	}
+	if (!strcmp(h->workload, "replace")) {
+		printf("  %-20s %10" PRIu64 "\n", "fs on the target", sum->nr_on_target);
+		printf("  %-20s %10" PRIu64 "\n", "fs on the source", sum->tried - sum->nr_on_target);
+	}
+	printf("  %-20s %10.2f (%.0f states/min)\n", "seconds", sum->seconds,
+	       sum->seconds > 0 ? sum->tried * 60.0 / sum->seconds : 0.0);
+	if (dir)
+		printf("results: %s\n", dir);
+}
+
+void zcrash_json_tail(FILE *js, const struct zcrash_head *h,
+		      const struct zcrash_summary *sum, bool has_viol)
+{
+	int k;
+
+	fprintf(js, "%s],\n  \"workloads\": %" PRIu64 ",\n  \"crash_points\": %" PRIu64 ",\n  \"tried\": %" PRIu64 ",\n  \"passed\": %" PRIu64 ",\n  \"violations\": %" PRIu64 ",\n  \"by_oracle\": {",
+		has_viol ? "\n  " : "", sum->nr_workloads, sum->nr_points,
+		sum->tried, sum->passed, sum->violations);
+	for (k = 1; k < ZCRASH_NR_ORACLES; k++)
+		fprintf(js, "%s\"%s\": %" PRIu64, k > 1 ? ", " : "", oracle_names[k],
+			sum->by_oracle[k]);
+	fprintf(js, "},\n  \"by_treelog\": {\"off\": {\"tried\": %" PRIu64 ", \"violations\": %" PRIu64 "}, \"on\": {\"tried\": %" PRIu64 ", \"violations\": %" PRIu64 "}},\n  \"recovery_cut_states\": %" PRIu64,
+		sum->tried_treelog[0], sum->violations_treelog[0],
+		sum->tried_treelog[1], sum->violations_treelog[1],
+		sum->tried_replay);
+	if (h->btrfs_every)
+		fprintf(js, ",\n  \"btrfs_check\": {\"every\": %" PRIu64 ", \"states\": %" PRIu64 ", \"images\": %" PRIu64 "}",
+			h->btrfs_every, sum->btrfs_states, sum->btrfs_images);
+	if (!strcmp(h->workload, "faults"))
+		fprintf(js, ",\n  \"faults\": {\"states_with_a_fault\": %" PRIu64 ", \"commands_failed\": %" PRIu64 ", \"zones_failed\": %" PRIu64 ", \"errors_reported\": %" PRIu64 ", \"degraded\": %" PRIu64 "}",
+			sum->nr_faulted, sum->nr_injected, sum->nr_zone_fails,
+			sum->nr_errors, sum->nr_degraded);
+	if (!strcmp(h->workload, "replace"))
+		fprintf(js, ",\n  \"replace\": {\"on_target\": %" PRIu64 ", \"on_source\": %" PRIu64 "}",
+			sum->nr_on_target, sum->tried - sum->nr_on_target);
+	fprintf(js, ",\n  \"seconds\": %.3f,\n  \"states_per_minute\": %.0f\n}\n",
+		sum->seconds, sum->seconds > 0 ? sum->tried * 60.0 / sum->seconds : 0.0);
+}
+
 int zcrash_run(const char *scenario, const struct zcrash_opts *opts,
 	       struct zcrash_summary *sum)
 {
@@ -428,7 +623,10 @@ int zcrash_run(const char *scenario, const struct zcrash_opts *opts,
 	struct cutlist cl = { 0 };
 	struct tally x = { .o = o, .sum = sum, .first_viol = true };
 	struct zcrash_btrfs *bc = NULL;
-	char err[600] = "", name[80], *dir = NULL;
+	struct zcrash_head h;
+	char err[600] = "", name[120], *dir = NULL;
+	/* uncut-recovery states of the campaign, and of them this shard's */
+	uint64_t nr_base = 0, nr_mine = 0;
 	uint8_t *tmp = NULL, *buf = NULL;
 	uint64_t wi, nwl, w0 = 0, i, buf_len;
 	double t0 = now_s();
@@ -466,6 +664,17 @@ int zcrash_run(const char *scenario, const struct zcrash_opts *opts,
 		snprintf(err, sizeof(err), "replay cuts '%s': off, log or every", o->replay_cuts);
 		ret = -EINVAL;
 	}
+	if (!ret && o->shard_n && (o->repro || o->max_cases)) {
+		snprintf(err, sizeof(err), "--shard: not with %s",
+			 o->repro ? "--repro (a repro line is one state)" :
+			 "--max (it stops the whole campaign after N states)");
+		ret = -EINVAL;
+	}
+	if (!ret && o->shard_n > 1 && o->btrfs_check > 1) {
+		snprintf(err, sizeof(err), "--shard: --btrfs-check %" PRIu64 " picks states by their place in the whole campaign: with shards only --btrfs-check 1",
+			 o->btrfs_check);
+		ret = -EINVAL;
+	}
 	if (!ret && (o->repro ? rp.btrfs_check : o->btrfs_check > 0))
 		ret = zcrash_btrfs_open(c, &bc, err, sizeof(err));
 	if (ret) {
@@ -477,6 +686,17 @@ int zcrash_run(const char *scenario, const struct zcrash_opts *opts,
 		c->treelog = rp.treelog ? rp.treelog :
 			     c->treelog & ZCRASH_TREELOG_OFF ? ZCRASH_TREELOG_OFF :
 			     ZCRASH_TREELOG_ON;
+	memset(&h, 0, sizeof(h));
+	snprintf(h.name, sizeof(h.name), "%s", c->name);
+	h.quick = c->quick;
+	h.treelog = c->treelog;
+	h.replay_cuts = c->replay_cuts;
+	h.nr_loss = o->repro ? 1 : c->nr_loss;
+	h.nr_seeds = o->repro ? 1 : c->nr_seeds;
+	snprintf(h.workload, sizeof(h.workload), "%s", c->workload);
+	h.btrfs_every = bc ? o->btrfs_check ? o->btrfs_check : 1 : 0;
+	h.shard_i = o->shard_i;
+	h.shard_n = o->shard_n;
 	nwl = zcrash_nr_workloads(c);
 	if (o->repro) {
 		w0 = rp.w;
@@ -488,6 +708,10 @@ int zcrash_run(const char *scenario, const struct zcrash_opts *opts,
 
 		snprintf(name, sizeof(name), "%s%s", c->name,
 			 c->quick ? "-quick" : "");
+		if (o->shard_n)
+			snprintf(name + strlen(name), sizeof(name) - strlen(name),
+				 "-shard-%" PRIu64 "-of-%" PRIu64, o->shard_i,
+				 o->shard_n);
 		ret = zres_make_dir(parent, name, &dir);
 		if (ret) {
 			fprintf(stderr, "zcow crash: cannot create the results folder under '%s': %s\n",
@@ -517,7 +741,7 @@ int zcrash_run(const char *scenario, const struct zcrash_opts *opts,
 			goto out;
 		}
 		fprintf(x.csv, "workload,treelog,point,recovery_cut,loss,seed,result,oracles,generation,acked_generation,message\n");
-		json_head(x.js, c);
+		json_head(x.js, c, o);
 	}
 	/* treelog=off first: its exact oracles are today's baseline */
 	for (mi = 0; mi < 2; mi++) {
@@ -637,6 +861,15 @@ int zcrash_run(const char *scenario, const struct zcrash_opts *opts,
 
 						if (o->repro && (li || si))
 							continue;
+						/* --shard I/N: the state and its
+						 * recovery cuts when its place is
+						 * I-1 modulo N (round robin: the
+						 * costly stretches of a campaign
+						 * spread over every shard) */
+						if (o->shard_n &&
+						    nr_base++ % o->shard_n != o->shard_i - 1)
+							continue;
+						nr_mine++;
 						if (o->max_cases && sum->tried >= o->max_cases)
 							goto done;
 						ret = zcrash_run_case(c, &w, &r, &cl.p[i], loss, seed, &mo,
@@ -702,75 +935,18 @@ finished:
 	if (x.tty)
 		fprintf(stderr, "\r\033[K");
 	sum->seconds = now_s() - t0;
-	if (!o->is_quiet) {
-		int k;
-
-		printf("campaign %s%s: %" PRIu64 " workloads, %" PRIu64 " crash points, %d loss policies x %u seeds, treelog=%s, replay cuts %s\n",
-		       c->name, c->quick ? " (quick)" : "", sum->nr_workloads,
-		       sum->nr_points, o->repro ? 1 : c->nr_loss, o->repro ? 1 : c->nr_seeds,
-		       c->treelog == ZCRASH_TREELOG_BOTH ? "both" :
-		       c->treelog == ZCRASH_TREELOG_ON ? "on" : "off",
-		       rc_names[c->replay_cuts]);
-		printf("%-22s %10s\n", "crash states tried", "");
-		printf("  %-20s %10" PRIu64 "\n", "tried", sum->tried);
-		printf("  %-20s %10" PRIu64 "\n", "passed", sum->passed);
-		printf("  %-20s %10" PRIu64 "\n", "violations", sum->violations);
-		for (k = 1; k < ZCRASH_NR_ORACLES; k++)
-			printf("  %d %-*s %10" PRIu64 "\n", k, k < 10 ? 18 : 17,
-			       oracle_names[k], sum->by_oracle[k]);
-		for (k = 0; k < 2; k++)
-			if (c->treelog & (k ? ZCRASH_TREELOG_ON : ZCRASH_TREELOG_OFF))
-				printf("  treelog=%-12s %10" PRIu64 " (%" PRIu64 " violations)\n",
-				       k ? "on" : "off", sum->tried_treelog[k],
-				       sum->violations_treelog[k]);
-		printf("  %-20s %10" PRIu64 "\n", "recovery cut again", sum->tried_replay);
-		if (bc)
-			printf("  %-20s %10" PRIu64 " (%" PRIu64 " images)\n",
-			       "btrfs checked", sum->btrfs_states,
-			       sum->btrfs_images);
-		if (!strcmp(c->workload, "faults")) {
-			printf("  %-20s %10" PRIu64 "\n", "states with a fault", sum->nr_faulted);
-			printf("  %-20s %10" PRIu64 "\n", "commands failed", sum->nr_injected);
-			printf("  %-20s %10" PRIu64 "\n", "zones failed", sum->nr_zone_fails);
-			printf("  %-20s %10" PRIu64 "\n", "errors reported", sum->nr_errors);
-			printf("  %-20s %10" PRIu64 "\n", "degraded (offline)", sum->nr_degraded);
-		}
-		if (!strcmp(c->workload, "replace")) {
-			printf("  %-20s %10" PRIu64 "\n", "fs on the target", sum->nr_on_target);
-			printf("  %-20s %10" PRIu64 "\n", "fs on the source", sum->tried - sum->nr_on_target);
-		}
-		printf("  %-20s %10.2f (%.0f states/min)\n", "seconds", sum->seconds,
-		       sum->seconds > 0 ? sum->tried * 60.0 / sum->seconds : 0.0);
-		if (dir)
-			printf("results: %s\n", dir);
-	}
+	if (!o->is_quiet)
+		zcrash_print_table(&h, sum, dir);
 	if (x.js) {
-		int k;
-
-		fprintf(x.js, "%s],\n  \"workloads\": %" PRIu64 ",\n  \"crash_points\": %" PRIu64 ",\n  \"tried\": %" PRIu64 ",\n  \"passed\": %" PRIu64 ",\n  \"violations\": %" PRIu64 ",\n  \"by_oracle\": {",
-			x.first_viol ? "" : "\n  ", sum->nr_workloads, sum->nr_points,
-			sum->tried, sum->passed, sum->violations);
-		for (k = 1; k < ZCRASH_NR_ORACLES; k++)
-			fprintf(x.js, "%s\"%s\": %" PRIu64, k > 1 ? ", " : "", oracle_names[k],
-				sum->by_oracle[k]);
-		fprintf(x.js, "},\n  \"by_treelog\": {\"off\": {\"tried\": %" PRIu64 ", \"violations\": %" PRIu64 "}, \"on\": {\"tried\": %" PRIu64 ", \"violations\": %" PRIu64 "}},\n  \"recovery_cut_states\": %" PRIu64,
-			sum->tried_treelog[0], sum->violations_treelog[0],
-			sum->tried_treelog[1], sum->violations_treelog[1],
-			sum->tried_replay);
-		if (bc)
-			fprintf(x.js, ",\n  \"btrfs_check\": {\"every\": %" PRIu64 ", \"states\": %" PRIu64 ", \"images\": %" PRIu64 "}",
-				o->btrfs_check, sum->btrfs_states,
-				sum->btrfs_images);
-		if (!strcmp(c->workload, "faults"))
-			fprintf(x.js, ",\n  \"faults\": {\"states_with_a_fault\": %" PRIu64 ", \"commands_failed\": %" PRIu64 ", \"zones_failed\": %" PRIu64 ", \"errors_reported\": %" PRIu64 ", \"degraded\": %" PRIu64 "}",
-				sum->nr_faulted, sum->nr_injected, sum->nr_zone_fails,
-				sum->nr_errors, sum->nr_degraded);
-		if (!strcmp(c->workload, "replace"))
-			fprintf(x.js, ",\n  \"replace\": {\"on_target\": %" PRIu64 ", \"on_source\": %" PRIu64 "}",
-				sum->nr_on_target,
-				sum->tried - sum->nr_on_target);
-		fprintf(x.js, ",\n  \"seconds\": %.3f,\n  \"states_per_minute\": %.0f\n}\n",
-			sum->seconds, sum->seconds > 0 ? sum->tried * 60.0 / sum->seconds : 0.0);
+		zcrash_json_tail(x.js, &h, sum, !x.first_viol);
+		/* shard.json last: its presence says the shard finished */
+		if (o->shard_n) {
+			fclose(x.js);
+			x.js = NULL;
+			ret = write_shard(dir, c, o, &h, sum, nr_base, nr_mine);
+			if (ret)
+				goto out;
+		}
 	}
 	ret = sum->violations ? 1 : 0;
 out:

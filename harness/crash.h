@@ -22,6 +22,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 /*
  * The oracles (docs/crash.md); index 0 is unused.  4 and 5 hold with
@@ -82,6 +83,13 @@ struct zcrash_opts {
 	 * (enum zcow_mutation, include/zcow.h), to prove the oracles catch
 	 * it; 0 = none.  No command sets it. */
 	int mutation;
+	/* --shard I/N: run the I-th of N disjoint parts of the campaign
+	 * (1 <= I <= N): the states whose place among the campaign's
+	 * uncut-recovery states, counted from 0 in the order they run, is
+	 * I-1 modulo N, each with its recovery cuts (docs/crash.md,
+	 * Shards); 0/0 = the whole campaign.  The results folder gets a
+	 * shard.json for zcow crash --merge. */
+	uint64_t shard_i, shard_n;
 };
 
 struct zcrash_summary {
@@ -114,6 +122,29 @@ struct zcrash_summary {
 };
 
 /*
+ * What the table and crash.json's counts say about a campaign besides
+ * its summary: the settings they print.
+ */
+struct zcrash_head {
+	char name[64];		/* the campaign's name */
+	bool quick;
+	unsigned int treelog;	/* ZCRASH_TREELOG_* mask */
+	int replay_cuts;	/* 0 off, 1 log, 2 every */
+	int nr_loss;
+	unsigned int nr_seeds;
+	char workload[16];
+	uint64_t btrfs_every;	/* --btrfs-check N; 0 = none */
+	uint64_t shard_i, shard_n;	/* 0/0: not a shard */
+};
+
+/* The campaign's table on stdout (and "results: DIR" when @dir). */
+void zcrash_print_table(const struct zcrash_head *h,
+			const struct zcrash_summary *sum, const char *dir);
+/* crash.json from the end of its violations list to its end. */
+void zcrash_json_tail(FILE *js, const struct zcrash_head *h,
+		      const struct zcrash_summary *sum, bool has_viol);
+
+/*
  * Run a campaign (or one repro line when opts->repro is set; @scenario
  * may then be NULL, and also when opts->ops names an ops file).  The scenario is read as zcow run reads scenarios
  * (configs/README.md): an unknown key is -EINVAL.  Returns 0 when every
@@ -123,5 +154,17 @@ struct zcrash_summary {
  */
 int zcrash_run(const char *scenario, const struct zcrash_opts *opts,
 	       struct zcrash_summary *sum);
+
+/*
+ * zcow crash --merge: the shards' results folders @dirs (each a run of
+ * --shard I/N of one campaign, every I once) merged into a new results
+ * folder under @parent (NULL: the first shard's parent folder) that
+ * holds what the whole campaign's run writes: crash.csv and crash.json
+ * in its order, the scenario copies; the violations and the table
+ * printed as it prints them.  Returns 0 (no violation), 1 (violations)
+ * or -errno: -EINVAL for shards of different campaigns, a shard missing
+ * or given twice, or one that did not finish (said on stderr).
+ */
+int zcrash_merge(char *const *dirs, int nr, const char *parent);
 
 #endif /* ZCOW_CRASH_H */

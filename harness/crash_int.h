@@ -155,7 +155,8 @@ struct past {
 /*
  * What one acknowledged fsync, fdatasync or sync made durable
  * (treelog=on, oracle 7): @path present (a file with @size and @hash when
- * has_data), or absent.  It holds while no later op touched @path
+ * has_data), or absent (with has_data: absent or not a file with @size
+ * and @hash, an earlier name of an fsynced file).  It holds while no later op touched @path
  * (wrote it, renamed or removed it or a directory above it, created it):
  * up to op @void_at, exclusive.
  */

@@ -696,6 +696,16 @@ static bool is_in_force(const struct oblig *o, const struct cstate *st)
 	       o->void_at > st->cut_op;
 }
 
+/* Entry @k of @s is not what an "absent, or another file" obligation
+ * @o forbids: @o names an earlier name of an fsynced file (has_data)
+ * and @k is a directory or a file of another size or content. */
+static bool is_other_file(const struct scan *s, int k, const struct oblig *o)
+{
+	return o->has_data &&
+	       (s->e[k].is_dir || s->err[k] || s->size[k] != o->size ||
+		s->hash[k] != o->hash);
+}
+
 static void fail_obl(struct verdict *v, const struct wl *w,
 		     const struct oblig *o, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
@@ -760,7 +770,7 @@ static void check_logged(const struct wl *w, const struct rec *r,
 			continue;
 		k = scan_find(s, o->path);
 		if (o->is_absent) {
-			if (k >= 0)
+			if (k >= 0 && !is_other_file(s, k, o))
 				fail_obl(v, w, o, "%s present, removed or renamed before it",
 					 o->path);
 		} else if (k < 0) {
@@ -1183,7 +1193,7 @@ static int recover_degraded(const struct wl *w, const struct rec *r,
 		k = scan_find(s, o->path);
 		if (k >= 0 && s->err[k])
 			continue;	/* lost with an error: the device's */
-		if (o->is_absent ? k >= 0 :
+		if (o->is_absent ? k >= 0 && !is_other_file(s, k, o) :
 		    k < 0 || s->e[k].is_dir != o->is_dir ||
 		    (o->has_data && (s->size[k] != o->size ||
 				     s->hash[k] != o->hash)))

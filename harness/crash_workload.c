@@ -590,12 +590,34 @@ static int add_obl(struct rec *r, unsigned int op, const char *path,
 }
 
 /*
+ * An earlier name @path of the fsynced file @x: gone as a name of @x.
+ * Another file may lie there again, reached through a directory whose
+ * own rename the fsync did not make durable (a RENAME_EXCHANGE moved
+ * it there, say): the path is absent or holds other than @x's content
+ * (an oblig is_absent with has_data: @x's size and hash).
+ */
+static int add_obl_gone(struct rec *r, unsigned int op, const char *path,
+			const struct ent *x)
+{
+	int ret = add_obl(r, op, path, NULL, false);
+	struct oblig *o = &r->obl[r->nr_obl - 1];
+
+	if (ret || strcmp(o->path, path) || !o->is_absent || o->op != op)
+		return ret;
+	o->has_data = !x->is_dir;
+	o->size = x->size;
+	o->hash = zcrash_state_hash(x->is_symlink, x->data, x->size);
+	return 0;
+}
+
+/*
  * What persistence op @i (@o, acknowledged) makes durable with the
  * tree-log on (docs/crash.md, oracle 7):
  *   sync             every entry with its content; every name the
  *                    workload used so far and that is gone, absent;
  *   fsync of file X  X at its path with its content; X's earlier names
- *                    (renamed away) absent;
+ *                    (renamed away) absent, or holding another file
+ *                    (not X's content: add_obl_gone());
  *   fsync of dir D   D and each entry in it; names D held before, absent.
  * fdatasync is held to fsync's guarantees.
  */
@@ -626,8 +648,11 @@ int zcrash_note_durable(struct rec *r, const struct op *o, unsigned int i)
 
 		if (zcrash_m_find((struct model *)m, q->path))
 			continue;
-		if (is_all || (dir ? is_child(q->path, dir) : q->ino == x->ino))
-			ret = add_obl(r, i, q->path, NULL, false);
+		if (is_all || dir)
+			ret = is_all || is_child(q->path, dir) ?
+			      add_obl(r, i, q->path, NULL, false) : 0;
+		else if (q->ino == x->ino)
+			ret = add_obl_gone(r, i, q->path, x);
 	}
 	return ret;
 }

@@ -374,7 +374,8 @@ static struct zcrash_summary run_atomic(const char *treelog, int mutation)
 /* The shipped ops campaigns, quick: two handwritten (an application's
  * atomic replace, a key-value store's log and tables) and two recorded
  * on a FUSE mount (git init/add/commit, with git's defaults and with
- * core.fsync=all): both tree-log modes, recovery cuts where a log is: no
+ * core.fsync=all), and one of the POSIX calls around fsync (links,
+ * RENAME_EXCHANGE, symlinks, xattrs): both tree-log modes, recovery cuts where a log is: no
  * violation. */
 START_TEST(test_shipped_ops_campaigns_clean)
 {
@@ -386,6 +387,7 @@ START_TEST(test_shipped_ops_campaigns_clean)
 		{ "configs/crash-ops-db.scenario", true },
 		{ "configs/crash-ops-git.scenario", false },
 		{ "configs/crash-ops-git-fsync.scenario", true },
+		{ "configs/crash-ops-posix.scenario", true },
 	};
 	struct zcrash_summary s = run_scenario(c[_i].path, NULL, 0);
 
@@ -648,7 +650,7 @@ Suite *crash_ops_suite(void)
 	tcase_add_test(tc, test_parse_errors_name_file_line_and_reason);
 	tcase_add_test(tc, test_replay_refuses_missing_calls_and_inconsistent_lines);
 	tcase_add_test(tc, test_cli_malformed_ops_file_exits_2_naming_line);
-	tcase_add_loop_test(tc, test_shipped_ops_campaigns_clean, 0, 4);
+	tcase_add_loop_test(tc, test_shipped_ops_campaigns_clean, 0, 5);
 	tcase_add_test(tc, test_git_fsync_campaign_catches_dropped_log_item);
 	tcase_add_test(tc, test_atomic_replace_catches_log_mutations);
 	tcase_add_test(tc, test_atomic_replace_catches_unflushed_commit);

@@ -37,6 +37,7 @@
 	SUITE(posix_links_suite) \
 	SUITE(crash_suite)     \
 	SUITE(crash_ops_suite) \
+	SUITE(crash_shard_suite) \
 	SUITE(cli_suite)       \
 	SUITE(cli_devices_suite) \
 	SUITE(conform_suite)   \

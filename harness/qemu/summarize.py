@@ -652,12 +652,15 @@ def fuse_row(guest, tag):
     else:
         mbs, ops = dbench_throughput(read(path("out")))
         row.update(throughput=mbs, throughput_unit="MB/s", app_bytes=None,
-                   ops=ops)
+                   ops=ops, nr_ops=sum(ops.values()) if ops else None)
     s0, s1 = block_stat(path("stat-before")), block_stat(path("stat-after"))
     row["device_bytes"] = (s1[6] - s0[6]) * 512 \
         if len(s0) >= 7 and len(s1) >= 7 else None
     row["device_per_app"] = round(row["device_bytes"] / row["app_bytes"], 3) \
         if row["device_bytes"] is not None and row["app_bytes"] else None
+    row["device_kib_per_op"] = \
+        round(row["device_bytes"] / 1024 / row["nr_ops"], 2) \
+        if row["device_bytes"] is not None and row.get("nr_ops") else None
     if row["peer"] == "zcow":
         row["check"] = read(path("check")).strip().splitlines()[-1:] or None
     return row
@@ -675,9 +678,10 @@ def fuse(out, guest):
     def num(v):
         return "" if v is None else str(v)
 
-    lines = ["| workload | peer | clients | throughput | seconds | device "
-             "MiB written | device / app bytes | status |",
-             "|---|---|---|---|---|---|---|---|"]
+    lines = ["| workload | peer | clients | throughput | seconds | dbench "
+             "ops | device MiB written | device KiB / dbench op | device / "
+             "fio bytes | status |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         ok = r["rc"] == 0 and r["umount_rc"] == 0
         tp = "" if r["throughput"] is None else \
@@ -686,7 +690,8 @@ def fuse(out, guest):
             f"{r['device_bytes'] / 2**20:.1f}"
         lines.append(
             f"| {r['workload']} | {r['peer']} | {num(r['clients'])} | {tp} | "
-            f"{num(r['workload_seconds'])} | {dev} | "
+            f"{num(r['workload_seconds'])} | {num(r.get('nr_ops'))} | "
+            f"{dev} | {num(r['device_kib_per_op'])} | "
             f"{num(r['device_per_app'])} | "
             f"{'ok' if ok else 'failed (rc %s, umount %s)' % (r['rc'], r['umount_rc'])} |")
     with open(os.path.join(out, "fuse.md"), "w", encoding="utf-8") as f:
