@@ -6,7 +6,9 @@
 #       a 4-point sweep with --engine local and --engine parallel -j2: the
 #       same folders, the same summary.json but for the wall-clock fields,
 #       the same intervals.csv; plot.py on the parallel folder; a rerun
-#       after a lost summary.json runs that one point again.
+#       after a lost summary.json runs that one point again.  A quick crash
+#       campaign as 4 shards (harness/campaign.py), local and parallel,
+#       merged: the whole campaign's crash.csv and crash.json.
 #   tests/sweep-engines.sh ZCOW slurm
 #       a one-node Slurm cluster on localhost (munged, slurmctld, slurmd
 #       from Debian's munge and slurm-wlm, everything in a temp dir), the
@@ -79,6 +81,41 @@ same() {
 		fail "sweep.csv differs"
 }
 
+CAMPAIGN=(configs/crash-ops-atomic.scenario --quick)
+
+# crash.json without its wall-clock lines, its paths without their folder
+# (other engines run the scenario by its absolute path or a staged copy)
+crashjson() {
+	grep -v '"seconds"\|"states_per_minute"' "$1" |
+		sed -E 's|^(  "(scenario\|ops_file)": ")[^"]*/|\1|'
+}
+
+# campaign NAME ENGINE-OPTION...: the campaign as 4 shards, merged, is
+# the whole campaign (crash.json but for its wall-clock lines)
+campaign() {
+	local name=$1 merged
+	shift
+	python3 harness/campaign.py --zcow "$zcow" --results "$tmp/c-$name" \
+		--shards 4 "$@" "${CAMPAIGN[@]}" >"$tmp/c-$name.out" \
+		2>"$tmp/c-$name.err" ||
+		fail "campaign $name: $(cat "$tmp/c-$name.err" "$tmp"/c-"$name"/.campaign-*/slurm-*.out 2>/dev/null)"
+	merged=$(sed -n 's/^results: //p' "$tmp/c-$name.out")
+	[ -d "$merged" ] || fail "campaign $name: no merged folder"
+	[ "$(ls -d "$tmp/c-$name"/crash-ops-atomic-quick-shard-[1-4]-of-4/*/ | wc -l)" = 4 ] ||
+		fail "campaign $name: not 4 shard folders"
+	cmp "$tmp/whole/crash.csv" "$merged/crash.csv" >&2 ||
+		fail "campaign $name: crash.csv differs from the whole run's"
+	diff <(crashjson "$tmp/whole/crash.json") <(crashjson "$merged/crash.json") >&2 ||
+		fail "campaign $name: crash.json differs from the whole run's"
+	grep -q "^campaign: 4/4 shards done" "$tmp/c-$name.err" ||
+		fail "campaign $name: no progress line"
+}
+
+mkdir "$tmp/w"
+"$zcow" crash "${CAMPAIGN[@]}" --results "$tmp/w" >/dev/null ||
+	fail "the whole campaign failed"
+mv "$tmp"/w/*/ "$tmp/whole"
+
 python3 harness/sweep.py --zcow "$zcow" --results "$tmp/local" "${SWEEP[@]}" \
 	>"$tmp/local.out" 2>"$tmp/local.err" || fail "local: $(cat "$tmp/local.err")"
 [ "$(grep -c . "$tmp/local.out")" = 4 ] || fail "local: not 4 folders"
@@ -117,6 +154,8 @@ if [ "$mode" = parallel ]; then
 	[ "$(find "$tmp"/par -name summary.json -newermt '2001-01-01' | wc -l)" = 2 ] ||
 		fail "the rerun ran other points than the two incomplete ones"
 	same "$tmp/local" "$tmp/par"
+	campaign local
+	campaign parallel --engine parallel -j2
 	# a point that fails fails the sweep, naming it; no sweep.csv
 	if python3 harness/sweep.py --engine parallel -j2 --zcow "$zcow" \
 		--results "$tmp/bad" --set no_such_key=1 "${SWEEP[@]}" \
@@ -272,4 +311,7 @@ grep -q "^sweep: job [0-9]* ended with 4 task(s) not done (task logs $tmp/sbad/.
 grep -q "option 'no_such_key': unknown option" "$tmp"/sbad/.sweep-*/slurm-*_3.out ||
 	fail "slurm: failed task's log"
 [ ! -s "$tmp/sbad.out" ] || fail "slurm: failed sweep listed folders"
+campaign slurm --engine slurm --shared "$tmp/shared" --wait
+[ "$(ls "$tmp"/c-slurm/.campaign-*/slurm-*_[0-3].out | wc -l)" = 4 ] ||
+	fail "campaign slurm: not 4 array tasks"
 echo ok

@@ -2,7 +2,9 @@
 /*
  * harness/sweep.py's engines (docs/cluster.md) through
  * tests/sweep-engines.sh: GNU parallel and a one-node Slurm cluster on
- * localhost give the same result folders as the local engine.  When the
+ * localhost give the same result folders as the local engine, and a
+ * crash campaign run as 4 shards (harness/campaign.py) on each engine,
+ * merged, is the whole campaign.  When the
  * cluster cannot start here the Slurm test passes and says loudly that
  * it did not run, and why (the script's message and the daemons' logs).
  */
@@ -85,7 +87,8 @@ END_TEST
 
 /* A 4-point sweep with -j2: the local run's folders, summaries (wall
  * clock aside) and plot tables; a rerun redoes only the incomplete
- * points. */
+ * points; failing points fail it.  crash-ops-atomic --quick as 4 shards,
+ * here and with -j2, merged: the whole run's crash.csv and crash.json. */
 START_TEST(test_sweep_parallel_equals_local)
 {
 	run_script("parallel");
@@ -93,7 +96,8 @@ START_TEST(test_sweep_parallel_equals_local)
 END_TEST
 
 /* The same sweep as one Slurm array job of 4 tasks on a real slurmctld
- * and slurmd (munge authentication), waited for and compared. */
+ * and slurmd (munge authentication), collected by a rerun and compared;
+ * resumed with --wait; failing tasks; the 4 shards as one array job. */
 START_TEST(test_sweep_slurm_array_equals_local)
 {
 	run_script("slurm");
@@ -105,7 +109,7 @@ Suite *sweep_suite(void)
 	Suite *s = suite_create("sweep_suite");
 	TCase *tc = tcase_create("engines");
 
-	/* parallel ~2 s; slurm ~15 s (sbatch --wait polls every 10 s) */
+	/* parallel ~4 s; slurm ~25 s */
 	tcase_set_timeout(tc, 90);
 	tcase_add_test(tc, test_run_dir_is_the_folder_itself);
 	tcase_add_test(tc, test_sweep_parallel_equals_local);
