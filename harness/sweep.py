@@ -214,6 +214,9 @@ rc=$?
 case $rc in
 {ok}) exit 0 ;;
 esac
+# for sweep.py --wait: which task failed, how
+printf '%s\t%s\n' "$rc" "$dir" \
+	>"{work}/failed-$SLURM_ARRAY_JOB_ID.$SLURM_ARRAY_TASK_ID"
 exit $rc
 """
 
@@ -295,12 +298,20 @@ def run_slurm(a, job, tasks, todo, prog, work, tag, what):
         if not q.stdout.strip():
             break
         time.sleep(2.0)
+    failed = []
+    for name in sorted(os.listdir(work)):
+        if name.startswith("failed-%s." % jid):
+            with open(os.path.join(work, name)) as f:
+                failed.append("task %s: exit %s"
+                              % (name.split(".")[-1],
+                                 f.read().strip().replace("\t", ": ")))
     missing = [t["folder"] for t in todo if not job.done(t["folder"])]
-    if missing:
-        sys.stderr.write("%s: job %s ended with %d task(s) not done (task "
-                         "logs %s/slurm-%s_*.out): %s\n"
-                         % (PROG, jid, len(missing), work, jid,
-                            ", ".join(missing)))
+    if missing or failed:
+        sys.stderr.write("%s: job %s ended with %d task(s) failed and %d "
+                         "not done (task logs %s/slurm-%s_*.out):\n%s\n"
+                         % (PROG, jid, len(failed), len(missing), work,
+                            jid, "\n".join(failed + ["not done: " + m
+                                                     for m in missing])))
         return 1
     return 0
 

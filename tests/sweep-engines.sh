@@ -306,8 +306,10 @@ if python3 harness/sweep.py --engine slurm --shared "$tmp/shared" --wait \
 	>"$tmp/sbad.out" 2>"$tmp/sbad.err"; then
 	fail "slurm: a sweep with an unknown key succeeded"
 fi
-grep -q "^sweep: job [0-9]* ended with 4 task(s) not done (task logs $tmp/sbad/.sweep-" \
+grep -q "^sweep: job [0-9]* ended with 4 task(s) failed and 4 not done (task logs $tmp/sbad/.sweep-" \
 	"$tmp/sbad.err" || fail "slurm: failed sweep: $(cat "$tmp/sbad.err")"
+grep -q "^task 3: exit 1: $tmp/sbad/raw-randwrite-4k-set[0-9a-f]*-numjobs=4-zone_append=off\$" \
+	"$tmp/sbad.err" || fail "slurm: failed task 3: $(cat "$tmp/sbad.err")"
 grep -q "option 'no_such_key': unknown option" "$tmp"/sbad/.sweep-*/slurm-*_3.out ||
 	fail "slurm: failed task's log"
 [ ! -s "$tmp/sbad.out" ] || fail "slurm: failed sweep listed folders"
