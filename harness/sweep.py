@@ -215,7 +215,7 @@ case $rc in
 {ok}) exit 0 ;;
 esac
 # for sweep.py --wait: which task failed, how
-printf '%s\t%s\n' "$rc" "$dir" \
+printf '%s\\t%s\\n' "$rc" "$dir" \\
 	>"{work}/failed-$SLURM_ARRAY_JOB_ID.$SLURM_ARRAY_TASK_ID"
 exit $rc
 """
