@@ -1807,10 +1807,7 @@ void zcow_files_unmount(struct zcow_fs *fs)
 
 	if (!fl)
 		return;
-	pthread_mutex_lock(&fl->lock);
-	while (fl->nr_inflight)
-		pthread_cond_wait(&fl->cond, &fl->lock);
-	pthread_mutex_unlock(&fl->lock);
+	zcow_files_wait_idle(fs);
 	zcow_snaps_free(fs);
 	free(fl->inflight);
 	free(fl->gen_clock);

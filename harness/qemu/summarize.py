@@ -251,6 +251,10 @@ def smart_written(path):
     return None if v is None else int(v)
 
 
+def float_or_none(s):
+    return float(s) if s else None
+
+
 def int_or_none(s):
     try:
         return int(s)
@@ -501,8 +505,7 @@ def dbench_row(guest, tag):
            "treelog": r.get("treelog"),
            "pair": int_or_none(r.get("pair")),
            "rc": int_or_none(r.get("rc")),
-           "workload_seconds": float(r["workload_seconds"])
-           if r.get("workload_seconds") else None}
+           "workload_seconds": float_or_none(r.get("workload_seconds"))}
     if row["workload"] == "fio":
         rate, counted, errors = fio_fsyncs(path("out"))
         row.update(throughput=rate, throughput_unit="fsync/s",
@@ -641,10 +644,8 @@ def fuse_row(guest, tag):
            "clients": int_or_none(r.get("clients")),
            "rc": int_or_none(r.get("rc")),
            "umount_rc": int_or_none(r.get("umount_rc")),
-           "workload_seconds": float(r["workload_seconds"])
-           if r.get("workload_seconds") else None,
-           "sync_seconds": float(r["sync_seconds"])
-           if r.get("sync_seconds") else None}
+           "workload_seconds": float_or_none(r.get("workload_seconds")),
+           "sync_seconds": float_or_none(r.get("sync_seconds"))}
     if row["workload"] == "fio":
         mibs, nbytes, errors = fio_write(path("out"))
         row.update(throughput=mibs, throughput_unit="MiB/s",
