@@ -106,6 +106,9 @@ static int dev_add(const char *fs_devs, const char *new_spec)
 			fs_devs, new_spec);
 		return close_devs(&devs, 2);
 	}
+	ret = check_new_image("dev add", &devs, new_spec);
+	if (ret)
+		return close_devs(&devs, ret);
 	ret = open_dev("dev add", new_spec, &dev);
 	if (!ret)
 		ret = check_new_dev("dev add", &devs, dev);

@@ -174,6 +174,9 @@ static int replace_run(const char *fs_devs, uint64_t src_devid,
 	ret = open_devs("replace", fs_devs, &devs);
 	if (ret)
 		return ret;
+	ret = check_new_image("replace", &devs, tgt_spec);
+	if (ret)
+		return close_devs(&devs, ret);
 	ret = open_dev("replace", tgt_spec, &tgt);
 	if (!ret)
 		ret = check_new_dev("replace", &devs, tgt);

@@ -114,6 +114,8 @@ int open_devs(const char *cmd, const char *list, struct zcow_devs *devs);
 bool is_same_dev(struct zdev *a, struct zdev *b);
 /* 0, or 2 with a message naming @cmd when @dev is one of @devs
  * (is_same_dev()). */
+int check_new_image(const char *cmd, const struct zcow_devs *devs,
+		    const char *spec);
 int check_new_dev(const char *cmd, const struct zcow_devs *devs,
 		  struct zdev *dev);
 /* Close every device of @devs (also after a failure: each is tried),

@@ -129,6 +129,41 @@ int check_new_dev(const char *cmd, const struct zcow_devs *devs,
 	return 0;
 }
 
+/*
+ * Before @spec is opened: a sim: image that a device of @devs already
+ * holds (the simulator would refuse the second open, -EBUSY, as the
+ * image of another process): the message of check_new_dev() and 2;
+ * else 0.
+ */
+int check_new_image(const char *cmd, const struct zcow_devs *devs,
+			   const char *spec)
+{
+	const char *p = strncmp(spec, "sim:", 4) ? NULL :
+			strstr(spec, "image=");
+	char path[PATH_MAX], real[PATH_MAX], other[PATH_MAX];
+	size_t len;
+	unsigned int i;
+
+	if (!p)
+		return 0;
+	p += strlen("image=");
+	len = strcspn(p, ",");
+	if (!len || len >= sizeof(path))
+		return 0;
+	memcpy(path, p, len);
+	path[len] = '\0';
+	if (!realpath(path, real))
+		return 0;
+	for (i = 0; i < devs->nr; i++) {
+		if (!backing_file(devs->dev[i], other) || strcmp(real, other))
+			continue;
+		fprintf(stderr, "zcow %s: '%s' and '%s' are the same device\n",
+			cmd, devs->dev[i]->spec, spec);
+		return 2;
+	}
+	return 0;
+}
+
 int open_devs(const char *cmd, const char *list, struct zcow_devs *devs)
 {
 	struct zdevs_list *l = malloc(sizeof(*l));
@@ -146,6 +181,11 @@ int open_devs(const char *cmd, const char *list, struct zcow_devs *devs)
 		return 2;
 	}
 	for (devs->nr = 0; devs->nr < l->nr; devs->nr++) {
+		status = check_new_image(cmd, devs, l->spec[devs->nr]);
+		if (status) {
+			status = close_devs(devs, status);
+			break;
+		}
 		ret = zdev_open(l->spec[devs->nr], &devs->dev[devs->nr]);
 		if (ret) {
 			fprintf(stderr, "zcow: cannot open device '%s': %s\n",

@@ -27,6 +27,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/mman.h>
 
 #include "grow.h"
@@ -236,6 +237,8 @@ void zsim_destroy(struct zsim *sim)
 	free(sim->zones);
 	free(sim->dirty);
 	free(sim->image_path);
+	if (sim->has_image_lock)
+		close(sim->image_lock_fd);
 	free(sim);
 }
 

@@ -30,6 +30,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -209,17 +210,25 @@ int zsim_save(struct zsim *sim, const char *path)
 {
 	struct img im = { .hash = FNV_BASIS };
 	char *tmp;
-	int ret = 0;
+	int ret = 0, fd;
 
-	if (asprintf(&tmp, "%s.tmp", path) < 0)
+	/* a name of its own: two processes saving one image never write
+	 * into one file */
+	if (asprintf(&tmp, "%s.XXXXXX", path) < 0)
 		return -ENOMEM;
-	im.f = fopen(tmp, "wb");
+	fd = mkstemp(tmp);
+	im.f = fd < 0 ? NULL : fdopen(fd, "wb");
 	if (!im.f) {
 		ret = -errno;
 		zlog_err("sim", "cannot create image %s: %s", tmp,
 			 strerror(errno));
+		if (fd >= 0) {
+			close(fd);
+			unlink(tmp);
+		}
 		goto out;
 	}
+	fchmod(fd, 0644);	/* as fopen() would make it (mkstemp: 0600) */
 	zsim_lock(sim);
 	save_locked(sim, &im);
 	zsim_unlock(sim);
@@ -1129,6 +1138,38 @@ static int parse_spec(const char *params, struct zsim_config *cfg,
 	return 0;
 }
 
+/*
+ * Open and flock() the image @path for the device's lifetime: a second
+ * process opening it meanwhile (a `zcow check` while `zcow fuse` still
+ * saves it) is refused, -EBUSY, instead of loading a stale image and
+ * saving it over the other's.
+ */
+static int lock_image(const char *path, int *fd_ret)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0) {
+		zlog_err("sim", "cannot open image %s: %s", path,
+			 strerror(errno));
+		return -errno;
+	}
+	if (flock(fd, LOCK_EX | LOCK_NB)) {
+		int err = errno;
+
+		close(fd);
+		if (err == EWOULDBLOCK) {
+			zlog_err("sim", "image %s is in use by another process (wait for it to exit)",
+				 path);
+			return -EBUSY;
+		}
+		zlog_err("sim", "cannot lock image %s: %s", path,
+			 strerror(err));
+		return -err;
+	}
+	*fd_ret = fd;
+	return 0;
+}
+
 static int backend_open(const char *params, struct zdev **dev_ret)
 {
 	struct zsim_config cfg = { 0 };
@@ -1137,7 +1178,7 @@ static int backend_open(const char *params, struct zdev **dev_ret)
 	struct zsim *sim = NULL;
 	unsigned int keys;
 	struct stat st;
-	int ret;
+	int ret, lock_fd = -1;
 
 	*dev_ret = NULL;
 	sf = calloc(1, sizeof(*sf));
@@ -1151,7 +1192,8 @@ static int backend_open(const char *params, struct zdev **dev_ret)
 		ret = import_sim(import_dir, &sim);
 		ret = ret ?: apply_keys(sim, &cfg, keys, import_dir);
 	} else if (*image && stat(image, &st) == 0) {
-		ret = load_sim(image, &sim);
+		ret = lock_image(image, &lock_fd);
+		ret = ret ?: load_sim(image, &sim);
 		ret = ret ?: apply_keys(sim, &cfg, keys, image);
 	} else {
 		ret = zsim_new(&cfg, &sim);
@@ -1159,6 +1201,11 @@ static int backend_open(const char *params, struct zdev **dev_ret)
 	ret = ret ?: arm_faults(sim, sf);
 	if (ret)
 		goto out;
+	if (lock_fd >= 0) {
+		sim->image_lock_fd = lock_fd;
+		sim->has_image_lock = true;
+		lock_fd = -1;
+	}
 	if (*image) {
 		sim->image_path = strdup(image);
 		if (!sim->image_path) {
@@ -1170,6 +1217,8 @@ static int backend_open(const char *params, struct zdev **dev_ret)
 out:
 	if (ret)
 		zsim_destroy(sim);
+	if (lock_fd >= 0)
+		close(lock_fd);
 	free(sf);
 	return ret;
 }

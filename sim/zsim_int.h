@@ -141,6 +141,10 @@ struct zsim {
 	uint64_t max_free_chunks;	/* capacity (zcow_grow()) */
 
 	char *image_path;		/* saved on close; NULL: none */
+	/* the image this device was loaded from, open and flock()ed while
+	 * the device is (has_image_lock): one process at a time */
+	int image_lock_fd;
+	bool has_image_lock;
 };
 
 /* Take and release the command lock of @sim (its power domain's). */

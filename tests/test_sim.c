@@ -4,6 +4,7 @@
  * loss policy, then images and import.  Every refused command is checked
  * for its errno, the rule the simulator recorded, and the zone after.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -2219,6 +2220,48 @@ START_TEST(test_image_spec_creates_reopens_and_refuses_mismatch)
 }
 END_TEST
 
+/* An image is one process's (or one open's) at a time: a second open
+ * while the first is open is refused, -EBUSY, and the image it would have
+ * loaded and saved over the first one's stays whole; after the close the
+ * open succeeds and sees what the first wrote.  No temporary file is left
+ * beside the image. */
+START_TEST(test_image_open_twice_is_refused_busy)
+{
+	char spec[400], path[300];
+	struct zdev *a, *b = NULL;
+	struct stat st;
+	DIR *d;
+	struct dirent *e;
+	int n = 0;
+
+	mk_tmpdir();
+	snprintf(spec, sizeof(spec),
+		 "sim:image=%s/dev.img,zones=12,zone_size=64K,zone_cap=48K,conv=2",
+		 tmpdir);
+	ck_assert_int_eq(zdev_open(spec, &a), 0);
+	ck_assert_int_eq(zdev_close(a), 0);
+	snprintf(spec, sizeof(spec), "sim:image=%s/dev.img", tmpdir);
+	ck_assert_int_eq(zdev_open(spec, &a), 0);
+	ck_assert_int_eq(wr(a, 2, 0, 2, 0x5a), 0);
+	ck_assert_int_eq(zdev_open(spec, &b), -EBUSY);
+	ck_assert_ptr_null(b);
+	ck_assert_int_eq(zdev_close(a), 0);
+	ck_assert_int_eq(zdev_open(spec, &b), 0);
+	ck_data(b, 2, 0, 2, 0x5a);
+	ck_assert_int_eq(zdev_close(b), 0);
+	d = opendir(tmpdir);
+	ck_assert_ptr_nonnull(d);
+	while ((e = readdir(d)))
+		n += e->d_name[0] != '.';
+	closedir(d);
+	ck_assert_int_eq(n, 1);		/* dev.img alone */
+	snprintf(path, sizeof(path), "%s/dev.img", tmpdir);
+	ck_assert_int_eq(stat(path, &st), 0);
+	ck_assert_uint_eq(st.st_mode & 0777, 0644);
+	rm_tmpdir();
+}
+END_TEST
+
 static void write_file(const char *path, const void *data, size_t len)
 {
 	FILE *f = fopen(path, "wb");
@@ -2454,6 +2497,7 @@ Suite *sim_image_suite(void)
 	tcase_add_test(tc, test_corrupt_or_truncated_image_is_euclean);
 	tcase_add_test(tc,
 		       test_image_spec_creates_reopens_and_refuses_mismatch);
+	tcase_add_test(tc, test_image_open_twice_is_refused_busy);
 	tcase_add_test(tc, test_import_reads_blkzone_report_and_zone_data);
 	tcase_add_test(tc,
 		       test_import_of_kernel_sblog_vector_matches_its_report);
