@@ -33,27 +33,29 @@ const char *ops_kind_name(enum ops_kind k)
 	return (unsigned int)k < OPS_NR_KINDS ? kind_names[k] : NULL;
 }
 
-static bool is_escaped(unsigned char c)
+/* The percent-encoding of byte @c into @e: its width, 1 or 3. */
+static int encode_byte(unsigned char c, char e[3])
 {
-	return c <= 0x20 || c >= 0x7f || c == '%';
+	static const char hex[] = "0123456789ABCDEF";
+
+	if (c > 0x20 && c < 0x7f && c != '%') {
+		e[0] = (char)c;
+		return 1;
+	}
+	e[0] = '%';
+	e[1] = hex[c >> 4];
+	e[2] = hex[c & 15];
+	return 3;
 }
 
 uint64_t ops_percent_encode(char *out, uint64_t size, const char *s)
 {
-	static const char hex[] = "0123456789ABCDEF";
 	uint64_t n = 0;
 
 	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		char e[3] = { (char)c };
-		int w = 1, i;
+		char e[3];
+		int w = encode_byte((unsigned char)*s, e), i;
 
-		if (is_escaped(c)) {
-			e[0] = '%';
-			e[1] = hex[c >> 4];
-			e[2] = hex[c & 15];
-			w = 3;
-		}
 		for (i = 0; i < w; i++, n++)
 			if (n + 1 < size)
 				out[n] = e[i];
@@ -66,22 +68,13 @@ uint64_t ops_percent_encode(char *out, uint64_t size, const char *s)
 /* " " and the percent-encoding of @s onto @m; false if @s is empty. */
 static bool put_name(FILE *m, const char *s)
 {
-	static const char hex[] = "0123456789ABCDEF";
+	char e[3];
 
 	if (!s || !*s)
 		return false;
 	fputc(' ', m);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (is_escaped(c)) {
-			fputc('%', m);
-			fputc(hex[c >> 4], m);
-			fputc(hex[c & 15], m);
-		} else {
-			fputc(c, m);
-		}
-	}
+	for (; *s; s++)
+		fwrite(e, 1, (size_t)encode_byte((unsigned char)*s, e), m);
 	return true;
 }
 
