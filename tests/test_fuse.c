@@ -557,6 +557,47 @@ START_TEST(test_fuse_unlinked_open_file_lives_until_its_last_close)
 }
 END_TEST
 
+/* A file replaced by a rename while open stays readable through its
+ * descriptor; a rename onto itself keeps it; nothing of the replaced file
+ * is left after its last close. */
+START_TEST(test_fuse_file_renamed_over_while_open_lives_until_its_last_close)
+{
+	struct fz z;
+	char a[160], b[160], buf[8] = { 0 }, *out;
+	int fd, fa;
+
+	if (!fz_start(&z, "renamed over while open", NULL, NULL))
+		return;
+	snprintf(a, sizeof(a), "%s/a", z.mnt);
+	snprintf(b, sizeof(b), "%s/b", z.mnt);
+	fa = open(a, O_CREAT | O_WRONLY, 0644);
+	ck_assert_int_ge(fa, 0);
+	ck_assert_int_eq(pwrite(fa, "new", 3, 0), 3);
+	ck_assert_int_eq(close(fa), 0);
+	fd = open(b, O_CREAT | O_RDWR, 0644);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(pwrite(fd, "old", 3, 0), 3);
+	ck_assert_int_eq(rename(b, b), 0);
+	ck_assert_int_eq(sh(&out, "ls -A %s", z.mnt), 0);
+	ck_assert_str_eq(out, "a\nb\n");
+	free(out);
+	ck_assert_int_eq(rename(a, b), 0);
+	ck_assert_int_eq(sh(&out, "ls -A %s && cat %s", z.mnt, b), 0);
+	ck_assert_str_eq(out, "b\nnew");
+	free(out);
+	ck_assert_int_eq(pread(fd, buf, sizeof(buf), 0), 3);
+	ck_assert_str_eq(buf, "old");
+	ck_assert_int_eq(close(fd), 0);
+	fz_umount(&z);
+	fz_check(&z);
+	ck_assert_int_eq(zcow_test_run(&out, NULL, "ls", z.dev, "/", NULL),
+			 0);
+	ck_assert_msg(strstr(out, "b") && !strstr(out, "zcow"), "%s", out);
+	free(out);
+	ck_assert_int_eq(sh(NULL, "rm -rf %s", z.dir), 0);
+}
+END_TEST
+
 /* Hard links, symlinks and extended attributes through the mount: exact
  * link counts, targets, values and errnos, and the recording of each. */
 START_TEST(test_fuse_links_symlinks_and_xattrs_are_exact_and_recorded)
@@ -719,6 +760,8 @@ Suite *fuse_suite(void)
 		       test_fuse_links_symlinks_and_xattrs_are_exact_and_recorded);
 	tcase_add_test(tc,
 		       test_fuse_unlinked_open_file_lives_until_its_last_close);
+	tcase_add_test(tc,
+		       test_fuse_file_renamed_over_while_open_lives_until_its_last_close);
 	tcase_add_test(tc,
 		       test_fuse_fio_random_writes_verify_after_fsync_and_remount);
 	tcase_add_test(tc, test_fuse_dbench_four_clients_three_seconds);
