@@ -113,10 +113,13 @@ static void rec_add(struct zfuse *zf, const struct ops_op *op)
 
 /*
  * If @path is the last name of a regular file with open handles, move it
- * to the orphan directory: 1.  0 when it is not (or cannot be moved: a
- * file of another subvolume, -EXDEV, is unlinked as it is); -errno.
+ * to the orphan directory: 1.  0 when it is not, when it is inode
+ * @keep_ino (a rename onto another name of the same inode removes
+ * nothing; 0: none), or when it cannot be moved (a file of another
+ * subvolume, -EXDEV, is unlinked as it is); -errno.
  */
-static int hide_if_open_locked(struct zfuse *zf, const char *path)
+static int hide_if_open_locked(struct zfuse *zf, const char *path,
+			       uint64_t keep_ino)
 {
 	struct zcow_stat zs = { 0 };
 	struct zfuse_open *o;
@@ -124,7 +127,7 @@ static int hide_if_open_locked(struct zfuse *zf, const char *path)
 	int err;
 
 	if (zcow_stat(zf->fs, path, &zs) || !S_ISREG(zs.mode) ||
-	    zs.nlink != 1)
+	    zs.nlink != 1 || zs.ino == keep_ino)
 		return 0;
 	o = open_find_locked(zf, zs.ino);
 	if (!o || o->is_orphan)
@@ -631,7 +634,7 @@ static int zf_unlink(const char *path)
 
 	rec_begin(zf);
 	pthread_mutex_lock(&zf->open_lock);
-	err = hide_if_open_locked(zf, path);
+	err = hide_if_open_locked(zf, path, 0);
 	if (!err) {
 		err = zcow_unlink(zf->fs, path);
 		if (!err)
@@ -655,15 +658,14 @@ static int zf_rename(const char *from, const char *to, unsigned int flags)
 {
 	struct zfuse *zf = zf_get();
 
-	struct zcow_stat a = { 0 }, b = { 0 };
+	struct zcow_stat a = { 0 };
 	int err = 0;
 
 	rec_begin(zf);
 	pthread_mutex_lock(&zf->open_lock);
 	/* a target replaced while open: to the orphans first */
-	if (!flags && !zcow_stat(zf->fs, from, &a) &&
-	    !zcow_stat(zf->fs, to, &b) && a.ino != b.ino)
-		err = hide_if_open_locked(zf, to);
+	if (!flags && !zcow_stat(zf->fs, from, &a))
+		err = hide_if_open_locked(zf, to, a.ino);
 	if (err >= 0) {
 		err = zcow_rename2(zf->fs, from, to, flags);
 		if (!err)
