@@ -75,12 +75,16 @@ static bool is_fuse_opt(const char *opt, size_t len)
 	return false;
 }
 
-/* Append @opt (@len bytes) to the comma-separated list in @buf. */
-static void add_opt(char *buf, size_t size, const char *opt, size_t len)
+/* Append @opt (@len bytes) to the comma-separated list in @buf; false
+ * (@buf unchanged) if it does not fit. */
+static bool add_opt(char *buf, size_t size, const char *opt, size_t len)
 {
 	size_t n = strlen(buf);
 
+	if (n + !!n + len >= size)
+		return false;
 	snprintf(buf + n, size - n, "%s%.*s", n ? "," : "", (int)len, opt);
+	return true;
 }
 
 /* An option both zcow and FUSE take. */
@@ -141,11 +145,14 @@ static int parse_args(int argc, char **argv, struct fuse_args_cli *a)
 					argv[i]);
 				return 2;
 			}
-			if (argv[i][1] == 'o')
-				add_opt(a->opts, sizeof(a->opts), argv[i + 1],
-					strlen(argv[i + 1]));
-			else
+			if (argv[i][1] != 'o') {
 				a->record = argv[i + 1];
+			} else if (!add_opt(a->opts, sizeof(a->opts),
+					    argv[i + 1], strlen(argv[i + 1]))) {
+				fprintf(stderr, "zcow fuse: the -o options are longer than %zu bytes\n",
+					sizeof(a->opts) - 1);
+				return 2;
+			}
 			i++;
 		} else if (argv[i][0] == '-') {
 			fprintf(stderr, "zcow fuse: unexpected argument '%s' (see --help)\n",

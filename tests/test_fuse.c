@@ -719,6 +719,24 @@ START_TEST(test_fuse_mount_errors_are_clear_and_nonzero)
 	ck_assert_msg(strstr(err, "unknown mount option 'sync'"), "%s", err);
 	free(out);
 	free(err);
+	/* options longer than zcow fuse keeps: refused, not cut short */
+	{
+		char *opts = malloc(5001);
+
+		ck_assert_ptr_nonnull(opts);
+		memset(opts, 'a', 5000);
+		memcpy(opts, "fsname=", 7);
+		opts[5000] = '\0';
+		st = zcow_test_run(&out, &err, "fuse",
+				   "sim:zones=64,zone_size=4M", "/tmp", "-o",
+				   "ro", "-o", opts, NULL);
+		ck_assert_int_eq(st, 2);
+		ck_assert_msg(strstr(err, "zcow fuse: the -o options are longer than 4095 bytes"),
+			      "%s", err);
+		free(opts);
+		free(out);
+		free(err);
+	}
 	/* no device and mount point */
 	ck_assert_int_eq(zcow_test_run(NULL, NULL, "fuse", "x", NULL), 2);
 }
