@@ -8,7 +8,7 @@
  * until its line is appended, so that two calls completing in one order in
  * the file system cannot be recorded in the other (a rename and an unlink
  * of its target, two writes of one block).  Calls that change nothing
- * (getattr, read, readdir, statfs, access) never take it.
+ * (getattr, read, readdir, statfs) never take it.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -252,35 +252,6 @@ static int zf_getattr(const char *path, struct stat *st,
 	if (!err)
 		fill_stat(&zs, st);
 	return err;
-}
-
-/*
- * access(2) for a mount without default_permissions (with it, the
- * kernel checks the mode bits itself and never asks): the mode bits
- * against the caller's uid and gid; root may read and write anything and
- * execute what has an x bit.
- */
-static int zf_access(const char *path, int mask)
-{
-	struct fuse_context *ctx = fuse_get_context();
-	struct zcow_stat zs = { 0 };
-	uint32_t bits;
-	int err = zcow_stat(zf_get()->fs, path, &zs);
-
-	if (err || mask == F_OK)
-		return err;
-	if (ctx->uid == 0) {
-		if ((mask & X_OK) && !S_ISDIR(zs.mode) && !(zs.mode & 0111))
-			return -EACCES;
-		return 0;
-	}
-	if (ctx->uid == zs.uid)
-		bits = (zs.mode >> 6) & 7;
-	else if (ctx->gid == zs.gid)
-		bits = (zs.mode >> 3) & 7;
-	else
-		bits = zs.mode & 7;
-	return ((uint32_t)mask & ~bits & 7) ? -EACCES : 0;
 }
 
 static unsigned char dtype_of(uint8_t ft)
@@ -855,7 +826,6 @@ const struct fuse_operations zfuse_ops = {
 	.init = zf_init,
 	.destroy = zf_destroy,
 	.getattr = zf_getattr,
-	.access = zf_access,
 	.readdir = zf_readdir,
 	.open = zf_open,
 	.create = zf_create,
