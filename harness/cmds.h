@@ -112,10 +112,12 @@ int open_devs(const char *cmd, const char *list, struct zcow_devs *devs);
 /* Whether @a and @b are one device (the same image, file or device path,
  * as the real paths say): opened twice, each would save its own copy. */
 bool is_same_dev(struct zdev *a, struct zdev *b);
-/* 0, or 2 with a message naming @cmd when @dev is one of @devs
- * (is_same_dev()). */
+/* Before @spec is opened: 0, or 2 with a message naming @cmd when it is
+ * a sim: image that a device of @devs already holds. */
 int check_new_image(const char *cmd, const struct zcow_devs *devs,
 		    const char *spec);
+/* 0, or 2 with a message naming @cmd when @dev is one of @devs
+ * (is_same_dev()). */
 int check_new_dev(const char *cmd, const struct zcow_devs *devs,
 		  struct zdev *dev);
 /* Close every device of @devs (also after a failure: each is tried),

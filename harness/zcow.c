@@ -136,7 +136,7 @@ int check_new_dev(const char *cmd, const struct zcow_devs *devs,
  * else 0.
  */
 int check_new_image(const char *cmd, const struct zcow_devs *devs,
-			   const char *spec)
+		    const char *spec)
 {
 	const char *p = strncmp(spec, "sim:", 4) ? NULL :
 			strstr(spec, "image=");
