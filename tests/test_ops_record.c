@@ -131,14 +131,18 @@ START_TEST(test_ops_encode_refuses_missing_names_and_bad_kinds)
 				    &line),
 			 -EINVAL);
 	ck_assert_ptr_null(line);
+	line = (char *)"x";
 	ck_assert_int_eq(ops_encode(&(struct ops_op){ .kind = OPS_RENAME,
 						      .path = "/a",
 						      .to = "" },
 				    &line),
 			 -EINVAL);
+	ck_assert_ptr_null(line);
+	line = (char *)"x";
 	ck_assert_int_eq(ops_encode(&(struct ops_op){ .kind = OPS_NR_KINDS },
 				    &line),
 			 -EINVAL);
+	ck_assert_ptr_null(line);
 	ck_assert_ptr_null(ops_kind_name(OPS_NR_KINDS));
 	ck_assert_str_eq(ops_kind_name(OPS_REMOVEXATTR), "removexattr");
 }
