@@ -121,8 +121,8 @@ one_run() {
 		echo "clients=$CLIENTS"
 		echo "rc=$wl_rc"
 		echo "umount_rc=$um_rc"
-		echo "workload_seconds=$(echo "$t0 $t1" | awk '{ printf "%.2f", $2 - $1 }')"
-		echo "sync_seconds=$(echo "$t1 $t2" | awk '{ printf "%.2f", $2 - $1 }')"
+		echo "workload_seconds=$(elapsed "$t0" "$t1")"
+		echo "sync_seconds=$(elapsed "$t1" "$t2")"
 	} >"$OUT/result-$tag.txt"
 	tail -n 22 "$OUT/$tag-out.txt"
 	[ "$wl_rc" = 0 ] && [ "$um_rc" = 0 ]

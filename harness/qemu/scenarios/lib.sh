@@ -11,6 +11,11 @@ now() {
 	cut -d' ' -f1 /proc/uptime
 }
 
+# elapsed T0 T1: the seconds from now() T0 to now() T1, two decimals.
+elapsed() {
+	echo "$1 $2" | awk '{ printf "%.2f", $2 - $1 }'
+}
+
 run_step() {
 	name=$1
 	shift
@@ -20,7 +25,7 @@ run_step() {
 	step_rc=$?
 	t1=$(now)
 	cat "$OUT/$name.txt"
-	secs=$(echo "$t0 $t1" | awk '{ printf "%.2f", $2 - $1 }')
+	secs=$(elapsed "$t0" "$t1")
 	echo "$name $step_rc $secs" >>"$OUT/steps.txt"
 	echo "--- step $name: rc=$step_rc ${secs}s"
 	return $step_rc
