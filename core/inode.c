@@ -1700,6 +1700,11 @@ int zcow_files_mount(struct zcow_fs *fs, const struct zcow_mount_opts *opts)
 	err = check_reclaim_opts(opts);
 	if (err)
 		return err;
+	if (opts && (opts->atime < ZCOW_ATIME_RELATIME ||
+		     opts->atime > ZCOW_ATIME_STRICTATIME)) {
+		zlog_err(TAG, "atime policy %d: unknown", opts->atime);
+		return -EINVAL;
+	}
 	zcow_reclaim_init(fs, opts ? opts->reclaim : 0,
 			  opts ? opts->reclaim_threshold : 0,
 			  opts ? opts->reclaim_high : 0);
