@@ -154,13 +154,6 @@ int zcow_inode_put(struct zcow_tree *tree, const struct zcow_inode *ino)
 
 /* ---- directory entries --------------------------------------------------- */
 
-static uint8_t ft_of_mode(uint32_t mode)
-{
-	if (S_ISLNK(mode))
-		return ZCOW_FT_SYMLINK;
-	return S_ISDIR(mode) ? ZCOW_FT_DIR : ZCOW_FT_REG_FILE;
-}
-
 /*
  * Find @name in the DIR_ITEM of @dir (entries with the same hash are
  * concatenated in one item, as btrfs does).  0 and *ino_ret (the location
@@ -704,7 +697,7 @@ int zcow_new_inode_locked(struct zcow_fs *fs, struct zpath *zp, uint32_t mode,
 	if (err)
 		return err;
 	err = zcow_entry_add_locked(fs, zp->tree, zp->dir, zp->name, zp->len,
-				    ino, ft_of_mode(mode));
+				    ino, zcow_ft_of_mode(mode));
 	if (err) {
 		struct zcow_key k = { ino, ZCOW_INODE_ITEM_KEY, 0 };
 
