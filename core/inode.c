@@ -812,11 +812,6 @@ out:
 	return err;
 }
 
-int zcow_open(struct zcow_fs *fs, const char *path, int flags,
-	      struct zcow_file **file_ret)
-{
-	return open_as(fs, path, flags, 0644, NULL, file_ret);
-}
 
 /* The permission bits of @mode when its type bits are @type or none:
  * 0, else -EINVAL. */
@@ -843,6 +838,12 @@ int zcow_open_as(struct zcow_fs *fs, const char *path, int flags,
 	if (perm_of(mode, S_IFREG, &perm))
 		return -EINVAL;
 	return open_as(fs, path, flags, perm, cred, file_ret);
+}
+
+int zcow_open(struct zcow_fs *fs, const char *path, int flags,
+	      struct zcow_file **file_ret)
+{
+	return zcow_open_as(fs, path, flags, 0644, NULL, file_ret);
 }
 
 int zcow_create(struct zcow_fs *fs, const char *path,
