@@ -243,14 +243,6 @@ static void check_times(struct fck *ck, uint64_t root,
 				root, in->ino, t[i].name, t[i].ts->nsec);
 }
 
-/* The entry type of an inode of @mode (btrfs's fs_ftype). */
-static uint8_t ft_of_mode(uint32_t mode)
-{
-	if (S_ISLNK(mode))
-		return ZCOW_FT_SYMLINK;
-	return S_ISDIR(mode) ? ZCOW_FT_DIR : ZCOW_FT_REG_FILE;
-}
-
 /* Is @name (@nlen bytes) a name of @ino's INODE_REF of @dir, with index
  * @index (UINT64_MAX: any)? */
 static bool has_ref_name(struct zcow_tree *t, uint64_t ino, uint64_t dir,
@@ -436,7 +428,7 @@ static void check_root(struct fck *ck, struct zcow_tree *t, uint64_t root)
 					root, k.objectid, (int)nlen,
 					(const char *)d + ZCOW_DIR_ITEM_HDR,
 					rk.objectid);
-			else if (d[29] != ft_of_mode(target.mode))
+			else if (d[29] != zcow_ft_of_mode(target.mode))
 				problem(ck, "root %" PRIu64 " dir %" PRIu64 ": entry type of %" PRIu64 " wrong",
 					root, k.objectid, rk.objectid);
 			else if (zcow_tree_search(t, &rk, NULL, 0, NULL))

@@ -27,6 +27,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
 
 #include "le.h"
 #include "fs.h"
@@ -67,6 +68,14 @@
 #define ZCOW_FT_DIR			2
 #define ZCOW_FT_SYMLINK			7
 #define ZCOW_FT_XATTR			8	/* an XATTR_ITEM's entries */
+
+/* The entry type of an inode of @mode (btrfs's fs_ftype()). */
+static inline uint8_t zcow_ft_of_mode(uint32_t mode)
+{
+	if (S_ISLNK(mode))
+		return ZCOW_FT_SYMLINK;
+	return S_ISDIR(mode) ? ZCOW_FT_DIR : ZCOW_FT_REG_FILE;
+}
 
 /* Names an inode may have (btrfs's BTRFS_LINK_MAX). */
 #define ZCOW_LINK_MAX			65535u

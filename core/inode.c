@@ -154,13 +154,6 @@ int zcow_inode_put(struct zcow_tree *tree, const struct zcow_inode *ino)
 
 /* ---- directory entries --------------------------------------------------- */
 
-static uint8_t ft_of_mode(uint32_t mode)
-{
-	if (S_ISLNK(mode))
-		return ZCOW_FT_SYMLINK;
-	return S_ISDIR(mode) ? ZCOW_FT_DIR : ZCOW_FT_REG_FILE;
-}
-
 /*
  * Find @name in the DIR_ITEM of @dir (entries with the same hash are
  * concatenated in one item, as btrfs does).  0 and *ino_ret (the location
@@ -355,9 +348,9 @@ static int delete_dir_item_name(struct zcow_tree *tree, uint64_t dir,
 }
 
 /* Link @ino (of @type) as @name in @dir: DIR_ITEM, DIR_INDEX, INODE_REF. */
-static int add_entry_locked(struct zcow_fs *fs, struct zcow_tree *tree,
-			    uint64_t dir, const char *name, size_t len,
-			    uint64_t ino, uint8_t type)
+int zcow_entry_add_locked(struct zcow_fs *fs, struct zcow_tree *tree,
+			  uint64_t dir, const char *name, size_t len,
+			  uint64_t ino, uint8_t type)
 {
 	uint8_t ent[ZCOW_DIR_ITEM_HDR + 256];
 	uint64_t index;
@@ -564,8 +557,8 @@ static int cross_locked(struct zcow_fs *fs, struct zpath *zp, uint64_t id,
  * their entries.  Returns 0, -ENOENT, -ENOTDIR, -ENAMETOOLONG, -EINVAL
  * (empty component "." or ".."), -EUCLEAN, or a tree errno.
  */
-static int resolve_locked(struct zcow_fs *fs, const char *path,
-			  struct zpath *zp)
+int zcow_path_resolve_locked(struct zcow_fs *fs, const char *path,
+			     struct zpath *zp)
 {
 	const char *p = path, *end;
 	uint64_t dir = ZCOW_ROOT_DIR_INO;
@@ -624,12 +617,12 @@ static int resolve_locked(struct zcow_fs *fs, const char *path,
 
 /* Resolve the whole path to an inode.  *type_ret may be NULL.  A
  * subvolume entry resolves to its root directory (zp->is_subvol). */
-static int lookup_path_locked(struct zcow_fs *fs, const char *path,
-			      struct zpath *zp, uint64_t *ino_ret,
-			      uint8_t *type_ret)
+int zcow_path_lookup_locked(struct zcow_fs *fs, const char *path,
+			    struct zpath *zp, uint64_t *ino_ret,
+			    uint8_t *type_ret)
 {
 	uint8_t ltype;
-	int err = resolve_locked(fs, path, zp);
+	int err = zcow_path_resolve_locked(fs, path, zp);
 
 	if (err)
 		return err;
@@ -650,7 +643,7 @@ static int lookup_path_locked(struct zcow_fs *fs, const char *path,
 	return cross_locked(fs, zp, *ino_ret, ino_ret);
 }
 
-static int check_writable(struct zcow_fs *fs)
+int zcow_path_writable(struct zcow_fs *fs)
 {
 	if (fs->read_only)
 		return -EROFS;
@@ -667,38 +660,11 @@ static struct zcow_files *files_of(struct zcow_fs *fs)
 #define LOCK(fs) pthread_mutex_lock(&(fs)->files->lock)
 #define UNLOCK(fs) pthread_mutex_unlock(&(fs)->files->lock)
 
-/* The paths for core/link.c and core/xattr.c (core/files.h). */
-int zcow_path_resolve_locked(struct zcow_fs *fs, const char *path,
-			     struct zpath *zp)
-{
-	return resolve_locked(fs, path, zp);
-}
-
-int zcow_path_lookup_locked(struct zcow_fs *fs, const char *path,
-			    struct zpath *zp, uint64_t *ino_ret,
-			    uint8_t *type_ret)
-{
-	return lookup_path_locked(fs, path, zp, ino_ret, type_ret);
-}
-
-int zcow_path_writable(struct zcow_fs *fs)
-{
-	return check_writable(fs);
-}
-
-int zcow_entry_add_locked(struct zcow_fs *fs, struct zcow_tree *tree,
-			  uint64_t dir, const char *name, size_t len,
-			  uint64_t ino, uint8_t type)
-{
-	return add_entry_locked(fs, tree, dir, name, len, ino, type);
-}
-
 /* Make a new inode of @mode (type and permission bits) owned by @cred
  * (NULL: root) and link it as @zp's last component.  Its four times are
  * now (btrfs_new_inode). */
-static int new_inode_locked(struct zcow_fs *fs, struct zpath *zp,
-			    uint32_t mode, const struct zcow_cred *cred,
-			    uint64_t *ino_ret)
+int zcow_new_inode_locked(struct zcow_fs *fs, struct zpath *zp, uint32_t mode,
+			  const struct zcow_cred *cred, uint64_t *ino_ret)
 {
 	struct zcow_inode in;
 	uint64_t ino, dummy;
@@ -730,8 +696,8 @@ static int new_inode_locked(struct zcow_fs *fs, struct zpath *zp,
 	err = zcow_inode_put(zp->tree, &in);
 	if (err)
 		return err;
-	err = add_entry_locked(fs, zp->tree, zp->dir, zp->name, zp->len, ino,
-			       ft_of_mode(mode));
+	err = zcow_entry_add_locked(fs, zp->tree, zp->dir, zp->name, zp->len,
+				    ino, zcow_ft_of_mode(mode));
 	if (err) {
 		struct zcow_key k = { ino, ZCOW_INODE_ITEM_KEY, 0 };
 
@@ -741,13 +707,6 @@ static int new_inode_locked(struct zcow_fs *fs, struct zpath *zp,
 	fs->files->next_ino++;
 	*ino_ret = ino;
 	return 0;
-}
-
-int zcow_new_inode_locked(struct zcow_fs *fs, struct zpath *zp,
-			  uint32_t mode, const struct zcow_cred *cred,
-			  uint64_t *ino_ret)
-{
-	return new_inode_locked(fs, zp, mode, cred, ino_ret);
 }
 
 /*
@@ -801,14 +760,14 @@ static int open_as(struct zcow_fs *fs, const char *path, int flags,
 	if (!f)
 		return -ENOMEM;
 	LOCK(fs);
-	err = lookup_path_locked(fs, path, &zp, &ino, &type);
+	err = zcow_path_lookup_locked(fs, path, &zp, &ino, &type);
 	if (err == -ENOENT && (flags & O_CREAT) && zp.is_parent_found) {
-		err = check_writable(fs);
+		err = zcow_path_writable(fs);
 		if (!err && !zp.is_ro)
 			err = rsv_new_inode_locked(fs, &zp);
 		if (!err)
-			err = new_inode_locked(fs, &zp, S_IFREG | mode, cred,
-					       &ino);
+			err = zcow_new_inode_locked(fs, &zp, S_IFREG | mode,
+						    cred, &ino);
 		type = ZCOW_FT_REG_FILE;
 		if (err)
 			goto out;
@@ -853,11 +812,6 @@ out:
 	return err;
 }
 
-int zcow_open(struct zcow_fs *fs, const char *path, int flags,
-	      struct zcow_file **file_ret)
-{
-	return open_as(fs, path, flags, 0644, NULL, file_ret);
-}
 
 /* The permission bits of @mode when its type bits are @type or none:
  * 0, else -EINVAL. */
@@ -884,6 +838,12 @@ int zcow_open_as(struct zcow_fs *fs, const char *path, int flags,
 	if (perm_of(mode, S_IFREG, &perm))
 		return -EINVAL;
 	return open_as(fs, path, flags, perm, cred, file_ret);
+}
+
+int zcow_open(struct zcow_fs *fs, const char *path, int flags,
+	      struct zcow_file **file_ret)
+{
+	return zcow_open_as(fs, path, flags, 0644, NULL, file_ret);
 }
 
 int zcow_create(struct zcow_fs *fs, const char *path,
@@ -936,7 +896,7 @@ int zcow_stat(struct zcow_fs *fs, const char *path, struct zcow_stat *st)
 	if (!files_of(fs))
 		return -EINVAL;
 	LOCK(fs);
-	err = lookup_path_locked(fs, path, &zp, &ino, NULL);
+	err = zcow_path_lookup_locked(fs, path, &zp, &ino, NULL);
 	if (!err && zp.is_stub)
 		fill_stub_stat(st);
 	else if (!err)
@@ -981,17 +941,18 @@ int zcow_mkdir_as(struct zcow_fs *fs, const char *path, uint32_t mode,
 	if (!files_of(fs) || perm_of(mode, S_IFDIR, &perm))
 		return -EINVAL;
 	LOCK(fs);
-	err = resolve_locked(fs, path, &zp);
+	err = zcow_path_resolve_locked(fs, path, &zp);
 	if (!err && zp.is_ro)
 		err = zp.is_root ? -EEXIST : -EROFS;
 	if (!err && zp.is_root)
 		err = -EEXIST;
 	if (!err)
-		err = check_writable(fs);
+		err = zcow_path_writable(fs);
 	if (!err)
 		err = rsv_new_inode_locked(fs, &zp);
 	if (!err)
-		err = new_inode_locked(fs, &zp, S_IFDIR | perm, cred, &ino);
+		err = zcow_new_inode_locked(fs, &zp, S_IFDIR | perm, cred,
+					    &ino);
 	UNLOCK(fs);
 	return err;
 }
@@ -1065,14 +1026,14 @@ static int setattr_path(struct zcow_fs *fs, const char *path,
 	if (!files_of(fs))
 		return -EINVAL;
 	LOCK(fs);
-	err = lookup_path_locked(fs, path, &zp, &ino, NULL);
+	err = zcow_path_lookup_locked(fs, path, &zp, &ino, NULL);
 	if (err)
 		goto out;
 	if (zp.is_ro) {
 		err = -EROFS;
 		goto out;
 	}
-	err = check_writable(fs);
+	err = zcow_path_writable(fs);
 	if (!err)
 		err = zcow_rsv_fs_items(fs, zp.tree, 1, &nodes);
 	if (!err)
@@ -1200,7 +1161,7 @@ static int unlink_or_rmdir(struct zcow_fs *fs, const char *path, bool is_dir)
 	if (!files_of(fs))
 		return -EINVAL;
 	LOCK(fs);
-	err = lookup_path_locked(fs, path, &zp, &ino, &type);
+	err = zcow_path_lookup_locked(fs, path, &zp, &ino, &type);
 	if (err)
 		goto out;
 	if (zp.is_subvol) {
@@ -1225,7 +1186,7 @@ static int unlink_or_rmdir(struct zcow_fs *fs, const char *path, bool is_dir)
 		err = -EISDIR;
 		goto out;
 	}
-	err = check_writable(fs);
+	err = zcow_path_writable(fs);
 	if (!err) {
 		uint64_t nodes = 0;
 
@@ -1313,11 +1274,11 @@ static int exchange_locked(struct zcow_fs *fs, struct zpath *src,
 		err = del_entry_locked(fs, dst->tree, dst->dir, dst->name,
 				       dst->len, dino);
 	if (!err)
-		err = add_entry_locked(fs, dst->tree, dst->dir, dst->name,
-				       dst->len, sino, stype);
+		err = zcow_entry_add_locked(fs, dst->tree, dst->dir, dst->name,
+					    dst->len, sino, stype);
 	if (!err)
-		err = add_entry_locked(fs, src->tree, src->dir, src->name,
-				       src->len, dino, dtype);
+		err = zcow_entry_add_locked(fs, src->tree, src->dir, src->name,
+					    src->len, dino, dtype);
 	if (!err)
 		err = touch_ctime_locked(fs, src->tree, sino);
 	if (!err)
@@ -1345,10 +1306,10 @@ int zcow_rename2(struct zcow_fs *fs, const char *from, const char *to,
 	    flags == (ZCOW_RENAME_NOREPLACE | ZCOW_RENAME_EXCHANGE))
 		return -EINVAL;	/* as renameat2(2) */
 	LOCK(fs);
-	err = lookup_path_locked(fs, from, &src, &sino, &stype);
+	err = zcow_path_lookup_locked(fs, from, &src, &sino, &stype);
 	if (err)
 		goto out;
-	err = resolve_locked(fs, to, &dst);
+	err = zcow_path_resolve_locked(fs, to, &dst);
 	if (err)
 		goto out;
 	/* btrfs moves no entry across subvolumes (EXDEV); zcow moves no
@@ -1383,7 +1344,7 @@ int zcow_rename2(struct zcow_fs *fs, const char *from, const char *to,
 		err = -EBUSY;
 		goto out;
 	}
-	err = check_writable(fs);
+	err = zcow_path_writable(fs);
 	if (err)
 		goto out;
 	err = zcow_dir_lookup(dst.tree, dst.dir, dst.name, dst.len, &dino,
@@ -1466,8 +1427,8 @@ int zcow_rename2(struct zcow_fs *fs, const char *from, const char *to,
 	/* One transaction (commits take the same lock): atomic. */
 	err = del_entry_locked(fs, src.tree, src.dir, src.name, src.len, sino);
 	if (!err)
-		err = add_entry_locked(fs, dst.tree, dst.dir, dst.name, dst.len,
-				       sino, stype);
+		err = zcow_entry_add_locked(fs, dst.tree, dst.dir, dst.name,
+					    dst.len, sino, stype);
 	if (!err)
 		err = touch_ctime_locked(fs, src.tree, sino);
 	if (err) {
@@ -1507,7 +1468,7 @@ static int readdir_index(struct zcow_fs *fs, const char *path, uint64_t from,
 	if (!files_of(fs))
 		return -EINVAL;
 	LOCK(fs);
-	err = lookup_path_locked(fs, path, &zp, &ino, &type);
+	err = zcow_path_lookup_locked(fs, path, &zp, &ino, &type);
 	if (!err && zp.is_stub)
 		goto done;	/* the empty directory */
 	if (err)
@@ -1733,6 +1694,11 @@ int zcow_files_mount(struct zcow_fs *fs, const struct zcow_mount_opts *opts)
 	err = check_reclaim_opts(opts);
 	if (err)
 		return err;
+	if (opts && (opts->atime < ZCOW_ATIME_RELATIME ||
+		     opts->atime > ZCOW_ATIME_STRICTATIME)) {
+		zlog_err(TAG, "atime policy %d: unknown", opts->atime);
+		return -EINVAL;
+	}
 	zcow_reclaim_init(fs, opts ? opts->reclaim : 0,
 			  opts ? opts->reclaim_threshold : 0,
 			  opts ? opts->reclaim_high : 0);

@@ -121,7 +121,7 @@ static int xattr_change_locked(struct zcow_fs *fs, struct zpath *zp,
 	bool has;
 	int err;
 
-	buf = malloc(2 * (size_t)max);
+	buf = malloc(max);
 	if (!buf)
 		return -ENOMEM;
 	err = xattr_entry(zp->tree, ino, name, len, buf, max, &isize, &off,

@@ -664,7 +664,7 @@ int zcow_open(struct zcow_fs *fs, const char *path, int flags,
  * (anything else: -EINVAL).  O_APPEND: every zcow_pwrite() on the handle
  * writes at the end of the file, the offset ignored (as pwrite(2) on an
  * O_APPEND descriptor on Linux), atomically: appends never overlap.
- * zcow_open() is zcow_open_as(.., 0644, NULL, ..) without the flag check.
+ * zcow_open() is zcow_open_as(.., 0644, NULL, ..).
  */
 int zcow_open_as(struct zcow_fs *fs, const char *path, int flags,
 		 uint32_t mode, const struct zcow_cred *cred,
