@@ -664,6 +664,12 @@ int zcrash_run(const char *scenario, const struct zcrash_opts *opts,
 		snprintf(err, sizeof(err), "replay cuts '%s': off, log or every", o->replay_cuts);
 		ret = -EINVAL;
 	}
+	if (!ret && o->repro && (o->ops || o->sample)) {
+		snprintf(err, sizeof(err), "--repro: not with %s",
+			 o->ops ? "--ops (the line names its ops file)" :
+			 "--sample (a repro line is one state)");
+		ret = -EINVAL;
+	}
 	if (!ret && o->shard_n && (o->repro || o->max_cases)) {
 		snprintf(err, sizeof(err), "--shard: not with %s",
 			 o->repro ? "--repro (a repro line is one state)" :
