@@ -484,14 +484,14 @@ static uint64_t camp_hash(const struct camp *c, const struct zcrash_opts *o)
 /*
  * DIR/shard.json, written after crash.json is complete (its presence
  * says the shard finished): which shard, of which campaign, how many
- * uncut-recovery states the whole campaign and this shard have, and
+ * uncut-recovery states the whole campaign has (the shard's I-1 modulo
+ * N of them), and
  * the summary, one "key": value a line for zcow crash --merge
  * (crash_merge.c).
  */
 static int write_shard(const char *dir, const struct camp *c,
 		       const struct zcrash_opts *o, const struct zcrash_head *h,
-		       const struct zcrash_summary *sum, uint64_t nr_base,
-		       uint64_t nr_mine)
+		       const struct zcrash_summary *sum, uint64_t nr_base)
 {
 	FILE *f = zres_open(dir, "shard.json");
 	int k, ret;
@@ -513,8 +513,8 @@ static int write_shard(const char *dir, const struct camp *c,
 	fprintf(f, ",\n  \"quick\": %d,\n  \"treelog\": %u,\n  \"replay_cuts\": %d,\n  \"nr_loss\": %d,\n  \"nr_seeds\": %u,\n  \"workload\": ",
 		h->quick, h->treelog, h->replay_cuts, h->nr_loss, h->nr_seeds);
 	zres_json_str(f, h->workload);
-	fprintf(f, ",\n  \"btrfs_every\": %" PRIu64 ",\n  \"campaign_states\": %" PRIu64 ",\n  \"shard_states\": %" PRIu64 ",\n  \"workloads\": %" PRIu64 ",\n  \"crash_points\": %" PRIu64 ",\n  \"tried\": %" PRIu64 ",\n  \"passed\": %" PRIu64 ",\n  \"violations\": %" PRIu64 ",\n",
-		h->btrfs_every, nr_base, nr_mine, sum->nr_workloads,
+	fprintf(f, ",\n  \"btrfs_every\": %" PRIu64 ",\n  \"campaign_states\": %" PRIu64 ",\n  \"workloads\": %" PRIu64 ",\n  \"crash_points\": %" PRIu64 ",\n  \"tried\": %" PRIu64 ",\n  \"passed\": %" PRIu64 ",\n  \"violations\": %" PRIu64 ",\n",
+		h->btrfs_every, nr_base, sum->nr_workloads,
 		sum->nr_points, sum->tried, sum->passed, sum->violations);
 	for (k = 1; k < ZCRASH_NR_ORACLES; k++)
 		fprintf(f, "  \"oracle_%d\": %" PRIu64 ",\n", k, sum->by_oracle[k]);
@@ -625,8 +625,8 @@ int zcrash_run(const char *scenario, const struct zcrash_opts *opts,
 	struct zcrash_btrfs *bc = NULL;
 	struct zcrash_head h;
 	char err[600] = "", name[120], *dir = NULL;
-	/* uncut-recovery states of the campaign, and of them this shard's */
-	uint64_t nr_base = 0, nr_mine = 0;
+	/* uncut-recovery states of the campaign */
+	uint64_t nr_base = 0;
 	uint8_t *tmp = NULL, *buf = NULL;
 	uint64_t wi, nwl, w0 = 0, i, buf_len;
 	double t0 = now_s();
@@ -662,6 +662,12 @@ int zcrash_run(const char *scenario, const struct zcrash_opts *opts,
 	}
 	if (!ret && o->replay_cuts && zcrash_parse_rc(o->replay_cuts, &c->replay_cuts)) {
 		snprintf(err, sizeof(err), "replay cuts '%s': off, log or every", o->replay_cuts);
+		ret = -EINVAL;
+	}
+	if (!ret && o->repro && (o->ops || o->sample)) {
+		snprintf(err, sizeof(err), "--repro: not with %s",
+			 o->ops ? "--ops (the line names its ops file)" :
+			 "--sample (a repro line is one state)");
 		ret = -EINVAL;
 	}
 	if (!ret && o->shard_n && (o->repro || o->max_cases)) {
@@ -869,7 +875,6 @@ int zcrash_run(const char *scenario, const struct zcrash_opts *opts,
 						if (o->shard_n &&
 						    nr_base++ % o->shard_n != o->shard_i - 1)
 							continue;
-						nr_mine++;
 						if (o->max_cases && sum->tried >= o->max_cases)
 							goto done;
 						ret = zcrash_run_case(c, &w, &r, &cl.p[i], loss, seed, &mo,
@@ -943,7 +948,7 @@ finished:
 		if (o->shard_n) {
 			fclose(x.js);
 			x.js = NULL;
-			ret = write_shard(dir, c, o, &h, sum, nr_base, nr_mine);
+			ret = write_shard(dir, c, o, &h, sum, nr_base);
 			if (ret)
 				goto out;
 		}

@@ -310,6 +310,10 @@ void zcrash_void_obligations(const struct wl *w, struct rec *r);
 void zcrash_void_inode(struct rec *r, const struct op *o, unsigned int i);
 void zcrash_rec_free(struct rec *r);
 uint64_t zcrash_max_write_len(const struct wl *w);
+/* Append a zeroed op of kind @k, names @a/@b, range @off/@len to @w:
+ * the op (its other fields for the caller), or NULL out of memory. */
+struct op *zcrash_wl_push(struct wl *w, enum op_kind k, const char *a,
+			  const char *b, uint64_t off, uint64_t len);
 /* Workload @idx of the campaign into @w (free w->ops): 0 or -ENOMEM. */
 int zcrash_make_wl(const struct camp *c, uint64_t idx, struct wl *w);
 uint64_t zcrash_nr_workloads(const struct camp *c);

@@ -261,8 +261,7 @@ static int load(struct shard *s, const char *dir)
 	states = num(s, "campaign_states");
 	b = of && idx >= 1 && idx <= of && states >= idx ?
 	    (states - idx) / of + 1 : 0;
-	if (!of || idx < 1 || idx > of || num(s, "shard_states") != b ||
-	    s->nr_blocks != b || s->nr_rows != num(s, "tried") ||
+	if (!of || idx < 1 || idx > of || s->nr_blocks != b || s->nr_rows != num(s, "tried") ||
 	    s->nr_viol != num(s, "violations"))
 		goto cut;
 	return 0;

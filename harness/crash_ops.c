@@ -206,18 +206,10 @@ static int fh_path(struct tr *t, uint64_t fh, const char **p_ret)
 static int emit(struct tr *t, enum op_kind k, const char *a, const char *b,
 		uint64_t off, uint64_t len)
 {
-	struct wl *w = t->w;
-	struct op *o;
+	struct op *o = zcrash_wl_push(t->w, k, a, b, off, len);
 
-	if (ZCOW_GROW_ONE(&w->ops, w->nr, &w->cap))
+	if (!o)
 		return -ENOMEM;
-	o = &w->ops[w->nr++];
-	memset(o, 0, sizeof(*o));
-	o->kind = k;
-	snprintf(o->a, sizeof(o->a), "%s", a ? a : "");
-	snprintf(o->b, sizeof(o->b), "%s", b ? b : "");
-	o->off = off;
-	o->len = len;
 	o->line = t->l->line;
 	/* the pattern of a write: derived from its line number */
 	o->tag = zcrash_mix64(t->l->line);

@@ -26,14 +26,13 @@ const char *const op_names[] = {
 	"snapshot", "subvol-delete"
 };
 
-static void wl_add(struct wl *w, enum op_kind k, const char *a, const char *b,
-		   uint64_t off, uint64_t len)
+struct op *zcrash_wl_push(struct wl *w, enum op_kind k, const char *a,
+			  const char *b, uint64_t off, uint64_t len)
 {
 	struct op *o;
 
-	/* a failure sticks: zcrash_make_wl() returns it */
-	if (w->err || (w->err = ZCOW_GROW_ONE(&w->ops, w->nr, &w->cap)))
-		return;
+	if (ZCOW_GROW_ONE(&w->ops, w->nr, &w->cap))
+		return NULL;
 	o = &w->ops[w->nr++];
 	memset(o, 0, sizeof(*o));
 	o->kind = k;
@@ -41,6 +40,22 @@ static void wl_add(struct wl *w, enum op_kind k, const char *a, const char *b,
 	snprintf(o->b, sizeof(o->b), "%s", b ? b : "");
 	o->off = off;
 	o->len = len;
+	return o;
+}
+
+static void wl_add(struct wl *w, enum op_kind k, const char *a, const char *b,
+		   uint64_t off, uint64_t len)
+{
+	struct op *o;
+
+	/* a failure sticks: zcrash_make_wl() returns it */
+	if (w->err)
+		return;
+	o = zcrash_wl_push(w, k, a, b, off, len);
+	if (!o) {
+		w->err = -ENOMEM;
+		return;
+	}
 	o->tag = w->nr * ZCOW_GOLDEN64 + 17;
 }
 

@@ -330,31 +330,32 @@ def add_engine_args(ap):
     ap.add_argument("--zcow", default=os.environ.get("ZCOW_BIN", "build/zcow"))
     ap.add_argument("--engine", choices=("local", "parallel", "slurm"),
                     default="local")
-    ap.add_argument("-j", "--jobs", type=int, default=0,
+    ap.add_argument("-j", "--jobs", type=int,
                     help="parallel: tasks at a time (default: cores)")
     ap.add_argument("--sshloginfile", metavar="FILE")
     ap.add_argument("--shared", metavar="DIR")
     ap.add_argument("--sbatch-arg", action="append", default=[],
                     metavar="ARG")
-    ap.add_argument("--array-limit", type=int, default=0, metavar="N",
+    ap.add_argument("--array-limit", type=int, metavar="N",
                     help="slurm: at most N array tasks at a time")
     ap.add_argument("--dry-run", action="store_true")
     ap.add_argument("--wait", action="store_true")
 
 
 def check_engine_args(ap, a):
-    if a.engine != "parallel" and (a.jobs or a.sshloginfile):
+    if a.engine != "parallel" and (a.jobs is not None or a.sshloginfile):
         ap.error("-j and --sshloginfile are for --engine parallel")
     if a.engine != "slurm" and (a.shared or a.sbatch_arg or a.dry_run or
-                                a.wait or a.array_limit):
+                                a.wait or a.array_limit is not None):
         ap.error("--shared, --sbatch-arg, --array-limit, --dry-run and "
                  "--wait are for --engine slurm")
     if a.engine == "slurm" and not a.shared:
         ap.error("--engine slurm needs --shared DIR (the zcow binary and "
                  "the configs for the nodes)")
-    if a.jobs < 0 or a.array_limit < 0:
+    if (a.jobs is not None and a.jobs < 1) or (a.array_limit is not None and
+                                                a.array_limit < 1):
         ap.error("-j and --array-limit must be at least 1")
-    if a.engine == "parallel" and not a.jobs:
+    if a.engine == "parallel" and a.jobs is None:
         a.jobs = os.cpu_count() or 1
     if not os.path.isfile(a.scenario):
         ap.error("no scenario %s" % a.scenario)

@@ -121,6 +121,16 @@ python3 harness/sweep.py --zcow "$zcow" --results "$tmp/local" "${SWEEP[@]}" \
 [ "$(grep -c . "$tmp/local.out")" = 4 ] || fail "local: not 4 folders"
 tail -n 1 "$tmp/local.err" | grep -qx 'sweep: 4/4 points done (0 skipped), ETA 0:00:00' ||
 	fail "local: progress line: $(tail -n 1 "$tmp/local.err")"
+# -j and --array-limit: refused outside their engine, 0 refused in it
+for bad in "-j 0" "--engine parallel -j 0" "--array-limit 0" \
+	"--engine slurm --shared $tmp/sh --dry-run --array-limit 0"; do
+	# shellcheck disable=SC2086
+	rc=0
+	python3 harness/sweep.py --zcow "$zcow" --results "$tmp/no" $bad \
+		"${SWEEP[@]}" >/dev/null 2>"$tmp/no.err" || rc=$?
+	[ "$rc" = 2 ] && grep -q "^usage: " "$tmp/no.err" && [ ! -e "$tmp/no" ] ||
+		fail "sweep.py $bad: not refused: $(cat "$tmp/no.err")"
+done
 
 if [ "$mode" = parallel ]; then
 	python3 harness/sweep.py --engine parallel -j2 --zcow "$zcow" \

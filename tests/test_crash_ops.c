@@ -616,6 +616,31 @@ START_TEST(test_repro_line_of_an_ops_campaign)
 }
 END_TEST
 
+/* A repro line names its ops file and is one state: --ops and --sample
+ * beside --repro are refused, not dropped. */
+START_TEST(test_repro_refuses_ops_and_sample)
+{
+	static const char line[] = "ops=configs/ops/atomic-replace.ops quick w=0 treelog=on cut=persist=9 loss=prefix seed=1";
+	char *out, *err;
+	int st;
+
+	st = zcow_test_run(&out, &err, "crash", "--repro", line, "--ops",
+			   "configs/ops/posix-mix.ops", NULL);
+	ck_assert_int_eq(st, 2);
+	ck_assert_str_eq(err, "zcow crash: --repro: not with --ops (the line names its ops file)\n");
+	ck_assert_str_eq(out, "");
+	free(out);
+	free(err);
+	st = zcow_test_run(&out, &err, "crash", "--sample", "3", "--repro",
+			   line, NULL);
+	ck_assert_int_eq(st, 2);
+	ck_assert_str_eq(err, "zcow crash: --repro: not with --sample (a repro line is one state)\n");
+	ck_assert_str_eq(out, "");
+	free(out);
+	free(err);
+}
+END_TEST
+
 /* workload=ops needs ops_file=, and ops_file= needs workload=ops. */
 START_TEST(test_scenario_ops_keys_go_together)
 {
@@ -658,6 +683,7 @@ Suite *crash_ops_suite(void)
 	tcase_add_test(tc, test_links_symlinks_xattrs_replay_clean);
 	tcase_add_test(tc, test_attribute_calls_and_exchange_replay_clean);
 	tcase_add_test(tc, test_repro_line_of_an_ops_campaign);
+	tcase_add_test(tc, test_repro_refuses_ops_and_sample);
 	tcase_add_test(tc, test_scenario_ops_keys_go_together);
 	suite_add_tcase(s, tc);
 	return s;

@@ -452,6 +452,13 @@ START_TEST(test_bad_shard_values_refused)
 	ck_assert_str_eq(err, "zcow crash: --shard: not with --max (it stops the whole campaign after N states)\n");
 	free(out);
 	free(err);
+	st = zcow_test_run(&out, &err, "crash", "--shard", "1/2", "--repro",
+			   "ops=configs/ops/atomic-replace.ops quick w=0 cut=persist=9 loss=prefix seed=1",
+			   NULL);
+	ck_assert_int_eq(st, 2);
+	ck_assert_str_eq(err, "zcow crash: --shard: not with --repro (a repro line is one state)\n");
+	free(out);
+	free(err);
 	st = zcow_test_run(&out, &err, "crash", SMALL, "--quick",
 			   "--no-results", "--shard", "1/2", "--btrfs-check",
 			   "2", NULL);
