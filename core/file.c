@@ -494,7 +494,7 @@ static bool is_txn_dirty(struct zcow_fs *fs)
 int zcow_meta_reserve_locked(struct zcow_fs *fs, uint64_t nodes,
 			     bool may_use_global)
 {
-	int err;
+	int err, round;
 
 	if (fs->error)
 		return -EIO;
@@ -515,11 +515,23 @@ int zcow_meta_reserve_locked(struct zcow_fs *fs, uint64_t nodes,
 		if (err != -ENOSPC)
 			return err;
 	}
-	/* Relocation empties groups whose zones can then be reset. */
-	err = zcow_reclaim_locked(fs, ZCOW_RECLAIM_SHORT);
-	if (err)
-		return err;
-	return zcow_meta_check(fs, nodes, may_use_global);
+	/*
+	 * Relocation empties groups (metadata ones too, now: metadata is
+	 * what is short); the commit after it removes them and resets
+	 * their zones.  A few rounds, each cleaning at least one group.
+	 */
+	for (round = 0; round < 4 && err == -ENOSPC; round++) {
+		err = zcow_reclaim_locked(fs, ZCOW_RECLAIM_META_SHORT);
+		if (err)
+			return err;
+		if (!zcow_zoned_has_reclaimable(fs))
+			return -ENOSPC;
+		err = zcow_files_commit_locked(fs);
+		if (err)
+			return err;
+		err = zcow_meta_check(fs, nodes, may_use_global);
+	}
+	return err;
 }
 
 int zcow_rsv_fs_items(struct zcow_fs *fs, struct zcow_tree *tree,

@@ -118,9 +118,15 @@ struct zcow_fs {
 	 * back for it while reclaim is on). */
 	uint64_t reloc_bg;
 	bool in_reclaim;		/* a pass runs: no nested pass */
+	/* Nodes the recent commits wrote: the largest, decaying by a
+	 * quarter per commit (core/transaction.c:write_nodes). */
+	uint64_t commit_nodes_peak;
+	/* fs->alloc_clock at the last two commits' writeback, newest first:
+	 * a metadata group filled since the older one is young. */
+	uint64_t commit_clock[2];
 	/* A pass found nothing to do in this state: (generation, bytes
 	 * freed) when it looked; no new look until one changes. */
-	uint64_t reclaim_idle_gen, reclaim_idle_freed;
+	uint64_t reclaim_idle_gen, reclaim_idle_freed, reclaim_idle_passes;
 	uint64_t freed_bytes;		/* pinned since mount (bytes) */
 	uint64_t alloc_clock;		/* bytes reserved since mount */
 	struct zcow_reclaim_stats rstats;

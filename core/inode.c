@@ -1848,8 +1848,11 @@ int zcow_mount_opts_parse(const char *s, struct zcow_mount_opts *opts)
 			int p = zcow_reclaim_parse(val);
 
 			if (p < 0) {
-				zlog_err(TAG, "mount option reclaim=%s: need off, threshold, greedy or cost-benefit",
-					 val);
+				char names[128];
+
+				zcow_reclaim_names(names, sizeof(names));
+				zlog_err(TAG, "mount option reclaim=%s: need %s",
+					 val, names);
 				return -EINVAL;
 			}
 			opts->reclaim = p;

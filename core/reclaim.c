@@ -31,6 +31,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -41,40 +42,101 @@
 
 #define TAG "reclaim"
 #define BS ZCOW_SECTORSIZE
-/* Free zones under which greedy and cost-benefit reclaim: the metadata
- * reserve (core/zoned.c), the zone held for relocation, one more. */
-#define LOW_WATERMARK ZCOW_RECLAIM_LOW_ZONES
-/* Zones of metadata room greedy and cost-benefit keep beyond what the
- * commit and the global reserve need. */
-#define META_MARGIN_ZONES 4u
-/* Rounds of one pass at most (each: relocate, two commits). */
+/* Free zones beyond the reserve, pending ones counted, the cleaner keeps
+ * by default (reclaim_high= sets the whole count). */
+#define CLEAN_AHEAD_ZONES 3u
+/* Free zones beyond the reserve at or under which reclaim commits, so
+ * that the pending zones are reset before data runs out. */
+#define HARD_RESERVE_ZONES 1u
+/* Victims one cleaner call takes at most. */
+#define MAX_VICTIMS 64u
+/* Rounds of threshold's clean-up and of balance at most. */
 #define MAX_ROUNDS 64
 
-static const char *const names[] = {
-	[ZCOW_RECLAIM_DEFAULT] = "default",
-	[ZCOW_RECLAIM_OFF] = "off",
-	[ZCOW_RECLAIM_THRESHOLD] = "threshold",
-	[ZCOW_RECLAIM_GREEDY] = "greedy",
-	[ZCOW_RECLAIM_COST_BENEFIT] = "cost-benefit",
+/* ---- the policies, one row each ---------------------------------------- */
+
+/* When a policy cleans. */
+enum policy_when {
+	WHEN_NEVER,		/* off */
+	WHEN_OVER_THRESHOLD,	/* after a commit, every group over it */
+	WHEN_JUST_IN_TIME,	/* before data opens a zone, or room short */
 };
+
+struct policy {
+	const char *name;
+	enum policy_when when;
+	/* Victim order, higher first (NULL: never picks). */
+	double (*score)(struct zcow_fs *fs, const struct zcow_bg *bg);
+	bool has_threshold;	/* takes reclaim_threshold= */
+	bool has_high;		/* takes reclaim_high= */
+};
+
+static double live_share(const struct zcow_bg *bg)
+{
+	return bg->capacity ? (double)bg->used / (double)bg->capacity : 1.0;
+}
+
+/* greedy, threshold, balance: the least live first. */
+static double score_greedy(struct zcow_fs *fs, const struct zcow_bg *bg)
+{
+	(void)fs;
+	return 1.0 - live_share(bg);
+}
+
+/* LFS cost-benefit: age x (1 - u) / (1 + u), age on the write clock. */
+static double score_cost_benefit(struct zcow_fs *fs,
+				 const struct zcow_bg *bg)
+{
+	double u = live_share(bg);
+	double age = (double)(fs->alloc_clock - bg->last_alloc) + 1.0;
+
+	return age * (1.0 - u) / (1.0 + u);
+}
+
+static const struct policy policies[] = {
+	[ZCOW_RECLAIM_DEFAULT] = { "default", WHEN_NEVER, NULL, false, false },
+	[ZCOW_RECLAIM_OFF] = { "off", WHEN_NEVER, NULL, false, false },
+	[ZCOW_RECLAIM_THRESHOLD] = { "threshold", WHEN_OVER_THRESHOLD,
+				     score_greedy, true, false },
+	[ZCOW_RECLAIM_GREEDY] = { "greedy", WHEN_JUST_IN_TIME, score_greedy,
+				  false, true },
+	[ZCOW_RECLAIM_COST_BENEFIT] = { "cost-benefit", WHEN_JUST_IN_TIME,
+					score_cost_benefit, false, true },
+};
+
+#define NR_POLICIES (sizeof(policies) / sizeof(policies[0]))
 
 const char *zcow_reclaim_name(int policy)
 {
 	if (policy == ZCOW_RECLAIM_DEFAULT)
 		policy = ZCOW_RECLAIM_DEFAULT_POLICY;
-	if (policy < 0 || policy > ZCOW_RECLAIM_COST_BENEFIT)
+	if (policy < 0 || (size_t)policy >= NR_POLICIES)
 		return "?";
-	return names[policy];
+	return policies[policy].name;
 }
 
 int zcow_reclaim_parse(const char *name)
 {
-	int i;
+	size_t i;
 
-	for (i = ZCOW_RECLAIM_OFF; i <= ZCOW_RECLAIM_COST_BENEFIT; i++)
-		if (!strcmp(name, names[i]))
-			return i;
+	for (i = ZCOW_RECLAIM_OFF; i < NR_POLICIES; i++)
+		if (!strcmp(name, policies[i].name))
+			return (int)i;
 	return -EINVAL;
+}
+
+void zcow_reclaim_names(char *buf, size_t size)
+{
+	size_t i, at = 0;
+
+	if (!size)
+		return;
+	buf[0] = 0;
+	for (i = ZCOW_RECLAIM_OFF; i < NR_POLICIES && at < size; i++)
+		at += (size_t)snprintf(buf + at, size - at, "%s%s",
+				       i == ZCOW_RECLAIM_OFF ? "" :
+				       i + 1 == NR_POLICIES ? " or " : ", ",
+				       policies[i].name);
 }
 
 const char *zcow_reclaim_knob_refused(int policy, uint32_t threshold,
@@ -82,12 +144,13 @@ const char *zcow_reclaim_knob_refused(int policy, uint32_t threshold,
 {
 	if (policy == ZCOW_RECLAIM_DEFAULT)
 		policy = ZCOW_RECLAIM_DEFAULT_POLICY;
-	if (threshold && policy != ZCOW_RECLAIM_THRESHOLD) {
+	if (policy < 0 || (size_t)policy >= NR_POLICIES)
+		policy = ZCOW_RECLAIM_OFF;
+	if (threshold && !policies[policy].has_threshold) {
 		*why_ret = "only reclaim=threshold has a threshold";
 		return "reclaim_threshold";
 	}
-	if (high && policy != ZCOW_RECLAIM_GREEDY &&
-	    policy != ZCOW_RECLAIM_COST_BENEFIT) {
+	if (high && !policies[policy].has_high) {
 		*why_ret = "only greedy and cost-benefit have a watermark";
 		return "reclaim_high";
 	}
@@ -201,7 +264,11 @@ uint64_t zcow_reclaim_held_zones(struct zcow_fs *fs)
 	for (i = 0; i < fs->nr_bgs && need > room; i++) {
 		const struct zcow_bg *c = fs->bgs[i];
 
-		if ((c->flags & ZCOW_BG_DATA) && is_candidate(fs, c, false) &&
+		/* The group being relocated counts: the zone is held for
+		 * relocation, not against it. */
+		if ((c->flags & ZCOW_BG_DATA) &&
+		    (is_candidate(fs, c, false) ||
+		     (c->is_relocating && !c->is_cleaned)) &&
 		    reloc_need(c) < need)
 			need = reloc_need(c);
 	}
@@ -224,23 +291,6 @@ static int cmp_victim(const void *a, const void *b)
 	return x->bg->start < y->bg->start ? -1 : x->bg->start > y->bg->start;
 }
 
-static double live_share(const struct zcow_bg *bg)
-{
-	return bg->capacity ? (double)bg->used / (double)bg->capacity : 1.0;
-}
-
-static double score(struct zcow_fs *fs, const struct zcow_bg *bg)
-{
-	double u = live_share(bg);
-
-	if (fs->reclaim == ZCOW_RECLAIM_COST_BENEFIT) {
-		double age = (double)(fs->alloc_clock - bg->last_alloc) + 1.0;
-
-		return age * (1.0 - u) / (1.0 + u);
-	}
-	return 1.0 - u;		/* greedy, threshold, balance: least live */
-}
-
 /* Is @bg over the threshold of reclaim=threshold? */
 static bool is_over_threshold(struct zcow_fs *fs, const struct zcow_bg *bg)
 {
@@ -252,10 +302,16 @@ static bool is_over_threshold(struct zcow_fs *fs, const struct zcow_bg *bg)
  * The candidates in policy order: @usage <= 100 (balance): every group
  * with at most @usage percent live, open ones too, last allocated in
  * before the write clock was at @clock (so that balance never moves its
- * own copies again); else the policy's.
+ * own copies again); else the policy's.  A young metadata group (filled
+ * since the older of the last two commits) only with @meta_ok: its nodes
+ * die by themselves as the next commits copy the trees on write, and
+ * moving them dirties their ancestors, so the cleaner takes one only
+ * when metadata cannot get room otherwise.  An older one competes with
+ * the data groups: the nodes left in it are those the workload does not
+ * touch.
  */
 static int list_victims(struct zcow_fs *fs, uint32_t usage, uint64_t clock,
-			struct victim **v_ret, uint64_t *nr_ret)
+			bool meta_ok, struct victim **v_ret, uint64_t *nr_ret)
 {
 	struct victim *v = NULL;
 	uint64_t nr = 0, cap = 0, i;
@@ -263,6 +319,9 @@ static int list_victims(struct zcow_fs *fs, uint32_t usage, uint64_t clock,
 	for (i = 0; i < fs->nr_bgs; i++) {
 		struct zcow_bg *bg = fs->bgs[i];
 
+		if (!(bg->flags & ZCOW_BG_DATA) && !meta_ok &&
+		    bg->last_alloc > fs->commit_clock[1])
+			continue;	/* young metadata: empties by itself */
 		if (usage <= 100) {
 			if (!is_candidate(fs, bg, true) ||
 			    bg->last_alloc > clock ||
@@ -279,7 +338,9 @@ static int list_victims(struct zcow_fs *fs, uint32_t usage, uint64_t clock,
 			return -ENOMEM;
 		}
 		v[nr].bg = bg;
-		v[nr].score = score(fs, bg);
+		v[nr].score = usage <= 100 ?
+				      score_greedy(fs, bg) :
+				      policies[fs->reclaim].score(fs, bg);
 		nr++;
 	}
 	if (nr)
@@ -295,7 +356,7 @@ int zcow_reclaim_victims(struct zcow_fs *fs, struct zcow_bg ***v_ret,
 	struct victim *v = NULL;
 	struct zcow_bg **bgs;
 	uint64_t nr = 0, i;
-	int err = list_victims(fs, 101, 0, &v, &nr);
+	int err = list_victims(fs, 101, 0, true, &v, &nr);
 
 	if (err)
 		return err;
@@ -312,153 +373,334 @@ int zcow_reclaim_victims(struct zcow_fs *fs, struct zcow_bg ***v_ret,
 	return 0;
 }
 
-/* ---- passes ------------------------------------------------------------ */
-
-static uint64_t nr_zones(struct zcow_fs *fs)
+static void log_pick(struct zcow_fs *fs, const struct zcow_bg *bg,
+		     uint64_t n, uint64_t nr, double score)
 {
-	return fs->writable_bytes / fs->dev->info.zone_size;
+	zlog(ZLOG_DEBUG, TAG,
+	     "pick %" PRIu64 "/%" PRIu64 " %s u=%.3f age=%" PRIu64
+	     " score=%.4g%s",
+	     n + 1, nr, bg->flags & ZCOW_BG_DATA ? "data" : "meta",
+	     live_share(bg), fs->alloc_clock - bg->last_alloc, score,
+	     bg->is_reloc_filled ? " reloc" : bg->is_hot ? " hot" : "");
+}
+
+/* ---- the cleaner --------------------------------------------------------- */
+
+/* Zones of the groups the next commit removes (relocated, or emptied):
+ * free once that commit is durable. */
+static uint64_t nr_pending_zones(struct zcow_fs *fs)
+{
+	uint64_t zs = fs->dev->info.zone_size, n = 0, i;
+
+	for (i = 0; i < fs->nr_bgs; i++) {
+		const struct zcow_bg *bg = fs->bgs[i];
+
+		if (!bg->is_deleted && (bg->is_cleaned || bg->is_removing))
+			n += (bg->length + zs - 1) / zs;
+	}
+	return n;
+}
+
+static uint64_t div_up(uint64_t a, uint64_t b)
+{
+	return b ? (a + b - 1) / b : 0;
+}
+
+/* Free zones data may not take: the metadata reserve and the zone held
+ * for the relocation group (core/zoned.c:data_may_take_zone). */
+static uint64_t reserve_zones(struct zcow_fs *fs)
+{
+	return META_RESERVE_ZONES + zcow_reclaim_held_zones(fs);
 }
 
 /*
- * The free zones a greedy or cost-benefit pass stops at: reclaim_high=,
- * or by default a quarter of the device beyond the low watermark, so
- * that a pass (two commits, which rewrite the dirty tree leaves) frees
- * many zones at once.
+ * Metadata a transaction dirties, as measured: the recent commits' size
+ * (fs->commit_nodes_peak).  The worst case of the commit itself
+ * (zcow_meta_need()) is what the admission keeps; this is what cleaning
+ * spends in the next transaction before its commit: moving a group's
+ * data copies the leaves of its file extents, checksums and extent
+ * items, under uniform overwrites most of the trees.  Kept whole, not
+ * less what the running transaction dirtied: after its commit the next
+ * one starts clean and needs it again.
  */
+static uint64_t txn_ahead_bytes(struct zcow_fs *fs)
+{
+	return fs->commit_nodes_peak * fs->nodesize;
+}
+
+/*
+ * The zones data may open, counting @pending zones as free: those beyond
+ * the reserve, and as many as the metadata room can give up while it
+ * still covers the worst case of the running transaction's commit and
+ * the global reserve (zcow_meta_need(); core/zoned.c:data_may_take_zone
+ * asks the same per zone).
+ */
+static uint64_t data_zones_free(struct zcow_fs *fs, uint64_t pending)
+{
+	uint64_t free_z = zcow_zoned_nr_free_zones(fs) + pending;
+	uint64_t res = reserve_zones(fs), zr = zcow_zoned_zone_room(fs);
+	uint64_t room = 0, need = 0, n, m;
+
+	n = free_z > res ? free_z - res : 0;
+	if (!zr || zcow_meta_room(fs, &room) ||
+	    zcow_meta_need(fs, 0, false, &need))
+		return n;
+	room += pending * zr;
+	need += txn_ahead_bytes(fs);
+	m = room > need ? (room - need) / zr : 0;
+	return n < m ? n : m;
+}
+
+/*
+ * The zones, free or pending, data should have: reclaim_high= less the
+ * reserve, or CLEAN_AHEAD_ZONES.  Just in time: a victim is cleaned when
+ * data is about to open a zone and has fewer, one at a time, so that a
+ * victim is picked as late (with as much garbage) as possible, and the
+ * space parked in cleaned groups waiting for a commit stays small.
+ */
+static uint64_t ahead_zones(struct zcow_fs *fs)
+{
+	uint64_t res = reserve_zones(fs);
+
+	if (!fs->reclaim_high)
+		return CLEAN_AHEAD_ZONES;
+	return fs->reclaim_high > res + 1 ? fs->reclaim_high - res : 1;
+}
+
 uint64_t zcow_reclaim_high_zones(struct zcow_fs *fs)
 {
-	uint64_t extra = nr_zones(fs) / 4;
-
-	if (fs->reclaim_high)
-		return fs->reclaim_high;
-
-	return LOW_WATERMARK + (extra > 2 ? extra : 2);
+	return reserve_zones(fs) + ahead_zones(fs);
 }
 
 /*
- * Is space short: free zones at or under @zones, or metadata room that
- * would not cover the running transaction's commit and the global
- * reserve with META_MARGIN_ZONES zones given away (the metadata of large
- * trees needs zones of its own, and relocation needs room for the items
- * it moves)?
+ * Is a commit due for the pending zones: data has HARD_RESERVE_ZONES
+ * zones or fewer left to open without them?  Only then does reclaim
+ * commit; else the cleaned groups go with whatever commit comes next
+ * (commit_bytes, an fsync's full commit, a sync, unmount).
  */
-static bool is_short(struct zcow_fs *fs, uint64_t zones)
+static bool is_commit_due(struct zcow_fs *fs)
 {
-	return zcow_zoned_nr_free_zones(fs) <= zones ||
-	       !zcow_meta_may_give(fs, META_MARGIN_ZONES *
-					       zcow_zoned_zone_room(fs));
+	return nr_pending_zones(fs) &&
+	       data_zones_free(fs, 0) <= HARD_RESERVE_ZONES;
 }
 
 /*
- * One round: pick victims in order while their live data fits the room
- * relocation has (zcow_reloc_room()), at most @want of them, relocate
- * them and commit.  *nr_ret: groups given to relocation (0: none fit).
+ * Clean the best victim that fits: a data group whose live data the
+ * relocation room takes, or a metadata group (a young one only with
+ * @meta_ok, list_victims()) whose nodes pass the metadata admission;
+ * @meta_short: metadata is what is short, so when the best data victim
+ * finds no room for its metadata, try the metadata groups after it.
+ * *done_ret: one was cleaned.
  */
-static int round_once(struct zcow_fs *fs, uint32_t usage, uint64_t clock,
-		      uint64_t want, uint64_t *nr_ret)
+static int clean_one(struct zcow_fs *fs, bool meta_ok, bool meta_short,
+		     bool *done_ret)
 {
 	struct victim *v = NULL;
-	struct zcow_bg **pick = NULL;
-	uint64_t nr = 0, n = 0, i, room;
+	uint64_t nr = 0, i, room;
+	bool tried_data = false;
 	int err;
 
-	*nr_ret = 0;
-	err = list_victims(fs, usage, clock, &v, &nr);
+	*done_ret = false;
+	err = list_victims(fs, 101, 0, meta_ok, &v, &nr);
 	if (err || !nr)
 		goto out;
-	pick = malloc(nr * sizeof(*pick));
-	if (!pick) {
-		err = -ENOMEM;
-		goto out;
-	}
 	room = zcow_reloc_room(fs);
-	for (i = 0; i < nr && n < want; i++) {
+	for (i = 0; i < nr; i++) {
 		struct zcow_bg *bg = v[i].bg;
 
-		if (bg->flags & ZCOW_BG_DATA) {
-			uint64_t need = reloc_need(bg);
-
-			if (need > room)
-				continue;
-			room -= need;
-		} else if (zcow_meta_check(fs, zcow_reloc_meta_nodes(fs, bg),
-					   true)) {
-			continue;	/* no room for its nodes now */
+		if (bg->flags & ZCOW_BG_DATA ?
+			    reloc_need(bg) > room :
+			    zcow_meta_check(fs, zcow_reloc_meta_nodes(fs, bg),
+					    true) != 0)
+			continue;
+		if (tried_data && (bg->flags & ZCOW_BG_DATA))
+			continue;
+		log_pick(fs, bg, i, nr, v[i].score);
+		err = zcow_relocate_bgs_locked(fs, &bg, 1);
+		if (err != -ENOSPC) {
+			*done_ret = !err;
+			break;
 		}
-		pick[n++] = bg;
-		zlog(ZLOG_DEBUG, TAG,
-		     "pick %" PRIu64 "/%" PRIu64 " %s u=%.3f age=%" PRIu64
-		     " score=%.4g%s",
-		     n, nr, bg->flags & ZCOW_BG_DATA ? "data" : "meta",
-		     live_share(bg), fs->alloc_clock - bg->last_alloc,
-		     v[i].score, bg->is_reloc_filled ? " reloc" :
-				 bg->is_hot ? " hot" : "");
+		/*
+		 * No room for its copies' metadata now (what was moved stays
+		 * moved).  A worse data victim would only move more for
+		 * less; a metadata group needs fewer nodes than it frees,
+		 * and compacting one is how metadata gets room back.
+		 */
+		err = 0;
+		if (!meta_short)
+			break;
+		tried_data = true;
 	}
-	if (!n) {
-		err = -ENOSPC;	/* none fits the room relocation has */
-		goto out;
-	}
-	err = zcow_relocate_bgs_locked(fs, pick, n);
-	*nr_ret = n;
 out:
-	free(pick);
 	free(v);
 	return err;
 }
 
 /*
- * Relocate until the policy is satisfied: threshold and balance (@usage
- * <= 100) until no group qualifies; greedy and cost-benefit until the
- * free zones reach the high watermark.
+ * The zones, beyond ahead_zones(), a cleaning pass collects before its
+ * commit may come: as many as that commit writes (a measured commit's
+ * metadata, txn_ahead_bytes()), so that the zones a commit frees at
+ * least pay for it.  Fewer, and the commits' metadata outgrows what they
+ * free (uniform overwrites dirty most of the trees per commit); more,
+ * and the pending zones, which data cannot use, raise the utilization
+ * the cleaning runs at (measured: docs/reclaim-experiments.md).
  */
-static int reclaim_pass(struct zcow_fs *fs, uint32_t usage)
+static uint64_t batch_zones(struct zcow_fs *fs)
 {
-	bool is_watermark = usage > 100 &&
-			    (fs->reclaim == ZCOW_RECLAIM_GREEDY ||
-			     fs->reclaim == ZCOW_RECLAIM_COST_BENEFIT);
-	uint64_t before = 0, after, n, want, high = zcow_reclaim_high_zones(fs);
-	int round, err = 0;
+	uint64_t zr = zcow_zoned_zone_room(fs);
 
-	fs->in_reclaim = true;
-	for (round = 0; round < MAX_ROUNDS; round++) {
-		before = zcow_zoned_nr_free_zones(fs);
-		if (is_watermark && !is_short(fs, high - 1))
+	return zr ? div_up(txn_ahead_bytes(fs), zr) : 1;
+}
+
+/*
+ * The cleaner of greedy and cost-benefit.  It starts when data has fewer
+ * zones, free or pending, than ahead_zones() (@when SHORT: always, and
+ * cleans at least one group); once started it cleans one victim at a
+ * time until the pending zones also pay for the commit that frees them
+ * (a measured commit's metadata, twice).  Relocation's copies take free
+ * zones while the zones they empty are only pending: when metadata could
+ * no longer give a zone away (its room would not cover the next
+ * transaction), the pending zones are committed first.  At the end it
+ * commits only if data is down to HARD_RESERVE_ZONES zones; else the
+ * cleaned groups go with whatever commit comes next.
+ */
+static int clean_jit(struct zcow_fs *fs, enum zcow_reclaim_when when)
+{
+	bool is_short = when == ZCOW_RECLAIM_SHORT ||
+			when == ZCOW_RECLAIM_META_SHORT;
+	uint64_t zr = zcow_zoned_zone_room(fs), target = ahead_zones(fs);
+	uint64_t n, nr_commits = 0;
+	bool done = false;
+	int err = 0;
+
+	if (!is_short && data_zones_free(fs, nr_pending_zones(fs)) >= target)
+		return 0;
+	target += batch_zones(fs);
+	for (n = 0; n < MAX_VICTIMS && !err; n++) {
+		/* Metadata groups too when metadata is what data waits
+		 * for: its room could not give data a zone. */
+		bool meta_ok = when == ZCOW_RECLAIM_META_SHORT ||
+			       !zcow_meta_may_give(fs, zr);
+
+		if ((!is_short || done) &&
+		    data_zones_free(fs, nr_pending_zones(fs)) >= target)
 			break;
-		want = is_watermark ? (before < high ? high - before : 1) :
-				      UINT64_MAX;
-		err = round_once(fs, usage, 0, want, &n);
-		if (err || !n)
+		if (meta_ok && nr_pending_zones(fs) && nr_commits < 4) {
+			/* ORDER: the cleaned groups' zones are reset after
+			 * this commit's superblock (commit_reset_removed). */
+			err = zcow_files_commit_locked(fs);
+			nr_commits++;
+			continue;
+		}
+		err = clean_one(fs, when == ZCOW_RECLAIM_META_SHORT, meta_ok,
+				&done);
+		zlog(ZLOG_DEBUG, TAG,
+		     "clean (%s): %s; free %" PRIu64 ", pending %" PRIu64
+		     ", data may open %" PRIu64 ": %d",
+		     when == ZCOW_RECLAIM_AT_PICK ? "pick" :
+		     when == ZCOW_RECLAIM_AT_COMMIT ? "commit" :
+		     meta_ok ? "metadata short" : "data short",
+		     done ? "one group" : "nothing fits",
+		     zcow_zoned_nr_free_zones(fs), nr_pending_zones(fs),
+		     data_zones_free(fs, nr_pending_zones(fs)), err);
+		if (!done)
 			break;
-		after = zcow_zoned_nr_free_zones(fs);
-		if (is_watermark && after <= before)
-			break;		/* no progress */
 	}
-	fs->in_reclaim = false;
-	return err == -ENOSPC ? 0 : err;
+	if (!err && !is_short && is_commit_due(fs))
+		err = zcow_files_commit_locked(fs);
+	return err;
+}
+
+/*
+ * Clean every victim of @usage (balance, <= 100) or of the threshold
+ * policy (101) that fits, in policy order, in rounds until none is left.
+ * @commit: commit after each round (balance), so that the next round
+ * finds the zones reset and the moves durable.
+ */
+static int clean_all(struct zcow_fs *fs, uint32_t usage, uint64_t clock,
+		     bool commit, uint64_t max_rounds)
+{
+	uint64_t round;
+	int err = 0;
+
+	for (round = 0; round < max_rounds; round++) {
+		struct victim *v = NULL;
+		struct zcow_bg **pick = NULL;
+		uint64_t nr = 0, n = 0, i, room;
+
+		err = list_victims(fs, usage, clock, true, &v, &nr);
+		if (!err && nr && !(pick = malloc(nr * sizeof(*pick))))
+			err = -ENOMEM;
+		room = zcow_reloc_room(fs);
+		for (i = 0; !err && i < nr; i++) {
+			struct zcow_bg *bg = v[i].bg;
+
+			if (bg->flags & ZCOW_BG_DATA) {
+				if (reloc_need(bg) > room)
+					continue;
+				room -= reloc_need(bg);
+			} else if (zcow_meta_check(
+					   fs, zcow_reloc_meta_nodes(fs, bg),
+					   true)) {
+				continue;	/* no room for its nodes now */
+			}
+			log_pick(fs, bg, n, nr, v[i].score);
+			pick[n++] = bg;
+		}
+		if (!err && n)
+			err = zcow_relocate_bgs_locked(fs, pick, n);
+		else if (!err && nr)
+			err = -ENOSPC;
+		free(pick);
+		free(v);
+		if (err == -ENOSPC)	/* none fits the room relocation has */
+			return usage <= 100 ? err : 0;
+		if (err || !n)
+			return err;
+		if (commit) {
+			err = zcow_files_commit_locked(fs);
+			if (err)
+				return err;
+		}
+	}
+	return usage <= 100 ? -EAGAIN : 0;
 }
 
 int zcow_reclaim_locked(struct zcow_fs *fs, enum zcow_reclaim_when when)
 {
+	const struct policy *p;
 	int err;
 
 	if (fs->reclaim == ZCOW_RECLAIM_OFF ||
 	    fs->reclaim == ZCOW_RECLAIM_DEFAULT || fs->in_reclaim ||
 	    fs->read_only || fs->error || !fs->has_trees || !fs->files)
 		return 0;
-	if (fs->reclaim == ZCOW_RECLAIM_THRESHOLD) {
+	p = &policies[fs->reclaim];
+	if (p->when == WHEN_OVER_THRESHOLD) {
 		if (when != ZCOW_RECLAIM_AT_COMMIT)
 			return 0;	/* Linux 5.13: after a commit only */
-	} else if (when != ZCOW_RECLAIM_SHORT &&
-		   !is_short(fs, LOW_WATERMARK)) {
-		return 0;
 	}
-	/* Nothing changed since a pass found nothing to do. */
-	if (fs->reclaim_idle_gen == fs->generation &&
-	    fs->reclaim_idle_freed == fs->freed_bytes)
+	/* Nothing changed since a pass found nothing to do (metadata
+	 * short: metadata groups may be victims, always look). */
+	if (when != ZCOW_RECLAIM_META_SHORT &&
+	    fs->reclaim_idle_gen == fs->generation &&
+	    fs->reclaim_idle_freed == fs->freed_bytes &&
+	    fs->reclaim_idle_passes == fs->rstats.nr_passes)
 		return 0;
-	err = reclaim_pass(fs, 101);
-	fs->reclaim_idle_gen = fs->generation;
-	fs->reclaim_idle_freed = fs->freed_bytes;
+	fs->in_reclaim = true;
+	if (p->when == WHEN_OVER_THRESHOLD)	/* and commit, as btrfs's
+						 * relocation does */
+		err = clean_all(fs, 101, 0, true, MAX_ROUNDS);
+	else
+		err = clean_jit(fs, when);
+	fs->in_reclaim = false;
+	if (when != ZCOW_RECLAIM_META_SHORT &&
+	    fs->rstats.nr_passes == fs->reclaim_idle_passes) {
+		fs->reclaim_idle_gen = fs->generation;
+		fs->reclaim_idle_freed = fs->freed_bytes;
+	}
+	fs->reclaim_idle_passes = fs->rstats.nr_passes;
 	return err;
 }
 
@@ -485,8 +727,7 @@ int zcow_balance(struct zcow_fs *fs, uint32_t usage,
 		 struct zcow_reclaim_stats *stats_ret)
 {
 	struct zcow_reclaim_stats before;
-	uint64_t n, clock;
-	int round, err = 0;
+	int err;
 
 	if (usage > 100)
 		return -EINVAL;
@@ -496,15 +737,8 @@ int zcow_balance(struct zcow_fs *fs, uint32_t usage,
 		return -EINVAL;
 	pthread_mutex_lock(&fs->files->lock);
 	before = fs->rstats;
-	clock = fs->alloc_clock;
 	fs->in_reclaim = true;
-	for (round = 0; round < MAX_ROUNDS * 16; round++) {
-		err = round_once(fs, usage, clock, UINT64_MAX, &n);
-		if (err || !n)
-			break;
-	}
-	if (!err && round == MAX_ROUNDS * 16)
-		err = -EAGAIN;
+	err = clean_all(fs, usage, fs->alloc_clock, true, MAX_ROUNDS * 16);
 	fs->in_reclaim = false;
 	if (stats_ret)
 		zcow_reclaim_stats_sub(stats_ret, &fs->rstats, &before);

@@ -98,8 +98,9 @@ int zcow_reclaim_victims(struct zcow_fs *fs, struct zcow_bg ***v_ret,
 enum zcow_reclaim_when {
 	ZCOW_RECLAIM_AT_COMMIT,	/* a commit of the file layer ended */
 	ZCOW_RECLAIM_AT_PICK,	/* a data pick starts */
-	ZCOW_RECLAIM_SHORT,	/* a data pick or a metadata reservation
-				 * found no room */
+	ZCOW_RECLAIM_SHORT,	/* a data pick found no room */
+	ZCOW_RECLAIM_META_SHORT, /* a metadata reservation found no room,
+				  * even after a commit */
 };
 
 /*

@@ -455,7 +455,9 @@ static uint64_t range_nodes(struct zcow_fs *fs, struct zcow_tree *tree,
 }
 
 /* Nodes @nr_items same-size updates anywhere in @tree may dirty: the path
- * of each, at most every node of the tree. */
+ * of each, at most every node of the tree the transaction has not copied
+ * yet (a copied node is changed in place; a same-size update splits
+ * nothing). */
 static int update_nodes(struct zcow_tree *tree, uint64_t nr_items,
 			uint64_t *nodes_ret)
 {
@@ -463,10 +465,13 @@ static int update_nodes(struct zcow_tree *tree, uint64_t nr_items,
 	uint64_t h = tree->root_bytenr == ZCOW_NO_ROOT ?
 			     1 :
 			     (uint64_t)tree->root_level + 1;
+	uint64_t clean;
 
 	if (nr < 0)
 		return (int)nr;
-	*nodes_ret += nr_items * h < (uint64_t)nr ? nr_items * h : (uint64_t)nr;
+	clean = tree->nr_dirty < (uint64_t)nr ? (uint64_t)nr - tree->nr_dirty :
+						0;
+	*nodes_ret += nr_items * h < clean ? nr_items * h : clean;
 	return 0;
 }
 
@@ -521,9 +526,13 @@ static int copy_batch(struct zcow_fs *fs, struct rextent *v, uint64_t nr,
 	uint64_t i, at = 0, nodes, new;
 	int err;
 
+	nodes = 0;
 	err = data_batch_nodes(fs, v, nr, &nodes);
 	if (!err)
 		err = zcow_meta_check(fs, nodes, true);
+	if (err == -ENOSPC)
+		zlog(ZLOG_DEBUG, TAG, "batch of %" PRIu64 " extents: no metadata room for %" PRIu64 " nodes",
+		     nr, nodes);
 	for (i = 0; !err && i < nr && fs->files->nr_snaps; i++)
 		err = unshare_extent(fs, v[i].bytenr, v[i].len);
 	if (err)
@@ -537,8 +546,11 @@ static int copy_batch(struct zcow_fs *fs, struct rextent *v, uint64_t nr,
 	err = reloc_bg_for(fs, total, &rbg);
 	if (!err)
 		err = zcow_bg_reserve_in(fs, rbg, total, &new);
-	if (err)
+	if (err) {
+		zlog(ZLOG_DEBUG, TAG, "batch of %" PRIu64 " bytes: no relocation room: %d",
+		     total, err);
 		return err;
+	}
 	/* ORDER: the copies land before any item points at them; the
 	 * commit's flush makes them durable before its superblock. */
 	err = zcow_bg_write(fs, rbg, buf, total, new - rbg->start, 0,
@@ -559,6 +571,15 @@ static int copy_batch(struct zcow_fs *fs, struct rextent *v, uint64_t nr,
 		fs->rstats.data_extents++;
 	}
 	return 0;
+}
+
+static uint64_t batch_bytes(const struct rextent *v, uint64_t n)
+{
+	uint64_t total = 0, i;
+
+	for (i = 0; i < n; i++)
+		total += v[i].len;
+	return total;
 }
 
 static int relocate_data(struct zcow_fs *fs, struct zcow_bg *bg)
@@ -596,6 +617,13 @@ static int relocate_data(struct zcow_fs *fs, struct zcow_bg *bg)
 			break;
 		}
 		err = copy_batch(fs, v + i, n, total, buf);
+		/* No room for the batch's metadata (or copies): smaller
+		 * batches dirty fewer nodes; nothing was written yet. */
+		while (err == -ENOSPC && n > 1) {
+			n /= 2;
+			total = batch_bytes(v + i, n);
+			err = copy_batch(fs, v + i, n, total, buf);
+		}
 	}
 	free(buf);
 	free(v);
@@ -668,74 +696,61 @@ static void start_relocating(struct zcow_fs *fs, struct zcow_bg *bg)
 				  bg->start);
 		bg->zone_unusable += bg->capacity - bg->alloc_offset;
 		bg->alloc_offset = bg->capacity;
+		if (bg->flags & ZCOW_BG_METADATA)
+			bg->meta_wp = bg->capacity;	/* nothing to write */
 	}
 }
 
 int zcow_relocate_bgs_locked(struct zcow_fs *fs, struct zcow_bg **v,
 			     uint64_t nr)
 {
-	/* per group: its start, its type, whether all of it was moved */
-	uint64_t *starts = malloc((nr ? nr : 1) * 3 * sizeof(*starts)), i;
-	uint64_t *flags = starts + nr, *is_moved = flags + nr, moved = 0;
+	uint64_t moved = 0, i;
 	bool is_short = false;
-	int err = 0, cerr;
+	int err = 0;
 
-	if (!starts)
-		return -ENOMEM;
-	for (i = 0; i < nr; i++) {
-		starts[i] = v[i]->start;
-		flags[i] = v[i]->flags;
-		is_moved[i] = false;
+	for (i = 0; i < nr; i++)
 		start_relocating(fs, v[i]);
-	}
-	for (i = 0; !err && i < nr; i++) {
+	for (i = 0; i < nr; i++) {
 		struct zcow_bg *bg = v[i];
 
-		if (bg->flags & ZCOW_BG_DATA)
-			err = relocate_data(fs, bg);
-		else
-			err = relocate_meta(fs, bg);
-		if (err == -ENOSPC) {
-			err = 0;	/* no room for this one: the others */
-			is_short = true;
+		if (!err) {
+			err = bg->flags & ZCOW_BG_DATA ? relocate_data(fs, bg) :
+							 relocate_meta(fs, bg);
+			if (err == -ENOSPC) {
+				err = 0;	/* no room for this one */
+				is_short = true;
+				bg->is_relocating = false;
+				continue;
+			}
+		}
+		if (err) {
+			bg->is_relocating = false;
 			continue;
 		}
-		if (err)
-			break;
-		is_moved[i] = true;
+		/*
+		 * ORDER: nothing yet.  The copies reach the device before
+		 * any superblock that references them (the commit and the
+		 * tree-log flush first); the group's items go with the next
+		 * commit (core/transaction.c:mark_emptied) and its zones are
+		 * reset only after that commit is durable
+		 * (commit_reset_removed).
+		 */
+		bg->is_cleaned = true;
 		moved++;
+		fs->rstats.groups_relocated++;
+		if (bg->flags & ZCOW_BG_DATA)
+			fs->rstats.data_groups++;
+		else
+			fs->rstats.meta_groups++;
 		if (fs->mutation == ZCOW_MUT_RELOC_RESET_EARLY &&
-		    bg->is_seq)	/* TEST-ONLY: breaks the ORDER below */
+		    bg->is_seq)	/* TEST-ONLY: breaks the ORDER above */
 			zcow_bg_reset_zone(fs, bg);
-	}
-	/* ORDER: the copies are made durable by this commit; only the
-	 * next one, after it, removes the groups and resets their zones. */
-	cerr = moved || err || is_short ? zcow_files_commit_locked(fs) : 0;
-	if (!err)
-		err = cerr;
-	if (!err && is_short && !moved)
-		err = -ENOSPC;
-	for (i = 0; i < nr; i++) {
-		struct zcow_bg *bg = zcow_bg_lookup(fs, starts[i]);
-
-		if (!bg || bg->start != starts[i] || bg->is_removing ||
-		    bg->is_deleted) {	/* emptied (its zone reset) */
-			fs->rstats.groups_relocated++;
-			if (flags[i] & ZCOW_BG_DATA)
-				fs->rstats.data_groups++;
-			else
-				fs->rstats.meta_groups++;
-			continue;
-		}
-		if (is_moved[i] && !err)
-			zlog_warn(TAG, "group %" PRIu64 ": %" PRIu64 " bytes still used after relocation",
-				  bg->start, bg->used);
-		bg->is_relocating = false;
 	}
 	if (moved)
 		fs->rstats.nr_passes++;
-	free(starts);
-	if (err && err != -ENOSPC)
+	if (err) {
 		zlog_err(TAG, "relocation failed: %d", err);
-	return err;
+		return err;
+	}
+	return is_short && !moved ? -ENOSPC : 0;
 }

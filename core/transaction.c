@@ -490,6 +490,38 @@ out:
 	return ret;
 }
 
+/*
+ * Data and metadata groups this transaction emptied (a relocation, or
+ * the last live bytes freed): removed by this commit, not the next
+ * (*changed_ret: their items go in the next round).  Nothing durable
+ * after this commit references them, and the superblock before it still
+ * finds their old contents, since the zones are reset only after this
+ * commit's superblock (commit_reset_removed).  Not a group created in
+ * this transaction (it has no items yet), not one with nodes allocated
+ * in it and not written yet, not a system group, the tree-log group or
+ * a group a replace copies: those go by zcow_bg_unpin_all() after the
+ * commit, as before.
+ */
+static void mark_emptied(struct zcow_fs *fs, bool *changed_ret)
+{
+	uint64_t i;
+
+	for (i = 0; i < fs->nr_bgs; i++) {
+		struct zcow_bg *bg = fs->bgs[i];
+		uint64_t type = bg->flags & ZCOW_BG_TYPE_MASK;
+
+		if ((type != ZCOW_BG_DATA && type != ZCOW_BG_METADATA) ||
+		    bg->is_new || bg->is_removing || bg->is_deleted ||
+		    bg->is_ro || bg->is_copying || bg->used || bg->reserved ||
+		    bg->start == fs->treelog_bg ||
+		    bg->zone_unusable + bg->pinned != bg->length ||
+		    (type == ZCOW_BG_METADATA && bg->meta_wp < bg->alloc_offset))
+			continue;
+		bg->is_removing = true;
+		*changed_ret = true;
+	}
+}
+
 /* Apply every delayed change until a round changes nothing. */
 static int apply_delayed(struct zcow_fs *fs)
 {
@@ -529,6 +561,7 @@ static int apply_delayed(struct zcow_fs *fs)
 		ret = run_refs(fs, &changed);
 		if (ret)
 			return ret;
+		mark_emptied(fs, &changed);
 		for (i = 0; i < fs->nr_bgs; i++) {
 			struct zcow_bg *bg = fs->bgs[i];
 
@@ -749,6 +782,13 @@ static int write_nodes(struct zcow_fs *fs)
 		fs->cstats.nodes_by_tree[t] += by_tree[t];
 	fs->cstats.nodes_redirtied += fs->nr_redirty;
 	fs->cstats.last_nodes_written = wl.nr;
+	/* A decaying peak of the commits' size: what the cleaner keeps
+	 * metadata room for (core/reclaim.c). */
+	fs->commit_clock[1] = fs->commit_clock[0];
+	fs->commit_clock[0] = fs->alloc_clock;
+	fs->commit_nodes_peak -= fs->commit_nodes_peak / 16;
+	if (wl.nr > fs->commit_nodes_peak)
+		fs->commit_nodes_peak = wl.nr;
 out:
 	free(wl.v);
 	return ret;
@@ -877,6 +917,11 @@ static int commit_write_super(struct zcow_fs *fs,
 
 	/* Test-only mutation 1 (docs/crash.md): reset the removed block
 	 * groups before the commit that drops them is durable. */
+	if (fs->mutation == ZCOW_MUT_CLEANED_RESET_EARLY)
+		for (i = 0; i < fs->nr_bgs; i++)	/* TEST-ONLY */
+			if (fs->bgs[i]->is_cleaned && fs->bgs[i]->is_deleted &&
+			    fs->bgs[i]->is_seq)
+				zcow_bg_reset_zone(fs, fs->bgs[i]);
 	if (fs->mutation == ZCOW_MUT_RESET_BEFORE_COMMIT)
 		for (i = 0; i < fs->nr_bgs; i++) {
 			struct zcow_bg *mbg = fs->bgs[i];
@@ -946,6 +991,15 @@ static void commit_reset_removed(struct zcow_fs *fs)
 		struct zcow_bg *bg = fs->bgs[i];
 
 		if (!bg->is_deleted) {
+			if (bg->is_cleaned && !bg->is_removing &&
+			    (bg->used || bg->reserved)) {
+				/* Still used after the commit that was to
+				 * remove it: it takes allocations again. */
+				zlog_warn(TAG, "block group %" PRIu64 ": %" PRIu64 " bytes still used after relocation",
+					  bg->start, bg->used);
+				bg->is_cleaned = false;
+				bg->is_relocating = false;
+			}
 			i++;
 			continue;
 		}

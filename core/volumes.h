@@ -96,6 +96,8 @@ struct zcow_bg {
 	bool is_removing;	/* all unusable: items go at the next commit */
 	bool is_deleted;	/* items deleted: zones reset after the commit */
 	bool is_relocating;	/* being emptied: nothing is allocated in it */
+	bool is_cleaned;	/* relocation moved all of it: removed by the
+				 * next commit, its zones reset after it */
 	bool is_data_reloc;	/* the data relocation group (fs->reloc_bg) */
 	uint64_t last_alloc;	/* fs->alloc_clock at its last reservation */
 	bool is_hot;		/* hotcold=on: filled from a hot data slot */

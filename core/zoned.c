@@ -109,7 +109,7 @@ bool zcow_zoned_has_reclaimable(struct zcow_fs *fs)
 	uint64_t i;
 
 	for (i = 0; i < fs->nr_bgs; i++)
-		if (fs->bgs[i]->pinned ||
+		if (fs->bgs[i]->pinned || fs->bgs[i]->is_cleaned ||
 		    (fs->bgs[i]->is_removing && !fs->bgs[i]->is_deleted))
 			return true;
 	return false;
@@ -335,9 +335,14 @@ int zcow_zoned_pick_data_bg(struct zcow_fs *fs, uint64_t ino, bool is_hot,
 
 	if (fs->read_only)
 		return -EROFS;
-	err = zcow_reclaim_locked(fs, ZCOW_RECLAIM_AT_PICK);
-	if (err)
-		return err;
+	/* Just in time: the cleaner looks when the slot needs a new zone. */
+	if (!fl->data_active[slot] ||
+	    !zcow_bg_has_room(zcow_bg_lookup(fs, fl->data_active[slot]),
+			      ZCOW_BG_DATA, BS)) {
+		err = zcow_reclaim_locked(fs, ZCOW_RECLAIM_AT_PICK);
+		if (err)
+			return err;
+	}
 	for (attempt = 0;;) {
 		struct zcow_bg *bg;
 
@@ -370,15 +375,13 @@ int zcow_zoned_pick_data_bg(struct zcow_fs *fs, uint64_t ino, bool is_hot,
 		if (attempt++ >= 4)
 			return -ENOSPC;
 		if (!zcow_zoned_has_reclaimable(fs)) {
-			/* Nothing a commit frees: relocate (reclaim). */
-			uint64_t before = zcow_zoned_nr_free_zones(fs);
-
+			/* Nothing a commit frees: relocate (reclaim), the
+			 * commit below resets what it emptied. */
 			err = zcow_reclaim_locked(fs, ZCOW_RECLAIM_SHORT);
 			if (err)
 				return err;
-			if (zcow_zoned_nr_free_zones(fs) <= before)
+			if (!zcow_zoned_has_reclaimable(fs))
 				return -ENOSPC;
-			continue;
 		}
 		/* Flush: pinned space becomes unusable, whole unusable
 		 * groups are removed and their zones reset. */

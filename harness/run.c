@@ -186,9 +186,13 @@ int zrun_settings_apply(struct zrun_settings *set, const struct zfio_kv *kv,
 	} else if (!strcmp(k, "reclaim")) {
 		int p = zcow_reclaim_parse(v);
 
-		if (p < 0)
-			return bad(err, len, kv, "not off, threshold, greedy "
-						 "or cost-benefit");
+		if (p < 0) {
+			char names[128], why[160];
+
+			zcow_reclaim_names(names, sizeof(names));
+			snprintf(why, sizeof(why), "not %s", names);
+			return bad(err, len, kv, why);
+		}
 		set->reclaim = p;
 		set->explicit_keys |= ZRUN_KEY_RECLAIM;
 	} else if (!strcmp(k, "reclaim_threshold")) {

@@ -152,7 +152,10 @@ struct zcow_mount_opts {
  *	copies is durable;
  *   ZCOW_MUT_REPLACE_WIPE_EARLY: a device replace wipes the source's
  *	superblocks before the commit that switches to the target (not
- *	after it is durable).
+ *	after it is durable);
+ *   ZCOW_MUT_CLEANED_RESET_EARLY: the commit that removes the groups
+ *	reclaim emptied resets their zones once its nodes are written,
+ *	before its superblock (not after it is durable).
  */
 enum zcow_mutation {
 	ZCOW_MUT_NONE,
@@ -162,6 +165,7 @@ enum zcow_mutation {
 	ZCOW_MUT_LOG_SB_BEFORE_FLUSH,
 	ZCOW_MUT_RELOC_RESET_EARLY,
 	ZCOW_MUT_REPLACE_WIPE_EARLY,
+	ZCOW_MUT_CLEANED_RESET_EARLY,
 };
 
 /*
@@ -193,6 +197,9 @@ enum zcow_reclaim {
 const char *zcow_reclaim_name(int policy);
 /* The policy named @name, or -EINVAL. */
 int zcow_reclaim_parse(const char *name);
+/* The policies' names as a list for a message ("off, threshold, ... or
+ * cost-benefit") into @buf of @size bytes (cut to fit). */
+void zcow_reclaim_names(char *buf, size_t size);
 /*
  * A knob set that @policy (DEFAULT: the default's) does not have:
  * "reclaim_threshold" (a @threshold but not reclaim=threshold) or

@@ -119,6 +119,19 @@ START_TEST(test_mutation_reloc_reset_early_caught)
 END_TEST
 
 /*
+ * The commit that removes the groups reclaim emptied resets their zones
+ * before its superblock: a cut in between leaves the previous superblock
+ * pointing at data in reset zones.
+ */
+START_TEST(test_mutation_cleaned_reset_early_caught)
+{
+	struct zcrash_summary s = run("reclaim", ZCOW_MUT_CLEANED_RESET_EARLY);
+
+	ck_assert_uint_gt(s.violations, 0);
+}
+END_TEST
+
+/*
  * A device replace cut by power at every persist point of the source and
  * of the target (one power domain), under drop and prefix, in both
  * tree-log modes: no violation, and the states fall on both sides of the
@@ -609,6 +622,7 @@ Suite *crash_suite(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_loop_test(tc, test_quick_clean, 0, 6);
 	tcase_add_test(tc, test_mutation_reset_caught);
+	tcase_add_test(tc, test_mutation_cleaned_reset_early_caught);
 	tcase_add_test(tc, test_mutation_reloc_reset_early_caught);
 	tcase_add_test(tc, test_mutation_sb_flush_caught);
 	tcase_add_test(tc,

@@ -342,7 +342,7 @@ START_TEST(test_run_reclaim_keys_and_counters)
 	unlink("/tmp/zcow-test-reclaim.scenario");
 	s = summary_no_wall(dir);
 	ck_assert_msg(strstr(s, "\"reclaim\": {\"policy\": \"greedy\", "
-				"\"threshold\": null, \"high_zones\": 9,"),
+				"\"threshold\": null, \"high_zones\": 6,"),
 		      "%s", s);
 	ck_assert(json_num(s, "\"groups_relocated\"") > 0);
 	ck_assert(json_num(s, "\"data_bytes_relocated\"") > 0);
