@@ -1654,7 +1654,7 @@ static int check_reclaim_opts(const struct zcow_mount_opts *opts)
 	if (!opts)
 		return 0;
 	p = opts->reclaim;
-	if (p < ZCOW_RECLAIM_DEFAULT || p > ZCOW_RECLAIM_COST_BENEFIT) {
+	if (p < ZCOW_RECLAIM_DEFAULT || p > ZCOW_RECLAIM_HOTCOLD_GREEDY) {
 		zlog_err(TAG, "reclaim policy %d: unknown", p);
 		return -EINVAL;
 	}
@@ -1702,6 +1702,11 @@ int zcow_files_mount(struct zcow_fs *fs, const struct zcow_mount_opts *opts)
 	zcow_reclaim_init(fs, opts ? opts->reclaim : 0,
 			  opts ? opts->reclaim_threshold : 0,
 			  opts ? opts->reclaim_high : 0);
+	if (opts && !opts->hotcold && zcow_reclaim_needs_hotcold(opts->reclaim)) {
+		zlog_err(TAG, "reclaim=%s: needs hotcold=on (it orders hot and cold groups)",
+			 zcow_reclaim_name(opts->reclaim));
+		return -EINVAL;
+	}
 	data_zones = zcow_zoned_data_zones(fs, opts ? opts->data_zones : 0,
 					   !(opts && opts->no_treelog));
 	if (opts && opts->hotcold && data_zones < 2) {

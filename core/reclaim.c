@@ -48,6 +48,8 @@
 /* Free zones beyond the reserve at or under which reclaim commits, so
  * that the pending zones are reset before data runs out. */
 #define HARD_RESERVE_ZONES 1u
+/* hotcold-greedy: a cold group's free share counts this many times. */
+#define COLD_WEIGHT 2.0
 /* Victims one cleaner call takes at most. */
 #define MAX_VICTIMS 64u
 /* Rounds of threshold's clean-up and of balance at most. */
@@ -69,6 +71,7 @@ struct policy {
 	double (*score)(struct zcow_fs *fs, const struct zcow_bg *bg);
 	bool has_threshold;	/* takes reclaim_threshold= */
 	bool has_high;		/* takes reclaim_high= */
+	bool needs_hotcold;	/* refused without hotcold=on */
 };
 
 static double live_share(const struct zcow_bg *bg)
@@ -93,6 +96,15 @@ static double score_cost_benefit(struct zcow_fs *fs,
 	return age * (1.0 - u) / (1.0 + u);
 }
 
+/* Desnoyers' split of the spare space: cleaning cold groups at a higher
+ * live share leaves the free space to the hot ones, whose garbage comes
+ * back fastest. */
+static double score_hotcold_greedy(struct zcow_fs *fs,
+				   const struct zcow_bg *bg)
+{
+	return score_greedy(fs, bg) * (bg->is_hot ? 1.0 : COLD_WEIGHT);
+}
+
 static const struct policy policies[] = {
 	[ZCOW_RECLAIM_DEFAULT] = { "default", WHEN_NEVER, NULL, false, false },
 	[ZCOW_RECLAIM_OFF] = { "off", WHEN_NEVER, NULL, false, false },
@@ -102,6 +114,9 @@ static const struct policy policies[] = {
 				  false, true },
 	[ZCOW_RECLAIM_COST_BENEFIT] = { "cost-benefit", WHEN_JUST_IN_TIME,
 					score_cost_benefit, false, true },
+	[ZCOW_RECLAIM_HOTCOLD_GREEDY] = { "hotcold-greedy", WHEN_JUST_IN_TIME,
+					  score_hotcold_greedy, false, true,
+					  true },
 };
 
 #define NR_POLICIES (sizeof(policies) / sizeof(policies[0]))
@@ -151,10 +166,18 @@ const char *zcow_reclaim_knob_refused(int policy, uint32_t threshold,
 		return "reclaim_threshold";
 	}
 	if (high && !policies[policy].has_high) {
-		*why_ret = "only greedy and cost-benefit have a watermark";
+		*why_ret = "only the just-in-time policies have a watermark";
 		return "reclaim_high";
 	}
 	return NULL;
+}
+
+bool zcow_reclaim_needs_hotcold(int policy)
+{
+	if (policy == ZCOW_RECLAIM_DEFAULT)
+		policy = ZCOW_RECLAIM_DEFAULT_POLICY;
+	return policy > 0 && (size_t)policy < NR_POLICIES &&
+	       policies[policy].needs_hotcold;
 }
 
 void zcow_reclaim_init(struct zcow_fs *fs, int policy, uint32_t threshold,

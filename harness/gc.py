@@ -82,7 +82,7 @@ QUICK = {
     "fills": 2,
 }
 HOTCOLD = [("zipf:1.2", "zipf1.2"), ("zoned:80/20:20/80", "zoned80-20")]
-HOTCOLD_POLICIES = ["greedy", "cost-benefit"]
+HOTCOLD_POLICIES = ["greedy", "cost-benefit", "hotcold-greedy+hotcold"]
 
 
 # ---- the analytic curve and the idealized cleaner ------------------------

@@ -194,6 +194,7 @@ int zrun_settings_apply(struct zrun_settings *set, const struct zfio_kv *kv,
 			return bad(err, len, kv, why);
 		}
 		set->reclaim = p;
+		set->reclaim_at = *kv;
 		set->explicit_keys |= ZRUN_KEY_RECLAIM;
 	} else if (!strcmp(k, "reclaim_threshold")) {
 		if (zfio_parse_size(v, 1000, &sz) || sz.unit != ZFIO_BYTES ||
@@ -310,6 +311,11 @@ int zrun_settings_check(const struct zrun_settings *set, char *err,
 	if (set->snapshot_max && !set->snapshot_interval_ns)
 		return bad(err, len, &set->snapshot_max_at, "caps the "
 			   "snapshots of snapshot_interval, which is not set");
+	if (zcow_reclaim_needs_hotcold(set->reclaim) && !set->hotcold) {
+		snprintf(msg, sizeof(msg), "reclaim=%s needs hotcold=on",
+			 zcow_reclaim_name(set->reclaim));
+		return bad(err, len, &set->reclaim_at, msg);
+	}
 	/* data_zones=1 (given, or by a layout) leaves hotcold one slot */
 	if (set->hotcold && set->data_zones == 1)
 		return bad(err, len, &set->hotcold_at, "needs 2 data slots "
@@ -2063,13 +2069,14 @@ static void put_reclaim(FILE *f, const struct rep_result *r)
 	const struct zcow_reclaim_stats *s = &r->reclaim;
 	int p = r->reclaim_policy;
 	char threshold[16] = "null", high[16] = "null";
+	const char *why;
 
 	if (!r->has_fs)
 		return;
 	if (p == ZCOW_RECLAIM_THRESHOLD)
 		snprintf(threshold, sizeof(threshold), "%u",
 			 r->reclaim_threshold);
-	if (p == ZCOW_RECLAIM_GREEDY || p == ZCOW_RECLAIM_COST_BENEFIT)
+	if (!zcow_reclaim_knob_refused(p, 0, 1, &why))	/* has a watermark */
 		snprintf(high, sizeof(high), "%u", r->reclaim_high);
 	fprintf(f, "  \"reclaim\": {\"policy\": \"%s\", \"threshold\": %s, "
 		   "\"high_zones\": %s, "

@@ -166,7 +166,7 @@ struct zrun_settings {
 	 * because the scenario or --set gave them (explicit keys win) */
 	unsigned int explicit_keys;
 	/* where reclaim_threshold, reclaim_high and hotcold were set last */
-	struct zfio_kv threshold_at, high_at, hotcold_at;
+	struct zfio_kv threshold_at, high_at, hotcold_at, reclaim_at;
 	/* where data_zones, commit_bytes or layout was set last (key ""
 	 * when none): the raw target mounts nothing and refuses them */
 	struct zfio_kv mount_at;

@@ -175,11 +175,15 @@ enum zcow_mutation {
  *	005, Linux 5.12);
  *   THRESHOLD: at a commit, every group whose zone_unusable reaches
  *	reclaim_threshold percent of its size (Linux 5.13);
- *   GREEDY: when free zones fall under the low watermark, the groups
- *	with the fewest live bytes first (Linux 5.16);
+ *   GREEDY: just in time, when data is about to open a zone and few
+ *	are free or pending, the groups with the fewest live bytes first
+ *	(Linux 5.16);
  *   COST_BENEFIT: the same trigger, the groups with the highest
  *	age x (1 - u) / (1 + u) first (LFS; u = live share, age = bytes
- *	written since the group's last allocation).
+ *	written since the group's last allocation);
+ *   HOTCOLD_GREEDY: the same trigger, greedy with a cold group's
+ *	free share counted twice (the spare space shifts to the hot
+ *	groups, Desnoyers); needs hotcold=on.
  */
 enum zcow_reclaim {
 	ZCOW_RECLAIM_DEFAULT,
@@ -187,16 +191,21 @@ enum zcow_reclaim {
 	ZCOW_RECLAIM_THRESHOLD,
 	ZCOW_RECLAIM_GREEDY,
 	ZCOW_RECLAIM_COST_BENEFIT,
+	ZCOW_RECLAIM_HOTCOLD_GREEDY,
 };
 #define ZCOW_RECLAIM_DEFAULT_POLICY	ZCOW_RECLAIM_GREEDY
 #define ZCOW_RECLAIM_DEFAULT_THRESHOLD	75u
-/* Free zones under which greedy and cost-benefit start a pass. */
+/* reclaim_high= is more than this many zones. */
 #define ZCOW_RECLAIM_LOW_ZONES		4u
 #define ZCOW_RECLAIM_MAX_HIGH		65535u
-/* "off", "threshold", "greedy", "cost-benefit" (DEFAULT: the default's). */
+/* "off", "threshold", "greedy", "cost-benefit", "hotcold-greedy"
+ * (DEFAULT: the default's). */
 const char *zcow_reclaim_name(int policy);
 /* The policy named @name, or -EINVAL. */
 int zcow_reclaim_parse(const char *name);
+/* Does @policy order groups by hot and cold, so that it is refused
+ * without hotcold=on? */
+bool zcow_reclaim_needs_hotcold(int policy);
 /* The policies' names as a list for a message ("off, threshold, ... or
  * cost-benefit") into @buf of @size bytes (cut to fit). */
 void zcow_reclaim_names(char *buf, size_t size);

@@ -528,6 +528,56 @@ START_TEST(test_reclaim_policy_order)
 }
 END_TEST
 
+/*
+ * hotcold-greedy: greedy with a cold group's free share counted twice
+ * (the spare space shifts to the hot groups), refused without
+ * hotcold=on.  The groups of test_reclaim_policy_order, /old 41% live
+ * marked cold and /new 31% live marked hot: greedy takes /new first,
+ * hotcold-greedy /old (2 x 0.59 > 0.69).
+ */
+START_TEST(test_reclaim_hotcold_greedy_counts_cold_free_space_twice)
+{
+	struct zcow_mount_opts mo = { .data_zones = 2,
+				      .reclaim = ZCOW_RECLAIM_HOTCOLD_GREEDY };
+	struct zcow_bg **v = NULL, *g1, *g2;
+	struct zcow_fs *fs = NULL;
+	struct zcow_mkfs_opts mko = { 0 };
+	struct zsim_config cfg = { .nr_zones = 32, .zone_size = ZS };
+	struct zdev *dev = NULL;
+	uint64_t nr = 0;
+
+	ck_assert_int_eq(zsim_create(&cfg, &dev), 0);
+	ck_assert_int_eq(zcow_mkfs(dev, &mko), 0);
+	ck_assert_int_eq(zcow_mount(dev, &mo, &fs), -EINVAL);
+	ck_assert_ptr_null(fs);
+	zdev_close(dev);
+
+	mo.hotcold = true;
+	fs = sim_fs(32, 0, &mo);
+	put(fs, "/old", 0, 4 * MiB, 1);
+	put(fs, "/filler", 0, 8 * MiB, 1);
+	put(fs, "/new", 0, 4 * MiB, 1);
+	put(fs, "/old", 0, 38 * 64 * KiB, 2);
+	put(fs, "/new", 0, 44 * 64 * KiB, 2);
+	ck_assert_int_eq(zcow_sync(fs), 0);
+	g1 = data_bg_of(fs, "/old", 3 * MiB);
+	g2 = data_bg_of(fs, "/new", 3 * MiB);
+	ck_assert_ptr_ne(g1, g2);
+	ck_assert_uint_eq(g1->used, 4 * MiB - 38 * 64 * KiB);
+	ck_assert_uint_eq(g2->used, 4 * MiB - 44 * 64 * KiB);
+	pthread_mutex_lock(&fs->files->lock);
+	g1->is_hot = false;
+	g2->is_hot = true;
+	ck_assert_int_eq(zcow_reclaim_victims(fs, &v, &nr), 0);
+	pthread_mutex_unlock(&fs->files->lock);
+	ck_assert_uint_ge(nr, 2);
+	ck_assert_ptr_eq(v[0], g1);
+	ck_assert_ptr_eq(v[1], g2);
+	free(v);
+	close_fs(fs);
+}
+END_TEST
+
 /* The next piece of @nr a random overwrite writes (an LCG in @x). */
 static uint64_t next_piece(uint64_t *x, uint64_t nr)
 {
@@ -1213,6 +1263,7 @@ Suite *reclaim_suite(void)
 	tcase_add_test(tc, test_reclaim_relocates_extents_of_shared_leaves);
 	tcase_add_test(tc, test_reclaim_relocates_metadata_group_shared_with_a_snapshot);
 	tcase_add_test(tc, test_reclaim_relocates_metadata_group);
+	tcase_add_test(tc, test_reclaim_hotcold_greedy_counts_cold_free_space_twice);
 	tcase_add_loop_test(tc, test_reclaim_policy_order, 0, 3);
 	tcase_add_loop_test(tc, test_reclaim_sustained_overwrite, 0, 8);
 	tcase_add_test(tc, test_reclaim_holds_a_zone_for_relocation);
