@@ -830,6 +830,14 @@ int zcow_fs_info(struct zcow_fs *fs, struct zcow_fs_info *info)
 	info->reclaim_high = (uint32_t)zcow_reclaim_high_zones(fs);
 	info->reclaimable = zcow_reclaimable(fs);
 	info->reclaim_stats = fs->rstats;
+	if (fs->files) {
+		/* reads the trees' sizes: between operations */
+		pthread_mutex_lock(&fs->files->lock);
+		zcow_reclaim_data_space(fs, &info->data_live_bytes,
+					&info->data_space_bytes,
+					&info->nr_pending_zones);
+		pthread_mutex_unlock(&fs->files->lock);
+	}
 	if (fs->has_trees) {
 		info->nr_free_zones = zcow_zoned_nr_free_zones(fs);
 		info->nr_meta_reserve_zones = META_RESERVE_ZONES;

@@ -166,7 +166,7 @@ const char *zcow_reclaim_knob_refused(int policy, uint32_t threshold,
 		return "reclaim_threshold";
 	}
 	if (high && !policies[policy].has_high) {
-		*why_ret = "only the just-in-time policies have a watermark";
+		*why_ret = "only greedy, cost-benefit and hotcold-greedy have a watermark";
 		return "reclaim_high";
 	}
 	return NULL;
@@ -558,6 +558,26 @@ static int clean_one(struct zcow_fs *fs, bool meta_ok, bool meta_short,
 out:
 	free(v);
 	return err;
+}
+
+void zcow_reclaim_data_space(struct zcow_fs *fs, uint64_t *live_ret,
+			     uint64_t *space_ret, uint64_t *pending_ret)
+{
+	uint64_t live = 0, space = 0, pending = nr_pending_zones(fs), i;
+
+	for (i = 0; i < fs->nr_bgs; i++) {
+		const struct zcow_bg *bg = fs->bgs[i];
+
+		if (!(bg->flags & ZCOW_BG_DATA) || bg->is_deleted)
+			continue;
+		live += bg->used;
+		if (!bg->is_cleaned && !bg->is_removing)
+			space += bg->capacity;
+	}
+	*live_ret = live;
+	*space_ret = space + data_zones_free(fs, pending) *
+				     (zcow_zoned_zone_room(fs) / BS * BS);
+	*pending_ret = pending;
 }
 
 /*

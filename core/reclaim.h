@@ -94,6 +94,12 @@ uint64_t zcow_reclaimable(struct zcow_fs *fs);
 int zcow_reclaim_victims(struct zcow_fs *fs, struct zcow_bg ***v_ret,
 			 uint64_t *nr_ret);
 
+/* The data's live bytes, the bytes it cycles through (data groups not
+ * emptied, and the zones data may open, pending ones counted) and the
+ * pending zones (zcow_fs_info). */
+void zcow_reclaim_data_space(struct zcow_fs *fs, uint64_t *live_ret,
+			     uint64_t *space_ret, uint64_t *pending_ret);
+
 /* When the policy's hook runs. */
 enum zcow_reclaim_when {
 	ZCOW_RECLAIM_AT_COMMIT,	/* a commit of the file layer ended */

@@ -275,7 +275,10 @@ def steady(folder):
         return h, (g / h if h else None), (t / h if h else None)
 
     whole = agg(rows)
-    last = agg(rows[len(rows) - len(rows) // 3:])
+    tail = rows[len(rows) - len(rows) // 3:]
+    last = agg(tail)
+    util = [float(r["data_utilization"]) for r in tail
+            if r.get("data_utilization")]
     series = []
     for r in rows:
         h = int(r["host_bytes_written"])
@@ -286,6 +289,9 @@ def steady(folder):
     return {"host": whole[0], "gc_all": whole[1], "total_all": whole[2],
             "gc": last[1], "total": last[2], "intervals": len(rows),
             "series": series, "reclaim": s.get("reclaim", {}),
+            "rho_eff": sum(util) / len(util) if util else None,
+            "meta_per_host": s.get("gc", {}).get("meta_per_host"),
+            "commits_per_gib": s.get("gc", {}).get("commits_per_gib"),
             "sim_s": s["runs"][0]["sim_time_s"]}
 
 
@@ -334,8 +340,12 @@ COLS = [("rho", "rho"), ("policy", "policy"), ("distribution",
         ("gc", "GC WA steady"), ("total", "total WA steady"),
         ("gc_all", "GC WA overwrite"), ("analytic", "analytic WA"),
         ("ratio", "measured/analytic"), ("within", "within 15%"),
-        ("rho_eff", "rho of C - low watermark"),
-        ("analytic_eff", "analytic WA at that rho"),
+        ("rho_eff", "utilization data cycles through"),
+        ("analytic_eff", "analytic WA at it"),
+        ("ratio_eff", "measured/analytic at it"),
+        ("within_eff", "within 10% at it"),
+        ("meta_per_host", "metadata / host bytes"),
+        ("commits_per_gib", "commits per GiB"),
         ("enospc", "ENOSPC"), ("wall_s", "wall (s)")]
 
 
@@ -388,15 +398,24 @@ def plot_wa(out, rows):
             if not pts:
                 continue
             pols.append(pol)
-            f.write("# %s\n" % pol)
+            f.write("# %s at nominal rho\n" % pol)
             for x in pts:
                 f.write("%.3f %.6f\n" % (x["rho"], x["gc"]))
+            f.write("\n\n")
+            f.write("# %s at the utilization data cycles through\n" % pol)
+            for x in pts:
+                if x.get("rho_eff") is not None:
+                    f.write("%.3f %.6f\n" % (x["rho_eff"], x["gc"]))
             f.write("\n\n")
     plots = ["'%s' index 0 using 1:2 with lines lw 2 title "
              "'analytic greedy/FIFO 1/(1-x)'" % data]
     for i, pol in enumerate(pols):
         plots.append("'%s' index %d using 1:2 with linespoints pt %d "
-                     "title '%s'" % (data, i + 1, i + 5, pol))
+                     "title '%s at nominal rho'" % (data, 2 * i + 1, i + 5,
+                                                    pol))
+        plots.append("'%s' index %d using 1:2 with points pt %d ps 1.5 "
+                     "title '%s at the utilization data cycles through'"
+                     % (data, 2 * i + 2, i + 5, pol))
     return gnuplot(out, "wa", [
         "set title 'GC write amplification, uniform 4 KiB random "
         "overwrite (steady: last third)' noenhanced",
@@ -541,16 +560,19 @@ def main():
         for fu, (rho, pol, d) in zip(futs, points):
             r = fu.result()
             r["analytic"] = analytic_wa(rho)
-            # The fill that measured C may use the free zones under the
-            # low watermark; the overwrite's steady state keeps them
-            # free, so the data cycles through C less those zones.
-            room = cal[pol] - LOW_ZONES * a.zone_size
-            r["rho_eff"] = r["file_size"] / room if room > 0 else None
-            if r["rho_eff"] is not None and r["rho_eff"] < 1:
+            # The utilization the data really cycles through: its live
+            # bytes over the space it could use (the data groups and the
+            # zones data may open, pending ones counted, less what the
+            # metadata's next commits need), sampled per interval by
+            # zcow (intervals.csv data_utilization), the last third.
+            if r.get("rho_eff") is not None and r["rho_eff"] < 1:
                 r["analytic_eff"] = analytic_wa(r["rho_eff"])
             if r.get("gc") is not None:
                 r["ratio"] = r["gc"] / r["analytic"]
                 r["within"] = abs(r["ratio"] - 1) <= 0.15
+                if r.get("analytic_eff"):
+                    r["ratio_eff"] = r["gc"] / r["analytic_eff"]
+                    r["within_eff"] = abs(r["ratio_eff"] - 1) <= 0.10
             rows.append(r)
             print("rho %.2f %-12s %-18s GC WA %s total %s analytic %.2f%s"
                   " (%.0f s)" % (rho, pol, r["distribution"],

@@ -546,6 +546,9 @@ struct wa_bucket {
 	 * that completed in it left it */
 	uint64_t unusable;
 	bool has_unusable;
+	/* ... and the data's live bytes, the space it cycles through and
+	 * the fs's commits then */
+	uint64_t live, space, commits;
 };
 
 struct zrun_wa {
@@ -638,7 +641,8 @@ bool zrun_unusable_due(struct zrun *run, uint64_t t)
 	return b >= run->wa->nr || !run->wa->b[b].has_unusable;
 }
 
-void zrun_note_unusable(struct zrun *run, uint64_t t, uint64_t bytes)
+void zrun_note_unusable(struct zrun *run, uint64_t t,
+			const struct zcow_fs_info *info)
 {
 	struct wa_bucket *b;
 
@@ -646,7 +650,10 @@ void zrun_note_unusable(struct zrun *run, uint64_t t, uint64_t bytes)
 		return;
 	b = wa_bucket(run->wa, t);
 	if (b) {
-		b->unusable = bytes;
+		b->unusable = info->zone_unusable;
+		b->live = info->data_live_bytes;
+		b->space = info->data_space_bytes;
+		b->commits = info->commits.nr_commits;
 		b->has_unusable = true;
 	}
 }
@@ -711,6 +718,22 @@ static uint64_t wa_host_total(const struct zrun_wa *wa)
 	for (i = 0; i < wa->nr; i++)
 		s += wa->b[i].host;
 	return s;
+}
+
+/* The data utilization samples of the intervals: their sum and count. */
+static void wa_utilization(const struct zrun_wa *wa, double *sum_ret,
+			   uint64_t *nr_ret)
+{
+	uint64_t i;
+
+	*sum_ret = 0;
+	*nr_ret = 0;
+	for (i = 0; wa && i < wa->nr; i++)
+		if (wa->b[i].has_unusable && wa->b[i].space) {
+			*sum_ret += (double)wa->b[i].live /
+				    (double)wa->b[i].space;
+			(*nr_ret)++;
+		}
 }
 
 /*
@@ -2045,6 +2068,9 @@ struct rep_result {
 	int reclaim_policy;
 	uint32_t reclaim_threshold, reclaim_high;
 	uint64_t reclaimable;
+	uint64_t data_live, data_space, pending_zones;
+	double util_sum;	/* data utilization summed over the samples */
+	uint64_t util_nr;
 	bool has_fs;
 	uint64_t fs_fsyncs, fs_log_syncs, fs_log_fallbacks, fs_statfs_commits;
 	uint64_t txn_fsyncs[ZRUN_TXN_NR];
@@ -2061,6 +2087,42 @@ struct rep_result {
 	struct zrun_vstats verify;	/* run_verify.c */
 	char verify_first[ZFIO_ERR_LEN];	/* its first failure; "" */
 };
+
+/*
+ * "gc" (fs target): what cleaning cost, per host byte written: data
+ * (data + relocated data) and metadata (all of it, and the nodes
+ * relocation moved), commits per GiB; and the utilization the data
+ * cycled through (live / the space data could use, pending zones
+ * counted: docs/reclaim.md), the mean of the interval samples and at
+ * the end, beside the pending zones at the end.
+ */
+static void put_gc(FILE *f, const struct rep_result *r,
+		   const uint64_t *cls_written)
+{
+	double host = (double)r->host_written;
+
+	if (!r->has_fs || !r->host_written)
+		return;
+	fprintf(f, "  \"gc\": {\"data_wa\": %.6f, \"meta_per_host\": %.6f, "
+		   "\"reloc_meta_per_host\": %.6f, \"commits_per_gib\": %.3f, "
+		   "\"data_utilization_mean\": ",
+		(double)(cls_written[ZDEV_CLASS_DATA] +
+			 cls_written[ZDEV_CLASS_RELOC]) / host,
+		(double)cls_written[ZDEV_CLASS_META] / host,
+		(double)r->reclaim.meta_bytes / host,
+		(double)r->commits / (host / 1073741824.0));
+	if (r->util_nr)
+		fprintf(f, "%.6f", r->util_sum / (double)r->util_nr);
+	else
+		fprintf(f, "null");
+	fprintf(f, ", \"data_utilization_end\": ");
+	if (r->data_space)
+		fprintf(f, "%.6f", (double)r->data_live / (double)r->data_space);
+	else
+		fprintf(f, "null");
+	fprintf(f, ", \"pending_zones_at_end\": %llu},\n",
+		(unsigned long long)r->pending_zones);
+}
 
 /* "reclaim" (fs target): the policy, its knob (the other one null), and
  * what it did during the jobs. */
@@ -2301,6 +2363,7 @@ static int write_summary(struct zrun *run, const char *dir,
 		(unsigned long long)r0->block_groups,
 		(unsigned long long)r0->commits);
 	put_reclaim(f, r0);
+	put_gc(f, r0, cls_written);
 	zrun_verify_summary(run, &r0->verify, f);
 	/* Where the time goes: commands and bytes per I/O class, and the
 	 * fs's own fsync counters (zcow_statfs). */
@@ -2465,6 +2528,9 @@ static int write_intervals(struct zrun *run, const char *dir)
 			wa[b].dev[c] += w->dev[c];
 		if (w->has_unusable) {
 			wa[b].unusable = w->unusable;
+			wa[b].live = w->live;
+			wa[b].space = w->space;
+			wa[b].commits = w->commits;
 			wa[b].has_unusable = true;
 		}
 	}
@@ -2472,7 +2538,8 @@ static int write_intervals(struct zrun *run, const char *dir)
 		   "lat_mean_us,lat_max_us,host_bytes_written");
 	for (c = 0; c < ZDEV_NR_CLASSES; c++)
 		fprintf(f, ",device_bytes_written_%s", zdev_class_name(c));
-	fprintf(f, ",device_bytes_written,wa,zone_unusable\n");
+	fprintf(f, ",device_bytes_written,wa,zone_unusable,data_wa,"
+		   "data_utilization,commits\n");
 	for (b = 0; b < nb; b++) {
 		double secs = (double)iv / NS;
 		uint64_t dev = 0;
@@ -2495,6 +2562,19 @@ static int write_intervals(struct zrun *run, const char *dir)
 		fprintf(f, ",");
 		if (wa[b].has_unusable)
 			fprintf(f, "%llu", (unsigned long long)wa[b].unusable);
+		fprintf(f, ",");
+		if (wa[b].host)
+			fprintf(f, "%.6f",
+				(double)(wa[b].dev[ZDEV_CLASS_DATA] +
+					 wa[b].dev[ZDEV_CLASS_RELOC]) /
+					(double)wa[b].host);
+		fprintf(f, ",");
+		if (wa[b].has_unusable && wa[b].space)
+			fprintf(f, "%.6f",
+				(double)wa[b].live / (double)wa[b].space);
+		fprintf(f, ",");
+		if (wa[b].has_unusable)
+			fprintf(f, "%llu", (unsigned long long)wa[b].commits);
 		fprintf(f, "\n");
 	}
 	free(ios);
@@ -2666,6 +2746,10 @@ static int one_rep(struct zrun *run, const char *dir, struct rep_result *r)
 		r->reclaim_threshold = run->fs_reclaim_threshold;
 		r->reclaim_high = run->fs_reclaim_high;
 		r->reclaimable = run->fs_reclaimable;
+		r->data_live = run->fs_data_live;
+		r->data_space = run->fs_data_space;
+		r->pending_zones = run->fs_pending_zones;
+		wa_utilization(run->wa, &r->util_sum, &r->util_nr);
 		r->fs_fsyncs = run->fs_fsyncs;
 		r->fs_log_syncs = run->fs_log_syncs;
 		r->fs_log_fallbacks = run->fs_log_fallbacks;

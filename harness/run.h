@@ -417,6 +417,7 @@ struct zrun {
 	uint32_t fs_reclaim_threshold;
 	uint32_t fs_reclaim_high;
 	uint64_t fs_reclaimable;
+	uint64_t fs_data_live, fs_data_space, fs_pending_zones;
 	/* loadfile jobs (finish hook): their clients' counters, and the
 	 * simulated seconds they count over (ramp_time's end to the last
 	 * client's end) */
@@ -573,7 +574,10 @@ int zrun_replace_close(struct zrun *run);
  * completed at @t.
  */
 bool zrun_unusable_due(struct zrun *run, uint64_t t);
-void zrun_note_unusable(struct zrun *run, uint64_t t, uint64_t bytes);
+/* The fs's zone_unusable, the space its data cycles through (live and
+ * space bytes) and its commits, sampled at simulated time @t. */
+void zrun_note_unusable(struct zrun *run, uint64_t t,
+			const struct zcow_fs_info *info);
 
 /*
  * Data and verification (run_verify.c, fio's semantics: fio_verify.h).

@@ -1367,7 +1367,7 @@ static int fs_do_io(struct zrun *run, struct zrun_job *job, enum zrun_op op,
 		struct zcow_fs_info info;
 
 		if (!zcow_fs_info(fr->fs, &info))
-			zrun_note_unusable(run, *done_ret, info.zone_unusable);
+			zrun_note_unusable(run, *done_ret, &info);
 	}
 	return held_done(run, &h, now, *done_ret);
 }
@@ -1435,7 +1435,7 @@ static int fs_replay(struct zrun *run, struct zrun_job *job, uint64_t now,
 		struct zcow_fs_info info;
 
 		if (!zcow_fs_info(to_fs(run)->fs, &info))
-			zrun_note_unusable(run, r->done, info.zone_unusable);
+			zrun_note_unusable(run, r->done, &info);
 	}
 	return held_done(run, &h, now, r->done);
 }
@@ -1787,6 +1787,9 @@ static int fs_finish(struct zrun *run)
 	run->fs_reclaim_threshold = info.reclaim_threshold;
 	run->fs_reclaim_high = info.reclaim_high;
 	run->fs_reclaimable = info.reclaimable;
+	run->fs_data_live = info.data_live_bytes;
+	run->fs_data_space = info.data_space_bytes;
+	run->fs_pending_zones = info.nr_pending_zones;
 	run->fs_data_zones = info.data_zones;
 	zcow_reclaim_stats_sub(&run->fs_reclaim, &info.reclaim_stats,
 			       fr->has_base ? &fr->reclaim_base : NULL);

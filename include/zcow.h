@@ -373,6 +373,16 @@ struct zcow_fs_info {
 	uint64_t nr_meta_reserve_zones;
 	uint64_t nr_reloc_held_zones;
 	uint32_t data_zones;
+	/* Zones of the groups the next commit removes (emptied by
+	 * relocation or by the workload): free once it is durable. */
+	uint64_t nr_pending_zones;
+	/* The space data cycles through: the live bytes of the data
+	 * groups, and the bytes it could hold (the data groups' capacity
+	 * and the zones data may still open, pending ones counted, less
+	 * what the metadata's next commits need); their ratio is the
+	 * utilization the cleaning runs at (0 without the file layer). */
+	uint64_t data_live_bytes;
+	uint64_t data_space_bytes;
 };
 
 /*

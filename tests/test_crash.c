@@ -503,9 +503,9 @@ START_TEST(test_scenario_unknown_zcow_key_refused_naming_file_line)
 				  "[crash]\nworkload=meta\n", want,
 				  sizeof(want)),
 			 -EINVAL);
-	ck_assert_msg(strstr(want, ":3: option 'reclaim_high': only greedy "
-				   "and cost-benefit have a watermark "
-				   "(reclaim=off)"),
+	ck_assert_msg(strstr(want, ":3: option 'reclaim_high': only greedy, "
+				   "cost-benefit and hotcold-greedy have a "
+				   "watermark (reclaim=off)"),
 		      "%s", want);
 	ck_assert_int_eq(zcow_test_run(&out, &err, "run",
 				       "configs/crash-commit.scenario",

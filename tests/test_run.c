@@ -349,9 +349,17 @@ START_TEST(test_run_reclaim_keys_and_counters)
 	ck_assert(json_num(s, "\"zones_reset\"") > 0);
 	ck_assert(json_num(s, "\"reloc\"") > 0);
 	ck_assert(json_num(s, "\"write_bytes\"") == 3.0 * 40 * 1048576);
+	/* what cleaning cost per host byte, and the utilization the data
+	 * cycled through (a 40 MiB file on about 70 MiB data could use) */
+	ck_assert(json_num(s, "\"data_wa\"") > 1.0);
+	ck_assert(json_num(s, "\"meta_per_host\"") > 0.0);
+	ck_assert(json_num(s, "\"commits_per_gib\"") > 0.0);
+	ck_assert(json_num(s, "\"data_utilization_end\"") > 0.4);
+	ck_assert(json_num(s, "\"data_utilization_end\"") < 1.0);
 	snprintf(path, sizeof(path), "%s/intervals.csv", dir);
 	iv = zcow_test_read_path(path);
-	ck_assert_ptr_nonnull(strstr(iv, ",wa,zone_unusable\n"));
+	ck_assert_ptr_nonnull(strstr(iv, ",wa,zone_unusable,data_wa,"
+					 "data_utilization,commits\n"));
 	free(iv);
 	free(s);
 	free(dir);
@@ -1759,12 +1767,14 @@ START_TEST(test_run_set_and_zcow_values_name_file_line_option)
 		    "reclaim=threshold has a threshold (reclaim=greedy)");
 	run_refused("[zcow]\nreclaim_high=9\n"
 		    "[a]\nrw=write\nsize=64k\n", reclaim_off, 1,
-		    T_FIO ":2: option 'reclaim_high': only greedy and "
-		    "cost-benefit have a watermark (reclaim=off)");
+		    T_FIO ":2: option 'reclaim_high': only greedy, "
+		    "cost-benefit and hotcold-greedy have a watermark "
+		    "(reclaim=off)");
 	run_refused("[zcow]\nreclaim=threshold\n[a]\nrw=write\n"
 		    "size=64k\n", high_set, 1,
-		    "--set:1: option 'reclaim_high': only greedy and "
-		    "cost-benefit have a watermark (reclaim=threshold)");
+		    "--set:1: option 'reclaim_high': only greedy, "
+		    "cost-benefit and hotcold-greedy have a watermark "
+		    "(reclaim=threshold)");
 	run_refused("[a]\nrw=write\nsize=64k\n", num, 2,
 		    "--set:2: option 'nope': unknown option");
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
