@@ -1,31 +1,32 @@
 // SPDX-License-Identifier: MIT
 /*
  * The reclaim policies (core/reclaim.h): which block groups relocation
- * empties, and when.
+ * empties, and when; one row each in policies[] below.
  *
- *   threshold     (Linux 5.13 btrfs_reclaim_bgs): after a commit, every
- *                 candidate whose zone_unusable (the capacity gap
- *                 included, as btrfs counts it) reaches reclaim_threshold
- *                 percent of its size;
- *   greedy        (Linux 5.16: least-used first): when the free zones
- *                 fall to the low watermark, or a data pick or metadata
- *                 reservation finds no room, the candidates with the
- *                 fewest live bytes, until the high watermark;
- *   cost-benefit  (LFS, Rosenblum & Ousterhout): the same trigger, the
- *                 candidates with the highest age x (1 - u) / (1 + u),
- *                 u = live share, age = bytes reserved anywhere since the
- *                 group's last reservation (a write clock, so a group
- *                 that stopped changing long ago is cold);
- *   off           (seed 005, Linux 5.12): nothing; a group is reset only
- *                 when nothing in it is used.
+ *   threshold      (Linux 5.13 btrfs_reclaim_bgs): after a commit, every
+ *                  candidate whose zone_unusable (the capacity gap
+ *                  included, as btrfs counts it) reaches
+ *                  reclaim_threshold percent of its size, then a commit;
+ *   greedy         (Linux 5.16: least-used first), just in time: the
+ *                  cleaner (clean_jit()) takes one victim at a time, the
+ *                  fewest live bytes first, when a data slot is about to
+ *                  open a zone and data has few zones free or pending;
+ *   cost-benefit   (LFS, Rosenblum & Ousterhout): the same cleaner, the
+ *                  candidates with the highest age x (1 - u) / (1 + u),
+ *                  u = live share, age = bytes reserved anywhere since
+ *                  the group's last reservation;
+ *   hotcold-greedy (Desnoyers): the same cleaner, greedy with a cold
+ *                  group's free share counted twice; needs hotcold=on;
+ *   off            (seed 005, Linux 5.12): nothing; a group is reset
+ *                  only when nothing in it is used.
  *
  * A candidate is a data or metadata group written to its capacity (or
  * finished), or a data group partly written that no data slot fills,
  * with freed bytes and nothing reserved or unwritten in it; never a
  * system group, the tree-log group or the data relocation group.
- * The data a pass moves must fit the relocation group and the one zone it
- * may take (zcow_reloc_room()); every pass ends with the commits that make
- * the copies durable and then reset the emptied zones.
+ * Relocation commits nothing: an emptied group is pending until the next
+ * commit removes it and resets its zones; the cleaner commits only when
+ * data runs out of zones it may open.
  */
 #include "reclaim.h"
 

@@ -11,11 +11,13 @@
  * group empty: its live data extents are copied with plain writes into
  * the dedicated data relocation group (fs->reloc_bg; their checksums and
  * every reference, snapshots included, follow them), its live tree nodes
- * are copied on write to other metadata groups; a commit then makes the
- * copies durable, and only after it the group, now all unusable, is
- * removed by the next commit and its zone reset (ORDER as seed 005).  A
- * power cut before that commit leaves the old copies referenced and
- * intact.  The policies (enum zcow_reclaim in include/zcow.h) decide.
+ * are copied on write to other metadata groups.  Relocation commits
+ * nothing: the next commit, whatever starts it, makes the copies durable,
+ * removes the emptied group and, only after its superblock, resets the
+ * group's zones (ORDER as seed 005).  A power cut before that commit
+ * leaves the old copies referenced and intact.  The policies (enum
+ * zcow_reclaim in include/zcow.h, one row each in core/reclaim.c)
+ * decide which groups and when.
  *
  * What it is not: allocation.  Groups being relocated take no new
  * allocation (is_relocating, core/volumes.c); the data relocation group
@@ -39,10 +41,10 @@ struct zcow_bg;
 
 /*
  * Relocate the @nr groups @v (data or metadata; not system, not the
- * tree-log or data relocation group, nothing reserved in them), then
- * commit twice: the first commit makes the copies durable, after it the
- * groups are all unusable; the second removes them and resets their
- * zones.  Groups that could not be emptied take allocations again.
+ * tree-log or data relocation group, nothing reserved in them).  No
+ * commit: an emptied group is marked is_cleaned (pending), the next
+ * commit removes it and resets its zones after its superblock.  Groups
+ * that could not be emptied take allocations again.
  * Returns 0 (at least one group emptied; a group that found no room for
  * its copies or their metadata keeps what it still holds), -ENOSPC (none
  * could be emptied: what was moved stays moved), -EUCLEAN (a checksum mismatch in data being moved:
@@ -62,9 +64,9 @@ uint64_t zcow_reloc_meta_nodes(struct zcow_fs *fs, const struct zcow_bg *bg);
 
 /* ---- the policies (core/reclaim.c) ------------------------------------- */
 
-/* Mount: the policy and threshold of @opts (0 = defaults). */
-/* The free zones a greedy or cost-benefit pass stops at. */
+/* The zones, free or pending, the cleaner keeps (reserves included). */
 uint64_t zcow_reclaim_high_zones(struct zcow_fs *fs);
+/* Mount: the policy and threshold of @opts (0 = defaults). */
 void zcow_reclaim_init(struct zcow_fs *fs, int policy, uint32_t threshold,
 		       uint32_t high);
 
@@ -110,12 +112,13 @@ enum zcow_reclaim_when {
 };
 
 /*
- * The policy's hook: run one reclaim pass if the policy asks for one now
- * -- threshold: after a commit, when a group is over the threshold;
- * greedy, cost-benefit: when the free zones are at the low watermark
- * (at a commit or a pick) or when room ran short.  With reclaim=off,
- * inside a pass, or when nothing changed since a pass found nothing to
- * do: nothing.  Returns 0 (also when nothing was relocated), or a
+ * The policy's hook: clean if the policy asks for it now -- threshold:
+ * after a commit, every group over the threshold, then a commit; the
+ * just-in-time policies (greedy, cost-benefit, hotcold-greedy): when a
+ * data slot needs a zone, after a commit, or when room ran short, the
+ * cleaner of core/reclaim.c:clean_jit.  With reclaim=off, inside a
+ * pass, or when nothing changed since a pass found nothing to do:
+ * nothing.  Returns 0 (also when nothing was relocated), or a
  * device/commit errno.
  */
 int zcow_reclaim_locked(struct zcow_fs *fs, enum zcow_reclaim_when when);

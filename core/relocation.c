@@ -409,23 +409,18 @@ static int move_extent_items(struct zcow_fs *fs, uint64_t old, uint64_t len,
 	return 0;
 }
 
-/* Read @len bytes at logical @logical and check them against the extent's
- * checksum item. */
-static int read_verified(struct zcow_fs *fs, uint64_t logical, uint64_t len,
-			 uint8_t *buf)
+/* Check the @len bytes of the extent at logical @logical in @buf against
+ * its checksum item. */
+static int verify_extent(struct zcow_fs *fs, uint64_t logical, uint64_t len,
+			 const uint8_t *buf)
 {
-	struct zdev *dev;
-	uint64_t phys, b;
 	uint32_t *csums = malloc(len / BS * 4);
+	uint64_t b;
 	int err;
 
 	if (!csums)
 		return -ENOMEM;
 	err = zcow_csum_lookup(&fs->csum_tree, logical, len, csums);
-	if (!err)
-		err = zcow_map_logical_dev(fs, logical, len, &dev, &phys);
-	if (!err)
-		err = zdev_read(dev, buf, len, phys, ZDEV_CLASS_RELOC);
 	for (b = 0; !err && b < len; b += BS)
 		if (zcow_crc32c(buf + b, BS) != le32toh(csums[b / BS])) {
 			zlog_err(TAG, "data extent %" PRIu64 ": checksum mismatch at logical %" PRIu64 ": not relocated",
@@ -433,6 +428,39 @@ static int read_verified(struct zcow_fs *fs, uint64_t logical, uint64_t len,
 			err = -EUCLEAN;
 		}
 	free(csums);
+	return err;
+}
+
+/*
+ * Read the @nr extents of @v into @buf, one command per run of extents
+ * that follow each other on the device (a group's live extents are read
+ * in address order: under small random overwrites most runs are short,
+ * after sequential writes one command reads a batch), and verify each.
+ */
+static int read_verified(struct zcow_fs *fs, const struct rextent *v,
+			 uint64_t nr, uint8_t *buf)
+{
+	uint64_t i, j, k, at = 0, len;
+	struct zdev *dev;
+	uint64_t phys;
+	int err = 0;
+
+	for (i = 0; !err && i < nr; i = j) {
+		len = v[i].len;
+		for (j = i + 1; j < nr && v[j - 1].bytenr + v[j - 1].len ==
+						  v[j].bytenr;
+		     j++)
+			len += v[j].len;
+		err = zcow_map_logical_dev(fs, v[i].bytenr, len, &dev, &phys);
+		if (!err)
+			err = zdev_read(dev, buf + at, len, phys,
+					ZDEV_CLASS_RELOC);
+		for (k = i; !err && k < j; k++) {
+			err = verify_extent(fs, v[k].bytenr, v[k].len,
+					    buf + at);
+			at += v[k].len;
+		}
+	}
 	return err;
 }
 
@@ -537,12 +565,9 @@ static int copy_batch(struct zcow_fs *fs, struct rextent *v, uint64_t nr,
 		err = unshare_extent(fs, v[i].bytenr, v[i].len);
 	if (err)
 		return err;
-	for (i = 0; i < nr; i++) {
-		err = read_verified(fs, v[i].bytenr, v[i].len, buf + at);
-		if (err)
-			return err;
-		at += v[i].len;
-	}
+	err = read_verified(fs, v, nr, buf);
+	if (err)
+		return err;
 	err = reloc_bg_for(fs, total, &rbg);
 	if (!err)
 		err = zcow_bg_reserve_in(fs, rbg, total, &new);
