@@ -521,12 +521,7 @@ int zcow_meta_reserve_locked(struct zcow_fs *fs, uint64_t nodes,
 	 * their zones.  A few rounds, each cleaning at least one group.
 	 */
 	for (round = 0; round < 4 && err == -ENOSPC; round++) {
-		err = zcow_reclaim_locked(fs, ZCOW_RECLAIM_META_SHORT);
-		if (err)
-			return err;
-		if (!zcow_zoned_has_reclaimable(fs))
-			return -ENOSPC;
-		err = zcow_files_commit_locked(fs);
+		err = zcow_reclaim_commit_locked(fs, ZCOW_RECLAIM_META_SHORT);
 		if (err)
 			return err;
 		err = zcow_meta_check(fs, nodes, may_use_global);

@@ -748,6 +748,22 @@ int zcow_reclaim_locked(struct zcow_fs *fs, enum zcow_reclaim_when when)
 	return err;
 }
 
+int zcow_reclaim_commit_locked(struct zcow_fs *fs, enum zcow_reclaim_when when)
+{
+	int err;
+
+	if (!zcow_zoned_has_reclaimable(fs)) {
+		err = zcow_reclaim_locked(fs, when);
+		if (err)
+			return err;
+		if (!zcow_zoned_has_reclaimable(fs))
+			return -ENOSPC;
+	}
+	/* ORDER: the commit removes the emptied groups; their zones are
+	 * reset after its superblock (commit_reset_removed). */
+	return zcow_files_commit_locked(fs);
+}
+
 void zcow_reclaim_stats_sub(struct zcow_reclaim_stats *d,
 			    const struct zcow_reclaim_stats *now,
 			    const struct zcow_reclaim_stats *base)

@@ -123,4 +123,12 @@ enum zcow_reclaim_when {
  */
 int zcow_reclaim_locked(struct zcow_fs *fs, enum zcow_reclaim_when when);
 
+/*
+ * Room ran short (@when: ZCOW_RECLAIM_SHORT or _META_SHORT): unless a
+ * commit would free something already (pinned bytes, emptied groups),
+ * clean first; then commit, which resets what was emptied.  Returns 0,
+ * -ENOSPC when nothing could be freed, or a device/commit errno.
+ */
+int zcow_reclaim_commit_locked(struct zcow_fs *fs, enum zcow_reclaim_when when);
+
 #endif /* ZCOW_RECLAIM_H */

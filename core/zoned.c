@@ -374,18 +374,10 @@ int zcow_zoned_pick_data_bg(struct zcow_fs *fs, uint64_t ino, bool is_hot,
 		}
 		if (attempt++ >= 4)
 			return -ENOSPC;
-		if (!zcow_zoned_has_reclaimable(fs)) {
-			/* Nothing a commit frees: relocate (reclaim), the
-			 * commit below resets what it emptied. */
-			err = zcow_reclaim_locked(fs, ZCOW_RECLAIM_SHORT);
-			if (err)
-				return err;
-			if (!zcow_zoned_has_reclaimable(fs))
-				return -ENOSPC;
-		}
 		/* Flush: pinned space becomes unusable, whole unusable
-		 * groups are removed and their zones reset. */
-		err = zcow_files_commit_locked(fs);
+		 * groups are removed and their zones reset; with nothing
+		 * a commit frees, relocation empties some first. */
+		err = zcow_reclaim_commit_locked(fs, ZCOW_RECLAIM_SHORT);
 		if (err)
 			return err;
 	}
