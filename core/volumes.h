@@ -103,6 +103,11 @@ struct zcow_bg {
 	bool to_copy;		/* replace: on the source, not copied yet */
 	bool is_copying;	/* replace: being copied: nothing is
 				 * allocated in it, it is not removed */
+	bool is_finished;	/* its zone was finished: FULL, no active
+				 * zone held whatever the offsets say */
+	bool is_wp_stale;	/* a write to it failed: the device's write
+				 * pointer may differ from alloc_offset until
+				 * zcow_bg_sync_wp() */
 };
 
 /* Sums over the block groups of one type (`zcow df`). */
@@ -171,6 +176,20 @@ int zcow_bg_append(struct zcow_fs *fs, struct zcow_bg *bg, const void *buf,
 		   uint64_t *off_ret);
 int zcow_bg_reset_zone(struct zcow_fs *fs, struct zcow_bg *bg);
 int zcow_bg_finish_zone(struct zcow_fs *fs, struct zcow_bg *bg);
+
+/*
+ * A failed write or append leaves @bg is_wp_stale: the bytes reserved
+ * above the device's write pointer never landed, and a later write at
+ * alloc_offset would be refused (not at the write pointer).  Under the fs
+ * lock, with nothing of @bg in flight (reserved 0), report the zone and
+ * move the allocation offset (and meta_wp) to its write pointer: back over
+ * bytes that are all unusable, or forward over bytes that landed (counted
+ * unusable).  Returns 0 (also when not stale), -EAGAIN (writes in flight:
+ * later), -EUCLEAN (live bytes above the write pointer: a metadata node
+ * never written; the group takes nothing more), or a report errno.
+ * zcow_bg_reserve_in() calls it first; the writers call it after a failure.
+ */
+int zcow_bg_sync_wp(struct zcow_bg *bg);
 
 /* Bytes of @zd outside its superblock zones not in a block group. */
 uint64_t zcow_device_free_bytes(struct zcow_fs *fs,

@@ -563,6 +563,114 @@ START_TEST(test_zoned_pick_waits_for_full_groups_writes)
 }
 END_TEST
 
+/* ---- a failed write ---------------------------------------------------- */
+
+static int zone_cond(struct zcow_bg *bg, uint64_t *wp_ret)
+{
+	struct zdev_zone z;
+
+	ck_assert_int_eq(zdev_report_zone(bg->dev->zdev, bg->physical, &z), 0);
+	if (wp_ret)
+		*wp_ret = z.wp - z.start;
+	return z.cond;
+}
+
+/* One 4 KiB file @path of bytes @byte; returns zcow_pwrite()'s result. */
+static int64_t put_4k(struct zcow_fs *fs, const char *path, int byte)
+{
+	uint8_t buf[4096];
+	struct zcow_file *f;
+	int64_t n;
+
+	memset(buf, byte, sizeof(buf));
+	ck_assert_int_eq(zcow_create(fs, path, &f), 0);
+	n = zcow_pwrite(f, buf, sizeof(buf), 0);
+	zcow_close(f);
+	return n;
+}
+
+/*
+ * A data write the device refuses (an injected -EIO) leaves nothing on
+ * the device: the group's allocation offset goes back to the write
+ * pointer, so the next plain write lands at it instead of failing "not
+ * at the write pointer" (zone_append=off), and by Zone Append the same.
+ */
+START_TEST(test_zoned_failed_data_write_rolls_back_to_the_write_pointer)
+{
+	struct zcow_mount_opts mo = { .data_zones = 1,
+				      .no_zone_append = _i == 0 };
+	struct zcow_fs *fs = sim_fs_cap(32, 0, 0, 14, &mo);
+	struct zsim *sim = zsim_from_dev(fs->dev);
+	struct zsim_fault fault = {
+		.op = _i == 0 ? ZDEV_OP_WRITE : ZDEV_OP_APPEND, .ordinal = 1,
+		.match = ZSIM_MATCH_CLASS_OP, .cls = ZDEV_CLASS_DATA,
+	};
+	struct zcow_bg *g;
+	uint64_t wp, unusable;
+
+	ck_assert_int_eq(put_4k(fs, "/a", 1), 4096);
+	pthread_mutex_lock(&fs->files->lock);
+	g = zcow_bg_lookup(fs, fs->files->data_active[0]);
+	unusable = g->zone_unusable;
+	pthread_mutex_unlock(&fs->files->lock);
+	ck_assert_int_eq(zsim_add_fault(sim, &fault), 0);
+	ck_assert_int_eq(put_4k(fs, "/b", 2), -EIO);
+	pthread_mutex_lock(&fs->files->lock);
+	ck_assert_uint_eq(g->alloc_offset, 4096);
+	ck_assert_uint_eq(g->zone_unusable, unusable);
+	ck_assert(!g->is_wp_stale);
+	ck_assert_int_eq(zone_cond(g, &wp), ZDEV_COND_IMP_OPEN);
+	ck_assert_uint_eq(wp, 4096);
+	pthread_mutex_unlock(&fs->files->lock);
+	ck_assert_int_eq(put_4k(fs, "/c", 3), 4096);
+	ck_assert_int_eq(zone_cond(g, &wp), ZDEV_COND_IMP_OPEN);
+	ck_assert_uint_eq(wp, 8192);
+	ck_assert_uint_eq(zsim_nr_violations(sim, ZSIM_RULE_WRITE_NOT_AT_WP),
+			  0);
+	ck_assert_int_eq(zcow_sync(fs), 0);
+	ck_assert_int_eq(zcow_fs_error(fs), 0);
+	ck_assert_int_eq(zcow_check(fs, print_problem, NULL), 0);
+	sim_fs_close(fs);
+}
+END_TEST
+
+/*
+ * A tree-log node the device refuses: the fsync commits instead (0, not
+ * the error state), and the next fsync logs again at the log group's
+ * write pointer.
+ */
+START_TEST(test_zoned_failed_log_write_commits_instead)
+{
+	struct zcow_mount_opts mo = { 0 };
+	struct zcow_fs *fs = sim_fs_cap(32, 0, 0, 14, &mo);
+	struct zsim *sim = zsim_from_dev(fs->dev);
+	struct zsim_fault fault = {
+		.op = ZDEV_OP_WRITE, .ordinal = 1,
+		.match = ZSIM_MATCH_CLASS_OP, .cls = ZDEV_CLASS_LOG,
+	};
+	uint8_t buf[4096];
+	struct zcow_file *f;
+	int i;
+
+	memset(buf, 7, sizeof(buf));
+	ck_assert_int_eq(zcow_create(fs, "/f", &f), 0);
+	ck_assert_int_eq(zcow_sync(fs), 0);
+	ck_assert_int_eq(zsim_add_fault(sim, &fault), 0);
+	for (i = 0; i < 3; i++) {
+		ck_assert_int_eq(zcow_pwrite(f, buf, sizeof(buf), i * 4096),
+				 4096);
+		ck_assert_int_eq(zcow_fsync(f), 0);
+		ck_assert_int_eq(zcow_fs_error(fs), 0);
+	}
+	zcow_close(f);
+	ck_assert_uint_eq(zsim_nr_violations(sim, ZSIM_RULE_INJECTED), 1);
+	ck_assert_uint_eq(zsim_nr_violations(sim, ZSIM_RULE_WRITE_NOT_AT_WP),
+			  0);
+	ck_assert_int_eq(zcow_check(fs, print_problem, NULL), 0);
+	sim_fs_close(fs);
+}
+END_TEST
+
 Suite *zoned_suite(void)
 {
 	Suite *s = suite_create("zoned_suite");
@@ -581,6 +689,10 @@ Suite *zoned_suite(void)
 	tcase_add_loop_test(tc, test_zoned_split_from_16_threads_fills_zones,
 			    0, 4);
 	tcase_add_test(tc, test_zoned_pick_waits_for_full_groups_writes);
+	tcase_add_loop_test(tc,
+			    test_zoned_failed_data_write_rolls_back_to_the_write_pointer,
+			    0, 2);
+	tcase_add_test(tc, test_zoned_failed_log_write_commits_instead);
 	suite_add_tcase(s, tc);
 	return s;
 }
