@@ -14,6 +14,7 @@
 #include "grow.h"
 #include "le.h"
 #include "zlog.h"
+#include "zoned.h"
 
 #define TAG "alloc"
 
@@ -561,25 +562,39 @@ int zcow_bg_reserve(struct zcow_fs *fs, uint64_t flags, uint64_t len,
 {
 	struct zcow_bg *bg = NULL;
 	uint64_t i;
-	int ret;
+	int pass, ret;
 
 	if (fs->read_only)
 		return -EROFS;
-	for (i = 0; i < fs->nr_bgs; i++) {
-		struct zcow_bg *b = fs->bgs[i];
+	/* A group whose zone is active first, then one to open. */
+	for (pass = 0; pass < 2 && !bg; pass++) {
+		for (i = 0; i < fs->nr_bgs; i++) {
+			struct zcow_bg *b = fs->bgs[i];
 
-		if ((b->flags & ZCOW_BG_TYPE_MASK) != flags || b->is_ro ||
-		    b->is_removing || b->is_deleted || b->is_relocating ||
-		    b->is_copying || b->is_finished ||
-		    b->start == fs->treelog_bg)
-			continue;
-		if (b->is_wp_stale && zcow_bg_sync_wp(b))
-			continue;
-		if (b->alloc_offset + len <= b->capacity) {
-			bg = b;
-			break;
+			if ((b->flags & ZCOW_BG_TYPE_MASK) != flags ||
+			    b->is_ro || b->is_removing || b->is_deleted ||
+			    b->is_relocating || b->is_copying ||
+			    b->is_finished || b->start == fs->treelog_bg ||
+			    (!pass && !zcow_zoned_holds_zone(fs, b)))
+				continue;
+			if (b->is_wp_stale && zcow_bg_sync_wp(b))
+				continue;
+			if (b->alloc_offset + len <= b->capacity) {
+				bg = b;
+				break;
+			}
 		}
 	}
+	/*
+	 * Opening a zone (an empty group or a new chunk): within the
+	 * active-zone budget, which keeps one for metadata and finishes a
+	 * data group if it must (core/zoned.c).  Only the zoned policy
+	 * above calls down here otherwise.
+	 */
+	if ((!bg || !zcow_zoned_holds_zone(fs, bg)) &&
+	    zcow_zoned_open_zone(fs, bg ? bg->dev : NULL, ZCOW_ZONE_META))
+		zlog_warn(TAG, "%s: no active zone left to open",
+			  zcow_space_name(zcow_space_of_flags(flags)));
 	if (!bg) {
 		ret = zcow_chunk_alloc(fs, flags, &bg);
 		if (ret)

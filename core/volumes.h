@@ -22,8 +22,9 @@
  * the node allocator allocate a chunk in the middle of a tree operation.
  * Nor the zoned policy: which group data goes to, the active-zone budget,
  * zone finish, the free-zone counts, the metadata room and the tree-log
- * group are core/zoned.h, which calls down into this module (never the
- * other way).
+ * group are core/zoned.h, which calls down into this module.  The one
+ * call up is the node allocator's (zcow_bg_reserve), which asks the
+ * active-zone budget before it opens a zone, as every zone opener does.
  *
  * Who may include it: core/, harness/, tests/.
  */
@@ -197,8 +198,10 @@ uint64_t zcow_device_free_bytes(struct zcow_fs *fs,
 
 /*
  * Reserve @len bytes of type @flags strictly sequentially at a block
- * group's allocation offset (allocating a chunk when none has room).
- * Returns 0 and *logical_ret, -ENOSPC, -EROFS, or the chunk errors.
+ * group's allocation offset: in a group whose zone is active first, else
+ * an empty one or a new chunk, opened within the active-zone budget
+ * (zcow_zoned_open_zone(), ZCOW_ZONE_META).  Returns 0 and *logical_ret,
+ * -ENOSPC, -EROFS, or the chunk errors.
  */
 int zcow_bg_reserve(struct zcow_fs *fs, uint64_t flags, uint64_t len,
 		    uint64_t *logical_ret);
