@@ -973,12 +973,17 @@ static int write_submit(struct write_cmd *wc)
 		     wc->landed + len > bg->start + bg->alloc_offset)) {
 		zlog_err(TAG, "append landed at %" PRIu64 ", outside the reservations of block group %" PRIu64,
 			 wc->landed, bg->start);
+		bg->is_wp_stale = true;
 		err = -EIO;
 	}
 	if (err) {
 		zlog_err(TAG, "data write of %" PRIu64 " bytes for inode %" PRIu64 " failed: %d",
 			 len, wc->f->ino, err);
 		zcow_bg_release(fs, wc->logical, len, true);
+		/* The group's offset back at the device's write pointer now,
+		 * or once its other writes in flight have landed (the next
+		 * reservation in it). */
+		zcow_bg_sync_wp(bg);
 		return err;
 	}
 	if (zcow_zoned_use_append(fs, bg)) {

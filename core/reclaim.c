@@ -630,7 +630,11 @@ static int clean_jit(struct zcow_fs *fs, enum zcow_reclaim_when when)
 		if ((!is_short || done) &&
 		    data_zones_free(fs, nr_pending_zones(fs)) >= target)
 			break;
-		if (meta_ok && nr_pending_zones(fs) && nr_commits < 4) {
+		/* ...unless the relocation group still has room for the
+		 * next victim: a commit may finish its zone (the active
+		 * zones metadata needs), wasting that room. */
+		if (meta_ok && nr_pending_zones(fs) && nr_commits < 4 &&
+		    zcow_reclaim_held_zones(fs)) {
 			/* ORDER: the cleaned groups' zones are reset after
 			 * this commit's superblock (commit_reset_removed). */
 			err = zcow_files_commit_locked(fs);

@@ -890,6 +890,18 @@ static int log_write(struct zcow_fs *fs)
 	 * completed), durable before that superblock is written with FUA.
 	 */
 	err = write_log_nodes(fs);
+	if (err && err != -ENOMEM && !fs->error) {
+		/*
+		 * A log node was refused (nothing points at the log yet): a
+		 * full commit makes the fsync durable instead and drops the
+		 * log; the log's group takes its offset from the device's
+		 * write pointer at its next reservation (zcow_bg_sync_wp).
+		 */
+		zlog_warn(TAG, "writing the log failed: %d: full commit instead",
+			  err);
+		lg->nr_fallbacks++;
+		return zcow_files_commit_locked(fs);
+	}
 	if (err)
 		goto fail;
 	sb = malloc(sizeof(*sb));

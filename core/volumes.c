@@ -14,6 +14,7 @@
 #include "grow.h"
 #include "le.h"
 #include "zlog.h"
+#include "zoned.h"
 
 #define TAG "alloc"
 
@@ -182,10 +183,16 @@ int zcow_bg_write(struct zcow_fs *fs, struct zcow_bg *bg, const void *buf,
 		  uint64_t len, uint64_t off, unsigned int flags,
 		  enum zdev_class cls)
 {
+	int ret;
+
 	if (fs->replace && bg->dev == fs->replace->src)
-		return zcow_replace_write(fs, bg, buf, len, off, flags, cls);
-	return zdev_write(bg->dev->zdev, buf, len, bg->physical + off, flags,
-			  cls);
+		ret = zcow_replace_write(fs, bg, buf, len, off, flags, cls);
+	else
+		ret = zdev_write(bg->dev->zdev, buf, len, bg->physical + off,
+				 flags, cls);
+	if (ret && bg->is_seq)
+		bg->is_wp_stale = true;	/* zcow_bg_sync_wp() */
+	return ret;
 }
 
 int zcow_bg_append(struct zcow_fs *fs, struct zcow_bg *bg, const void *buf,
@@ -195,13 +202,17 @@ int zcow_bg_append(struct zcow_fs *fs, struct zcow_bg *bg, const void *buf,
 	uint64_t phys;
 	int ret;
 
-	if (fs->replace && bg->dev == fs->replace->src)
-		return zcow_replace_append(fs, bg, buf, len, flags, cls,
-					   off_ret);
-	ret = zdev_append(bg->dev->zdev, buf, len, bg->physical, flags, cls,
-			  &phys);
-	if (!ret)
-		*off_ret = phys - bg->physical;
+	if (fs->replace && bg->dev == fs->replace->src) {
+		ret = zcow_replace_append(fs, bg, buf, len, flags, cls,
+					  off_ret);
+	} else {
+		ret = zdev_append(bg->dev->zdev, buf, len, bg->physical,
+				  flags, cls, &phys);
+		if (!ret)
+			*off_ret = phys - bg->physical;
+	}
+	if (ret)
+		bg->is_wp_stale = true;	/* zcow_bg_sync_wp() */
 	return ret;
 }
 
@@ -214,9 +225,74 @@ int zcow_bg_reset_zone(struct zcow_fs *fs, struct zcow_bg *bg)
 
 int zcow_bg_finish_zone(struct zcow_fs *fs, struct zcow_bg *bg)
 {
+	int ret;
+
 	if (fs->replace && bg->dev == fs->replace->src)
-		return zcow_replace_zone_mgmt(fs, bg, ZDEV_ZONE_FINISH);
-	return zdev_finish_zone(bg->dev->zdev, bg->physical, ZDEV_CLASS_ZONE);
+		ret = zcow_replace_zone_mgmt(fs, bg, ZDEV_ZONE_FINISH);
+	else
+		ret = zdev_finish_zone(bg->dev->zdev, bg->physical,
+				       ZDEV_CLASS_ZONE);
+	if (!ret)
+		bg->is_finished = true;	/* FULL: no active zone held */
+	return ret;
+}
+
+int zcow_bg_sync_wp(struct zcow_bg *bg)
+{
+	uint64_t gap = bg->length - bg->capacity, wp;
+	struct zdev_zone z;
+	int ret;
+
+	if (!bg->is_wp_stale)
+		return 0;
+	if (bg->reserved)
+		return -EAGAIN;
+	ret = zdev_report_zone(bg->dev->zdev, bg->physical, &z);
+	if (ret)
+		return ret;
+	switch (z.cond) {
+	case ZDEV_COND_EMPTY:
+		wp = 0;
+		break;
+	case ZDEV_COND_FULL:
+	case ZDEV_COND_READONLY:
+	case ZDEV_COND_OFFLINE:
+		wp = bg->capacity;
+		break;
+	default:
+		wp = z.wp - z.start;
+		break;
+	}
+	if (wp > bg->capacity)
+		wp = bg->capacity;
+	if (wp < bg->alloc_offset) {
+		/* Back: what lies above the write pointer never landed, so
+		 * it must all be unusable (released reservations). */
+		if (bg->meta_wp > wp || bg->zone_unusable - gap <
+						bg->alloc_offset - wp) {
+			zlog_err(TAG, "block group %" PRIu64 ": live bytes above the write pointer %" PRIu64 " (offset %" PRIu64 ")",
+				 bg->start, wp, bg->alloc_offset);
+			bg->zone_unusable += bg->capacity - bg->alloc_offset;
+			bg->alloc_offset = bg->capacity;
+			bg->is_finished = true;
+			bg->is_wp_stale = false;
+			return -EUCLEAN;
+		}
+		bg->zone_unusable -= bg->alloc_offset - wp;
+	} else {
+		/* Forward: bytes landed that nothing references. */
+		bg->zone_unusable += wp - bg->alloc_offset;
+	}
+	if (wp != bg->alloc_offset)
+		zlog_warn(TAG, "block group %" PRIu64 ": a write failed, allocation offset %" PRIu64 " -> the write pointer %" PRIu64,
+			  bg->start, bg->alloc_offset, wp);
+	bg->alloc_offset = wp;
+	if (bg->meta_wp > wp || (bg->flags & ZCOW_BG_TYPE_MASK) != ZCOW_BG_DATA)
+		bg->meta_wp = wp;
+	if (z.cond == ZDEV_COND_FULL)
+		bg->is_finished = true;
+	bg->is_wp_stale = false;
+	return 0;
 }
 
 int zcow_bg_add(struct zcow_fs *fs, const struct zcow_bg *tmpl,
@@ -486,22 +562,39 @@ int zcow_bg_reserve(struct zcow_fs *fs, uint64_t flags, uint64_t len,
 {
 	struct zcow_bg *bg = NULL;
 	uint64_t i;
-	int ret;
+	int pass, ret;
 
 	if (fs->read_only)
 		return -EROFS;
-	for (i = 0; i < fs->nr_bgs; i++) {
-		struct zcow_bg *b = fs->bgs[i];
+	/* A group whose zone is active first, then one to open. */
+	for (pass = 0; pass < 2 && !bg; pass++) {
+		for (i = 0; i < fs->nr_bgs; i++) {
+			struct zcow_bg *b = fs->bgs[i];
 
-		if ((b->flags & ZCOW_BG_TYPE_MASK) != flags || b->is_ro ||
-		    b->is_removing || b->is_deleted || b->is_relocating ||
-		    b->is_copying || b->start == fs->treelog_bg)
-			continue;
-		if (b->alloc_offset + len <= b->capacity) {
-			bg = b;
-			break;
+			if ((b->flags & ZCOW_BG_TYPE_MASK) != flags ||
+			    b->is_ro || b->is_removing || b->is_deleted ||
+			    b->is_relocating || b->is_copying ||
+			    b->is_finished || b->start == fs->treelog_bg ||
+			    (!pass && !zcow_zoned_holds_zone(fs, b)))
+				continue;
+			if (b->is_wp_stale && zcow_bg_sync_wp(b))
+				continue;
+			if (b->alloc_offset + len <= b->capacity) {
+				bg = b;
+				break;
+			}
 		}
 	}
+	/*
+	 * Opening a zone (an empty group or a new chunk): within the
+	 * active-zone budget, which keeps one for metadata and finishes a
+	 * data group if it must (core/zoned.c).  Only the zoned policy
+	 * above calls down here otherwise.
+	 */
+	if ((!bg || !zcow_zoned_holds_zone(fs, bg)) &&
+	    zcow_zoned_open_zone(fs, bg ? bg->dev : NULL, ZCOW_ZONE_META))
+		zlog_warn(TAG, "%s: no active zone left to open",
+			  zcow_space_name(zcow_space_of_flags(flags)));
 	if (!bg) {
 		ret = zcow_chunk_alloc(fs, flags, &bg);
 		if (ret)
@@ -541,7 +634,8 @@ bool zcow_bg_has_room(const struct zcow_bg *bg, uint64_t flags, uint64_t len)
 {
 	return bg && (bg->flags & ZCOW_BG_TYPE_MASK) == flags && !bg->is_ro &&
 	       !bg->is_removing && !bg->is_deleted && !bg->is_relocating &&
-	       !bg->is_copying && !bg->is_data_reloc &&
+	       !bg->is_copying && !bg->is_data_reloc && !bg->is_finished &&
+	       !(bg->is_wp_stale && bg->reserved) &&
 	       bg->alloc_offset + len <= bg->capacity;
 }
 
@@ -550,8 +644,12 @@ int zcow_bg_reserve_in(struct zcow_fs *fs, struct zcow_bg *bg, uint64_t len,
 {
 	if (fs->read_only)
 		return -EROFS;
+	/* After a failed write: at the device's write pointer again, or
+	 * nothing (writes still in flight, or the group given up). */
+	if (bg->is_wp_stale && zcow_bg_sync_wp(bg))
+		return -ENOSPC;
 	if (bg->is_ro || bg->is_removing || bg->is_deleted ||
-	    bg->is_relocating || bg->is_copying ||
+	    bg->is_relocating || bg->is_copying || bg->is_finished ||
 	    bg->alloc_offset + len > bg->capacity)
 		return -ENOSPC;
 	/* Strictly sequential: the only place space is handed out. */

@@ -22,8 +22,9 @@
  * the node allocator allocate a chunk in the middle of a tree operation.
  * Nor the zoned policy: which group data goes to, the active-zone budget,
  * zone finish, the free-zone counts, the metadata room and the tree-log
- * group are core/zoned.h, which calls down into this module (never the
- * other way).
+ * group are core/zoned.h, which calls down into this module.  The one
+ * call up is the node allocator's (zcow_bg_reserve), which asks the
+ * active-zone budget before it opens a zone, as every zone opener does.
  *
  * Who may include it: core/, harness/, tests/.
  */
@@ -105,6 +106,11 @@ struct zcow_bg {
 	bool to_copy;		/* replace: on the source, not copied yet */
 	bool is_copying;	/* replace: being copied: nothing is
 				 * allocated in it, it is not removed */
+	bool is_finished;	/* its zone was finished: FULL, no active
+				 * zone held whatever the offsets say */
+	bool is_wp_stale;	/* a write to it failed: the device's write
+				 * pointer may differ from alloc_offset until
+				 * zcow_bg_sync_wp() */
 };
 
 /* Sums over the block groups of one type (`zcow df`). */
@@ -174,14 +180,30 @@ int zcow_bg_append(struct zcow_fs *fs, struct zcow_bg *bg, const void *buf,
 int zcow_bg_reset_zone(struct zcow_fs *fs, struct zcow_bg *bg);
 int zcow_bg_finish_zone(struct zcow_fs *fs, struct zcow_bg *bg);
 
+/*
+ * A failed write or append leaves @bg is_wp_stale: the bytes reserved
+ * above the device's write pointer never landed, and a later write at
+ * alloc_offset would be refused (not at the write pointer).  Under the fs
+ * lock, with nothing of @bg in flight (reserved 0), report the zone and
+ * move the allocation offset (and meta_wp) to its write pointer: back over
+ * bytes that are all unusable, or forward over bytes that landed (counted
+ * unusable).  Returns 0 (also when not stale), -EAGAIN (writes in flight:
+ * later), -EUCLEAN (live bytes above the write pointer: a metadata node
+ * never written; the group takes nothing more), or a report errno.
+ * zcow_bg_reserve_in() calls it first; the writers call it after a failure.
+ */
+int zcow_bg_sync_wp(struct zcow_bg *bg);
+
 /* Bytes of @zd outside its superblock zones not in a block group. */
 uint64_t zcow_device_free_bytes(struct zcow_fs *fs,
 				const struct zcow_device *zd);
 
 /*
  * Reserve @len bytes of type @flags strictly sequentially at a block
- * group's allocation offset (allocating a chunk when none has room).
- * Returns 0 and *logical_ret, -ENOSPC, -EROFS, or the chunk errors.
+ * group's allocation offset: in a group whose zone is active first, else
+ * an empty one or a new chunk, opened within the active-zone budget
+ * (zcow_zoned_open_zone(), ZCOW_ZONE_META).  Returns 0 and *logical_ret,
+ * -ENOSPC, -EROFS, or the chunk errors.
  */
 int zcow_bg_reserve(struct zcow_fs *fs, uint64_t flags, uint64_t len,
 		    uint64_t *logical_ret);

@@ -13,6 +13,7 @@
 #include "files.h"
 #include "grow.h"
 #include "reclaim.h"
+#include "zcow_super.h"
 #include "zlog.h"
 
 #define TAG "zoned"
@@ -140,12 +141,301 @@ uint64_t zcow_zoned_reloc_zones(struct zcow_fs *fs)
 
 bool zcow_zoned_reloc_may_take_zone(struct zcow_fs *fs)
 {
+	bool may;
+
 	if (fs->reclaim == ZCOW_RECLAIM_OFF)
-		return data_may_take_zone(fs);
-	/* The zone held back for it, or one data may take. */
-	if (zcow_reclaim_held_zones(fs))
-		return zcow_zoned_nr_free_zones(fs) >= 1;
-	return data_may_take_zone(fs);
+		may = data_may_take_zone(fs);
+	else if (zcow_reclaim_held_zones(fs))
+		/* The zone held back for it, or one data may take. */
+		may = zcow_zoned_nr_free_zones(fs) >= 1;
+	else
+		may = data_may_take_zone(fs);
+	/* ... and an active zone within the budget. */
+	return may && !zcow_zoned_open_zone(fs, NULL, ZCOW_ZONE_RELOC);
+}
+
+/* ---- the active-zone budget ----------------------------------------- */
+
+/*
+ * Every zone a writer opens comes out of one count per device, checked
+ * before the zone is opened (docs/space.md, "Active zones"):
+ *
+ *   held  = superblock log zones (one per log mirror: the zone it writes)
+ *         + every sequential group whose zone is open or closed on the
+ *           device, or will be when its claimed writes land
+ *           (zcow_zoned_holds_zone)
+ *   open  = held + 1 + reserve(who) <= the device's active-zone limit
+ *
+ *   who       reserve  when over the limit
+ *   META      0        finish a data group (one a slot holds too)
+ *   TREELOG   1        finish a data group no slot holds, else ENOSPC
+ *                      (fsync commits instead)
+ *   RELOC     1        finish a data group (a slot's too), else ENOSPC
+ *   DATA      1        finish a data group with less than a block left;
+ *                      else the caller shares a group, hands the data
+ *                      relocation group over or waits
+ *
+ * The reserve of 1 is the metadata's next group: a commit allocates its
+ * nodes in the lowest metadata group with room and opens the next one
+ * while the nodes of the first are not yet written (both active).  So a
+ * commit never finds the budget taken.  A group's zone is finished only
+ * with nothing in flight in it (reserved 0).
+ */
+
+/* Superblock log zones of @dev: one active zone per log mirror. */
+static uint32_t sb_log_zones(struct zcow_fs *fs, struct zdev *dev)
+{
+	struct zcow_sb_loc loc;
+	uint32_t n = 0;
+	int m;
+
+	for (m = 0; m < ZCOW_SB_MIRROR_MAX; m++) {
+		zcow_sb_locate_mirror(dev, fs->placement, m, &loc);
+		if (loc.kind == ZCOW_SB_LOC_LOG)
+			n++;
+	}
+	return n;
+}
+
+/* Is @bg the block group of a data slot other than @slot? */
+static bool is_other_slot(struct zcow_files *fl, const struct zcow_bg *bg,
+			  uint32_t slot)
+{
+	uint32_t i;
+
+	for (i = 0; fl && i < fl->data_zones; i++)
+		if (i != slot && fl->data_active[i] == bg->start)
+			return true;
+	return false;
+}
+
+bool zcow_zoned_holds_zone(struct zcow_fs *fs, const struct zcow_bg *bg)
+{
+	if (!bg->is_seq || bg->is_ro || bg->is_deleted || bg->is_finished)
+		return false;
+	if (bg->alloc_offset >= bg->capacity) {
+		/* Allocated to its capacity: FULL once the last write lands
+		 * (data in flight; metadata nodes the commit writes). */
+		if ((bg->flags & ZCOW_BG_TYPE_MASK) == ZCOW_BG_DATA)
+			return bg->reserved;
+		return bg->meta_wp < bg->capacity;
+	}
+	if (bg->alloc_offset)
+		return true;
+	/* Empty, and claimed by a writer that will open it. */
+	return bg->start == fs->treelog_bg || bg->start == fs->reloc_bg ||
+	       is_other_slot(fs->files, bg, UINT32_MAX);
+}
+
+uint32_t zcow_zoned_nr_active(struct zcow_fs *fs,
+			      const struct zcow_device *zd)
+{
+	uint32_t n = sb_log_zones(fs, zd->zdev);
+	uint64_t i;
+
+	for (i = 0; i < fs->nr_bgs; i++)
+		if (fs->bgs[i]->dev == zd && zcow_zoned_holds_zone(fs, fs->bgs[i]))
+			n++;
+	return n;
+}
+
+/* The device the next chunk goes to (zcow_chunk_alloc: the most free
+ * bytes, the lower devid on a tie). */
+static const struct zcow_device *next_chunk_dev(struct zcow_fs *fs)
+{
+	const struct zcow_device *best = &fs->devs[0];
+	uint64_t most = zcow_device_free_bytes(fs, best), a;
+	unsigned int d;
+
+	for (d = 1; d < fs->nr_devs; d++) {
+		a = zcow_device_free_bytes(fs, &fs->devs[d]);
+		if (a > most) {
+			most = a;
+			best = &fs->devs[d];
+		}
+	}
+	return best;
+}
+
+/* Drop @bg from the data slots that hold it. */
+static void unslot(struct zcow_fs *fs, const struct zcow_bg *bg)
+{
+	struct zcow_files *fl = fs->files;
+	uint32_t s;
+
+	for (s = 0; fl && s < fl->data_zones; s++)
+		if (fl->data_active[s] == bg->start)
+			fl->data_active[s] = 0;
+}
+
+/*
+ * The data group on @zd with the least room left that holds a zone with
+ * nothing in flight: one no slot holds, or with @may_slot one a slot
+ * holds.  The current data relocation group only with @may_reloc (it is
+ * being replaced).  With @only_short, only one with room for less than
+ * a block (data uses every other before it opens a zone).  A claimed
+ * empty group is let go at once (free).
+ */
+static struct zcow_bg *finish_candidate(struct zcow_fs *fs,
+					const struct zcow_device *zd,
+					bool may_slot, bool may_reloc,
+					bool only_short)
+{
+	struct zcow_bg *best = NULL;
+	uint64_t i, room, best_room = UINT64_MAX;
+
+	for (i = 0; i < fs->nr_bgs; i++) {
+		struct zcow_bg *b = fs->bgs[i];
+
+		if (b->dev != zd ||
+		    (b->flags & ZCOW_BG_TYPE_MASK) != ZCOW_BG_DATA ||
+		    !zcow_zoned_holds_zone(fs, b) || b->reserved ||
+		    b->is_relocating || b->is_removing || b->is_copying ||
+		    b->is_wp_stale)
+			continue;
+		if (b->start == fs->reloc_bg && !may_reloc)
+			continue;
+		if (!b->alloc_offset && b->start != fs->reloc_bg) {
+			unslot(fs, b);	/* claimed, never opened */
+			return NULL;
+		}
+		if (!may_slot && is_other_slot(fs->files, b, UINT32_MAX))
+			continue;
+		room = b->capacity - b->alloc_offset;
+		if (only_short && room >= BS)
+			continue;
+		if (room < best_room) {
+			best = b;
+			best_room = room;
+		}
+	}
+	return best;
+}
+
+/* Finish @bg's zone: its unallocated tail becomes zone_unusable, no
+ * writer holds it any more.  Returns 0 or the device's errno. */
+static int finish_bg(struct zcow_fs *fs, struct zcow_bg *bg)
+{
+	int err;
+
+	/* ORDER: nothing; the zone only stops taking writes, what it
+	 * holds stays (a crash sees it FULL: offset = capacity). */
+	err = zcow_bg_finish_zone(fs, bg);
+	if (err)
+		return err;
+	zlog(ZLOG_DEBUG, TAG, "finished group %" PRIu64 " (%" PRIu64
+	     " bytes left) for an active zone", bg->start,
+	     bg->capacity - bg->alloc_offset);
+	bg->zone_unusable += bg->capacity - bg->alloc_offset;
+	bg->alloc_offset = bg->capacity;
+	if (bg->meta_wp)
+		bg->meta_wp = bg->capacity;
+	unslot(fs, bg);
+	if (bg->start == fs->reloc_bg) {
+		bg->is_data_reloc = false;
+		fs->reloc_bg = 0;
+	}
+	if (bg->start == fs->treelog_bg)
+		fs->treelog_bg = 0;
+	return 0;
+}
+
+/*
+ * The tree-log group on @zd, if it holds a zone that can be given back:
+ * every node allocated in it written (no fsync is between its log's
+ * allocation and its write: both run under the one fs lock), and with
+ * @no_log also no log living in it (nothing reserved: only garbage of
+ * logs a commit dropped).  A log living there stays readable: finishing
+ * keeps what a zone holds.
+ */
+static struct zcow_bg *log_to_give(struct zcow_fs *fs,
+				   const struct zcow_device *zd, bool no_log)
+{
+	struct zcow_bg *t = fs->treelog_bg ? zcow_bg_lookup(fs, fs->treelog_bg) :
+					     NULL;
+
+	if (!t || t->dev != zd || !zcow_zoned_holds_zone(fs, t) ||
+	    t->meta_wp != t->alloc_offset || (no_log && t->reserved))
+		return NULL;
+	return t;
+}
+
+/*
+ * Give back one active zone on @zd for @who, cheapest first (as
+ * btrfs_zone_finish_one_bg, the group with the least room left):
+ *   1. a data group no slot holds (the current data relocation group too,
+ *      for RELOC, which replaces it; for DATA only one with less than a
+ *      block left);
+ *   2. the tree-log group (log_to_give()): for META even with a log in
+ *      it, for DATA and RELOC only without one; the next fsync commits
+ *      instead, until a zone is free for a new log group;
+ *   3. a slot's data group, for META and RELOC;
+ *   4. the current data relocation group, for META.
+ * Nothing in flight is ever cut.  Returns true when a zone was given
+ * back.
+ */
+static bool finish_one(struct zcow_fs *fs, const struct zcow_device *zd,
+		       enum zcow_zone_user who)
+{
+	uint32_t before = zcow_zoned_nr_active(fs, zd);
+	struct zcow_bg *bg;
+
+	bg = finish_candidate(fs, zd, false, who == ZCOW_ZONE_RELOC,
+			      who == ZCOW_ZONE_DATA);
+	if (!bg && zcow_zoned_nr_active(fs, zd) < before)
+		return true;	/* a claim let go */
+	if (!bg && who != ZCOW_ZONE_TREELOG) {
+		bg = log_to_give(fs, zd, who != ZCOW_ZONE_META);
+		if (bg && !bg->alloc_offset) {
+			fs->treelog_bg = 0;	/* claimed, never opened */
+			return true;
+		}
+	}
+	if (!bg && (who == ZCOW_ZONE_META || who == ZCOW_ZONE_RELOC))
+		bg = finish_candidate(fs, zd, true, who == ZCOW_ZONE_RELOC,
+				      false);
+	/* The relocation group last for metadata: the cleaner fills it a
+	 * victim at a time, and finishing it between two wastes its room
+	 * and the next victim's copies take a zone more. */
+	if (!bg && who == ZCOW_ZONE_META)
+		bg = finish_candidate(fs, zd, true, true, false);
+	return bg && !finish_bg(fs, bg);
+}
+
+/*
+ * What @who must leave on @zd: one zone for the metadata's next group.
+ * Not for metadata itself; not when a zone metadata can always take back
+ * holds the place: the tree-log group (log_to_give), so the log itself
+ * may take that zone; and not on a device that allows no more than
+ * zcow's minimum (superblock logs, system, metadata, one data group:
+ * there metadata finishes the data group to open its next one).
+ */
+static uint32_t meta_reserve(struct zcow_fs *fs, const struct zcow_device *zd,
+			     enum zcow_zone_user who, uint32_t limit)
+{
+	if (who == ZCOW_ZONE_META || who == ZCOW_ZONE_TREELOG)
+		return 0;
+	if (limit <= zcow_active_zones_needed(zd->zdev, fs->placement, false,
+					      1))
+		return 0;
+	return log_to_give(fs, zd, false) ? 0 : 1;
+}
+
+int zcow_zoned_open_zone(struct zcow_fs *fs, const struct zcow_device *zd,
+			 enum zcow_zone_user who)
+{
+	uint32_t limit;
+
+	if (!zd)
+		zd = next_chunk_dev(fs);
+	limit = zcow_active_zone_limit(zd->zdev);
+	if (!zd->zdev->info.is_zoned || !limit)
+		return 0;
+	while (zcow_zoned_nr_active(fs, zd) + 1 +
+		       meta_reserve(fs, zd, who, limit) > limit)
+		if (!finish_one(fs, zd, who))
+			return -ENOSPC;
+	return 0;
 }
 
 /* ---- active zones ------------------------------------------------------ */
@@ -155,13 +445,16 @@ uint32_t zcow_zoned_data_zones(struct zcow_fs *fs, uint32_t want,
 {
 	const struct zdev_info *info = &fs->dev->info;
 	uint32_t limit = info->max_active, n = want ? want : 4, avail;
-	/* everything but data, with room for the next metadata group */
-	uint32_t nondata = zcow_active_zones_needed(fs->dev, fs->placement,
-						    has_treelog, 0) + 1;
-
-	/* The data relocation group is written while data groups are. */
-	if (fs->reclaim != ZCOW_RECLAIM_OFF)
-		nondata++;
+	/*
+	 * Everything but data, as the budget counts it (zcow_zoned_open_zone):
+	 * the superblock log zones, the system and metadata groups, the
+	 * metadata's next group, the tree-log group and the data relocation
+	 * group (written while data groups are).  With fewer zones the last
+	 * two take theirs from data when they need one.
+	 */
+	uint32_t nondata = sb_log_zones(fs, fs->dev) + 2 + 1 +
+			   (has_treelog ? 1 : 0) +
+			   (fs->reclaim != ZCOW_RECLAIM_OFF ? 1 : 0);
 
 	if (info->max_open && (!limit || info->max_open < limit))
 		limit = info->max_open;
@@ -180,18 +473,6 @@ uint32_t zcow_zoned_data_zones(struct zcow_fs *fs, uint32_t want,
 		}
 	}
 	return n;
-}
-
-/* Is @bg the block group of a data slot other than @slot? */
-static bool is_other_slot(struct zcow_files *fl, const struct zcow_bg *bg,
-			  uint32_t slot)
-{
-	uint32_t i;
-
-	for (i = 0; i < fl->data_zones; i++)
-		if (i != slot && fl->data_active[i] == bg->start)
-			return true;
-	return false;
 }
 
 /*
@@ -272,6 +553,15 @@ static void zone_finish_short(struct zcow_fs *fs)
 
 /* ---- data placement ---------------------------------------------------- */
 
+/* May data go to @bg: it holds its zone already, or an empty group's
+ * zone may be opened within the budget (and the data slots). */
+static bool may_write(struct zcow_fs *fs, const struct zcow_bg *bg)
+{
+	return zcow_zoned_holds_zone(fs, bg) ||
+	       (nr_open_data_bgs(fs) < fs->files->data_zones &&
+		!zcow_zoned_open_zone(fs, bg->dev, ZCOW_ZONE_DATA));
+}
+
 /*
  * One pass of zcow_zoned_pick_data_bg() (the rule is in zoned.h): the
  * group, or NULL when none has room for a block and no zone may be opened.
@@ -291,12 +581,31 @@ static int pick_once(struct zcow_fs *fs, uint32_t slot,
 	}
 	for (i = 0; !bg && i < fs->nr_bgs; i++)
 		if (zcow_bg_has_room(fs->bgs[i], ZCOW_BG_DATA, BS) &&
-		    !is_other_slot(fl, fs->bgs[i], slot))
+		    !is_other_slot(fl, fs->bgs[i], slot) &&
+		    may_write(fs, fs->bgs[i]))
 			bg = fs->bgs[i];
 	if (!bg)
 		zone_finish_short(fs);
+	/*
+	 * No group with room and the active zones all taken: the data
+	 * relocation group, kept between passes, goes over to data (a pass
+	 * opens a new one within the budget).
+	 */
+	if (!bg && fs->reloc_bg && !fs->in_reclaim &&
+	    nr_open_data_bgs(fs) < fl->data_zones &&
+	    zcow_zoned_open_zone(fs, NULL, ZCOW_ZONE_DATA)) {
+		struct zcow_bg *r = zcow_bg_lookup(fs, fs->reloc_bg);
+
+		fs->reloc_bg = 0;
+		if (r) {
+			r->is_data_reloc = false;
+			if (zcow_bg_has_room(r, ZCOW_BG_DATA, BS))
+				bg = r;
+		}
+	}
 	if (!bg && data_may_take_zone(fs) &&
-	    nr_open_data_bgs(fs) < fl->data_zones) {
+	    nr_open_data_bgs(fs) < fl->data_zones &&
+	    !zcow_zoned_open_zone(fs, NULL, ZCOW_ZONE_DATA)) {
 		err = zcow_chunk_alloc(fs, ZCOW_BG_DATA, &bg);
 		if (err && err != -ENOSPC)
 			return err;
@@ -304,7 +613,8 @@ static int pick_once(struct zcow_fs *fs, uint32_t slot,
 			bg = NULL;
 	}
 	for (i = 0; !bg && i < fs->nr_bgs; i++)
-		if (zcow_bg_has_room(fs->bgs[i], ZCOW_BG_DATA, BS))
+		if (zcow_bg_has_room(fs->bgs[i], ZCOW_BG_DATA, BS) &&
+		    may_write(fs, fs->bgs[i]))
 			bg = fs->bgs[i];
 	*bg_ret = bg;
 	return 0;
@@ -331,6 +641,7 @@ int zcow_zoned_pick_data_bg(struct zcow_fs *fs, uint64_t ino, bool is_hot,
 {
 	struct zcow_files *fl = fs->files;
 	uint32_t slot = data_slot(fl, ino, is_hot);
+	bool is_retried = false;
 	int attempt, err;
 
 	if (fs->read_only)
@@ -378,6 +689,16 @@ int zcow_zoned_pick_data_bg(struct zcow_fs *fs, uint64_t ino, bool is_hot,
 		 * groups are removed and their zones reset; with nothing
 		 * a commit frees, relocation empties some first. */
 		err = zcow_reclaim_commit_locked(fs, ZCOW_RECLAIM_SHORT);
+		if (err == -ENOSPC && !is_retried) {
+			/*
+			 * Nothing freed in this generation: a pass whose own
+			 * metadata took the zone it freed is not repeated
+			 * before the next commit.  Commit once, so that the
+			 * next round's pass may move more; then ENOSPC.
+			 */
+			is_retried = true;
+			err = zcow_files_commit_locked(fs);
+		}
 		if (err)
 			return err;
 	}
@@ -533,6 +854,11 @@ int zcow_treelog_bg_prepare(struct zcow_fs *fs, uint64_t room, bool may_alloc)
 	if (!bg && !may_alloc)
 		return -ENOSPC;
 	if (!bg && !zcow_meta_may_give(fs, zcow_zoned_zone_room(fs)))
+		return -ENOSPC;
+	/* An empty group or a new chunk: an active zone from the budget,
+	 * else fsync commits instead of logging. */
+	if ((!bg || !zcow_zoned_holds_zone(fs, bg)) &&
+	    zcow_zoned_open_zone(fs, bg ? bg->dev : NULL, ZCOW_ZONE_TREELOG))
 		return -ENOSPC;
 	if (!bg) {
 		int ret = zcow_chunk_alloc(fs, ZCOW_BG_METADATA, &bg);

@@ -6,7 +6,8 @@
  * What it is: every placement decision that depends on zones: how many
  * zones are free and what one holds, the metadata headroom (room left for
  * tree nodes, and whether a zone may go to data or to the tree-log group),
- * the active-zone budget of data (the data_zones slots), which block group
+ * the active-zone budget every writer asks before it opens a zone, and
+ * the data_zones slots of data within it, which block group
  * a data write goes to, finishing a group to free an active zone, the
  * dedicated tree-log group (seed 010) and how data reaches its zone (Zone
  * Append or a plain write at the write pointer, seed 006).
@@ -35,6 +36,7 @@
 
 struct zcow_fs;
 struct zcow_bg;
+struct zcow_device;
 
 /* ---- zone counts ---------------------------------------------------- */
 
@@ -95,6 +97,44 @@ bool zcow_zoned_reloc_may_take_zone(struct zcow_fs *fs);
  * back when the groups it empties are reset): those beyond the metadata
  * reserve and one more, or the held one. */
 uint64_t zcow_zoned_reloc_zones(struct zcow_fs *fs);
+
+/* ---- the active-zone budget (docs/space.md, "Active zones") ---------- */
+
+/* Who opens a zone: what it must leave for the others and what it may
+ * finish to get one (the table in core/zoned.c). */
+enum zcow_zone_user {
+	ZCOW_ZONE_META,		/* metadata and system groups (commits) */
+	ZCOW_ZONE_TREELOG,	/* the tree-log group */
+	ZCOW_ZONE_RELOC,	/* the data relocation group */
+	ZCOW_ZONE_DATA,		/* a data slot's group */
+};
+
+/*
+ * Does @bg hold an active zone on its device, or will it once its
+ * claimed writes land?  A sequential group, not finished or read-only,
+ * written below its capacity, or allocated to its capacity with writes
+ * still to come (data in flight, metadata nodes not yet written), or
+ * empty and claimed by a writer (a data slot, the tree-log group, the
+ * data relocation group).
+ */
+bool zcow_zoned_holds_zone(struct zcow_fs *fs, const struct zcow_bg *bg);
+
+/* Active zones of device @zd: its superblock log zones (one per log
+ * mirror) and the groups on it that zcow_zoned_holds_zone(). */
+uint32_t zcow_zoned_nr_active(struct zcow_fs *fs,
+			      const struct zcow_device *zd);
+
+/*
+ * May @who open one more zone on @zd (NULL: the device the next chunk
+ * goes to) within its active-zone limit, keeping one zone for the
+ * metadata's next group unless @who is metadata?  Every path that opens a
+ * zone asks first: a new chunk of any type, an empty group a writer
+ * claims.  Over the limit, data groups with nothing in flight are
+ * finished to give zones back (which ones depends on @who).  Returns 0,
+ * or -ENOSPC when no zone can be given back.  Unlimited devices: 0.
+ */
+int zcow_zoned_open_zone(struct zcow_fs *fs, const struct zcow_device *zd,
+			 enum zcow_zone_user who);
 
 /* ---- active zones and data placement -------------------------------- */
 
@@ -195,7 +235,9 @@ int zcow_zoned_write_data(struct zcow_fs *fs, struct zcow_bg *bg,
  * Make sure a tree-log group with room for @room bytes exists: the current
  * one, else a metadata group nothing lives in (used, reserved and pinned
  * all 0), else with @may_alloc a new metadata chunk; either only while
- * zcow_meta_may_give() lets its room go.  Nothing is reserved.  Mount and
+ * zcow_meta_may_give() lets its room go and, when its zone is not active
+ * yet, the active-zone budget gives it one (zcow_zoned_open_zone(),
+ * ZCOW_ZONE_TREELOG).  Nothing is reserved.  Mount and
  * the commit call it so that the log's group is in the committed chunk
  * tree before a log uses it.  Returns 0, -ENOSPC, -EROFS.
  */

@@ -8,6 +8,7 @@
 #include <check.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -563,6 +564,429 @@ START_TEST(test_zoned_pick_waits_for_full_groups_writes)
 }
 END_TEST
 
+
+/* ---- the active-zone budget near a full device ------------------------ */
+
+/* Zones of @dev open or closed (active), by the device's report. */
+static uint32_t dev_nr_active(struct zdev *dev)
+{
+	struct zdev_zone z;
+	uint32_t n = 0;
+	uint64_t i;
+
+	for (i = 0; i < dev->info.nr_zones; i++) {
+		ck_assert_int_eq(zdev_report_zone(dev, i * dev->info.zone_size,
+						  &z), 0);
+		n += z.cond == ZDEV_COND_IMP_OPEN ||
+		     z.cond == ZDEV_COND_EXP_OPEN || z.cond == ZDEV_COND_CLOSED;
+	}
+	return n;
+}
+
+/* Live files of a refill run (their numbers, oldest first). */
+struct refill {
+	struct zcow_fs *fs;
+	uint64_t prng;
+	uint64_t *ids;
+	uint64_t nr, next;
+	uint8_t *buf;
+};
+
+/* One file /rN of 4 KiB..512 KiB, fsynced one time in four: 0, or
+ * -ENOSPC with the file removed.  Anything else fails the test. */
+static int refill_one(struct refill *r)
+{
+	uint64_t size = 4096 * (1 + zcow_rand_below(&r->prng, 128));
+	uint64_t id = r->next++;
+	struct zcow_file *f;
+	char name[32];
+	int64_t n = 0;
+	int err;
+
+	snprintf(name, sizeof(name), "/r%" PRIu64, id);
+	err = zcow_create(r->fs, name, &f);
+	if (!err) {
+		n = zcow_pwrite(f, r->buf, size, 0);
+		err = n < 0 ? (int)n : 0;
+		if (!err && id % 4 == 3)
+			err = zcow_fsync(f);
+		ck_assert_int_eq(zcow_close(f), 0);
+	}
+	ck_assert_msg(!err || err == -ENOSPC, "file %" PRIu64 ": %d", id, err);
+	ck_assert_int_eq(zcow_fs_error(r->fs), 0);
+	if (err) {
+		err = zcow_unlink(r->fs, name);
+		ck_assert_msg(!err || err == -ENOENT, "unlink: %d", err);
+		return -ENOSPC;
+	}
+	r->ids[r->nr++] = id;
+	return 0;
+}
+
+/*
+ * Fill, delete every other file, refill, five rounds, on 32 zones of
+ * 4 MiB with the tree-log on, at max_active 14, 8 and 6: data, the
+ * tree-log, relocation and the commits share the active-zone budget, so
+ * every operation ends with 0 or ENOSPC, never -EOVERFLOW or -EIO, the fs
+ * never enters its error state, the check is clean, and no zone is
+ * written beyond the device's limit.
+ */
+static const uint32_t refill_active[] = { 14, 8, 6 };
+
+START_TEST(test_zoned_refill_with_fsync_stays_in_active_budget)
+{
+	struct zcow_mount_opts mo = { 0 };
+	struct refill r = { .prng = 7 + (uint64_t)_i };
+	struct zdev *dev;
+	uint64_t i, k, violations;
+	char name[32];
+	int round;
+
+	r.fs = sim_fs_cap(32, 0, 0, refill_active[_i], &mo);
+	dev = r.fs->dev;
+	violations = zsim_nr_violations(zsim_from_dev(dev),
+					ZSIM_RULE_TOO_MANY_ACTIVE);
+	r.buf = malloc(512 * 1024);
+	r.ids = malloc(65536 * sizeof(*r.ids));
+	ck_assert_ptr_nonnull(r.buf);
+	ck_assert_ptr_nonnull(r.ids);
+	memset(r.buf, 0x5a, 512 * 1024);
+	for (round = 0; round <= 5; round++) {
+		uint64_t filled = 0;
+
+		for (i = 0, k = 0; round && i < r.nr; i++) {
+			if (i % 2) {
+				r.ids[k++] = r.ids[i];
+				continue;
+			}
+			snprintf(name, sizeof(name), "/r%" PRIu64, r.ids[i]);
+			ck_assert_int_eq(zcow_unlink(r.fs, name), 0);
+		}
+		r.nr = k;
+		ck_assert_int_eq(zcow_sync(r.fs), 0);
+		while (r.nr < 65536 && !refill_one(&r))
+			filled++;
+		ck_assert_msg(filled, "round %d wrote nothing", round);
+		ck_assert_int_eq(zcow_sync(r.fs), 0);
+		ck_assert_int_eq(zcow_fs_error(r.fs), 0);
+		/* The budget counts every zone the device has active. */
+		ck_assert_uint_le(dev_nr_active(dev),
+				  zcow_zoned_nr_active(r.fs, &r.fs->devs[0]));
+		ck_assert_uint_le(zcow_zoned_nr_active(r.fs, &r.fs->devs[0]),
+				  refill_active[_i]);
+	}
+	ck_assert_int_eq(zcow_check(r.fs, print_problem, NULL), 0);
+	ck_assert_uint_eq(zsim_nr_violations(zsim_from_dev(dev),
+					      ZSIM_RULE_TOO_MANY_ACTIVE),
+			  violations);
+	free(r.ids);
+	free(r.buf);
+	sim_fs_close(r.fs);
+}
+END_TEST
+
+static int zone_cond(struct zcow_bg *bg, uint64_t *wp_ret)
+{
+	struct zdev_zone z;
+
+	ck_assert_int_eq(zdev_report_zone(bg->dev->zdev, bg->physical, &z), 0);
+	if (wp_ret)
+		*wp_ret = z.wp - z.start;
+	return z.cond;
+}
+
+/* One 4 KiB file @path of bytes @byte; returns zcow_pwrite()'s result. */
+static int64_t put_4k(struct zcow_fs *fs, const char *path, int byte)
+{
+	uint8_t buf[4096];
+	struct zcow_file *f;
+	int64_t n;
+
+	memset(buf, byte, sizeof(buf));
+	ck_assert_int_eq(zcow_create(fs, path, &f), 0);
+	n = zcow_pwrite(f, buf, sizeof(buf), 0);
+	zcow_close(f);
+	return n;
+}
+
+/*
+ * max_active 6, tree-log on, step by step: superblock log (2), system and
+ * metadata hold 4 zones, the tree-log group's claim a fifth.  The claim
+ * stands in for the metadata's reserve (metadata can always take it
+ * back), so the first data group opens the sixth.  The relocation group
+ * then gets a zone by letting the log's claim go and finishing the
+ * slot's group (FULL, its tail unusable); a new log group may take the
+ * reserve's place again, and metadata takes it back; data, which may cut
+ * neither a slot's group nor a metadata group, gets -ENOSPC.
+ */
+START_TEST(test_zoned_budget_gives_zones_back_by_who_opens)
+{
+	struct zcow_mount_opts mo = { 0 };
+	struct zcow_fs *fs = sim_fs_cap(32, 0, 0, 6, &mo);
+	const struct zcow_device *zd = &fs->devs[0];
+	struct zcow_bg *g, *g2;
+	uint64_t wp;
+
+	pthread_mutex_lock(&fs->files->lock);
+	ck_assert_uint_ne(fs->treelog_bg, 0);
+	ck_assert_uint_eq(zcow_zoned_nr_active(fs, zd), 5);
+	pthread_mutex_unlock(&fs->files->lock);
+
+	ck_assert_int_eq(put_4k(fs, "/a", 1), 4096);
+	pthread_mutex_lock(&fs->files->lock);
+	ck_assert_uint_ne(fs->treelog_bg, 0);
+	g = zcow_bg_lookup(fs, fs->files->data_active[0]);
+	ck_assert_ptr_nonnull(g);
+	ck_assert_int_eq(zone_cond(g, &wp), ZDEV_COND_IMP_OPEN);
+	ck_assert_uint_eq(wp, 4096);
+	ck_assert_uint_eq(zcow_zoned_nr_active(fs, zd), 6);
+	ck_assert_uint_le(dev_nr_active(fs->dev), 6);
+
+	ck_assert_int_eq(zcow_zoned_open_zone(fs, NULL, ZCOW_ZONE_RELOC), 0);
+	ck_assert_uint_eq(fs->treelog_bg, 0);
+	ck_assert(g->is_finished);
+	ck_assert_int_eq(zone_cond(g, NULL), ZDEV_COND_FULL);
+	ck_assert_uint_eq(g->alloc_offset, g->capacity);
+	ck_assert_uint_eq(g->zone_unusable, g->capacity - 4096);
+	ck_assert_uint_eq(fs->files->data_active[0], 0);
+	ck_assert_uint_eq(zcow_zoned_nr_active(fs, zd), 4);
+	pthread_mutex_unlock(&fs->files->lock);
+
+	ck_assert_int_eq(put_4k(fs, "/b", 2), 4096);
+	pthread_mutex_lock(&fs->files->lock);
+	g2 = zcow_bg_lookup(fs, fs->files->data_active[0]);
+	ck_assert_ptr_nonnull(g2);
+	ck_assert_ptr_ne(g2, g);
+	ck_assert_uint_eq(zcow_zoned_nr_active(fs, zd), 5);
+	ck_assert_int_eq(zcow_treelog_bg_prepare(fs, 65536, true), 0);
+	ck_assert_uint_ne(fs->treelog_bg, 0);
+	ck_assert_uint_eq(zcow_zoned_nr_active(fs, zd), 6);
+	ck_assert_int_eq(zcow_zoned_open_zone(fs, NULL, ZCOW_ZONE_META), 0);
+	ck_assert_uint_eq(fs->treelog_bg, 0);
+	ck_assert_uint_eq(zcow_zoned_nr_active(fs, zd), 5);
+	ck_assert_int_eq(zcow_zoned_open_zone(fs, NULL, ZCOW_ZONE_DATA),
+			 -ENOSPC);
+	ck_assert_int_eq(zone_cond(g2, &wp), ZDEV_COND_IMP_OPEN);
+	ck_assert_uint_eq(wp, 4096);
+	ck_assert_uint_le(dev_nr_active(fs->dev), 5);
+	pthread_mutex_unlock(&fs->files->lock);
+	ck_assert_int_eq(zcow_sync(fs), 0);
+	ck_assert_int_eq(zcow_fs_error(fs), 0);
+	ck_assert_int_eq(zcow_check(fs, print_problem, NULL), 0);
+	sim_fs_close(fs);
+}
+END_TEST
+
+/*
+ * A data write the device refuses (an injected -EIO) leaves nothing on
+ * the device: the group's allocation offset goes back to the write
+ * pointer, so the next plain write lands at it instead of failing "not
+ * at the write pointer" (zone_append=off), and by Zone Append the same.
+ */
+START_TEST(test_zoned_failed_data_write_rolls_back_to_the_write_pointer)
+{
+	struct zcow_mount_opts mo = { .data_zones = 1,
+				      .no_zone_append = _i == 0 };
+	struct zcow_fs *fs = sim_fs_cap(32, 0, 0, 14, &mo);
+	struct zsim *sim = zsim_from_dev(fs->dev);
+	struct zsim_fault fault = {
+		.op = _i == 0 ? ZDEV_OP_WRITE : ZDEV_OP_APPEND, .ordinal = 1,
+		.match = ZSIM_MATCH_CLASS_OP, .cls = ZDEV_CLASS_DATA,
+	};
+	struct zcow_bg *g;
+	uint64_t wp, unusable;
+
+	ck_assert_int_eq(put_4k(fs, "/a", 1), 4096);
+	pthread_mutex_lock(&fs->files->lock);
+	g = zcow_bg_lookup(fs, fs->files->data_active[0]);
+	unusable = g->zone_unusable;
+	pthread_mutex_unlock(&fs->files->lock);
+	ck_assert_int_eq(zsim_add_fault(sim, &fault), 0);
+	ck_assert_int_eq(put_4k(fs, "/b", 2), -EIO);
+	pthread_mutex_lock(&fs->files->lock);
+	ck_assert_uint_eq(g->alloc_offset, 4096);
+	ck_assert_uint_eq(g->zone_unusable, unusable);
+	ck_assert(!g->is_wp_stale);
+	ck_assert_int_eq(zone_cond(g, &wp), ZDEV_COND_IMP_OPEN);
+	ck_assert_uint_eq(wp, 4096);
+	pthread_mutex_unlock(&fs->files->lock);
+	ck_assert_int_eq(put_4k(fs, "/c", 3), 4096);
+	ck_assert_int_eq(zone_cond(g, &wp), ZDEV_COND_IMP_OPEN);
+	ck_assert_uint_eq(wp, 8192);
+	ck_assert_uint_eq(zsim_nr_violations(sim, ZSIM_RULE_WRITE_NOT_AT_WP),
+			  0);
+	ck_assert_int_eq(zcow_sync(fs), 0);
+	ck_assert_int_eq(zcow_fs_error(fs), 0);
+	ck_assert_int_eq(zcow_check(fs, print_problem, NULL), 0);
+	sim_fs_close(fs);
+}
+END_TEST
+
+/*
+ * A tree-log node the device refuses: the fsync commits instead (0, not
+ * the error state), and the next fsync logs again at the log group's
+ * write pointer.
+ */
+START_TEST(test_zoned_failed_log_write_commits_instead)
+{
+	struct zcow_mount_opts mo = { 0 };
+	struct zcow_fs *fs = sim_fs_cap(32, 0, 0, 14, &mo);
+	struct zsim *sim = zsim_from_dev(fs->dev);
+	struct zsim_fault fault = {
+		.op = ZDEV_OP_WRITE, .ordinal = 1,
+		.match = ZSIM_MATCH_CLASS_OP, .cls = ZDEV_CLASS_LOG,
+	};
+	uint8_t buf[4096];
+	struct zcow_file *f;
+	int i;
+
+	memset(buf, 7, sizeof(buf));
+	ck_assert_int_eq(zcow_create(fs, "/f", &f), 0);
+	ck_assert_int_eq(zcow_sync(fs), 0);
+	ck_assert_int_eq(zsim_add_fault(sim, &fault), 0);
+	for (i = 0; i < 3; i++) {
+		ck_assert_int_eq(zcow_pwrite(f, buf, sizeof(buf), i * 4096),
+				 4096);
+		ck_assert_int_eq(zcow_fsync(f), 0);
+		ck_assert_int_eq(zcow_fs_error(fs), 0);
+	}
+	zcow_close(f);
+	ck_assert_uint_eq(zsim_nr_violations(sim, ZSIM_RULE_INJECTED), 1);
+	ck_assert_uint_eq(zsim_nr_violations(sim, ZSIM_RULE_WRITE_NOT_AT_WP),
+			  0);
+	ck_assert_int_eq(zcow_check(fs, print_problem, NULL), 0);
+	sim_fs_close(fs);
+}
+END_TEST
+
+/* ---- 32 writers on a full device ---------------------------------------- */
+
+#define FULL_THREADS 32
+#define FULL_OPS 40
+
+struct full_job {
+	struct zcow_fs *fs;
+	uint64_t id;
+	int bad;		/* the first result other than 0 or -ENOSPC */
+	uint64_t nr_enospc;
+};
+
+/* One writer: files of 4..128 KiB, fsync one in four; at ENOSPC its
+ * oldest file goes.  Every call must end with 0 or -ENOSPC. */
+static void *full_thread(void *arg)
+{
+	struct full_job *j = arg;
+	uint64_t prng = 1000 + j->id, first = 0, k;
+	uint8_t *buf = malloc(128 * 1024);
+	struct zcow_file *f;
+	char path[32];
+	int err;
+
+	if (!buf) {
+		j->bad = -ENOMEM;
+		return NULL;
+	}
+	memset(buf, (int)j->id, 128 * 1024);
+	for (k = 0; k < FULL_OPS && !j->bad; k++) {
+		uint64_t size = 4096 * (1 + zcow_rand_below(&prng, 32));
+		int64_t n;
+
+		snprintf(path, sizeof(path), "/w%" PRIu64 "_%" PRIu64, j->id, k);
+		err = zcow_create(j->fs, path, &f);
+		if (!err) {
+			n = zcow_pwrite(f, buf, size, 0);
+			err = n < 0 ? (int)n : 0;
+			if (!err && k % 4 == 3)
+				err = zcow_fsync(f);
+			zcow_close(f);
+		}
+		if (err == -ENOSPC) {
+			j->nr_enospc++;
+			zcow_unlink(j->fs, path);
+			snprintf(path, sizeof(path), "/w%" PRIu64 "_%" PRIu64,
+				 j->id, first++);
+			err = zcow_unlink(j->fs, path);
+			if (err == -ENOENT || err == -ENOSPC)
+				err = 0;
+		}
+		if (err && !j->bad)
+			j->bad = err;
+	}
+	free(buf);
+	return NULL;
+}
+
+/*
+ * 32 threads write, fsync and delete files on 32 zones of 4 MiB filled
+ * to a few MiB of free space, at max_active 6 with the tree-log on; two
+ * more rounds delete every other file first (half-empty groups:
+ * relocation's work) and write again.  The data slots, the tree-log,
+ * relocation and the commits share the budget while writes are in
+ * flight.  Every call returns 0 or -ENOSPC (some do: the device is
+ * full), the fs never enters its error state, no zone is opened beyond
+ * the limit, the check is clean.
+ */
+START_TEST(test_zoned_32_writers_on_full_device_get_only_enospc)
+{
+	struct zcow_mount_opts mo = { 0 };
+	struct zcow_fs *fs = sim_fs_cap(32, 0, 0, 6, &mo);
+	struct zsim *sim = zsim_from_dev(fs->dev);
+	struct full_job jobs[FULL_THREADS];
+	pthread_t th[FULL_THREADS];
+	uint64_t i, nr_enospc = 0;
+	uint8_t *buf = malloc(MiB);
+	struct zcow_file *f;
+	char path[48];
+	int64_t n = 0;
+	int round;
+
+	/* Fill to ENOSPC with one file, then give back 8 MiB. */
+	ck_assert_ptr_nonnull(buf);
+	memset(buf, 0x11, MiB);
+	ck_assert_int_eq(zcow_create(fs, "/fill", &f), 0);
+	for (i = 0; (n = zcow_pwrite(f, buf, MiB, i * MiB)) > 0; i++)
+		;
+	ck_assert_int_eq(n, -ENOSPC);
+	ck_assert_int_eq(zcow_truncate(f, i > 8 ? (i - 8) * MiB : 0), 0);
+	zcow_close(f);
+	ck_assert_int_eq(zcow_sync(fs), 0);
+	for (round = 0; round < 3; round++) {
+		/* Rounds after the first: every other file goes (the groups
+		 * half empty: relocation's work), then 32 writers again. */
+		for (i = 0; round && i < FULL_THREADS * FULL_OPS; i += 2) {
+			snprintf(path, sizeof(path), "/w%" PRIu64 "_%" PRIu64,
+				 (round - 1) * FULL_THREADS + i % FULL_THREADS,
+				 i / FULL_THREADS);
+			zcow_unlink(fs, path);
+		}
+		for (i = 0; i < FULL_THREADS; i++) {
+			jobs[i] = (struct full_job){
+				.fs = fs, .id = round * FULL_THREADS + i };
+			ck_assert_int_eq(pthread_create(&th[i], NULL,
+							full_thread, &jobs[i]),
+					 0);
+		}
+		for (i = 0; i < FULL_THREADS; i++) {
+			ck_assert_int_eq(pthread_join(th[i], NULL), 0);
+			ck_assert_msg(!jobs[i].bad, "round %d writer %" PRIu64
+				      ": %d", round, i, jobs[i].bad);
+			nr_enospc += jobs[i].nr_enospc;
+		}
+		ck_assert_int_eq(zcow_fs_error(fs), 0);
+	}
+	ck_assert_uint_gt(nr_enospc, 0);
+	ck_assert_int_eq(zcow_fs_error(fs), 0);
+	ck_assert_int_eq(zcow_sync(fs), 0);
+	ck_assert_uint_eq(zsim_nr_violations(sim, ZSIM_RULE_TOO_MANY_ACTIVE),
+			  0);
+	ck_assert_uint_eq(zsim_nr_violations(sim, ZSIM_RULE_WRITE_NOT_AT_WP),
+			  0);
+	ck_assert_int_eq(zcow_check(fs, print_problem, NULL), 0);
+	free(buf);
+	sim_fs_close(fs);
+}
+END_TEST
+
 Suite *zoned_suite(void)
 {
 	Suite *s = suite_create("zoned_suite");
@@ -581,6 +1005,16 @@ Suite *zoned_suite(void)
 	tcase_add_loop_test(tc, test_zoned_split_from_16_threads_fills_zones,
 			    0, 4);
 	tcase_add_test(tc, test_zoned_pick_waits_for_full_groups_writes);
+	tcase_add_loop_test(tc,
+			    test_zoned_refill_with_fsync_stays_in_active_budget,
+			    0, 3);
+	tcase_add_test(tc,
+		       test_zoned_budget_gives_zones_back_by_who_opens);
+	tcase_add_loop_test(tc,
+			    test_zoned_failed_data_write_rolls_back_to_the_write_pointer,
+			    0, 2);
+	tcase_add_test(tc, test_zoned_failed_log_write_commits_instead);
+	tcase_add_test(tc, test_zoned_32_writers_on_full_device_get_only_enospc);
 	suite_add_tcase(s, tc);
 	return s;
 }
