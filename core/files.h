@@ -543,8 +543,11 @@ int zcow_log_replay(struct zcow_fs *fs);
 /* The log root on the device (last sync, or the mounted superblock's):
  * false when there is none. */
 bool zcow_log_root(struct zcow_fs *fs, uint64_t *bytenr_ret, int *level_ret);
+/* The tree-log's counters since mount; @fallbacks_by has
+ * ZCOW_LOG_NR_FALLBACKS entries (enum zcow_log_fallback). */
 void zcow_log_stats(struct zcow_fs *fs, uint64_t *fsyncs, uint64_t *syncs,
-		    uint64_t *fallbacks, uint64_t *replayed, bool *is_lost);
+		    uint64_t *fallbacks, uint64_t *fallbacks_by,
+		    uint64_t *replayed, bool *is_lost);
 
 /* Snapshot loading at mount (snapshot.c). */
 int zcow_snaps_load(struct zcow_fs *fs);

@@ -37,10 +37,17 @@
  * log_root_transid).  The log's nodes carry no extent items: after the
  * next commit (which writes log_root = 0) their bytes are zone_unusable.
  *
- * An fsync falls back to a full commit (counted in nr_log_fallbacks) when
- * the log would not be replayable: a chunk allocated since the last
- * commit (the committed chunk tree cannot map it), more than
- * LOG_MAX_INODES inodes to log, or an error while building the log.
+ * An fsync falls back to a full commit (counted in nr_log_fallbacks, by
+ * cause: enum zcow_log_fallback) when the log would not be replayable:
+ * the log references a block group whose chunk the committed chunk tree
+ * lacks (a logged file extent or a log node in a chunk allocated in the
+ * running transaction: replay could not map it), a system chunk is new
+ * (the log's superblock would carry it in its sys_chunk_array), more
+ * than LOG_MAX_INODES inodes to log, or an error while building the log.
+ * Chunks of the running transaction the log does not reference do not
+ * matter: after a crash their zones hold data no committed item or log
+ * item names, and the allocator resets such a zone before it reuses it
+ * (core/volumes.c:find_free_zone).
  *
  * Replay (mount, before anything else writes): every logged inode's items
  * replace the fs tree's (a directory's: its inode item and refs, the
@@ -113,7 +120,14 @@ struct zcow_log {
 	bool is_overflow;		/* a change could not be recorded */
 	uint64_t seq;			/* log syncs in this transaction */
 	bool is_pending;		/* inodes added, the log not written */
+	bool has_new_data;		/* the log tree references data in a
+					 * chunk of the running transaction:
+					 * it may not be written until the
+					 * commit (which drops it) */
+	bool may_have_new_data;		/* a data chunk of the running
+					 * transaction exists (log_add()) */
 	uint64_t nr_fsyncs, nr_log_syncs, nr_fallbacks;
+	uint64_t nr_fallbacks_by[ZCOW_LOG_NR_FALLBACKS];
 	uint64_t nr_replayed;		/* inodes replayed at mount */
 	bool is_lost;			/* a log was ignored at mount */
 };
@@ -362,6 +376,7 @@ void zcow_log_commit_done(struct zcow_fs *fs)
 	lg->nr_redirty = 0;
 	lg->seq = 0;
 	lg->is_pending = false;	/* the commit made them durable */
+	lg->has_new_data = false;	/* its chunks are committed now */
 	log_release_trees(lg);
 	tab_clear(lg);
 	bg = fs->treelog_bg ? zcow_bg_lookup(fs, fs->treelog_bg) : NULL;
@@ -370,6 +385,50 @@ void zcow_log_commit_done(struct zcow_fs *fs)
 }
 
 /* ---- building the log ------------------------------------------------ */
+
+/* Does @logical lie in a block group whose chunk the committed chunk tree
+ * lacks (allocated in the running transaction), or in none? */
+static bool is_in_new_chunk(struct zcow_fs *fs, uint64_t logical)
+{
+	struct zcow_bg *bg = zcow_bg_lookup(fs, logical);
+
+	return !bg || bg->is_new;
+}
+
+/* Has a chunk of type @flags been allocated in the running transaction? */
+static bool has_new_chunk(struct zcow_fs *fs, uint64_t flags)
+{
+	uint64_t i;
+
+	for (i = 0; i < fs->nr_bgs; i++)
+		if (fs->bgs[i]->is_new && (fs->bgs[i]->flags & flags))
+			return true;
+	return false;
+}
+
+/*
+ * Can the log as it is now be replayed by a mount that sees only the
+ * committed chunk tree?  Not when a log node (lg->allocs) or a logged
+ * file extent (lg->has_new_data) lies in a chunk of the running
+ * transaction, nor when a system chunk is new: the log's superblock
+ * copies fs->sb, whose sys_chunk_array already holds it, without its
+ * block group item.  True, or false with the cause in *why_ret.
+ */
+static bool is_replayable(struct zcow_fs *fs, enum zcow_log_fallback *why_ret)
+{
+	struct zcow_log *lg = fs->log;
+	uint64_t i;
+
+	*why_ret = ZCOW_LOG_FB_NEW_SYSTEM_CHUNK;
+	if (has_new_chunk(fs, ZCOW_BG_SYSTEM))
+		return false;
+	*why_ret = ZCOW_LOG_FB_NEW_LOG_CHUNK;
+	for (i = 0; i < lg->nr_allocs; i++)
+		if (is_in_new_chunk(fs, lg->allocs[i]))
+			return false;
+	*why_ret = ZCOW_LOG_FB_NEW_DATA_CHUNK;
+	return !lg->has_new_data;
+}
 
 /* Copy the checksum item of the data extent at @bytenr into the log. */
 static int log_csums(struct zcow_fs *fs, uint64_t bytenr)
@@ -678,6 +737,9 @@ static int log_inode(struct zcow_fs *fs, uint64_t ino, uint64_t fsynced)
 			err = zcow_fext_decode(data, len, k.offset, &fe);
 			if (err)
 				goto out;
+			if (fe.disk_bytenr && lg->may_have_new_data &&
+			    is_in_new_chunk(fs, fe.disk_bytenr))
+				lg->has_new_data = true;
 			if (fe.disk_bytenr && fe.generation == fs->transid) {
 				err = log_csums(fs, fe.disk_bytenr);
 				if (err)
@@ -830,21 +892,11 @@ static int write_log_nodes(struct zcow_fs *fs)
 	return err;
 }
 
-/* Has anything been allocated since the last commit that the committed
- * chunk tree cannot map (a new chunk)? */
-static bool has_new_chunk(struct zcow_fs *fs)
-{
-	uint64_t i;
-
-	for (i = 0; i < fs->nr_bgs; i++)
-		if (fs->bgs[i]->is_new)
-			return true;
-	return false;
-}
-
-/* Put the inodes of @set into the log tree (memory only). */
+/* Put the inodes of @set into the log tree (memory only): 0, -EAGAIN
+ * with *why_ret when the log is not replayable (is_replayable()), or a
+ * tree errno. */
 static int log_add(struct zcow_fs *fs, const uint64_t *set, uint64_t nr,
-		   uint64_t ino)
+		   uint64_t ino, enum zcow_log_fallback *why_ret)
 {
 	struct zcow_log *lg = fs->log;
 	struct zcow_key rk = { ZCOW_TREE_LOG_OBJECTID, ZCOW_ROOT_ITEM_KEY,
@@ -853,6 +905,8 @@ static int log_add(struct zcow_fs *fs, const uint64_t *set, uint64_t nr,
 	uint64_t i;
 	int err;
 
+	/* Only then can a logged extent lie in a new chunk (log_inode()). */
+	lg->may_have_new_data = has_new_chunk(fs, ZCOW_BG_DATA);
 	err = log_start(fs);
 	for (i = 0; !err && i < nr; i++)
 		err = log_inode(fs, set[i], ino);
@@ -862,8 +916,10 @@ static int log_add(struct zcow_fs *fs, const uint64_t *set, uint64_t nr,
 	}
 	if (err)
 		return err;
-	if (has_new_chunk(fs))
-		return -EAGAIN;	/* the log's group or data is unmappable */
+	/* The items stay in the log tree: while lg->has_new_data, no log
+	 * write happens until the commit drops the log. */
+	if (!is_replayable(fs, why_ret))
+		return -EAGAIN;
 	for (i = 0; i < nr; i++) {
 		struct touch *t = tab_find(lg, set[i]);
 
@@ -996,11 +1052,30 @@ static int path_starts(struct zcow_fs *fs, uint64_t ino, uint64_t **start,
 	return err;
 }
 
+/* Not a fallback cause: treelog=off commits at every fsync (uncounted). */
+#define FB_TREELOG_OFF ZCOW_LOG_NR_FALLBACKS
+
+static const char *const fallback_names[ZCOW_LOG_NR_FALLBACKS] = {
+	[ZCOW_LOG_FB_NO_LOG_GROUP] = "no_log_group",
+	[ZCOW_LOG_FB_NEW_DATA_CHUNK] = "new_data_chunk",
+	[ZCOW_LOG_FB_NEW_LOG_CHUNK] = "new_log_chunk",
+	[ZCOW_LOG_FB_NEW_SYSTEM_CHUNK] = "new_system_chunk",
+	[ZCOW_LOG_FB_TOO_MANY_INODES] = "too_many_inodes",
+	[ZCOW_LOG_FB_NOT_RECORDED] = "not_recorded",
+	[ZCOW_LOG_FB_BUILD_ERROR] = "build_error",
+};
+
+const char *zcow_log_fallback_name(int i)
+{
+	return i >= 0 && i < ZCOW_LOG_NR_FALLBACKS ? fallback_names[i] : NULL;
+}
+
 /* Whether @ino (and the path to it) needs logging: 1 yes, with its
  * path's start inodes in *start; 0 durable already; -EAGAIN with *why_ret
- * when only a commit can make it durable; -errno. */
+ * when only a commit can make it durable; -errno.  Whether the log it
+ * makes can be replayed is log_add()'s to say. */
 static int log_needed(struct zcow_fs *fs, uint64_t ino, uint64_t **start,
-		      uint64_t *nr_start, const char **why_ret)
+		      uint64_t *nr_start, enum zcow_log_fallback *why_ret)
 {
 	struct zcow_log *lg = fs->log;
 	struct touch *t = tab_find(lg, ino);
@@ -1013,20 +1088,17 @@ static int log_needed(struct zcow_fs *fs, uint64_t ino, uint64_t **start,
 	 * durable already (btrfs skips such an fsync too, in both modes). */
 	if (!t && *nr_start == 1 && !lg->is_overflow)
 		return 0;
-	*why_ret = "treelog=off";
+	*why_ret = FB_TREELOG_OFF;
 	if (!lg->enabled)
 		return -EAGAIN;
 	lg->is_wanted = true;
-	*why_ret = "changes not recorded (out of memory)";
+	*why_ret = ZCOW_LOG_FB_NOT_RECORDED;
 	if (lg->is_overflow)
 		return -EAGAIN;
 	if ((!t || t->logged == t->change) && *nr_start == 1)
 		return 0;	/* logged as it is */
-	*why_ret = "no tree-log block group yet (this commit makes one)";
+	*why_ret = ZCOW_LOG_FB_NO_LOG_GROUP;
 	if (!fs->treelog_bg)
-		return -EAGAIN;
-	*why_ret = "a chunk was allocated since the last commit";
-	if (has_new_chunk(fs))
 		return -EAGAIN;
 	return 1;
 }
@@ -1036,7 +1108,8 @@ static int log_needed(struct zcow_fs *fs, uint64_t ino, uint64_t **start,
  * log (committed or logged as it is), -EAGAIN with *why_ret when only a
  * full commit can make it durable, or another -errno.
  */
-static int log_prepare(struct zcow_fs *fs, uint64_t ino, const char **why_ret)
+static int log_prepare(struct zcow_fs *fs, uint64_t ino,
+		       enum zcow_log_fallback *why_ret)
 {
 	uint64_t *set = NULL, nr = 0, *start = NULL, nr_start = 0;
 	int err;
@@ -1048,26 +1121,26 @@ static int log_prepare(struct zcow_fs *fs, uint64_t ino, const char **why_ret)
 		nr_start = 0;	/* nothing to log, or a commit */
 	free(start);
 	if (err == -E2BIG) {
-		*why_ret = "too many inodes to log";
+		*why_ret = ZCOW_LOG_FB_TOO_MANY_INODES;
 		return -EAGAIN;
 	}
 	if (err || !nr_start)
 		return err;
-	err = log_add(fs, set, nr, ino);
+	err = log_add(fs, set, nr, ino, why_ret);
 	free(set);
 	if (!err)
 		return 1;
 	if (fs->error)
 		return err;
-	*why_ret = err == -EAGAIN ? "the log needed a new chunk" :
-				    "the log could not be built";
+	if (err != -EAGAIN)
+		*why_ret = ZCOW_LOG_FB_BUILD_ERROR;
 	return -EAGAIN;
 }
 
 int zcow_log_fsync_locked(struct zcow_fs *fs, uint64_t ino)
 {
 	struct zcow_log *lg = fs->log;
-	const char *why = "";
+	enum zcow_log_fallback why = FB_TREELOG_OFF;
 	int err;
 
 	if (fs->error)
@@ -1075,10 +1148,11 @@ int zcow_log_fsync_locked(struct zcow_fs *fs, uint64_t ino)
 	lg->nr_fsyncs++;
 	err = log_prepare(fs, ino, &why);
 	if (err == -EAGAIN) {
-		if (lg->enabled) {
+		if (lg->enabled && why < ZCOW_LOG_NR_FALLBACKS) {
 			lg->nr_fallbacks++;
+			lg->nr_fallbacks_by[why]++;
 			zlog(ZLOG_DEBUG, TAG, "inode %" PRIu64 ": full commit: %s",
-			     ino, why);
+			     ino, fallback_names[why]);
 		}
 		return zcow_files_commit_locked(fs);
 	}
@@ -1091,7 +1165,7 @@ int zcow_log_fsync_locked(struct zcow_fs *fs, uint64_t ino)
 int zcow_log_join_locked(struct zcow_fs *fs, uint64_t ino)
 {
 	struct zcow_log *lg = fs->log;
-	const char *why = "";
+	enum zcow_log_fallback why = FB_TREELOG_OFF;
 	int err;
 
 	if (fs->error)
@@ -1103,9 +1177,14 @@ int zcow_log_join_locked(struct zcow_fs *fs, uint64_t ino)
 }
 
 void zcow_log_stats(struct zcow_fs *fs, uint64_t *fsyncs, uint64_t *syncs,
-		    uint64_t *fallbacks, uint64_t *replayed, bool *is_lost)
+		    uint64_t *fallbacks, uint64_t *fallbacks_by,
+		    uint64_t *replayed, bool *is_lost)
 {
 	struct zcow_log *lg = fs->log;
+	int i;
+
+	for (i = 0; i < ZCOW_LOG_NR_FALLBACKS; i++)
+		fallbacks_by[i] = lg ? lg->nr_fallbacks_by[i] : 0;
 
 	*fsyncs = lg ? lg->nr_fsyncs : 0;
 	*syncs = lg ? lg->nr_log_syncs : 0;

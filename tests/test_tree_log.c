@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "tests.h"
+#include "files.h"
 #include "fs.h"
 #include "zlog.h"
 #include "zsim.h"
@@ -963,6 +964,185 @@ START_TEST(test_treelog_concurrent_fsyncs)
 }
 END_TEST
 
+/* ---- fsync while chunks of the running transaction exist ------------- */
+
+/* mkfs, mount with @data_zones slots, /a (@len bytes, pattern 1) written
+ * and committed: its data lies in a committed data group. */
+static struct zcow_fs *committed_a(struct zdev *dev, int data_zones,
+				   uint64_t len)
+{
+	struct zcow_mkfs_opts mo = { .seed = 3 };
+	struct zcow_fs *fs;
+	char opts[32];
+
+	snprintf(opts, sizeof(opts), "data_zones=%d", data_zones);
+	ck_assert_int_eq(zcow_mkfs(dev, &mo), 0);
+	fs = mount_opts(dev, opts);
+	write_file(fs, "/a", len, 1, false);
+	ck_assert_int_eq(zcow_sync(fs), 0);
+	return fs;
+}
+
+/* Is a data chunk of the running transaction allocated? */
+static bool has_new_data_chunk(struct zcow_fs *fs)
+{
+	uint64_t i;
+
+	for (i = 0; i < fs->nr_bgs; i++)
+		if (fs->bgs[i]->is_new && (fs->bgs[i]->flags & ZCOW_BG_DATA))
+			return true;
+	return false;
+}
+
+/* The block group of /a's first data block. */
+static struct zcow_bg *bg_of_a(struct zcow_fs *fs)
+{
+	struct zcow_key k = { 0, ZCOW_EXTENT_DATA_KEY, 0 };
+	struct zcow_stat st;
+	struct zcow_fext fe;
+	uint8_t item[64];
+	uint32_t len;
+
+	ck_assert_int_eq(zcow_stat(fs, "/a", &st), 0);
+	k.objectid = st.ino;
+	ck_assert_int_eq(zcow_tree_search(&fs->fs_tree, &k, item,
+					  sizeof(item), &len), 0);
+	ck_assert_int_eq(zcow_fext_decode(item, len, 0, &fe), 0);
+	return zcow_bg_lookup(fs, fe.disk_bytenr);
+}
+
+/* After the mount that replayed: /a as fsynced, the rest of the device
+ * usable (a zone of the lost chunk is reset before reuse), check clean. */
+static void expect_a_and_usable(struct zdev *dev, uint64_t len,
+				uint32_t seed)
+{
+	struct zcow_fs *fs = mount_opts(dev, "");
+	struct zcow_statfs st;
+
+	stats(fs, &st);
+	ck_assert(!st.log_lost);
+	expect_file(fs, "/a", len, seed);
+	ck_assert_int_eq(zcow_check(fs, report, NULL), 0);
+	/* More data than the free zones left by the crash hold at once. */
+	write_file(fs, "/c", 3 * ZS, 7, true);
+	ck_assert_int_eq(zcow_sync(fs), 0);
+	ck_assert_int_eq(zcow_check(fs, report, NULL), 0);
+	ck_assert_int_eq(zcow_unmount(fs), 0);
+	fs = mount_opts(dev, "");
+	expect_file(fs, "/a", len, seed);
+	expect_file(fs, "/c", 3 * ZS, 7);
+	ck_assert_int_eq(zcow_check(fs, report, NULL), 0);
+	ck_assert_int_eq(zcow_unmount(fs), 0);
+}
+
+/*
+ * Another file's data opens a data chunk in the running transaction;
+ * /a's new data goes to its own, committed group: the fsync is a log
+ * write, not a commit, and after a power cut (every loss policy: the new
+ * chunk's zone holds written data no committed item names) the mount
+ * replays /a exactly.
+ */
+START_TEST(test_treelog_fsync_beside_a_new_chunk_logs_and_replays)
+{
+	enum zsim_loss loss;
+
+	for (loss = 0; loss < ZSIM_NR_LOSS; loss++) {
+		struct zdev *dev = new_dev(0);
+		struct zcow_fs *fs = committed_a(dev, 2, 64 * 1024);
+		struct zcow_statfs before, after;
+		uint64_t gen = fs->generation;
+
+		write_file(fs, "/b", ZS / 4, 2, false);
+		ck_assert(has_new_data_chunk(fs));
+		stats(fs, &before);
+		write_file(fs, "/a", 64 * 1024, 3, true);
+		ck_assert(!bg_of_a(fs)->is_new);
+		stats(fs, &after);
+		ck_assert_uint_eq(after.nr_log_syncs, before.nr_log_syncs + 1);
+		ck_assert_uint_eq(after.nr_log_fallbacks,
+				  before.nr_log_fallbacks);
+		ck_assert_uint_eq(after.nr_commits, before.nr_commits);
+		ck_assert_uint_eq(fs->generation, gen);
+		ck_assert(has_new_data_chunk(fs));
+		ck_assert_int_eq(zcow_check(fs, report, NULL), 0);
+		crash(fs, loss);
+		expect_a_and_usable(dev, 64 * 1024, 3);
+		zdev_close(dev);
+	}
+}
+END_TEST
+
+/*
+ * /a's new data fills its committed group and runs on into a chunk of the
+ * running transaction: the log would reference a group replay cannot
+ * map, so the fsync commits (cause new_data_chunk), and the data survives
+ * a power cut.
+ */
+START_TEST(test_treelog_fsync_of_data_in_a_new_chunk_commits)
+{
+	enum zsim_loss loss;
+
+	for (loss = 0; loss < ZSIM_NR_LOSS; loss++) {
+		struct zdev *dev = new_dev(0);
+		struct zcow_fs *fs = committed_a(dev, 1, 64 * 1024);
+		struct zcow_statfs before, after;
+		uint64_t gen = fs->generation;
+
+		stats(fs, &before);
+		write_file(fs, "/a", ZS + ZS / 2, 4, true);
+		stats(fs, &after);
+		ck_assert_uint_eq(after.nr_log_syncs, before.nr_log_syncs);
+		ck_assert_uint_eq(after.nr_log_fallbacks,
+				  before.nr_log_fallbacks + 1);
+		ck_assert_uint_eq(
+			after.nr_log_fallbacks_by[ZCOW_LOG_FB_NEW_DATA_CHUNK],
+			before.nr_log_fallbacks_by[ZCOW_LOG_FB_NEW_DATA_CHUNK] +
+				1);
+		ck_assert_uint_gt(fs->generation, gen);
+		ck_assert(!has_new_data_chunk(fs));
+		crash(fs, loss);
+		expect_a_and_usable(dev, ZS + ZS / 2, 4);
+		zdev_close(dev);
+	}
+}
+END_TEST
+
+/*
+ * A joined fsync whose data lies in a new chunk cannot be logged, and
+ * its items stay in the log tree until the commit: a later fsync of a
+ * file whose data is committed must not write that log either.
+ */
+START_TEST(test_treelog_join_of_new_chunk_data_keeps_later_fsyncs_out)
+{
+	struct zdev *dev = new_dev(0);
+	struct zcow_fs *fs = committed_a(dev, 2, 64 * 1024);
+	struct zcow_file *fb;
+	struct zcow_statfs st;
+	uint8_t *buf = malloc(ZS / 4);
+
+	fill(buf, ZS / 4, 5);
+	ck_assert_int_eq(zcow_open(fs, "/b", O_CREAT | O_RDWR, &fb), 0);
+	ck_assert_int_eq(zcow_pwrite(fb, buf, ZS / 4, 0), (int64_t)(ZS / 4));
+	ck_assert(has_new_data_chunk(fs));
+	ck_assert_int_eq(zcow_fsync_join(fb), -EAGAIN);
+	write_file(fs, "/a", 64 * 1024, 6, true);
+	stats(fs, &st);
+	ck_assert_uint_eq(st.nr_log_syncs, 0);
+	ck_assert_uint_eq(st.nr_log_fallbacks, 1);
+	ck_assert_uint_eq(st.nr_log_fallbacks_by[ZCOW_LOG_FB_NEW_DATA_CHUNK],
+			  1);
+	zcow_close(fb);
+	crash(fs, ZSIM_LOSS_DROP);
+	fs = mount_opts(dev, "");
+	expect_file(fs, "/a", 64 * 1024, 6);
+	expect_file(fs, "/b", ZS / 4, 5);	/* the commit took it */
+	ck_assert_int_eq(zcow_check(fs, report, NULL), 0);
+	ck_assert_int_eq(zcow_unmount(fs), 0);
+	zdev_close(dev);
+	free(buf);
+}
+END_TEST
+
 Suite *tree_log_suite(void)
 {
 	Suite *s = suite_create("tree_log");
@@ -990,6 +1170,9 @@ Suite *tree_log_suite(void)
 	tcase_add_test(tc, test_treelog_join_batches_fsyncs_into_one_log_write);
 	tcase_add_test(tc, test_treelog_big_dir_logs_only_changed_entries);
 	tcase_add_test(tc, test_treelog_big_dir_changes_replay_exactly);
+	tcase_add_test(tc, test_treelog_fsync_beside_a_new_chunk_logs_and_replays);
+	tcase_add_test(tc, test_treelog_fsync_of_data_in_a_new_chunk_commits);
+	tcase_add_test(tc, test_treelog_join_of_new_chunk_data_keeps_later_fsyncs_out);
 	suite_add_tcase(s, tc);
 	return s;
 }
