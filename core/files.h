@@ -524,8 +524,13 @@ void zcow_log_free(struct zcow_fs *fs);
  * index @index and name hash @hash. */
 void zcow_log_note_link(struct zcow_fs *fs, uint64_t dir, uint64_t ino,
 			uint64_t index, uint64_t hash);
-/* @ino's data or size changed. */
+/* @ino's data, size or attributes changed: its next log holds all of
+ * its file extents. */
 void zcow_log_note_write(struct zcow_fs *fs, uint64_t ino);
+/* A data write replaced @ino's bytes [@off, @off + @len) and nothing
+ * else of its extents: its next log holds the extents of that range. */
+void zcow_log_note_range(struct zcow_fs *fs, uint64_t ino, uint64_t off,
+			 uint64_t len);
 /* fsync of @ino (its writes completed): log it, or commit (treelog=off,
  * or when it cannot be logged).  0 or -errno. */
 int zcow_log_fsync_locked(struct zcow_fs *fs, uint64_t ino);

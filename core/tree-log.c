@@ -8,7 +8,12 @@
  * that must come back with X for the recovered namespace to be
  * consistent:
  *   - X itself (inode item, inode refs, file extents, and the checksum
- *     items of extents written since the last commit);
+ *     items of extents written since the last commit); a regular file
+ *     whose extents changed only by data writes by its changes: the
+ *     file extents of the ranges written since it was last logged, and
+ *     an EXTENT_LOG item telling replay to replace only what lies under
+ *     them (log_file_ranges(), replay_ranges()), so that an fsync of a
+ *     large file costs what was written, not the file's size;
  *   - every directory X was linked into or unlinked from since the last
  *     commit (so a new name, a rename's new and old parent, an unlink are
  *     all durable), logged by its changes as btrfs logs a directory: its
@@ -80,6 +85,13 @@
 #define LOG_MAX_INODES		4096
 #define DIR_LOG_ITEM_SIZE	8u	/* struct btrfs_dir_log_item */
 #define LOG_GROUP_ROOM		8	/* nodes a prepared log group holds */
+#define LOG_MAX_RANGES		65536	/* written ranges kept per inode; more:
+					 * every extent is logged */
+
+/* File bytes [start, end) written since the inode was last logged. */
+struct frange {
+	uint64_t start, end;
+};
 
 /* A directory entry linked or unlinked in the running transaction. */
 struct dent {
@@ -97,6 +109,10 @@ struct touch {
 	uint64_t *kids;		/* inodes (un)linked in it */
 	struct dent *ents;	/* its entries (un)linked (a directory) */
 	uint64_t nr_dirs, cap_dirs, nr_kids, cap_kids, nr_ents, cap_ents;
+	struct frange *rngs;	/* written since last logged (a file) */
+	uint64_t nr_rngs, cap_rngs;
+	bool is_full;		/* its extents changed otherwise (truncate,
+				 * attributes...): log them all */
 };
 
 struct zcow_log {
@@ -214,6 +230,7 @@ static void tab_clear(struct zcow_log *lg)
 		free(lg->tab[i].dirs);
 		free(lg->tab[i].kids);
 		free(lg->tab[i].ents);
+		free(lg->tab[i].rngs);
 	}
 	if (lg->tab)
 		memset(lg->tab, 0, lg->tab_size * sizeof(*lg->tab));
@@ -253,10 +270,43 @@ void zcow_log_note_write(struct zcow_fs *fs, uint64_t ino)
 	if (!lg)
 		return;
 	t = tab_get(lg, ino);
-	if (!t)
+	if (!t) {
 		lg->is_overflow = true;
-	else
-		t->change++;
+		return;
+	}
+	t->change++;
+	t->is_full = true;
+	t->nr_rngs = 0;
+}
+
+void zcow_log_note_range(struct zcow_fs *fs, uint64_t ino, uint64_t off,
+			 uint64_t len)
+{
+	struct zcow_log *lg = fs->log;
+	struct touch *t;
+
+	if (!lg)
+		return;
+	t = tab_get(lg, ino);
+	if (!t) {
+		lg->is_overflow = true;
+		return;
+	}
+	t->change++;
+	if (t->is_full)
+		return;
+	/* A write right after the last one (sequential) extends it. */
+	if (t->nr_rngs && t->rngs[t->nr_rngs - 1].end == off) {
+		t->rngs[t->nr_rngs - 1].end = off + len;
+		return;
+	}
+	if (t->nr_rngs >= LOG_MAX_RANGES ||
+	    ZCOW_GROW_ONE(&t->rngs, t->nr_rngs, &t->cap_rngs)) {
+		t->is_full = true;
+		t->nr_rngs = 0;
+		return;
+	}
+	t->rngs[t->nr_rngs++] = (struct frange){ off, off + len };
 }
 
 /* ---- the log's node store ------------------------------------------- */
@@ -457,8 +507,12 @@ static int log_csums(struct zcow_fs *fs, uint64_t bytenr)
 	return err;
 }
 
-/* The keys of @ino's items in the log, in order. */
-static int log_keys(struct zcow_tree *log, uint64_t ino,
+/* Every item type (log_keys(), copy_items()). */
+#define ALL_TYPES 256u
+
+/* The keys of @ino's items of types below @type_end in the log, in
+ * order. */
+static int log_keys(struct zcow_tree *log, uint64_t ino, unsigned int type_end,
 		    struct zcow_key **keys_ret, uint64_t *nr_ret)
 {
 	struct zcow_key start = { ino, 0, 0 }, k, *v = NULL;
@@ -468,7 +522,7 @@ static int log_keys(struct zcow_tree *log, uint64_t ino,
 
 	zcow_tree_iter_init(&it, log, &start);
 	while (!(err = zcow_tree_iter_next(&it, &k, NULL, NULL)) &&
-	       k.objectid == ino) {
+	       k.objectid == ino && k.type < type_end) {
 		if (ZCOW_GROW_ONE(&v, nr, &cap)) {
 			free(v);
 			return -ENOMEM;
@@ -661,7 +715,8 @@ static int log_dir(struct zcow_fs *fs, uint64_t ino)
 		return -ENOMEM;
 	err = dir_wants(fs, ino, &v, &nr);
 	if (!err)
-		err = log_keys(&lg->tree, ino, &keys, &nr_keys);
+		err = log_keys(&lg->tree, ino, ALL_TYPES, &keys,
+			       &nr_keys);
 	/* What the log holds and the directory no longer needs. */
 	for (i = 0; !err && i < nr_keys; i++) {
 		struct want w = { keys[i], NULL, 0 };
@@ -682,32 +737,41 @@ static int log_dir(struct zcow_fs *fs, uint64_t ino)
 	return err;
 }
 
-/*
- * Log inode @ino as it is now: the log's items of @ino become the fs
- * tree's (an inode that no longer exists loses its items; its
- * directories carry the unlink); a directory by its changes (log_dir()).
- */
-static int log_inode(struct zcow_fs *fs, uint64_t ino, uint64_t fsynced)
+/* Note extent @fe of a logged item: its checksums go into the log when
+ * written in this transaction; one in a chunk of the running transaction
+ * makes the log unreplayable until the commit (is_replayable()). */
+static int log_fext(struct zcow_fs *fs, const struct zcow_fext *fe)
 {
 	struct zcow_log *lg = fs->log;
-	struct zcow_key start = { ino, 0, 0 }, k, last_ext = { 0, 0, 0 };
-	struct zcow_key *keys = NULL;
+
+	if (!fe->disk_bytenr)
+		return 0;	/* a hole */
+	if (lg->may_have_new_data && is_in_new_chunk(fs, fe->disk_bytenr))
+		lg->has_new_data = true;
+	if (fe->generation == fs->transid)
+		return log_csums(fs, fe->disk_bytenr);
+	return 0;
+}
+
+/*
+ * Make the log's items of @ino with types below @type_end equal to the
+ * fs tree's (an inode that no longer exists, @is_gone, loses them): only
+ * a changed item touches (and CoWs) a log leaf.  *last_ext_ret: the key
+ * of the last file extent item copied (type 0: none).
+ */
+static int copy_items(struct zcow_fs *fs, uint64_t ino, unsigned int type_end,
+		      bool is_gone, struct zcow_key *last_ext_ret)
+{
+	struct zcow_log *lg = fs->log;
+	struct zcow_key start = { ino, 0, 0 }, k, *keys = NULL;
 	uint64_t nr_keys = 0, j = 0;
 	struct zcow_tree_iter it;
-	struct zcow_inode in;
 	const void *data;
 	uint32_t len;
 	uint8_t *scratch;
-	bool is_gone;
 	int err;
 
-	err = zcow_inode_get(&fs->fs_tree, ino, &in);
-	if (err && err != -ENOENT)
-		return err;
-	is_gone = err == -ENOENT;	/* deleted: drop what the log holds */
-	if (!is_gone && S_ISDIR(in.mode))
-		return log_dir(fs, ino);
-	err = log_keys(&lg->tree, ino, &keys, &nr_keys);
+	err = log_keys(&lg->tree, ino, type_end, &keys, &nr_keys);
 	if (err)
 		return err;
 	scratch = malloc(fs->nodesize);
@@ -719,7 +783,7 @@ static int log_inode(struct zcow_fs *fs, uint64_t ino, uint64_t fsynced)
 		goto rest;
 	zcow_tree_iter_init(&it, &fs->fs_tree, &start);
 	while (!(err = zcow_tree_iter_next(&it, &k, &data, &len)) &&
-	       k.objectid == ino) {
+	       k.objectid == ino && k.type < type_end) {
 		bool is_in_log;
 
 		while (j < nr_keys && zcow_key_cmp(&keys[j], &k) < 0) {
@@ -735,17 +799,11 @@ static int log_inode(struct zcow_fs *fs, uint64_t ino, uint64_t fsynced)
 			struct zcow_fext fe;
 
 			err = zcow_fext_decode(data, len, k.offset, &fe);
+			if (!err)
+				err = log_fext(fs, &fe);
 			if (err)
 				goto out;
-			if (fe.disk_bytenr && lg->may_have_new_data &&
-			    is_in_new_chunk(fs, fe.disk_bytenr))
-				lg->has_new_data = true;
-			if (fe.disk_bytenr && fe.generation == fs->transid) {
-				err = log_csums(fs, fe.disk_bytenr);
-				if (err)
-					goto out;
-			}
-			last_ext = k;
+			*last_ext_ret = k;
 		}
 		/* (The fs tree does not change here: @data stays valid.) */
 		err = log_item(&lg->tree, &k, data, len, is_in_log, scratch,
@@ -759,19 +817,270 @@ rest:
 	err = 0;
 	for (; j < nr_keys && !err; j++)
 		err = zcow_tree_delete(&lg->tree, &keys[j]);
-	if (err)
-		goto out;
-	/* Test-only mutation (docs/crash.md): lose the fsynced file's last
-	 * extent item. */
-	if (fs->mutation == ZCOW_MUT_LOG_DROP_ITEM && ino == fsynced &&
-	    last_ext.type == ZCOW_EXTENT_DATA_KEY) {
-		err = zcow_tree_delete(&lg->tree, &last_ext);
-		if (err)
-			goto out;
-	}
 out:
 	free(scratch);
 	free(keys);
+	return err;
+}
+
+/*
+ * Widen [*s, *e) to cover whole every file extent item of @ino in @tree
+ * that overlaps it; *grew_ret set when it grew.  (As
+ * core/file.c:collect_extents_locked: the item before *s may reach in.)
+ */
+static int widen(struct zcow_tree *tree, uint64_t ino, uint64_t *s,
+		 uint64_t *e, bool *grew_ret)
+{
+	struct zcow_key start = { ino, ZCOW_EXTENT_DATA_KEY, *s }, k;
+	struct zcow_tree_iter it;
+	const void *data;
+	uint32_t len;
+	int err;
+
+	zcow_tree_iter_init(&it, tree, &start);
+	err = zcow_tree_iter_prev(&it, &k, &data, &len);
+	if (err && err != -ENOENT)
+		return err;
+	if (err || k.objectid != ino || k.type != ZCOW_EXTENT_DATA_KEY)
+		zcow_tree_iter_init(&it, tree, &start);
+	else
+		goto have;
+	for (;;) {
+		struct zcow_fext fe;
+
+		err = zcow_tree_iter_next(&it, &k, &data, &len);
+		if (err == -ENOENT)
+			return 0;
+		if (err)
+			return err;
+have:
+		if (k.objectid != ino || k.type != ZCOW_EXTENT_DATA_KEY ||
+		    k.offset >= *e)
+			return 0;
+		if (zcow_fext_is_inline(data, len))
+			return -EINVAL;	/* log_inode() checked: none */
+		err = zcow_fext_decode(data, len, k.offset, &fe);
+		if (err)
+			return err;
+		if (fe.file_off + fe.num_bytes <= *s)
+			continue;
+		if (fe.file_off < *s) {
+			*s = fe.file_off;
+			*grew_ret = true;
+		}
+		if (fe.file_off + fe.num_bytes > *e) {
+			*e = fe.file_off + fe.num_bytes;
+			*grew_ret = true;
+		}
+	}
+}
+
+/* The keys of @ino's file extent items in @tree with offsets in [s, e). */
+static int ext_keys(struct zcow_tree *tree, uint64_t ino, uint64_t s,
+		    uint64_t e, struct zcow_key **keys_ret, uint64_t *nr_ret)
+{
+	struct zcow_key start = { ino, ZCOW_EXTENT_DATA_KEY, s }, k, *v = NULL;
+	uint64_t nr = 0, cap = 0;
+	struct zcow_tree_iter it;
+	int err;
+
+	zcow_tree_iter_init(&it, tree, &start);
+	while (!(err = zcow_tree_iter_next(&it, &k, NULL, NULL)) &&
+	       k.objectid == ino && k.type == ZCOW_EXTENT_DATA_KEY &&
+	       k.offset < e) {
+		if (ZCOW_GROW_ONE(&v, nr, &cap)) {
+			free(v);
+			return -ENOMEM;
+		}
+		v[nr++] = k;
+	}
+	if (err && err != -ENOENT) {
+		free(v);
+		return err;
+	}
+	*keys_ret = v;
+	*nr_ret = nr;
+	return 0;
+}
+
+/*
+ * Make the log's file extent items of @ino in range [s, e) equal to the
+ * fs tree's: the range is widened until no item of either tree crosses
+ * its ends, so the items it ends up holding in the log tile exactly what
+ * the file holds there now (replay drops the fs tree's extents under
+ * each logged item, then inserts it).  *last_ext_ret: the last item put.
+ */
+static int log_range(struct zcow_fs *fs, uint64_t ino, uint64_t s,
+		     uint64_t e, struct zcow_key *last_ext_ret)
+{
+	struct zcow_log *lg = fs->log;
+	struct zcow_key *keys = NULL, k;
+	struct zcow_tree_iter it;
+	uint64_t nr = 0, i;
+	const void *data;
+	uint32_t len;
+	bool grew = true;
+	int err = 0;
+
+	while (!err && grew) {
+		grew = false;
+		err = widen(&lg->tree, ino, &s, &e, &grew);
+		if (!err)
+			err = widen(&fs->fs_tree, ino, &s, &e, &grew);
+	}
+	if (!err)
+		err = ext_keys(&lg->tree, ino, s, e, &keys, &nr);
+	for (i = 0; !err && i < nr; i++)
+		err = zcow_tree_delete(&lg->tree, &keys[i]);
+	free(keys);
+	k = (struct zcow_key){ ino, ZCOW_EXTENT_DATA_KEY, s };
+	zcow_tree_iter_init(&it, &fs->fs_tree, &k);
+	while (!err && !(err = zcow_tree_iter_next(&it, &k, &data, &len)) &&
+	       k.objectid == ino && k.type == ZCOW_EXTENT_DATA_KEY &&
+	       k.offset < e) {
+		struct zcow_fext fe;
+
+		err = zcow_fext_decode(data, len, k.offset, &fe);
+		if (!err)
+			err = log_fext(fs, &fe);
+		/* (The fs tree does not change here: @data stays valid.) */
+		if (!err)
+			err = zcow_tree_insert(&lg->tree, &k, data, len);
+		if (!err)
+			*last_ext_ret = k;
+	}
+	return err == -ENOENT ? 0 : err;
+}
+
+static int cmp_frange(const void *a, const void *b)
+{
+	const struct frange *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* Does @tree hold an inline file extent of @ino (at offset 0)? */
+static int has_inline(struct zcow_tree *tree, uint64_t ino, bool *is_ret)
+{
+	struct zcow_key k = { ino, ZCOW_EXTENT_DATA_KEY, 0 };
+	uint8_t *item;
+	uint32_t size;
+	int err;
+
+	*is_ret = false;
+	err = zcow_tree_search(tree, &k, NULL, 0, &size);
+	if (err)
+		return err == -ENOENT ? 0 : err;
+	item = malloc(size ? size : 1);
+	if (!item)
+		return -ENOMEM;
+	err = zcow_tree_search(tree, &k, item, size, NULL);
+	if (!err)
+		*is_ret = zcow_fext_is_inline(item, size);
+	free(item);
+	return err;
+}
+
+/* Is item @k in @tree? */
+static int has_item(struct zcow_tree *tree, const struct zcow_key *k,
+		    bool *is_ret)
+{
+	int err = zcow_tree_search(tree, k, NULL, 0, NULL);
+
+	*is_ret = !err;
+	return err == -ENOENT ? 0 : err;
+}
+
+/*
+ * Log regular file @ino by its changes (t's ranges, none when @t is
+ * NULL): its other items as they are, the file extent items of the
+ * ranges written since it was last logged.  The first time in a
+ * transaction, a ZCOW_EXTENT_LOG_KEY item tells replay that the log holds
+ * only the extents of those ranges; a file logged whole earlier in the
+ * transaction (no such item) stays whole: the ranges keep its extent
+ * items equal to the file's.
+ */
+static int log_file_ranges(struct zcow_fs *fs, uint64_t ino,
+			   struct touch *t, struct zcow_key *last_ext_ret)
+{
+	struct zcow_log *lg = fs->log;
+	struct zcow_key ik = { ino, ZCOW_INODE_ITEM_KEY, 0 };
+	struct zcow_key mk = { ino, ZCOW_EXTENT_LOG_KEY, 0 };
+	uint64_t i, s, e, zero = 0;
+	bool had_inode, had_mark;
+	int err;
+
+	err = has_item(&lg->tree, &ik, &had_inode);
+	if (!err)
+		err = has_item(&lg->tree, &mk, &had_mark);
+	if (!err)
+		err = copy_items(fs, ino, ZCOW_EXTENT_DATA_KEY, false,
+				 last_ext_ret);
+	if (err)
+		return err;
+	if (t && t->nr_rngs) {
+		qsort(t->rngs, t->nr_rngs, sizeof(*t->rngs), cmp_frange);
+		i = 0;
+		while (!err && i < t->nr_rngs) {
+			s = t->rngs[i].start;
+			e = t->rngs[i].end;
+			/* (overlapping or touching ranges go as one) */
+			for (i++; i < t->nr_rngs && t->rngs[i].start <= e; i++)
+				if (t->rngs[i].end > e)
+					e = t->rngs[i].end;
+			err = log_range(fs, ino, s, e, last_ext_ret);
+		}
+	}
+	if (!err && !had_inode && !had_mark)
+		err = zcow_tree_insert(&lg->tree, &mk, &zero, sizeof(zero));
+	return err;
+}
+
+/*
+ * Log inode @ino as it is now: the log's items of @ino become the fs
+ * tree's (an inode that no longer exists loses its items; its
+ * directories carry the unlink); a directory by its changes (log_dir());
+ * a regular file whose extents changed only by data writes by those
+ * (log_file_ranges()).
+ */
+static int log_inode(struct zcow_fs *fs, uint64_t ino, uint64_t fsynced)
+{
+	struct zcow_log *lg = fs->log;
+	struct zcow_key last_ext = { 0, 0, 0 };
+	struct touch *t = tab_find(lg, ino);
+	struct zcow_inode in;
+	bool is_gone, is_inline = false, is_log_inline = false;
+	int err;
+
+	err = zcow_inode_get(&fs->fs_tree, ino, &in);
+	if (err && err != -ENOENT)
+		return err;
+	is_gone = err == -ENOENT;	/* deleted: drop what the log holds */
+	if (!is_gone && S_ISDIR(in.mode))
+		return log_dir(fs, ino);
+	if (!is_gone && S_ISREG(in.mode) && !(t && t->is_full)) {
+		err = has_inline(&fs->fs_tree, ino, &is_inline);
+		if (!err)
+			err = has_inline(&lg->tree, ino, &is_log_inline);
+		if (err)
+			return err;
+	}
+	if (!is_gone && S_ISREG(in.mode) && !(t && t->is_full) &&
+	    !is_inline && !is_log_inline)
+		err = log_file_ranges(fs, ino, t, &last_ext);
+	else
+		err = copy_items(fs, ino, ALL_TYPES, is_gone, &last_ext);
+	if (err)
+		return err;
+	if (t) {
+		t->is_full = false;
+		t->nr_rngs = 0;
+	}
+	/* Test-only mutation (docs/crash.md): lose the fsynced file's last
+	 * extent item. */
+	if (fs->mutation == ZCOW_MUT_LOG_DROP_ITEM && ino == fsynced &&
+	    last_ext.type == ZCOW_EXTENT_DATA_KEY)
+		err = zcow_tree_delete(&lg->tree, &last_ext);
 	return err;
 }
 
@@ -1336,6 +1645,7 @@ static int replay_open(struct replay *rp)
 		case ZCOW_DIR_ITEM_KEY:
 		case ZCOW_DIR_INDEX_KEY:
 		case ZCOW_DIR_LOG_INDEX_KEY:
+		case ZCOW_EXTENT_LOG_KEY:
 		case ZCOW_EXTENT_CSUM_KEY:
 			break;
 		default:
@@ -1510,9 +1820,83 @@ static int dir_replaced(struct replay *rp, struct old_item *v, uint64_t *nr,
 	return 0;
 }
 
+/* A file extent item of the log (replay_ranges()). */
+struct log_ext {
+	struct zcow_key key;
+	struct zcow_fext fe;
+	uint8_t *data;
+	uint32_t len;
+};
+
+/*
+ * The file extent items of a file logged by its changes
+ * (ZCOW_EXTENT_LOG_KEY), as btrfs replays a logged extent: each replaces
+ * what the fs tree holds under its file range.  The logged extents are
+ * referenced first, so that an extent both hold stays; then the fs
+ * tree's extents under each item are dropped (split at the ends as a
+ * write splits them) and the item inserted.
+ */
+static int replay_ranges(struct replay *rp, uint64_t ino)
+{
+	struct zcow_fs *fs = rp->fs;
+	struct zcow_key start = { ino, ZCOW_EXTENT_DATA_KEY, 0 }, k;
+	struct log_ext *v = NULL;
+	uint64_t nr = 0, cap = 0, i;
+	struct zcow_tree_iter it;
+	const void *data;
+	uint32_t len;
+	int err;
+
+	zcow_tree_iter_init(&it, &rp->tree, &start);
+	while (!(err = zcow_tree_iter_next(&it, &k, &data, &len)) &&
+	       k.objectid == ino && k.type == ZCOW_EXTENT_DATA_KEY) {
+		if (ZCOW_GROW_ONE(&v, nr, &cap)) {
+			err = -ENOMEM;
+			break;
+		}
+		memset(&v[nr], 0, sizeof(v[nr]));
+		v[nr].key = k;
+		v[nr].data = malloc(len ? len : 1);
+		if (!v[nr].data) {
+			err = -ENOMEM;
+			break;
+		}
+		memcpy(v[nr].data, data, len);
+		v[nr].len = len;
+		nr++;
+		/* (log_file_ranges() logs no inline extent) */
+		err = zcow_fext_is_inline(data, len) ? -EUCLEAN :
+			zcow_fext_decode(data, len, k.offset, &v[nr - 1].fe);
+		if (err)
+			break;
+	}
+	if (err == -ENOENT)
+		err = 0;
+	for (i = 0; !err && i < nr; i++)
+		if (v[i].fe.disk_bytenr)
+			err = replay_extent_ref(rp, ino, &v[i].fe);
+	for (i = 0; !err && i < nr; i++) {
+		err = zcow_drop_extents_locked(fs, &fs->fs_tree,
+					       ZCOW_FS_TREE_OBJECTID, ino,
+					       v[i].fe.file_off,
+					       v[i].fe.file_off +
+						       v[i].fe.num_bytes,
+					       NULL);
+		if (!err)
+			err = zcow_tree_insert(&fs->fs_tree, &v[i].key,
+					       v[i].data, v[i].len);
+	}
+	for (i = 0; i < nr; i++)
+		free(v[i].data);
+	free(v);
+	return err;
+}
+
 /* Put the log's items of @ino in place of the fs tree's; a directory's
  * (the log's inode item says) only where the log covers it (@nr_r
- * ranges in @r, none for a directory logged for its own refs). */
+ * ranges in @r, none for a directory logged for its own refs); a file
+ * logged by its changes (ZCOW_EXTENT_LOG_KEY) all but its file extent
+ * items, which replace only what lies under them (replay_ranges()). */
 static int replay_inode(struct replay *rp, uint64_t ino, const uint64_t *r,
 			uint64_t nr_r)
 {
@@ -1524,13 +1908,26 @@ static int replay_inode(struct replay *rp, uint64_t ino, const uint64_t *r,
 	uint64_t nr_old = 0;
 	const void *data;
 	uint32_t len;
+	bool is_ranges = false;
 	int err;
 
 	err = zcow_inode_get(&rp->tree, ino, &in);
+	if (!err && S_ISREG(in.mode)) {
+		struct zcow_key mk = { ino, ZCOW_EXTENT_LOG_KEY, 0 };
+
+		err = zcow_tree_search(&rp->tree, &mk, NULL, 0, NULL);
+		is_ranges = !err;
+		if (err == -ENOENT)
+			err = 0;
+	}
 	if (!err)
 		err = collect_items(&fs->fs_tree, ino, &old, &nr_old);
 	if (!err && S_ISDIR(in.mode))
 		err = dir_replaced(rp, old, &nr_old, r, nr_r);
+	/* By its changes: its extents are replay_ranges()'. */
+	while (!err && is_ranges && nr_old &&
+	       old[nr_old - 1].key.type >= ZCOW_EXTENT_DATA_KEY)
+		nr_old--;
 	if (err) {
 		free(old);
 		return err;
@@ -1540,7 +1937,9 @@ static int replay_inode(struct replay *rp, uint64_t ino, const uint64_t *r,
 	zcow_tree_iter_init(&it, &rp->tree, &start);
 	while (!err && !(err = zcow_tree_iter_next(&it, &k, &data, &len)) &&
 	       k.objectid == ino) {
-		if (k.type == ZCOW_DIR_LOG_INDEX_KEY)
+		if (k.type == ZCOW_DIR_LOG_INDEX_KEY ||
+		    k.type == ZCOW_EXTENT_LOG_KEY ||
+		    (is_ranges && k.type == ZCOW_EXTENT_DATA_KEY))
 			continue;
 		err = zcow_tree_insert(&fs->fs_tree, &k, data, len);
 		if (!err && k.type == ZCOW_EXTENT_DATA_KEY &&
@@ -1556,6 +1955,8 @@ static int replay_inode(struct replay *rp, uint64_t ino, const uint64_t *r,
 		err = 0;
 	if (!err)
 		err = drop_refs(fs, ino, old, nr_old);
+	if (!err && is_ranges)
+		err = replay_ranges(rp, ino);
 	free(old);
 	return err;
 }

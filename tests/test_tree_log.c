@@ -1143,6 +1143,164 @@ START_TEST(test_treelog_join_of_new_chunk_data_keeps_later_fsyncs_out)
 }
 END_TEST
 
+/* ---- files logged by their changed extents ---------------------------- */
+
+#define BIG_BLOCKS 1536		/* /big: 6 MiB in 1536 extents of 4 KiB */
+
+/* /big written block by block (one extent each) and committed; its
+ * model in @model. */
+static struct zcow_fs *committed_big(struct zdev *dev, uint8_t *model)
+{
+	struct zcow_mkfs_opts mo = { .seed = 3 };
+	struct zcow_file *f;
+	struct zcow_fs *fs;
+	uint64_t b;
+
+	ck_assert_int_eq(zcow_mkfs(dev, &mo), 0);
+	fs = mount_opts(dev, "data_zones=1");
+	fill(model, BIG_BLOCKS * 4096ULL, 50);
+	ck_assert_int_eq(zcow_open(fs, "/big", O_CREAT | O_RDWR, &f), 0);
+	for (b = 0; b < BIG_BLOCKS; b++)
+		ck_assert_int_eq(zcow_pwrite(f, model + b * 4096, 4096,
+					     b * 4096), 4096);
+	zcow_close(f);
+	ck_assert_int_eq(zcow_sync(fs), 0);
+	return fs;
+}
+
+/* Write @len bytes of pattern @seed at @off of /big and into @model. */
+static void big_write(struct zcow_fs *fs, uint8_t *model, uint64_t off,
+		      uint64_t len, uint32_t seed)
+{
+	struct zcow_file *f;
+
+	fill(model + off, len, seed);
+	ck_assert_int_eq(zcow_open(fs, "/big", O_RDWR, &f), 0);
+	ck_assert_int_eq(zcow_pwrite(f, model + off, len, off), (int64_t)len);
+	zcow_close(f);
+}
+
+static void expect_model(struct zcow_fs *fs, const char *path,
+			 const uint8_t *model, uint64_t len)
+{
+	uint8_t *got = malloc(len + 1);
+	struct zcow_file *f;
+
+	ck_assert_int_eq(zcow_open(fs, path, O_RDONLY, &f), 0);
+	ck_assert_int_eq(zcow_pread(f, got, len + 1, 0), (int64_t)len);
+	ck_assert_msg(!memcmp(got, model, len), "%s: contents differ", path);
+	zcow_close(f);
+	free(got);
+}
+
+/*
+ * A few blocks overwritten in a large committed file: the fsync logs the
+ * extents of what was written, not every extent of the file (a log of a
+ * few nodes, not the dozens /big's 1536 extent items fill), and replay
+ * puts exactly those in place: partial overwrites of committed extents,
+ * a range written twice, neighbours written apart, a write past the end;
+ * two fsyncs in one transaction; writes after the last fsync are not
+ * replayed.  Every loss policy.
+ */
+START_TEST(test_treelog_file_logged_by_its_written_ranges)
+{
+	const uint64_t size = BIG_BLOCKS * 4096ULL;
+	enum zsim_loss loss;
+
+	for (loss = 0; loss < ZSIM_NR_LOSS; loss++) {
+		struct zdev *dev = new_dev(0);
+		uint8_t *model = malloc(size + 64 * 1024);
+		uint8_t *synced = malloc(size + 64 * 1024);
+		struct zcow_fs *fs = committed_big(dev, model);
+		struct zdev_stats before, after;
+		struct zcow_statfs st;
+		uint64_t gen = fs->generation, log_bytes;
+
+		zdev_get_stats(dev, &before);
+		big_write(fs, model, 7 * 4096, 4096, 60);
+		big_write(fs, model, 100 * 4096 + 512, 3000, 61);
+		big_write(fs, model, 300 * 4096, 3 * 4096, 62);
+		big_write(fs, model, 301 * 4096, 4096, 63);
+		fsync_path(fs, "/big");
+		zdev_get_stats(dev, &after);
+		log_bytes = after.bytes[ZDEV_CLASS_LOG][ZDEV_OP_WRITE] -
+			    before.bytes[ZDEV_CLASS_LOG][ZDEV_OP_WRITE];
+		ck_assert_msg(log_bytes <= 4 * fs->nodesize,
+			      "log of %llu bytes",
+			      (unsigned long long)log_bytes);
+		big_write(fs, model, 8 * 4096, 2 * 4096, 64);
+		big_write(fs, model, 301 * 4096 + 100, 50, 65);
+		big_write(fs, model, size, 40000, 66);
+		fsync_path(fs, "/big");
+		stats(fs, &st);
+		ck_assert_uint_eq(st.nr_log_syncs, 2);
+		ck_assert_uint_eq(st.nr_log_fallbacks, 0);
+		ck_assert_uint_eq(fs->generation, gen);
+		memcpy(synced, model, size + 40000);
+		big_write(fs, model, 200 * 4096, 4096, 67);	/* unsynced */
+		ck_assert_int_eq(zcow_check(fs, report, NULL), 0);
+		crash(fs, loss);
+		fs = mount_opts(dev, "");
+		stats(fs, &st);
+		ck_assert(!st.log_lost);
+		expect_model(fs, "/big", synced, size + 40000);
+		ck_assert_int_eq(zcow_check(fs, report, NULL), 0);
+		ck_assert_int_eq(zcow_unmount(fs), 0);
+		fs = mount_opts(dev, "");
+		expect_model(fs, "/big", synced, size + 40000);
+		ck_assert_int_eq(zcow_check(fs, report, NULL), 0);
+		ck_assert_int_eq(zcow_unmount(fs), 0);
+		zdev_close(dev);
+		free(model);
+		free(synced);
+	}
+}
+END_TEST
+
+/*
+ * A truncate makes the next log hold every extent of the file (the log
+ * replaces the file whole: a range the truncate emptied must not keep
+ * committed extents); writes after it keep that log whole.  And writes
+ * logged by their ranges, then a truncate: the file logged whole.
+ */
+START_TEST(test_treelog_truncate_logs_the_file_whole)
+{
+	const uint64_t size = BIG_BLOCKS * 4096ULL;
+	int order;
+
+	for (order = 0; order < 2; order++) {
+		struct zdev *dev = new_dev(0);
+		uint8_t *model = malloc(size);
+		struct zcow_fs *fs = committed_big(dev, model);
+		struct zcow_file *f;
+		struct zcow_statfs st;
+
+		if (order) {
+			big_write(fs, model, 5 * 4096, 4096, 70);
+			fsync_path(fs, "/big");
+		}
+		ck_assert_int_eq(zcow_open(fs, "/big", O_RDWR, &f), 0);
+		ck_assert_int_eq(zcow_truncate(f, 10 * 4096), 0);
+		ck_assert_int_eq(zcow_truncate(f, 40 * 4096), 0);
+		zcow_close(f);
+		memset(model + 10 * 4096, 0, 30 * 4096);
+		fsync_path(fs, "/big");
+		big_write(fs, model, 20 * 4096, 4096, 71);
+		big_write(fs, model, 2 * 4096, 4096, 72);
+		fsync_path(fs, "/big");
+		stats(fs, &st);
+		ck_assert_uint_eq(st.nr_log_fallbacks, 0);
+		crash(fs, ZSIM_LOSS_DROP);
+		fs = mount_opts(dev, "");
+		expect_model(fs, "/big", model, 40 * 4096);
+		ck_assert_int_eq(zcow_check(fs, report, NULL), 0);
+		ck_assert_int_eq(zcow_unmount(fs), 0);
+		zdev_close(dev);
+		free(model);
+	}
+}
+END_TEST
+
 Suite *tree_log_suite(void)
 {
 	Suite *s = suite_create("tree_log");
@@ -1173,6 +1331,8 @@ Suite *tree_log_suite(void)
 	tcase_add_test(tc, test_treelog_fsync_beside_a_new_chunk_logs_and_replays);
 	tcase_add_test(tc, test_treelog_fsync_of_data_in_a_new_chunk_commits);
 	tcase_add_test(tc, test_treelog_join_of_new_chunk_data_keeps_later_fsyncs_out);
+	tcase_add_test(tc, test_treelog_file_logged_by_its_written_ranges);
+	tcase_add_test(tc, test_treelog_truncate_logs_the_file_whole);
 	suite_add_tcase(s, tc);
 	return s;
 }
