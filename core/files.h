@@ -534,6 +534,9 @@ void zcow_log_note_range(struct zcow_fs *fs, uint64_t ino, uint64_t off,
 /* fsync of @ino (its writes completed): log it, or commit (treelog=off,
  * or when it cannot be logged).  0 or -errno. */
 int zcow_log_fsync_locked(struct zcow_fs *fs, uint64_t ino);
+/* Has an fsync wanted the log since mount (treelog=on)?  Then the data
+ * placement keeps a data chunk committed ahead (core/zoned.c). */
+bool zcow_log_is_wanted(struct zcow_fs *fs);
 /* A commit starts: the tree-log group is made ready (in its chunks). */
 void zcow_log_commit_prepare(struct zcow_fs *fs);
 /* Batched fsync (btrfs's log batching): log @ino into the log tree, to

@@ -410,6 +410,11 @@ void zcow_log_commit_prepare(struct zcow_fs *fs)
 					true);
 }
 
+bool zcow_log_is_wanted(struct zcow_fs *fs)
+{
+	return fs->log && fs->log->enabled && fs->log->is_wanted;
+}
+
 void zcow_log_commit_done(struct zcow_fs *fs)
 {
 	struct zcow_log *lg = fs->log;
