@@ -85,8 +85,8 @@
 #define LOG_MAX_INODES		4096
 #define DIR_LOG_ITEM_SIZE	8u	/* struct btrfs_dir_log_item */
 #define LOG_GROUP_ROOM		8	/* nodes a prepared log group holds */
-#define LOG_MAX_RANGES		65536	/* written ranges kept per inode; more:
-					 * every extent is logged */
+/* Written ranges kept per inode; beyond, every extent is logged. */
+#define LOG_MAX_RANGES		65536
 
 /* File bytes [start, end) written since the inode was last logged. */
 struct frange {
