@@ -329,27 +329,29 @@ static int pick_once(struct zcow_fs *fs, uint32_t slot,
  * a slot's next chunk would: within data_may_take_zone(), with one more
  * free zone left beyond the metadata reserve.
  */
-static int keep_spare(struct zcow_fs *fs)
+static void keep_spare(struct zcow_fs *fs)
 {
 	uint64_t i;
 	int err;
 
 	if (!zcow_log_is_wanted(fs))
-		return 0;
+		return;
 	for (i = 0; i < fs->nr_bgs; i++) {
 		struct zcow_bg *b = fs->bgs[i];
 
-		if (zcow_bg_has_room(b, ZCOW_BG_DATA, BS) && b->is_seq &&
+		if (zcow_bg_has_room(b, ZCOW_BG_DATA, BS) &&
 		    !b->alloc_offset && !is_other_slot(fs->files, b,
 							UINT32_MAX))
-			return 0;	/* a spare already */
+			return;	/* a spare already */
 	}
 	if (zcow_zoned_nr_free_zones(fs) <=
 		    META_RESERVE_ZONES + zcow_reclaim_held_zones(fs) + 1 ||
 	    !data_may_take_zone(fs))
-		return 0;
+		return;
+	/* Only ahead of need: the write that picked goes on without it. */
 	err = zcow_chunk_alloc(fs, ZCOW_BG_DATA, NULL);
-	return err == -ENOSPC ? 0 : err;
+	if (err && err != -ENOSPC)
+		zlog_warn(TAG, "data chunk ahead of the slots: %d", err);
 }
 
 /*
@@ -393,9 +395,7 @@ int zcow_zoned_pick_data_bg(struct zcow_fs *fs, uint64_t ino, bool is_hot,
 			fl->data_active[slot] = bg->start;
 			if (!bg->alloc_offset)
 				bg->is_hot = fl->hotcold && is_hot;
-			err = keep_spare(fs);
-			if (err)
-				return err;
+			keep_spare(fs);
 			*bg_ret = bg;
 			*len_ret = len < room ? len : room;
 			return 0;

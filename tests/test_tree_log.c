@@ -1301,6 +1301,67 @@ START_TEST(test_treelog_truncate_logs_the_file_whole)
 }
 END_TEST
 
+/* Empty data groups no slot holds. */
+static int nr_empty_data_groups(struct zcow_fs *fs)
+{
+	uint64_t i;
+	int n = 0;
+
+	for (i = 0; i < fs->nr_bgs; i++)
+		if ((fs->bgs[i]->flags & ZCOW_BG_DATA) &&
+		    !fs->bgs[i]->alloc_offset &&
+		    fs->bgs[i]->start != fs->files->data_active[0])
+			n++;
+	return n;
+}
+
+/*
+ * Once fsyncs use the log, one data chunk is kept allocated ahead of the
+ * slot (one, not one per write, on sequential and conventional zones
+ * alike), so that after a commit the slot's next group is committed: an
+ * fsync whose data runs on into it is logged, and replays.
+ */
+START_TEST(test_treelog_data_chunk_kept_committed_ahead)
+{
+	uint64_t nr_conv;
+
+	for (nr_conv = 0; nr_conv <= 32; nr_conv += 32) {
+		struct zdev *dev = new_dev(nr_conv);
+		struct zcow_fs *fs = committed_a(dev, 1, 64 * 1024);
+		uint8_t *model = malloc(ZS + 128 * 1024);
+		struct zcow_statfs before, after;
+		struct zcow_file *f;
+
+		fill(model, 64 * 1024, 1);
+		write_file(fs, "/a", 64 * 1024, 1, true);	/* the log */
+		fill(model + 64 * 1024, 64 * 1024, 2);
+		ck_assert_int_eq(zcow_open(fs, "/a", O_RDWR, &f), 0);
+		ck_assert_int_eq(zcow_pwrite(f, model + 64 * 1024, 64 * 1024,
+					     64 * 1024), 64 * 1024);
+		ck_assert_int_eq(nr_empty_data_groups(fs), 1);
+		ck_assert_int_eq(zcow_sync(fs), 0);	/* commits it */
+		stats(fs, &before);
+		fill(model + 128 * 1024, ZS, 3);
+		ck_assert_int_eq(zcow_pwrite(f, model + 128 * 1024, ZS,
+					     128 * 1024), (int64_t)ZS);
+		ck_assert_int_eq(zcow_fsync(f), 0);
+		zcow_close(f);
+		stats(fs, &after);
+		ck_assert_uint_eq(after.nr_log_fallbacks,
+				  before.nr_log_fallbacks);
+		ck_assert_uint_eq(after.nr_log_syncs, before.nr_log_syncs + 1);
+		ck_assert_int_le(nr_empty_data_groups(fs), 1);
+		crash(fs, ZSIM_LOSS_DROP);
+		fs = mount_opts(dev, "");
+		expect_model(fs, "/a", model, ZS + 128 * 1024);
+		ck_assert_int_eq(zcow_check(fs, report, NULL), 0);
+		ck_assert_int_eq(zcow_unmount(fs), 0);
+		zdev_close(dev);
+		free(model);
+	}
+}
+END_TEST
+
 Suite *tree_log_suite(void)
 {
 	Suite *s = suite_create("tree_log");
@@ -1333,6 +1394,7 @@ Suite *tree_log_suite(void)
 	tcase_add_test(tc, test_treelog_join_of_new_chunk_data_keeps_later_fsyncs_out);
 	tcase_add_test(tc, test_treelog_file_logged_by_its_written_ranges);
 	tcase_add_test(tc, test_treelog_truncate_logs_the_file_whole);
+	tcase_add_test(tc, test_treelog_data_chunk_kept_committed_ahead);
 	suite_add_tcase(s, tc);
 	return s;
 }
