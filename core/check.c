@@ -183,6 +183,7 @@ static void log_item(struct ck *ck, const struct zcow_key *k, const uint8_t *d,
 	case ZCOW_DIR_ITEM_KEY:
 	case ZCOW_DIR_INDEX_KEY:
 	case ZCOW_DIR_LOG_INDEX_KEY:
+	case ZCOW_EXTENT_LOG_KEY:
 		return;
 	default:
 		problem(ck, "tree-log: item (%" PRIu64 " %u %" PRIu64 ") of a type a log does not hold",

@@ -111,6 +111,8 @@ _Static_assert(sizeof(struct zcow_key_ptr) == 33, "btrfs_key_ptr size");
 #define ZCOW_DIR_ITEM_KEY		84
 #define ZCOW_DIR_INDEX_KEY		96
 #define ZCOW_EXTENT_DATA_KEY		108
+/* tree-log: a file logged by its changed extents (zcow's own type) */
+#define ZCOW_EXTENT_LOG_KEY		110
 #define ZCOW_EXTENT_CSUM_KEY		128
 #define ZCOW_ROOT_ITEM_KEY		132
 #define ZCOW_ROOT_REF_KEY		156

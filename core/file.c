@@ -1074,7 +1074,7 @@ static int write_record(struct write_cmd *wc)
 		return err;
 	}
 	if (f->root == ZCOW_FS_TREE_OBJECTID)
-		zcow_log_note_write(fs, f->ino);
+		zcow_log_note_range(fs, f->ino, off, len);
 	fl->dirty_bytes += len;
 	if (fl->commit_bytes && fl->dirty_bytes >= fl->commit_bytes)
 		err = zcow_files_commit_locked(fs);

@@ -524,11 +524,19 @@ void zcow_log_free(struct zcow_fs *fs);
  * index @index and name hash @hash. */
 void zcow_log_note_link(struct zcow_fs *fs, uint64_t dir, uint64_t ino,
 			uint64_t index, uint64_t hash);
-/* @ino's data or size changed. */
+/* @ino's data, size or attributes changed: its next log holds all of
+ * its file extents. */
 void zcow_log_note_write(struct zcow_fs *fs, uint64_t ino);
+/* A data write replaced @ino's bytes [@off, @off + @len) and nothing
+ * else of its extents: its next log holds the extents of that range. */
+void zcow_log_note_range(struct zcow_fs *fs, uint64_t ino, uint64_t off,
+			 uint64_t len);
 /* fsync of @ino (its writes completed): log it, or commit (treelog=off,
  * or when it cannot be logged).  0 or -errno. */
 int zcow_log_fsync_locked(struct zcow_fs *fs, uint64_t ino);
+/* Has an fsync wanted the log since mount (treelog=on)?  Then the data
+ * placement keeps a data chunk committed ahead (core/zoned.c). */
+bool zcow_log_is_wanted(struct zcow_fs *fs);
 /* A commit starts: the tree-log group is made ready (in its chunks). */
 void zcow_log_commit_prepare(struct zcow_fs *fs);
 /* Batched fsync (btrfs's log batching): log @ino into the log tree, to
@@ -543,8 +551,11 @@ int zcow_log_replay(struct zcow_fs *fs);
 /* The log root on the device (last sync, or the mounted superblock's):
  * false when there is none. */
 bool zcow_log_root(struct zcow_fs *fs, uint64_t *bytenr_ret, int *level_ret);
+/* The tree-log's counters since mount; @fallbacks_by has
+ * ZCOW_LOG_NR_FALLBACKS entries (enum zcow_log_fallback). */
 void zcow_log_stats(struct zcow_fs *fs, uint64_t *fsyncs, uint64_t *syncs,
-		    uint64_t *fallbacks, uint64_t *replayed, bool *is_lost);
+		    uint64_t *fallbacks, uint64_t *fallbacks_by,
+		    uint64_t *replayed, bool *is_lost);
 
 /* Snapshot loading at mount (snapshot.c). */
 int zcow_snaps_load(struct zcow_fs *fs);

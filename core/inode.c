@@ -1568,7 +1568,8 @@ int zcow_statfs(struct zcow_fs *fs, struct zcow_statfs *st)
 	st->nr_appends_moved = fs->files->nr_appends_moved;
 	st->nr_data_writes = fs->files->nr_data_writes;
 	zcow_log_stats(fs, &st->nr_fsyncs, &st->nr_log_syncs,
-		       &st->nr_log_fallbacks, &st->log_replayed,
+		       &st->nr_log_fallbacks, st->nr_log_fallbacks_by,
+		       &st->log_replayed,
 		       &st->log_lost);
 	st->nr_commits = fs->cstats.nr_commits;
 	st->nr_groups_relocated = fs->rstats.groups_relocated;

@@ -8,7 +8,12 @@
  * that must come back with X for the recovered namespace to be
  * consistent:
  *   - X itself (inode item, inode refs, file extents, and the checksum
- *     items of extents written since the last commit);
+ *     items of extents written since the last commit); a regular file
+ *     whose extents changed only by data writes by its changes: the
+ *     file extents of the ranges written since it was last logged, and
+ *     an EXTENT_LOG item telling replay to replace only what lies under
+ *     them (log_file_ranges(), replay_ranges()), so that an fsync of a
+ *     large file costs what was written, not the file's size;
  *   - every directory X was linked into or unlinked from since the last
  *     commit (so a new name, a rename's new and old parent, an unlink are
  *     all durable), logged by its changes as btrfs logs a directory: its
@@ -37,10 +42,17 @@
  * log_root_transid).  The log's nodes carry no extent items: after the
  * next commit (which writes log_root = 0) their bytes are zone_unusable.
  *
- * An fsync falls back to a full commit (counted in nr_log_fallbacks) when
- * the log would not be replayable: a chunk allocated since the last
- * commit (the committed chunk tree cannot map it), more than
- * LOG_MAX_INODES inodes to log, or an error while building the log.
+ * An fsync falls back to a full commit (counted in nr_log_fallbacks, by
+ * cause: enum zcow_log_fallback) when the log would not be replayable:
+ * the log references a block group whose chunk the committed chunk tree
+ * lacks (a logged file extent or a log node in a chunk allocated in the
+ * running transaction: replay could not map it), a system chunk is new
+ * (the log's superblock would carry it in its sys_chunk_array), more
+ * than LOG_MAX_INODES inodes to log, or an error while building the log.
+ * Chunks of the running transaction the log does not reference do not
+ * matter: after a crash their zones hold data no committed item or log
+ * item names, and the allocator resets such a zone before it reuses it
+ * (core/volumes.c:find_free_zone).
  *
  * Replay (mount, before anything else writes): every logged inode's items
  * replace the fs tree's (a directory's: its inode item and refs, the
@@ -73,6 +85,13 @@
 #define LOG_MAX_INODES		4096
 #define DIR_LOG_ITEM_SIZE	8u	/* struct btrfs_dir_log_item */
 #define LOG_GROUP_ROOM		8	/* nodes a prepared log group holds */
+/* Written ranges kept per inode; beyond, every extent is logged. */
+#define LOG_MAX_RANGES		65536
+
+/* File bytes [start, end) written since the inode was last logged. */
+struct frange {
+	uint64_t start, end;
+};
 
 /* A directory entry linked or unlinked in the running transaction. */
 struct dent {
@@ -90,6 +109,10 @@ struct touch {
 	uint64_t *kids;		/* inodes (un)linked in it */
 	struct dent *ents;	/* its entries (un)linked (a directory) */
 	uint64_t nr_dirs, cap_dirs, nr_kids, cap_kids, nr_ents, cap_ents;
+	struct frange *rngs;	/* written since last logged (a file) */
+	uint64_t nr_rngs, cap_rngs;
+	bool is_full;		/* its extents changed otherwise (truncate,
+				 * attributes...): log them all */
 };
 
 struct zcow_log {
@@ -113,7 +136,14 @@ struct zcow_log {
 	bool is_overflow;		/* a change could not be recorded */
 	uint64_t seq;			/* log syncs in this transaction */
 	bool is_pending;		/* inodes added, the log not written */
+	bool has_new_data;		/* the log tree references data in a
+					 * chunk of the running transaction:
+					 * it may not be written until the
+					 * commit (which drops it) */
+	bool may_have_new_data;		/* a data chunk of the running
+					 * transaction exists (log_add()) */
 	uint64_t nr_fsyncs, nr_log_syncs, nr_fallbacks;
+	uint64_t nr_fallbacks_by[ZCOW_LOG_NR_FALLBACKS];
 	uint64_t nr_replayed;		/* inodes replayed at mount */
 	bool is_lost;			/* a log was ignored at mount */
 };
@@ -200,6 +230,7 @@ static void tab_clear(struct zcow_log *lg)
 		free(lg->tab[i].dirs);
 		free(lg->tab[i].kids);
 		free(lg->tab[i].ents);
+		free(lg->tab[i].rngs);
 	}
 	if (lg->tab)
 		memset(lg->tab, 0, lg->tab_size * sizeof(*lg->tab));
@@ -239,10 +270,43 @@ void zcow_log_note_write(struct zcow_fs *fs, uint64_t ino)
 	if (!lg)
 		return;
 	t = tab_get(lg, ino);
-	if (!t)
+	if (!t) {
 		lg->is_overflow = true;
-	else
-		t->change++;
+		return;
+	}
+	t->change++;
+	t->is_full = true;
+	t->nr_rngs = 0;
+}
+
+void zcow_log_note_range(struct zcow_fs *fs, uint64_t ino, uint64_t off,
+			 uint64_t len)
+{
+	struct zcow_log *lg = fs->log;
+	struct touch *t;
+
+	if (!lg)
+		return;
+	t = tab_get(lg, ino);
+	if (!t) {
+		lg->is_overflow = true;
+		return;
+	}
+	t->change++;
+	if (t->is_full)
+		return;
+	/* A write right after the last one (sequential) extends it. */
+	if (t->nr_rngs && t->rngs[t->nr_rngs - 1].end == off) {
+		t->rngs[t->nr_rngs - 1].end = off + len;
+		return;
+	}
+	if (t->nr_rngs >= LOG_MAX_RANGES ||
+	    ZCOW_GROW_ONE(&t->rngs, t->nr_rngs, &t->cap_rngs)) {
+		t->is_full = true;
+		t->nr_rngs = 0;
+		return;
+	}
+	t->rngs[t->nr_rngs++] = (struct frange){ off, off + len };
 }
 
 /* ---- the log's node store ------------------------------------------- */
@@ -346,6 +410,11 @@ void zcow_log_commit_prepare(struct zcow_fs *fs)
 					true);
 }
 
+bool zcow_log_is_wanted(struct zcow_fs *fs)
+{
+	return fs->log && fs->log->enabled && fs->log->is_wanted;
+}
+
 void zcow_log_commit_done(struct zcow_fs *fs)
 {
 	struct zcow_log *lg = fs->log;
@@ -362,6 +431,7 @@ void zcow_log_commit_done(struct zcow_fs *fs)
 	lg->nr_redirty = 0;
 	lg->seq = 0;
 	lg->is_pending = false;	/* the commit made them durable */
+	lg->has_new_data = false;	/* its chunks are committed now */
 	log_release_trees(lg);
 	tab_clear(lg);
 	bg = fs->treelog_bg ? zcow_bg_lookup(fs, fs->treelog_bg) : NULL;
@@ -370,6 +440,50 @@ void zcow_log_commit_done(struct zcow_fs *fs)
 }
 
 /* ---- building the log ------------------------------------------------ */
+
+/* Does @logical lie in a block group whose chunk the committed chunk tree
+ * lacks (allocated in the running transaction), or in none? */
+static bool is_in_new_chunk(struct zcow_fs *fs, uint64_t logical)
+{
+	struct zcow_bg *bg = zcow_bg_lookup(fs, logical);
+
+	return !bg || bg->is_new;
+}
+
+/* Has a chunk of type @flags been allocated in the running transaction? */
+static bool has_new_chunk(struct zcow_fs *fs, uint64_t flags)
+{
+	uint64_t i;
+
+	for (i = 0; i < fs->nr_bgs; i++)
+		if (fs->bgs[i]->is_new && (fs->bgs[i]->flags & flags))
+			return true;
+	return false;
+}
+
+/*
+ * Can the log as it is now be replayed by a mount that sees only the
+ * committed chunk tree?  Not when a log node (lg->allocs) or a logged
+ * file extent (lg->has_new_data) lies in a chunk of the running
+ * transaction, nor when a system chunk is new: the log's superblock
+ * copies fs->sb, whose sys_chunk_array already holds it, without its
+ * block group item.  True, or false with the cause in *why_ret.
+ */
+static bool is_replayable(struct zcow_fs *fs, enum zcow_log_fallback *why_ret)
+{
+	struct zcow_log *lg = fs->log;
+	uint64_t i;
+
+	*why_ret = ZCOW_LOG_FB_NEW_SYSTEM_CHUNK;
+	if (has_new_chunk(fs, ZCOW_BG_SYSTEM))
+		return false;
+	*why_ret = ZCOW_LOG_FB_NEW_LOG_CHUNK;
+	for (i = 0; i < lg->nr_allocs; i++)
+		if (is_in_new_chunk(fs, lg->allocs[i]))
+			return false;
+	*why_ret = ZCOW_LOG_FB_NEW_DATA_CHUNK;
+	return !lg->has_new_data;
+}
 
 /* Copy the checksum item of the data extent at @bytenr into the log. */
 static int log_csums(struct zcow_fs *fs, uint64_t bytenr)
@@ -398,8 +512,12 @@ static int log_csums(struct zcow_fs *fs, uint64_t bytenr)
 	return err;
 }
 
-/* The keys of @ino's items in the log, in order. */
-static int log_keys(struct zcow_tree *log, uint64_t ino,
+/* Every item type (log_keys(), copy_items()). */
+#define ALL_TYPES 256u
+
+/* The keys of @ino's items of types below @type_end in the log, in
+ * order. */
+static int log_keys(struct zcow_tree *log, uint64_t ino, unsigned int type_end,
 		    struct zcow_key **keys_ret, uint64_t *nr_ret)
 {
 	struct zcow_key start = { ino, 0, 0 }, k, *v = NULL;
@@ -409,7 +527,7 @@ static int log_keys(struct zcow_tree *log, uint64_t ino,
 
 	zcow_tree_iter_init(&it, log, &start);
 	while (!(err = zcow_tree_iter_next(&it, &k, NULL, NULL)) &&
-	       k.objectid == ino) {
+	       k.objectid == ino && k.type < type_end) {
 		if (ZCOW_GROW_ONE(&v, nr, &cap)) {
 			free(v);
 			return -ENOMEM;
@@ -602,7 +720,8 @@ static int log_dir(struct zcow_fs *fs, uint64_t ino)
 		return -ENOMEM;
 	err = dir_wants(fs, ino, &v, &nr);
 	if (!err)
-		err = log_keys(&lg->tree, ino, &keys, &nr_keys);
+		err = log_keys(&lg->tree, ino, ALL_TYPES, &keys,
+			       &nr_keys);
 	/* What the log holds and the directory no longer needs. */
 	for (i = 0; !err && i < nr_keys; i++) {
 		struct want w = { keys[i], NULL, 0 };
@@ -623,32 +742,41 @@ static int log_dir(struct zcow_fs *fs, uint64_t ino)
 	return err;
 }
 
-/*
- * Log inode @ino as it is now: the log's items of @ino become the fs
- * tree's (an inode that no longer exists loses its items; its
- * directories carry the unlink); a directory by its changes (log_dir()).
- */
-static int log_inode(struct zcow_fs *fs, uint64_t ino, uint64_t fsynced)
+/* Note extent @fe of a logged item: its checksums go into the log when
+ * written in this transaction; one in a chunk of the running transaction
+ * makes the log unreplayable until the commit (is_replayable()). */
+static int log_fext(struct zcow_fs *fs, const struct zcow_fext *fe)
 {
 	struct zcow_log *lg = fs->log;
-	struct zcow_key start = { ino, 0, 0 }, k, last_ext = { 0, 0, 0 };
-	struct zcow_key *keys = NULL;
+
+	if (!fe->disk_bytenr)
+		return 0;	/* a hole */
+	if (lg->may_have_new_data && is_in_new_chunk(fs, fe->disk_bytenr))
+		lg->has_new_data = true;
+	if (fe->generation == fs->transid)
+		return log_csums(fs, fe->disk_bytenr);
+	return 0;
+}
+
+/*
+ * Make the log's items of @ino with types below @type_end equal to the
+ * fs tree's (an inode that no longer exists, @is_gone, loses them): only
+ * a changed item touches (and CoWs) a log leaf.  *last_ext_ret: the key
+ * of the last file extent item copied (type 0: none).
+ */
+static int copy_items(struct zcow_fs *fs, uint64_t ino, unsigned int type_end,
+		      bool is_gone, struct zcow_key *last_ext_ret)
+{
+	struct zcow_log *lg = fs->log;
+	struct zcow_key start = { ino, 0, 0 }, k, *keys = NULL;
 	uint64_t nr_keys = 0, j = 0;
 	struct zcow_tree_iter it;
-	struct zcow_inode in;
 	const void *data;
 	uint32_t len;
 	uint8_t *scratch;
-	bool is_gone;
 	int err;
 
-	err = zcow_inode_get(&fs->fs_tree, ino, &in);
-	if (err && err != -ENOENT)
-		return err;
-	is_gone = err == -ENOENT;	/* deleted: drop what the log holds */
-	if (!is_gone && S_ISDIR(in.mode))
-		return log_dir(fs, ino);
-	err = log_keys(&lg->tree, ino, &keys, &nr_keys);
+	err = log_keys(&lg->tree, ino, type_end, &keys, &nr_keys);
 	if (err)
 		return err;
 	scratch = malloc(fs->nodesize);
@@ -660,7 +788,7 @@ static int log_inode(struct zcow_fs *fs, uint64_t ino, uint64_t fsynced)
 		goto rest;
 	zcow_tree_iter_init(&it, &fs->fs_tree, &start);
 	while (!(err = zcow_tree_iter_next(&it, &k, &data, &len)) &&
-	       k.objectid == ino) {
+	       k.objectid == ino && k.type < type_end) {
 		bool is_in_log;
 
 		while (j < nr_keys && zcow_key_cmp(&keys[j], &k) < 0) {
@@ -676,14 +804,11 @@ static int log_inode(struct zcow_fs *fs, uint64_t ino, uint64_t fsynced)
 			struct zcow_fext fe;
 
 			err = zcow_fext_decode(data, len, k.offset, &fe);
+			if (!err)
+				err = log_fext(fs, &fe);
 			if (err)
 				goto out;
-			if (fe.disk_bytenr && fe.generation == fs->transid) {
-				err = log_csums(fs, fe.disk_bytenr);
-				if (err)
-					goto out;
-			}
-			last_ext = k;
+			*last_ext_ret = k;
 		}
 		/* (The fs tree does not change here: @data stays valid.) */
 		err = log_item(&lg->tree, &k, data, len, is_in_log, scratch,
@@ -697,19 +822,270 @@ rest:
 	err = 0;
 	for (; j < nr_keys && !err; j++)
 		err = zcow_tree_delete(&lg->tree, &keys[j]);
-	if (err)
-		goto out;
-	/* Test-only mutation (docs/crash.md): lose the fsynced file's last
-	 * extent item. */
-	if (fs->mutation == ZCOW_MUT_LOG_DROP_ITEM && ino == fsynced &&
-	    last_ext.type == ZCOW_EXTENT_DATA_KEY) {
-		err = zcow_tree_delete(&lg->tree, &last_ext);
-		if (err)
-			goto out;
-	}
 out:
 	free(scratch);
 	free(keys);
+	return err;
+}
+
+/*
+ * Widen [*s, *e) to cover whole every file extent item of @ino in @tree
+ * that overlaps it; *grew_ret set when it grew.  (As
+ * core/file.c:collect_extents_locked: the item before *s may reach in.)
+ */
+static int widen(struct zcow_tree *tree, uint64_t ino, uint64_t *s,
+		 uint64_t *e, bool *grew_ret)
+{
+	struct zcow_key start = { ino, ZCOW_EXTENT_DATA_KEY, *s }, k;
+	struct zcow_tree_iter it;
+	const void *data;
+	uint32_t len;
+	int err;
+
+	zcow_tree_iter_init(&it, tree, &start);
+	err = zcow_tree_iter_prev(&it, &k, &data, &len);
+	if (err && err != -ENOENT)
+		return err;
+	if (err || k.objectid != ino || k.type != ZCOW_EXTENT_DATA_KEY)
+		zcow_tree_iter_init(&it, tree, &start);
+	else
+		goto have;
+	for (;;) {
+		struct zcow_fext fe;
+
+		err = zcow_tree_iter_next(&it, &k, &data, &len);
+		if (err == -ENOENT)
+			return 0;
+		if (err)
+			return err;
+have:
+		if (k.objectid != ino || k.type != ZCOW_EXTENT_DATA_KEY ||
+		    k.offset >= *e)
+			return 0;
+		if (zcow_fext_is_inline(data, len))
+			return -EINVAL;	/* log_inode() checked: none */
+		err = zcow_fext_decode(data, len, k.offset, &fe);
+		if (err)
+			return err;
+		if (fe.file_off + fe.num_bytes <= *s)
+			continue;
+		if (fe.file_off < *s) {
+			*s = fe.file_off;
+			*grew_ret = true;
+		}
+		if (fe.file_off + fe.num_bytes > *e) {
+			*e = fe.file_off + fe.num_bytes;
+			*grew_ret = true;
+		}
+	}
+}
+
+/* The keys of @ino's file extent items in @tree with offsets in [s, e). */
+static int ext_keys(struct zcow_tree *tree, uint64_t ino, uint64_t s,
+		    uint64_t e, struct zcow_key **keys_ret, uint64_t *nr_ret)
+{
+	struct zcow_key start = { ino, ZCOW_EXTENT_DATA_KEY, s }, k, *v = NULL;
+	uint64_t nr = 0, cap = 0;
+	struct zcow_tree_iter it;
+	int err;
+
+	zcow_tree_iter_init(&it, tree, &start);
+	while (!(err = zcow_tree_iter_next(&it, &k, NULL, NULL)) &&
+	       k.objectid == ino && k.type == ZCOW_EXTENT_DATA_KEY &&
+	       k.offset < e) {
+		if (ZCOW_GROW_ONE(&v, nr, &cap)) {
+			free(v);
+			return -ENOMEM;
+		}
+		v[nr++] = k;
+	}
+	if (err && err != -ENOENT) {
+		free(v);
+		return err;
+	}
+	*keys_ret = v;
+	*nr_ret = nr;
+	return 0;
+}
+
+/*
+ * Make the log's file extent items of @ino in range [s, e) equal to the
+ * fs tree's: the range is widened until no item of either tree crosses
+ * its ends, so the items it ends up holding in the log tile exactly what
+ * the file holds there now (replay drops the fs tree's extents under
+ * each logged item, then inserts it).  *last_ext_ret: the last item put.
+ */
+static int log_range(struct zcow_fs *fs, uint64_t ino, uint64_t s,
+		     uint64_t e, struct zcow_key *last_ext_ret)
+{
+	struct zcow_log *lg = fs->log;
+	struct zcow_key *keys = NULL, k;
+	struct zcow_tree_iter it;
+	uint64_t nr = 0, i;
+	const void *data;
+	uint32_t len;
+	bool grew = true;
+	int err = 0;
+
+	while (!err && grew) {
+		grew = false;
+		err = widen(&lg->tree, ino, &s, &e, &grew);
+		if (!err)
+			err = widen(&fs->fs_tree, ino, &s, &e, &grew);
+	}
+	if (!err)
+		err = ext_keys(&lg->tree, ino, s, e, &keys, &nr);
+	for (i = 0; !err && i < nr; i++)
+		err = zcow_tree_delete(&lg->tree, &keys[i]);
+	free(keys);
+	k = (struct zcow_key){ ino, ZCOW_EXTENT_DATA_KEY, s };
+	zcow_tree_iter_init(&it, &fs->fs_tree, &k);
+	while (!err && !(err = zcow_tree_iter_next(&it, &k, &data, &len)) &&
+	       k.objectid == ino && k.type == ZCOW_EXTENT_DATA_KEY &&
+	       k.offset < e) {
+		struct zcow_fext fe;
+
+		err = zcow_fext_decode(data, len, k.offset, &fe);
+		if (!err)
+			err = log_fext(fs, &fe);
+		/* (The fs tree does not change here: @data stays valid.) */
+		if (!err)
+			err = zcow_tree_insert(&lg->tree, &k, data, len);
+		if (!err)
+			*last_ext_ret = k;
+	}
+	return err == -ENOENT ? 0 : err;
+}
+
+static int cmp_frange(const void *a, const void *b)
+{
+	const struct frange *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* Does @tree hold an inline file extent of @ino (at offset 0)? */
+static int has_inline(struct zcow_tree *tree, uint64_t ino, bool *is_ret)
+{
+	struct zcow_key k = { ino, ZCOW_EXTENT_DATA_KEY, 0 };
+	uint8_t *item;
+	uint32_t size;
+	int err;
+
+	*is_ret = false;
+	err = zcow_tree_search(tree, &k, NULL, 0, &size);
+	if (err)
+		return err == -ENOENT ? 0 : err;
+	item = malloc(size ? size : 1);
+	if (!item)
+		return -ENOMEM;
+	err = zcow_tree_search(tree, &k, item, size, NULL);
+	if (!err)
+		*is_ret = zcow_fext_is_inline(item, size);
+	free(item);
+	return err;
+}
+
+/* Is item @k in @tree? */
+static int has_item(struct zcow_tree *tree, const struct zcow_key *k,
+		    bool *is_ret)
+{
+	int err = zcow_tree_search(tree, k, NULL, 0, NULL);
+
+	*is_ret = !err;
+	return err == -ENOENT ? 0 : err;
+}
+
+/*
+ * Log regular file @ino by its changes (t's ranges, none when @t is
+ * NULL): its other items as they are, the file extent items of the
+ * ranges written since it was last logged.  The first time in a
+ * transaction, a ZCOW_EXTENT_LOG_KEY item tells replay that the log holds
+ * only the extents of those ranges; a file logged whole earlier in the
+ * transaction (no such item) stays whole: the ranges keep its extent
+ * items equal to the file's.
+ */
+static int log_file_ranges(struct zcow_fs *fs, uint64_t ino,
+			   struct touch *t, struct zcow_key *last_ext_ret)
+{
+	struct zcow_log *lg = fs->log;
+	struct zcow_key ik = { ino, ZCOW_INODE_ITEM_KEY, 0 };
+	struct zcow_key mk = { ino, ZCOW_EXTENT_LOG_KEY, 0 };
+	uint64_t i, s, e, zero = 0;
+	bool had_inode, had_mark;
+	int err;
+
+	err = has_item(&lg->tree, &ik, &had_inode);
+	if (!err)
+		err = has_item(&lg->tree, &mk, &had_mark);
+	if (!err)
+		err = copy_items(fs, ino, ZCOW_EXTENT_DATA_KEY, false,
+				 last_ext_ret);
+	if (err)
+		return err;
+	if (t && t->nr_rngs) {
+		qsort(t->rngs, t->nr_rngs, sizeof(*t->rngs), cmp_frange);
+		i = 0;
+		while (!err && i < t->nr_rngs) {
+			s = t->rngs[i].start;
+			e = t->rngs[i].end;
+			/* (overlapping or touching ranges go as one) */
+			for (i++; i < t->nr_rngs && t->rngs[i].start <= e; i++)
+				if (t->rngs[i].end > e)
+					e = t->rngs[i].end;
+			err = log_range(fs, ino, s, e, last_ext_ret);
+		}
+	}
+	if (!err && !had_inode && !had_mark)
+		err = zcow_tree_insert(&lg->tree, &mk, &zero, sizeof(zero));
+	return err;
+}
+
+/*
+ * Log inode @ino as it is now: the log's items of @ino become the fs
+ * tree's (an inode that no longer exists loses its items; its
+ * directories carry the unlink); a directory by its changes (log_dir());
+ * a regular file whose extents changed only by data writes by those
+ * (log_file_ranges()).
+ */
+static int log_inode(struct zcow_fs *fs, uint64_t ino, uint64_t fsynced)
+{
+	struct zcow_log *lg = fs->log;
+	struct zcow_key last_ext = { 0, 0, 0 };
+	struct touch *t = tab_find(lg, ino);
+	struct zcow_inode in;
+	bool is_gone, is_inline = false, is_log_inline = false;
+	int err;
+
+	err = zcow_inode_get(&fs->fs_tree, ino, &in);
+	if (err && err != -ENOENT)
+		return err;
+	is_gone = err == -ENOENT;	/* deleted: drop what the log holds */
+	if (!is_gone && S_ISDIR(in.mode))
+		return log_dir(fs, ino);
+	if (!is_gone && S_ISREG(in.mode) && !(t && t->is_full)) {
+		err = has_inline(&fs->fs_tree, ino, &is_inline);
+		if (!err)
+			err = has_inline(&lg->tree, ino, &is_log_inline);
+		if (err)
+			return err;
+	}
+	if (!is_gone && S_ISREG(in.mode) && !(t && t->is_full) &&
+	    !is_inline && !is_log_inline)
+		err = log_file_ranges(fs, ino, t, &last_ext);
+	else
+		err = copy_items(fs, ino, ALL_TYPES, is_gone, &last_ext);
+	if (err)
+		return err;
+	if (t) {
+		t->is_full = false;
+		t->nr_rngs = 0;
+	}
+	/* Test-only mutation (docs/crash.md): lose the fsynced file's last
+	 * extent item. */
+	if (fs->mutation == ZCOW_MUT_LOG_DROP_ITEM && ino == fsynced &&
+	    last_ext.type == ZCOW_EXTENT_DATA_KEY)
+		err = zcow_tree_delete(&lg->tree, &last_ext);
 	return err;
 }
 
@@ -830,21 +1206,11 @@ static int write_log_nodes(struct zcow_fs *fs)
 	return err;
 }
 
-/* Has anything been allocated since the last commit that the committed
- * chunk tree cannot map (a new chunk)? */
-static bool has_new_chunk(struct zcow_fs *fs)
-{
-	uint64_t i;
-
-	for (i = 0; i < fs->nr_bgs; i++)
-		if (fs->bgs[i]->is_new)
-			return true;
-	return false;
-}
-
-/* Put the inodes of @set into the log tree (memory only). */
+/* Put the inodes of @set into the log tree (memory only): 0, -EAGAIN
+ * with *why_ret when the log is not replayable (is_replayable()), or a
+ * tree errno. */
 static int log_add(struct zcow_fs *fs, const uint64_t *set, uint64_t nr,
-		   uint64_t ino)
+		   uint64_t ino, enum zcow_log_fallback *why_ret)
 {
 	struct zcow_log *lg = fs->log;
 	struct zcow_key rk = { ZCOW_TREE_LOG_OBJECTID, ZCOW_ROOT_ITEM_KEY,
@@ -853,6 +1219,8 @@ static int log_add(struct zcow_fs *fs, const uint64_t *set, uint64_t nr,
 	uint64_t i;
 	int err;
 
+	/* Only then can a logged extent lie in a new chunk (log_inode()). */
+	lg->may_have_new_data = has_new_chunk(fs, ZCOW_BG_DATA);
 	err = log_start(fs);
 	for (i = 0; !err && i < nr; i++)
 		err = log_inode(fs, set[i], ino);
@@ -862,8 +1230,10 @@ static int log_add(struct zcow_fs *fs, const uint64_t *set, uint64_t nr,
 	}
 	if (err)
 		return err;
-	if (has_new_chunk(fs))
-		return -EAGAIN;	/* the log's group or data is unmappable */
+	/* The items stay in the log tree: while lg->has_new_data, no log
+	 * write happens until the commit drops the log. */
+	if (!is_replayable(fs, why_ret))
+		return -EAGAIN;
 	for (i = 0; i < nr; i++) {
 		struct touch *t = tab_find(lg, set[i]);
 
@@ -1008,11 +1378,30 @@ static int path_starts(struct zcow_fs *fs, uint64_t ino, uint64_t **start,
 	return err;
 }
 
+/* Not a fallback cause: treelog=off commits at every fsync (uncounted). */
+#define FB_TREELOG_OFF ZCOW_LOG_NR_FALLBACKS
+
+static const char *const fallback_names[ZCOW_LOG_NR_FALLBACKS] = {
+	[ZCOW_LOG_FB_NO_LOG_GROUP] = "no_log_group",
+	[ZCOW_LOG_FB_NEW_DATA_CHUNK] = "new_data_chunk",
+	[ZCOW_LOG_FB_NEW_LOG_CHUNK] = "new_log_chunk",
+	[ZCOW_LOG_FB_NEW_SYSTEM_CHUNK] = "new_system_chunk",
+	[ZCOW_LOG_FB_TOO_MANY_INODES] = "too_many_inodes",
+	[ZCOW_LOG_FB_NOT_RECORDED] = "not_recorded",
+	[ZCOW_LOG_FB_BUILD_ERROR] = "build_error",
+};
+
+const char *zcow_log_fallback_name(int i)
+{
+	return i >= 0 && i < ZCOW_LOG_NR_FALLBACKS ? fallback_names[i] : NULL;
+}
+
 /* Whether @ino (and the path to it) needs logging: 1 yes, with its
  * path's start inodes in *start; 0 durable already; -EAGAIN with *why_ret
- * when only a commit can make it durable; -errno. */
+ * when only a commit can make it durable; -errno.  Whether the log it
+ * makes can be replayed is log_add()'s to say. */
 static int log_needed(struct zcow_fs *fs, uint64_t ino, uint64_t **start,
-		      uint64_t *nr_start, const char **why_ret)
+		      uint64_t *nr_start, enum zcow_log_fallback *why_ret)
 {
 	struct zcow_log *lg = fs->log;
 	struct touch *t = tab_find(lg, ino);
@@ -1025,20 +1414,17 @@ static int log_needed(struct zcow_fs *fs, uint64_t ino, uint64_t **start,
 	 * durable already (btrfs skips such an fsync too, in both modes). */
 	if (!t && *nr_start == 1 && !lg->is_overflow)
 		return 0;
-	*why_ret = "treelog=off";
+	*why_ret = FB_TREELOG_OFF;
 	if (!lg->enabled)
 		return -EAGAIN;
 	lg->is_wanted = true;
-	*why_ret = "changes not recorded (out of memory)";
+	*why_ret = ZCOW_LOG_FB_NOT_RECORDED;
 	if (lg->is_overflow)
 		return -EAGAIN;
 	if ((!t || t->logged == t->change) && *nr_start == 1)
 		return 0;	/* logged as it is */
-	*why_ret = "no tree-log block group yet (this commit makes one)";
+	*why_ret = ZCOW_LOG_FB_NO_LOG_GROUP;
 	if (!fs->treelog_bg)
-		return -EAGAIN;
-	*why_ret = "a chunk was allocated since the last commit";
-	if (has_new_chunk(fs))
 		return -EAGAIN;
 	return 1;
 }
@@ -1048,7 +1434,8 @@ static int log_needed(struct zcow_fs *fs, uint64_t ino, uint64_t **start,
  * log (committed or logged as it is), -EAGAIN with *why_ret when only a
  * full commit can make it durable, or another -errno.
  */
-static int log_prepare(struct zcow_fs *fs, uint64_t ino, const char **why_ret)
+static int log_prepare(struct zcow_fs *fs, uint64_t ino,
+		       enum zcow_log_fallback *why_ret)
 {
 	uint64_t *set = NULL, nr = 0, *start = NULL, nr_start = 0;
 	int err;
@@ -1060,26 +1447,26 @@ static int log_prepare(struct zcow_fs *fs, uint64_t ino, const char **why_ret)
 		nr_start = 0;	/* nothing to log, or a commit */
 	free(start);
 	if (err == -E2BIG) {
-		*why_ret = "too many inodes to log";
+		*why_ret = ZCOW_LOG_FB_TOO_MANY_INODES;
 		return -EAGAIN;
 	}
 	if (err || !nr_start)
 		return err;
-	err = log_add(fs, set, nr, ino);
+	err = log_add(fs, set, nr, ino, why_ret);
 	free(set);
 	if (!err)
 		return 1;
 	if (fs->error)
 		return err;
-	*why_ret = err == -EAGAIN ? "the log needed a new chunk" :
-				    "the log could not be built";
+	if (err != -EAGAIN)
+		*why_ret = ZCOW_LOG_FB_BUILD_ERROR;
 	return -EAGAIN;
 }
 
 int zcow_log_fsync_locked(struct zcow_fs *fs, uint64_t ino)
 {
 	struct zcow_log *lg = fs->log;
-	const char *why = "";
+	enum zcow_log_fallback why = FB_TREELOG_OFF;
 	int err;
 
 	if (fs->error)
@@ -1087,10 +1474,11 @@ int zcow_log_fsync_locked(struct zcow_fs *fs, uint64_t ino)
 	lg->nr_fsyncs++;
 	err = log_prepare(fs, ino, &why);
 	if (err == -EAGAIN) {
-		if (lg->enabled) {
+		if (lg->enabled && why < ZCOW_LOG_NR_FALLBACKS) {
 			lg->nr_fallbacks++;
+			lg->nr_fallbacks_by[why]++;
 			zlog(ZLOG_DEBUG, TAG, "inode %" PRIu64 ": full commit: %s",
-			     ino, why);
+			     ino, fallback_names[why]);
 		}
 		return zcow_files_commit_locked(fs);
 	}
@@ -1103,7 +1491,7 @@ int zcow_log_fsync_locked(struct zcow_fs *fs, uint64_t ino)
 int zcow_log_join_locked(struct zcow_fs *fs, uint64_t ino)
 {
 	struct zcow_log *lg = fs->log;
-	const char *why = "";
+	enum zcow_log_fallback why = FB_TREELOG_OFF;
 	int err;
 
 	if (fs->error)
@@ -1115,9 +1503,14 @@ int zcow_log_join_locked(struct zcow_fs *fs, uint64_t ino)
 }
 
 void zcow_log_stats(struct zcow_fs *fs, uint64_t *fsyncs, uint64_t *syncs,
-		    uint64_t *fallbacks, uint64_t *replayed, bool *is_lost)
+		    uint64_t *fallbacks, uint64_t *fallbacks_by,
+		    uint64_t *replayed, bool *is_lost)
 {
 	struct zcow_log *lg = fs->log;
+	int i;
+
+	for (i = 0; i < ZCOW_LOG_NR_FALLBACKS; i++)
+		fallbacks_by[i] = lg ? lg->nr_fallbacks_by[i] : 0;
 
 	*fsyncs = lg ? lg->nr_fsyncs : 0;
 	*syncs = lg ? lg->nr_log_syncs : 0;
@@ -1269,6 +1662,7 @@ static int replay_open(struct replay *rp)
 		case ZCOW_DIR_ITEM_KEY:
 		case ZCOW_DIR_INDEX_KEY:
 		case ZCOW_DIR_LOG_INDEX_KEY:
+		case ZCOW_EXTENT_LOG_KEY:
 		case ZCOW_EXTENT_CSUM_KEY:
 			break;
 		default:
@@ -1443,9 +1837,83 @@ static int dir_replaced(struct replay *rp, struct old_item *v, uint64_t *nr,
 	return 0;
 }
 
+/* A file extent item of the log (replay_ranges()). */
+struct log_ext {
+	struct zcow_key key;
+	struct zcow_fext fe;
+	uint8_t *data;
+	uint32_t len;
+};
+
+/*
+ * The file extent items of a file logged by its changes
+ * (ZCOW_EXTENT_LOG_KEY), as btrfs replays a logged extent: each replaces
+ * what the fs tree holds under its file range.  The logged extents are
+ * referenced first, so that an extent both hold stays; then the fs
+ * tree's extents under each item are dropped (split at the ends as a
+ * write splits them) and the item inserted.
+ */
+static int replay_ranges(struct replay *rp, uint64_t ino)
+{
+	struct zcow_fs *fs = rp->fs;
+	struct zcow_key start = { ino, ZCOW_EXTENT_DATA_KEY, 0 }, k;
+	struct log_ext *v = NULL;
+	uint64_t nr = 0, cap = 0, i;
+	struct zcow_tree_iter it;
+	const void *data;
+	uint32_t len;
+	int err;
+
+	zcow_tree_iter_init(&it, &rp->tree, &start);
+	while (!(err = zcow_tree_iter_next(&it, &k, &data, &len)) &&
+	       k.objectid == ino && k.type == ZCOW_EXTENT_DATA_KEY) {
+		if (ZCOW_GROW_ONE(&v, nr, &cap)) {
+			err = -ENOMEM;
+			break;
+		}
+		memset(&v[nr], 0, sizeof(v[nr]));
+		v[nr].key = k;
+		v[nr].data = malloc(len ? len : 1);
+		if (!v[nr].data) {
+			err = -ENOMEM;
+			break;
+		}
+		memcpy(v[nr].data, data, len);
+		v[nr].len = len;
+		nr++;
+		/* (log_file_ranges() logs no inline extent) */
+		err = zcow_fext_is_inline(data, len) ? -EUCLEAN :
+			zcow_fext_decode(data, len, k.offset, &v[nr - 1].fe);
+		if (err)
+			break;
+	}
+	if (err == -ENOENT)
+		err = 0;
+	for (i = 0; !err && i < nr; i++)
+		if (v[i].fe.disk_bytenr)
+			err = replay_extent_ref(rp, ino, &v[i].fe);
+	for (i = 0; !err && i < nr; i++) {
+		err = zcow_drop_extents_locked(fs, &fs->fs_tree,
+					       ZCOW_FS_TREE_OBJECTID, ino,
+					       v[i].fe.file_off,
+					       v[i].fe.file_off +
+						       v[i].fe.num_bytes,
+					       NULL);
+		if (!err)
+			err = zcow_tree_insert(&fs->fs_tree, &v[i].key,
+					       v[i].data, v[i].len);
+	}
+	for (i = 0; i < nr; i++)
+		free(v[i].data);
+	free(v);
+	return err;
+}
+
 /* Put the log's items of @ino in place of the fs tree's; a directory's
  * (the log's inode item says) only where the log covers it (@nr_r
- * ranges in @r, none for a directory logged for its own refs). */
+ * ranges in @r, none for a directory logged for its own refs); a file
+ * logged by its changes (ZCOW_EXTENT_LOG_KEY) all but its file extent
+ * items, which replace only what lies under them (replay_ranges()). */
 static int replay_inode(struct replay *rp, uint64_t ino, const uint64_t *r,
 			uint64_t nr_r)
 {
@@ -1457,13 +1925,26 @@ static int replay_inode(struct replay *rp, uint64_t ino, const uint64_t *r,
 	uint64_t nr_old = 0;
 	const void *data;
 	uint32_t len;
+	bool is_ranges = false;
 	int err;
 
 	err = zcow_inode_get(&rp->tree, ino, &in);
+	if (!err && S_ISREG(in.mode)) {
+		struct zcow_key mk = { ino, ZCOW_EXTENT_LOG_KEY, 0 };
+
+		err = zcow_tree_search(&rp->tree, &mk, NULL, 0, NULL);
+		is_ranges = !err;
+		if (err == -ENOENT)
+			err = 0;
+	}
 	if (!err)
 		err = collect_items(&fs->fs_tree, ino, &old, &nr_old);
 	if (!err && S_ISDIR(in.mode))
 		err = dir_replaced(rp, old, &nr_old, r, nr_r);
+	/* By its changes: its extents are replay_ranges()'. */
+	while (!err && is_ranges && nr_old &&
+	       old[nr_old - 1].key.type >= ZCOW_EXTENT_DATA_KEY)
+		nr_old--;
 	if (err) {
 		free(old);
 		return err;
@@ -1473,7 +1954,9 @@ static int replay_inode(struct replay *rp, uint64_t ino, const uint64_t *r,
 	zcow_tree_iter_init(&it, &rp->tree, &start);
 	while (!err && !(err = zcow_tree_iter_next(&it, &k, &data, &len)) &&
 	       k.objectid == ino) {
-		if (k.type == ZCOW_DIR_LOG_INDEX_KEY)
+		if (k.type == ZCOW_DIR_LOG_INDEX_KEY ||
+		    k.type == ZCOW_EXTENT_LOG_KEY ||
+		    (is_ranges && k.type == ZCOW_EXTENT_DATA_KEY))
 			continue;
 		err = zcow_tree_insert(&fs->fs_tree, &k, data, len);
 		if (!err && k.type == ZCOW_EXTENT_DATA_KEY &&
@@ -1489,6 +1972,8 @@ static int replay_inode(struct replay *rp, uint64_t ino, const uint64_t *r,
 		err = 0;
 	if (!err)
 		err = drop_refs(fs, ino, old, nr_old);
+	if (!err && is_ranges)
+		err = replay_ranges(rp, ino);
 	free(old);
 	return err;
 }

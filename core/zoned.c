@@ -579,6 +579,13 @@ static int pick_once(struct zcow_fs *fs, uint32_t slot,
 		if (!zcow_bg_has_room(bg, ZCOW_BG_DATA, BS))
 			bg = NULL;
 	}
+	/* A group whose chunk is committed first: an fsync may log data
+	 * there (core/tree-log.c); then one of the running transaction. */
+	for (i = 0; !bg && i < fs->nr_bgs; i++)
+		if (zcow_bg_has_room(fs->bgs[i], ZCOW_BG_DATA, BS) &&
+		    !fs->bgs[i]->is_new &&
+		    !is_other_slot(fl, fs->bgs[i], slot))
+			bg = fs->bgs[i];
 	for (i = 0; !bg && i < fs->nr_bgs; i++)
 		if (zcow_bg_has_room(fs->bgs[i], ZCOW_BG_DATA, BS) &&
 		    !is_other_slot(fl, fs->bgs[i], slot) &&
@@ -618,6 +625,43 @@ static int pick_once(struct zcow_fs *fs, uint32_t slot,
 			bg = fs->bgs[i];
 	*bg_ret = bg;
 	return 0;
+}
+
+/*
+ * Data chunks one transaction ahead.  A data group allocated in the
+ * running transaction has no chunk item yet: an fsync whose data lands
+ * there cannot be logged (replay could not map it) and commits instead.
+ * While fsyncs use the tree-log, keep one empty data group beyond those
+ * the slots fill, allocated now and so committed by the time a slot
+ * moves on to it (pick_once() prefers committed groups).  An empty group
+ * holds no active zone on the device until written (nr_open_data_bgs()
+ * counts it only once a slot holds it), and it takes a free zone only as
+ * a slot's next chunk would: within data_may_take_zone(), with one more
+ * free zone left beyond the metadata reserve.
+ */
+static void keep_spare(struct zcow_fs *fs)
+{
+	uint64_t i;
+	int err;
+
+	if (!zcow_log_is_wanted(fs))
+		return;
+	for (i = 0; i < fs->nr_bgs; i++) {
+		struct zcow_bg *b = fs->bgs[i];
+
+		if (zcow_bg_has_room(b, ZCOW_BG_DATA, BS) &&
+		    !b->alloc_offset && !is_other_slot(fs->files, b,
+							UINT32_MAX))
+			return;	/* a spare already */
+	}
+	if (zcow_zoned_nr_free_zones(fs) <=
+		    META_RESERVE_ZONES + zcow_reclaim_held_zones(fs) + 1 ||
+	    !data_may_take_zone(fs))
+		return;
+	/* Only ahead of need: the write that picked goes on without it. */
+	err = zcow_chunk_alloc(fs, ZCOW_BG_DATA, NULL);
+	if (err && err != -ENOSPC)
+		zlog_warn(TAG, "data chunk ahead of the slots: %d", err);
 }
 
 /*
@@ -667,6 +711,7 @@ int zcow_zoned_pick_data_bg(struct zcow_fs *fs, uint64_t ino, bool is_hot,
 			fl->data_active[slot] = bg->start;
 			if (!bg->alloc_offset)
 				bg->is_hot = fl->hotcold && is_hot;
+			keep_spare(fs);
 			*bg_ret = bg;
 			*len_ret = len < room ? len : room;
 			return 0;

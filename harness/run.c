@@ -2073,6 +2073,7 @@ struct rep_result {
 	uint64_t util_nr;
 	bool has_fs;
 	uint64_t fs_fsyncs, fs_log_syncs, fs_log_fallbacks, fs_statfs_commits;
+	uint64_t fs_log_fallbacks_by[ZCOW_LOG_NR_FALLBACKS];
 	uint64_t txn_fsyncs[ZRUN_TXN_NR];
 	uint64_t commit_nodes[ZCOW_COMMIT_NR_TREES];
 	uint64_t excl_waits, excl_wait_ns, sync_joins;
@@ -2394,6 +2395,17 @@ static int write_summary(struct zrun *run, const char *dir,
 		(unsigned long long)r0->txn_fsyncs[ZRUN_TXN_DURABLE],
 		(unsigned long long)r0->txn_fsyncs[ZRUN_TXN_SHARE],
 		(unsigned long long)r0->txn_fsyncs[ZRUN_TXN_COMMIT]);
+	/* The fsyncs and the full commits they fell back to, by cause
+	 * (zcow_log_fallback_name()); 0 on the raw target. */
+	fprintf(f, "  \"fsyncs\": %llu,\n  \"fsync_fallbacks\": %llu,\n"
+		   "  \"fsync_fallback_causes\": {",
+		(unsigned long long)r0->fs_fsyncs,
+		(unsigned long long)r0->fs_log_fallbacks);
+	for (c = 0; c < ZCOW_LOG_NR_FALLBACKS; c++)
+		fprintf(f, "%s\"%s\": %llu", c ? ", " : "",
+			zcow_log_fallback_name((int)c),
+			(unsigned long long)r0->fs_log_fallbacks_by[c]);
+	fprintf(f, "},\n");
 	fprintf(f, "  \"commit_nodes_by_tree\": {");
 	for (c = 0; c < ZCOW_COMMIT_NR_TREES; c++)
 		fprintf(f, "%s\"%s\": %llu", c ? ", " : "",
@@ -2753,6 +2765,8 @@ static int one_rep(struct zrun *run, const char *dir, struct rep_result *r)
 		r->fs_fsyncs = run->fs_fsyncs;
 		r->fs_log_syncs = run->fs_log_syncs;
 		r->fs_log_fallbacks = run->fs_log_fallbacks;
+		memcpy(r->fs_log_fallbacks_by, run->fs_log_fallbacks_by,
+		       sizeof(r->fs_log_fallbacks_by));
 		r->fs_statfs_commits = run->fs_statfs_commits;
 		memcpy(r->txn_fsyncs, run->nr_txn_fsyncs,
 		       sizeof(r->txn_fsyncs));

@@ -407,6 +407,8 @@ struct zrun {
 	/* zcow_statfs fsync counters during the jobs (filled by the
 	 * tree-log; 0 where the fs does not count them) */
 	uint64_t fs_fsyncs, fs_log_syncs, fs_log_fallbacks, fs_statfs_commits;
+	/* ... the fallbacks by cause (enum zcow_log_fallback) */
+	uint64_t fs_log_fallbacks_by[ZCOW_LOG_NR_FALLBACKS];
 	/* commit_model=btrfs without the log: the fsyncs by what each did
 	 * at its start (enum zrun_txn_fsync; fsync_btrfs() in run_fs.c) */
 	uint64_t nr_txn_fsyncs[ZRUN_TXN_NR];

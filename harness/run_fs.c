@@ -1799,6 +1799,9 @@ static int fs_finish(struct zrun *run)
 	run->fs_fsyncs = st.nr_fsyncs - b->nr_fsyncs;
 	run->fs_log_syncs = st.nr_log_syncs - b->nr_log_syncs;
 	run->fs_log_fallbacks = st.nr_log_fallbacks - b->nr_log_fallbacks;
+	for (c = 0; c < ZCOW_LOG_NR_FALLBACKS; c++)
+		run->fs_log_fallbacks_by[c] = st.nr_log_fallbacks_by[c] -
+					      b->nr_log_fallbacks_by[c];
 	run->fs_statfs_commits = st.nr_commits - b->nr_commits;
 	run->fs_data_used = st.data_used;
 	run->has_fs_stats = true;

@@ -634,6 +634,33 @@ struct zcow_stat {
 	struct zcow_timespec atime, mtime, ctime, otime;
 };
 
+/*
+ * Why an fsync fell back to a full commit (zcow_statfs
+ * nr_log_fallbacks_by[], named by zcow_log_fallback_name()).  A log may
+ * reference only block groups whose chunks the committed chunk tree
+ * holds: replay maps nothing else (docs/format.md, "Fallback to a full
+ * commit").
+ */
+enum zcow_log_fallback {
+	ZCOW_LOG_FB_NO_LOG_GROUP,	/* no tree-log group yet: the
+					 * commit readies one */
+	ZCOW_LOG_FB_NEW_DATA_CHUNK,	/* a logged file extent lies in a
+					 * chunk of the running transaction */
+	ZCOW_LOG_FB_NEW_LOG_CHUNK,	/* the log's nodes needed a chunk of
+					 * the running transaction */
+	ZCOW_LOG_FB_NEW_SYSTEM_CHUNK,	/* a system chunk is new: the log's
+					 * superblock would carry it */
+	ZCOW_LOG_FB_TOO_MANY_INODES,	/* more than the log takes */
+	ZCOW_LOG_FB_NOT_RECORDED,	/* changes not recorded (no memory) */
+	ZCOW_LOG_FB_BUILD_ERROR,	/* building the log failed */
+	ZCOW_LOG_NR_FALLBACKS
+};
+
+/* The name of fallback cause @i ("no_log_group", "new_data_chunk",
+ * "new_log_chunk", "new_system_chunk", "too_many_inodes",
+ * "not_recorded", "build_error"), NULL past the last. */
+const char *zcow_log_fallback_name(int i);
+
 /* Space and counters of a file system (zcow_statfs()). */
 struct zcow_statfs {
 	uint64_t bsize;		/* 4096 */
@@ -652,6 +679,8 @@ struct zcow_statfs {
 	uint64_t nr_log_syncs;	/* ... answered by a tree-log write */
 	uint64_t nr_log_fallbacks; /* ... that could not be logged: full
 				    * commit (treelog=on only) */
+	uint64_t nr_log_fallbacks_by[ZCOW_LOG_NR_FALLBACKS]; /* ... by
+				    * cause (enum zcow_log_fallback) */
 	uint64_t nr_commits;	/* full transaction commits */
 	uint64_t log_replayed;	/* inodes replayed from a log at mount */
 	bool log_lost;		/* mount ignored a corrupt log: the fsyncs

@@ -406,7 +406,7 @@ START_TEST(test_dbench_same_seed_same_summary)
 
 	ck_assert_str_eq(s1, s2);
 	assert_has(s1, "\"clients\": 3,");
-	assert_has(s1, "\"seconds\": 0.0200");
+	assert_has(s1, "\"seconds\": 0.020");
 	free(s1);
 	free(s2);
 }

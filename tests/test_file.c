@@ -504,7 +504,7 @@ START_TEST(test_data_short_group_is_filled_then_a_new_one)
 	struct zcow_file *f;
 	struct zcow_mount_opts mo = { 0 };
 	uint8_t *buf = malloc(ZS);
-	uint64_t before_finish, i, nr_data = 0;
+	uint64_t before_finish, i, nr_data = 0, nr_spare = 0;
 	struct zdev_stats st0, st1;
 
 	ck_assert_int_eq(zsim_create(&cfg, &dev), 0);
@@ -533,6 +533,12 @@ START_TEST(test_data_short_group_is_filled_then_a_new_one)
 
 		if (!(bg->flags & ZCOW_BG_DATA))
 			continue;
+		/* The empty group kept committed ahead once an fsync used
+		 * the log (core/zoned.c:keep_spare()). */
+		if (!bg->alloc_offset) {
+			nr_spare++;
+			continue;
+		}
 		nr_data++;
 		ck_assert_uint_eq(bg->zone_unusable, 0);
 		ck_assert_uint_eq(bg->used, bg->alloc_offset);
@@ -542,6 +548,7 @@ START_TEST(test_data_short_group_is_filled_then_a_new_one)
 		ck_assert_uint_eq(z.cond == ZDEV_COND_FULL, nr_data == 1);
 	}
 	ck_assert_uint_eq(nr_data, 2);
+	ck_assert_uint_le(nr_spare, 1);
 	ck_assert_int_eq(zcow_check(fs, print_problem, NULL), 0);
 	fs = remount(fs, &mo);
 	ck_assert_int_eq(zcow_check(fs, print_problem, NULL), 0);

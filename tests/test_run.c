@@ -728,6 +728,39 @@ static char *run_treelog(const char *const *sets, unsigned int nr)
 	return dir;
 }
 
+/*
+ * configs/fsync-overwrite.scenario made small: a 16 MiB file filled
+ * (end_fsync) and overwritten once with an fsync every 1024 writes on
+ * 8 MiB zones: 5 fsyncs; the fill's end_fsync and one of the
+ * overwrite's find their file's data in a data chunk of the running
+ * transaction and commit (new_data_chunk), the other three write the
+ * log (a data chunk is kept committed ahead once fsyncs use the log).
+ * summary.json says so, cause by cause (the run is deterministic).
+ */
+START_TEST(test_run_fsync_fallbacks_by_cause_in_summary)
+{
+	const char *sets[] = { "size=16m", "loops=1",
+			       "device=sim:zones=16,zone_size=8M,max_open=14,"
+			       "max_active=14" };
+	char *dir = NULL, *s;
+
+	ck_assert_int_eq(zrun_scenario("configs/fsync-overwrite.scenario",
+				       sets, 3, RES, true, &dir), 0);
+	s = summary_no_wall(dir);
+	ck_assert(json_num(s, "\"fsyncs\"") == 5);
+	ck_assert(json_num(s, "\"fsync_fallbacks\"") == 2);
+	ck_assert(json_num(s, "\"nr_log_syncs\"") == 3);
+	ck_assert_msg(strstr(s, "\"fsync_fallback_causes\": {"
+				"\"no_log_group\": 0, \"new_data_chunk\": 2, "
+				"\"new_log_chunk\": 0, "
+				"\"new_system_chunk\": 0, "
+				"\"too_many_inodes\": 0, \"not_recorded\": 0, "
+				"\"build_error\": 0}"), "%s", s);
+	free(s);
+	free(dir);
+}
+END_TEST
+
 START_TEST(test_run_treelog_same_seed_same_numbers)
 {
 	const char *sets[] = { "numjobs=4", "loops=2" };
@@ -2147,6 +2180,7 @@ Suite *run_suite(void)
 	tcase_add_test(tc, test_run_sweep_and_plot_write_png_svg_tables);
 	tcase_add_test(tc, test_run_gc_sustained_reclaims_without_enospc);
 	tcase_add_test(tc, test_run_treelog_same_seed_same_numbers);
+	tcase_add_test(tc, test_run_fsync_fallbacks_by_cause_in_summary);
 	tcase_add_test(tc, test_run_treelog_fsync_count_is_the_job_files);
 	tcase_add_test(tc,
 		       test_run_treelog_commits_and_log_syncs_do_not_overlap);

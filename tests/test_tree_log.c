@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "tests.h"
+#include "files.h"
 #include "fs.h"
 #include "zlog.h"
 #include "zsim.h"
@@ -963,6 +964,404 @@ START_TEST(test_treelog_concurrent_fsyncs)
 }
 END_TEST
 
+/* ---- fsync while chunks of the running transaction exist ------------- */
+
+/* mkfs, mount with @data_zones slots, /a (@len bytes, pattern 1) written
+ * and committed: its data lies in a committed data group. */
+static struct zcow_fs *committed_a(struct zdev *dev, int data_zones,
+				   uint64_t len)
+{
+	struct zcow_mkfs_opts mo = { .seed = 3 };
+	struct zcow_fs *fs;
+	char opts[32];
+
+	snprintf(opts, sizeof(opts), "data_zones=%d", data_zones);
+	ck_assert_int_eq(zcow_mkfs(dev, &mo), 0);
+	fs = mount_opts(dev, opts);
+	write_file(fs, "/a", len, 1, false);
+	ck_assert_int_eq(zcow_sync(fs), 0);
+	return fs;
+}
+
+/* Is a data chunk of the running transaction allocated? */
+static bool has_new_data_chunk(struct zcow_fs *fs)
+{
+	uint64_t i;
+
+	for (i = 0; i < fs->nr_bgs; i++)
+		if (fs->bgs[i]->is_new && (fs->bgs[i]->flags & ZCOW_BG_DATA))
+			return true;
+	return false;
+}
+
+/* The block group of /a's first data block. */
+static struct zcow_bg *bg_of_a(struct zcow_fs *fs)
+{
+	struct zcow_key k = { 0, ZCOW_EXTENT_DATA_KEY, 0 };
+	struct zcow_stat st;
+	struct zcow_fext fe;
+	uint8_t item[64];
+	uint32_t len;
+
+	ck_assert_int_eq(zcow_stat(fs, "/a", &st), 0);
+	k.objectid = st.ino;
+	ck_assert_int_eq(zcow_tree_search(&fs->fs_tree, &k, item,
+					  sizeof(item), &len), 0);
+	ck_assert_int_eq(zcow_fext_decode(item, len, 0, &fe), 0);
+	return zcow_bg_lookup(fs, fe.disk_bytenr);
+}
+
+/* After the mount that replayed: /a as fsynced, the rest of the device
+ * usable (a zone of the lost chunk is reset before reuse), check clean. */
+static void expect_a_and_usable(struct zdev *dev, uint64_t len,
+				uint32_t seed)
+{
+	struct zcow_fs *fs = mount_opts(dev, "");
+	struct zcow_statfs st;
+
+	stats(fs, &st);
+	ck_assert(!st.log_lost);
+	expect_file(fs, "/a", len, seed);
+	ck_assert_int_eq(zcow_check(fs, report, NULL), 0);
+	/* More data than the free zones left by the crash hold at once. */
+	write_file(fs, "/c", 3 * ZS, 7, true);
+	ck_assert_int_eq(zcow_sync(fs), 0);
+	ck_assert_int_eq(zcow_check(fs, report, NULL), 0);
+	ck_assert_int_eq(zcow_unmount(fs), 0);
+	fs = mount_opts(dev, "");
+	expect_file(fs, "/a", len, seed);
+	expect_file(fs, "/c", 3 * ZS, 7);
+	ck_assert_int_eq(zcow_check(fs, report, NULL), 0);
+	ck_assert_int_eq(zcow_unmount(fs), 0);
+}
+
+/*
+ * Another file's data opens a data chunk in the running transaction;
+ * /a's new data goes to its own, committed group: the fsync is a log
+ * write, not a commit, and after a power cut (every loss policy: the new
+ * chunk's zone holds written data no committed item names) the mount
+ * replays /a exactly.
+ */
+START_TEST(test_treelog_fsync_beside_a_new_chunk_logs_and_replays)
+{
+	enum zsim_loss loss;
+
+	for (loss = 0; loss < ZSIM_NR_LOSS; loss++) {
+		struct zdev *dev = new_dev(0);
+		struct zcow_fs *fs = committed_a(dev, 2, 64 * 1024);
+		struct zcow_statfs before, after;
+		uint64_t gen = fs->generation;
+
+		write_file(fs, "/b", ZS / 4, 2, false);
+		ck_assert(has_new_data_chunk(fs));
+		stats(fs, &before);
+		write_file(fs, "/a", 64 * 1024, 3, true);
+		ck_assert(!bg_of_a(fs)->is_new);
+		stats(fs, &after);
+		ck_assert_uint_eq(after.nr_log_syncs, before.nr_log_syncs + 1);
+		ck_assert_uint_eq(after.nr_log_fallbacks,
+				  before.nr_log_fallbacks);
+		ck_assert_uint_eq(after.nr_commits, before.nr_commits);
+		ck_assert_uint_eq(fs->generation, gen);
+		ck_assert(has_new_data_chunk(fs));
+		ck_assert_int_eq(zcow_check(fs, report, NULL), 0);
+		crash(fs, loss);
+		expect_a_and_usable(dev, 64 * 1024, 3);
+		zdev_close(dev);
+	}
+}
+END_TEST
+
+/*
+ * /a's new data fills its committed group and runs on into a chunk of the
+ * running transaction: the log would reference a group replay cannot
+ * map, so the fsync commits (cause new_data_chunk), and the data survives
+ * a power cut.
+ */
+START_TEST(test_treelog_fsync_of_data_in_a_new_chunk_commits)
+{
+	enum zsim_loss loss;
+
+	for (loss = 0; loss < ZSIM_NR_LOSS; loss++) {
+		struct zdev *dev = new_dev(0);
+		struct zcow_fs *fs = committed_a(dev, 1, 64 * 1024);
+		struct zcow_statfs before, after;
+		uint64_t gen = fs->generation;
+
+		stats(fs, &before);
+		write_file(fs, "/a", ZS + ZS / 2, 4, true);
+		stats(fs, &after);
+		ck_assert_uint_eq(after.nr_log_syncs, before.nr_log_syncs);
+		ck_assert_uint_eq(after.nr_log_fallbacks,
+				  before.nr_log_fallbacks + 1);
+		ck_assert_uint_eq(
+			after.nr_log_fallbacks_by[ZCOW_LOG_FB_NEW_DATA_CHUNK],
+			before.nr_log_fallbacks_by[ZCOW_LOG_FB_NEW_DATA_CHUNK] +
+				1);
+		ck_assert_uint_gt(fs->generation, gen);
+		ck_assert(!has_new_data_chunk(fs));
+		crash(fs, loss);
+		expect_a_and_usable(dev, ZS + ZS / 2, 4);
+		zdev_close(dev);
+	}
+}
+END_TEST
+
+/*
+ * A joined fsync whose data lies in a new chunk cannot be logged, and
+ * its items stay in the log tree until the commit: a later fsync of a
+ * file whose data is committed must not write that log either.
+ */
+START_TEST(test_treelog_join_of_new_chunk_data_keeps_later_fsyncs_out)
+{
+	struct zdev *dev = new_dev(0);
+	struct zcow_fs *fs = committed_a(dev, 2, 64 * 1024);
+	struct zcow_file *fb;
+	struct zcow_statfs st;
+	uint8_t *buf = malloc(ZS / 4);
+
+	fill(buf, ZS / 4, 5);
+	ck_assert_int_eq(zcow_open(fs, "/b", O_CREAT | O_RDWR, &fb), 0);
+	ck_assert_int_eq(zcow_pwrite(fb, buf, ZS / 4, 0), (int64_t)(ZS / 4));
+	ck_assert(has_new_data_chunk(fs));
+	ck_assert_int_eq(zcow_fsync_join(fb), -EAGAIN);
+	write_file(fs, "/a", 64 * 1024, 6, true);
+	stats(fs, &st);
+	ck_assert_uint_eq(st.nr_log_syncs, 0);
+	ck_assert_uint_eq(st.nr_log_fallbacks, 1);
+	ck_assert_uint_eq(st.nr_log_fallbacks_by[ZCOW_LOG_FB_NEW_DATA_CHUNK],
+			  1);
+	zcow_close(fb);
+	crash(fs, ZSIM_LOSS_DROP);
+	fs = mount_opts(dev, "");
+	expect_file(fs, "/a", 64 * 1024, 6);
+	expect_file(fs, "/b", ZS / 4, 5);	/* the commit took it */
+	ck_assert_int_eq(zcow_check(fs, report, NULL), 0);
+	ck_assert_int_eq(zcow_unmount(fs), 0);
+	zdev_close(dev);
+	free(buf);
+}
+END_TEST
+
+/* ---- files logged by their changed extents ---------------------------- */
+
+#define BIG_BLOCKS 1536		/* /big: 6 MiB in 1536 extents of 4 KiB */
+
+/* /big written block by block (one extent each) and committed; its
+ * model in @model. */
+static struct zcow_fs *committed_big(struct zdev *dev, uint8_t *model)
+{
+	struct zcow_mkfs_opts mo = { .seed = 3 };
+	struct zcow_file *f;
+	struct zcow_fs *fs;
+	uint64_t b;
+
+	ck_assert_int_eq(zcow_mkfs(dev, &mo), 0);
+	fs = mount_opts(dev, "data_zones=1");
+	fill(model, BIG_BLOCKS * 4096ULL, 50);
+	ck_assert_int_eq(zcow_open(fs, "/big", O_CREAT | O_RDWR, &f), 0);
+	for (b = 0; b < BIG_BLOCKS; b++)
+		ck_assert_int_eq(zcow_pwrite(f, model + b * 4096, 4096,
+					     b * 4096), 4096);
+	zcow_close(f);
+	ck_assert_int_eq(zcow_sync(fs), 0);
+	return fs;
+}
+
+/* Write @len bytes of pattern @seed at @off of /big and into @model. */
+static void big_write(struct zcow_fs *fs, uint8_t *model, uint64_t off,
+		      uint64_t len, uint32_t seed)
+{
+	struct zcow_file *f;
+
+	fill(model + off, len, seed);
+	ck_assert_int_eq(zcow_open(fs, "/big", O_RDWR, &f), 0);
+	ck_assert_int_eq(zcow_pwrite(f, model + off, len, off), (int64_t)len);
+	zcow_close(f);
+}
+
+static void expect_model(struct zcow_fs *fs, const char *path,
+			 const uint8_t *model, uint64_t len)
+{
+	uint8_t *got = malloc(len + 1);
+	struct zcow_file *f;
+
+	ck_assert_int_eq(zcow_open(fs, path, O_RDONLY, &f), 0);
+	ck_assert_int_eq(zcow_pread(f, got, len + 1, 0), (int64_t)len);
+	ck_assert_msg(!memcmp(got, model, len), "%s: contents differ", path);
+	zcow_close(f);
+	free(got);
+}
+
+/*
+ * A few blocks overwritten in a large committed file: the fsync logs the
+ * extents of what was written, not every extent of the file (a log of a
+ * few nodes, not the dozens /big's 1536 extent items fill), and replay
+ * puts exactly those in place: partial overwrites of committed extents,
+ * a range written twice, neighbours written apart, a write past the end;
+ * two fsyncs in one transaction; writes after the last fsync are not
+ * replayed.  Every loss policy.
+ */
+START_TEST(test_treelog_file_logged_by_its_written_ranges)
+{
+	const uint64_t size = BIG_BLOCKS * 4096ULL;
+	enum zsim_loss loss;
+
+	for (loss = 0; loss < ZSIM_NR_LOSS; loss++) {
+		struct zdev *dev = new_dev(0);
+		uint8_t *model = malloc(size + 64 * 1024);
+		uint8_t *synced = malloc(size + 64 * 1024);
+		struct zcow_fs *fs = committed_big(dev, model);
+		struct zdev_stats before, after;
+		struct zcow_statfs st;
+		uint64_t gen = fs->generation, log_bytes;
+
+		zdev_get_stats(dev, &before);
+		big_write(fs, model, 7 * 4096, 4096, 60);
+		big_write(fs, model, 100 * 4096 + 512, 3000, 61);
+		big_write(fs, model, 300 * 4096, 3 * 4096, 62);
+		big_write(fs, model, 301 * 4096, 4096, 63);
+		fsync_path(fs, "/big");
+		zdev_get_stats(dev, &after);
+		log_bytes = after.bytes[ZDEV_CLASS_LOG][ZDEV_OP_WRITE] -
+			    before.bytes[ZDEV_CLASS_LOG][ZDEV_OP_WRITE];
+		ck_assert_msg(log_bytes <= 4 * fs->nodesize,
+			      "log of %llu bytes",
+			      (unsigned long long)log_bytes);
+		big_write(fs, model, 8 * 4096, 2 * 4096, 64);
+		big_write(fs, model, 301 * 4096 + 100, 50, 65);
+		big_write(fs, model, size, 40000, 66);
+		fsync_path(fs, "/big");
+		stats(fs, &st);
+		ck_assert_uint_eq(st.nr_log_syncs, 2);
+		ck_assert_uint_eq(st.nr_log_fallbacks, 0);
+		ck_assert_uint_eq(fs->generation, gen);
+		memcpy(synced, model, size + 40000);
+		big_write(fs, model, 200 * 4096, 4096, 67);	/* unsynced */
+		ck_assert_int_eq(zcow_check(fs, report, NULL), 0);
+		crash(fs, loss);
+		fs = mount_opts(dev, "");
+		stats(fs, &st);
+		ck_assert(!st.log_lost);
+		expect_model(fs, "/big", synced, size + 40000);
+		ck_assert_int_eq(zcow_check(fs, report, NULL), 0);
+		ck_assert_int_eq(zcow_unmount(fs), 0);
+		fs = mount_opts(dev, "");
+		expect_model(fs, "/big", synced, size + 40000);
+		ck_assert_int_eq(zcow_check(fs, report, NULL), 0);
+		ck_assert_int_eq(zcow_unmount(fs), 0);
+		zdev_close(dev);
+		free(model);
+		free(synced);
+	}
+}
+END_TEST
+
+/*
+ * A truncate makes the next log hold every extent of the file (the log
+ * replaces the file whole: a range the truncate emptied must not keep
+ * committed extents); writes after it keep that log whole.  And writes
+ * logged by their ranges, then a truncate: the file logged whole.
+ */
+START_TEST(test_treelog_truncate_logs_the_file_whole)
+{
+	const uint64_t size = BIG_BLOCKS * 4096ULL;
+	int order;
+
+	for (order = 0; order < 2; order++) {
+		struct zdev *dev = new_dev(0);
+		uint8_t *model = malloc(size);
+		struct zcow_fs *fs = committed_big(dev, model);
+		struct zcow_file *f;
+		struct zcow_statfs st;
+
+		if (order) {
+			big_write(fs, model, 5 * 4096, 4096, 70);
+			fsync_path(fs, "/big");
+		}
+		ck_assert_int_eq(zcow_open(fs, "/big", O_RDWR, &f), 0);
+		ck_assert_int_eq(zcow_truncate(f, 10 * 4096), 0);
+		ck_assert_int_eq(zcow_truncate(f, 40 * 4096), 0);
+		zcow_close(f);
+		memset(model + 10 * 4096, 0, 30 * 4096);
+		fsync_path(fs, "/big");
+		big_write(fs, model, 20 * 4096, 4096, 71);
+		big_write(fs, model, 2 * 4096, 4096, 72);
+		fsync_path(fs, "/big");
+		stats(fs, &st);
+		ck_assert_uint_eq(st.nr_log_fallbacks, 0);
+		crash(fs, ZSIM_LOSS_DROP);
+		fs = mount_opts(dev, "");
+		expect_model(fs, "/big", model, 40 * 4096);
+		ck_assert_int_eq(zcow_check(fs, report, NULL), 0);
+		ck_assert_int_eq(zcow_unmount(fs), 0);
+		zdev_close(dev);
+		free(model);
+	}
+}
+END_TEST
+
+/* Empty data groups no slot holds. */
+static int nr_empty_data_groups(struct zcow_fs *fs)
+{
+	uint64_t i;
+	int n = 0;
+
+	for (i = 0; i < fs->nr_bgs; i++)
+		if ((fs->bgs[i]->flags & ZCOW_BG_DATA) &&
+		    !fs->bgs[i]->alloc_offset &&
+		    fs->bgs[i]->start != fs->files->data_active[0])
+			n++;
+	return n;
+}
+
+/*
+ * Once fsyncs use the log, one data chunk is kept allocated ahead of the
+ * slot (one, not one per write, on sequential and conventional zones
+ * alike), so that after a commit the slot's next group is committed: an
+ * fsync whose data runs on into it is logged, and replays.
+ */
+START_TEST(test_treelog_data_chunk_kept_committed_ahead)
+{
+	uint64_t nr_conv;
+
+	for (nr_conv = 0; nr_conv <= 32; nr_conv += 32) {
+		struct zdev *dev = new_dev(nr_conv);
+		struct zcow_fs *fs = committed_a(dev, 1, 64 * 1024);
+		uint8_t *model = malloc(ZS + 128 * 1024);
+		struct zcow_statfs before, after;
+		struct zcow_file *f;
+
+		fill(model, 64 * 1024, 1);
+		write_file(fs, "/a", 64 * 1024, 1, true);	/* the log */
+		fill(model + 64 * 1024, 64 * 1024, 2);
+		ck_assert_int_eq(zcow_open(fs, "/a", O_RDWR, &f), 0);
+		ck_assert_int_eq(zcow_pwrite(f, model + 64 * 1024, 64 * 1024,
+					     64 * 1024), 64 * 1024);
+		ck_assert_int_eq(nr_empty_data_groups(fs), 1);
+		ck_assert_int_eq(zcow_sync(fs), 0);	/* commits it */
+		stats(fs, &before);
+		fill(model + 128 * 1024, ZS, 3);
+		ck_assert_int_eq(zcow_pwrite(f, model + 128 * 1024, ZS,
+					     128 * 1024), (int64_t)ZS);
+		ck_assert_int_eq(zcow_fsync(f), 0);
+		zcow_close(f);
+		stats(fs, &after);
+		ck_assert_uint_eq(after.nr_log_fallbacks,
+				  before.nr_log_fallbacks);
+		ck_assert_uint_eq(after.nr_log_syncs, before.nr_log_syncs + 1);
+		ck_assert_int_le(nr_empty_data_groups(fs), 1);
+		crash(fs, ZSIM_LOSS_DROP);
+		fs = mount_opts(dev, "");
+		expect_model(fs, "/a", model, ZS + 128 * 1024);
+		ck_assert_int_eq(zcow_check(fs, report, NULL), 0);
+		ck_assert_int_eq(zcow_unmount(fs), 0);
+		zdev_close(dev);
+		free(model);
+	}
+}
+END_TEST
+
 Suite *tree_log_suite(void)
 {
 	Suite *s = suite_create("tree_log");
@@ -990,6 +1389,12 @@ Suite *tree_log_suite(void)
 	tcase_add_test(tc, test_treelog_join_batches_fsyncs_into_one_log_write);
 	tcase_add_test(tc, test_treelog_big_dir_logs_only_changed_entries);
 	tcase_add_test(tc, test_treelog_big_dir_changes_replay_exactly);
+	tcase_add_test(tc, test_treelog_fsync_beside_a_new_chunk_logs_and_replays);
+	tcase_add_test(tc, test_treelog_fsync_of_data_in_a_new_chunk_commits);
+	tcase_add_test(tc, test_treelog_join_of_new_chunk_data_keeps_later_fsyncs_out);
+	tcase_add_test(tc, test_treelog_file_logged_by_its_written_ranges);
+	tcase_add_test(tc, test_treelog_truncate_logs_the_file_whole);
+	tcase_add_test(tc, test_treelog_data_chunk_kept_committed_ahead);
 	suite_add_tcase(s, tc);
 	return s;
 }
