@@ -584,7 +584,8 @@ static int pick_once(struct zcow_fs *fs, uint32_t slot,
 	for (i = 0; !bg && i < fs->nr_bgs; i++)
 		if (zcow_bg_has_room(fs->bgs[i], ZCOW_BG_DATA, BS) &&
 		    !fs->bgs[i]->is_new &&
-		    !is_other_slot(fl, fs->bgs[i], slot))
+		    !is_other_slot(fl, fs->bgs[i], slot) &&
+		    may_write(fs, fs->bgs[i]))
 			bg = fs->bgs[i];
 	for (i = 0; !bg && i < fs->nr_bgs; i++)
 		if (zcow_bg_has_room(fs->bgs[i], ZCOW_BG_DATA, BS) &&
@@ -644,7 +645,10 @@ static void keep_spare(struct zcow_fs *fs)
 	uint64_t i;
 	int err;
 
-	if (!zcow_log_is_wanted(fs))
+	/* With one data slot (a tight active-zone budget) the slot's next
+	 * group is the one zone data may open: a spare would hold a free
+	 * zone no write can use. */
+	if (!zcow_log_is_wanted(fs) || fs->files->data_zones < 2)
 		return;
 	for (i = 0; i < fs->nr_bgs; i++) {
 		struct zcow_bg *b = fs->bgs[i];
