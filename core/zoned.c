@@ -645,10 +645,10 @@ static void keep_spare(struct zcow_fs *fs)
 	uint64_t i;
 	int err;
 
-	/* With one data slot (a tight active-zone budget) the slot's next
-	 * group is the one zone data may open: a spare would hold a free
-	 * zone no write can use. */
-	if (!zcow_log_is_wanted(fs) || fs->files->data_zones < 2)
+	/* Where the active-zone budget leaves data one zone, the slot's
+	 * next group is the one zone data may open: a spare would hold a
+	 * free zone no write can use. */
+	if (!zcow_log_is_wanted(fs) || zcow_zoned_data_zones(fs, 0, true) < 2)
 		return;
 	for (i = 0; i < fs->nr_bgs; i++) {
 		struct zcow_bg *b = fs->bgs[i];
