@@ -515,19 +515,23 @@ static int log_csums(struct zcow_fs *fs, uint64_t bytenr)
 /* Every item type (log_keys(), copy_items()). */
 #define ALL_TYPES 256u
 
-/* The keys of @ino's items of types below @type_end in the log, in
- * order. */
-static int log_keys(struct zcow_tree *log, uint64_t ino, unsigned int type_end,
-		    struct zcow_key **keys_ret, uint64_t *nr_ret)
+/* The keys of @tree from @start on while they are @start's inode's, of a
+ * type below @type_end and (the last type) of an offset below @off_end
+ * (UINT64_MAX: any), in order. */
+static int keys_from(struct zcow_tree *tree, const struct zcow_key *start,
+		     unsigned int type_end, uint64_t off_end,
+		     struct zcow_key **keys_ret, uint64_t *nr_ret)
 {
-	struct zcow_key start = { ino, 0, 0 }, k, *v = NULL;
+	struct zcow_key k, *v = NULL;
 	uint64_t nr = 0, cap = 0;
 	struct zcow_tree_iter it;
 	int err;
 
-	zcow_tree_iter_init(&it, log, &start);
+	zcow_tree_iter_init(&it, tree, start);
 	while (!(err = zcow_tree_iter_next(&it, &k, NULL, NULL)) &&
-	       k.objectid == ino && k.type < type_end) {
+	       k.objectid == start->objectid && k.type < type_end &&
+	       (k.type + 1u < type_end || off_end == UINT64_MAX ||
+		k.offset < off_end)) {
 		if (ZCOW_GROW_ONE(&v, nr, &cap)) {
 			free(v);
 			return -ENOMEM;
@@ -541,6 +545,16 @@ static int log_keys(struct zcow_tree *log, uint64_t ino, unsigned int type_end,
 	*keys_ret = v;
 	*nr_ret = nr;
 	return 0;
+}
+
+/* The keys of @ino's items of types below @type_end in the log, in
+ * order. */
+static int log_keys(struct zcow_tree *log, uint64_t ino, unsigned int type_end,
+		    struct zcow_key **keys_ret, uint64_t *nr_ret)
+{
+	struct zcow_key start = { ino, 0, 0 };
+
+	return keys_from(log, &start, type_end, UINT64_MAX, keys_ret, nr_ret);
 }
 
 /* Make the log's copy of item @k equal to @data: only a changed item
@@ -884,28 +898,10 @@ have:
 static int ext_keys(struct zcow_tree *tree, uint64_t ino, uint64_t s,
 		    uint64_t e, struct zcow_key **keys_ret, uint64_t *nr_ret)
 {
-	struct zcow_key start = { ino, ZCOW_EXTENT_DATA_KEY, s }, k, *v = NULL;
-	uint64_t nr = 0, cap = 0;
-	struct zcow_tree_iter it;
-	int err;
+	struct zcow_key start = { ino, ZCOW_EXTENT_DATA_KEY, s };
 
-	zcow_tree_iter_init(&it, tree, &start);
-	while (!(err = zcow_tree_iter_next(&it, &k, NULL, NULL)) &&
-	       k.objectid == ino && k.type == ZCOW_EXTENT_DATA_KEY &&
-	       k.offset < e) {
-		if (ZCOW_GROW_ONE(&v, nr, &cap)) {
-			free(v);
-			return -ENOMEM;
-		}
-		v[nr++] = k;
-	}
-	if (err && err != -ENOENT) {
-		free(v);
-		return err;
-	}
-	*keys_ret = v;
-	*nr_ret = nr;
-	return 0;
+	return keys_from(tree, &start, ZCOW_EXTENT_DATA_KEY + 1u, e, keys_ret,
+			 nr_ret);
 }
 
 /*
