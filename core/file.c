@@ -326,10 +326,9 @@ static int extent_create_locked(struct zcow_fs *fs, uint64_t bytenr,
 }
 
 
-/* Collect the file extents of @ino overlapping [from, to). */
-static int collect_extents_locked(struct zcow_tree *tree, uint64_t ino,
-				  uint64_t from, uint64_t to,
-				  struct zcow_fext **v_ret, uint64_t *nr_ret)
+int zcow_collect_extents_locked(struct zcow_tree *tree, uint64_t ino,
+				uint64_t from, uint64_t to,
+				struct zcow_fext **v_ret, uint64_t *nr_ret)
 {
 	struct zcow_key start = { ino, ZCOW_EXTENT_DATA_KEY, from }, k;
 	struct zcow_fext *v = NULL, fe;
@@ -420,7 +419,7 @@ int zcow_drop_extents_locked(struct zcow_fs *fs, struct zcow_tree *tree,
 			return err;
 		}
 	}
-	err = collect_extents_locked(tree, ino, from, to, &v, &nr);
+	err = zcow_collect_extents_locked(tree, ino, from, to, &v, &nr);
 	if (err)
 		return err;
 	for (i = 0; i < nr; i++) {
@@ -580,7 +579,7 @@ int zcow_rsv_drop_extents_locked(struct zcow_fs *fs, struct zcow_tree *tree,
 	uint64_t nr = 0;
 	int err;
 
-	err = collect_extents_locked(tree, ino, from, to, &v, &nr);
+	err = zcow_collect_extents_locked(tree, ino, from, to, &v, &nr);
 	if (!err)
 		err = rsv_drop_fexts(fs, tree, v, nr, nodes_ret);
 	free(v);
@@ -612,8 +611,8 @@ static int rsv_write_locked(struct zcow_file *f, uint64_t off, uint64_t len,
 		err = zcow_rsv_nodes(fs, &fs->csum_tree, 1, RSV_CSUM_ITEM(len),
 				     nodes_ret);
 	if (!err)
-		err = collect_extents_locked(f->tree, f->ino, off, off + len,
-					     &v, &nr);
+		err = zcow_collect_extents_locked(f->tree, f->ino, off,
+						  off + len, &v, &nr);
 	if (!err)
 		err = rsv_drop_fexts(fs, f->tree, v, nr, nodes_ret);
 	if (!err && fs->files->hotcold && nr && v[0].disk_bytenr &&
@@ -683,7 +682,7 @@ static int read_raw_locked(struct zcow_file *f, uint8_t *buf, uint64_t off,
 	err = read_inline_locked(f, buf, off, len);
 	if (err)
 		return err < 0 ? err : 0;
-	err = collect_extents_locked(f->tree, f->ino, off, end, &v, &nr);
+	err = zcow_collect_extents_locked(f->tree, f->ino, off, end, &v, &nr);
 	if (err)
 		return err;
 	for (i = 0; i < nr && !err; i++) {

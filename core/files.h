@@ -374,6 +374,12 @@ int zcow_rsv_ref_changes(struct zcow_fs *fs, uint64_t nr_refs,
 int zcow_store_release(void *arg, struct zcow_tree *tree, uint64_t bytenr,
 		       uint64_t gen, uint64_t owner, int level,
 		       const void *buf);
+/* The file extent items (not inline ones) of @ino in @tree overlapping
+ * [@from, @to), the one before @from that reaches in included, in order,
+ * into a malloc'ed *@v_ret.  0, -ENOMEM or a tree errno. */
+int zcow_collect_extents_locked(struct zcow_tree *tree, uint64_t ino,
+				uint64_t from, uint64_t to,
+				struct zcow_fext **v_ret, uint64_t *nr_ret);
 /* Drop every file extent of @ino in [@from, end of file); the block
  * holding @from must be block-aligned. */
 int zcow_drop_extents_locked(struct zcow_fs *fs, struct zcow_tree *tree,
@@ -381,8 +387,10 @@ int zcow_drop_extents_locked(struct zcow_fs *fs, struct zcow_tree *tree,
 			     uint64_t to, uint64_t *dropped_ret);
 /* Commit from the file layer or a flush (fs->files->lock held;
  * transaction.c): zcow_commit(), then once more when it left whole
- * unusable block groups (the second deletes their items and resets their
- * zones).  The data bytes written since are counted from 0 again. */
+ * unusable groups it could not remove itself (system groups, groups of
+ * its own transaction: transaction.c:mark_emptied removes the others in
+ * the commit that empties them).  The data bytes written since are
+ * counted from 0 again. */
 int zcow_files_commit_locked(struct zcow_fs *fs);
 
 /*

@@ -622,18 +622,19 @@ static int clean_jit(struct zcow_fs *fs, enum zcow_reclaim_when when)
 		return 0;
 	target += batch_zones(fs);
 	for (n = 0; n < MAX_VICTIMS && !err; n++) {
+		uint64_t pending = nr_pending_zones(fs);
 		/* Metadata groups too when metadata is what data waits
 		 * for: its room could not give data a zone. */
 		bool meta_ok = when == ZCOW_RECLAIM_META_SHORT ||
 			       !zcow_meta_may_give(fs, zr);
 
 		if ((!is_short || done) &&
-		    data_zones_free(fs, nr_pending_zones(fs)) >= target)
+		    data_zones_free(fs, pending) >= target)
 			break;
-		/* ...unless the relocation group still has room for the
-		 * next victim: a commit may finish its zone (the active
-		 * zones metadata needs), wasting that room. */
-		if (meta_ok && nr_pending_zones(fs) && nr_commits < 4 &&
+		/* Metadata short: commit what is pending first, unless the
+		 * relocation group still has room for the next victim (a
+		 * commit's metadata may finish its zone, wasting it). */
+		if (meta_ok && pending && nr_commits < 4 &&
 		    zcow_reclaim_held_zones(fs)) {
 			/* ORDER: the cleaned groups' zones are reset after
 			 * this commit's superblock (commit_reset_removed). */
@@ -645,13 +646,12 @@ static int clean_jit(struct zcow_fs *fs, enum zcow_reclaim_when when)
 				&done);
 		zlog(ZLOG_DEBUG, TAG,
 		     "clean (%s): %s; free %" PRIu64 ", pending %" PRIu64
-		     ", data may open %" PRIu64 ": %d",
+		     " before: %d",
 		     when == ZCOW_RECLAIM_AT_PICK ? "pick" :
 		     when == ZCOW_RECLAIM_AT_COMMIT ? "commit" :
 		     meta_ok ? "metadata short" : "data short",
 		     done ? "one group" : "nothing fits",
-		     zcow_zoned_nr_free_zones(fs), nr_pending_zones(fs),
-		     data_zones_free(fs, nr_pending_zones(fs)), err);
+		     zcow_zoned_nr_free_zones(fs), pending, err);
 		if (!done)
 			break;
 	}
@@ -662,12 +662,12 @@ static int clean_jit(struct zcow_fs *fs, enum zcow_reclaim_when when)
 
 /*
  * Clean every victim of @usage (balance, <= 100) or of the threshold
- * policy (101) that fits, in policy order, in rounds until none is left.
- * @commit: commit after each round (balance), so that the next round
- * finds the zones reset and the moves durable.
+ * policy (101) that fits, in policy order, in rounds until none is left,
+ * each round ending with a commit, so that the next finds the zones reset
+ * and the moves durable.
  */
 static int clean_all(struct zcow_fs *fs, uint32_t usage, uint64_t clock,
-		     bool commit, uint64_t max_rounds)
+		     uint64_t max_rounds)
 {
 	uint64_t round;
 	int err = 0;
@@ -706,11 +706,9 @@ static int clean_all(struct zcow_fs *fs, uint32_t usage, uint64_t clock,
 			return usage <= 100 ? err : 0;
 		if (err || !n)
 			return err;
-		if (commit) {
-			err = zcow_files_commit_locked(fs);
-			if (err)
-				return err;
-		}
+		err = zcow_files_commit_locked(fs);
+		if (err)
+			return err;
 	}
 	return usage <= 100 ? -EAGAIN : 0;
 }
@@ -739,7 +737,7 @@ int zcow_reclaim_locked(struct zcow_fs *fs, enum zcow_reclaim_when when)
 	fs->in_reclaim = true;
 	if (p->when == WHEN_OVER_THRESHOLD)	/* and commit, as btrfs's
 						 * relocation does */
-		err = clean_all(fs, 101, 0, true, MAX_ROUNDS);
+		err = clean_all(fs, 101, 0, MAX_ROUNDS);
 	else
 		err = clean_jit(fs, when);
 	fs->in_reclaim = false;
@@ -802,7 +800,7 @@ int zcow_balance(struct zcow_fs *fs, uint32_t usage,
 	pthread_mutex_lock(&fs->files->lock);
 	before = fs->rstats;
 	fs->in_reclaim = true;
-	err = clean_all(fs, usage, fs->alloc_clock, true, MAX_ROUNDS * 16);
+	err = clean_all(fs, usage, fs->alloc_clock, MAX_ROUNDS * 16);
 	fs->in_reclaim = false;
 	if (stats_ret)
 		zcow_reclaim_stats_sub(stats_ret, &fs->rstats, &before);

@@ -1072,8 +1072,10 @@ int zcow_files_commit_locked(struct zcow_fs *fs)
 	int err, round;
 
 	zcow_zoned_note_commit(fs);
-	/* Two rounds when the first leaves whole unusable block groups: the
-	 * second deletes their items and resets their zones. */
+	/* Two rounds when the first leaves whole unusable groups it could
+	 * not remove itself (mark_emptied(): system groups, groups of its
+	 * own transaction): the second deletes their items and resets their
+	 * zones. */
 	for (round = 0; round < 2; round++) {
 		bool removing = false;
 

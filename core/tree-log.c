@@ -262,19 +262,30 @@ void zcow_log_note_link(struct zcow_fs *fs, uint64_t dir, uint64_t ino,
 	d->change++;
 }
 
-void zcow_log_note_write(struct zcow_fs *fs, uint64_t ino)
+/* A change of @ino: its entry, counted changed; NULL without a log or
+ * when the table is full (the log then overflows: fsyncs commit). */
+static struct touch *note_change(struct zcow_fs *fs, uint64_t ino)
 {
 	struct zcow_log *lg = fs->log;
 	struct touch *t;
 
 	if (!lg)
-		return;
+		return NULL;
 	t = tab_get(lg, ino);
 	if (!t) {
 		lg->is_overflow = true;
-		return;
+		return NULL;
 	}
 	t->change++;
+	return t;
+}
+
+void zcow_log_note_write(struct zcow_fs *fs, uint64_t ino)
+{
+	struct touch *t = note_change(fs, ino);
+
+	if (!t)
+		return;
 	t->is_full = true;
 	t->nr_rngs = 0;
 }
@@ -282,17 +293,10 @@ void zcow_log_note_write(struct zcow_fs *fs, uint64_t ino)
 void zcow_log_note_range(struct zcow_fs *fs, uint64_t ino, uint64_t off,
 			 uint64_t len)
 {
-	struct zcow_log *lg = fs->log;
-	struct touch *t;
+	struct touch *t = note_change(fs, ino);
 
-	if (!lg)
+	if (!t)
 		return;
-	t = tab_get(lg, ino);
-	if (!t) {
-		lg->is_overflow = true;
-		return;
-	}
-	t->change++;
 	if (t->is_full)
 		return;
 	/* A write right after the last one (sequential) extends it. */
@@ -844,54 +848,27 @@ out:
 
 /*
  * Widen [*s, *e) to cover whole every file extent item of @ino in @tree
- * that overlaps it; *grew_ret set when it grew.  (As
- * core/file.c:collect_extents_locked: the item before *s may reach in.)
+ * that overlaps it; *grew_ret set when it grew.
  */
 static int widen(struct zcow_tree *tree, uint64_t ino, uint64_t *s,
 		 uint64_t *e, bool *grew_ret)
 {
-	struct zcow_key start = { ino, ZCOW_EXTENT_DATA_KEY, *s }, k;
-	struct zcow_tree_iter it;
-	const void *data;
-	uint32_t len;
-	int err;
+	struct zcow_fext *v = NULL;
+	uint64_t nr = 0, i;
+	int err = zcow_collect_extents_locked(tree, ino, *s, *e, &v, &nr);
 
-	zcow_tree_iter_init(&it, tree, &start);
-	err = zcow_tree_iter_prev(&it, &k, &data, &len);
-	if (err && err != -ENOENT)
-		return err;
-	if (err || k.objectid != ino || k.type != ZCOW_EXTENT_DATA_KEY)
-		zcow_tree_iter_init(&it, tree, &start);
-	else
-		goto have;
-	for (;;) {
-		struct zcow_fext fe;
-
-		err = zcow_tree_iter_next(&it, &k, &data, &len);
-		if (err == -ENOENT)
-			return 0;
-		if (err)
-			return err;
-have:
-		if (k.objectid != ino || k.type != ZCOW_EXTENT_DATA_KEY ||
-		    k.offset >= *e)
-			return 0;
-		if (zcow_fext_is_inline(data, len))
-			return -EINVAL;	/* log_inode() checked: none */
-		err = zcow_fext_decode(data, len, k.offset, &fe);
-		if (err)
-			return err;
-		if (fe.file_off + fe.num_bytes <= *s)
-			continue;
-		if (fe.file_off < *s) {
-			*s = fe.file_off;
+	for (i = 0; !err && i < nr; i++) {
+		if (v[i].file_off < *s) {
+			*s = v[i].file_off;
 			*grew_ret = true;
 		}
-		if (fe.file_off + fe.num_bytes > *e) {
-			*e = fe.file_off + fe.num_bytes;
+		if (v[i].file_off + v[i].num_bytes > *e) {
+			*e = v[i].file_off + v[i].num_bytes;
 			*grew_ret = true;
 		}
 	}
+	free(v);
+	return err;
 }
 
 /* The keys of @ino's file extent items in @tree with offsets in [s, e). */

@@ -65,7 +65,6 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 CONFIGS = os.path.join(ROOT, "configs")
 BS = 4096
-LOW_ZONES = 4   # free zones under which greedy starts (docs/reclaim.md)
 
 FULL = {
     "device": "sim:zones=64,zone_size=8M",

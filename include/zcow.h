@@ -103,10 +103,10 @@ struct zcow_mount_opts {
 	 * reclaim=threshold relocates it (51..100); 0 = 75 (Linux's
 	 * BTRFS_DEFAULT_RECLAIM_THRESH). */
 	uint32_t reclaim_threshold;
-	/* reclaim_high=N: free zones at which a greedy or cost-benefit pass
-	 * stops (it starts at the low watermark, ZCOW_RECLAIM_LOW_ZONES
-	 * free zones); ZCOW_RECLAIM_LOW_ZONES + 1 .. 65535, refused (-EINVAL)
-	 * with another policy; 0 = the default, low + max(2, zones / 4)
+	/* reclaim_high=N: zones, free or pending (emptied, reset by the
+	 * next commit), the just-in-time cleaner keeps, the reserves
+	 * included; ZCOW_RECLAIM_LOW_ZONES + 1 .. 65535, refused (-EINVAL)
+	 * with another policy; 0 = the default, the reserves and 3 more
 	 * (docs/reclaim.md). */
 	uint32_t reclaim_high;
 	/* hotcold=on: data writes are placed by predicted lifetime
@@ -358,7 +358,7 @@ struct zcow_fs_info {
 	struct zcow_fs_space space[ZCOW_FS_NR_SPACE];
 	int reclaim;			/* enum zcow_reclaim in force */
 	uint32_t reclaim_threshold;	/* percent */
-	uint32_t reclaim_high;		/* free zones a pass stops at */
+	uint32_t reclaim_high;		/* zones the cleaner keeps */
 	/* Freed bytes (zone_unusable, less capacity gaps) in groups that
 	 * relocation may empty: what reclaim could win back now. */
 	uint64_t reclaimable;
