@@ -210,8 +210,9 @@ def point_fio(template, size, loops, dest):
 
 def write_scenario(path, fio, name, device, policy, seed=1):
     """A scenario for @policy: a policy name, POLICY@N for the policy
-    with reclaim_high=N (the free zones a pass stops at), either with
-    +hotcold for hotcold=on (writes placed by predicted lifetime)."""
+    with reclaim_high=N (the zones, free or pending, the cleaner keeps),
+    either with +hotcold for hotcold=on (writes placed by predicted
+    lifetime)."""
     policy, plus, flag = policy.partition("+")
     if plus and flag != "hotcold":
         raise ValueError("policy %s+%s: only +hotcold" % (policy, flag))
