@@ -777,6 +777,7 @@ int zcow_unmount(struct zcow_fs *fs)
 
 	if (!fs)
 		return 0;
+	zcow_cleaner_stop(fs);	/* before the last commit */
 	zcow_files_wait_idle(fs);	/* files: waits for writes (issue 5) */
 	zcow_replace_drop(fs);	/* a running replace: cancelled */
 	/* ORDER: the last commit before the file layer goes: the writable

@@ -15,6 +15,7 @@
 #ifndef ZCOW_FS_H
 #define ZCOW_FS_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -118,6 +119,17 @@ struct zcow_fs {
 	 * back for it while reclaim is on). */
 	uint64_t reloc_bg;
 	bool in_reclaim;		/* a pass runs: no nested pass */
+	/* Who cleans (zcow_mount_opts.cleaner, core/reclaim.c "the
+	 * background cleaner"): a run is due (set by the writers, cleared
+	 * by the cleaner when it has collected enough), the commits of the
+	 * run, and the thread of ZCOW_CLEANER_THREAD. */
+	int cleaner;
+	bool cleaner_due;
+	uint64_t cleaner_commits;
+	bool has_cleaner_thread, cleaner_stop;
+	pthread_t cleaner_thread;
+	pthread_cond_t cleaner_cond;	/* with files->lock: a run is due */
+	pthread_cond_t cleaner_done;	/* with files->lock: a step ended */
 	/* Nodes the recent commits wrote: the largest, decaying by a
 	 * quarter per commit (core/transaction.c:write_nodes). */
 	uint64_t commit_nodes_peak;

@@ -1659,6 +1659,11 @@ static int check_reclaim_opts(const struct zcow_mount_opts *opts)
 		zlog_err(TAG, "reclaim policy %d: unknown", p);
 		return -EINVAL;
 	}
+	if (opts->cleaner < ZCOW_CLEANER_WRITER ||
+	    opts->cleaner > ZCOW_CLEANER_STEPS) {
+		zlog_err(TAG, "cleaner %d: unknown", opts->cleaner);
+		return -EINVAL;
+	}
 	if (opts->reclaim_threshold &&
 	    (opts->reclaim_threshold < 51 || opts->reclaim_threshold > 100)) {
 		zlog_err(TAG, "reclaim_threshold=%u: need a percent in 51..100",
@@ -1752,6 +1757,8 @@ int zcow_files_mount(struct zcow_fs *fs, const struct zcow_mount_opts *opts)
 	err = zcow_snaps_load(fs);
 	if (!err)	/* the snapshots' inode numbers too */
 		err = zcow_files_rescan(fs);
+	if (!err)
+		err = zcow_cleaner_start(fs, opts ? opts->cleaner : 0);
 	if (err)
 		goto fail;
 	return 0;
@@ -1779,6 +1786,7 @@ void zcow_files_unmount(struct zcow_fs *fs)
 
 	if (!fl)
 		return;
+	zcow_cleaner_stop(fs);
 	zcow_files_wait_idle(fs);
 	zcow_snaps_free(fs);
 	free(fl->inflight);
@@ -1832,6 +1840,16 @@ int zcow_mount_opts_parse(const char *s, struct zcow_mount_opts *opts)
 			if (parse_on_off(val, &on))
 				goto bad_on_off;
 			opts->hotcold = on;
+		} else if (!strcmp(key, "cleaner")) {
+			if (!strcmp(val, "writer")) {
+				opts->cleaner = ZCOW_CLEANER_WRITER;
+			} else if (!strcmp(val, "background")) {
+				opts->cleaner = ZCOW_CLEANER_THREAD;
+			} else {
+				zlog_err(TAG, "mount option cleaner=%s: need writer or background",
+					 val);
+				return -EINVAL;
+			}
 		} else if (!strcmp(key, "notreelog")) {
 			opts->no_treelog = true;
 		} else if (!strcmp(key, "commit_bytes")) {

@@ -32,6 +32,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -508,6 +509,7 @@ static bool is_commit_due(struct zcow_fs *fs)
 	       data_zones_free(fs, 0) <= HARD_RESERVE_ZONES;
 }
 
+
 /*
  * Clean the best victim that fits: a data group whose live data the
  * relocation room takes, or a metadata group (a young one only with
@@ -538,6 +540,11 @@ static int clean_one(struct zcow_fs *fs, bool meta_ok, bool meta_short,
 					    true) != 0)
 			continue;
 		if (tried_data && (bg->flags & ZCOW_BG_DATA))
+			continue;
+		/* A metadata group only when it frees more than its copies
+		 * take before the commit: its nodes are written again by
+		 * that commit, and metadata's room is what it must give. */
+		if (!(bg->flags & ZCOW_BG_DATA) && live_share(bg) > 0.5)
 			continue;
 		log_pick(fs, bg, i, nr, v[i].score);
 		err = zcow_relocate_bgs_locked(fs, &bg, 1);
@@ -597,63 +604,97 @@ static uint64_t batch_zones(struct zcow_fs *fs)
 	return zr ? div_up(txn_ahead_bytes(fs), zr) : 1;
 }
 
+/* Is cleaning due: data has fewer zones, free or pending, than
+ * ahead_zones()? */
+static bool is_clean_due(struct zcow_fs *fs)
+{
+	return data_zones_free(fs, nr_pending_zones(fs)) < ahead_zones(fs);
+}
+
+/* Has a cleaning run collected enough: ahead_zones() and a batch? */
+static bool is_clean_done(struct zcow_fs *fs)
+{
+	return data_zones_free(fs, nr_pending_zones(fs)) >=
+	       ahead_zones(fs) + batch_zones(fs);
+}
+
+/* What one step of the cleaner did. */
+enum clean_step {
+	STEP_NONE,		/* nothing fits: the run ends */
+	STEP_COMMITTED,		/* the pending zones, for metadata's room */
+	STEP_CLEANED,		/* one victim */
+};
+
 /*
- * The cleaner of greedy and cost-benefit.  It starts when data has fewer
- * zones, free or pending, than ahead_zones() (@when SHORT: always, and
- * cleans at least one group); once started it cleans one victim at a
- * time until the pending zones also pay for the commit that frees them
- * (a measured commit's metadata, twice).  Relocation's copies take free
- * zones while the zones they empty are only pending: when metadata could
- * no longer give a zone away (its room would not cover the next
- * transaction), the pending zones are committed first.  At the end it
- * commits only if data is down to HARD_RESERVE_ZONES zones; else the
- * cleaned groups go with whatever commit comes next.
+ * One step of a cleaning run: one victim cleaned, or the pending zones
+ * committed.  Relocation's copies take free zones while the zones they
+ * empty are only pending: when metadata could no longer give a zone away
+ * (its room would not cover the next transaction), the pending zones are
+ * committed first, unless the relocation group still has room for the
+ * next victim (a commit's metadata may finish its zone, wasting it), and
+ * at most 4 times in a run (*@nr_commits).  @meta_short: metadata is
+ * what is short (young metadata groups may be victims too).
+ */
+static int clean_step(struct zcow_fs *fs, bool meta_short,
+		      uint64_t *nr_commits, enum clean_step *step_ret)
+{
+	uint64_t pending = nr_pending_zones(fs);
+	/* Metadata groups too when metadata is what data waits for: its
+	 * room could not give data a zone. */
+	bool meta_ok = meta_short ||
+		       !zcow_meta_may_give(fs, zcow_zoned_zone_room(fs));
+	bool done = false;
+	int err;
+
+	*step_ret = STEP_NONE;
+	if (meta_ok && pending && *nr_commits < 4 &&
+	    zcow_reclaim_held_zones(fs)) {
+		/* ORDER: the cleaned groups' zones are reset after this
+		 * commit's superblock (commit_reset_removed). */
+		(*nr_commits)++;
+		*step_ret = STEP_COMMITTED;
+		return zcow_files_commit_locked(fs);
+	}
+	err = clean_one(fs, meta_short, meta_ok, &done);
+	zlog(ZLOG_DEBUG, TAG,
+	     "clean (%s): %s; free %" PRIu64 ", pending %" PRIu64
+	     " before: %d", meta_ok ? "metadata short" : "data",
+	     done ? "one group" : "nothing fits",
+	     zcow_zoned_nr_free_zones(fs), pending, err);
+	if (done)
+		*step_ret = STEP_CLEANED;
+	return err;
+}
+
+/*
+ * The cleaner of the just-in-time policies, run by the writer (cleaner=
+ * writer, or any writer that ran short).  It starts when cleaning is due
+ * (@when SHORT or META_SHORT: always, and cleans at least one group) and
+ * takes one step at a time until the pending zones also pay for the
+ * commit that frees them (is_clean_done()).  At the end it commits only
+ * if data is down to HARD_RESERVE_ZONES zones; else the cleaned groups
+ * go with whatever commit comes next.
  */
 static int clean_jit(struct zcow_fs *fs, enum zcow_reclaim_when when)
 {
 	bool is_short = when == ZCOW_RECLAIM_SHORT ||
 			when == ZCOW_RECLAIM_META_SHORT;
-	uint64_t zr = zcow_zoned_zone_room(fs), target = ahead_zones(fs);
 	uint64_t n, nr_commits = 0;
 	bool done = false;
 	int err = 0;
 
-	if (!is_short && data_zones_free(fs, nr_pending_zones(fs)) >= target)
+	if (!is_short && !is_clean_due(fs))
 		return 0;
-	target += batch_zones(fs);
 	for (n = 0; n < MAX_VICTIMS && !err; n++) {
-		uint64_t pending = nr_pending_zones(fs);
-		/* Metadata groups too when metadata is what data waits
-		 * for: its room could not give data a zone. */
-		bool meta_ok = when == ZCOW_RECLAIM_META_SHORT ||
-			       !zcow_meta_may_give(fs, zr);
+		enum clean_step step;
 
-		if ((!is_short || done) &&
-		    data_zones_free(fs, pending) >= target)
+		if ((!is_short || done) && is_clean_done(fs))
 			break;
-		/* Metadata short: commit what is pending first, unless the
-		 * relocation group still has room for the next victim (a
-		 * commit's metadata may finish its zone, wasting it). */
-		if (meta_ok && pending && nr_commits < 4 &&
-		    zcow_reclaim_held_zones(fs)) {
-			/* ORDER: the cleaned groups' zones are reset after
-			 * this commit's superblock (commit_reset_removed). */
-			err = zcow_files_commit_locked(fs);
-			nr_commits++;
-			continue;
-		}
-		err = clean_one(fs, when == ZCOW_RECLAIM_META_SHORT, meta_ok,
-				&done);
-		zlog(ZLOG_DEBUG, TAG,
-		     "clean (%s): %s; free %" PRIu64 ", pending %" PRIu64
-		     " before: %d",
-		     when == ZCOW_RECLAIM_AT_PICK ? "pick" :
-		     when == ZCOW_RECLAIM_AT_COMMIT ? "commit" :
-		     meta_ok ? "metadata short" : "data short",
-		     done ? "one group" : "nothing fits",
-		     zcow_zoned_nr_free_zones(fs), pending, err);
-		if (!done)
+		err = clean_step(fs, when == ZCOW_RECLAIM_META_SHORT,
+				 &nr_commits, &step);
+		if (step == STEP_NONE)
 			break;
+		done = done || step == STEP_CLEANED;
 	}
 	if (!err && !is_short && is_commit_due(fs))
 		err = zcow_files_commit_locked(fs);
@@ -713,9 +754,68 @@ static int clean_all(struct zcow_fs *fs, uint32_t usage, uint64_t clock,
 	return usage <= 100 ? -EAGAIN : 0;
 }
 
+/* Nothing changed since a run found nothing to do (generation, bytes
+ * freed and runs as they were then)? */
+static int cleaner_step_locked(struct zcow_fs *fs);
+
+static bool is_idle(struct zcow_fs *fs)
+{
+	return fs->reclaim_idle_gen == fs->generation &&
+	       fs->reclaim_idle_freed == fs->freed_bytes &&
+	       fs->reclaim_idle_passes == fs->rstats.nr_passes;
+}
+
+/* After a run that started with @passes passes: remember an idle
+ * state (nothing relocated, @when not META_SHORT). */
+static void note_idle(struct zcow_fs *fs, enum zcow_reclaim_when when,
+		      uint64_t passes)
+{
+	if (when != ZCOW_RECLAIM_META_SHORT &&
+	    fs->rstats.nr_passes == passes) {
+		fs->reclaim_idle_gen = fs->generation;
+		fs->reclaim_idle_freed = fs->freed_bytes;
+	}
+	fs->reclaim_idle_passes = fs->rstats.nr_passes;
+}
+
+/*
+ * With a background cleaner, a writer's hook (@when AT_PICK or
+ * AT_COMMIT) only says that a run is due and wakes the cleaner; the
+ * writer cleans itself only when the cleaner fell behind: data is down
+ * to HARD_RESERVE_ZONES zones, pending ones counted.  Returns true when
+ * the writer goes on without cleaning.
+ */
+static bool hand_to_cleaner(struct zcow_fs *fs, const struct policy *p,
+			    enum zcow_reclaim_when when)
+{
+	if (fs->cleaner == ZCOW_CLEANER_WRITER ||
+	    (when != ZCOW_RECLAIM_AT_PICK && when != ZCOW_RECLAIM_AT_COMMIT))
+		return false;
+	if (p->when == WHEN_OVER_THRESHOLD) {
+		fs->cleaner_due = true;		/* the clean-up after a commit */
+	} else if (!fs->cleaner_due &&
+		   (is_clean_due(fs) || is_commit_due(fs))) {
+		fs->cleaner_due = true;
+		fs->cleaner_commits = 0;
+	}
+	if (fs->cleaner_due && fs->has_cleaner_thread)
+		pthread_cond_signal(&fs->cleaner_cond);
+	if (p->when == WHEN_OVER_THRESHOLD)
+		return true;
+	/* The thread fell behind: wait for its steps, as a btrfs space
+	 * ticket waits for the reclaim worker (the steps run in the
+	 * scheduler's time: it holds the writers back, zcow_cleaner_behind). */
+	while (fs->has_cleaner_thread && !fs->cleaner_stop && !fs->error &&
+	       zcow_cleaner_behind(fs))
+		pthread_cond_wait(&fs->cleaner_done, &fs->files->lock);
+	return !fs->cleaner_due ||
+	       data_zones_free(fs, nr_pending_zones(fs)) > HARD_RESERVE_ZONES;
+}
+
 int zcow_reclaim_locked(struct zcow_fs *fs, enum zcow_reclaim_when when)
 {
 	const struct policy *p;
+	uint64_t passes;
 	int err;
 
 	if (fs->reclaim == ZCOW_RECLAIM_OFF ||
@@ -723,17 +823,20 @@ int zcow_reclaim_locked(struct zcow_fs *fs, enum zcow_reclaim_when when)
 	    fs->read_only || fs->error || !fs->has_trees || !fs->files)
 		return 0;
 	p = &policies[fs->reclaim];
-	if (p->when == WHEN_OVER_THRESHOLD) {
-		if (when != ZCOW_RECLAIM_AT_COMMIT)
-			return 0;	/* Linux 5.13: after a commit only */
-	}
-	/* Nothing changed since a pass found nothing to do (metadata
+	if (p->when == WHEN_OVER_THRESHOLD && when != ZCOW_RECLAIM_AT_COMMIT)
+		return 0;	/* Linux 5.13: after a commit only */
+	/* Nothing changed since a run found nothing to do (metadata
 	 * short: metadata groups may be victims, always look). */
-	if (when != ZCOW_RECLAIM_META_SHORT &&
-	    fs->reclaim_idle_gen == fs->generation &&
-	    fs->reclaim_idle_freed == fs->freed_bytes &&
-	    fs->reclaim_idle_passes == fs->rstats.nr_passes)
+	if (when != ZCOW_RECLAIM_META_SHORT && is_idle(fs))
 		return 0;
+	if (hand_to_cleaner(fs, p, when))
+		return 0;
+	fs->rstats.writer_runs++;
+	/* The cleaner fell behind: this writer takes one of its steps. */
+	if (fs->cleaner != ZCOW_CLEANER_WRITER &&
+	    (when == ZCOW_RECLAIM_AT_PICK || when == ZCOW_RECLAIM_AT_COMMIT))
+		return cleaner_step_locked(fs);
+	passes = fs->rstats.nr_passes;
 	fs->in_reclaim = true;
 	if (p->when == WHEN_OVER_THRESHOLD)	/* and commit, as btrfs's
 						 * relocation does */
@@ -741,13 +844,164 @@ int zcow_reclaim_locked(struct zcow_fs *fs, enum zcow_reclaim_when when)
 	else
 		err = clean_jit(fs, when);
 	fs->in_reclaim = false;
-	if (when != ZCOW_RECLAIM_META_SHORT &&
-	    fs->rstats.nr_passes == fs->reclaim_idle_passes) {
-		fs->reclaim_idle_gen = fs->generation;
-		fs->reclaim_idle_freed = fs->freed_bytes;
-	}
-	fs->reclaim_idle_passes = fs->rstats.nr_passes;
+	note_idle(fs, when, passes);
 	return err;
+}
+
+/* ---- the background cleaner ---------------------------------------------- */
+
+/*
+ * One step of the background cleaner (fs->files->lock held): threshold's
+ * clean-up after a commit whole; for the just-in-time policies one
+ * clean_step(), then the commit if data is down to HARD_RESERVE_ZONES
+ * zones.  The run ends (fs->cleaner_due false) once it has collected
+ * enough (is_clean_done()) or nothing fits.
+ */
+static int cleaner_step_locked(struct zcow_fs *fs)
+{
+	const struct policy *p = &policies[fs->reclaim];
+	enum clean_step step = STEP_NONE;
+	uint64_t passes = fs->rstats.nr_passes;
+	int err = 0;
+
+	if (!fs->cleaner_due)
+		return 0;
+	if (fs->in_reclaim || fs->read_only || fs->error ||
+	    p->when == WHEN_NEVER) {
+		fs->cleaner_due = false;
+		return 0;
+	}
+	fs->in_reclaim = true;
+	if (p->when == WHEN_OVER_THRESHOLD) {
+		err = clean_all(fs, 101, 0, MAX_ROUNDS);
+		if (fs->rstats.nr_passes != passes)
+			step = STEP_CLEANED;
+		fs->cleaner_due = false;
+	} else {
+		if (!is_clean_done(fs))
+			err = clean_step(fs, false, &fs->cleaner_commits,
+					 &step);
+		/* Data is down to the hard reserve: the writers wait
+		 * (zcow_cleaner_behind()) while the run collects its
+		 * batch, then one commit frees it, as the writer's pass
+		 * does (a commit per victim would cost a commit's
+		 * metadata per zone). */
+		if (!err && step != STEP_COMMITTED && is_commit_due(fs) &&
+		    (step == STEP_NONE || is_clean_done(fs))) {
+			err = zcow_files_commit_locked(fs);
+			if (step == STEP_NONE)
+				step = STEP_COMMITTED;
+		}
+		if (step == STEP_NONE || is_clean_done(fs))
+			fs->cleaner_due = false;
+	}
+	fs->in_reclaim = false;
+	if (step != STEP_NONE)
+		fs->rstats.cleaner_steps++;
+	note_idle(fs, ZCOW_RECLAIM_AT_PICK, passes);
+	if (err == -ENOSPC) {	/* nothing fits now; a writer that runs
+				 * short cleans and commits itself */
+		fs->cleaner_due = false;
+		err = 0;
+	}
+	return err;
+}
+
+bool zcow_cleaner_due(struct zcow_fs *fs)
+{
+	return fs->files && fs->cleaner != ZCOW_CLEANER_WRITER &&
+	       fs->cleaner_due;
+}
+
+bool zcow_cleaner_behind(struct zcow_fs *fs)
+{
+	return zcow_cleaner_due(fs) &&
+	       policies[fs->reclaim].when == WHEN_JUST_IN_TIME &&
+	       (data_zones_free(fs, nr_pending_zones(fs)) <=
+			HARD_RESERVE_ZONES + 1 ||
+		is_commit_due(fs));
+}
+
+int zcow_cleaner_step(struct zcow_fs *fs)
+{
+	int err;
+
+	if (!fs->files)
+		return 0;
+	pthread_mutex_lock(&fs->files->lock);
+	err = cleaner_step_locked(fs);
+	pthread_mutex_unlock(&fs->files->lock);
+	return err;
+}
+
+/* The thread of ZCOW_CLEANER_THREAD: a step per hold of the fs lock,
+ * while a run is due; asleep on fs->cleaner_cond otherwise. */
+static void *cleaner_main(void *arg)
+{
+	struct zcow_fs *fs = arg;
+	struct zcow_files *fl = fs->files;
+	int err;
+
+	pthread_mutex_lock(&fl->lock);
+	while (!fs->cleaner_stop) {
+		if (!fs->cleaner_due) {
+			pthread_cond_wait(&fs->cleaner_cond, &fl->lock);
+			continue;
+		}
+		err = cleaner_step_locked(fs);
+		if (err) {
+			zlog_err(TAG, "background cleaner: a step failed: %d",
+				 err);
+			fs->cleaner_due = false;
+		}
+		pthread_cond_broadcast(&fs->cleaner_done);
+		/* the writers get the lock between two steps */
+		pthread_mutex_unlock(&fl->lock);
+		sched_yield();
+		pthread_mutex_lock(&fl->lock);
+	}
+	pthread_mutex_unlock(&fl->lock);
+	return NULL;
+}
+
+int zcow_cleaner_start(struct zcow_fs *fs, int cleaner)
+{
+	int err;
+
+	if (cleaner < ZCOW_CLEANER_WRITER || cleaner > ZCOW_CLEANER_STEPS)
+		return -EINVAL;
+	fs->cleaner = fs->read_only ? ZCOW_CLEANER_WRITER : cleaner;
+	if (fs->cleaner != ZCOW_CLEANER_THREAD)
+		return 0;
+	pthread_cond_init(&fs->cleaner_cond, NULL);
+	pthread_cond_init(&fs->cleaner_done, NULL);
+	fs->cleaner_stop = false;
+	err = -pthread_create(&fs->cleaner_thread, NULL, cleaner_main, fs);
+	if (err) {
+		pthread_cond_destroy(&fs->cleaner_cond);
+		pthread_cond_destroy(&fs->cleaner_done);
+		fs->cleaner = ZCOW_CLEANER_WRITER;
+		return err;
+	}
+	fs->has_cleaner_thread = true;
+	return 0;
+}
+
+void zcow_cleaner_stop(struct zcow_fs *fs)
+{
+	if (!fs->has_cleaner_thread)
+		return;
+	pthread_mutex_lock(&fs->files->lock);
+	fs->cleaner_stop = true;
+	pthread_cond_signal(&fs->cleaner_cond);
+	pthread_cond_broadcast(&fs->cleaner_done);
+	pthread_mutex_unlock(&fs->files->lock);
+	pthread_join(fs->cleaner_thread, NULL);
+	pthread_cond_destroy(&fs->cleaner_cond);
+	pthread_cond_destroy(&fs->cleaner_done);
+	fs->has_cleaner_thread = false;
+	fs->cleaner = ZCOW_CLEANER_WRITER;
+	fs->cleaner_due = false;
 }
 
 int zcow_reclaim_commit_locked(struct zcow_fs *fs, enum zcow_reclaim_when when)
@@ -783,6 +1037,8 @@ void zcow_reclaim_stats_sub(struct zcow_reclaim_stats *d,
 	d->meta_bytes = now->meta_bytes - base->meta_bytes;
 	d->meta_nodes = now->meta_nodes - base->meta_nodes;
 	d->zones_reset = now->zones_reset - base->zones_reset;
+	d->cleaner_steps = now->cleaner_steps - base->cleaner_steps;
+	d->writer_runs = now->writer_runs - base->writer_runs;
 }
 
 int zcow_balance(struct zcow_fs *fs, uint32_t usage,

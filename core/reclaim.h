@@ -131,4 +131,14 @@ int zcow_reclaim_locked(struct zcow_fs *fs, enum zcow_reclaim_when when);
  */
 int zcow_reclaim_commit_locked(struct zcow_fs *fs, enum zcow_reclaim_when when);
 
+/*
+ * The background cleaner (zcow_mount_opts.cleaner): start it at mount
+ * (@cleaner ZCOW_CLEANER_THREAD: its thread; a read-only mount: the
+ * writer, who never cleans).  Returns 0, -EINVAL or the thread's errno.
+ * zcow_cleaner_stop() joins the thread (idempotent), before the last
+ * commit and before the file layer goes.
+ */
+int zcow_cleaner_start(struct zcow_fs *fs, int cleaner);
+void zcow_cleaner_stop(struct zcow_fs *fs);
+
 #endif /* ZCOW_RECLAIM_H */

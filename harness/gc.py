@@ -8,6 +8,7 @@ usage: gc.py [--quick] [--results DIR] [--device SPEC] [--rho LIST]
                              POLICY+hotcold: with hotcold=on)]
              [--fills N] [--hotcold-rho LIST]
              [--no-uniform] [--no-hotcold] [--jobs N] [--zcow PATH]
+             [--cleaner writer|background (who cleans, default writer)]
              [--seed N (the runs' [zcow] seed, default 1)]
        gc.py --analytic RHO...
        gc.py --model RHO... [--zones N --zone-blocks B --data-zones D
@@ -208,7 +209,8 @@ def point_fio(template, size, loops, dest):
         f.writelines(out)
 
 
-def write_scenario(path, fio, name, device, policy, seed=1):
+def write_scenario(path, fio, name, device, policy, seed=1,
+                   cleaner="writer"):
     """A scenario for @policy: a policy name, POLICY@N for the policy
     with reclaim_high=N (the zones, free or pending, the cleaner keeps),
     either with +hotcold for hotcold=on (writes placed by predicted
@@ -226,6 +228,7 @@ def write_scenario(path, fio, name, device, policy, seed=1):
             f.write("reclaim_high=%s\n" % high)
         if plus:
             f.write("hotcold=on\n")
+        f.write("cleaner=%s\n" % cleaner)
 
 
 def zcow_run(zcow, scen, results, sets=()):
@@ -248,7 +251,8 @@ def calibrate(a, policy, work):
                 "[global]\nioengine=psync\nfilename=gc.dat\nbs=4k\n\n"
                 "[fill]\nrw=write\nsize=%d\n" % (2 * a.dev_bytes))
     scen = os.path.join(work, "calibrate-%s.scenario" % policy)
-    write_scenario(scen, fio, "gc-calibrate-%s" % policy, a.device, policy)
+    write_scenario(scen, fio, "gc-calibrate-%s" % policy, a.device, policy,
+                   cleaner=a.cleaner)
     rc, _, err, wall = zcow_run(a.zcow, scen, os.path.join(a.results, "runs"))
     m = re.search(r"write of \d+ at (\d+) in .*No space left", err)
     if rc == 0 or not m:
@@ -305,7 +309,7 @@ def run_point(a, work, rho, policy, dist, C):
     fio = os.path.join(work, name + ".fio")
     point_fio(tmpl, size, loops, fio)
     scen = os.path.join(work, name + ".scenario")
-    write_scenario(scen, fio, name, a.device, policy, a.seed)
+    write_scenario(scen, fio, name, a.device, policy, a.seed, a.cleaner)
     sets = ["random_distribution=%s" % dist[0]] if dist else []
     rc, out, err, wall = zcow_run(a.zcow, scen,
                                   os.path.join(a.results, "runs"), sets)
@@ -476,6 +480,8 @@ def main():
     ap.add_argument("--no-hotcold", action="store_true")
     ap.add_argument("--jobs", type=int, default=1)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--cleaner", choices=("background", "writer"),
+                    default="writer")
     ap.add_argument("--analytic", type=float, nargs="+", metavar="RHO")
     ap.add_argument("--model", type=float, nargs="+", metavar="RHO")
     ap.add_argument("--zones", type=int, default=52)

@@ -56,7 +56,7 @@ static const char *const zcow_keys[] = {
 	"device", "profile", "target", "zone_append", "nodesize", "treelog",
 	"repetitions", "seed", "crash", "results", "trace", "interval",
 	"prefill", "scenario", "reclaim", "reclaim_threshold", "reclaim_high",
-	"hotcold", "replace_target", "replace_devid", "replace_at",
+	"hotcold", "cleaner", "replace_target", "replace_devid", "replace_at",
 	"data_zones", "commit_bytes", "layout", "read_only",
 	"commit_model", "snapshot_interval", "snapshot_max",
 };
@@ -196,6 +196,11 @@ int zrun_settings_apply(struct zrun_settings *set, const struct zfio_kv *kv,
 		set->reclaim = p;
 		set->reclaim_at = *kv;
 		set->explicit_keys |= ZRUN_KEY_RECLAIM;
+	} else if (!strcmp(k, "cleaner")) {
+		if (strcmp(v, "background") && strcmp(v, "writer"))
+			return bad(err, len, kv, "not background or writer");
+		set->cleaner_background = !strcmp(v, "background");
+		set->mount_at = *kv;
 	} else if (!strcmp(k, "reclaim_threshold")) {
 		if (zfio_parse_size(v, 1000, &sz) || sz.unit != ZFIO_BYTES ||
 		    sz.val < 51 || sz.val > 100)
@@ -763,6 +768,7 @@ static uint64_t gate(const struct zrun *run, uint64_t t, bool is_sync)
 static void call_start(struct zrun *run, uint64_t due, uint64_t t)
 {
 	run->op_excl = ZRUN_EXCL_NONE;
+	run->call_t = t;
 	if (t > due) {
 		run->nr_excl_waits++;
 		run->excl_wait_ns += t - due;
@@ -1260,6 +1266,8 @@ static int schedule(struct zrun *run)
 
 	run->op_excl = ZRUN_EXCL_NONE;
 	run->excl_all_until = run->excl_sync_until = 0;
+	run->cl_due = UINT64_MAX;
+	run->cl_free = run->call_t = 0;
 	run->nr_excl_waits = run->excl_wait_ns = 0;
 	run->nr_sync_joins = 0;
 	memset(run->nr_txn_fsyncs, 0, sizeof(run->nr_txn_fsyncs));
@@ -1270,13 +1278,23 @@ static int schedule(struct zrun *run)
 	release_waiters(run);
 	for (;;) {
 		struct zrun_job *j = NULL;
-		uint64_t best = UINT64_MAX, best_due = UINT64_MAX;
+		uint64_t best = UINT64_MAX, best_due = UINT64_MAX, held = 0;
 		uint64_t due, t, len = 0, done = 0, off, cand, bs;
 		unsigned int i;
 		uint32_t s;
 		enum zrun_op op, top;
 		bool is_waiting = false, is_rand, is_end;
 
+		/* The background cleaner (cleaner=background) is woken at
+		 * the start of the call that made a step due, then runs its
+		 * steps back to back.  When it fell behind, the jobs wait
+		 * for its steps (a btrfs space ticket). */
+		if (run->cl_due == UINT64_MAX && run->ops->cleaner_due &&
+		    run->ops->cleaner_due(run))
+			run->cl_due = run->call_t > run->cl_free ?
+					      run->call_t : run->cl_free;
+		if (run->cl_due != UINT64_MAX && run->ops->cleaner_behind(run))
+			held = run->cl_due;
 		/* The earliest event; on a tie the one due first (it has
 		 * waited longest for the lock), then the lowest index. */
 		for (i = 0; i < run->nr_jobs; i++) {
@@ -1291,6 +1309,8 @@ static int schedule(struct zrun *run)
 			}
 			d = next_due(c);
 			n = gate(run, d, is_sync_next(c));
+			if (n < held)
+				n = held;
 			if (n < best || (n == best && d < best_due)) {
 				best = n;
 				best_due = d;
@@ -1322,6 +1342,25 @@ static int schedule(struct zrun *run)
 			if (ret)
 				return ret;
 			call_done(run, done);
+			continue;
+		}
+		/* The cleaner's step, while a job runs; on a tie the jobs'
+		 * waiting operations go first, unless they wait for it. */
+		if (j && run->cl_due != UINT64_MAX &&
+		    (gate(run, run->cl_due, false) < best ||
+		     (held && gate(run, run->cl_due, false) <= best))) {
+			due = run->cl_due;
+			t = gate(run, due, false);
+			call_start(run, due, t);
+			ret = run->ops->cleaner_step(run, t, &done);
+			if (ret)
+				return ret;
+			if (done < t)
+				done = t;
+			call_done(run, done);
+			run->cl_free = done;
+			run->cl_due = run->ops->cleaner_due(run) ? done :
+								   UINT64_MAX;
 			continue;
 		}
 		if (j)	/* steadystate's checks up to it */
@@ -2149,6 +2188,7 @@ static void put_reclaim(FILE *f, const struct rep_result *r)
 		   "\"data_extents_relocated\": %llu, "
 		   "\"meta_bytes_relocated\": %llu, "
 		   "\"meta_nodes_relocated\": %llu, \"zones_reset\": %llu, "
+		   "\"cleaner_steps\": %llu, \"writer_runs\": %llu, "
 		   "\"reclaimable_at_end\": %llu},\n",
 		zcow_reclaim_name(p), threshold, high,
 		(unsigned long long)s->nr_passes,
@@ -2160,6 +2200,8 @@ static void put_reclaim(FILE *f, const struct rep_result *r)
 		(unsigned long long)s->meta_bytes,
 		(unsigned long long)s->meta_nodes,
 		(unsigned long long)s->zones_reset,
+		(unsigned long long)s->cleaner_steps,
+		(unsigned long long)s->writer_runs,
 		(unsigned long long)r->reclaimable);
 }
 
@@ -2219,13 +2261,14 @@ static void put_mount(const struct zrun *run, FILE *f)
 	fprintf(f, "  \"layout\": \"%s\",\n", zrun_layout_name(set->layout));
 	fprintf(f, "  \"mount_options\": {\"zone_append\": %s, \"treelog\": %s, "
 		   "\"data_zones\": %u, \"commit_bytes\": %llu, "
-		   "\"reclaim\": \"%s\", \"hotcold\": %s},\n",
+		   "\"reclaim\": \"%s\", \"hotcold\": %s, \"cleaner\": \"%s\"},\n",
 		set->zone_append ? "true" : "false",
 		set->treelog ? "true" : "false", run->fs_data_zones,
 		(unsigned long long)(set->commit_bytes ? set->commit_bytes :
 				     ZCOW_DEFAULT_COMMIT_BYTES),
 		zcow_reclaim_name(run->fs_reclaim_policy),
-		set->hotcold ? "true" : "false");
+		set->hotcold ? "true" : "false",
+		set->cleaner_background ? "background" : "writer");
 }
 
 /* "snapshots" (fs target; null on the raw one): snapshot_interval and
@@ -2631,6 +2674,8 @@ static int write_config(struct zrun *run, const char *dir, const char *src,
 		fprintf(f, "reclaim_high=%u\n", run->set.reclaim_high);
 	if (run->set.hotcold)
 		fprintf(f, "hotcold=on\n");
+	if (run->set.cleaner_background)
+		fprintf(f, "cleaner=background\n");
 	if (!strcmp(run->ops->name, "fs"))
 		fprintf(f, "layout=%s\n", zrun_layout_name(run->set.layout));
 	if (run->set.data_zones)

@@ -159,6 +159,9 @@ struct zrun_settings {
 	uint32_t reclaim_threshold;	/* fs: percent; 0 = 75 */
 	uint32_t reclaim_high;		/* fs: free zones; 0 = default */
 	bool hotcold;			/* fs: hotcold=on (off) */
+	/* fs: cleaner=background (in simulated time the scheduler's
+	 * cleaner events, on the wall clock the fs's thread); writer */
+	bool cleaner_background;
 	uint32_t data_zones;		/* fs: active data groups; 0 = default */
 	uint64_t commit_bytes;		/* fs: bytes; 0 = 256 MiB */
 	int layout;			/* enum zrun_layout (zcow) */
@@ -256,6 +259,13 @@ struct zrun_target_ops {
 	 * (snapshot_interval=), timed from @now; its root id in *id_ret. */
 	int (*snapshot)(struct zrun *run, const char *name, uint64_t now,
 			uint64_t *done_ret, uint64_t *id_ret);
+	/* Optional: the background cleaner (cleaner=background in
+	 * simulated time): is its next step due, and that step, timed
+	 * from @now. */
+	bool (*cleaner_due)(struct zrun *run);
+	bool (*cleaner_behind)(struct zrun *run);	/* the jobs wait */
+	int (*cleaner_step)(struct zrun *run, uint64_t now,
+			    uint64_t *done_ret);
 	/* Optional: after the jobs, before the statistics are taken: fill
 	 * zone_resets/zone_finishes and the fs_* counters of struct zrun. */
 	int (*finish)(struct zrun *run);
@@ -470,6 +480,10 @@ struct zrun {
 	/* snapshot_interval=: the snapshots taken in this repetition and
 	 * the simulated time the next one is due (UINT64_MAX: none) */
 	uint64_t sn_taken, sn_due;
+	/* the background cleaner: its next step's due time (UINT64_MAX:
+	 * asleep), the completion of its last step, the start of the
+	 * latest call (a call that makes a step due wakes it then) */
+	uint64_t cl_due, cl_free, call_t;
 	uint64_t fs_data_used;		/* fs: data bytes referenced at the
 					 * end (zcow_statfs data_used) */
 	struct zrun_verify *verify;	/* verify of the run (run_verify.c) */

@@ -237,6 +237,11 @@ static int fs_open(struct zrun *run)
 		.reclaim_threshold = run->set.reclaim_threshold,
 		.reclaim_high = run->set.reclaim_high,
 		.hotcold = run->set.hotcold,
+		/* background: steps of the scheduler in simulated time, the
+		 * fs's thread on the wall clock */
+		.cleaner = !run->set.cleaner_background ? ZCOW_CLEANER_WRITER :
+			   run->time ? ZCOW_CLEANER_STEPS :
+				       ZCOW_CLEANER_THREAD,
 		.data_zones = run->set.data_zones,
 		.commit_bytes = run->set.commit_bytes,
 		.clock = run->time ? fs_clock : NULL,
@@ -1887,6 +1892,40 @@ static int fs_snapshot(struct zrun *run, const char *name, uint64_t now,
 	return ret;
 }
 
+/* The background cleaner in simulated time (struct zrun_ops): a step
+ * holds what a commit holds only when it committed (held_done()); its
+ * relocation runs beside the jobs, as btrfs's reclaim worker does. */
+static bool fs_cleaner_due(struct zrun *run)
+{
+	return zcow_cleaner_due(to_fs(run)->fs);
+}
+
+static bool fs_cleaner_behind(struct zrun *run)
+{
+	return zcow_cleaner_behind(to_fs(run)->fs);
+}
+
+static int fs_cleaner_step(struct zrun *run, uint64_t now,
+			   uint64_t *done_ret)
+{
+	struct fs_run *fr = to_fs(run);
+	struct zrun_tick tk;
+	struct fs_held h;
+	int ret;
+
+	ret = held_start(run, &h);
+	if (ret)
+		return ret;
+	zrun_tick_start(run, &tk, now);
+	ret = zcow_cleaner_step(fr->fs);
+	*done_ret = zrun_tick_done(run, &tk);
+	ret = ret ?: held_done(run, &h, now, *done_ret);
+	if (ret)
+		zrun_errf(run, "background cleaner at %.6f s: %s", now / 1e9,
+			  strerror(-ret));
+	return ret;
+}
+
 static int fs_close(struct zrun *run)
 {
 	struct fs_run *fr = to_fs(run);
@@ -1955,6 +1994,9 @@ const struct zrun_target_ops zrun_fs_target = {
 	.job_end = fs_job_end,
 	.replace = fs_replace,
 	.snapshot = fs_snapshot,
+	.cleaner_due = fs_cleaner_due,
+	.cleaner_behind = fs_cleaner_behind,
+	.cleaner_step = fs_cleaner_step,
 	.finish = fs_finish,
 	.close = fs_close,
 };

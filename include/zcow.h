@@ -73,6 +73,19 @@ enum {
 	ZCOW_ATIME_STRICTATIME,		/* on every read */
 };
 
+/* zcow_mount_opts.cleaner */
+enum {
+	/* The writer that is about to open a zone cleans, under the fs
+	 * lock (deterministic: tests, the CLI's commands). */
+	ZCOW_CLEANER_WRITER = 0,
+	/* A thread of the fs cleans, one step per lock hold, as btrfs's
+	 * reclaim worker; mount option cleaner=background. */
+	ZCOW_CLEANER_THREAD,
+	/* The caller runs the steps: zcow_cleaner_step() whenever
+	 * zcow_cleaner_due() (zcow run's scheduler, in simulated time). */
+	ZCOW_CLEANER_STEPS,
+};
+
 /* mount options; a zeroed struct is valid. */
 struct zcow_mount_opts {
 	bool read_only;		/* true: never write (unmount commits nothing) */
@@ -117,6 +130,10 @@ struct zcow_mount_opts {
 	 * (-EINVAL) with fewer than 2 data slots.  false (0) = off: slot =
 	 * ino % data_zones. */
 	bool hotcold;
+	/* cleaner=writer|background: who runs the just-in-time cleaner
+	 * (greedy, cost-benefit, hotcold-greedy) and threshold's clean-up
+	 * after a commit (enum below; docs/reclaim.md "Who cleans"). */
+	int cleaner;
 	/* files: the clock of inode times (otime, atime, mtime, ctime):
 	 * @clock(now, clock_arg) fills *now; NULL = CLOCK_REALTIME.  Tools
 	 * that must produce the same image twice (zcow run, crash
@@ -230,6 +247,11 @@ struct zcow_reclaim_stats {
 	uint64_t meta_bytes;		/* tree node bytes moved */
 	uint64_t meta_nodes;
 	uint64_t zones_reset;		/* zones of removed groups reset */
+	uint64_t cleaner_steps;		/* steps of a background cleaner
+					 * that cleaned or committed */
+	uint64_t writer_runs;		/* cleaning runs of a writer: with a
+					 * background cleaner, those that
+					 * waited because it fell behind */
 };
 /* *@d = @now - @base (@base NULL: 0), counter by counter. */
 void zcow_reclaim_stats_sub(struct zcow_reclaim_stats *d,
@@ -477,6 +499,25 @@ const char *zcow_replace_state_name(enum zcow_replace_state state);
  * The file system's other calls may run in other threads meanwhile;
  * start, step, finish and cancel of one fs are called one at a time. */
 int zcow_replace_status(struct zcow_fs *fs, struct zcow_replace_status *st);
+
+/*
+ * The background cleaner of a mount with cleaner ZCOW_CLEANER_STEPS (the
+ * caller is its thread; docs/reclaim.md "Who cleans"): due when a writer
+ * found data short of zones (fewer than the cleaner keeps ahead) and the
+ * run has not collected enough yet.  A step cleans one victim (or
+ * commits the pending zones when metadata needs their room, or data is
+ * down to the hard reserve) under the fs lock and returns; it is a no-op
+ * when nothing is due.  Returns 0 (also when nothing fitted: a writer
+ * that runs short cleans itself) or a device/commit errno.
+ */
+bool zcow_cleaner_due(struct zcow_fs *fs);
+int zcow_cleaner_step(struct zcow_fs *fs);
+/* The cleaner fell behind: data is a zone short of the hard reserve
+ * (pending zones counted) while a run is due.  A writer should wait for
+ * the cleaner's steps then (the thread's writers do), as a btrfs space
+ * ticket waits for the reclaim worker; one that does not, and opens the
+ * last zone, cleans itself. */
+bool zcow_cleaner_behind(struct zcow_fs *fs);
 
 /*
  * Balance (btrfs balance start -dusage=N -musage=N): relocate every data

@@ -1046,13 +1046,29 @@ static void assert_statfs_sane(struct zcow_fs *fs)
 			  st.total);
 }
 
+/* The name of file @i after @r renames of the test below: "/g0-<i>"
+ * (rsv_name()), then 20 characters longer with each rename. */
+static void long_name(char *p, size_t n, int r, int i)
+{
+	static const char pad[] = "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+				  "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+				  "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+				  "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+				  "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx";
+
+	if (!r)
+		rsv_name(p, n, "g", 0, i);
+	else
+		snprintf(p, n, "/h%.*s-%d", 20 * r, pad, i);
+}
+
 START_TEST(test_files_metadata_full_fails_at_start_and_fs_stays_usable)
 {
 	struct zcow_mount_opts mo = { .no_treelog = true };
 	struct zdev *dev = new_small_sim();
 	struct zcow_fs *fs = mkfs_mount(dev, &mo);
-	char p[64], q[64];
-	int i, err = 0, nr;
+	char p[256], q[256];
+	int i, r, err = 0, nr, *cur;
 
 	/* Files, renamed and with a directory each, until metadata runs
 	 * out: every step either completes or fails at its start. */
@@ -1083,28 +1099,33 @@ START_TEST(test_files_metadata_full_fails_at_start_and_fs_stays_usable)
 	ck_assert_int_eq(fs->error, 0);
 	nr = i;
 	ck_assert_int_gt(nr, 10);
-	/* Then renames of the files made until those fail too: a rename
-	 * refused is refused whole. */
-	for (i = 0; i < nr; i++) {
-		rsv_name(p, sizeof(p), "g", 0, i);
-		rsv_name(q, sizeof(q), "h", 0, i);
-		err = zcow_rename(fs, p, q);
-		ck_assert_msg(!err || err == -ENOSPC, "rename: %d", err);
-		ck_assert_int_eq(fs->error, 0);
-		if (err) {
-			ck_assert(exists(fs, p) && !exists(fs, q));
-			break;
+	cur = calloc((size_t)nr, sizeof(*cur));
+	ck_assert_ptr_nonnull(cur);
+	/* Then renames of the files made to ever longer names (each grows
+	 * the directory's items) until those fail too: a rename refused
+	 * is refused whole. */
+	for (r = 1; r <= 10 && !err; r++) {
+		for (i = 0; i < nr; i++) {
+			long_name(p, sizeof(p), r - 1, i);
+			long_name(q, sizeof(q), r, i);
+			err = zcow_rename(fs, p, q);
+			ck_assert_msg(!err || err == -ENOSPC, "rename: %d", err);
+			ck_assert_int_eq(fs->error, 0);
+			if (err) {
+				ck_assert(exists(fs, p) && !exists(fs, q));
+				break;
+			}
+			cur[i] = r;
 		}
-		ck_assert_int_eq(zcow_rename(fs, q, p), 0);
 	}
 	ck_assert_int_eq(err, -ENOSPC);
 	/* Still usable: every earlier file reads back, an unlink and a
 	 * sync succeed. */
 	for (i = 0; i < nr; i++) {
-		rsv_name(q, sizeof(q), "g", 0, i);
+		long_name(q, sizeof(q), cur[i], i);
 		rsv_expect(fs, q, (uint32_t)i);
 	}
-	rsv_name(q, sizeof(q), "g", 0, 0);
+	long_name(q, sizeof(q), cur[0], 0);
 	ck_assert_int_eq(zcow_unlink(fs, q), 0);
 	ck_assert(!exists(fs, q));
 	ck_assert_int_eq(zcow_sync(fs), 0);
@@ -1112,9 +1133,10 @@ START_TEST(test_files_metadata_full_fails_at_start_and_fs_stays_usable)
 	ck_assert_int_eq(fs->error, 0);
 	fs = remount(fs, &mo);
 	for (i = 1; i < nr; i++) {
-		rsv_name(q, sizeof(q), "g", 0, i);
+		long_name(q, sizeof(q), cur[i], i);
 		rsv_expect(fs, q, (uint32_t)i);
 	}
+	free(cur);
 	ck_assert_int_eq(zcow_unmount(fs), 0);
 	zdev_close(dev);
 }

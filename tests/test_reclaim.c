@@ -654,6 +654,91 @@ START_TEST(test_reclaim_sustained_overwrite)
 }
 END_TEST
 
+/*
+ * The background cleaner (cleaner=): the sustained overwrite above under
+ * greedy, _i 0 with the fs's thread (ZCOW_CLEANER_THREAD), _i 1 with
+ * the caller taking the steps whenever one is due (ZCOW_CLEANER_STEPS,
+ * as zcow run's scheduler does).  Every write completes, the cleaner
+ * took steps, with the steps taken in time no writer cleaned, the file
+ * reads back as written and the checker is clean, also after a remount
+ * (which stops the thread before its last commit).
+ */
+START_TEST(test_reclaim_background_cleaner)
+{
+	const bool is_thread = _i == 0;
+	struct zcow_mount_opts mo = {
+		.reclaim = ZCOW_RECLAIM_GREEDY,
+		.cleaner = is_thread ? ZCOW_CLEANER_THREAD : ZCOW_CLEANER_STEPS,
+	};
+	const uint64_t size = 40 * MiB, piece = 64 * KiB;
+	uint32_t *ver = calloc(size / piece, sizeof(*ver));
+	uint64_t n, i, x = 12345;
+	struct zcow_fs *fs = sim_fs(24, 8, &mo);
+	uint8_t *buf = malloc(piece);
+	struct zcow_file *f;
+
+	put(fs, "/big", 0, size, 0);
+	ck_assert_int_eq(zcow_open(fs, "/big", O_RDWR, &f), 0);
+	for (n = 0; n < 3 * size / piece; n++) {
+		i = next_piece(&x, size / piece);
+		fill(buf, i * piece, piece, ver[i] + 1);
+		ck_assert_int_eq(zcow_pwrite(f, buf, piece, i * piece),
+				 (int64_t)piece);
+		ver[i]++;
+		while (!is_thread && zcow_cleaner_due(fs))
+			ck_assert_int_eq(zcow_cleaner_step(fs), 0);
+	}
+	ck_assert_int_eq(zcow_close(f), 0);
+	ck_assert_int_eq(zcow_sync(fs), 0);
+	ck_assert_uint_gt(fs->rstats.groups_relocated, 0);
+	ck_assert_uint_gt(fs->rstats.cleaner_steps, 0);
+	if (!is_thread)
+		ck_assert_uint_eq(fs->rstats.writer_runs, 0);
+	ck_assert_int_eq(fs->error, 0);
+	for (i = 0; i < size / piece; i++)
+		expect(fs, "/big", i * piece, piece, ver[i]);
+	expect_clean(fs);
+	fs = remount(fs, &mo);
+	for (i = 0; i < size / piece; i++)
+		expect(fs, "/big", i * piece, piece, ver[i]);
+	expect_clean(fs);
+	close_fs(fs);
+	free(buf);
+	free(ver);
+}
+END_TEST
+
+/* cleaner= as a mount option: background is the thread, writer the
+ * default; anything else, as a string or a number, is refused. */
+START_TEST(test_reclaim_cleaner_option)
+{
+	struct zcow_mount_opts mo = { 0 };
+	struct zcow_fs *fs;
+	struct zsim_config cfg = { .nr_zones = 16, .zone_size = ZS,
+				   .seed = 5 };
+	struct zcow_mkfs_opts mko = { .seed = 3 };
+	struct zdev *dev = NULL;
+
+	ck_assert_int_eq(zcow_mount_opts_parse("cleaner=background", &mo), 0);
+	ck_assert_int_eq(mo.cleaner, ZCOW_CLEANER_THREAD);
+	ck_assert_int_eq(zcow_mount_opts_parse("cleaner=writer", &mo), 0);
+	ck_assert_int_eq(mo.cleaner, ZCOW_CLEANER_WRITER);
+	ck_assert_int_eq(zcow_mount_opts_parse("cleaner=thread", &mo),
+			 -EINVAL);
+	ck_assert_int_eq(zcow_mount_opts_parse("cleaner", &mo), -EINVAL);
+	ck_assert_int_eq(zsim_create(&cfg, &dev), 0);
+	ck_assert_int_eq(zcow_mkfs(dev, &mko), 0);
+	mo.cleaner = ZCOW_CLEANER_STEPS + 1;
+	ck_assert_int_eq(zcow_mount(dev, &mo, &fs), -EINVAL);
+	/* The writer's mount never has a step due. */
+	mo.cleaner = ZCOW_CLEANER_WRITER;
+	ck_assert_int_eq(zcow_mount(dev, &mo, &fs), 0);
+	ck_assert(!zcow_cleaner_due(fs));
+	ck_assert_int_eq(zcow_cleaner_step(fs), 0);
+	close_fs(fs);
+}
+END_TEST
+
 /* Write /fill in 1 MiB pieces until the device is full (-ENOSPC). */
 static void fill_to_enospc(struct zcow_fs *fs)
 {
@@ -1266,6 +1351,8 @@ Suite *reclaim_suite(void)
 	tcase_add_test(tc, test_reclaim_hotcold_greedy_counts_cold_free_space_twice);
 	tcase_add_loop_test(tc, test_reclaim_policy_order, 0, 3);
 	tcase_add_loop_test(tc, test_reclaim_sustained_overwrite, 0, 8);
+	tcase_add_loop_test(tc, test_reclaim_background_cleaner, 0, 2);
+	tcase_add_test(tc, test_reclaim_cleaner_option);
 	tcase_add_test(tc, test_reclaim_holds_a_zone_for_relocation);
 	tcase_add_test(
 		tc, test_reclaim_holds_a_zone_past_a_partly_filled_relocation_group);

@@ -1779,6 +1779,9 @@ START_TEST(test_run_set_and_zcow_values_name_file_line_option)
 					 "number in 1..1000" },
 		{ "commit_model", "lazy", "f:3: option 'commit_model': not "
 					  "btrfs or global" },
+		{ "cleaner", "thread", "f:3: option 'cleaner': not background "
+				       "or writer" },
+		{ "cleaner", "", "f:3: option 'cleaner': needs a value" },
 		{ "commit_model", "", "f:3: option 'commit_model': needs a "
 				      "value" },
 	};
@@ -2042,7 +2045,8 @@ START_TEST(test_run_btrfs_5_12_layout_writes_one_data_group_at_a_time)
 			    "\"mount_options\": {\"zone_append\": true, "
 			    "\"treelog\": true, \"data_zones\": 1, "
 			    "\"commit_bytes\": 268435456, \"reclaim\": "
-			    "\"off\", \"hotcold\": false},\n"));
+			    "\"off\", \"hotcold\": false, \"cleaner\": "
+			    "\"writer\"},\n"));
 	snprintf(path, sizeof(path), "%s/config.fio", d);
 	cfg = zcow_test_read_path(path);
 	ck_assert(strstr(cfg, "\nreclaim=off\nlayout=btrfs-5.12\n"
@@ -2059,7 +2063,8 @@ START_TEST(test_run_btrfs_5_12_layout_writes_one_data_group_at_a_time)
 			    "\"mount_options\": {\"zone_append\": true, "
 			    "\"treelog\": true, \"data_zones\": 4, "
 			    "\"commit_bytes\": 268435456, \"reclaim\": "
-			    "\"greedy\", \"hotcold\": false},\n"));
+			    "\"greedy\", \"hotcold\": false, \"cleaner\": "
+			    "\"writer\"},\n"));
 	free(s);
 	free(d);
 	d = run_fs(commit, 5);
