@@ -987,6 +987,14 @@ int zcow_cleaner_start(struct zcow_fs *fs, int cleaner)
 	return 0;
 }
 
+int zcow_set_cleaner(struct zcow_fs *fs, int cleaner)
+{
+	if (!fs->files)
+		return cleaner == ZCOW_CLEANER_WRITER ? 0 : -EINVAL;
+	zcow_cleaner_stop(fs);
+	return zcow_cleaner_start(fs, cleaner);
+}
+
 void zcow_cleaner_stop(struct zcow_fs *fs)
 {
 	if (!fs->has_cleaner_thread)

@@ -125,6 +125,7 @@ struct fuse_args_cli {
 	const char *dev, *mnt, *record;
 	char opts[4096];
 	bool is_foreground;
+	int cleaner;	/* -o cleaner=: started once the daemon runs */
 };
 
 /* Returns 0, -1 (--help printed) or 2 (usage error, printed). */
@@ -189,6 +190,10 @@ static int mount_zcow(struct fuse_args_cli *a, const char *zcow_opts,
 			zcow_opts);
 		return 2;
 	}
+	/* A thread does not survive fuse_daemonize()'s fork: the cleaner
+	 * starts in the daemon (serve()). */
+	a->cleaner = mo.cleaner;
+	mo.cleaner = ZCOW_CLEANER_WRITER;
 	ret = open_devs("fuse", a->dev, devs);
 	if (ret)
 		return ret;
@@ -267,6 +272,12 @@ static int serve(struct fuse_args_cli *a, const char *fuse_opts,
 			fprintf(stderr, "zcow fuse: cannot return to the working directory: %s\n",
 				strerror(errno));
 		close(cwd);
+	}
+	ret = zcow_set_cleaner(zf->fs, a->cleaner);
+	if (ret) {
+		fprintf(stderr, "zcow fuse: cannot start the cleaner: %s\n",
+			strerror(-ret));
+		goto out_signals;
 	}
 	lc = fuse_loop_cfg_create();
 	if (!lc) {

@@ -518,6 +518,10 @@ int zcow_cleaner_step(struct zcow_fs *fs);
  * ticket waits for the reclaim worker; one that does not, and opens the
  * last zone, cleans itself. */
 bool zcow_cleaner_behind(struct zcow_fs *fs);
+/* Change who cleans on a mounted fs (enum above; a thread is joined
+ * first): a daemon starts its thread after its fork, which a thread
+ * would not survive.  Returns 0, -EINVAL or the thread's errno. */
+int zcow_set_cleaner(struct zcow_fs *fs, int cleaner);
 
 /*
  * Balance (btrfs balance start -dusage=N -musage=N): relocate every data
