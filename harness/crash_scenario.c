@@ -244,6 +244,7 @@ static const char *const run_only_keys[] = {
 	"profile", "target", "repetitions", "trace", "interval", "prefill",
 	"data_zones", "commit_bytes", "layout",
 	"commit_model", "snapshot_interval", "snapshot_max",
+	"cleaner",	/* a campaign's writer cleans: one order of events */
 };
 
 static int set_key(struct camp *c, const struct ckey *k, const char *v)

@@ -492,6 +492,11 @@ START_TEST(test_scenario_unknown_zcow_key_refused_naming_file_line)
 			 -EINVAL);
 	ck_assert_msg(strstr(want, ":2: option 'commit_model': a zcow run "
 				   "setting"), "%s", want);
+	ck_assert_int_eq(run_text("[zcow]\ncleaner=background\n[crash]\n"
+				  "workload=meta\n", want, sizeof(want)),
+			 -EINVAL);
+	ck_assert_msg(strstr(want, ":2: option 'cleaner': a zcow run "
+				   "setting"), "%s", want);
 	/* the shared keys keep zcow run's values: nodesize is checked */
 	ck_assert_int_eq(run_text("[zcow]\nnodesize=3000\n[crash]\n"
 				  "workload=meta\n", want, sizeof(want)),
