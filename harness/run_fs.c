@@ -1869,12 +1869,11 @@ static int fs_replace(struct zrun *run, bool step, uint64_t now,
 	return ret;
 }
 
-/* A read-only snapshot of the file system (snapshot_interval=): it
- * commits, so it is held like a commit. */
-static int fs_snapshot(struct zrun *run, const char *name, uint64_t now,
-		       uint64_t *done_ret, uint64_t *id_ret)
+/* A call of the fs beside the jobs (a snapshot, a cleaner step), timed
+ * from @now: @call(fs, @arg); held as what it did (held_done()). */
+static int timed_fs_call(struct zrun *run, uint64_t now, uint64_t *done_ret,
+			 int (*call)(struct zcow_fs *fs, void *arg), void *arg)
 {
-	struct fs_run *fr = to_fs(run);
 	struct zrun_tick tk;
 	struct fs_held h;
 	int ret;
@@ -1883,9 +1882,31 @@ static int fs_snapshot(struct zrun *run, const char *name, uint64_t now,
 	if (ret)
 		return ret;
 	zrun_tick_start(run, &tk, now);
-	ret = zcow_snapshot(fr->fs, name, id_ret);
+	ret = call(to_fs(run)->fs, arg);
 	*done_ret = zrun_tick_done(run, &tk);
-	ret = ret ?: held_done(run, &h, now, *done_ret);
+	return ret ?: held_done(run, &h, now, *done_ret);
+}
+
+struct snapshot_call {
+	const char *name;
+	uint64_t *id_ret;
+};
+
+static int snapshot_call(struct zcow_fs *fs, void *arg)
+{
+	struct snapshot_call *sc = arg;
+
+	return zcow_snapshot(fs, sc->name, sc->id_ret);
+}
+
+/* A read-only snapshot of the file system (snapshot_interval=): it
+ * commits, so it is held like a commit. */
+static int fs_snapshot(struct zrun *run, const char *name, uint64_t now,
+		       uint64_t *done_ret, uint64_t *id_ret)
+{
+	struct snapshot_call sc = { .name = name, .id_ret = id_ret };
+	int ret = timed_fs_call(run, now, done_ret, snapshot_call, &sc);
+
 	if (ret)
 		zrun_errf(run, "snapshot %s at %.6f s: %s", name, now / 1e9,
 			  strerror(-ret));
@@ -1905,21 +1926,17 @@ static bool fs_cleaner_behind(struct zrun *run)
 	return zcow_cleaner_behind(to_fs(run)->fs);
 }
 
+static int cleaner_call(struct zcow_fs *fs, void *arg)
+{
+	(void)arg;
+	return zcow_cleaner_step(fs);
+}
+
 static int fs_cleaner_step(struct zrun *run, uint64_t now,
 			   uint64_t *done_ret)
 {
-	struct fs_run *fr = to_fs(run);
-	struct zrun_tick tk;
-	struct fs_held h;
-	int ret;
+	int ret = timed_fs_call(run, now, done_ret, cleaner_call, NULL);
 
-	ret = held_start(run, &h);
-	if (ret)
-		return ret;
-	zrun_tick_start(run, &tk, now);
-	ret = zcow_cleaner_step(fr->fs);
-	*done_ret = zrun_tick_done(run, &tk);
-	ret = ret ?: held_done(run, &h, now, *done_ret);
 	if (ret)
 		zrun_errf(run, "background cleaner at %.6f s: %s", now / 1e9,
 			  strerror(-ret));

@@ -585,6 +585,27 @@ static uint64_t next_piece(uint64_t *x, uint64_t nr)
 	return (*x >> 33) % nr;
 }
 
+/* /big reads back as @ver says (@size bytes in pieces of @piece) and
+ * the checker is clean, before and after a remount with @mo; then the
+ * fs is closed. */
+static void expect_pieces_and_close(struct zcow_fs *fs,
+				    const struct zcow_mount_opts *mo,
+				    const uint32_t *ver, uint64_t size,
+				    uint64_t piece)
+{
+	int round;
+	uint64_t i;
+
+	for (round = 0; round < 2; round++) {
+		if (round)
+			fs = remount(fs, mo);
+		for (i = 0; i < size / piece; i++)
+			expect(fs, "/big", i * piece, piece, ver[i]);
+		expect_clean(fs);
+	}
+	close_fs(fs);
+}
+
 /*
  * Sustained overwrite: a file of 60% of the data space, overwritten in
  * 64 KiB pieces at pseudo-random places three times over.  Without
@@ -641,14 +662,7 @@ START_TEST(test_reclaim_sustained_overwrite)
 	}
 	ck_assert_int_eq(zcow_close(f), 0);
 	ck_assert_int_eq(zcow_sync(fs), 0);
-	for (i = 0; i < size / piece; i++)
-		expect(fs, "/big", i * piece, piece, ver[i]);
-	expect_clean(fs);
-	fs = remount(fs, &mo);
-	for (i = 0; i < size / piece; i++)
-		expect(fs, "/big", i * piece, piece, ver[i]);
-	expect_clean(fs);
-	close_fs(fs);
+	expect_pieces_and_close(fs, &mo, ver, size, piece);
 	free(buf);
 	free(ver);
 }
@@ -695,14 +709,7 @@ START_TEST(test_reclaim_background_cleaner)
 	if (!is_thread)
 		ck_assert_uint_eq(fs->rstats.writer_runs, 0);
 	ck_assert_int_eq(fs->error, 0);
-	for (i = 0; i < size / piece; i++)
-		expect(fs, "/big", i * piece, piece, ver[i]);
-	expect_clean(fs);
-	fs = remount(fs, &mo);
-	for (i = 0; i < size / piece; i++)
-		expect(fs, "/big", i * piece, piece, ver[i]);
-	expect_clean(fs);
-	close_fs(fs);
+	expect_pieces_and_close(fs, &mo, ver, size, piece);
 	free(buf);
 	free(ver);
 }
