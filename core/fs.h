@@ -125,7 +125,7 @@ struct zcow_fs {
 	 * run, and the thread of ZCOW_CLEANER_THREAD. */
 	int cleaner;
 	bool cleaner_due;
-	uint64_t cleaner_commits;
+	uint64_t cleaner_commits, cleaner_target;
 	bool has_cleaner_thread, cleaner_stop;
 	pthread_t cleaner_thread;
 	pthread_cond_t cleaner_cond;	/* with files->lock: a run is due */
