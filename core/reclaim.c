@@ -577,6 +577,7 @@ void zcow_reclaim_data_space(struct zcow_fs *fs, uint64_t *live_ret,
 			     uint64_t *space_ret, uint64_t *pending_ret)
 {
 	uint64_t live = 0, space = 0, pending = nr_pending_zones(fs), i;
+	uint64_t free_z;
 
 	for (i = 0; i < fs->nr_bgs; i++) {
 		const struct zcow_bg *bg = fs->bgs[i];
@@ -587,9 +588,16 @@ void zcow_reclaim_data_space(struct zcow_fs *fs, uint64_t *live_ret,
 		if (!bg->is_cleaned && !bg->is_removing)
 			space += bg->capacity;
 	}
+	/* The zones data may open beyond the pool the just-in-time cleaner
+	 * never lets fall (it cleans when data is down to ahead_zones() - 1,
+	 * before the pick takes one): those are a reserve, as the metadata
+	 * reserve is, and data never writes them while it keeps up. */
+	free_z = data_zones_free(fs, pending);
+	if (policies[fs->reclaim].when == WHEN_JUST_IN_TIME)
+		free_z -= free_z < ahead_zones(fs) - 1 ? free_z :
+							  ahead_zones(fs) - 1;
 	*live_ret = live;
-	*space_ret = space + data_zones_free(fs, pending) *
-				     (zcow_zoned_zone_room(fs) / BS * BS);
+	*space_ret = space + free_z * (zcow_zoned_zone_room(fs) / BS * BS);
 	*pending_ret = pending;
 }
 

@@ -401,8 +401,10 @@ struct zcow_fs_info {
 	/* The space data cycles through: the live bytes of the data
 	 * groups, and the bytes it could hold (the data groups' capacity
 	 * and the zones data may still open, pending ones counted, less
-	 * what the metadata's next commits need); their ratio is the
-	 * utilization the cleaning runs at (0 without the file layer). */
+	 * what the metadata's next commits need and, under a just-in-time
+	 * policy, less the pool the cleaner never lets fall: its ahead
+	 * zones less one); their ratio is the utilization the cleaning
+	 * runs at (0 without the file layer). */
 	uint64_t data_live_bytes;
 	uint64_t data_space_bytes;
 };

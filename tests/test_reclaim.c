@@ -715,6 +715,35 @@ START_TEST(test_reclaim_background_cleaner)
 }
 END_TEST
 
+/*
+ * The space data cycles through (zcow_fs_info data_space_bytes): under a
+ * just-in-time policy, less the cleaner's pool that data never writes
+ * (its ahead zones, 3 by default, less one) and the zone held for the
+ * relocation group; without reclaim neither.  The same image mounted
+ * both ways: exactly 2 + held zones apart, the live bytes equal.
+ */
+START_TEST(test_reclaim_data_space_leaves_out_the_cleaners_pool)
+{
+	struct zcow_mount_opts off = { .reclaim = ZCOW_RECLAIM_OFF };
+	struct zcow_mount_opts greedy = { .reclaim = ZCOW_RECLAIM_GREEDY };
+	struct zcow_fs *fs = sim_fs(32, 0, &off);
+	struct zcow_fs_info a, b;
+
+	put(fs, "/f", 0, 3 * MiB, 1);
+	ck_assert_int_eq(zcow_sync(fs), 0);
+	ck_assert_int_eq(zcow_fs_info(fs, &a), 0);
+	fs = remount(fs, &greedy);
+	ck_assert_int_eq(zcow_fs_info(fs, &b), 0);
+	ck_assert_uint_eq(a.nr_reloc_held_zones, 0);
+	ck_assert_uint_eq(b.nr_reloc_held_zones, 1);
+	ck_assert_uint_eq(a.data_live_bytes, 3 * MiB);
+	ck_assert_uint_eq(b.data_live_bytes, 3 * MiB);
+	ck_assert_uint_eq(a.data_space_bytes - b.data_space_bytes,
+			  (2 + b.nr_reloc_held_zones) * ZS);
+	close_fs(fs);
+}
+END_TEST
+
 /* cleaner= as a mount option: background is the thread, writer the
  * default; anything else, as a string or a number, is refused. */
 START_TEST(test_reclaim_cleaner_option)
@@ -1360,6 +1389,7 @@ Suite *reclaim_suite(void)
 	tcase_add_loop_test(tc, test_reclaim_sustained_overwrite, 0, 8);
 	tcase_add_loop_test(tc, test_reclaim_background_cleaner, 0, 2);
 	tcase_add_test(tc, test_reclaim_cleaner_option);
+	tcase_add_test(tc, test_reclaim_data_space_leaves_out_the_cleaners_pool);
 	tcase_add_test(tc, test_reclaim_holds_a_zone_for_relocation);
 	tcase_add_test(
 		tc, test_reclaim_holds_a_zone_past_a_partly_filled_relocation_group);
