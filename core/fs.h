@@ -129,7 +129,6 @@ struct zcow_fs {
 	bool has_cleaner_thread, cleaner_stop;
 	pthread_t cleaner_thread;
 	pthread_cond_t cleaner_cond;	/* with files->lock: a run is due */
-	pthread_cond_t cleaner_done;	/* with files->lock: a step ended */
 	/* Nodes the recent commits wrote: the largest, decaying by a
 	 * quarter per commit (core/transaction.c:write_nodes). */
 	uint64_t commit_nodes_peak;

@@ -823,12 +823,15 @@ static bool hand_to_cleaner(struct zcow_fs *fs, const struct policy *p,
 		pthread_cond_signal(&fs->cleaner_cond);
 	if (p->when == WHEN_OVER_THRESHOLD)
 		return true;
-	/* The thread fell behind: wait for its steps, as a btrfs space
-	 * ticket waits for the reclaim worker (the steps run in the
-	 * scheduler's time: it holds the writers back, zcow_cleaner_behind). */
-	while (fs->has_cleaner_thread && !fs->cleaner_stop && !fs->error &&
-	       zcow_cleaner_behind(fs))
-		pthread_cond_wait(&fs->cleaner_done, &fs->files->lock);
+	/*
+	 * A writer does not sleep here for the thread: this is the middle of
+	 * its data pick, and letting go of the fs lock there let other
+	 * writers and the thread interleave with it (measured: writes off
+	 * the write pointer and a commit without room, 32 writers on a full
+	 * device).  At the hard reserve it takes one step itself; in
+	 * simulated time the scheduler holds the jobs back instead
+	 * (zcow_cleaner_behind()).
+	 */
 	return !fs->cleaner_due ||
 	       data_zones_free(fs, nr_pending_zones(fs)) > HARD_RESERVE_ZONES;
 }
@@ -977,7 +980,6 @@ static void *cleaner_main(void *arg)
 				 err);
 			fs->cleaner_due = false;
 		}
-		pthread_cond_broadcast(&fs->cleaner_done);
 		/* the writers get the lock between two steps */
 		pthread_mutex_unlock(&fl->lock);
 		sched_yield();
@@ -997,12 +999,10 @@ int zcow_cleaner_start(struct zcow_fs *fs, int cleaner)
 	if (fs->cleaner != ZCOW_CLEANER_THREAD)
 		return 0;
 	pthread_cond_init(&fs->cleaner_cond, NULL);
-	pthread_cond_init(&fs->cleaner_done, NULL);
 	fs->cleaner_stop = false;
 	err = -pthread_create(&fs->cleaner_thread, NULL, cleaner_main, fs);
 	if (err) {
 		pthread_cond_destroy(&fs->cleaner_cond);
-		pthread_cond_destroy(&fs->cleaner_done);
 		fs->cleaner = ZCOW_CLEANER_WRITER;
 		return err;
 	}
@@ -1025,11 +1025,9 @@ void zcow_cleaner_stop(struct zcow_fs *fs)
 	pthread_mutex_lock(&fs->files->lock);
 	fs->cleaner_stop = true;
 	pthread_cond_signal(&fs->cleaner_cond);
-	pthread_cond_broadcast(&fs->cleaner_done);
 	pthread_mutex_unlock(&fs->files->lock);
 	pthread_join(fs->cleaner_thread, NULL);
 	pthread_cond_destroy(&fs->cleaner_cond);
-	pthread_cond_destroy(&fs->cleaner_done);
 	fs->has_cleaner_thread = false;
 	fs->cleaner = ZCOW_CLEANER_WRITER;
 	fs->cleaner_due = false;

@@ -515,10 +515,10 @@ int zcow_replace_status(struct zcow_fs *fs, struct zcow_replace_status *st);
 bool zcow_cleaner_due(struct zcow_fs *fs);
 int zcow_cleaner_step(struct zcow_fs *fs);
 /* The cleaner fell behind: data is a zone short of the hard reserve
- * (pending zones counted) while a run is due.  A writer should wait for
- * the cleaner's steps then (the thread's writers do), as a btrfs space
- * ticket waits for the reclaim worker; one that does not, and opens the
- * last zone, cleans itself. */
+ * (pending zones counted) while a run is due.  A caller that runs the
+ * steps should hold its writers back until it has taken them, as a
+ * btrfs space ticket waits for the reclaim worker (zcow run's scheduler
+ * does); a writer that opens the last zone takes one step itself. */
 bool zcow_cleaner_behind(struct zcow_fs *fs);
 /* Change who cleans on a mounted fs (enum above; a thread is joined
  * first): a daemon starts its thread after its fork, which a thread

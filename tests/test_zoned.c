@@ -929,11 +929,15 @@ static void *full_thread(void *arg)
  * relocation and the commits share the budget while writes are in
  * flight.  Every call returns 0 or -ENOSPC (some do: the device is
  * full), the fs never enters its error state, no zone is opened beyond
- * the limit, the check is clean.
+ * the limit, the check is clean; with the writers cleaning and with the
+ * background cleaner's thread.
  */
 START_TEST(test_zoned_32_writers_on_full_device_get_only_enospc)
 {
-	struct zcow_mount_opts mo = { 0 };
+	/* _i 1: with the background cleaner's thread beside them */
+	struct zcow_mount_opts mo = {
+		.cleaner = _i ? ZCOW_CLEANER_THREAD : ZCOW_CLEANER_WRITER,
+	};
 	struct zcow_fs *fs = sim_fs_cap(32, 0, 0, 6, &mo);
 	struct zsim *sim = zsim_from_dev(fs->dev);
 	struct full_job jobs[FULL_THREADS];
@@ -1019,7 +1023,9 @@ Suite *zoned_suite(void)
 			    test_zoned_failed_data_write_rolls_back_to_the_write_pointer,
 			    0, 2);
 	tcase_add_test(tc, test_zoned_failed_log_write_commits_instead);
-	tcase_add_test(tc, test_zoned_32_writers_on_full_device_get_only_enospc);
+	tcase_add_loop_test(tc,
+			    test_zoned_32_writers_on_full_device_get_only_enospc,
+			    0, 2);
 	suite_add_tcase(s, tc);
 	return s;
 }
