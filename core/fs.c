@@ -674,6 +674,11 @@ int zcow_mount_devs(struct zdev **devs, unsigned int nr,
 			 (unsigned long long)fs->generation, ret);
 		goto out;
 	}
+	/* ORDER: before the log replay and anything else that writes. */
+	if (!fs->read_only && fs->has_trees)
+		ret = zcow_reset_free_active_zones(fs);
+	if (ret)
+		goto out;
 	for (d = 0; d < fs->nr_devs && !fs->read_only; d++) {
 		bool room = true;
 

@@ -382,6 +382,48 @@ uint64_t zcow_device_free_bytes(struct zcow_fs *fs,
 	return used < zd->writable_bytes ? zd->writable_bytes - used : 0;
 }
 
+int zcow_reset_free_active_zones(struct zcow_fs *fs)
+{
+	unsigned int d;
+
+	for (d = 0; d < fs->nr_devs; d++) {
+		struct zcow_device *zd = &fs->devs[d];
+		struct zdev *dev = zd->zdev;
+		uint64_t zs = dev->info.zone_size, zone;
+		uint64_t size = zcow_device_size(zd);
+
+		if (!dev->info.is_zoned)
+			continue;
+		for (zone = 0; zone + zs <= size; zone += zs) {
+			struct zdev_zone z;
+			int ret;
+
+			if (is_sb_zone(fs, dev, zone) ||
+			    is_zone_allocated(fs, zd, zone))
+				continue;
+			ret = zdev_report_zone(dev, zone, &z);
+			if (ret)
+				return ret;
+			if (!zdev_zone_is_seq(&z) ||
+			    (z.cond != ZDEV_COND_IMP_OPEN &&
+			     z.cond != ZDEV_COND_EXP_OPEN &&
+			     z.cond != ZDEV_COND_CLOSED))
+				continue;
+			/* Unreferenced, as in find_free_zone(): written by
+			 * a chunk no commit recorded, or by a group removed
+			 * before a crash. */
+			zlog_warn(TAG, "devid %llu: resetting zone %" PRIu64
+				  " (wp %" PRIu64 "): active, in no block group",
+				  (unsigned long long)zd->devid, zone / zs,
+				  z.wp - z.start);
+			ret = zdev_reset_zone(dev, zone, ZDEV_CLASS_ZONE);
+			if (ret)
+				return ret;
+		}
+	}
+	return 0;
+}
+
 /*
  * The lowest free zone of @zd that is not a superblock zone and holds no
  * fixed superblock copy, conventional or empty (a free sequential zone

@@ -141,6 +141,16 @@ int zcow_check_profile(uint64_t flags);
 uint64_t zcow_chunk_max_size(const struct zcow_fs *fs, uint64_t type);
 
 /*
+ * Reset every sequential zone of the member devices that is active on the
+ * device (open or closed) but in no block group and no superblock zone: a
+ * crash leaves them (a chunk no commit recorded, a group removed before
+ * its reset), and the device counts them against its active-zone limit
+ * while the fs's budget does not.  At a read-write mount, before anything
+ * is written.  0 or a device errno.
+ */
+int zcow_reset_free_active_zones(struct zcow_fs *fs);
+
+/*
  * Allocate a chunk of @flags (one type bit, optionally a profile bit, which
  * is refused): the lowest free zone that is not a superblock zone and holds
  * no fixed superblock copy, conventional or empty (a non-empty sequential

@@ -864,6 +864,67 @@ START_TEST(test_zoned_failed_log_write_commits_instead)
 }
 END_TEST
 
+/* ---- zones a crash left active outside every block group --------------- */
+
+/*
+ * A zone written but in no block group (a chunk no commit recorded, as a
+ * crash leaves it) is active on the device, which counts it against
+ * max_active while the fs's budget does not.  A read-write mount resets
+ * it before anything is written; a read-only mount leaves it; afterwards
+ * files fill the device at max_active 6 with only ENOSPC at the end (no
+ * EOVERFLOW from a zone the fs did not know was open), and the device
+ * saw no zone opened beyond its limit.
+ */
+START_TEST(test_zoned_mount_resets_active_zones_outside_groups)
+{
+	struct zcow_mount_opts ro = { .read_only = true }, rw = { 0 };
+	struct zcow_fs *fs = sim_fs_cap(32, 0, 64 * 1024, 6, &rw);
+	struct zdev *dev = fs->dev;
+	struct zsim *sim = zsim_from_dev(dev);
+	uint64_t zs = dev->info.zone_size, orphan[2], i;
+	uint8_t *buf = calloc(1, MiB);
+	struct zdev_zone z;
+	struct zcow_file *f;
+	int64_t n;
+
+	ck_assert_ptr_nonnull(buf);
+	ck_assert_int_eq(zcow_unmount(fs), 0);
+	/* The two highest zones: free on a fresh fs; one left open, one
+	 * closed by an explicit close. */
+	orphan[0] = 30 * zs;
+	orphan[1] = 31 * zs;
+	for (i = 0; i < 2; i++) {
+		ck_assert_int_eq(zdev_report_zone(dev, orphan[i], &z), 0);
+		ck_assert_int_eq(z.cond, ZDEV_COND_EMPTY);
+		ck_assert_int_eq(zdev_write(dev, buf, 4096, orphan[i], 0,
+					    ZDEV_CLASS_DATA), 0);
+	}
+	ck_assert_int_eq(zdev_zone_mgmt(dev, ZDEV_ZONE_CLOSE, orphan[1], zs,
+					ZDEV_CLASS_ZONE), 0);
+	ck_assert_int_eq(zcow_mount(dev, &ro, &fs), 0);
+	ck_assert_int_eq(zdev_report_zone(dev, orphan[0], &z), 0);
+	ck_assert_int_eq(z.cond, ZDEV_COND_IMP_OPEN);
+	ck_assert_int_eq(zcow_unmount(fs), 0);
+	ck_assert_int_eq(zcow_mount(dev, &rw, &fs), 0);
+	for (i = 0; i < 2; i++) {
+		ck_assert_int_eq(zdev_report_zone(dev, orphan[i], &z), 0);
+		ck_assert_int_eq(z.cond, ZDEV_COND_EMPTY);
+	}
+	ck_assert_int_eq(zcow_create(fs, "/fill", &f), 0);
+	for (i = 0; (n = zcow_pwrite(f, buf, MiB, i * MiB)) > 0; i++)
+		;
+	ck_assert_int_eq(n, -ENOSPC);
+	ck_assert_int_eq(zcow_close(f), 0);
+	ck_assert_int_eq(zcow_fs_error(fs), 0);
+	ck_assert_uint_gt(i, 16);
+	ck_assert_uint_eq(zsim_nr_violations(sim, ZSIM_RULE_TOO_MANY_ACTIVE),
+			  0);
+	ck_assert_int_eq(zcow_check(fs, print_problem, NULL), 0);
+	free(buf);
+	sim_fs_close(fs);
+}
+END_TEST
+
 /* ---- 32 writers on a full device ---------------------------------------- */
 
 #define FULL_THREADS 32
@@ -1026,6 +1087,7 @@ Suite *zoned_suite(void)
 	tcase_add_loop_test(tc,
 			    test_zoned_32_writers_on_full_device_get_only_enospc,
 			    0, 2);
+	tcase_add_test(tc, test_zoned_mount_resets_active_zones_outside_groups);
 	suite_add_tcase(s, tc);
 	return s;
 }
