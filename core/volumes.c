@@ -880,6 +880,9 @@ void zcow_space_info(struct zcow_fs *fs, enum zcow_space_type type,
 #define COMMIT_FIXED_NODES	8u
 /* What an unlink of a small file may take from the global reserve. */
 #define SLACK_FS_ITEMS		8u
+/* Commits' worth of chunk-tree copies ahead at which a free zone is held
+ * for the next system chunk (zcow_sys_zone_held). */
+#define SYS_HOLD_COMMITS	4u
 #define SLACK_DATA_ITEMS	2u
 
 static uint64_t height(const struct zcow_tree *tree)
@@ -966,7 +969,12 @@ int zcow_sys_zone_held(struct zcow_fs *fs, bool *held_ret)
 				fs->nodesize;
 	}
 	need = 2 * (uint64_t)nr + 2 * (height(&fs->chunk_tree) + 1) + 2;
-	*held_ret = room < need;
+	/* Held from SYS_HOLD_COMMITS commits before the room runs out: a
+	 * zone held only at the last one could already be taken by then
+	 * (measured: a commit failing for lack of a system zone at
+	 * max_active 6, every free zone taken by data and metadata while
+	 * the system group still had room). */
+	*held_ret = room < need * SYS_HOLD_COMMITS;
 	return 0;
 }
 

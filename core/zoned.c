@@ -121,17 +121,29 @@ bool zcow_zoned_has_reclaimable(struct zcow_fs *fs)
  * META_RESERVE_ZONES, and only while the metadata room left without it
  * still covers the commit and the global reserve (zcow_meta_may_give()).
  */
+/* The free zone held for the next system chunk (zcow_sys_zone_held):
+ * 1 or 0.  No writer but the chunk tree's may take it. */
+static uint64_t sys_held_zones(struct zcow_fs *fs)
+{
+	bool held = true;
+
+	if (zcow_sys_zone_held(fs, &held))
+		return 1;
+	return held ? 1 : 0;
+}
+
 static bool data_may_take_zone(struct zcow_fs *fs)
 {
 	return zcow_zoned_nr_free_zones(fs) >
-		       META_RESERVE_ZONES + zcow_reclaim_held_zones(fs) &&
+		       META_RESERVE_ZONES + zcow_reclaim_held_zones(fs) +
+			       sys_held_zones(fs) &&
 	       zcow_meta_may_give(fs, zcow_zoned_zone_room(fs));
 }
 
 uint64_t zcow_zoned_reloc_zones(struct zcow_fs *fs)
 {
 	uint64_t free_z = zcow_zoned_nr_free_zones(fs);
-	uint64_t keep = META_RESERVE_ZONES + 1;
+	uint64_t keep = META_RESERVE_ZONES + 1 + sys_held_zones(fs);
 
 	if (!zcow_zoned_reloc_may_take_zone(fs))
 		return 0;
@@ -146,8 +158,10 @@ bool zcow_zoned_reloc_may_take_zone(struct zcow_fs *fs)
 	if (fs->reclaim == ZCOW_RECLAIM_OFF)
 		may = data_may_take_zone(fs);
 	else if (zcow_reclaim_held_zones(fs))
-		/* The zone held back for it, or one data may take. */
-		may = zcow_zoned_nr_free_zones(fs) >= 1;
+		/* The zone held back for it, or one data may take; never the
+		 * one held for the next system chunk (measured: a commit
+		 * failing for lack of a system zone at max_active 6). */
+		may = zcow_zoned_nr_free_zones(fs) >= 1 + sys_held_zones(fs);
 	else
 		may = data_may_take_zone(fs);
 	/* ... and an active zone within the budget. */
