@@ -252,6 +252,28 @@ static void expect_repro_clean(const char *line)
 }
 
 /*
+ * Untuned geometry (configs/crash-reclaim-untuned.scenario: 2
+ * conventional zones, capacity below the zone size, max_active 6), the
+ * tree-log on: the crash left a zone written by a chunk no commit
+ * recorded open on the device; the probe write after recovery was
+ * refused with EOVERFLOW (one zone over the limit the fs did not know
+ * was open) until the mount reset it (docs/space.md, "After a crash").
+ */
+START_TEST(test_repro_zone_left_open_outside_every_group)
+{
+	static const char *const lines[] = {
+		"configs/crash-reclaim-untuned.scenario quick w=0 treelog=on cut=persist=358 loss=prefix seed=1",
+		"configs/crash-reclaim-untuned.scenario quick w=0 treelog=on cut=persist=459 loss=prefix seed=1",
+		"configs/crash-reclaim-untuned.scenario quick w=0 treelog=on cut=persist=558 loss=prefix seed=1",
+	};
+	unsigned int i;
+
+	for (i = 0; i < sizeof(lines) / sizeof(lines[0]); i++)
+		expect_repro_clean(lines[i]);
+}
+END_TEST
+
+/*
  * A write whose reservation ran a reclaim pass committed twice on its way
  * (generations 135 and 136 of this state's uncut run), before its own
  * items; a cut in commit 137 recovers generation 136, which rightly holds
@@ -635,6 +657,7 @@ Suite *crash_suite(void)
 	tcase_add_test(tc, test_mutation_replace_wipe_early_caught);
 	tcase_add_test(tc, test_repro_line);
 	tcase_add_test(tc, test_repro_op_that_committed_twice_on_its_way);
+	tcase_add_test(tc, test_repro_zone_left_open_outside_every_group);
 	tcase_add_test(tc, test_repro_write_after_recovery_cleans_open_groups);
 	tcase_add_test(tc, test_treelog_on_clean_without_mutation);
 	tcase_add_test(tc, test_treelog_on_fsync_oracle_catches_unflushed_commit);
