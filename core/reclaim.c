@@ -335,12 +335,53 @@ static bool is_over_threshold(struct zcow_fs *fs, const struct zcow_bg *bg)
  * the data groups: the nodes left in it are those the workload does not
  * touch.
  */
+static uint64_t div_up(uint64_t a, uint64_t b)
+{
+	return b ? (a + b - 1) / b : 0;
+}
+
+/* Balance: the groups of a type that have no garbage and are partly
+ * filled, and their live bytes. */
+struct partial {
+	uint64_t nr, used, capacity;
+};
+
+/*
+ * Balance: does moving @bg gain nothing?  A group without garbage gains
+ * nothing when it is full, nor when the partly filled groups of its type
+ * without garbage (@partial) would fill as many zones after the move as
+ * before: the copies take as much room as they give back.  So a second
+ * balance has no data to move.
+ */
+static bool gains_nothing(const struct zcow_bg *bg,
+			  const struct partial *partial)
+{
+	const struct partial *p = &partial[(bg->flags & ZCOW_BG_DATA) != 0];
+
+	if (zcow_bg_garbage(bg))
+		return false;
+	return bg->alloc_offset >= bg->capacity || !p->capacity ||
+	       div_up(p->used, p->capacity) >= p->nr;
+}
+
 static int list_victims(struct zcow_fs *fs, uint32_t usage, uint64_t clock,
 			bool meta_ok, struct victim **v_ret, uint64_t *nr_ret)
 {
 	struct victim *v = NULL;
+	struct partial partial[2] = { { 0, 0, 0 }, { 0, 0, 0 } };
 	uint64_t nr = 0, cap = 0, i;
 
+	for (i = 0; usage <= 100 && i < fs->nr_bgs; i++) {
+		const struct zcow_bg *bg = fs->bgs[i];
+		struct partial *p = &partial[(bg->flags & ZCOW_BG_DATA) != 0];
+
+		if (is_candidate(fs, bg, true) && !zcow_bg_garbage(bg) &&
+		    bg->alloc_offset < bg->capacity) {
+			p->nr++;
+			p->used += bg->used;
+			p->capacity = bg->capacity;
+		}
+	}
 	for (i = 0; i < fs->nr_bgs; i++) {
 		struct zcow_bg *bg = fs->bgs[i];
 
@@ -350,7 +391,8 @@ static int list_victims(struct zcow_fs *fs, uint32_t usage, uint64_t clock,
 		if (usage <= 100) {
 			if (!is_candidate(fs, bg, true) ||
 			    bg->last_alloc > clock ||
-			    bg->used * 100 > (uint64_t)usage * bg->capacity)
+			    bg->used * 100 > (uint64_t)usage * bg->capacity ||
+			    gains_nothing(bg, partial))
 				continue;
 		} else if (!is_candidate(fs, bg, false) ||
 			   bg->used >= bg->capacity ||
@@ -424,11 +466,6 @@ static uint64_t nr_pending_zones(struct zcow_fs *fs)
 			n += (bg->length + zs - 1) / zs;
 	}
 	return n;
-}
-
-static uint64_t div_up(uint64_t a, uint64_t b)
-{
-	return b ? (a + b - 1) / b : 0;
 }
 
 /* Free zones data may not take: the metadata reserve and the zone held

@@ -168,9 +168,11 @@ int cmd_check(int argc, char **argv)
  */
 int cmd_balance(int argc, char **argv)
 {
-	static const char usage[] = "[-o MOUNT_OPTS] [--usage N] DEV";
+	static const char usage[] = "[-o MOUNT_OPTS] [--usage N] [--raw] DEV";
 	struct zcow_mount_opts mo = { 0 };
 	struct zcow_reclaim_stats st = { 0 };
+	char a[32], b[32];
+	bool raw = false;
 	struct zcow_fs_info info;
 	struct zcow_fs *fs = NULL;
 	struct zcow_devs devs;
@@ -184,8 +186,10 @@ int cmd_balance(int argc, char **argv)
 			printf("usage: zcow balance %s\n"
 			       "relocate every data and metadata block group "
 			       "whose live share is at most N%% (default 100: "
-			       "all but the ones being written) and reset "
-			       "their zones\n", usage);
+			       "all but the ones being written, and those "
+			       "with nothing to gain) and reset their zones; "
+			       "sizes in zcow df's units (--raw: bytes)\n",
+			       usage);
 			return 0;
 		} else if (!strcmp(argv[i], "--usage") && i + 1 < argc) {
 			errno = 0;
@@ -196,6 +200,8 @@ int cmd_balance(int argc, char **argv)
 					argv[i]);
 				return 2;
 			}
+		} else if (!strcmp(argv[i], "--raw")) {
+			raw = true;
 		} else if (!strcmp(argv[i], "-o") && i + 1 < argc) {
 			if (zcow_mount_opts_parse(argv[++i], &mo)) {
 				fprintf(stderr, "zcow balance: bad mount "
@@ -232,15 +238,18 @@ int cmd_balance(int argc, char **argv)
 	ret = zcow_balance(fs, (uint32_t)pct, &st);
 	if (ret)
 		fprintf(stderr, "zcow balance: %s\n", strerror(-ret));
+	/* in zcow df's units (--raw: bytes, as df --raw) */
+	human(a, sizeof(a), st.data_bytes, raw);
+	human(b, sizeof(b), st.meta_bytes, raw);
 	printf("relocated %" PRIu64 " block groups (data %" PRIu64
-	       ", metadata %" PRIu64 "): %" PRIu64 " bytes of data in %" PRIu64
-	       " extents, %" PRIu64 " bytes of metadata in %" PRIu64
+	       ", metadata %" PRIu64 "): %s of data in %" PRIu64
+	       " extents, %s of metadata in %" PRIu64
 	       " nodes; %" PRIu64 " zones reset\n",
 	       st.groups_relocated, st.data_groups, st.meta_groups,
-	       st.data_bytes, st.data_extents, st.meta_bytes, st.meta_nodes,
-	       st.zones_reset);
+	       a, st.data_extents, b, st.meta_nodes, st.zones_reset);
 	zcow_fs_info(fs, &info);
-	printf("reclaimable now: %" PRIu64 " bytes\n", info.reclaimable);
+	human(a, sizeof(a), info.reclaimable, raw);
+	printf("reclaimable now: %s\n", a);
 	uret = zcow_unmount(fs);
 	if (uret)
 		fprintf(stderr, "zcow balance: unmount: %s\n",
