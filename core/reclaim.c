@@ -583,8 +583,8 @@ static int clean_one(struct zcow_fs *fs, bool meta_ok, bool meta_short,
 		 * nodes are written again by that commit, and the writers
 		 * go on dirtying nodes while it cleans (measured: relocated
 		 * metadata per host byte on the sustained experiment 2.25
-		 * -> 0.67; for the writer's pass it costs 9 % GC WA at rho
-		 * 0.8 of harness/gc.py, docs/reclaim-experiments.md). */
+		 * -> 0.67; for the writer's pass it costs 4 % GC WA at rho
+		 * 0.8 of harness/gc.py, docs/reclaim.md). */
 		if (fs->cleaner != ZCOW_CLEANER_WRITER &&
 		    !(bg->flags & ZCOW_BG_DATA) && live_share(bg) > 0.5)
 			continue;
@@ -813,7 +813,7 @@ static int clean_all(struct zcow_fs *fs, uint32_t usage, uint64_t clock,
 
 /* Nothing changed since a run found nothing to do (generation, bytes
  * freed and runs as they were then)? */
-static int cleaner_step_locked(struct zcow_fs *fs);
+static int cleaner_step_locked(struct zcow_fs *fs, bool by_cleaner);
 
 static bool is_idle(struct zcow_fs *fs)
 {
@@ -896,7 +896,7 @@ int zcow_reclaim_locked(struct zcow_fs *fs, enum zcow_reclaim_when when)
 	/* The cleaner fell behind: this writer takes one of its steps. */
 	if (fs->cleaner != ZCOW_CLEANER_WRITER &&
 	    (when == ZCOW_RECLAIM_AT_PICK || when == ZCOW_RECLAIM_AT_COMMIT))
-		return cleaner_step_locked(fs);
+		return cleaner_step_locked(fs, false);
 	passes = fs->rstats.nr_passes;
 	fs->in_reclaim = true;
 	if (p->when == WHEN_OVER_THRESHOLD)	/* and commit, as btrfs's
@@ -916,9 +916,11 @@ int zcow_reclaim_locked(struct zcow_fs *fs, enum zcow_reclaim_when when)
  * clean-up after a commit whole; for the just-in-time policies one
  * clean_step(), then the commit if data is down to HARD_RESERVE_ZONES
  * zones.  The run ends (fs->cleaner_due false) once it has collected
- * enough (is_clean_done()) or nothing fits.
+ * enough (is_clean_done()) or nothing fits.  @by_cleaner: the cleaner
+ * took it (counted in cleaner_steps), not a writer that found data at
+ * the hard reserve (counted in writer_runs by its caller).
  */
-static int cleaner_step_locked(struct zcow_fs *fs)
+static int cleaner_step_locked(struct zcow_fs *fs, bool by_cleaner)
 {
 	const struct policy *p = &policies[fs->reclaim];
 	enum clean_step step = STEP_NONE;
@@ -959,7 +961,7 @@ static int cleaner_step_locked(struct zcow_fs *fs)
 			fs->cleaner_due = false;
 	}
 	fs->in_reclaim = false;
-	if (step != STEP_NONE)
+	if (step != STEP_NONE && by_cleaner)	/* a writer's: writer_runs */
 		fs->rstats.cleaner_steps++;
 	note_idle(fs, ZCOW_RECLAIM_AT_PICK, passes);
 	if (err == -ENOSPC) {	/* nothing fits now; a writer that runs
@@ -992,7 +994,7 @@ int zcow_cleaner_step(struct zcow_fs *fs)
 	if (!fs->files)
 		return 0;
 	pthread_mutex_lock(&fs->files->lock);
-	err = cleaner_step_locked(fs);
+	err = cleaner_step_locked(fs, true);
 	pthread_mutex_unlock(&fs->files->lock);
 	return err;
 }
@@ -1011,7 +1013,7 @@ static void *cleaner_main(void *arg)
 			pthread_cond_wait(&fs->cleaner_cond, &fl->lock);
 			continue;
 		}
-		err = cleaner_step_locked(fs);
+		err = cleaner_step_locked(fs, true);
 		if (err) {
 			zlog_err(TAG, "background cleaner: a step failed: %d",
 				 err);
