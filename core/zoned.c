@@ -140,12 +140,33 @@ static bool data_may_take_zone(struct zcow_fs *fs)
 	       zcow_meta_may_give(fs, zcow_zoned_zone_room(fs));
 }
 
+/* May relocation take a free zone (the free zones' rules alone)? */
+static bool reloc_may_take_free_zone(struct zcow_fs *fs)
+{
+	if (fs->reclaim == ZCOW_RECLAIM_OFF)
+		return data_may_take_zone(fs);
+	if (zcow_reclaim_held_zones(fs))
+		/* The zone held back for it, or one data may take; never the
+		 * one held for the next system chunk (measured: a commit
+		 * failing for lack of a system zone at max_active 6). */
+		return zcow_zoned_nr_free_zones(fs) >= 1 + sys_held_zones(fs);
+	return data_may_take_zone(fs);
+}
+
+/*
+ * A count, so it opens nothing: the active zone a new relocation group
+ * needs is taken when one is allocated (zcow_zoned_reloc_may_take_zone),
+ * by finishing the current one if nothing cheaper is left.  Asking the
+ * budget here finished the current relocation group with half its room
+ * left each time the cleaner sized a victim (max_active 6: every victim
+ * moved into a zone finished half empty, the next victim, no progress).
+ */
 uint64_t zcow_zoned_reloc_zones(struct zcow_fs *fs)
 {
 	uint64_t free_z = zcow_zoned_nr_free_zones(fs);
 	uint64_t keep = META_RESERVE_ZONES + 1 + sys_held_zones(fs);
 
-	if (!zcow_zoned_reloc_may_take_zone(fs))
+	if (!reloc_may_take_free_zone(fs))
 		return 0;
 	return free_z > keep ? free_z - keep :
 			       (zcow_reclaim_held_zones(fs) ? 1 : 0);
@@ -153,19 +174,9 @@ uint64_t zcow_zoned_reloc_zones(struct zcow_fs *fs)
 
 bool zcow_zoned_reloc_may_take_zone(struct zcow_fs *fs)
 {
-	bool may;
-
-	if (fs->reclaim == ZCOW_RECLAIM_OFF)
-		may = data_may_take_zone(fs);
-	else if (zcow_reclaim_held_zones(fs))
-		/* The zone held back for it, or one data may take; never the
-		 * one held for the next system chunk (measured: a commit
-		 * failing for lack of a system zone at max_active 6). */
-		may = zcow_zoned_nr_free_zones(fs) >= 1 + sys_held_zones(fs);
-	else
-		may = data_may_take_zone(fs);
 	/* ... and an active zone within the budget. */
-	return may && !zcow_zoned_open_zone(fs, NULL, ZCOW_ZONE_RELOC);
+	return reloc_may_take_free_zone(fs) &&
+	       !zcow_zoned_open_zone(fs, NULL, ZCOW_ZONE_RELOC);
 }
 
 /* ---- the active-zone budget ----------------------------------------- */
