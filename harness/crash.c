@@ -522,6 +522,9 @@ static int write_shard(const char *dir, const struct camp *c,
 		sum->tried_treelog[0], sum->tried_treelog[1],
 		sum->violations_treelog[0], sum->violations_treelog[1],
 		sum->tried_replay, sum->btrfs_states, sum->btrfs_images);
+	fprintf(f, "  \"nr_ops\": %" PRIu64 ",\n  \"nr_ops_ok\": %" PRIu64 ",\n  \"nr_ops_enospc\": %" PRIu64 ",\n  \"nr_ops_namespace\": %" PRIu64 ",\n  \"nr_ops_other\": %" PRIu64 ",\n",
+		sum->nr_ops, sum->nr_ops_ok, sum->nr_ops_enospc,
+		sum->nr_ops_namespace, sum->nr_ops_other);
 	fprintf(f, "  \"nr_injected\": %" PRIu64 ",\n  \"nr_zone_fails\": %" PRIu64 ",\n  \"nr_faulted\": %" PRIu64 ",\n  \"nr_errors\": %" PRIu64 ",\n  \"nr_on_target\": %" PRIu64 ",\n  \"nr_degraded\": %" PRIu64 ",\n  \"seconds\": %.3f,\n  \"complete\": true\n}\n",
 		sum->nr_injected, sum->nr_zone_fails, sum->nr_faulted,
 		sum->nr_errors, sum->nr_on_target, sum->nr_degraded,
@@ -533,6 +536,35 @@ static int write_shard(const char *dir, const struct camp *c,
 		return ret;
 	}
 	return 0;
+}
+
+/* A refusal the generated workloads meet by design: a name missing or
+ * taken (an unlink of a file an earlier op removed, Ace's sequences). */
+static bool is_namespace_refusal(int ret)
+{
+	return ret == -ENOENT || ret == -EEXIST || ret == -ENOTEMPTY ||
+	       ret == -ENOTDIR || ret == -EISDIR;
+}
+
+/* The uncut run's results, by kind (OP_MARK is no operation). */
+static void count_ops(const struct wl *w, const struct rec *r,
+		      struct zcrash_summary *sum)
+{
+	unsigned int i;
+
+	for (i = 0; i < w->nr; i++) {
+		if (w->ops[i].kind == OP_MARK)
+			continue;
+		sum->nr_ops++;
+		if (!r->ret[i])
+			sum->nr_ops_ok++;
+		else if (r->ret[i] == -ENOSPC)
+			sum->nr_ops_enospc++;
+		else if (is_namespace_refusal(r->ret[i]))
+			sum->nr_ops_namespace++;
+		else
+			sum->nr_ops_other++;
+	}
 }
 
 void zcrash_print_table(const struct zcrash_head *h,
@@ -550,6 +582,10 @@ void zcrash_print_table(const struct zcrash_head *h,
 	       h->treelog == ZCRASH_TREELOG_BOTH ? "both" :
 	       h->treelog == ZCRASH_TREELOG_ON ? "on" : "off",
 	       rc_names[h->replay_cuts], shard);
+	printf("%-22s %10" PRIu64 " (%" PRIu64 " succeeded, %" PRIu64 " ENOSPC, %" PRIu64 " name missing or taken, %" PRIu64 " other errors)\n",
+	       "uncut-run operations", sum->nr_ops, sum->nr_ops_ok,
+	       sum->nr_ops_enospc, sum->nr_ops_namespace,
+	       sum->nr_ops_other);
 	printf("%-22s %10s\n", "crash states tried", "");
 	printf("  %-20s %10" PRIu64 "\n", "tried", sum->tried);
 	printf("  %-20s %10" PRIu64 "\n", "passed", sum->passed);
@@ -598,6 +634,9 @@ void zcrash_json_tail(FILE *js, const struct zcrash_head *h,
 		sum->tried_treelog[0], sum->violations_treelog[0],
 		sum->tried_treelog[1], sum->violations_treelog[1],
 		sum->tried_replay);
+	fprintf(js, ",\n  \"uncut_ops\": {\"run\": %" PRIu64 ", \"succeeded\": %" PRIu64 ", \"enospc\": %" PRIu64 ", \"name_missing_or_taken\": %" PRIu64 ", \"other\": %" PRIu64 "}",
+		sum->nr_ops, sum->nr_ops_ok, sum->nr_ops_enospc,
+		sum->nr_ops_namespace, sum->nr_ops_other);
 	if (h->btrfs_every)
 		fprintf(js, ",\n  \"btrfs_check\": {\"every\": %" PRIu64 ", \"states\": %" PRIu64 ", \"images\": %" PRIu64 "}",
 			h->btrfs_every, sum->btrfs_states, sum->btrfs_images);
@@ -857,6 +896,7 @@ int zcrash_run(const char *scenario, const struct zcrash_opts *opts,
 			}
 			sum->nr_workloads++;
 			sum->nr_points += cl.nr;
+			count_ops(&w, &r, sum);
 			for (i = 0; i < cl.nr; i++)
 				for (li = 0; li < c->nr_loss; li++)
 					for (si = 0; si < c->nr_seeds; si++) {

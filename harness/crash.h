@@ -116,6 +116,13 @@ struct zcrash_summary {
 	uint64_t nr_degraded;	/* states with an offline zone whose
 				 * acknowledged data read back with an error
 				 * or did not mount (the device lost it) */
+	/* The uncut runs' operations (OP_MARK not counted), by result:
+	 * a campaign whose operations fail tests a file system that
+	 * refuses them. */
+	uint64_t nr_ops, nr_ops_ok, nr_ops_enospc;
+	uint64_t nr_ops_namespace;	/* ENOENT, EEXIST, ENOTEMPTY, ENOTDIR,
+					 * EISDIR: by the workload's design */
+	uint64_t nr_ops_other;
 	double seconds;
 	char first_repro[512];	/* the first violation's repro line */
 	char dir[512];		/* results folder ("" if none) */

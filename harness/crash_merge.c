@@ -446,6 +446,12 @@ int zcrash_merge(char *const *dirs, int nr, const char *parent)
 	h.btrfs_every = num(a, "btrfs_every");
 	sum.nr_workloads = num(a, "workloads");
 	sum.nr_points = num(a, "crash_points");
+	/* every shard runs every workload uncut: the first one's */
+	sum.nr_ops = num(a, "nr_ops");
+	sum.nr_ops_ok = num(a, "nr_ops_ok");
+	sum.nr_ops_enospc = num(a, "nr_ops_enospc");
+	sum.nr_ops_namespace = num(a, "nr_ops_namespace");
+	sum.nr_ops_other = num(a, "nr_ops_other");
 	for (i = 0; i < nr; i++) {
 		struct shard *x = &s[i];
 		double sec = strtod(val(x, "seconds") ? val(x, "seconds") : "0", NULL);
