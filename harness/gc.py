@@ -23,7 +23,9 @@ configs/gc-uniform.fio (or gc-hotcold.fio) with the file at rho x C
 ceil(fills / rho) passes over the file (at least `fills` device fills of
 C).  From intervals.csv, the overwrite phase's intervals (those starting
 at or after the overwrite job's start) and their last third give the
-steady write amplification:
+steady write amplification (the utilization the data cycles through,
+zcow's own measure, beside the analytic curve and the --model greedy
+cleaner at it: textbook greedy on as many zones as C fills):
 
   GC WA    = (device bytes of class data + reloc) / host bytes
   total WA = device bytes of every class / host bytes
@@ -192,6 +194,16 @@ def zone_geometry(device):
     return (int(z.group(1)) if z else 64), size
 
 
+def textbook_greedy(device, C, rho):
+    """The --model cleaner (textbook greedy: cleaning at the last free
+    zone, no metadata) at utilization @rho of as many of @device's zones
+    as the space data can use (C) fills, two zones spare: what greedy
+    costs at the utilization zcow's data really cycles through."""
+    _, zsize = zone_geometry(device)
+    data_zones = max(4, round(C / zsize))
+    return model_wa(rho, data_zones, zsize // BS, data_zones + 2, 1, 2)
+
+
 def point_fio(template, size, loops, dest):
     """@template with size= in [global] and loops= in [overwrite] set."""
     out, section = [], None
@@ -348,6 +360,8 @@ COLS = [("rho", "rho"), ("policy", "policy"), ("distribution",
         ("analytic_eff", "analytic WA at it"),
         ("ratio_eff", "measured/analytic at it"),
         ("within_eff", "within 10% at it"),
+        ("greedy_eff", "textbook greedy at it"),
+        ("ratio_greedy_eff", "measured/textbook greedy at it"),
         ("meta_per_host", "metadata / host bytes"),
         ("commits_per_gib", "commits per GiB"),
         ("enospc", "ENOSPC"), ("wall_s", "wall (s)")]
@@ -573,12 +587,17 @@ def main():
             # zcow (intervals.csv data_utilization), the last third.
             if r.get("rho_eff") is not None and r["rho_eff"] < 1:
                 r["analytic_eff"] = analytic_wa(r["rho_eff"])
+                if d is None:
+                    r["greedy_eff"] = textbook_greedy(a.device, C=r["C"],
+                                                      rho=r["rho_eff"])
             if r.get("gc") is not None:
                 r["ratio"] = r["gc"] / r["analytic"]
                 r["within"] = abs(r["ratio"] - 1) <= 0.15
                 if r.get("analytic_eff"):
                     r["ratio_eff"] = r["gc"] / r["analytic_eff"]
                     r["within_eff"] = abs(r["ratio_eff"] - 1) <= 0.10
+                if r.get("greedy_eff"):
+                    r["ratio_greedy_eff"] = r["gc"] / r["greedy_eff"]
             rows.append(r)
             print("rho %.2f %-12s %-18s GC WA %s total %s analytic %.2f%s"
                   " (%.0f s)" % (rho, pol, r["distribution"],

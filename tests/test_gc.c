@@ -134,7 +134,7 @@ static const char *csv_field(const char *csv, const char *col)
 START_TEST(test_gc_small_greedy_point_completes_and_amplifies)
 {
 	char cmd[1024], *out, *csv;
-	double gc, total;
+	double gc, total, tb, ratio;
 
 	snprintf(cmd, sizeof(cmd),
 		 "rm -rf " RES " && python3 harness/gc.py --zcow %s "
@@ -151,6 +151,13 @@ START_TEST(test_gc_small_greedy_point_completes_and_amplifies)
 	total = strtod(csv_field(csv, "total"), NULL);
 	ck_assert_msg(gc > 1.0 && gc < 20.0, "GC WA %.3f", gc);
 	ck_assert_msg(total >= gc, "total WA %.3f < GC WA %.3f", total, gc);
+	/* Beside the analytic curve, textbook greedy (--model) at the
+	 * utilization the data cycles through, and the ratio to it. */
+	tb = strtod(csv_field(csv, "greedy_eff"), NULL);
+	ratio = strtod(csv_field(csv, "ratio_greedy_eff"), NULL);
+	ck_assert_msg(tb > 1.0 && tb < 20.0, "textbook greedy WA %.3f", tb);
+	ck_assert_msg(fabs(ratio - gc / tb) < 0.002, "ratio %.3f, %.3f / %.3f",
+		      ratio, gc, tb);
 	free(out);
 }
 END_TEST
