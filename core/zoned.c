@@ -367,11 +367,17 @@ static int finish_bg(struct zcow_fs *fs, struct zcow_bg *bg)
 
 /*
  * The tree-log group on @zd, if it holds a zone that can be given back:
- * every node allocated in it written (no fsync is between its log's
+ * no node of a living log unwritten (no fsync is between its log's
  * allocation and its write: both run under the one fs lock), and with
  * @no_log also no log living in it (nothing reserved: only garbage of
  * logs a commit dropped).  A log living there stays readable: finishing
- * keeps what a zone holds.
+ * keeps what a zone holds.  Nodes allocated and never written with
+ * nothing reserved are a dropped log's (freed before their write, they
+ * would be written zeroed by the next log): nothing references them, so
+ * the zone may be finished before them.  Refusing that let a log group
+ * hold its zone with every fsync falling back to a commit, and at
+ * max_active 6 no data group could open: every write ENOSPC with half
+ * the device free.
  */
 static struct zcow_bg *log_to_give(struct zcow_fs *fs,
 				   const struct zcow_device *zd, bool no_log)
@@ -380,7 +386,7 @@ static struct zcow_bg *log_to_give(struct zcow_fs *fs,
 					     NULL;
 
 	if (!t || t->dev != zd || !zcow_zoned_holds_zone(fs, t) ||
-	    t->meta_wp != t->alloc_offset || (no_log && t->reserved))
+	    (t->reserved && (no_log || t->meta_wp != t->alloc_offset)))
 		return NULL;
 	return t;
 }

@@ -629,7 +629,7 @@ static int refill_one(struct refill *r)
  * tree-log, relocation and the commits share the active-zone budget, so
  * every operation ends with 0 or ENOSPC, never -EOVERFLOW or -EIO, the fs
  * never enters its error state, the check is clean, and no zone is
- * written beyond the device's limit; every round refills at 14 and 8.
+ * written beyond the device's limit; every round refills.
  */
 static const uint32_t refill_active[] = { 14, 8, 6 };
 
@@ -667,12 +667,10 @@ START_TEST(test_zoned_refill_with_fsync_stays_in_active_budget)
 		ck_assert_int_eq(zcow_sync(r.fs), 0);
 		while (r.nr < 65536 && !refill_one(&r))
 			filled++;
-		/* At 6 a round may still stop early with room left (the
-		 * commits' metadata finishes the relocation group between
-		 * two victims: docs/reclaim.md, Limits); never with an
-		 * error. */
-		ck_assert_msg(filled || (round && refill_active[_i % 3] == 6),
-			      "round %d wrote nothing", round);
+		/* Every round refills, at 6 too (a dropped log's
+		 * unwritten nodes kept the tree-log group's zone, and from
+		 * round 2 on no write found a zone, half the device free). */
+		ck_assert_msg(filled, "round %d wrote nothing", round);
 		ck_assert_int_eq(zcow_sync(r.fs), 0);
 		ck_assert_int_eq(zcow_fs_error(r.fs), 0);
 		/* The budget counts every zone the device has active. */
