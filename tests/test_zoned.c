@@ -629,7 +629,8 @@ static int refill_one(struct refill *r)
  * tree-log, relocation and the commits share the active-zone budget, so
  * every operation ends with 0 or ENOSPC, never -EOVERFLOW or -EIO, the fs
  * never enters its error state, the check is clean, and no zone is
- * written beyond the device's limit; every round refills.
+ * written beyond the device's limit; every round refills, and stops
+ * only when live data fills the space data may use.
  */
 static const uint32_t refill_active[] = { 14, 8, 6 };
 
@@ -640,6 +641,7 @@ START_TEST(test_zoned_refill_with_fsync_stays_in_active_budget)
 	struct refill r = { .prng = 7 + (uint64_t)(_i % 3) };
 	struct zdev *dev;
 	uint64_t i, k, violations;
+	struct zcow_fs_info fi;
 	char name[32];
 	int round;
 
@@ -671,6 +673,14 @@ START_TEST(test_zoned_refill_with_fsync_stays_in_active_budget)
 		 * unwritten nodes kept the tree-log group's zone, and from
 		 * round 2 on no write found a zone, half the device free). */
 		ck_assert_msg(filled, "round %d wrote nothing", round);
+		/* ... and stops only when live data fills the space data
+		 * may use, but for a partly filled group per data slot and
+		 * the relocation group's. */
+		ck_assert_int_eq(zcow_fs_info(r.fs, &fi), 0);
+		ck_assert_msg(fi.data_live_bytes + (fi.data_zones + 1) * ZS >=
+				      fi.data_space_bytes,
+			      "round %d: ENOSPC with %" PRIu64 " live of %" PRIu64,
+			      round, fi.data_live_bytes, fi.data_space_bytes);
 		ck_assert_int_eq(zcow_sync(r.fs), 0);
 		ck_assert_int_eq(zcow_fs_error(r.fs), 0);
 		/* The budget counts every zone the device has active. */
