@@ -323,18 +323,6 @@ static bool is_over_threshold(struct zcow_fs *fs, const struct zcow_bg *bg)
 	       bg->length / 100 * fs->reclaim_threshold;
 }
 
-/*
- * The candidates in policy order: @usage <= 100 (balance): every group
- * with at most @usage percent live, open ones too, last allocated in
- * before the write clock was at @clock (so that balance never moves its
- * own copies again); else the policy's.  A young metadata group (filled
- * since the older of the last two commits) only with @meta_ok: its nodes
- * die by themselves as the next commits copy the trees on write, and
- * moving them dirties their ancestors, so the cleaner takes one only
- * when metadata cannot get room otherwise.  An older one competes with
- * the data groups: the nodes left in it are those the workload does not
- * touch.
- */
 static uint64_t div_up(uint64_t a, uint64_t b)
 {
 	return b ? (a + b - 1) / b : 0;
@@ -364,6 +352,18 @@ static bool gains_nothing(const struct zcow_bg *bg,
 	       div_up(p->used, p->capacity) >= p->nr;
 }
 
+/*
+ * The candidates in policy order: @usage <= 100 (balance): every group
+ * with at most @usage percent live, open ones too, last allocated in
+ * before the write clock was at @clock (so that balance never moves its
+ * own copies again); else the policy's.  A young metadata group (filled
+ * since the older of the last two commits) only with @meta_ok: its nodes
+ * die by themselves as the next commits copy the trees on write, and
+ * moving them dirties their ancestors, so the cleaner takes one only
+ * when metadata cannot get room otherwise.  An older one competes with
+ * the data groups: the nodes left in it are those the workload does not
+ * touch.
+ */
 static int list_victims(struct zcow_fs *fs, uint32_t usage, uint64_t clock,
 			bool meta_ok, struct victim **v_ret, uint64_t *nr_ret)
 {
@@ -545,7 +545,6 @@ static bool is_commit_due(struct zcow_fs *fs)
 	return nr_pending_zones(fs) &&
 	       data_zones_free(fs, 0) <= HARD_RESERVE_ZONES;
 }
-
 
 /*
  * Clean the best victim that fits: a data group whose live data the
@@ -811,10 +810,10 @@ static int clean_all(struct zcow_fs *fs, uint32_t usage, uint64_t clock,
 	return usage <= 100 ? -EAGAIN : 0;
 }
 
-/* Nothing changed since a run found nothing to do (generation, bytes
- * freed and runs as they were then)? */
 static int cleaner_step_locked(struct zcow_fs *fs, bool by_cleaner);
 
+/* Nothing changed since a run found nothing to do (generation, bytes
+ * freed and runs as they were then)? */
 static bool is_idle(struct zcow_fs *fs)
 {
 	return fs->reclaim_idle_gen == fs->generation &&

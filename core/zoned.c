@@ -116,11 +116,6 @@ bool zcow_zoned_has_reclaimable(struct zcow_fs *fs)
 	return false;
 }
 
-/*
- * May a new data chunk take a free zone?  Not one of the last
- * META_RESERVE_ZONES, and only while the metadata room left without it
- * still covers the commit and the global reserve (zcow_meta_may_give()).
- */
 /* The free zone held for the next system chunk (zcow_sys_zone_held):
  * 1 or 0.  No writer but the chunk tree's may take it. */
 static uint64_t sys_held_zones(struct zcow_fs *fs)
@@ -132,6 +127,12 @@ static uint64_t sys_held_zones(struct zcow_fs *fs)
 	return held ? 1 : 0;
 }
 
+/*
+ * May a new data chunk take a free zone?  Not one of the last
+ * META_RESERVE_ZONES, nor the zones held for relocation and the next
+ * system chunk, and only while the metadata room left without it still
+ * covers the commit and the global reserve (zcow_meta_may_give()).
+ */
 static bool data_may_take_zone(struct zcow_fs *fs)
 {
 	return zcow_zoned_nr_free_zones(fs) >

@@ -132,7 +132,7 @@ struct zcow_mount_opts {
 	bool hotcold;
 	/* cleaner=writer|background: who runs the just-in-time cleaner
 	 * (greedy, cost-benefit, hotcold-greedy) and threshold's clean-up
-	 * after a commit (enum below; docs/reclaim.md "Who cleans"). */
+	 * after a commit (enum above; docs/reclaim.md "Who cleans"). */
 	int cleaner;
 	/* files: the clock of inode times (otime, atime, mtime, ctime):
 	 * @clock(now, clock_arg) fills *now; NULL = CLOCK_REALTIME.  Tools

@@ -585,6 +585,38 @@ static uint64_t next_piece(uint64_t *x, uint64_t nr)
 	return (*x >> 33) % nr;
 }
 
+/*
+ * Up to @n overwrites of /big (@size bytes, open as @f) in pieces of
+ * @piece at places drawn from *@x, each piece's version counted in @ver;
+ * with @steps the background cleaner's due steps after each (as zcow
+ * run's scheduler takes them).  Stops at the first write that is short:
+ * returns the writes done, the last one's result in *@r_ret.
+ */
+static uint64_t overwrite_pieces(struct zcow_fs *fs, struct zcow_file *f,
+				 uint64_t size, uint64_t piece, uint32_t *ver,
+				 uint64_t *x, uint64_t n, bool steps,
+				 int64_t *r_ret)
+{
+	uint8_t *buf = malloc(piece);
+	uint64_t k, i;
+	int64_t r = 0;
+
+	ck_assert_ptr_nonnull(buf);
+	for (k = 0; k < n; k++) {
+		i = next_piece(x, size / piece);
+		fill(buf, i * piece, piece, ver[i] + 1);
+		r = zcow_pwrite(f, buf, piece, i * piece);
+		if (r != (int64_t)piece)
+			break;
+		ver[i]++;
+		while (steps && zcow_cleaner_due(fs))
+			ck_assert_int_eq(zcow_cleaner_step(fs), 0);
+	}
+	free(buf);
+	*r_ret = r;
+	return k;
+}
+
 /* /big reads back as @ver says (@size bytes in pieces of @piece) and
  * the checker is clean, before and after a remount with @mo; then the
  * fs is closed. */
@@ -634,23 +666,16 @@ START_TEST(test_reclaim_sustained_overwrite)
 							   40 * MiB;
 	const uint64_t piece = 64 * KiB;
 	uint32_t *ver = calloc(size / piece, sizeof(*ver));
-	uint64_t n, i, x = 12345;
+	uint64_t n, x = 12345;
 	struct zcow_fs *fs = is_cap ? sim_fs_cap(32, 3 * MiB, 8, &mo) :
 				      sim_fs(24, 8, &mo);
-	uint8_t *buf = malloc(piece);
 	struct zcow_file *f;
 	int64_t r = 0;
 
 	put(fs, "/big", 0, size, 0);
 	ck_assert_int_eq(zcow_open(fs, "/big", O_RDWR, &f), 0);
-	for (n = 0; n < 3 * size / piece; n++) {
-		i = next_piece(&x, size / piece);
-		fill(buf, i * piece, piece, ver[i] + 1);
-		r = zcow_pwrite(f, buf, piece, i * piece);
-		if (r != (int64_t)piece)
-			break;
-		ver[i]++;
-	}
+	n = overwrite_pieces(fs, f, size, piece, ver, &x, 3 * size / piece,
+			     false, &r);
 	if (p == ZCOW_RECLAIM_OFF) {
 		ck_assert_int_eq(r, -ENOSPC);
 		ck_assert_uint_lt(n, size / piece);
@@ -663,7 +688,6 @@ START_TEST(test_reclaim_sustained_overwrite)
 	ck_assert_int_eq(zcow_close(f), 0);
 	ck_assert_int_eq(zcow_sync(fs), 0);
 	expect_pieces_and_close(fs, &mo, ver, size, piece);
-	free(buf);
 	free(ver);
 }
 END_TEST
@@ -686,22 +710,17 @@ START_TEST(test_reclaim_background_cleaner)
 	};
 	const uint64_t size = 40 * MiB, piece = 64 * KiB;
 	uint32_t *ver = calloc(size / piece, sizeof(*ver));
-	uint64_t n, i, x = 12345;
+	uint64_t x = 12345;
 	struct zcow_fs *fs = sim_fs(24, 8, &mo);
-	uint8_t *buf = malloc(piece);
 	struct zcow_file *f;
+	int64_t r = 0;
 
 	put(fs, "/big", 0, size, 0);
 	ck_assert_int_eq(zcow_open(fs, "/big", O_RDWR, &f), 0);
-	for (n = 0; n < 3 * size / piece; n++) {
-		i = next_piece(&x, size / piece);
-		fill(buf, i * piece, piece, ver[i] + 1);
-		ck_assert_int_eq(zcow_pwrite(f, buf, piece, i * piece),
-				 (int64_t)piece);
-		ver[i]++;
-		while (!is_thread && zcow_cleaner_due(fs))
-			ck_assert_int_eq(zcow_cleaner_step(fs), 0);
-	}
+	ck_assert_uint_eq(overwrite_pieces(fs, f, size, piece, ver, &x,
+					   3 * size / piece, !is_thread, &r),
+			  3 * size / piece);
+	ck_assert_int_eq(r, (int64_t)piece);
 	ck_assert_int_eq(zcow_close(f), 0);
 	ck_assert_int_eq(zcow_sync(fs), 0);
 	ck_assert_uint_gt(fs->rstats.groups_relocated, 0);
@@ -710,7 +729,6 @@ START_TEST(test_reclaim_background_cleaner)
 		ck_assert_uint_eq(fs->rstats.writer_runs, 0);
 	ck_assert_int_eq(fs->error, 0);
 	expect_pieces_and_close(fs, &mo, ver, size, piece);
-	free(buf);
 	free(ver);
 }
 END_TEST
@@ -1045,20 +1063,17 @@ static void overwrite_under(uint32_t high, struct zcow_reclaim_stats *st,
 	const uint64_t size = 64 * MiB, piece = 64 * KiB;
 	uint32_t *ver = calloc(size / piece, sizeof(*ver));
 	struct zcow_fs *fs = sim_fs(36, 0, &mo);
-	uint8_t *buf = malloc(piece);
 	struct zcow_fs_info info;
 	struct zcow_file *f;
-	uint64_t n, i, x = 99;
+	uint64_t i, x = 99;
+	int64_t r = 0;
 
 	put(fs, "/big", 0, size, 0);
 	ck_assert_int_eq(zcow_open(fs, "/big", O_RDWR, &f), 0);
-	for (n = 0; n < 4 * size / piece; n++) {
-		i = next_piece(&x, size / piece);
-		fill(buf, i * piece, piece, ver[i] + 1);
-		ck_assert_int_eq(zcow_pwrite(f, buf, piece, i * piece),
-				 (int64_t)piece);
-		ver[i]++;
-	}
+	ck_assert_uint_eq(overwrite_pieces(fs, f, size, piece, ver, &x,
+					   4 * size / piece, false, &r),
+			  4 * size / piece);
+	ck_assert_int_eq(r, (int64_t)piece);
 	ck_assert_int_eq(zcow_close(f), 0);
 	ck_assert_int_eq(zcow_sync(fs), 0);
 	for (i = 0; i < size / piece; i++)
@@ -1068,7 +1083,6 @@ static void overwrite_under(uint32_t high, struct zcow_reclaim_stats *st,
 	*st = info.reclaim_stats;
 	*high_ret = info.reclaim_high;
 	close_fs(fs);
-	free(buf);
 	free(ver);
 }
 
