@@ -615,7 +615,8 @@ static int rsv_write_locked(struct zcow_file *f, uint64_t off, uint64_t len,
 						  off + len, &v, &nr);
 	if (!err)
 		err = rsv_drop_fexts(fs, f->tree, v, nr, nodes_ret);
-	if (!err && fs->files->hotcold && nr && v[0].disk_bytenr &&
+	if (!err && fs->files->hotcold == ZCOW_HOTCOLD_AGE && nr &&
+	    v[0].disk_bytenr &&
 	    v[0].file_off <= off)
 		*gen_ret = v[0].generation;
 	free(v);
@@ -883,6 +884,7 @@ static int write_reserve(struct write_cmd *wc)
 	struct zcow_files *fl = fs->files;
 	uint64_t nodes, gen = 0, len = wc->len, part = 0;
 	struct zcow_bg *bg = NULL;
+	bool is_hot = false;
 	bool plain = !fl->zone_append;
 	pthread_mutex_t *plock = NULL, *want;
 	uint64_t plock_bg = 0;
@@ -898,13 +900,17 @@ static int write_reserve(struct write_cmd *wc)
 			err = rsv_write_locked(f, wc->off, len, &nodes, &gen);
 		if (!err)
 			err = zcow_meta_reserve_locked(fs, nodes, false);
-		/* hotcold=on: an overwrite is placed by the age of what it
+		/* hotcold=frequency: by how often its first range was
+		 * written before; age: an overwrite by the age of what it
 		 * replaces, new data is cold. */
+		if (!err && fl->hotcold == ZCOW_HOTCOLD_FREQUENCY)
+			is_hot = zcow_heat_is_hot(fs, f->root, f->ino,
+						  wc->off);
+		else if (!err && fl->hotcold == ZCOW_HOTCOLD_AGE)
+			is_hot = gen && zcow_zoned_overwrite_is_hot(fs, gen);
 		if (!err)
-			err = zcow_zoned_pick_data_bg(
-				fs, f->ino,
-				gen && zcow_zoned_overwrite_is_hot(fs, gen),
-				len, &bg, &part);
+			err = zcow_zoned_pick_data_bg(fs, f->ino, is_hot, len,
+						      &bg, &part);
 		if (err || !plain)
 			break;
 		want = &fl->plain_locks[(bg->physical /
@@ -928,6 +934,8 @@ static int write_reserve(struct write_cmd *wc)
 		err = zcow_bg_reserve_in(fs, bg, part, &wc->logical);
 	if (!err && gen)
 		zcow_zoned_note_overwrite(fs, gen);	/* once per write */
+	if (!err && fl->hotcold == ZCOW_HOTCOLD_FREQUENCY)
+		zcow_heat_note_write(fs, f->root, f->ino, wc->off, part);
 	if (!err) {
 		err = inflight_add_locked(fl, f->root, f->ino);
 		if (err)	/* nothing written: the offset may rewind */

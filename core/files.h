@@ -151,7 +151,8 @@ struct zcow_files {
 	 * time of data of that generation), nr_gen of them, at most
 	 * ZCOW_HOTCOLD_MAX_GENS (the older half is dropped then).
 	 */
-	bool hotcold;
+	int hotcold;			/* enum zcow_hotcold */
+	struct zcow_heat *heat;		/* FREQUENCY: core/heat.c */
 	uint64_t hot_age;
 	double ow_age_sum;
 	uint64_t nr_ow, nr_ow_hot;

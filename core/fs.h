@@ -118,6 +118,9 @@ struct zcow_fs {
 	 * relocated data goes there; 0 = none (then one free zone is held
 	 * back for it while reclaim is on). */
 	uint64_t reloc_bg;
+	/* hotcold=frequency: a second one for hot survivors (0 = none, no
+	 * zone held for it: without room they go to reloc_bg). */
+	uint64_t reloc_hot_bg;
 	bool in_reclaim;		/* a pass runs: no nested pass */
 	/* Who cleans (zcow_mount_opts.cleaner, core/reclaim.c "the
 	 * background cleaner"): a run is due (set by the writers, cleared

@@ -1708,6 +1708,11 @@ int zcow_files_mount(struct zcow_fs *fs, const struct zcow_mount_opts *opts)
 	zcow_reclaim_init(fs, opts ? opts->reclaim : 0,
 			  opts ? opts->reclaim_threshold : 0,
 			  opts ? opts->reclaim_high : 0);
+	if (opts && (opts->hotcold < ZCOW_HOTCOLD_OFF ||
+		     opts->hotcold > ZCOW_HOTCOLD_AGE)) {
+		zlog_err(TAG, "hotcold %d: unknown", opts->hotcold);
+		return -EINVAL;
+	}
 	if (opts && !opts->hotcold && zcow_reclaim_needs_hotcold(opts->reclaim)) {
 		zlog_err(TAG, "reclaim=%s: needs hotcold=on (it orders hot and cold groups)",
 			 zcow_reclaim_name(opts->reclaim));
@@ -1741,7 +1746,7 @@ int zcow_files_mount(struct zcow_fs *fs, const struct zcow_mount_opts *opts)
 	fl->commit_bytes = opts && opts->commit_bytes ? opts->commit_bytes :
 							ZCOW_DEFAULT_COMMIT_BYTES;
 	fl->data_zones = data_zones;
-	fl->hotcold = opts && opts->hotcold;
+	fl->hotcold = opts ? opts->hotcold : ZCOW_HOTCOLD_OFF;
 	fl->hot_age = UINT64_MAX;
 	fl->gen_base = fs->transid;
 	fl->clock = opts ? opts->clock : NULL;
@@ -1750,6 +1755,8 @@ int zcow_files_mount(struct zcow_fs *fs, const struct zcow_mount_opts *opts)
 	pthread_mutex_init(&fl->append_lock, NULL);
 	fs->files = fl;
 	err = zcow_files_rescan(fs);
+	if (!err && fl->hotcold == ZCOW_HOTCOLD_FREQUENCY)
+		err = zcow_heat_init(fs);
 	if (!err)
 		err = zcow_log_init(fs, !(opts && opts->no_treelog));
 	if (err)
@@ -1791,6 +1798,7 @@ void zcow_files_unmount(struct zcow_fs *fs)
 	zcow_snaps_free(fs);
 	free(fl->inflight);
 	free(fl->gen_clock);
+	zcow_heat_free(fs);
 	pthread_mutex_destroy(&fl->lock);
 	pthread_mutex_destroy(&fl->append_lock);
 	pthread_cond_destroy(&fl->cond);
@@ -1807,6 +1815,32 @@ static int parse_on_off(const char *val, bool *on_ret)
 		return -EINVAL;
 	*on_ret = !strcmp(val, "on");
 	return 0;
+}
+
+const char *zcow_hotcold_name(int mode)
+{
+	switch (mode) {
+	case ZCOW_HOTCOLD_OFF:
+		return "off";
+	case ZCOW_HOTCOLD_FREQUENCY:
+		return "frequency";
+	case ZCOW_HOTCOLD_AGE:
+		return "age";
+	}
+	return "?";
+}
+
+int zcow_hotcold_parse(const char *name)
+{
+	bool on;
+
+	if (!strcmp(name, "frequency"))
+		return ZCOW_HOTCOLD_FREQUENCY;
+	if (!strcmp(name, "age"))
+		return ZCOW_HOTCOLD_AGE;
+	if (parse_on_off(name, &on))
+		return -EINVAL;
+	return on ? ZCOW_HOTCOLD_FREQUENCY : ZCOW_HOTCOLD_OFF;
 }
 
 int zcow_mount_opts_parse(const char *s, struct zcow_mount_opts *opts)
@@ -1837,9 +1871,14 @@ int zcow_mount_opts_parse(const char *s, struct zcow_mount_opts *opts)
 				goto bad_on_off;
 			opts->no_treelog = !on;
 		} else if (!strcmp(key, "hotcold")) {
-			if (parse_on_off(val, &on))
-				goto bad_on_off;
-			opts->hotcold = on;
+			int mode = zcow_hotcold_parse(val);
+
+			if (mode < 0) {
+				zlog_err(TAG, "mount option hotcold=%s: need on, off, frequency or age",
+					 val);
+				return -EINVAL;
+			}
+			opts->hotcold = mode;
 		} else if (!strcmp(key, "cleaner")) {
 			if (!strcmp(val, "writer")) {
 				opts->cleaner = ZCOW_CLEANER_WRITER;

@@ -448,7 +448,9 @@ static void log_pick(struct zcow_fs *fs, const struct zcow_bg *bg,
 	     " score=%.4g%s",
 	     n + 1, nr, bg->flags & ZCOW_BG_DATA ? "data" : "meta",
 	     live_share(bg), fs->alloc_clock - bg->last_alloc, score,
-	     bg->is_reloc_filled ? " reloc" : bg->is_hot ? " hot" : "");
+	     bg->is_reloc_filled ? (bg->is_hot ? " reloc hot" : " reloc") :
+	     bg->is_hot       ? " hot" :
+				"");
 }
 
 /* ---- the cleaner --------------------------------------------------------- */

@@ -54,13 +54,16 @@ struct rextent {
 	uint64_t bytenr;
 	uint64_t len;
 	uint32_t nr_refs;	/* inline references (file extents to fix) */
+	bool is_hot;		/* hotcold=frequency: its first file range */
 };
 
 /* ---- the data relocation group ---------------------------------------- */
 
-static struct zcow_bg *cur_reloc_bg(struct zcow_fs *fs)
+static struct zcow_bg *cur_reloc_bg(struct zcow_fs *fs, bool is_hot)
 {
-	return fs->reloc_bg ? zcow_bg_lookup(fs, fs->reloc_bg) : NULL;
+	uint64_t start = is_hot ? fs->reloc_hot_bg : fs->reloc_bg;
+
+	return start ? zcow_bg_lookup(fs, start) : NULL;
 }
 
 static uint64_t bg_room(const struct zcow_bg *bg)
@@ -70,27 +73,29 @@ static uint64_t bg_room(const struct zcow_bg *bg)
 
 uint64_t zcow_reloc_room(struct zcow_fs *fs)
 {
-	return bg_room(cur_reloc_bg(fs)) + zcow_zoned_reloc_zones(fs) *
+	return bg_room(cur_reloc_bg(fs, false)) + zcow_zoned_reloc_zones(fs) *
 						  (zcow_zoned_zone_room(fs) /
 						   BS * BS);
 }
 
 /*
- * A relocation group with room for @len: the current one, else a new
- * data chunk (the current one, too full, becomes an ordinary data group).
- * Returns 0 and *bg_ret, -ENOSPC, or a chunk errno.
+ * A relocation group (@is_hot: the hot one) with room for @len: the
+ * current one, else a new data chunk (the current one, too full, becomes
+ * an ordinary data group, hot or not as it was).  Returns 0 and *bg_ret,
+ * -ENOSPC, or a chunk errno.
  */
-static int reloc_bg_for(struct zcow_fs *fs, uint64_t len,
+static int reloc_bg_for(struct zcow_fs *fs, uint64_t len, bool is_hot,
 			struct zcow_bg **bg_ret)
 {
-	struct zcow_bg *bg = cur_reloc_bg(fs);
+	struct zcow_bg *bg = cur_reloc_bg(fs, is_hot);
 	int err;
 
 	if (bg && bg_room(bg) >= len) {
 		*bg_ret = bg;
 		return 0;
 	}
-	if (!zcow_zoned_reloc_may_take_zone(fs))
+	if (is_hot ? !zcow_zoned_reloc_hot_may_take_zone(fs) :
+		     !zcow_zoned_reloc_may_take_zone(fs))
 		return -ENOSPC;
 	err = zcow_chunk_alloc(fs, ZCOW_BG_DATA, bg_ret);
 	if (err)
@@ -99,7 +104,11 @@ static int reloc_bg_for(struct zcow_fs *fs, uint64_t len,
 		bg->is_data_reloc = false;
 	(*bg_ret)->is_data_reloc = true;
 	(*bg_ret)->is_reloc_filled = true;
-	fs->reloc_bg = (*bg_ret)->start;
+	(*bg_ret)->is_hot = is_hot;
+	if (is_hot)
+		fs->reloc_hot_bg = (*bg_ret)->start;
+	else
+		fs->reloc_bg = (*bg_ret)->start;
 	return bg_room(*bg_ret) >= len ? 0 : -ENOSPC;
 }
 
@@ -153,6 +162,9 @@ static int collect_data(struct zcow_fs *fs, const struct zcow_bg *bg,
 		v[nr].bytenr = k.objectid;
 		v[nr].len = k.offset;
 		v[nr].nr_refs = nr_refs;
+		v[nr].is_hot = refs[0].type == ZCOW_EXTENT_DATA_REF_KEY &&
+			       zcow_heat_is_hot(fs, refs[0].root, refs[0].ino,
+						refs[0].offset);
 		nr++;
 	}
 	if (err != -ENOENT) {
@@ -545,10 +557,12 @@ static int data_batch_nodes(struct zcow_fs *fs, const struct rextent *v,
 
 /*
  * Copy @nr extents of @v (consecutive in @bg's address order, RELOC_BATCH
- * bytes at most, fitting one relocation group) with one plain write.
+ * bytes at most, fitting one relocation group) with one plain write, into
+ * the hot relocation group with @is_hot (the relocation group when that
+ * has no room and may take no zone).
  */
 static int copy_batch(struct zcow_fs *fs, struct rextent *v, uint64_t nr,
-		      uint64_t total, uint8_t *buf)
+		      uint64_t total, uint8_t *buf, bool is_hot)
 {
 	struct zcow_bg *rbg;
 	uint64_t i, at = 0, nodes, new;
@@ -568,7 +582,9 @@ static int copy_batch(struct zcow_fs *fs, struct rextent *v, uint64_t nr,
 	err = read_verified(fs, v, nr, buf);
 	if (err)
 		return err;
-	err = reloc_bg_for(fs, total, &rbg);
+	err = reloc_bg_for(fs, total, is_hot, &rbg);
+	if (err == -ENOSPC && is_hot)
+		err = reloc_bg_for(fs, total, false, &rbg);
 	if (!err)
 		err = zcow_bg_reserve_in(fs, rbg, total, &new);
 	if (err) {
@@ -607,24 +623,27 @@ static uint64_t batch_bytes(const struct rextent *v, uint64_t n)
 	return total;
 }
 
-static int relocate_data(struct zcow_fs *fs, struct zcow_bg *bg)
+/*
+ * Copy the extents @v[0, @nr) (in address order) into the relocation
+ * group, or with @is_hot the hot one, in batches.
+ */
+static int relocate_extents(struct zcow_fs *fs, struct rextent *v,
+			    uint64_t nr, bool is_hot, uint8_t *buf)
 {
-	struct rextent *v = NULL;
-	uint64_t nr = 0, i, n, total;
-	uint8_t *buf = NULL;
-	int err;
+	uint64_t i, n, total;
+	int err = 0;
 
-	err = collect_data(fs, bg, &v, &nr);
-	if (err)
-		return err;
-	buf = malloc(RELOC_BATCH);
-	if (!buf && nr) {
-		free(v);
-		return -ENOMEM;
-	}
 	for (i = 0; !err && i < nr; i += n) {
-		struct zcow_bg *rbg = cur_reloc_bg(fs);
+		struct zcow_bg *rbg = cur_reloc_bg(fs, is_hot);
 		uint64_t room = bg_room(rbg);
+
+		/* No room in the hot group and no zone to spare for it:
+		 * the rest goes with the cold. */
+		if (is_hot && room < v[i].len &&
+		    zcow_zoned_reloc_zones(fs) <= 1) {
+			is_hot = false;
+			room = bg_room(cur_reloc_bg(fs, false));
+		}
 
 		/* A batch: the extents that fit the batch and the current
 		 * relocation group, or (it is too full for even the first)
@@ -641,15 +660,63 @@ static int relocate_data(struct zcow_fs *fs, struct zcow_bg *bg)
 			err = -ENOSPC;
 			break;
 		}
-		err = copy_batch(fs, v + i, n, total, buf);
+		err = copy_batch(fs, v + i, n, total, buf, is_hot);
 		/* No room for the batch's metadata (or copies): smaller
 		 * batches dirty fewer nodes; nothing was written yet. */
 		while (err == -ENOSPC && n > 1) {
 			n /= 2;
 			total = batch_bytes(v + i, n);
-			err = copy_batch(fs, v + i, n, total, buf);
+			err = copy_batch(fs, v + i, n, total, buf, is_hot);
 		}
 	}
+	return err;
+}
+
+/*
+ * hotcold=frequency: the live extents of a data group split by their
+ * file ranges' heat (core/heat.c), each part in address order: the hot
+ * ones go to the hot relocation group, so hot data that survives a
+ * cleaning stays with hot data (in the cold relocation group it would
+ * make those groups die slowly, and be copied again).  Without the
+ * classifier everything is cold.
+ */
+static int relocate_data(struct zcow_fs *fs, struct zcow_bg *bg)
+{
+	struct rextent *v = NULL;
+	uint64_t nr = 0, nr_cold = 0, i;
+	uint8_t *buf = NULL;
+	int err;
+
+	err = collect_data(fs, bg, &v, &nr);
+	if (err)
+		return err;
+	buf = malloc(RELOC_BATCH);
+	if (!buf && nr) {
+		free(v);
+		return -ENOMEM;
+	}
+	/* Stable partition: the cold first, both in address order. */
+	for (i = 0; i < nr; i++)
+		if (!v[i].is_hot)
+			nr_cold++;
+	if (nr_cold < nr) {
+		struct rextent *s = malloc(nr * sizeof(*s));
+		uint64_t c = 0, h = nr_cold;
+
+		if (!s) {
+			err = -ENOMEM;
+			goto out;
+		}
+		for (i = 0; i < nr; i++)
+			s[v[i].is_hot ? h++ : c++] = v[i];
+		free(v);
+		v = s;
+	}
+	err = relocate_extents(fs, v, nr_cold, false, buf);
+	if (!err)
+		err = relocate_extents(fs, v + nr_cold, nr - nr_cold, true,
+				       buf);
+out:
 	free(buf);
 	free(v);
 	return err;

@@ -1011,6 +1011,8 @@ static void commit_reset_removed(struct zcow_fs *fs)
 			fs->rstats.zones_reset++;
 		if (fs->reloc_bg == bg->start)
 			fs->reloc_bg = 0;
+		if (fs->reloc_hot_bg == bg->start)
+			fs->reloc_hot_bg = 0;
 		zcow_bg_remove(fs, bg);
 	}
 }

@@ -180,6 +180,19 @@ bool zcow_zoned_reloc_may_take_zone(struct zcow_fs *fs)
 	       !zcow_zoned_open_zone(fs, NULL, ZCOW_ZONE_RELOC);
 }
 
+/*
+ * The hot relocation group takes only a zone relocation can spare: one
+ * more stays for the relocation group (so a victim the cleaner sized
+ * still fits), and its active zone comes as data's would (no group a
+ * slot or relocation fills is finished for it).  Else hot survivors go
+ * to the relocation group.
+ */
+bool zcow_zoned_reloc_hot_may_take_zone(struct zcow_fs *fs)
+{
+	return zcow_zoned_reloc_zones(fs) > 1 &&
+	       !zcow_zoned_open_zone(fs, NULL, ZCOW_ZONE_DATA);
+}
+
 /* ---- the active-zone budget ----------------------------------------- */
 
 /*
@@ -250,6 +263,7 @@ bool zcow_zoned_holds_zone(struct zcow_fs *fs, const struct zcow_bg *bg)
 		return true;
 	/* Empty, and claimed by a writer that will open it. */
 	return bg->start == fs->treelog_bg || bg->start == fs->reloc_bg ||
+	       bg->start == fs->reloc_hot_bg ||
 	       is_other_slot(fs->files, bg, UINT32_MAX);
 }
 
@@ -321,7 +335,8 @@ static struct zcow_bg *finish_candidate(struct zcow_fs *fs,
 			continue;
 		if (b->start == fs->reloc_bg && !may_reloc)
 			continue;
-		if (!b->alloc_offset && b->start != fs->reloc_bg) {
+		if (!b->alloc_offset && b->start != fs->reloc_bg &&
+		    b->start != fs->reloc_hot_bg) {
 			unslot(fs, b);	/* claimed, never opened */
 			return NULL;
 		}
@@ -357,9 +372,12 @@ static int finish_bg(struct zcow_fs *fs, struct zcow_bg *bg)
 	if (bg->meta_wp)
 		bg->meta_wp = bg->capacity;
 	unslot(fs, bg);
-	if (bg->start == fs->reloc_bg) {
+	if (bg->start == fs->reloc_bg || bg->start == fs->reloc_hot_bg) {
 		bg->is_data_reloc = false;
-		fs->reloc_bg = 0;
+		if (bg->start == fs->reloc_bg)
+			fs->reloc_bg = 0;
+		else
+			fs->reloc_hot_bg = 0;
 	}
 	if (bg->start == fs->treelog_bg)
 		fs->treelog_bg = 0;
@@ -846,7 +864,7 @@ void zcow_zoned_note_transid(struct zcow_fs *fs)
 
 	/* gen_clock[i] is transaction gen_base + 1 + i; the first one (the
 	 * mount's) began at clock 0. */
-	if (!fl || !fl->hotcold)
+	if (!fl || fl->hotcold != ZCOW_HOTCOLD_AGE)
 		return;
 	if (fl->nr_gen == ZCOW_HOTCOLD_MAX_GENS) {
 		/* The older half goes: its data counts as written before
@@ -867,7 +885,7 @@ void zcow_zoned_note_commit(struct zcow_fs *fs)
 {
 	struct zcow_files *fl = fs->files;
 
-	if (!fl || !fl->hotcold || !fl->nr_ow)
+	if (!fl || fl->hotcold != ZCOW_HOTCOLD_AGE || !fl->nr_ow)
 		return;
 	fl->hot_age = (uint64_t)(fl->ow_age_sum / (double)fl->nr_ow);
 	zlog(ZLOG_DEBUG, TAG, "hot threshold %" PRIu64 " (%" PRIu64

@@ -93,6 +93,10 @@ bool zcow_zoned_has_reclaimable(struct zcow_fs *fs);
  * zone held back for it while reclaim is on, or one a data chunk may take.
  */
 bool zcow_zoned_reloc_may_take_zone(struct zcow_fs *fs);
+/* May the hot relocation group (hotcold=frequency) take a zone (more
+ * than one zone relocation may take, and an active zone as data gets
+ * one)?  Opens the zone in the budget when it says true. */
+bool zcow_zoned_reloc_hot_may_take_zone(struct zcow_fs *fs);
 /* Free zones one reclaim pass may lend the data relocation group (given
  * back when the groups it empties are reset): those beyond the metadata
  * reserve and one more, or the held one. */
@@ -191,6 +195,21 @@ int zcow_zoned_pick_data_bg(struct zcow_fs *fs, uint64_t ino, bool is_hot,
  * the alloc clock when transaction @gen began (0 before the mount).
  */
 bool zcow_zoned_overwrite_is_hot(struct zcow_fs *fs, uint64_t gen);
+
+/*
+ * Write heat (hotcold=frequency, core/heat.c), under the fs lock.
+ * zcow_heat_init: the table of a mount (0 or -ENOMEM); _free: drops it.
+ * zcow_heat_note_write: count a data write of [@off, @off + @len) of
+ * inode @ino of tree @root (once per byte written).
+ * zcow_heat_is_hot: is the range holding @off hot?
+ * Without a table (another hotcold=) both say false.
+ */
+int zcow_heat_init(struct zcow_fs *fs);
+void zcow_heat_free(struct zcow_fs *fs);
+void zcow_heat_note_write(struct zcow_fs *fs, uint64_t root, uint64_t ino,
+			  uint64_t off, uint64_t len);
+bool zcow_heat_is_hot(struct zcow_fs *fs, uint64_t root, uint64_t ino,
+		      uint64_t off);
 
 /* A write that replaces live data of generation @gen was reserved: its
  * age counts toward the next threshold (once per write, however often

@@ -206,12 +206,13 @@ struct camp {
 	int reclaim;		/* [zcow] reclaim= (the default policy) */
 	uint32_t reclaim_threshold;	/* [zcow] reclaim_threshold= */
 	uint32_t reclaim_high;		/* [zcow] reclaim_high= */
-	bool hotcold;			/* [zcow] hotcold= (off) */
+	int hotcold;			/* [zcow] hotcold= (off) */
 	/* fio */
 	char rw[16];
 	uint64_t bs, size, nrfiles, fsync_every;
 	/* generators */
 	uint64_t ops, sync_every, ace_len;
+	uint64_t hot_writes;	/* reclaim: % of overwrites to its first fifth */
 	char points[MAX_POINTS_SPEC][64];
 	unsigned int nr_points;
 	char qpoints[MAX_POINTS_SPEC][64];

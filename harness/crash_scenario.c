@@ -216,6 +216,7 @@ static const struct ckey crash_keys[] = {
 	CK("quick_ops", CK_U64, qops),
 	CK("sync_every", CK_U64, sync_every),
 	CK("size", CK_U64, size),
+	CK("hot_writes", CK_U64, hot_writes),
 	CK("ace_len", CK_U64, ace_len),
 	CK("quick_ace_len", CK_U64, qace_len),
 	CK("quick_workloads", CK_U64, qworkloads),
@@ -541,6 +542,15 @@ int zcrash_load_camp(struct camp *c, const char *path, const char *ops,
 	if (strcmp(c->workload, "faults") &&
 	    (c->nr_fail || c->nr_rates || c->nr_zone_conds)) {
 		snprintf(err, elen, "%s: fail, fail_rate and zone_fail need workload=faults", path);
+		return -EINVAL;
+	}
+	if (c->hot_writes && strcmp(c->workload, "reclaim")) {
+		snprintf(err, elen, "%s: hot_writes needs workload=reclaim", path);
+		return -EINVAL;
+	}
+	if (c->hot_writes > 100) {
+		snprintf(err, elen, "%s: hot_writes=%" PRIu64 ": a percentage (0..100)",
+			 path, c->hot_writes);
 		return -EINVAL;
 	}
 	if (!strcmp(c->workload, "faults")) {

@@ -824,7 +824,9 @@ static void gen_reset(const struct camp *c, struct wl *w)
  * an fsync of the file every third sync, on a device small enough that
  * free zones run out and reclaim relocates groups (data and metadata) and
  * resets their zones; a second file is rewritten whole now and then so
- * that groups empty at different speeds.
+ * that groups empty at different speeds.  hot_writes=P: P % of the
+ * overwrites go to the file's first fifth (a skew, so that hot/cold
+ * separation has hot data to keep apart), the rest anywhere.
  */
 #define RECLAIM_PIECE (16 * BLK)
 static void gen_reclaim(const struct camp *c, struct wl *w)
@@ -833,9 +835,10 @@ static void gen_reclaim(const struct camp *c, struct wl *w)
 	uint64_t se = c->sync_every ? c->sync_every : 8, i, rng = c->seed;
 	uint64_t len = c->size ? c->size : 1024 * 1024;
 	uint64_t nblk = len / RECLAIM_PIECE;
+	uint64_t nhot = nblk / 5 ? nblk / 5 : 1;
 
-	snprintf(w->desc, sizeof(w->desc), "reclaim ops=%" PRIu64 " file=%" PRIu64 " sync_every=%" PRIu64,
-		 n, len, se);
+	snprintf(w->desc, sizeof(w->desc), "reclaim ops=%" PRIu64 " file=%" PRIu64 " sync_every=%" PRIu64 "%s",
+		 n, len, se, c->hot_writes ? " hot_writes" : "");
 	wl_add(w, OP_CREATE, "/a", NULL, 0, 0);
 	wl_add(w, OP_WRITE, "/a", NULL, 0, len);
 	wl_add(w, OP_CREATE, "/b", NULL, 0, 0);
@@ -843,7 +846,10 @@ static void gen_reclaim(const struct camp *c, struct wl *w)
 	wl_add(w, OP_SYNC, NULL, NULL, 0, 0);
 	wl_add(w, OP_MARK, NULL, NULL, 0, 0);
 	for (i = 0; i < n; i++) {
-		uint64_t at = (rng = zcrash_mix64(rng)) % nblk * RECLAIM_PIECE;
+		uint64_t r = (rng = zcrash_mix64(rng));
+		uint64_t at = (r >> 32) % 100 < c->hot_writes ?
+				      r % nhot * RECLAIM_PIECE :
+				      r % nblk * RECLAIM_PIECE;
 
 		wl_add(w, OP_WRITE, "/a", NULL, at, RECLAIM_PIECE);
 		if (i % 16 == 15)

@@ -67,11 +67,12 @@ static const struct {
 	const char *name;
 	uint32_t data_zones;
 	int reclaim;
-	bool hotcold;
+	int hotcold;
 } layouts[ZRUN_NR_LAYOUTS] = {
-	[ZRUN_LAYOUT_ZCOW] = { "zcow", 0, ZCOW_RECLAIM_DEFAULT, false },
+	[ZRUN_LAYOUT_ZCOW] = { "zcow", 0, ZCOW_RECLAIM_DEFAULT,
+			       ZCOW_HOTCOLD_OFF },
 	[ZRUN_LAYOUT_BTRFS_5_12] = { "btrfs-5.12", 1, ZCOW_RECLAIM_OFF,
-				     false },
+				     ZCOW_HOTCOLD_OFF },
 };
 
 const char *zrun_layout_name(int layout)
@@ -139,9 +140,19 @@ int zrun_settings_apply(struct zrun_settings *set, const struct zfio_kv *kv,
 		if (strcmp(v, "auto") && strcmp(v, "raw") && strcmp(v, "fs"))
 			return bad(err, len, kv, "not auto, raw or fs");
 		snprintf(set->target, sizeof(set->target), "%.7s", v);
+	} else if (!strcmp(k, "hotcold")) {
+		int mode = ZCOW_HOTCOLD_FREQUENCY;
+
+		if (kv->has_val && !zfio_parse_bool(v, &b))
+			mode = b ? ZCOW_HOTCOLD_FREQUENCY : ZCOW_HOTCOLD_OFF;
+		else if (kv->has_val && (mode = zcow_hotcold_parse(v)) < 0)
+			return bad(err, len, kv,
+				   "not on, off, frequency or age");
+		set->hotcold = mode;
+		set->explicit_keys |= ZRUN_KEY_HOTCOLD;
+		set->hotcold_at = *kv;
 	} else if (!strcmp(k, "zone_append") || !strcmp(k, "treelog") ||
-		   !strcmp(k, "trace") || !strcmp(k, "prefill") ||
-		   !strcmp(k, "hotcold")) {
+		   !strcmp(k, "trace") || !strcmp(k, "prefill")) {
 		if (!kv->has_val)
 			b = true;
 		else if (zfio_parse_bool(v, &b))
@@ -152,11 +163,7 @@ int zrun_settings_apply(struct zrun_settings *set, const struct zfio_kv *kv,
 			set->treelog = b;
 		else if (!strcmp(k, "trace"))
 			set->trace = b;
-		else if (!strcmp(k, "hotcold")) {
-			set->hotcold = b;
-			set->explicit_keys |= ZRUN_KEY_HOTCOLD;
-			set->hotcold_at = *kv;
-		} else
+		else
 			set->prefill = b;
 	} else if (!strcmp(k, "nodesize")) {
 		if (zfio_parse_size(v, 1024, &sz) || sz.unit != ZFIO_BYTES ||
@@ -2261,13 +2268,13 @@ static void put_mount(const struct zrun *run, FILE *f)
 	fprintf(f, "  \"layout\": \"%s\",\n", zrun_layout_name(set->layout));
 	fprintf(f, "  \"mount_options\": {\"zone_append\": %s, \"treelog\": %s, "
 		   "\"data_zones\": %u, \"commit_bytes\": %llu, "
-		   "\"reclaim\": \"%s\", \"hotcold\": %s, \"cleaner\": \"%s\"},\n",
+		   "\"reclaim\": \"%s\", \"hotcold\": \"%s\", \"cleaner\": \"%s\"},\n",
 		set->zone_append ? "true" : "false",
 		set->treelog ? "true" : "false", run->fs_data_zones,
 		(unsigned long long)(set->commit_bytes ? set->commit_bytes :
 				     ZCOW_DEFAULT_COMMIT_BYTES),
 		zcow_reclaim_name(run->fs_reclaim_policy),
-		set->hotcold ? "true" : "false",
+		zcow_hotcold_name(set->hotcold),
 		set->cleaner_background ? "background" : "writer");
 }
 
@@ -2673,7 +2680,7 @@ static int write_config(struct zrun *run, const char *dir, const char *src,
 	if (run->set.reclaim_high)
 		fprintf(f, "reclaim_high=%u\n", run->set.reclaim_high);
 	if (run->set.hotcold)
-		fprintf(f, "hotcold=on\n");
+		fprintf(f, "hotcold=%s\n", zcow_hotcold_name(run->set.hotcold));
 	if (run->set.cleaner_background)
 		fprintf(f, "cleaner=background\n");
 	if (!strcmp(run->ops->name, "fs"))

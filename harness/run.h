@@ -158,7 +158,7 @@ struct zrun_settings {
 	int reclaim;			/* fs: enum zcow_reclaim (default) */
 	uint32_t reclaim_threshold;	/* fs: percent; 0 = 75 */
 	uint32_t reclaim_high;		/* fs: free zones; 0 = default */
-	bool hotcold;			/* fs: hotcold=on (off) */
+	int hotcold;			/* fs: hotcold= (enum zcow_hotcold) */
 	/* fs: cleaner=background (in simulated time the scheduler's
 	 * cleaner events, on the wall clock the fs's thread); writer */
 	bool cleaner_background;

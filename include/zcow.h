@@ -87,6 +87,26 @@ enum {
 };
 
 /* mount options; a zeroed struct is valid. */
+/*
+ * hotcold=: how a data write is judged hot.
+ *   FREQUENCY (hotcold=on): its file range (16 KiB) was written more than
+ *             twice as often as the mean range of live data, the counts
+ *             halved each quarter of the device written (core/heat.c);
+ *             relocation keeps hot survivors in a hot relocation group;
+ *   AGE:      it replaces data younger than the mean age of the data the
+ *             overwrites replaced between the last two commits (SepBIT);
+ *             relocation does not separate.
+ */
+enum zcow_hotcold {
+	ZCOW_HOTCOLD_OFF = 0,
+	ZCOW_HOTCOLD_FREQUENCY,
+	ZCOW_HOTCOLD_AGE,
+};
+/* "off", "frequency", "age" ("?" for another value). */
+const char *zcow_hotcold_name(int mode);
+/* The mode named @name (or "on": frequency), or -EINVAL. */
+int zcow_hotcold_parse(const char *name);
+
 struct zcow_mount_opts {
 	bool read_only;		/* true: never write (unmount commits nothing) */
 	/* files (issue 5): true = zone_append=off (plain writes at the wp,
@@ -122,14 +142,12 @@ struct zcow_mount_opts {
 	 * with another policy; 0 = the default, the reserves and 3 more
 	 * (docs/reclaim.md). */
 	uint32_t reclaim_high;
-	/* hotcold=on: data writes are placed by predicted lifetime
-	 * (docs/reclaim.md, "Hot and cold"): an overwrite of data younger
-	 * than the mean age of the data replaced between the last two
-	 * commits that saw overwrites goes to the hot half of the
-	 * data_zones slots, other writes to the cold half; refused
-	 * (-EINVAL) with fewer than 2 data slots.  false (0) = off: slot =
-	 * ino % data_zones. */
-	bool hotcold;
+	/* hotcold=on|frequency|age|off (enum zcow_hotcold): data writes
+	 * are placed by predicted lifetime (docs/reclaim.md, "Hot and
+	 * cold"), hot ones in the hot half of the data_zones slots, others
+	 * in the cold half; refused (-EINVAL) with fewer than 2 data slots.
+	 * 0 = off: slot = ino % data_zones. */
+	int hotcold;
 	/* cleaner=writer|background: who runs the just-in-time cleaner
 	 * (greedy, cost-benefit, hotcold-greedy) and threshold's clean-up
 	 * after a commit (enum above; docs/reclaim.md "Who cleans"). */

@@ -89,7 +89,8 @@ static bool is_fsync_logged(void)
 START_TEST(test_quick_clean)
 {
 	static const char *const names[] = { "sblog", "commit", "fsync", "reset",
-					     "reclaim", "snapshot" };
+					     "reclaim", "snapshot",
+					     "hotreloc" };
 	struct zcrash_summary s = run(names[_i], 0);
 
 	ck_assert_uint_eq(s.violations, 0);
@@ -657,8 +658,8 @@ Suite *crash_suite(void)
 	Suite *s = suite_create("crash_suite");
 	TCase *tc = tcase_create("campaigns");
 
-	tcase_set_timeout(tc, 60);
-	tcase_add_loop_test(tc, test_quick_clean, 0, 6);
+	tcase_set_timeout(tc, 120);
+	tcase_add_loop_test(tc, test_quick_clean, 0, 7);
 	tcase_add_test(tc, test_mutation_reset_caught);
 	tcase_add_test(tc, test_mutation_cleaned_reset_early_caught);
 	tcase_add_test(tc, test_mutation_reloc_reset_early_caught);

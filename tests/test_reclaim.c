@@ -18,6 +18,7 @@
 #include "tests.h"
 #include "zcow.h"
 #include "zoned.h"
+#include "zoned.h"
 #include "zsim.h"
 
 #define KiB 1024ULL
@@ -1236,7 +1237,7 @@ START_TEST(test_reclaim_balance_usage)
 END_TEST
 
 /*
- * hotcold=on with two data slots: slot 0 takes cold writes, slot 1 hot
+ * hotcold=age with two data slots: slot 0 takes cold writes, slot 1 hot
  * ones.  New data is cold.  Until a commit has seen overwrites every
  * overwrite is hot; then the threshold is the mean age of the data those
  * overwrites replaced: an overwrite of data older than that goes to the
@@ -1251,7 +1252,7 @@ START_TEST(test_reclaim_hotcold_places_by_age)
 	uint64_t first;
 
 	mo.data_zones = 2;
-	mo.hotcold = true;
+	mo.hotcold = ZCOW_HOTCOLD_AGE;
 	fs = sim_fs(32, 0, &mo);
 	ck_assert(fs->files->hotcold);
 	ck_assert_uint_eq(fs->files->hot_age, UINT64_MAX);
@@ -1298,7 +1299,7 @@ START_TEST(test_reclaim_hotcold_places_by_age)
 END_TEST
 
 /*
- * hotcold=on keeps the write clocks of the last ZCOW_HOTCOLD_MAX_GENS
+ * hotcold=age keeps the write clocks of the last ZCOW_HOTCOLD_MAX_GENS
  * transactions only, so that hours of commits do not grow it: data of an
  * older transaction counts as written before the mount (the oldest,
  * cold); the newest transaction's data is still dated.
@@ -1311,7 +1312,7 @@ START_TEST(test_reclaim_hotcold_clocks_bounded)
 	uint64_t i, newest;
 
 	mo.data_zones = 2;
-	mo.hotcold = true;
+	mo.hotcold = ZCOW_HOTCOLD_AGE;
 	fs = sim_fs(32, 0, &mo);
 	fl = fs->files;
 	pthread_mutex_lock(&fl->lock);
@@ -1343,7 +1344,7 @@ START_TEST(test_reclaim_hotcold_counts_an_overwrite_once)
 	struct zcow_fs *fs;
 
 	mo.data_zones = 2;
-	mo.hotcold = true;
+	mo.hotcold = ZCOW_HOTCOLD_AGE;
 	mo.no_zone_append = true;
 	fs = sim_fs(32, 0, &mo);
 	put(fs, "/a", 0, 64 * KiB, 1);
@@ -1361,6 +1362,136 @@ START_TEST(test_reclaim_hotcold_counts_an_overwrite_once)
 }
 END_TEST
 
+/*
+ * hotcold=on (frequency): a write is hot when its first 16 KiB range was
+ * written at least twice as often as the mean range of the data before.
+ * After 1 MiB of new data (64 ranges written once), a range written a
+ * third time is still cold (2 < 2 x 66 / 65 before it), a fourth time
+ * hot (3 >= 2 x 67 / 65); new data is cold.
+ */
+START_TEST(test_reclaim_hotcold_frequency_places_often_written_ranges_hot)
+{
+	struct zcow_mount_opts mo = quiet;
+	struct zcow_bg *cold, *hot;
+	struct zcow_fs *fs;
+
+	mo.data_zones = 2;
+	mo.hotcold = ZCOW_HOTCOLD_FREQUENCY;
+	fs = sim_fs(32, 0, &mo);
+	put(fs, "/a", 0, 1 * MiB, 1);			/* new: cold */
+	cold = data_bg_of(fs, "/a", 0);
+	ck_assert(!cold->is_hot);
+	put(fs, "/h", 0, 16 * KiB, 1);
+	ck_assert_ptr_eq(data_bg_of(fs, "/h", 0), cold);
+	put(fs, "/h", 0, 16 * KiB, 2);
+	put(fs, "/h", 0, 16 * KiB, 3);			/* third: cold */
+	ck_assert_ptr_eq(data_bg_of(fs, "/h", 0), cold);
+	put(fs, "/h", 0, 16 * KiB, 4);			/* fourth: hot */
+	hot = data_bg_of(fs, "/h", 0);
+	ck_assert_ptr_ne(hot, cold);
+	ck_assert(hot->is_hot);
+	put(fs, "/h", 0, 4 * KiB, 5);			/* the same range */
+	ck_assert_ptr_eq(data_bg_of(fs, "/h", 0), hot);
+	put(fs, "/h", 16 * KiB, 16 * KiB, 1);		/* the next: cold */
+	ck_assert_ptr_eq(data_bg_of(fs, "/h", 16 * KiB), cold);
+	put(fs, "/b", 0, 16 * KiB, 1);			/* another file */
+	ck_assert_ptr_eq(data_bg_of(fs, "/b", 0), cold);
+	expect(fs, "/h", 0, 4 * KiB, 5);
+	expect(fs, "/h", 4 * KiB, 12 * KiB, 4);
+	expect(fs, "/h", 16 * KiB, 16 * KiB, 1);
+	expect(fs, "/a", 0, 1 * MiB, 1);
+	expect_clean(fs);
+	close_fs(fs);
+}
+END_TEST
+
+/*
+ * The counts decay: each quarter of the device written halves them, so a
+ * range written often that is no longer written turns cold, and one
+ * written often now is hot.  The device is 32 x 4 MiB: a quarter is
+ * 32 MiB.
+ */
+START_TEST(test_reclaim_hotcold_frequency_decays)
+{
+	struct zcow_mount_opts mo = quiet;
+	struct zcow_fs *fs;
+	uint64_t i;
+
+	mo.data_zones = 2;
+	mo.hotcold = ZCOW_HOTCOLD_FREQUENCY;
+	fs = sim_fs(32, 0, &mo);
+	pthread_mutex_lock(&fs->files->lock);
+	/* 256 ranges once, range 0 eight times. */
+	zcow_heat_note_write(fs, 5, 300, 0, 4 * MiB);
+	ck_assert(!zcow_heat_is_hot(fs, 5, 300, 0));
+	for (i = 0; i < 7; i++)
+		zcow_heat_note_write(fs, 5, 300, 0, BS);
+	ck_assert(zcow_heat_is_hot(fs, 5, 300, 0));
+	ck_assert(zcow_heat_is_hot(fs, 5, 300, 16 * KiB - 1));
+	ck_assert(!zcow_heat_is_hot(fs, 5, 300, 16 * KiB));
+	ck_assert(!zcow_heat_is_hot(fs, 5, 301, 0));	/* other inode */
+	ck_assert(!zcow_heat_is_hot(fs, 257, 300, 0));	/* other tree */
+	/* Five quarters of writes spread over 2048 other ranges, each
+	 * 4 MiB of it once: range 0 halved five times. */
+	for (i = 0; i < 40; i++)
+		zcow_heat_note_write(fs, 5, 400, (i % 8) * 4 * MiB, 4 * MiB);
+	ck_assert(!zcow_heat_is_hot(fs, 5, 300, 0));
+	/* A range written often now is hot again. */
+	for (i = 0; i < 16; i++)
+		zcow_heat_note_write(fs, 5, 300, 64 * KiB, BS);
+	ck_assert(zcow_heat_is_hot(fs, 5, 300, 64 * KiB));
+	pthread_mutex_unlock(&fs->files->lock);
+	close_fs(fs);
+}
+END_TEST
+
+/*
+ * hotcold=on: relocation keeps hot data hot.  The live extents of a
+ * cleaned group whose file ranges are hot go to the hot relocation
+ * group, the others to the relocation group; both read back, also after
+ * a remount (where the hot relocation group is an ordinary group).
+ */
+START_TEST(test_reclaim_hotcold_frequency_relocates_hot_survivors_hot)
+{
+	struct zcow_mount_opts mo = quiet;
+	struct zcow_bg *cold, *hot, *rc, *rh;
+	struct zcow_fs *fs;
+
+	mo.data_zones = 2;
+	mo.hotcold = ZCOW_HOTCOLD_FREQUENCY;
+	fs = sim_fs(32, 0, &mo);
+	put(fs, "/a", 0, 1 * MiB, 1);
+	put(fs, "/h", 0, 16 * KiB, 1);
+	put(fs, "/h", 0, 16 * KiB, 2);
+	put(fs, "/h", 0, 16 * KiB, 3);
+	put(fs, "/h", 0, 16 * KiB, 4);			/* hot */
+	ck_assert_int_eq(zcow_sync(fs), 0);
+	cold = data_bg_of(fs, "/a", 0);
+	hot = data_bg_of(fs, "/h", 0);
+	ck_assert(hot->is_hot && !cold->is_hot);
+	ck_assert_int_eq(relocate_one(fs, cold), 0);
+	ck_assert_int_eq(relocate_one(fs, hot), 0);
+	rc = data_bg_of(fs, "/a", 0);
+	rh = data_bg_of(fs, "/h", 0);
+	ck_assert_uint_eq(rc->start, fs->reloc_bg);
+	ck_assert_uint_eq(rh->start, fs->reloc_hot_bg);
+	ck_assert_ptr_ne(rc, rh);
+	ck_assert(rc->is_data_reloc && rh->is_data_reloc);
+	ck_assert(rh->is_hot && !rc->is_hot);
+	ck_assert_uint_eq(rh->used, 16 * KiB);
+	ck_assert_uint_eq(fs->rstats.data_bytes, 1 * MiB + 16 * KiB);
+	expect(fs, "/a", 0, 1 * MiB, 1);
+	expect(fs, "/h", 0, 16 * KiB, 4);
+	expect_clean(fs);
+	fs = remount(fs, &mo);
+	ck_assert_uint_eq(fs->reloc_hot_bg, 0);
+	expect(fs, "/h", 0, 16 * KiB, 4);
+	expect(fs, "/a", 0, 1 * MiB, 1);
+	expect_clean(fs);
+	close_fs(fs);
+}
+END_TEST
+
 /* hotcold=on needs a hot and a cold slot: refused with one. */
 START_TEST(test_reclaim_hotcold_needs_two_slots)
 {
@@ -1371,9 +1502,15 @@ START_TEST(test_reclaim_hotcold_needs_two_slots)
 	struct zdev *dev = NULL;
 	struct zcow_fs *fs = NULL;
 
+	ck_assert_int_eq(zcow_mount_opts_parse("hotcold=age", &mo), 0);
+	ck_assert_int_eq(mo.hotcold, ZCOW_HOTCOLD_AGE);
+	ck_assert_int_eq(zcow_mount_opts_parse("hotcold=off", &mo), 0);
+	ck_assert_int_eq(mo.hotcold, ZCOW_HOTCOLD_OFF);
+	ck_assert_int_eq(zcow_mount_opts_parse("hotcold=frequency", &mo), 0);
+	ck_assert_int_eq(mo.hotcold, ZCOW_HOTCOLD_FREQUENCY);
 	ck_assert_int_eq(zcow_mount_opts_parse("hotcold=on,data_zones=1",
 					       &mo), 0);
-	ck_assert(mo.hotcold);
+	ck_assert_int_eq(mo.hotcold, ZCOW_HOTCOLD_FREQUENCY);
 	ck_assert_int_eq(zcow_mount_opts_parse("hotcold=maybe", &mo),
 			 -EINVAL);
 	ck_assert_int_eq(zsim_create(&cfg, &dev), 0);
@@ -1394,6 +1531,9 @@ Suite *reclaim_suite(void)
 
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_reclaim_relocates_data_group);
+	tcase_add_test(tc, test_reclaim_hotcold_frequency_places_often_written_ranges_hot);
+	tcase_add_test(tc, test_reclaim_hotcold_frequency_decays);
+	tcase_add_test(tc, test_reclaim_hotcold_frequency_relocates_hot_survivors_hot);
 	tcase_add_test(tc, test_reclaim_relocates_snapshot_shared_extents);
 	tcase_add_test(tc, test_reclaim_relocates_extents_of_shared_leaves);
 	tcase_add_test(tc, test_reclaim_relocates_metadata_group_shared_with_a_snapshot);

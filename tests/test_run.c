@@ -1877,6 +1877,8 @@ START_TEST(test_run_mount_keys_refuse_bad_values_naming_file_line_option)
 		{ "layout=btrfs", "f:1: option 'layout': not btrfs-5.12 or "
 				  "zcow" },
 		{ "layout=", "f:1: option 'layout': needs a value" },
+		{ "hotcold=warm", "f:1: option 'hotcold': not on, off, "
+				  "frequency or age" },
 		{ "read_only=on", "f:1: option 'read_only': refused: every "
 				  "run makes a new file system and lays out "
 				  "the jobs' files (mkfs, writes), which a "
@@ -1939,6 +1941,8 @@ START_TEST(test_run_layout_preset_yields_to_explicit_keys_in_any_order)
 				"reclaim=greedy" };
 	const char *hot[] = { "hotcold=on", "data_zones=2",
 			      "layout=btrfs-5.12" };
+	const char *age[] = { "hotcold=age", "data_zones=2" };
+	const char *plain[] = { "hotcold", "data_zones=2" };
 	const char *both[] = { "layout=btrfs-5.12", "layout=zcow" };
 	const char *back[] = { "layout=zcow", "layout=btrfs-5.12" };
 	struct zrun_settings set;
@@ -1958,9 +1962,13 @@ START_TEST(test_run_layout_preset_yields_to_explicit_keys_in_any_order)
 	ck_assert_uint_eq(set.data_zones, 2);
 	ck_assert_int_eq(set.reclaim, ZCOW_RECLAIM_GREEDY);
 	ck_assert_int_eq(apply_keys(&set, hot, 3, err, sizeof(err)), 0);
-	ck_assert(set.hotcold);
+	ck_assert_int_eq(set.hotcold, ZCOW_HOTCOLD_FREQUENCY);
 	ck_assert_uint_eq(set.data_zones, 2);
 	ck_assert_int_eq(set.reclaim, ZCOW_RECLAIM_OFF);
+	ck_assert_int_eq(apply_keys(&set, age, 2, err, sizeof(err)), 0);
+	ck_assert_int_eq(set.hotcold, ZCOW_HOTCOLD_AGE);
+	ck_assert_int_eq(apply_keys(&set, plain, 2, err, sizeof(err)), 0);
+	ck_assert_int_eq(set.hotcold, ZCOW_HOTCOLD_FREQUENCY);
 	ck_assert_int_eq(apply_keys(&set, both, 2, err, sizeof(err)), 0);
 	ck_assert_int_eq(set.layout, ZRUN_LAYOUT_ZCOW);
 	ck_assert_uint_eq(set.data_zones, 0);
@@ -2045,7 +2053,7 @@ START_TEST(test_run_btrfs_5_12_layout_writes_one_data_group_at_a_time)
 			    "\"mount_options\": {\"zone_append\": true, "
 			    "\"treelog\": true, \"data_zones\": 1, "
 			    "\"commit_bytes\": 268435456, \"reclaim\": "
-			    "\"off\", \"hotcold\": false, \"cleaner\": "
+			    "\"off\", \"hotcold\": \"off\", \"cleaner\": "
 			    "\"writer\"},\n"));
 	snprintf(path, sizeof(path), "%s/config.fio", d);
 	cfg = zcow_test_read_path(path);
@@ -2063,7 +2071,7 @@ START_TEST(test_run_btrfs_5_12_layout_writes_one_data_group_at_a_time)
 			    "\"mount_options\": {\"zone_append\": true, "
 			    "\"treelog\": true, \"data_zones\": 4, "
 			    "\"commit_bytes\": 268435456, \"reclaim\": "
-			    "\"greedy\", \"hotcold\": false, \"cleaner\": "
+			    "\"greedy\", \"hotcold\": \"off\", \"cleaner\": "
 			    "\"writer\"},\n"));
 	free(s);
 	free(d);
