@@ -205,8 +205,10 @@ def textbook_greedy(device, C, rho):
     return model_wa(rho, data_zones, zsize // BS, data_zones + 2, 1, 2)
 
 
-def point_fio(template, size, loops, dest):
-    """@template with size= in [global] and loops= in [overwrite] set."""
+def point_fio(template, size, loops, dest, dist=None):
+    """@template with size= in [global] and loops= in [overwrite] set,
+    and with @dist its random_distribution= (so that the saved scenario
+    runs the point as it was measured)."""
     out, section = [], None
     with open(template) as f:
         for line in f:
@@ -217,6 +219,9 @@ def point_fio(template, size, loops, dest):
                 line = "size=%d\n" % size
             elif section == "overwrite" and s.startswith("loops="):
                 line = "loops=%d\n" % loops
+            elif (section == "overwrite" and dist and
+                  s.startswith("random_distribution=")):
+                line = "random_distribution=%s\n" % dist
             out.append(line)
     with open(dest, "w") as f:
         f.writelines(out)
@@ -323,12 +328,11 @@ def run_point(a, work, rho, policy, dist, C):
     tmpl = os.path.join(CONFIGS, "gc-hotcold.fio" if dist else
                         "gc-uniform.fio")
     fio = os.path.join(work, name + ".fio")
-    point_fio(tmpl, size, loops, fio)
+    point_fio(tmpl, size, loops, fio, dist[0] if dist else None)
     scen = os.path.join(work, name + ".scenario")
     write_scenario(scen, fio, name, a.device, policy, a.seed, a.cleaner)
-    sets = ["random_distribution=%s" % dist[0]] if dist else []
     rc, out, err, wall = zcow_run(a.zcow, scen,
-                                  os.path.join(a.results, "runs"), sets)
+                                  os.path.join(a.results, "runs"))
     r = {"rho": rho, "policy": policy, "distribution": dist[0] if dist
          else "random", "C": C, "file_size": size, "loops": loops,
          "fills": loops * size / C, "enospc": False, "wall_s": wall,
