@@ -637,6 +637,17 @@ int zcow_mount_devs(struct zdev **devs, unsigned int nr,
 	if (ret)
 		goto out;
 	ret = check_super(&fs->sb, total, fs->read_only);
+	/* Each device item's size bounded before anything walks it (the
+	 * writable zones are counted up to it: 2^63 was a hang). */
+	for (d = 0; !ret && d < fs->nr_devs; d++)
+		if (zcow_device_size(&fs->devs[d]) >
+		    fs->devs[d].zdev->info.size) {
+			zlog_err(TAG, "%s: device item size %llu larger than the device (%llu)",
+				 dev_name(fs->devs[d].zdev),
+				 (unsigned long long)zcow_device_size(&fs->devs[d]),
+				 (unsigned long long)fs->devs[d].zdev->info.size);
+			ret = -EUCLEAN;
+		}
 	if (ret)
 		goto out;
 	fs->generation = le64toh(fs->sb.generation);

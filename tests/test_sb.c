@@ -768,6 +768,35 @@ START_TEST(test_sb_corrupt_fixed_copy_is_euclean)
 }
 END_TEST
 
+/*
+ * A device item whose size is larger than the device, checksum
+ * recomputed: refused with -EUCLEAN at once.  Before, 2^63 made the
+ * mount count writable zones up to it, about 2^41 iterations (a hang).
+ */
+START_TEST(test_sb_dev_item_size_beyond_device_is_euclean)
+{
+	static const uint64_t bad[] = { 1ULL << 63, 13 * ZS, UINT64_MAX };
+	struct zcow_super_block sb;
+	struct zcow_fs *fs = NULL;
+	unsigned int i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct zdev *dev = new_sim(12, ZS, CAP, 2);
+
+		do_mkfs(dev, ZCOW_SB_PLACE_SEED);
+		ck_assert_int_eq(zdev_read(dev, &sb, SBS, 0, ZDEV_CLASS_SB),
+				 0);
+		sb.dev_item.total_bytes = htole64(bad[i]);
+		zcow_sb_seal(&sb);
+		ck_assert_int_eq(zdev_write(dev, &sb, SBS, 0, ZDEV_WRITE_FUA,
+					    ZDEV_CLASS_OTHER), 0);
+		ck_assert_int_eq(zcow_mount(dev, NULL, &fs), -EUCLEAN);
+		ck_assert_ptr_null(fs);
+		zdev_close(dev);
+	}
+}
+END_TEST
+
 START_TEST(test_sb_torn_newest_falls_back_to_older_valid_copy)
 {
 	struct zdev *dev = new_sim(12, ZS, CAP, 0);
@@ -1347,6 +1376,7 @@ Suite *sb_suite(void)
 	tcase_add_test(tc, test_sb_mkfs_is_deterministic_with_a_seed);
 	tcase_add_test(tc, test_sb_corrupt_only_copy_is_euclean);
 	tcase_add_test(tc, test_sb_corrupt_fixed_copy_is_euclean);
+	tcase_add_test(tc, test_sb_dev_item_size_beyond_device_is_euclean);
 	tcase_add_test(tc, test_sb_torn_newest_falls_back_to_older_valid_copy);
 	tcase_add_test(tc, test_sb_both_full_torn_tail_keeps_newest_valid_zone);
 	tcase_add_test(tc,
