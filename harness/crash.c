@@ -80,6 +80,51 @@ static void add_every(struct cutlist *l, const char *what, enum zsim_cut_kind k,
 		}
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * random:count=@n: @n distinct persist points of the @persist of the
+ * uncut run, drawn by a partial Fisher-Yates shuffle seeded by @seed, in
+ * ascending order; all of them when @n is as many or more (so a huge @n
+ * costs what persist=every does).  -ENOMEM in @l's error.
+ */
+static int add_random(struct cutlist *l, uint64_t persist, uint64_t n,
+		      uint64_t seed)
+{
+	uint64_t rng = seed * 7919 + 1, *v, i, j, t;
+	char name[48];
+
+	if (n > persist)
+		n = persist;
+	if (!n)
+		return 0;
+	v = malloc(persist * sizeof(*v));
+	if (!v) {
+		l->err = -ENOMEM;
+		return 0;
+	}
+	for (i = 0; i < persist; i++)
+		v[i] = i + 1;
+	for (i = 0; i < n; i++) {
+		j = i + (rng = zcrash_mix64(rng)) % (persist - i);
+		t = v[i];
+		v[i] = v[j];
+		v[j] = t;
+	}
+	qsort(v, n, sizeof(*v), cmp_u64);
+	for (i = 0; i < n; i++) {
+		snprintf(name, sizeof(name), "persist=%" PRIu64, v[i]);
+		cl_add(l, ZSIM_CUT_PERSIST, 0, v[i], ZSIM_CUT_AFTER, name);
+	}
+	free(v);
+	return 0;
+}
+
 /* Expand one point spec against the counts of the uncut run. */
 static int expand(const char *s, const struct rec *r, uint64_t seed,
 		  struct cutlist *l, char *err, size_t elen)
@@ -111,18 +156,10 @@ static int expand(const char *s, const struct rec *r, uint64_t seed,
 		return 0;
 	}
 	if (!strncmp(s, "random:count=", 13)) {
-		uint64_t rng = seed * 7919 + 1;
-
 		n = strtoull(s + 13, NULL, 0);
 		if (!n)
 			goto bad;
-		for (i = 0; i < n && r->persist; i++) {
-			uint64_t o = (rng = zcrash_mix64(rng)) % r->persist + 1;
-
-			snprintf(name, sizeof(name), "persist=%" PRIu64, o);
-			cl_add(l, ZSIM_CUT_PERSIST, 0, o, ZSIM_CUT_AFTER, name);
-		}
-		return 0;
+		return add_random(l, r->persist, n, seed);
 	}
 	if (eq && !strcmp(eq + 1, "every") && (size_t)(eq - s) < sizeof(what)) {
 		memcpy(what, s, eq - s);
