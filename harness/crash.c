@@ -559,9 +559,10 @@ static int write_shard(const char *dir, const struct camp *c,
 		sum->tried_treelog[0], sum->tried_treelog[1],
 		sum->violations_treelog[0], sum->violations_treelog[1],
 		sum->tried_replay, sum->btrfs_states, sum->btrfs_images);
-	fprintf(f, "  \"nr_ops\": %" PRIu64 ",\n  \"nr_ops_ok\": %" PRIu64 ",\n  \"nr_ops_enospc\": %" PRIu64 ",\n  \"nr_ops_namespace\": %" PRIu64 ",\n  \"nr_ops_other\": %" PRIu64 ",\n",
+	fprintf(f, "  \"nr_ops\": %" PRIu64 ",\n  \"nr_ops_ok\": %" PRIu64 ",\n  \"nr_ops_enospc\": %" PRIu64 ",\n  \"nr_ops_namespace\": %" PRIu64 ",\n  \"nr_ops_other\": %" PRIu64 ",\n  \"nr_ops_undeclared\": %" PRIu64 ",\n",
 		sum->nr_ops, sum->nr_ops_ok, sum->nr_ops_enospc,
-		sum->nr_ops_namespace, sum->nr_ops_other);
+		sum->nr_ops_namespace, sum->nr_ops_other,
+		sum->nr_ops_undeclared);
 	fprintf(f, "  \"nr_injected\": %" PRIu64 ",\n  \"nr_zone_fails\": %" PRIu64 ",\n  \"nr_faulted\": %" PRIu64 ",\n  \"nr_errors\": %" PRIu64 ",\n  \"nr_on_target\": %" PRIu64 ",\n  \"nr_degraded\": %" PRIu64 ",\n  \"seconds\": %.3f,\n  \"complete\": true\n}\n",
 		sum->nr_injected, sum->nr_zone_fails, sum->nr_faulted,
 		sum->nr_errors, sum->nr_on_target, sum->nr_degraded,
@@ -583,9 +584,26 @@ static bool is_namespace_refusal(int ret)
 	       ret == -ENOTDIR || ret == -EISDIR;
 }
 
-/* The uncut run's results, by kind (OP_MARK is no operation). */
-static void count_ops(const struct wl *w, const struct rec *r,
-		      struct zcrash_summary *sum)
+/* Does the campaign's may_fail= allow an operation to fail with @ret? */
+static bool may_fail(const struct camp *c, int ret)
+{
+	if (c->may_fail & ZCRASH_MAY_ANY)
+		return true;
+	if (ret == -ENOSPC)
+		return c->may_fail & ZCRASH_MAY_ENOSPC;
+	return is_namespace_refusal(ret) &&
+	       (c->may_fail & ZCRASH_MAY_NAMESPACE);
+}
+
+/*
+ * The uncut run's results, by kind (OP_MARK is no operation).  A failure
+ * may_fail= does not allow fails the campaign: counted, the first one
+ * printed and its repro line (the uncut run: cut=end) kept as the
+ * campaign's first repro.
+ */
+static void count_ops(const struct camp *c, const struct zcrash_opts *o,
+		      const struct wl *w, uint64_t wi, bool is_on,
+		      const struct rec *r, struct zcrash_summary *sum)
 {
 	unsigned int i;
 
@@ -601,6 +619,23 @@ static void count_ops(const struct wl *w, const struct rec *r,
 			sum->nr_ops_namespace++;
 		else
 			sum->nr_ops_other++;
+		if (!r->ret[i] || may_fail(c, r->ret[i]))
+			continue;
+		if (!sum->nr_ops_undeclared++) {
+			char line[1200];
+
+			snprintf(line, sizeof(line), "%s%s%.300s%s w=%" PRIu64 " treelog=%s cut=end loss=keep seed=1",
+				 c->path, c->ops_arg[0] ? c->path[0] ? " ops=" : "ops=" : "",
+				 c->ops_arg, c->quick ? " quick" : "", wi,
+				 is_on ? "on" : "off");
+			if (!sum->first_repro[0])
+				snprintf(sum->first_repro,
+					 sizeof(sum->first_repro), "%.511s",
+					 line);
+			if (!o->is_quiet)
+				printf("undeclared failure: %s: operation %u of the uncut run failed: %s (may_fail= does not allow it)\nrepro: %s\n",
+				       w->desc, i, strerror(-r->ret[i]), line);
+		}
 	}
 }
 
@@ -619,10 +654,10 @@ void zcrash_print_table(const struct zcrash_head *h,
 	       h->treelog == ZCRASH_TREELOG_BOTH ? "both" :
 	       h->treelog == ZCRASH_TREELOG_ON ? "on" : "off",
 	       rc_names[h->replay_cuts], shard);
-	printf("%-22s %10" PRIu64 " (%" PRIu64 " succeeded, %" PRIu64 " ENOSPC, %" PRIu64 " name missing or taken, %" PRIu64 " other errors)\n",
+	printf("%-22s %10" PRIu64 " (%" PRIu64 " succeeded, %" PRIu64 " ENOSPC, %" PRIu64 " name missing or taken, %" PRIu64 " other errors; %" PRIu64 " not allowed by may_fail=)\n",
 	       "uncut-run operations", sum->nr_ops, sum->nr_ops_ok,
 	       sum->nr_ops_enospc, sum->nr_ops_namespace,
-	       sum->nr_ops_other);
+	       sum->nr_ops_other, sum->nr_ops_undeclared);
 	printf("%-22s %10s\n", "crash states tried", "");
 	printf("  %-20s %10" PRIu64 "\n", "tried", sum->tried);
 	printf("  %-20s %10" PRIu64 "\n", "passed", sum->passed);
@@ -671,9 +706,10 @@ void zcrash_json_tail(FILE *js, const struct zcrash_head *h,
 		sum->tried_treelog[0], sum->violations_treelog[0],
 		sum->tried_treelog[1], sum->violations_treelog[1],
 		sum->tried_replay);
-	fprintf(js, ",\n  \"uncut_ops\": {\"run\": %" PRIu64 ", \"succeeded\": %" PRIu64 ", \"enospc\": %" PRIu64 ", \"name_missing_or_taken\": %" PRIu64 ", \"other\": %" PRIu64 "}",
+	fprintf(js, ",\n  \"uncut_ops\": {\"run\": %" PRIu64 ", \"succeeded\": %" PRIu64 ", \"enospc\": %" PRIu64 ", \"name_missing_or_taken\": %" PRIu64 ", \"other\": %" PRIu64 ", \"undeclared\": %" PRIu64 "}",
 		sum->nr_ops, sum->nr_ops_ok, sum->nr_ops_enospc,
-		sum->nr_ops_namespace, sum->nr_ops_other);
+		sum->nr_ops_namespace, sum->nr_ops_other,
+		sum->nr_ops_undeclared);
 	if (h->btrfs_every)
 		fprintf(js, ",\n  \"btrfs_check\": {\"every\": %" PRIu64 ", \"states\": %" PRIu64 ", \"images\": %" PRIu64 "}",
 			h->btrfs_every, sum->btrfs_states, sum->btrfs_images);
@@ -933,7 +969,7 @@ int zcrash_run(const char *scenario, const struct zcrash_opts *opts,
 			}
 			sum->nr_workloads++;
 			sum->nr_points += cl.nr;
-			count_ops(&w, &r, sum);
+			count_ops(c, o, &w, wi, mi, &r, sum);
 			for (i = 0; i < cl.nr; i++)
 				for (li = 0; li < c->nr_loss; li++)
 					for (si = 0; si < c->nr_seeds; si++) {
@@ -1030,7 +1066,7 @@ finished:
 				goto out;
 		}
 	}
-	ret = sum->violations ? 1 : 0;
+	ret = sum->violations || sum->nr_ops_undeclared ? 1 : 0;
 out:
 	if (x.csv)
 		fclose(x.csv);

@@ -123,6 +123,8 @@ struct zcrash_summary {
 	uint64_t nr_ops_namespace;	/* ENOENT, EEXIST, ENOTEMPTY, ENOTDIR,
 					 * EISDIR: by the workload's design */
 	uint64_t nr_ops_other;
+	uint64_t nr_ops_undeclared;	/* failures may_fail= does not allow:
+					 * the campaign fails */
 	double seconds;
 	char first_repro[512];	/* the first violation's repro line */
 	char dir[512];		/* results folder ("" if none) */

@@ -195,6 +195,11 @@ struct rec {			/* the uncut run of one workload */
 	struct model final;
 };
 
+/* may_fail= bits. */
+#define ZCRASH_MAY_ENOSPC	1u	/* enospc: ENOSPC */
+#define ZCRASH_MAY_NAMESPACE	2u	/* namespace: ENOENT, EEXIST, ... */
+#define ZCRASH_MAY_ANY		4u	/* any: every errno (faults) */
+
 struct camp {
 	char path[512], name[64];
 	char spec[512];
@@ -213,6 +218,11 @@ struct camp {
 	/* generators */
 	uint64_t ops, sync_every, ace_len;
 	uint64_t hot_writes;	/* reclaim: % of overwrites to its first fifth */
+	/* may_fail=: the uncut run's operations allowed to fail
+	 * (ZCRASH_MAY_*; default: a name missing or taken; the faults
+	 * workload: anything); any other failure fails the campaign */
+	unsigned int may_fail;
+	bool has_may_fail;
 	char points[MAX_POINTS_SPEC][64];
 	unsigned int nr_points;
 	char qpoints[MAX_POINTS_SPEC][64];

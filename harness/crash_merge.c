@@ -452,6 +452,7 @@ int zcrash_merge(char *const *dirs, int nr, const char *parent)
 	sum.nr_ops_enospc = num(a, "nr_ops_enospc");
 	sum.nr_ops_namespace = num(a, "nr_ops_namespace");
 	sum.nr_ops_other = num(a, "nr_ops_other");
+	sum.nr_ops_undeclared = num(a, "nr_ops_undeclared");
 	for (i = 0; i < nr; i++) {
 		struct shard *x = &s[i];
 		double sec = strtod(val(x, "seconds") ? val(x, "seconds") : "0", NULL);
@@ -538,7 +539,7 @@ int zcrash_merge(char *const *dirs, int nr, const char *parent)
 	}
 	zcrash_json_tail(js, &h, &sum, j > 0);
 	zcrash_print_table(&h, &sum, dir);
-	ret = sum.violations ? 1 : 0;
+	ret = sum.violations || sum.nr_ops_undeclared ? 1 : 0;
 out:
 	if (csv && fclose(csv) && ret >= 0)
 		ret = -EIO;

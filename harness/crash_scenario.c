@@ -162,6 +162,31 @@ static int parse_conds(const char *v, struct camp *c)
 	return c->nr_zone_conds ? 0 : -EINVAL;
 }
 
+/* may_fail=: none, or a list of enospc, namespace, any. */
+static int parse_may_fail(const char *v, struct camp *c)
+{
+	char tmp[128], *t, *save = NULL;
+	unsigned int m = 0;
+
+	if (strlen(v) >= sizeof(tmp))
+		return -EINVAL;
+	snprintf(tmp, sizeof(tmp), "%s", v);
+	for (t = strtok_r(tmp, " ,\t", &save); t;
+	     t = strtok_r(NULL, " ,\t", &save)) {
+		if (!strcmp(t, "enospc"))
+			m |= ZCRASH_MAY_ENOSPC;
+		else if (!strcmp(t, "namespace"))
+			m |= ZCRASH_MAY_NAMESPACE;
+		else if (!strcmp(t, "any"))
+			m |= ZCRASH_MAY_ANY;
+		else if (strcmp(t, "none"))
+			return -EINVAL;
+	}
+	c->may_fail = m;
+	c->has_may_fail = true;
+	return 0;
+}
+
 /* The campaign workloads (docs/crash.md); anything else is refused. */
 static int parse_workload(const char *v, char *buf, size_t len)
 {
@@ -191,6 +216,7 @@ enum ckey_type {
 	CK_RATE,		/* fail_rate= rates */
 	CK_CONDS,		/* zone_fail= conditions */
 	CK_FILE,		/* a file name (char[512]) */
+	CK_MAYFAIL,		/* may_fail= kinds */
 };
 
 struct ckey {
@@ -217,6 +243,7 @@ static const struct ckey crash_keys[] = {
 	CK("sync_every", CK_U64, sync_every),
 	CK("size", CK_U64, size),
 	CK("hot_writes", CK_U64, hot_writes),
+	CK("may_fail", CK_MAYFAIL, may_fail),
 	CK("ace_len", CK_U64, ace_len),
 	CK("quick_ace_len", CK_U64, qace_len),
 	CK("quick_workloads", CK_U64, qworkloads),
@@ -278,6 +305,8 @@ static int set_key(struct camp *c, const struct ckey *k, const char *v)
 			return -EINVAL;
 		snprintf(f, sizeof(c->ops_file), "%s", v);
 		return 0;
+	case CK_MAYFAIL:
+		return parse_may_fail(v, c);
 	}
 	return -EINVAL;
 }
@@ -544,6 +573,9 @@ int zcrash_load_camp(struct camp *c, const char *path, const char *ops,
 		snprintf(err, elen, "%s: fail, fail_rate and zone_fail need workload=faults", path);
 		return -EINVAL;
 	}
+	if (!c->has_may_fail)
+		c->may_fail = !strcmp(c->workload, "faults") ?
+				      ZCRASH_MAY_ANY : ZCRASH_MAY_NAMESPACE;
 	if (c->hot_writes && strcmp(c->workload, "reclaim")) {
 		snprintf(err, elen, "%s: hot_writes needs workload=reclaim", path);
 		return -EINVAL;

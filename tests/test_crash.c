@@ -104,8 +104,15 @@ START_TEST(test_quick_clean)
 					    s.nr_ops_namespace +
 					    s.nr_ops_other);
 	ck_assert_uint_eq(s.nr_ops_other, 0);
-	if (!strcmp(names[_i], "reclaim"))	/* 2 x 76 ops, quick */
-		ck_assert_uint_eq(s.nr_ops, 152);
+	ck_assert_uint_eq(s.nr_ops_undeclared, 0);
+	/* The reclaim campaigns' operations all succeed (2 x 124 ops,
+	 * quick; crash-reclaim-full is the device that runs full). */
+	if (!strcmp(names[_i], "reclaim")) {
+		ck_assert_uint_eq(s.nr_ops, 248);
+		ck_assert_uint_eq(s.nr_ops_ok, 248);
+	}
+	if (!strcmp(names[_i], "hotreloc"))
+		ck_assert_uint_eq(s.nr_ops_ok, s.nr_ops);
 }
 END_TEST
 
@@ -142,6 +149,47 @@ START_TEST(test_sample_is_bounded_and_without_repetition)
 	 * times what the end alone with 1 point takes half of */
 	ck_assert_uint_eq(three.tried * 2, one.tried * 4);
 	ck_assert_uint_lt(three.tried, all.tried);
+}
+END_TEST
+
+/*
+ * An operation of the uncut run that fails with an errno the campaign's
+ * may_fail= does not allow fails the campaign (exit status 1), with the
+ * uncut run's repro line: crash-reclaim-full without its may_fail=enospc
+ * (41 of its quick operations get ENOSPC); with it the campaign passes.
+ */
+START_TEST(test_undeclared_enospc_fails_the_campaign)
+{
+	struct zcrash_opts o = { .quick = true, .is_quiet = true,
+				 .no_results = true, .treelog = "off",
+				 .sample = 2 };
+	char path[] = "/tmp/zcow-undeclared-XXXXXX.scenario", line[256];
+	struct zcrash_summary sum;
+	FILE *in, *out;
+	int fd;
+
+	fd = mkstemps(path, 9);
+	ck_assert_int_ge(fd, 0);
+	out = fdopen(fd, "w");
+	in = fopen("configs/crash-reclaim-full.scenario", "r");
+	ck_assert_ptr_nonnull(out);
+	ck_assert_ptr_nonnull(in);
+	while (fgets(line, sizeof(line), in))
+		if (strncmp(line, "may_fail=", 9))
+			fputs(line, out);
+	fclose(in);
+	fclose(out);
+	ck_assert_int_eq(zcrash_run(path, &o, &sum), 1);
+	ck_assert_uint_eq(sum.violations, 0);
+	ck_assert_uint_gt(sum.nr_ops_enospc, 0);
+	ck_assert_uint_eq(sum.nr_ops_undeclared, sum.nr_ops_enospc);
+	ck_assert_msg(strstr(sum.first_repro, " w=0 treelog=off cut=end"),
+		      "repro: %s", sum.first_repro);
+	unlink(path);
+	ck_assert_int_eq(zcrash_run("configs/crash-reclaim-full.scenario",
+				    &o, &sum), 0);
+	ck_assert_uint_gt(sum.nr_ops_enospc, 0);
+	ck_assert_uint_eq(sum.nr_ops_undeclared, 0);
 }
 END_TEST
 
@@ -332,9 +380,9 @@ END_TEST
 START_TEST(test_repro_op_that_committed_twice_on_its_way)
 {
 	static const char *const lines[] = {
-		"configs/crash-reclaim.scenario w=0 treelog=off cut=persist=987 loss=keep seed=1",
-		"configs/crash-reclaim.scenario w=0 treelog=off cut=persist=990 loss=drop seed=2",
-		"configs/crash-reclaim.scenario w=0 treelog=off cut=persist=996 loss=torn seed=1",
+		"configs/crash-reclaim-full.scenario w=0 treelog=off cut=persist=987 loss=keep seed=1",
+		"configs/crash-reclaim-full.scenario w=0 treelog=off cut=persist=990 loss=drop seed=2",
+		"configs/crash-reclaim-full.scenario w=0 treelog=off cut=persist=996 loss=torn seed=1",
 	};
 	unsigned int i;
 
@@ -697,6 +745,7 @@ Suite *crash_suite(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_loop_test(tc, test_quick_clean, 0, 7);
 	tcase_add_test(tc, test_sample_is_bounded_and_without_repetition);
+	tcase_add_test(tc, test_undeclared_enospc_fails_the_campaign);
 	tcase_add_test(tc, test_mutation_reset_caught);
 	tcase_add_test(tc, test_mutation_cleaned_reset_early_caught);
 	tcase_add_test(tc, test_mutation_reloc_reset_early_caught);
