@@ -8,6 +8,8 @@
  * zcow crash --repro 'LINE'
  * (harness/crash.h, docs/crash.md).
  */
+#include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,26 +50,49 @@ static void usage(FILE *out)
 		"(the error on stderr).\n");
 }
 
+/* A decimal count >= 1 ending at @stop (or the string's end), no sign,
+ * no overflow.  0, or -1. */
+static int parse_count(const char *s, char stop, uint64_t *v_ret)
+{
+	char *end;
+
+	if (*s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	*v_ret = strtoull(s, &end, 10);
+	if (errno || *end != stop || !*v_ret)
+		return -1;
+	return 0;
+}
+
 /* --shard I/N: 1 <= I <= N, decimal.  0, or -1 (said). */
 static int parse_shard(const char *s, uint64_t *i_ret, uint64_t *n_ret)
 {
 	const char *slash = strchr(s, '/');
-	char *end;
 
-	if (!slash || s[0] < '0' || s[0] > '9' || slash[1] < '0' ||
-	    slash[1] > '9')
-		goto bad;
-	*i_ret = strtoull(s, &end, 10);
-	if (end != slash)
-		goto bad;
-	*n_ret = strtoull(slash + 1, &end, 10);
-	if (*end || *n_ret < 1 || *i_ret < 1 || *i_ret > *n_ret)
+	if (!slash || parse_count(s, '/', i_ret) ||
+	    parse_count(slash + 1, 0, n_ret) || *i_ret > *n_ret)
 		goto bad;
 	return 0;
 bad:
 	fprintf(stderr, "zcow crash: --shard '%s': I/N with 1 <= I <= N (the I-th of N shards)\n",
 		s);
 	return -1;
+}
+
+/* Does option @a take a value? */
+static bool is_valued(const char *a)
+{
+	static const char *const v[] = { "--repro", "--results", "--treelog",
+					 "--replay-cuts", "--btrfs-check",
+					 "--ops", "--sample", "--shard",
+					 "--max" };
+	size_t i;
+
+	for (i = 0; i < sizeof(v) / sizeof(v[0]); i++)
+		if (!strcmp(a, v[i]))
+			return true;
+	return false;
 }
 
 int cmd_crash(int argc, char **argv)
@@ -95,10 +120,7 @@ int cmd_crash(int argc, char **argv)
 		} else if (!strcmp(argv[i], "--replay-cuts") && i + 1 < argc) {
 			o.replay_cuts = argv[++i];
 		} else if (!strcmp(argv[i], "--btrfs-check") && i + 1 < argc) {
-			char *end;
-
-			o.btrfs_check = strtoull(argv[++i], &end, 10);
-			if (!o.btrfs_check || *end || argv[i][0] == '-') {
+			if (parse_count(argv[++i], 0, &o.btrfs_check)) {
 				fprintf(stderr, "zcow crash: --btrfs-check '%s': a number of states >= 1 (every Nth state is checked)\n",
 					argv[i]);
 				return 2;
@@ -106,10 +128,7 @@ int cmd_crash(int argc, char **argv)
 		} else if (!strcmp(argv[i], "--ops") && i + 1 < argc) {
 			o.ops = argv[++i];
 		} else if (!strcmp(argv[i], "--sample") && i + 1 < argc) {
-			char *end;
-
-			o.sample = strtoull(argv[++i], &end, 10);
-			if (!o.sample || *end || argv[i][0] == '-') {
+			if (parse_count(argv[++i], 0, &o.sample)) {
 				fprintf(stderr, "zcow crash: --sample '%s': a number of crash points >= 1\n",
 					argv[i]);
 				return 2;
@@ -146,10 +165,18 @@ int cmd_crash(int argc, char **argv)
 			free(merge);
 			return ret < 0 ? 2 : ret;
 		} else if (!strcmp(argv[i], "--max") && i + 1 < argc) {
-			o.max_cases = strtoull(argv[++i], NULL, 0);
+			if (parse_count(argv[++i], 0, &o.max_cases)) {
+				fprintf(stderr, "zcow crash: --max '%s': a number of states >= 1\n",
+					argv[i]);
+				return 2;
+			}
 		} else if (argv[i][0] != '-' && !scenario) {
 			scenario = argv[i];
 		} else {
+			fprintf(stderr, "zcow crash: '%s': %s\n", argv[i],
+				argv[i][0] != '-' ? "a second scenario" :
+				is_valued(argv[i]) ? "needs a value" :
+						     "unknown option");
 			usage(stderr);
 			return 2;
 		}

@@ -591,6 +591,8 @@ static bool may_fail(const struct camp *c, int ret)
 		return true;
 	if (ret == -ENOSPC)
 		return c->may_fail & ZCRASH_MAY_ENOSPC;
+	if (ret == -EOPNOTSUPP || ret == -ENOSYS)
+		return c->may_fail & ZCRASH_MAY_UNSUPPORTED;
 	return is_namespace_refusal(ret) &&
 	       (c->may_fail & ZCRASH_MAY_NAMESPACE);
 }
@@ -816,6 +818,13 @@ int zcrash_run(const char *scenario, const struct zcrash_opts *opts,
 	h.shard_i = o->shard_i;
 	h.shard_n = o->shard_n;
 	nwl = zcrash_nr_workloads(c);
+	if (o->repro && strcmp(c->workload, "faults") && rp.w >= nwl) {
+		/* (the faults sweep's trials are counted below) */
+		fprintf(stderr, "zcow crash: w=%" PRIu64 ": the campaign has %" PRIu64 " workload%s\n",
+			rp.w, nwl, nwl == 1 ? "" : "s");
+		ret = -EINVAL;
+		goto out;
+	}
 	if (o->repro) {
 		w0 = rp.w;
 		nwl = rp.w + 1;

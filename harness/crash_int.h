@@ -199,6 +199,7 @@ struct rec {			/* the uncut run of one workload */
 #define ZCRASH_MAY_ENOSPC	1u	/* enospc: ENOSPC */
 #define ZCRASH_MAY_NAMESPACE	2u	/* namespace: ENOENT, EEXIST, ... */
 #define ZCRASH_MAY_ANY		4u	/* any: every errno (faults) */
+#define ZCRASH_MAY_UNSUPPORTED	8u	/* unsupported: EOPNOTSUPP, ENOSYS */
 
 struct camp {
 	char path[512], name[64];
@@ -219,7 +220,8 @@ struct camp {
 	uint64_t ops, sync_every, ace_len;
 	uint64_t hot_writes;	/* reclaim: % of overwrites to its first fifth */
 	/* may_fail=: the uncut run's operations allowed to fail
-	 * (ZCRASH_MAY_*; default: a name missing or taken; the faults
+	 * (ZCRASH_MAY_*; default: a name missing or taken, and for
+	 * recorded operations also one zcow does not support; the faults
 	 * workload: anything); any other failure fails the campaign */
 	unsigned int may_fail;
 	bool has_may_fail;

@@ -162,7 +162,7 @@ static int parse_conds(const char *v, struct camp *c)
 	return c->nr_zone_conds ? 0 : -EINVAL;
 }
 
-/* may_fail=: none, or a list of enospc, namespace, any. */
+/* may_fail=: none, or a list of enospc, namespace, unsupported, any. */
 static int parse_may_fail(const char *v, struct camp *c)
 {
 	char tmp[128], *t, *save = NULL;
@@ -179,6 +179,8 @@ static int parse_may_fail(const char *v, struct camp *c)
 			m |= ZCRASH_MAY_NAMESPACE;
 		else if (!strcmp(t, "any"))
 			m |= ZCRASH_MAY_ANY;
+		else if (!strcmp(t, "unsupported"))
+			m |= ZCRASH_MAY_UNSUPPORTED;
 		else if (strcmp(t, "none"))
 			return -EINVAL;
 	}
@@ -574,8 +576,11 @@ int zcrash_load_camp(struct camp *c, const char *path, const char *ops,
 		return -EINVAL;
 	}
 	if (!c->has_may_fail)
-		c->may_fail = !strcmp(c->workload, "faults") ?
-				      ZCRASH_MAY_ANY : ZCRASH_MAY_NAMESPACE;
+		c->may_fail = !strcmp(c->workload, "faults") ? ZCRASH_MAY_ANY :
+			      !strcmp(c->workload, "ops") ?
+					ZCRASH_MAY_NAMESPACE |
+						ZCRASH_MAY_UNSUPPORTED :
+					ZCRASH_MAY_NAMESPACE;
 	if (c->hot_writes && strcmp(c->workload, "reclaim")) {
 		snprintf(err, elen, "%s: hot_writes needs workload=reclaim", path);
 		return -EINVAL;

@@ -646,6 +646,49 @@ START_TEST(test_repro_refuses_ops_and_sample)
 }
 END_TEST
 
+/*
+ * Counts are decimal, at least 1 and within 64 bits (--shard's N of 20
+ * digits saturated silently, --max -1 and 0 meant no limit); an unknown
+ * option is named before the usage; a repro line's w= beyond the
+ * campaign's workloads is refused (it ran nothing and exited 0).
+ */
+START_TEST(test_crash_cli_refuses_bad_counts_and_names_bad_options)
+{
+	static const struct {
+		const char *opt, *val, *want;
+	} bad[] = {
+		{ "--shard", "1/99999999999999999999", "zcow crash: --shard '1/99999999999999999999': I/N with 1 <= I <= N (the I-th of N shards)\n" },
+		{ "--max", "-1", "zcow crash: --max '-1': a number of states >= 1\n" },
+		{ "--max", "0", "zcow crash: --max '0': a number of states >= 1\n" },
+		{ "--sample", "18446744073709551616", "zcow crash: --sample '18446744073709551616': a number of crash points >= 1\n" },
+		{ "--quik", NULL, "zcow crash: '--quik': unknown option\n" },
+		{ "--max", NULL, "zcow crash: '--max': needs a value\n" },
+	};
+	char *out, *err;
+	unsigned int i;
+	int st;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		st = zcow_test_run(&out, &err, "crash",
+				   "configs/crash-commit.scenario", bad[i].opt,
+				   bad[i].val, NULL);
+		ck_assert_int_eq(st, 2);
+		ck_assert_msg(!strncmp(err, bad[i].want, strlen(bad[i].want)),
+			      "%s %s: %s", bad[i].opt, bad[i].val, err);
+		free(out);
+		free(err);
+	}
+	st = zcow_test_run(&out, &err, "crash", "--repro",
+			   "configs/crash-reclaim.scenario w=99999 treelog=on cut=end loss=keep seed=1",
+			   NULL);
+	ck_assert_int_eq(st, 2);
+	ck_assert_msg(strstr(err, "zcow crash: w=99999: the campaign has 1 workload\n"),
+		      "%s", err);
+	free(out);
+	free(err);
+}
+END_TEST
+
 /* workload=ops needs ops_file=, and ops_file= needs workload=ops. */
 START_TEST(test_scenario_ops_keys_go_together)
 {
@@ -689,6 +732,7 @@ Suite *crash_ops_suite(void)
 	tcase_add_test(tc, test_attribute_calls_and_exchange_replay_clean);
 	tcase_add_test(tc, test_repro_line_of_an_ops_campaign);
 	tcase_add_test(tc, test_repro_refuses_ops_and_sample);
+	tcase_add_test(tc, test_crash_cli_refuses_bad_counts_and_names_bad_options);
 	tcase_add_test(tc, test_scenario_ops_keys_go_together);
 	suite_add_tcase(s, tc);
 	return s;
