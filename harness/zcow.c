@@ -4,6 +4,7 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,9 +51,31 @@ int open_dev(const char *cmd, const char *spec, struct zdev **dev_ret)
 	return 0;
 }
 
+/*
+ * The image @dev's open made (a sim: image that was not there), into
+ * @buf (PATH_MAX bytes), or "" when it loaded one or has none: a command
+ * that fails removes it, so that it leaves nothing behind (a refused
+ * mkfs left a small image the corrected one then refused to resize; an
+ * `ls` of a missing image made one).
+ */
+static void new_image(struct zdev *dev, char *buf)
+{
+	struct zsim *sim = zsim_from_dev(dev);
+
+	buf[0] = '\0';
+	if (sim && zsim_image_is_new(sim))
+		snprintf(buf, PATH_MAX, "%s", zsim_image_path(sim));
+}
+
 int close_dev(struct zdev *dev, int status)
 {
-	int ret = zdev_close(dev);
+	char made[PATH_MAX];
+	int ret;
+
+	new_image(dev, made);
+	ret = zdev_close(dev);
+	if (status && made[0])
+		unlink(made);
 
 	if (ret) {
 		fprintf(stderr, "zcow: closing the device failed: %s\n",
@@ -211,12 +234,17 @@ int close_devs(struct zcow_devs *devs, int status)
 	int ret;
 
 	for (i = 0; i < devs->nr; i++) {
+		char made[PATH_MAX];
+
+		new_image(devs->dev[i], made);
 		ret = zdev_close(devs->dev[i]);
 		if (ret) {
 			fprintf(stderr, "zcow: closing device '%s' failed: %s\n",
 				devs->dev[i]->spec, strerror(-ret));
 			status = 1;
 		}
+		if (status && made[0])
+			unlink(made);
 		devs->dev[i] = NULL;
 	}
 	devs->nr = 0;

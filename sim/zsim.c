@@ -1558,6 +1558,12 @@ const char *zsim_image_path(const struct zsim *sim)
 	return sim->image_path;
 }
 
+bool zsim_image_is_new(const struct zsim *sim)
+{
+	/* a loaded image is flock()ed for the device's lifetime */
+	return sim->image_path && !sim->has_image_lock;
+}
+
 uint64_t zsim_nr_commands(const struct zsim *sim)
 {
 	return sim->nr_cmds;

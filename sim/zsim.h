@@ -244,6 +244,8 @@ int zsim_fail_zone_at(struct zsim *sim, uint64_t zone_start,
 void zsim_reseed(struct zsim *sim, uint64_t seed);
 /* The image file the device is saved to on close, or NULL. */
 const char *zsim_image_path(const struct zsim *sim);
+/* Was that image made by this open (no file was there to load)? */
+bool zsim_image_is_new(const struct zsim *sim);
 /* Commands (read, write, append, zone, flush; not report) since open. */
 uint64_t zsim_nr_commands(const struct zsim *sim);
 /*

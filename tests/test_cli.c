@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -356,6 +357,35 @@ START_TEST(test_cli_mkfs_into_a_missing_directory_fails_without_success)
 	ck_assert_msg(!strstr(res.out, "fsid"), "stdout: %s", res.out);
 	ck_assert_msg(strstr(res.err, "/nonexistent-zcow-dir/x.img"),
 		      "stderr: %s", res.err);
+}
+END_TEST
+
+/*
+ * A command that fails before it writes anything leaves no image behind:
+ * a refused mkfs (too small) made a 4-zone image, so the corrected mkfs
+ * with zones=32 failed ("zones=32 given, the device has 4"); `ls` of a
+ * missing image created it and then reported "no superblock".
+ */
+START_TEST(test_cli_failed_command_leaves_no_new_image)
+{
+	char img[] = "/tmp/zcow-cli-new-XXXXXX", spec[160];
+	struct stat st;
+
+	temp_name(img);
+	unlink(img);
+	snprintf(spec, sizeof(spec), "sim:image=%s,zones=4,zone_size=4M", img);
+	run_zcow("mkfs", spec, NULL);
+	ck_assert_int_eq(res.status, 1);
+	ck_assert_int_eq(stat(img, &st), -1);
+	snprintf(spec, sizeof(spec), "sim:image=%s,zones=32,zone_size=4M", img);
+	run_zcow("mkfs", spec, NULL);
+	ck_assert_msg(res.status == 0, "stderr: %s", res.err);
+	ck_assert_int_eq(stat(img, &st), 0);
+	unlink(img);
+	snprintf(spec, sizeof(spec), "sim:image=%s", img);
+	run_zcow("ls", spec, "/", NULL);
+	ck_assert_int_eq(res.status, 1);
+	ck_assert_int_eq(stat(img, &st), -1);
 }
 END_TEST
 
@@ -733,6 +763,7 @@ Suite *cli_suite(void)
 	tcase_add_test(tc,
 		       test_cli_mkfs_refuses_too_few_zones_stating_the_minimum);
 	tcase_add_test(tc, test_cli_mkfs_into_a_missing_directory_fails_without_success);
+	tcase_add_test(tc, test_cli_failed_command_leaves_no_new_image);
 	tcase_add_test(tc, test_cli_btrfs_check_passes_after_idle_mounts);
 	tcase_add_test(tc, test_cli_balance_relocates_a_half_free_group);
 	tcase_add_test(tc, test_cli_put_refuses_a_btrfs_made_by_mkfs_btrfs);
