@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -1843,15 +1844,51 @@ int zcow_hotcold_parse(const char *name)
 	return on ? ZCOW_HOTCOLD_FREQUENCY : ZCOW_HOTCOLD_OFF;
 }
 
+/* Settings the mount options set, options of one setting on a row. */
+#define NR_SETTINGS 11
+
+/* The setting a mount option sets, or -1 for an option that sets none
+ * zcow knows. */
+static int setting_of(const char *key)
+{
+	static const char *const names[NR_SETTINGS][3] = {
+		{ "ro", "rw" }, { "relatime", "noatime", "strictatime" },
+		{ "zone_append" }, { "treelog", "notreelog" }, { "hotcold" },
+		{ "cleaner" }, { "commit_bytes" }, { "data_zones" },
+		{ "reclaim" }, { "reclaim_threshold" }, { "reclaim_high" },
+	};
+	unsigned int i, j;
+
+	for (i = 0; i < NR_SETTINGS; i++)
+		for (j = 0; j < 3 && names[i][j]; j++)
+			if (!strcmp(key, names[i][j]))
+				return (int)i;
+	return -1;
+}
+
 int zcow_mount_opts_parse(const char *s, struct zcow_mount_opts *opts)
 {
-	char key[64], val[64];
+	char key[64], val[64], seen[NR_SETTINGS][130] = { { 0 } };
 	const char *pos = s ? s : "";
 	bool on;
-	int r;
+	int r, id;
 
 	while ((r = zdev_spec_next(&pos, key, sizeof(key), val,
 				   sizeof(val))) == 1) {
+		char spelled[130];
+
+		/* One setting once: "ro,rw" would leave the last word to
+		 * chance of order; the same option repeated is harmless. */
+		snprintf(spelled, sizeof(spelled), "%s%s%s", key,
+			 *val ? "=" : "", val);
+		id = setting_of(key);
+		if (id >= 0 && seen[id][0] && strcmp(seen[id], spelled)) {
+			zlog_err(TAG, "mount options '%s' and '%s' set the same thing: give one",
+				 seen[id], spelled);
+			return -EINVAL;
+		}
+		if (id >= 0)
+			memcpy(seen[id], spelled, sizeof(spelled));
 		if (!strcmp(key, "ro")) {
 			opts->read_only = true;
 		} else if (!strcmp(key, "rw")) {

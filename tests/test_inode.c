@@ -265,6 +265,21 @@ START_TEST(test_files_every_errno)
 		ck_assert(mo.no_zone_append && mo.read_only);
 		ck_assert_int_eq(zcow_mount_opts_parse("zone_append=maybe",
 						       &mo), -EINVAL);
+		/* One setting once: two options that set it differently
+		 * are refused, not resolved by the last one. */
+		ck_assert_int_eq(zcow_mount_opts_parse("ro,rw", &mo),
+				 -EINVAL);
+		ck_assert_int_eq(zcow_mount_opts_parse("treelog=on,notreelog",
+						       &mo), -EINVAL);
+		ck_assert_int_eq(zcow_mount_opts_parse("noatime,relatime",
+						       &mo), -EINVAL);
+		ck_assert_int_eq(zcow_mount_opts_parse("data_zones=2,data_zones=4",
+						       &mo), -EINVAL);
+		memset(&mo, 0, sizeof(mo));
+		ck_assert_int_eq(zcow_mount_opts_parse("ro,noatime,ro", &mo),
+				 0);
+		ck_assert(mo.read_only);
+		ck_assert_int_eq(mo.atime, ZCOW_ATIME_NOATIME);
 	}
 	fs = remount(fs, &ro);
 	ck_assert_int_eq(zcow_create(fs, "/new", &f), -EROFS);
