@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cmds.h"
@@ -131,6 +132,7 @@ struct fuse_args_cli {
 /* Returns 0, -1 (--help printed) or 2 (usage error, printed). */
 static int parse_args(int argc, char **argv, struct fuse_args_cli *a)
 {
+	struct stat st;
 	int i;
 
 	memset(a, 0, sizeof(*a));
@@ -171,6 +173,18 @@ static int parse_args(int argc, char **argv, struct fuse_args_cli *a)
 	}
 	if (!a->mnt) {
 		fprintf(stderr, "zcow fuse: need DEV and MOUNTPOINT\n%s", help);
+		return 2;
+	}
+	/* Before anything is mounted: the kernel would mount a regular
+	 * file's inode too (as a file), which no program expects. */
+	if (stat(a->mnt, &st)) {
+		fprintf(stderr, "zcow fuse: mount point %s: %s\n", a->mnt,
+			strerror(errno));
+		return 2;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		fprintf(stderr, "zcow fuse: mount point %s: not a directory\n",
+			a->mnt);
 		return 2;
 	}
 	return 0;

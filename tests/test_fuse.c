@@ -704,6 +704,29 @@ START_TEST(test_fuse_mount_errors_are_clear_and_nonzero)
 	ck_assert_msg(strstr(err, "cannot open device"), "%s", err);
 	free(out);
 	free(err);
+	/* a regular file, or nothing, as the mount point: refused before
+	 * anything is opened (a regular file was mounted over) */
+	{
+		char reg[] = "/tmp/zcow-fuse-reg-XXXXXX";
+		int fd = mkstemp(reg);
+
+		ck_assert_int_ge(fd, 0);
+		close(fd);
+		st = zcow_test_run(&out, &err, "fuse",
+				   "sim:zones=64,zone_size=4M", reg, NULL);
+		ck_assert_int_eq(st, 2);
+		ck_assert_msg(strstr(err, ": not a directory"), "%s", err);
+		free(out);
+		free(err);
+		unlink(reg);
+		st = zcow_test_run(&out, &err, "fuse",
+				   "sim:zones=64,zone_size=4M", reg, NULL);
+		ck_assert_int_eq(st, 2);
+		ck_assert_msg(strstr(err, "No such file or directory"), "%s",
+			      err);
+		free(out);
+		free(err);
+	}
 	/* a zcow mount option it does not know */
 	st = zcow_test_run(&out, &err, "fuse", "sim:zones=64,zone_size=4M",
 			   "/tmp", "-o", "allow_other,bogus=1", NULL);
