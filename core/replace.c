@@ -552,6 +552,14 @@ static bool same_sb_zones(struct zcow_fs *fs, struct zdev *a, struct zdev *b)
 	return true;
 }
 
+/* What a sequential zone of @dev holds (its zone size when it reports
+ * no capacity). */
+static uint64_t zone_cap(const struct zdev *dev)
+{
+	return dev->info.zone_capacity ? dev->info.zone_capacity :
+					 dev->info.zone_size;
+}
+
 static int check_target(struct zcow_fs *fs, struct zcow_device *src,
 			struct zdev *tgt)
 {
@@ -572,6 +580,12 @@ static int check_target(struct zcow_fs *fs, struct zcow_device *src,
 		zlog_err(TAG, "%s has %" PRIu64 " bytes, smaller than devid %" PRIu64 " (%" PRIu64 ")",
 			 name, tgt->info.size, src->devid,
 			 zcow_device_size(src));
+		return -EINVAL;
+	}
+	if (zone_cap(tgt) < zone_cap(src->zdev)) {
+		zlog_err(TAG, "%s: zones hold %" PRIu64 " bytes, fewer than devid %" PRIu64 "'s (%" PRIu64 ")",
+			 name, zone_cap(tgt), src->devid,
+			 zone_cap(src->zdev));
 		return -EINVAL;
 	}
 	if (!same_sb_zones(fs, src->zdev, tgt)) {

@@ -334,6 +334,19 @@ START_TEST(test_replace_refuses_other_zone_size_and_small_target)
 	ck_assert_int_eq(zcow_replace_start(fs, 1, small), -EINVAL);
 	ck_assert_int_eq(zcow_replace_start(fs, 1, src), -EINVAL);
 	ck_assert_int_eq(zcow_replace_start(fs, 7, small), -ENOENT);
+	/* a target whose zones hold less than the source's: refused at the
+	 * start (it failed mid-copy with EIO) */
+	{
+		struct zsim_config cfg = { .nr_zones = 24, .zone_size = ZS,
+					   .zone_capacity = ZS / 2,
+					   .seed = 5 };
+		struct zdev *short_cap = NULL;
+
+		ck_assert_int_eq(zsim_create(&cfg, &short_cap), 0);
+		ck_assert_int_eq(zcow_replace_start(fs, 1, short_cap),
+				 -EINVAL);
+		zdev_close(short_cap);
+	}
 	ck_assert_ptr_null(fs->replace);
 	ck_assert_int_eq(zcow_replace_status(fs, &st), 0);
 	ck_assert_int_eq(st.state, ZCOW_REPLACE_NEVER_STARTED);
