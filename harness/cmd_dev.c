@@ -22,12 +22,13 @@
 #include "zcow.h"
 
 static const char dev_usage[] =
-	"usage: zcow dev add FS_DEVS NEWDEV\n"
+	"usage: zcow dev add FS_DEVS NEWDEV [--force]\n"
 	"       zcow dev list FS_DEVS\n"
 	"  FS_DEVS  every device of the file system: DEV or DEV+DEV+... (any order)\n"
 	"  add      reset NEWDEV's zones and add it to the file system (the next\n"
 	"           devid; new block groups may go there at once); prints the\n"
-	"           device list to mount it with from now on\n"
+	"           device list to mount it with from now on; a NEWDEV holding\n"
+	"           a zcow or btrfs superblock is refused without --force\n"
 	"  list     one line per device, in devid order:\n"
 	"           devid N size BYTES used BYTES groups N spec SPEC\n"
 	"           (used: bytes in block groups; groups: their number)\n";
@@ -90,7 +91,7 @@ static bool is_listable(const char *fs_devs, const char *new_spec,
 	return ok;
 }
 
-static int dev_add(const char *fs_devs, const char *new_spec)
+static int dev_add(const char *fs_devs, const char *new_spec, bool force)
 {
 	struct zcow_dev_info di = { 0 };
 	struct zcow_fs *fs = NULL;
@@ -112,6 +113,8 @@ static int dev_add(const char *fs_devs, const char *new_spec)
 	ret = open_dev("dev add", new_spec, &dev);
 	if (!ret)
 		ret = check_new_dev("dev add", &devs, dev);
+	if (!ret)
+		ret = check_blank_dev("dev add", dev, force);
 	if (ret) {
 		status = dev ? close_dev(dev, ret) : ret;
 		return close_devs(&devs, status);
@@ -155,7 +158,10 @@ int cmd_dev(int argc, char **argv)
 	if (argc == 3 && !strcmp(argv[1], "list") && !is_help(argv[2]))
 		return dev_list(argv[2]);
 	if (argc == 4 && !strcmp(argv[1], "add") && !is_help(argv[2]))
-		return dev_add(argv[2], argv[3]);
+		return dev_add(argv[2], argv[3], false);
+	if (argc == 5 && !strcmp(argv[1], "add") && !is_help(argv[2]) &&
+	    !strcmp(argv[4], "--force"))
+		return dev_add(argv[2], argv[3], true);
 	if (argc >= 3 && is_help(argv[2])) {
 		fputs(dev_usage, stdout);
 		return 0;

@@ -31,7 +31,7 @@
 #include "zdev.h"
 
 static const char replace_usage[] =
-	"usage: zcow replace FS_DEVS SRCDEVID NEWDEV [--step BYTES]\n"
+	"usage: zcow replace FS_DEVS SRCDEVID NEWDEV [--step BYTES] [--force]\n"
 	"       zcow replace FS_DEVS --status\n"
 	"  FS_DEVS   every device of the file system: DEV or DEV+DEV+... (any order)\n"
 	"  SRCDEVID  the devid of the device to replace (zcow dev list)\n"
@@ -39,6 +39,8 @@ static const char replace_usage[] =
 	"            large, same zone size and kind; its zones are reset\n"
 	"  --step B  copy about B bytes of zone contents per step (default 0:\n"
 	"            one block group per step); a progress line per step on stderr\n"
+	"  --force   overwrite a NEWDEV that holds a zcow or btrfs superblock\n"
+	"            (refused without it)\n"
 	"  --status  print the state, source devid and cursor of the file\n"
 	"            system's last replace, as its dev-replace item keeps them\n"
 	"At the end it prints the device list to mount the file system with:\n"
@@ -162,7 +164,7 @@ static int copy_all(struct zcow_fs *fs, uint64_t step)
 }
 
 static int replace_run(const char *fs_devs, uint64_t src_devid,
-		       const char *tgt_spec, uint64_t step)
+		       const char *tgt_spec, uint64_t step, bool force)
 {
 	struct zcow_replace_status st = { 0 };
 	struct zcow_fs *fs = NULL;
@@ -180,6 +182,8 @@ static int replace_run(const char *fs_devs, uint64_t src_devid,
 	ret = open_dev("replace", tgt_spec, &tgt);
 	if (!ret)
 		ret = check_new_dev("replace", &devs, tgt);
+	if (!ret)
+		ret = check_blank_dev("replace", tgt, force);
 	if (ret) {
 		status = tgt ? close_dev(tgt, ret) : ret;
 		return close_devs(&devs, status);
@@ -243,7 +247,7 @@ out:
 int cmd_replace(int argc, char **argv)
 {
 	const char *args[3] = { NULL, NULL, NULL };
-	bool is_status = false;
+	bool is_status = false, force = false;
 	uint64_t step = 0, devid;
 	int i, nr = 0;
 
@@ -253,6 +257,8 @@ int cmd_replace(int argc, char **argv)
 			return 0;
 		} else if (!strcmp(argv[i], "--status")) {
 			is_status = true;
+		} else if (!strcmp(argv[i], "--force")) {
+			force = true;
 		} else if (!strcmp(argv[i], "--step") && i + 1 < argc) {
 			if (parse_size_arg("step", argv[++i], &step))
 				return 2;
@@ -276,5 +282,5 @@ int cmd_replace(int argc, char **argv)
 			args[1]);
 		return 2;
 	}
-	return replace_run(args[0], devid, args[2], step);
+	return replace_run(args[0], devid, args[2], step, force);
 }

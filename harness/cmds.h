@@ -120,6 +120,9 @@ int check_new_image(const char *cmd, const struct zcow_devs *devs,
  * (is_same_dev()). */
 int check_new_dev(const char *cmd, const struct zcow_devs *devs,
 		  struct zdev *dev);
+/* 0, or 2 with a message naming @cmd when @dev holds a zcow or btrfs
+ * superblock (a file system @cmd would overwrite) and not @force. */
+int check_blank_dev(const char *cmd, struct zdev *dev, bool force);
 /* Close every device of @devs (also after a failure: each is tried),
  * printing errors; returns the exit status @status or 1. */
 int close_devs(struct zcow_devs *devs, int status);

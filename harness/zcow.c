@@ -152,6 +152,25 @@ int check_new_dev(const char *cmd, const struct zcow_devs *devs,
 	return 0;
 }
 
+int check_blank_dev(const char *cmd, struct zdev *dev, bool force)
+{
+	struct zcow_super_block *sb = malloc(sizeof(*sb));
+	struct zcow_sb_copy copy;
+	int ret;
+
+	if (!sb) {
+		fprintf(stderr, "zcow %s: out of memory\n", cmd);
+		return 1;
+	}
+	ret = force ? -ENOENT : zcow_sb_read_latest(dev, sb, &copy);
+	free(sb);
+	if (ret == -ENOENT)
+		return 0;
+	fprintf(stderr, "zcow %s: '%s' holds a %s superblock (a file system it would overwrite); --force to overwrite it\n",
+		cmd, dev->spec, ret ? "damaged" : "zcow or btrfs");
+	return 2;
+}
+
 /*
  * Before @spec is opened: a sim: image that a device of @devs already
  * holds (the simulator would refuse the second open, -EBUSY, as the

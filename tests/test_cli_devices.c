@@ -305,6 +305,34 @@ START_TEST(test_cli_dev_add_refuses_a_device_of_another_zone_size)
 }
 END_TEST
 
+/*
+ * dev add and replace reset the new device's zones: a device that holds
+ * another file system is refused without --force (it was overwritten),
+ * which leaves it mountable; with --force it is added.
+ */
+START_TEST(test_cli_dev_add_and_replace_refuse_a_device_holding_a_fs)
+{
+	run_zcow("mkfs", img(0, "a", GEO), "--seed", "3", NULL);
+	ck_assert_msg(res.status == 0, "mkfs: %s", res.err);
+	run_zcow("mkfs", img(1, "b", GEO), "--seed", "4", NULL);
+	ck_assert_msg(res.status == 0, "mkfs: %s", res.err);
+	run_zcow("dev", "add", img(0, "a", ""), img(1, "b", ""), NULL);
+	ck_assert_int_eq(res.status, 2);
+	ck_assert_msg(strstr(res.err, "holds a zcow or btrfs superblock") &&
+			      strstr(res.err, "--force"),
+		      "stderr: %s", res.err);
+	run_zcow("replace", img(0, "a", ""), "1", img(1, "b", ""), NULL);
+	ck_assert_int_eq(res.status, 2);
+	ck_assert_msg(strstr(res.err, "holds a zcow or btrfs superblock"),
+		      "stderr: %s", res.err);
+	run_zcow("ls", img(1, "b", ""), "/", NULL);
+	ck_assert_msg(res.status == 0, "b still mounts: %s", res.err);
+	run_zcow("dev", "add", img(0, "a", ""), img(1, "b", ""), "--force",
+		 NULL);
+	ck_assert_msg(res.status == 0, "dev add --force: %s", res.err);
+}
+END_TEST
+
 START_TEST(test_cli_same_image_twice_is_refused_as_one_device)
 {
 	char other[128], want[512];
@@ -554,6 +582,7 @@ Suite *cli_devices_suite(void)
 	tcase_add_test(tc, test_cli_dev_list_prints_one_exact_line_per_device);
 	tcase_add_test(tc, test_cli_dev_add_to_one_device_then_list_shows_devid_2);
 	tcase_add_test(tc, test_cli_dev_add_refuses_a_device_of_another_zone_size);
+	tcase_add_test(tc, test_cli_dev_add_and_replace_refuse_a_device_holding_a_fs);
 	tcase_add_test(tc, test_cli_same_image_twice_is_refused_as_one_device);
 	tcase_add_test(tc,
 		       test_cli_replace_copies_a_device_and_prints_the_new_list);
