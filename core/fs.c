@@ -542,7 +542,7 @@ static int open_devices(struct zcow_fs *fs, struct zdev **devs,
 {
 	struct zcow_super_block *sb;
 	struct zcow_sb_copy found;
-	uint64_t want;
+	uint64_t want, gen[ZCOW_MAX_DEVICES];
 	unsigned int d, e;
 	int ret = 0;
 
@@ -577,6 +577,7 @@ static int open_devices(struct zcow_fs *fs, struct zdev **devs,
 			ret = -EINVAL;
 			goto out;
 		}
+		gen[d] = le64toh(sb->generation);
 		if (!d || le64toh(sb->generation) >
 				  le64toh(fs->sb.generation)) {
 			fs->sb = *sb;
@@ -597,6 +598,21 @@ static int open_devices(struct zcow_fs *fs, struct zdev **devs,
 		*total_ret += devs[d]->info.size;
 	}
 	fs->dev = fs->devs[0].zdev;
+	/*
+	 * Every commit writes every device's superblock (a crash between
+	 * two leaves one a generation behind): a device further behind is
+	 * a stale copy that missed commits, whose trees the others' point
+	 * past.  Named, rather than a checksum error in some node later.
+	 */
+	for (d = 0; d < nr && !ret; d++)
+		if (gen[d] + 1 < le64toh(fs->sb.generation)) {
+			zlog_err(TAG, "%s is stale: its superblock is generation %llu, the file system's %llu (a copy of the device from before?)",
+				 dev_name(devs[d]), (unsigned long long)gen[d],
+				 (unsigned long long)le64toh(fs->sb.generation));
+			ret = -EUCLEAN;
+		}
+	if (ret)
+		goto out;
 	want = le64toh(fs->sb.num_devices);
 	if (want != nr) {
 		char have[160] = "";

@@ -333,6 +333,33 @@ START_TEST(test_cli_dev_add_and_replace_refuse_a_device_holding_a_fs)
 }
 END_TEST
 
+/*
+ * A stale copy of a device (b.img saved before two commits wrote both
+ * devices) in the list is named: it gave a checksum error in some node
+ * and "Structure needs cleaning" without a word of which device.
+ */
+START_TEST(test_cli_stale_device_in_a_list_is_named)
+{
+	char list[512], cmd[512];
+
+	mkfs_two();
+	snprintf(cmd, sizeof(cmd), "cp %s/b.img %s/old.img", dir, dir);
+	ck_assert_int_eq(system(cmd), 0);
+	snprintf(list, sizeof(list), "%s+%s", img(0, "a", ""),
+		 img(1, "b", ""));
+	run_zcow("put", list, local_file("x", 9000), "/x", NULL);
+	ck_assert_msg(res.status == 0, "put: %s", res.err);
+	run_zcow("put", list, local_file("y", 9000), "/y", NULL);
+	ck_assert_msg(res.status == 0, "put: %s", res.err);
+	snprintf(list, sizeof(list), "%s+%s", img(0, "a", ""),
+		 img(1, "old", ""));
+	run_zcow("ls", list, "/", NULL);
+	ck_assert_int_eq(res.status, 1);
+	ck_assert_msg(strstr(res.err, "old.img is stale: its superblock is generation"),
+		      "stderr: %s", res.err);
+}
+END_TEST
+
 START_TEST(test_cli_same_image_twice_is_refused_as_one_device)
 {
 	char other[128], want[512];
@@ -583,6 +610,7 @@ Suite *cli_devices_suite(void)
 	tcase_add_test(tc, test_cli_dev_add_to_one_device_then_list_shows_devid_2);
 	tcase_add_test(tc, test_cli_dev_add_refuses_a_device_of_another_zone_size);
 	tcase_add_test(tc, test_cli_dev_add_and_replace_refuse_a_device_holding_a_fs);
+	tcase_add_test(tc, test_cli_stale_device_in_a_list_is_named);
 	tcase_add_test(tc, test_cli_same_image_twice_is_refused_as_one_device);
 	tcase_add_test(tc,
 		       test_cli_replace_copies_a_device_and_prints_the_new_list);
