@@ -640,7 +640,7 @@ static int relocate_extents(struct zcow_fs *fs, struct rextent *v,
 		/* No room in the hot group and no zone to spare for it:
 		 * the rest goes with the cold. */
 		if (is_hot && room < v[i].len &&
-		    zcow_zoned_reloc_zones(fs) <= 1) {
+		    !zcow_zoned_reloc_spares_hot(fs)) {
 			is_hot = false;
 			room = bg_room(cur_reloc_bg(fs, false));
 		}

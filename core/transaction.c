@@ -1009,10 +1009,7 @@ static void commit_reset_removed(struct zcow_fs *fs)
 				  bg->start, ret);
 		else
 			fs->rstats.zones_reset++;
-		if (fs->reloc_bg == bg->start)
-			fs->reloc_bg = 0;
-		if (fs->reloc_hot_bg == bg->start)
-			fs->reloc_hot_bg = 0;
+		zcow_zoned_forget_reloc(fs, bg);
 		zcow_bg_remove(fs, bg);
 	}
 }

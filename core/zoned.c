@@ -187,10 +187,23 @@ bool zcow_zoned_reloc_may_take_zone(struct zcow_fs *fs)
  * slot or relocation fills is finished for it).  Else hot survivors go
  * to the relocation group.
  */
+bool zcow_zoned_reloc_spares_hot(struct zcow_fs *fs)
+{
+	return zcow_zoned_reloc_zones(fs) > 1;
+}
+
 bool zcow_zoned_reloc_hot_may_take_zone(struct zcow_fs *fs)
 {
-	return zcow_zoned_reloc_zones(fs) > 1 &&
+	return zcow_zoned_reloc_spares_hot(fs) &&
 	       !zcow_zoned_open_zone(fs, NULL, ZCOW_ZONE_DATA);
+}
+
+void zcow_zoned_forget_reloc(struct zcow_fs *fs, const struct zcow_bg *bg)
+{
+	if (bg->start == fs->reloc_bg)
+		fs->reloc_bg = 0;
+	if (bg->start == fs->reloc_hot_bg)
+		fs->reloc_hot_bg = 0;
 }
 
 /* ---- the active-zone budget ----------------------------------------- */
@@ -220,6 +233,13 @@ bool zcow_zoned_reloc_hot_may_take_zone(struct zcow_fs *fs)
  * commit never finds the budget taken.  A group's zone is finished only
  * with nothing in flight in it (reserved 0).
  */
+
+/* Is @bg one of the groups only relocation writes into (the relocation
+ * group, the hot one)? */
+static bool is_reloc_target(const struct zcow_fs *fs, const struct zcow_bg *bg)
+{
+	return bg->start == fs->reloc_bg || bg->start == fs->reloc_hot_bg;
+}
 
 /* Superblock log zones of @dev: one active zone per log mirror. */
 static uint32_t sb_log_zones(struct zcow_fs *fs, struct zdev *dev)
@@ -262,8 +282,7 @@ bool zcow_zoned_holds_zone(struct zcow_fs *fs, const struct zcow_bg *bg)
 	if (bg->alloc_offset)
 		return true;
 	/* Empty, and claimed by a writer that will open it. */
-	return bg->start == fs->treelog_bg || bg->start == fs->reloc_bg ||
-	       bg->start == fs->reloc_hot_bg ||
+	return bg->start == fs->treelog_bg || is_reloc_target(fs, bg) ||
 	       is_other_slot(fs->files, bg, UINT32_MAX);
 }
 
@@ -335,8 +354,7 @@ static struct zcow_bg *finish_candidate(struct zcow_fs *fs,
 			continue;
 		if (b->start == fs->reloc_bg && !may_reloc)
 			continue;
-		if (!b->alloc_offset && b->start != fs->reloc_bg &&
-		    b->start != fs->reloc_hot_bg) {
+		if (!b->alloc_offset && !is_reloc_target(fs, b)) {
 			unslot(fs, b);	/* claimed, never opened */
 			return NULL;
 		}
@@ -372,12 +390,9 @@ static int finish_bg(struct zcow_fs *fs, struct zcow_bg *bg)
 	if (bg->meta_wp)
 		bg->meta_wp = bg->capacity;
 	unslot(fs, bg);
-	if (bg->start == fs->reloc_bg || bg->start == fs->reloc_hot_bg) {
+	if (is_reloc_target(fs, bg)) {
 		bg->is_data_reloc = false;
-		if (bg->start == fs->reloc_bg)
-			fs->reloc_bg = 0;
-		else
-			fs->reloc_hot_bg = 0;
+		zcow_zoned_forget_reloc(fs, bg);
 	}
 	if (bg->start == fs->treelog_bg)
 		fs->treelog_bg = 0;

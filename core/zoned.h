@@ -95,8 +95,12 @@ bool zcow_zoned_has_reclaimable(struct zcow_fs *fs);
 bool zcow_zoned_reloc_may_take_zone(struct zcow_fs *fs);
 /* May the hot relocation group (hotcold=frequency) take a zone (more
  * than one zone relocation may take, and an active zone as data gets
- * one)?  Opens the zone in the budget when it says true. */
+ * one)?  Opens the zone in the budget when it says true.  _spares_hot:
+ * the free-zone half alone (a count: opens nothing). */
 bool zcow_zoned_reloc_hot_may_take_zone(struct zcow_fs *fs);
+bool zcow_zoned_reloc_spares_hot(struct zcow_fs *fs);
+/* @bg is no relocation group any more (finished, removed). */
+void zcow_zoned_forget_reloc(struct zcow_fs *fs, const struct zcow_bg *bg);
 /* Free zones one reclaim pass may lend the data relocation group (given
  * back when the groups it empties are reset): those beyond the metadata
  * reserve and one more, or the held one. */

@@ -289,6 +289,18 @@ struct tally {
 	uint64_t nwl;
 };
 
+/* The repro line of state @wi/@is_on/@cut/@loss/@seed of campaign @c
+ * (@tail: cut2=, btrfs-check) into @buf of @len bytes. */
+static void repro_line(const struct camp *c, uint64_t wi, bool is_on,
+		       const char *cut, int loss, uint64_t seed,
+		       const char *tail, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s%s%.300s%s w=%" PRIu64 " treelog=%s cut=%s loss=%s seed=%" PRIu64 "%s",
+		 c->path, c->ops_arg[0] ? c->path[0] ? " ops=" : "ops=" : "",
+		 c->ops_arg, c->quick ? " quick" : "", wi, is_on ? "on" : "off",
+		 cut, zsim_loss_name(loss), seed, tail);
+}
+
 /* Count one checked state: summary, table, repro line, csv, json. */
 static void tally_state(struct tally *x, const struct wl *w, uint64_t wi,
 			bool is_on, const struct cutpt *pt, uint64_t cut2,
@@ -314,11 +326,11 @@ static void tally_state(struct tally *x, const struct wl *w, uint64_t wi,
 		sum->btrfs_states++;
 		sum->btrfs_images += v->nr_btrfs_images;
 	}
-	snprintf(line, sizeof(line), "%s%s%.300s%s w=%" PRIu64 " treelog=%s cut=%s loss=%s seed=%" PRIu64 "%s%s",
-		 x->c->path, x->c->ops_arg[0] ? x->c->path[0] ? " ops=" : "ops=" : "",
-		 x->c->ops_arg, x->c->quick ? " quick" : "", wi,
-		 is_on ? "on" : "off", pt->name, zsim_loss_name(loss), seed, c2,
-		 v->is_btrfs_checked ? " btrfs-check" : "");
+	if (v->is_btrfs_checked)
+		snprintf(c2 + strlen(c2), sizeof(c2) - strlen(c2),
+			 " btrfs-check");
+	repro_line(x->c, wi, is_on, pt->name, loss, seed, c2, line,
+		   sizeof(line));
 	for (k = 1; k < ZCRASH_NR_ORACLES; k++)
 		if (v->bad[k]) {
 			size_t l = strlen(ors);
@@ -626,10 +638,8 @@ static void count_ops(const struct camp *c, const struct zcrash_opts *o,
 		if (!sum->nr_ops_undeclared++) {
 			char line[1200];
 
-			snprintf(line, sizeof(line), "%s%s%.300s%s w=%" PRIu64 " treelog=%s cut=end loss=keep seed=1",
-				 c->path, c->ops_arg[0] ? c->path[0] ? " ops=" : "ops=" : "",
-				 c->ops_arg, c->quick ? " quick" : "", wi,
-				 is_on ? "on" : "off");
+			repro_line(c, wi, is_on, "end", ZSIM_LOSS_KEEP, 1,
+				   "", line, sizeof(line));
 			if (!sum->first_repro[0])
 				snprintf(sum->first_repro,
 					 sizeof(sum->first_repro), "%.511s",
