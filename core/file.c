@@ -473,7 +473,29 @@ int zcow_drop_extents_locked(struct zcow_fs *fs, struct zcow_tree *tree,
 #define RSV_EXTENT_ITEM	ZCOW_RSV_EXTENT_ITEM
 #define RSV_CSUM_ITEM(len) ((len) / BS * 4)
 
-static bool is_txn_dirty(struct zcow_fs *fs)
+/*
+ * What relocation could make room from for an operation of @nodes: the
+ * room and every group's unusable bytes (freed below its write pointer),
+ * into *@mark_ret, and what it needs into *@need_ret.
+ */
+static int reclaim_prospect(struct zcow_fs *fs, uint64_t nodes,
+			    bool may_use_global, uint64_t *need_ret,
+			    uint64_t *mark_ret)
+{
+	uint64_t room, i;
+	int err = zcow_meta_room(fs, &room);
+
+	if (!err)
+		err = zcow_meta_need(fs, nodes, may_use_global, need_ret);
+	if (err)
+		return err;
+	*mark_ret = room;
+	for (i = 0; i < fs->nr_bgs; i++)
+		*mark_ret += fs->bgs[i]->zone_unusable + fs->bgs[i]->pinned;
+	return 0;
+}
+
+bool zcow_txn_dirty_locked(struct zcow_fs *fs)
 {
 	uint64_t i;
 	int t;
@@ -493,6 +515,7 @@ static bool is_txn_dirty(struct zcow_fs *fs)
 int zcow_meta_reserve_locked(struct zcow_fs *fs, uint64_t nodes,
 			     bool may_use_global)
 {
+	uint64_t need, mark;
 	int err, round;
 
 	if (fs->error)
@@ -506,7 +529,7 @@ int zcow_meta_reserve_locked(struct zcow_fs *fs, uint64_t nodes,
 	 * shrinks) and turns freed space into whole unusable groups that
 	 * are reset.  Only when there is something to commit.
 	 */
-	if (is_txn_dirty(fs) || zcow_zoned_has_reclaimable(fs)) {
+	if (zcow_txn_dirty_locked(fs) || zcow_zoned_has_reclaimable(fs)) {
 		err = zcow_files_commit_locked(fs);
 		if (err)
 			return err;
@@ -517,15 +540,45 @@ int zcow_meta_reserve_locked(struct zcow_fs *fs, uint64_t nodes,
 	/*
 	 * Relocation empties groups (metadata ones too, now: metadata is
 	 * what is short); the commit after it removes them and resets
-	 * their zones.  A few rounds, each cleaning at least one group.
+	 * their zones.  A few rounds, each cleaning at least one group;
+	 * none when all the space freed below write pointers could not
+	 * cover what is missing, nor when one as large failed after
+	 * relocating and no space was freed since.
 	 */
+	err = reclaim_prospect(fs, nodes, may_use_global, &need, &mark);
+	if (err)
+		return err;
+	if (mark < need ||
+	    (need >= fs->rsv_failed_need && mark <= fs->rsv_failed_mark))
+		return -ENOSPC;
+	err = -ENOSPC;
 	for (round = 0; round < 4 && err == -ENOSPC; round++) {
 		err = zcow_reclaim_commit_locked(fs, ZCOW_RECLAIM_META_SHORT);
 		if (err)
-			return err;
+			break;
 		err = zcow_meta_check(fs, nodes, may_use_global);
 	}
+	/* In vain: the same or a larger one fails at once until space is
+	 * freed (a full fs would relocate for every refused operation). */
+	if (err == -ENOSPC &&
+	    !reclaim_prospect(fs, nodes, may_use_global, &need, &mark)) {
+		fs->rsv_failed_need = need;
+		fs->rsv_failed_mark = mark;
+	}
 	return err;
+}
+
+/*
+ * @nodes copies of nodes of a tree with snapshots: every node it copies
+ * may be shared, and copying one changes a reference for each of its
+ * children or file extents (an internal node's pointers at most; twice:
+ * added to the copy, moved off the old node).
+ */
+static int rsv_shared_copies(struct zcow_fs *fs, uint64_t nodes,
+			     uint64_t *nodes_ret)
+{
+	return zcow_rsv_ref_changes(fs, 2 * nodes * (fs->nodesize / 33),
+				    nodes_ret);
 }
 
 int zcow_rsv_fs_items(struct zcow_fs *fs, struct zcow_tree *tree,
@@ -534,25 +587,87 @@ int zcow_rsv_fs_items(struct zcow_fs *fs, struct zcow_tree *tree,
 	uint64_t before = *nodes_ret;
 	int err = zcow_rsv_nodes(fs, tree, nr_items, RSV_FS_ITEM, nodes_ret);
 
-	/*
-	 * A tree with snapshots: every node it copies may be shared, and
-	 * copying one changes a reference for each of its children or file
-	 * extents (an internal node's pointers at most; twice: added to the
-	 * copy, moved off the old node).
-	 */
 	if (!err && tree->share_gen)
-		err = zcow_rsv_ref_changes(fs, 2 * (*nodes_ret - before) *
-						       (fs->nodesize / 33),
-					   nodes_ret);
+		err = rsv_shared_copies(fs, *nodes_ret - before, nodes_ret);
 	return err;
 }
 
-/* What dropping the @nr file extents @v changes (below). */
+/* Drops of more extents than this are charged as removals (below). */
+#define RSV_DROP_MANY	8u
+
+/*
+ * How many of the checksum runs of the @nr extents @v leave a tail
+ * behind when removed (zcow_csum_delete(): an item reaching past the
+ * extent's end is cut, its tail inserted again): into *@nr_ret.
+ */
+static int csum_tails(struct zcow_fs *fs, const struct zcow_fext *v,
+		      uint64_t nr, uint64_t *nr_ret)
+{
+	uint64_t i, n;
+	int err;
+
+	*nr_ret = 0;
+	for (i = 0; i < nr; i++) {
+		uint64_t end = v[i].disk_bytenr + v[i].disk_num_bytes;
+		struct zcow_key k;
+		uint32_t *item;
+
+		if (!v[i].disk_bytenr || !v[i].disk_num_bytes)
+			continue;
+		err = csum_first_overlap(&fs->csum_tree, end - BS, end, &k,
+					 &item, &n);
+		if (err == -ENOENT)
+			continue;
+		if (err)
+			return err;
+		free(item);
+		if (k.offset + n * BS > end)
+			(*nr_ret)++;
+	}
+	return 0;
+}
+
+/*
+ * The leaves holding @ino's file extent items from @from to @last (in
+ * @tree): into *@nr_ret.  A removal of contiguous items copies those, their
+ * parents and a sibling at each end.
+ */
+static int fext_leaves(struct zcow_tree *tree, uint64_t ino, uint64_t from,
+		       uint64_t last, uint64_t *nr_ret)
+{
+	struct zcow_key k = { ino, ZCOW_EXTENT_DATA_KEY, from };
+	const struct zcow_cnode *leaf = NULL;
+	struct zcow_tree_iter it;
+	int err;
+
+	*nr_ret = 1;	/* the one holding the extent reaching @from */
+	zcow_tree_iter_init(&it, tree, &k);
+	while (!(err = zcow_tree_iter_next(&it, &k, NULL, NULL)) &&
+	       k.objectid == ino && k.type == ZCOW_EXTENT_DATA_KEY &&
+	       k.offset <= last) {
+		if (it.nodes[0] != leaf)
+			(*nr_ret)++;
+		leaf = it.nodes[0];
+	}
+	return err == -ENOENT ? 0 : err;
+}
+
+/*
+ * What dropping the @nr file extents @v changes (below).  Per extent:
+ * its item and a split tail (fs tree), its reference (two with the
+ * tail), its checksums when the last goes.  Many extents (a file removed
+ * or truncated; a full file system must still do that, docs/space.md)
+ * are charged as what they are: removals of their items (the nodes they
+ * copy, zcow_rsv_del_nodes()) and one split tail at each end of the
+ * range; in the extent tree the references' removals copy only nodes the
+ * commit's reserve copies already (every clean node, commit_nodes()); in
+ * the checksum tree removals and an insert per run cut in the middle.
+ */
 static int rsv_drop_fexts(struct zcow_fs *fs, struct zcow_tree *tree,
-			  const struct zcow_fext *v, uint64_t nr,
+			  uint64_t ino, const struct zcow_fext *v, uint64_t nr,
 			  uint64_t *nodes_ret)
 {
-	uint64_t csum = 0, i;
+	uint64_t csum = 0, i, before = *nodes_ret, tails, leaves;
 	int err;
 
 	for (i = 0; i < nr; i++)
@@ -560,14 +675,33 @@ static int rsv_drop_fexts(struct zcow_fs *fs, struct zcow_tree *tree,
 			csum = RSV_CSUM_ITEM(v[i].disk_num_bytes);
 	if (!nr)
 		return 0;
-	/* Per extent: its item and a split tail (fs tree), its reference
-	 * (two with the tail), its checksums when the last goes. */
-	err = zcow_rsv_fs_items(fs, tree, 2 * nr, nodes_ret);
+	if (nr <= RSV_DROP_MANY) {
+		err = zcow_rsv_fs_items(fs, tree, 2 * nr, nodes_ret);
+		if (!err)
+			err = zcow_rsv_nodes(fs, &fs->extent_tree, 2 * nr,
+					     RSV_EXTENT_ITEM, nodes_ret);
+		if (!err)
+			err = zcow_rsv_nodes(fs, &fs->csum_tree, nr, csum,
+					     nodes_ret);
+		return err;
+	}
+	err = fext_leaves(tree, ino, v[0].file_off, v[nr - 1].file_off,
+			  &leaves);
 	if (!err)
-		err = zcow_rsv_nodes(fs, &fs->extent_tree, 2 * nr,
-				     RSV_EXTENT_ITEM, nodes_ret);
+		err = zcow_rsv_del_nodes(tree, nr, leaves, nodes_ret);
 	if (!err)
-		err = zcow_rsv_nodes(fs, &fs->csum_tree, nr, csum, nodes_ret);
+		err = zcow_rsv_nodes(fs, tree, 2, RSV_FS_ITEM, nodes_ret);
+	if (!err && tree->share_gen)
+		err = rsv_shared_copies(fs, *nodes_ret - before, nodes_ret);
+	if (!err)
+		err = zcow_rsv_nodes(fs, &fs->extent_tree, 2, RSV_EXTENT_ITEM,
+				     nodes_ret);
+	if (!err)
+		err = zcow_rsv_del_nodes(&fs->csum_tree, nr, 0, nodes_ret);
+	if (!err)
+		err = csum_tails(fs, v, nr, &tails);
+	if (!err && tails)
+		err = zcow_rsv_nodes(fs, &fs->csum_tree, tails, 0, nodes_ret);
 	return err;
 }
 
@@ -581,7 +715,7 @@ int zcow_rsv_drop_extents_locked(struct zcow_fs *fs, struct zcow_tree *tree,
 
 	err = zcow_collect_extents_locked(tree, ino, from, to, &v, &nr);
 	if (!err)
-		err = rsv_drop_fexts(fs, tree, v, nr, nodes_ret);
+		err = rsv_drop_fexts(fs, tree, ino, v, nr, nodes_ret);
 	free(v);
 	return err;
 }
@@ -614,7 +748,7 @@ static int rsv_write_locked(struct zcow_file *f, uint64_t off, uint64_t len,
 		err = zcow_collect_extents_locked(f->tree, f->ino, off,
 						  off + len, &v, &nr);
 	if (!err)
-		err = rsv_drop_fexts(fs, f->tree, v, nr, nodes_ret);
+		err = rsv_drop_fexts(fs, f->tree, f->ino, v, nr, nodes_ret);
 	if (!err && fs->files->hotcold == ZCOW_HOTCOLD_AGE && nr &&
 	    v[0].disk_bytenr &&
 	    v[0].file_off <= off)
@@ -900,6 +1034,7 @@ static int write_reserve(struct write_cmd *wc)
 			err = rsv_write_locked(f, wc->off, len, &nodes, &gen);
 		if (!err)
 			err = zcow_meta_reserve_locked(fs, nodes, false);
+
 		/* hotcold=frequency: by how often its first range was
 		 * written before; age: an overwrite by the age of what it
 		 * replaces, new data is cold. */
@@ -1278,8 +1413,11 @@ int zcow_truncate(struct zcow_file *f, uint64_t size)
 			err = zcow_rsv_drop_extents_locked(fs, f->tree, f->ino,
 							   round_up(size),
 							   UINT64_MAX, &nodes);
+		/* A shrink frees space: it may use the global reserve, as
+		 * unlink does, so that it runs on a full fs. */
 		if (!err)
-			err = zcow_meta_reserve_locked(fs, nodes, false);
+			err = zcow_meta_reserve_locked(fs, nodes,
+						       size < in.size);
 	}
 	if (!err && size < in.size)
 		err = zcow_drop_extents_locked(fs, f->tree, f->root, f->ino,

@@ -394,6 +394,10 @@ int zcow_drop_extents_locked(struct zcow_fs *fs, struct zcow_tree *tree,
  * counted from 0 again. */
 int zcow_files_commit_locked(struct zcow_fs *fs);
 
+/* Does the running transaction hold anything a commit would write
+ * (dirty nodes, delayed references)?  Under files->lock. */
+bool zcow_txn_dirty_locked(struct zcow_fs *fs);
+
 /*
  * Metadata reservation (docs/space.md), under files->lock before an
  * operation changes anything: 0 when @nodes (its worst case, from the

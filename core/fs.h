@@ -95,6 +95,10 @@ struct zcow_fs {
 	/* The running transaction's in-memory state. */
 	struct zcow_delayed_ref *refs;
 	uint64_t nr_refs, refs_cap;
+	/* The last reservation relocation could not satisfy
+	 * (core/file.c:zcow_meta_reserve_locked): what it needed and the
+	 * room plus freed space there was (bytes); 0: none. */
+	uint64_t rsv_failed_need, rsv_failed_mark;
 	uint64_t *redirty;		/* freed before writeback: write zeroed */
 	uint64_t nr_redirty, redirty_cap;
 	uint8_t *wb_arena;		/* commit: node images, kept for reuse */

@@ -1419,8 +1419,9 @@ int zcow_rename2(struct zcow_fs *fs, const char *from, const char *to,
 	err = zcow_rsv_fs_items(fs, src.tree, 2 * RSV_ENTRY_ITEMS + 1, &nodes);
 	if (!err && has_dst)
 		err = rsv_remove_locked(fs, &dst, dino, &nodes);
+	/* Over a target it removes one: the global reserve, as unlink. */
 	if (!err)
-		err = zcow_meta_reserve_locked(fs, nodes, false);
+		err = zcow_meta_reserve_locked(fs, nodes, has_dst);
 	if (!err && has_dst)
 		err = remove_locked(fs, &dst, dino, dtype == ZCOW_FT_DIR);
 	if (err)

@@ -207,6 +207,8 @@ void zcow_snaps_free(struct zcow_fs *fs)
 	fs->files->cap_snaps = 0;
 }
 
+/* Commits a snapshot makes at most to start from a clean transaction. */
+#define SNAP_COMMIT_ROUNDS	4
 #define ROOT_ITEM_UUID		247u	/* uuid, then parent_uuid */
 #define ROOT_ITEM_PARENT_UUID	263u
 
@@ -291,7 +293,7 @@ int zcow_subvol_snapshot(struct zcow_fs *fs, const char *name, bool is_rdonly,
 	uint8_t *buf = NULL;
 	uint64_t id = 256, i, index = 0;
 	size_t nlen;
-	int err;
+	int err, round;
 
 	if (!fs || !fs->files || !name)
 		return -EINVAL;
@@ -323,16 +325,20 @@ int zcow_subvol_snapshot(struct zcow_fs *fs, const char *name, bool is_rdonly,
 		err = -EMLINK;
 	}
 	/* Everything the source holds on the device and in the extent
-	 * tree first: the copy shares committed nodes only. */
-	if (!err)
-		err = zcow_files_commit_locked(fs);
-	if (!err) {
+	 * tree first: the copy shares committed nodes only.  The
+	 * reservation may make room by relocating, and a commit may start
+	 * the next transaction's relocation: commit again until the
+	 * reservation leaves the transaction clean. */
+	for (round = 0; !err; round++) {
 		uint64_t nodes = 1;
 
+		err = zcow_files_commit_locked(fs);
 		/* The root's copy, a reference per child (or file extent
 		 * of a root leaf: a leaf's items at most), the root tree's
 		 * three items. */
-		err = zcow_rsv_ref_changes(fs, fs->nodesize / 25, &nodes);
+		if (!err)
+			err = zcow_rsv_ref_changes(fs, fs->nodesize / 25,
+						   &nodes);
 		/* its entry in the root directory (two items, the
 		 * directory's inode) */
 		if (!err)
@@ -342,6 +348,10 @@ int zcow_subvol_snapshot(struct zcow_fs *fs, const char *name, bool is_rdonly,
 					     ZCOW_ROOT_ITEM_SIZE, &nodes);
 		if (!err)
 			err = zcow_meta_reserve_locked(fs, nodes, false);
+		if (!err && !zcow_txn_dirty_locked(fs))
+			break;
+		if (!err && round == SNAP_COMMIT_ROUNDS)
+			err = -ENOSPC;
 	}
 	if (err)
 		goto out;

@@ -869,21 +869,28 @@ void zcow_space_info(struct zcow_fs *fs, enum zcow_space_type type,
  * item; zcow charges from the tree's real height h (root_level + 1), one
  * level of growth allowed during the operation: the CoW of the path (h+1
  * nodes) and a split at every level plus a new root (h+2), so 2h + 3 per
- * item.  A tree cannot dirty more than all of its nodes once per
- * transaction (a CoWed node is changed in place afterwards) plus one split
- * each plus what the new items fill: that caps a large operation.
+ * item.  A node CoWed in the running transaction is changed in place
+ * afterwards (it is dirty), so a tree cannot copy more than its clean
+ * nodes again in this transaction, nor split more than each node once
+ * plus what new items fill: that caps a large operation.  A removal never
+ * allocates a node but copies: its path and a sibling per level to merge
+ * with, capped at the clean nodes.
  */
 #define ITEM_HDR		25u	/* struct btrfs_item */
 #define META_REF_ITEM		(33u + ITEM_HDR) /* one tree block's item */
 /* Fixed nodes of a commit: block group, chunk, device items of chunks
  * added or removed and the device item (one leaf each way). */
 #define COMMIT_FIXED_NODES	8u
-/* What an unlink of a small file may take from the global reserve. */
+/* What an unlink of a small file needs beside the trees' copies in the
+ * global reserve: its fs-tree items (btrfs: BTRFS_UNLINK_METADATA_UNITS)
+ * and the data items of its extent. */
 #define SLACK_FS_ITEMS		8u
 /* Commits' worth of chunk-tree copies ahead at which a free zone is held
  * for the next system chunk (zcow_sys_zone_held). */
 #define SYS_HOLD_COMMITS	4u
 #define SLACK_DATA_ITEMS	2u
+/* btrfs caps its global reserve at 512 MiB (block-rsv.c). */
+#define GLOBAL_RSV_MAX		(512ULL << 20)
 
 static uint64_t height(const struct zcow_tree *tree)
 {
@@ -897,6 +904,13 @@ static uint64_t div_up(uint64_t a, uint64_t b)
 	return (a + b - 1) / b;
 }
 
+/* Nodes of @tree not copied yet in the running transaction (of @nr). */
+static uint64_t clean_nodes(const struct zcow_tree *tree, int64_t nr)
+{
+	return (uint64_t)nr > tree->nr_dirty ? (uint64_t)nr - tree->nr_dirty :
+					       0;
+}
+
 int zcow_rsv_nodes(struct zcow_fs *fs, struct zcow_tree *tree,
 		   uint64_t nr_items, uint64_t item_bytes,
 		   uint64_t *nodes_ret)
@@ -907,7 +921,7 @@ int zcow_rsv_nodes(struct zcow_fs *fs, struct zcow_tree *tree,
 	if (nr < 0)
 		return (int)nr;
 	per = nr_items > UINT32_MAX ? UINT64_MAX : nr_items * (2 * h + 3);
-	cap = 2 * (uint64_t)nr + 2 * h + 3 +
+	cap = clean_nodes(tree, nr) + (uint64_t)nr + 2 * h + 3 +
 	      div_up(2 * (nr_items > UINT32_MAX ? (uint64_t)nr : nr_items) *
 			     (item_bytes + ITEM_HDR),
 		     fs->nodesize);
@@ -915,36 +929,80 @@ int zcow_rsv_nodes(struct zcow_fs *fs, struct zcow_tree *tree,
 	return 0;
 }
 
+int zcow_rsv_del_nodes(struct zcow_tree *tree, uint64_t nr_items,
+		       uint64_t nr_leaves, uint64_t *nodes_ret)
+{
+	uint64_t h = height(tree), per, cap;
+	int64_t nr = zcow_tree_nr_nodes(tree);
+
+	if (nr < 0)
+		return (int)nr;
+	per = nr_items > UINT32_MAX ? UINT64_MAX : nr_items * 2 * h;
+	/* contiguous items: their leaves and as many parents at most, a
+	 * path and a sibling at each end */
+	if (nr_leaves && 2 * nr_leaves + 2 * h + 2 < per)
+		per = 2 * nr_leaves + 2 * h + 2;
+	cap = clean_nodes(tree, nr);
+	*nodes_ret += per < cap ? per : cap;
+	return 0;
+}
+
 /*
- * The commit's own needs once the running transaction holds @op_nodes
- * more nodes: every node of the extent, root and device trees CoWed and
- * split once, the items of every delayed reference (an insert of
- * META_REF_ITEM bytes each, two per node the transaction allocates: its
- * allocation and the free of the node it replaced), the growth of the
- * heights, the fixed items.  The commit's own nodes make references too:
- * a share of 2 * META_REF_ITEM * 2 / nodesize of them on top (solved in
- * closed form).  The system space is separate (zcow_sys_zone_held()).
+ * Metadata and system groups @nodes new nodes may land in: the ones with
+ * room now, and the new chunks they fill.
  */
-static int commit_nodes(struct zcow_fs *fs, uint64_t op_nodes,
+static uint64_t alloc_groups(struct zcow_fs *fs, uint64_t nodes)
+{
+	uint64_t per = zcow_zoned_zone_room(fs) / fs->nodesize, nr = 1, i;
+
+	for (i = 0; i < fs->nr_bgs; i++)
+		if (zcow_bg_has_room(fs->bgs[i], ZCOW_BG_METADATA,
+				     fs->nodesize) ||
+		    zcow_bg_has_room(fs->bgs[i], ZCOW_BG_SYSTEM, fs->nodesize))
+			nr++;
+	return nr + (per ? div_up(nodes, per) : nodes);
+}
+
+/*
+ * The commit's own needs once the running transaction (@fresh: a new
+ * one, nothing copied yet) holds @op_nodes more nodes: every clean node of the extent, root and device trees
+ * CoWed, every node of the root and device trees split once, the items
+ * of every delayed reference (an insert of META_REF_ITEM bytes each, two
+ * per node the transaction allocates: its allocation and the free of the
+ * node it replaced), the growth of the heights, the fixed items.  The
+ * extent tree splits only where those items go in: a zoned group
+ * allocates at its write pointer only, above every node it held before,
+ * so a transaction's new items of one group are keys above all that
+ * group's items and below the next group's: they go in at one place per
+ * group (a split of its path, h + 2 nodes), then fill new leaves (the
+ * items' own term).  The commit's own nodes make references too: a share
+ * of 2 * META_REF_ITEM * 2 / nodesize of them on top (solved in closed
+ * form).  The system space is separate (zcow_sys_zone_held()).
+ */
+static int commit_nodes(struct zcow_fs *fs, uint64_t op_nodes, bool fresh,
 			uint64_t *nodes_ret)
 {
 	struct zcow_tree *trees[] = { &fs->extent_tree, &fs->root_tree,
 				      &fs->dev_tree };
-	uint64_t ns = fs->nodesize, n = 0, h = 0, refs, c0;
+	uint64_t ns = fs->nodesize, n = 0, refs, c0, ext_h = 0;
 	unsigned int i;
 
 	for (i = 0; i < sizeof(trees) / sizeof(trees[0]); i++) {
 		int64_t nr = zcow_tree_nr_nodes(trees[i]);
+		uint64_t h = height(trees[i]) + 1;
 
 		if (nr < 0)
 			return (int)nr;
-		n += (uint64_t)nr;
-		h += height(trees[i]) + 1;
+		n += (fresh ? (uint64_t)nr : clean_nodes(trees[i], nr)) + h;
+		if (i)
+			n += (uint64_t)nr + h;
+		else
+			ext_h = h;
 	}
-	n += op_nodes;
-	refs = fs->nr_refs + 2 * op_nodes;
-	c0 = 2 * n + h + COMMIT_FIXED_NODES +
-	     div_up(refs * 2 * META_REF_ITEM, ns);
+	refs = (fresh ? 0 : fs->nr_refs) + 2 * op_nodes;
+	c0 = n + COMMIT_FIXED_NODES + div_up(refs * 2 * META_REF_ITEM, ns);
+	/* the extent tree's insertion points: one per group written */
+	c0 += alloc_groups(fs, op_nodes + 2 * c0) * (ext_h + 1);
 	*nodes_ret = div_up(c0 * ns, ns - 4 * META_REF_ITEM);
 	return 0;
 }
@@ -978,20 +1036,42 @@ int zcow_sys_zone_held(struct zcow_fs *fs, bool *held_ret)
 	return 0;
 }
 
-/* Bytes held back from ordinary operations: the global reserve. */
+/*
+ * Nodes held back from ordinary operations: the global reserve.  btrfs
+ * sizes it from the extent and checksum trees (what deleting may
+ * rewrite; the fs tree's part a large deletion takes in several
+ * transactions, each reusing what the last one freed) and at least an
+ * unlink's items, capped at 512 MiB.  On a zoned device a freed node
+ * comes back only with its whole zone, so a deletion that spans many
+ * transactions runs out of room before it frees any: zcow's reserve
+ * covers one copy of every node of the fs and checksum trees, an
+ * unlink's items and the commit of a new transaction holding them (every
+ * extent tree node copied: commit_nodes()), so that the largest file's
+ * removal fits in one transaction, also the first after a commit.
+ */
 static int slack_nodes(struct zcow_fs *fs, uint64_t *nodes_ret)
 {
+	int64_t nr_fs = zcow_tree_nr_nodes(&fs->fs_tree);
+	int64_t nr_csum = zcow_tree_nr_nodes(&fs->csum_tree);
+	uint64_t max = GLOBAL_RSV_MAX / fs->nodesize, n = 0, commit = 0;
 	int ret;
 
-	*nodes_ret = 0;
-	ret = zcow_rsv_nodes(fs, &fs->fs_tree, SLACK_FS_ITEMS, 310,
-			     nodes_ret);
+	if (nr_fs < 0)
+		return (int)nr_fs;
+	if (nr_csum < 0)
+		return (int)nr_csum;
+	ret = zcow_rsv_nodes(fs, &fs->fs_tree, SLACK_FS_ITEMS, 310, &n);
 	if (!ret)
-		ret = zcow_rsv_nodes(fs, &fs->extent_tree, SLACK_DATA_ITEMS,
-				     53, nodes_ret);
+		ret = zcow_rsv_nodes(fs, &fs->extent_tree, SLACK_DATA_ITEMS, 53,
+				     &n);
 	if (!ret)
-		ret = zcow_rsv_nodes(fs, &fs->csum_tree, SLACK_DATA_ITEMS,
-				     1024, nodes_ret);
+		ret = zcow_rsv_nodes(fs, &fs->csum_tree, SLACK_DATA_ITEMS, 1024,
+				     &n);
+	n += (uint64_t)nr_fs + (uint64_t)nr_csum;
+	if (!ret)
+		ret = commit_nodes(fs, n, true, &commit);
+	n += commit;
+	*nodes_ret = n < max ? n : max;
 	return ret;
 }
 
@@ -1006,7 +1086,7 @@ int zcow_meta_need(struct zcow_fs *fs, uint64_t op_nodes,
 		if (ret)
 			return ret;
 	}
-	ret = commit_nodes(fs, op_nodes + slack, &commit);
+	ret = commit_nodes(fs, op_nodes, false, &commit);
 	if (ret)
 		return ret;
 	*bytes_ret = (op_nodes + slack + commit) * fs->nodesize;

@@ -323,6 +323,17 @@ int zcow_rsv_nodes(struct zcow_fs *fs, struct zcow_tree *tree,
 		   uint64_t nr_items, uint64_t item_bytes,
 		   uint64_t *nodes_ret);
 
+/*
+ * Add to *nodes_ret the nodes removing @nr_items items of @tree may
+ * dirty: its path and a sibling per level (2h) each or, when they are
+ * contiguous in @nr_leaves leaves (0: not), those leaves, as many
+ * parents and a path and sibling at each end; capped at the nodes not
+ * copied yet in this transaction (a removal allocates no other).  0 or a
+ * read errno.
+ */
+int zcow_rsv_del_nodes(struct zcow_tree *tree, uint64_t nr_items,
+		       uint64_t nr_leaves, uint64_t *nodes_ret);
+
 /* Does the chunk tree's CoW in a commit (every node once, split once,
  * growth) not fit in the system groups, so that a commit may allocate a
  * system chunk?  *held_ret true: zcow_meta_room() holds a zone for it.

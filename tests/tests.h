@@ -31,6 +31,7 @@
 	SUITE(file_suite)      \
 	SUITE(zoned_suite)     \
 	SUITE(reclaim_suite)   \
+	SUITE(space_suite)     \
 	SUITE(devices_suite)   \
 	SUITE(replace_suite)   \
 	SUITE(tree_log_suite)  \
