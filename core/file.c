@@ -1000,7 +1000,18 @@ struct write_cmd {
 	uint64_t logical;	/* the reservation */
 	uint64_t landed;	/* where the device put the data */
 	pthread_mutex_t *plock;	/* zone_append=off: held reserve..submit */
+	/* The reservation's nodes for the whole, and the transaction and
+	 * the trees' change counters it was computed at (write_record). */
+	uint64_t nodes, transid, seq[3];
 };
+
+/* The trees a write's reservation reads (rsv_write_locked()). */
+static void rsv_write_seqs(const struct zcow_file *f, uint64_t seq[3])
+{
+	seq[0] = f->tree->seq;
+	seq[1] = f->fs->extent_tree.seq;
+	seq[2] = f->fs->csum_tree.seq;
+}
 
 /*
  * Step 3 of the header, reserve: under the fs lock, the metadata the
@@ -1034,7 +1045,11 @@ static int write_reserve(struct write_cmd *wc)
 			err = rsv_write_locked(f, wc->off, len, &nodes, &gen);
 		if (!err)
 			err = zcow_meta_reserve_locked(fs, nodes, false);
-
+		if (!err) {
+			wc->nodes = nodes;
+			wc->transid = fs->transid;
+			rsv_write_seqs(f, wc->seq);
+		}
 		/* hotcold=frequency: by how often its first range was
 		 * written before; age: an overwrite by the age of what it
 		 * replaces, new data is cold. */
@@ -1149,19 +1164,25 @@ static int write_record(struct write_cmd *wc)
 	struct zcow_fs *fs = f->fs;
 	struct zcow_files *fl = fs->files;
 	uint64_t len = wc->len, off = wc->off, landed = wc->landed;
-	uint64_t dropped = 0, nodes, gen;
+	uint64_t dropped = 0, nodes = 0, gen, seq[3];
 	struct zcow_timespec now;
 	struct zcow_inode in;
 	struct zcow_fext fe;
-	int err;
+	int err = 0;
 
 	/*
 	 * The reservation, again under the lock held to the end: others
 	 * may have used the room while the data was written.  Without room
 	 * the write fails here, before any item changed; its data bytes
-	 * become unusable.
+	 * become unusable.  What it needs is the count made at the
+	 * reservation (for the whole, no less than the part's) when
+	 * neither the transaction nor the trees it read changed since.
 	 */
-	err = rsv_write_locked(f, off, len, &nodes, &gen);
+	rsv_write_seqs(f, seq);
+	if (wc->transid == fs->transid && !memcmp(seq, wc->seq, sizeof(seq)))
+		nodes = wc->nodes;
+	else
+		err = rsv_write_locked(f, off, len, &nodes, &gen);
 	if (!err)
 		err = zcow_meta_reserve_locked(fs, nodes, false);
 	if (err) {
@@ -1279,10 +1300,15 @@ static int expand_inline(struct zcow_file *f)
 	uint8_t blk[BS];
 	int err;
 
+	if (f->no_inline)
+		return 0;
 	LOCK(f->fs);
 	memset(blk, 0, sizeof(blk));
 	err = read_inline_locked(f, blk, 0, BS);
 	UNLOCK(f->fs);
+	/* zcow never writes an inline extent: once gone, never back */
+	if (!err)
+		f->no_inline = true;
 	if (err <= 0)
 		return err;
 	return write_extent(f, blk, BS, 0, 0);

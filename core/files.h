@@ -190,6 +190,7 @@ struct zcow_file {
 	bool is_ro_tree;	/* in a read-only snapshot */
 	bool is_dir;
 	bool is_append;		/* O_APPEND: writes go to the end */
+	bool no_inline;		/* has no inline extent (expand_inline) */
 };
 
 static inline bool zcow_ts_eq(const struct zcow_timespec *a,
