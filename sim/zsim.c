@@ -192,6 +192,48 @@ static void free_undo_locked(struct zsim *sim)
 	sim->nr_undo = 0;
 }
 
+/*
+ * Chunks of the largest size that devices closed gave back, for the next
+ * device of the process: a crash campaign builds every state on a fresh
+ * device, and a fresh huge page costs the host 2 MiB of zeroing and a
+ * fault, a freed one an munmap.  What a chunk held is never seen again:
+ * reads above a sequential zone's write pointer return zeros, and a
+ * conventional zone's chunk is zeroed when taken (get_chunk()), as a
+ * chunk reused inside one device always was.  At most POOL_MAX chunks
+ * are kept (128 MiB); the rest are freed.
+ */
+#define POOL_MAX 64
+static struct {
+	pthread_mutex_t lock;
+	uint8_t *chunks[POOL_MAX];
+	unsigned int nr;
+} pool = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+static uint8_t *pool_get(void)
+{
+	uint8_t *c = NULL;
+
+	pthread_mutex_lock(&pool.lock);
+	if (pool.nr)
+		c = pool.chunks[--pool.nr];
+	pthread_mutex_unlock(&pool.lock);
+	return c;
+}
+
+/* Free chunk @c of @sim, or keep it for the next device. */
+static void release_chunk(const struct zsim *sim, uint8_t *c)
+{
+	if (c && sim->chunk_size == ZSIM_CHUNK_MAX) {
+		pthread_mutex_lock(&pool.lock);
+		if (pool.nr < POOL_MAX) {
+			pool.chunks[pool.nr++] = c;
+			c = NULL;
+		}
+		pthread_mutex_unlock(&pool.lock);
+	}
+	free(c);
+}
+
 /* @sim leaves its power domain; the last one out frees it. */
 static void leave_power(struct zsim *sim)
 {
@@ -226,11 +268,11 @@ void zsim_destroy(struct zsim *sim)
 		if (!z->chunks)
 			continue;
 		for (c = 0; c < sim->chunks_per_zone; c++)
-			free(z->chunks[c]);
+			release_chunk(sim, z->chunks[c]);
 		free(z->chunks);
 	}
 	for (i = 0; i < sim->nr_free_chunks; i++)
-		free(sim->free_chunks[i]);
+		release_chunk(sim, sim->free_chunks[i]);
 	free(sim->free_chunks);
 	free_undo_locked(sim);
 	free(sim->undo);
@@ -255,6 +297,9 @@ static uint8_t *new_chunk(struct zsim *sim)
 
 	if (sim->chunk_size != ZSIM_CHUNK_MAX)
 		return malloc(sim->chunk_size);
+	c = pool_get();
+	if (c)
+		return c;
 	if (posix_memalign(&c, ZSIM_CHUNK_MAX, ZSIM_CHUNK_MAX))
 		return NULL;
 	madvise(c, ZSIM_CHUNK_MAX, MADV_HUGEPAGE);
@@ -286,7 +331,7 @@ static void put_chunk(struct zsim *sim, uint8_t *c)
 	sim->mem_bytes -= sim->chunk_size;
 	if (ZCOW_GROW_ONE(&sim->free_chunks, sim->nr_free_chunks,
 			  &sim->max_free_chunks)) {
-		free(c);
+		release_chunk(sim, c);
 		return;
 	}
 	sim->free_chunks[sim->nr_free_chunks++] = c;
