@@ -212,9 +212,10 @@ static int make_wl(const struct camp *c, uint64_t idx, struct wl *w,
 	free(*tmp);
 	*tmp = ret ? NULL : malloc(zcrash_max_write_len(w));
 	if (!*tmp) {
-		free(w->ops);
+		zcrash_wl_free(w);
 		return oom();
 	}
+	zcrash_wl_fill(w);
 	return 0;
 }
 
@@ -905,7 +906,7 @@ int zcrash_run(const char *scenario, const struct zcrash_opts *opts,
 			if (ret)
 				goto out;
 			ret = zcrash_record(c, &w, &mo, &r, tmp, err, sizeof(err));
-			free(w.ops);
+			zcrash_wl_free(&w);
 			if (ret) {
 				fprintf(stderr, "zcow crash: %s: treelog=%s fault-free run: %s\n",
 					c->path, mi ? "on" : "off", err);
@@ -940,7 +941,7 @@ int zcrash_run(const char *scenario, const struct zcrash_opts *opts,
 				fprintf(stderr, "zcow crash: %s: treelog=%s workload %" PRIu64 " (%s): %s\n",
 					c->path, mi ? "on" : "off", wi, w.desc, err);
 				zcrash_rec_free(&r);
-				free(w.ops);
+				zcrash_wl_free(&w);
 				goto out;
 			}
 			buf_len = read_buf_len(&r);
@@ -948,7 +949,7 @@ int zcrash_run(const char *scenario, const struct zcrash_opts *opts,
 			buf = malloc(buf_len);
 			if (!buf) {
 				zcrash_rec_free(&r);
-				free(w.ops);
+				zcrash_wl_free(&w);
 				ret = oom();
 				goto out;
 			}
@@ -960,7 +961,7 @@ int zcrash_run(const char *scenario, const struct zcrash_opts *opts,
 					fprintf(stderr, "zcow crash: bad cut '%s'\n", rp.cut);
 					ret = -EINVAL;
 					zcrash_rec_free(&r);
-					free(w.ops);
+					zcrash_wl_free(&w);
 					goto out;
 				}
 				cl_add(&cl, pt.cut.kind, pt.cut.cls, pt.cut.ordinal,
@@ -975,14 +976,14 @@ int zcrash_run(const char *scenario, const struct zcrash_opts *opts,
 					if (ret) {
 						fprintf(stderr, "zcow crash: %s: %s\n", c->path, err);
 						zcrash_rec_free(&r);
-						free(w.ops);
+						zcrash_wl_free(&w);
 						goto out;
 					}
 				}
 			}
 			if (cl.err) {
 				zcrash_rec_free(&r);
-				free(w.ops);
+				zcrash_wl_free(&w);
 				ret = oom();
 				goto out;
 			}
@@ -1050,7 +1051,7 @@ int zcrash_run(const char *scenario, const struct zcrash_opts *opts,
 						}
 					}
 			zcrash_rec_free(&r);
-			free(w.ops);
+			zcrash_wl_free(&w);
 			continue;
 setup_failed:
 			if (ret == -ENOMEM)
@@ -1059,11 +1060,11 @@ setup_failed:
 				fprintf(stderr, "zcow crash: case setup failed: %s\n",
 					strerror(-ret));
 			zcrash_rec_free(&r);
-			free(w.ops);
+			zcrash_wl_free(&w);
 			goto out;
 done:
 			zcrash_rec_free(&r);
-			free(w.ops);
+			zcrash_wl_free(&w);
 			goto finished;
 		}
 	}

@@ -191,7 +191,7 @@ int zcrash_record(const struct camp *c, const struct wl *w,
 		}
 		if (!ret && !r->ret[i]) {
 			zcrash_void_inode(r, o, i);
-			ret = zcrash_m_apply(&r->final, o, tmp);
+			ret = zcrash_m_apply(&r->final, o);
 			ret = ret ?: zcrash_note_past(r, o, i + 1);
 			if (!ret && zcrash_is_sync_op(o->kind))
 				ret = zcrash_note_durable(r, o, i);

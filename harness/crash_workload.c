@@ -128,8 +128,23 @@ static int m_resize(struct ent *e, uint64_t size)
 	return 0;
 }
 
-/* 0 or -ENOMEM (@dst holds what was copied: free it with m_free()). */
-static int m_copy(struct model *dst, const struct model *src)
+/* @a's data and @b's hold the same bytes (entries of one path). */
+static bool is_same_data(const struct ent *a, const struct ent *b)
+{
+	return a->size == b->size && a->data && b->data &&
+	       a->is_symlink == b->is_symlink && !strcmp(a->path, b->path) &&
+	       !memcmp(a->data, b->data, a->size);
+}
+
+/*
+ * Copy @src into @dst; an entry whose bytes equal those of the same
+ * entry of @prev (may be NULL: the previous snapshot) borrows @prev's
+ * data instead: a commit that changed no file (a reclaim pass, the
+ * commit before and after an op) costs no copy.  0 or -ENOMEM (@dst
+ * holds what was copied: free it with m_free()).
+ */
+static int m_copy(struct model *dst, const struct model *src,
+		  const struct model *prev)
 {
 	unsigned int i;
 
@@ -139,25 +154,35 @@ static int m_copy(struct model *dst, const struct model *src)
 		dst->e[i] = src->e[i];
 		dst->e[i].data = NULL;
 		dst->e[i].cap = 0;
-		if (src->e[i].size) {
-			dst->e[i].data = malloc(src->e[i].size);
-			if (!dst->e[i].data) {
-				dst->nr = i + 1;	/* what m_free() frees */
-				return -ENOMEM;
-			}
-			memcpy(dst->e[i].data, src->e[i].data, src->e[i].size);
+		dst->e[i].is_borrowed = false;
+		if (!src->e[i].size)
+			continue;
+		if (prev && i < prev->nr &&
+		    is_same_data(&prev->e[i], &src->e[i])) {
+			dst->e[i].data = prev->e[i].data;
 			dst->e[i].cap = src->e[i].size;
+			dst->e[i].is_borrowed = true;
+			continue;
 		}
+		dst->e[i].data = malloc(src->e[i].size);
+		if (!dst->e[i].data) {
+			dst->nr = i + 1;	/* what m_free() frees */
+			return -ENOMEM;
+		}
+		memcpy(dst->e[i].data, src->e[i].data, src->e[i].size);
+		dst->e[i].cap = src->e[i].size;
 	}
 	return 0;
 }
 
+/* The snapshots are freed together: a borrowed buffer with its owner. */
 static void m_free(struct model *m)
 {
 	unsigned int i;
 
 	for (i = 0; i < m->nr; i++)
-		free(m->e[i].data);
+		if (!m->e[i].is_borrowed)
+			free(m->e[i].data);
 	m->nr = 0;
 }
 
@@ -352,7 +377,7 @@ static int m_exchange(struct model *m, const char *a, const char *b)
 	return 0;
 }
 
-int zcrash_m_apply(struct model *m, const struct op *o, uint8_t *tmp)
+int zcrash_m_apply(struct model *m, const struct op *o)
 {
 	struct ent *e = zcrash_m_find(m, o->a), *t;
 	size_t la = strlen(o->a);
@@ -371,8 +396,10 @@ int zcrash_m_apply(struct model *m, const struct op *o, uint8_t *tmp)
 			if (ret)
 				return ret;
 		}
-		zcrash_fill(tmp, o->len, o->tag, 0);
-		memcpy(e->data + o->off, tmp, o->len);
+		if (o->data)
+			memcpy(e->data + o->off, o->data, o->len);
+		else
+			zcrash_fill(e->data + o->off, o->len, o->tag, 0);
 		return m_sync_links(m, e);
 	case OP_TRUNC:
 		ret = m_resize(e, o->off);
@@ -492,8 +519,13 @@ int zcrash_do_op(struct zcow_fs *fs, struct zdev *tgt, const struct op *o,
 		} else if (o->kind == OP_FALLOCATE) {
 			ret = zcow_fallocate(f, o->off, o->len);
 		} else {
-			zcrash_fill(tmp, o->len, o->tag, 0);
-			n = zcow_pwrite(f, tmp, o->len, o->off);
+			const uint8_t *src = o->data;
+
+			if (!src) {
+				zcrash_fill(tmp, o->len, o->tag, 0);
+				src = tmp;
+			}
+			n = zcow_pwrite(f, src, o->len, o->off);
 			ret = n < 0 ? (int)n : n == (int64_t)o->len ? 0 : -EIO;
 		}
 		break;
@@ -524,7 +556,7 @@ int zcrash_add_snap(struct rec *r, uint64_t gen, bool exact,
 	memset(s, 0, sizeof(*s));
 	s->gen = gen;
 	s->exact = exact;
-	return m_copy(&s->m, m);
+	return m_copy(&s->m, m, r->nr_snaps > 1 ? &s[-1].m : NULL);
 }
 
 void zcrash_rec_free(struct rec *r)
@@ -1223,6 +1255,38 @@ uint64_t zcrash_nr_workloads(const struct camp *c)
 		return n;
 	}
 	return 1;
+}
+
+void zcrash_wl_fill(struct wl *w)
+{
+	uint64_t total = 0, pos = 0;
+	unsigned int i;
+
+	for (i = 0; i < w->nr; i++)
+		if (w->ops[i].kind == OP_WRITE)
+			total += w->ops[i].len;
+	if (!total || total > ZCRASH_FILL_MAX || w->fill)
+		return;
+	w->fill = malloc(total);
+	if (!w->fill)
+		return;
+	for (i = 0; i < w->nr; i++) {
+		struct op *o = &w->ops[i];
+
+		if (o->kind != OP_WRITE)
+			continue;
+		zcrash_fill(w->fill + pos, o->len, o->tag, 0);
+		o->data = w->fill + pos;
+		pos += o->len;
+	}
+}
+
+void zcrash_wl_free(struct wl *w)
+{
+	free(w->ops);
+	free(w->fill);
+	w->ops = NULL;
+	w->fill = NULL;
 }
 
 /* Workload @idx; quick ACE takes an evenly spread sample. */
