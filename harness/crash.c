@@ -752,6 +752,10 @@ int zcrash_run(const char *scenario, const struct zcrash_opts *opts,
 	char err[600] = "", name[120], *dir = NULL;
 	/* uncut-recovery states of the campaign */
 	uint64_t nr_base = 0;
+	/* the replay of the last point, held for its next states; keys
+	 * name a point of a workload in a tree-log mode */
+	struct zcrash_held *held = zcrash_held_new();
+	uint64_t next_key = 0, key0;
 	uint8_t *tmp = NULL, *buf = NULL;
 	uint64_t wi, nwl, w0 = 0, i, buf_len;
 	double t0 = now_s();
@@ -990,6 +994,8 @@ int zcrash_run(const char *scenario, const struct zcrash_opts *opts,
 			sum->nr_workloads++;
 			sum->nr_points += cl.nr;
 			count_ops(c, o, &w, wi, mi, &r, sum);
+			key0 = next_key;
+			next_key += cl.nr;
 			for (i = 0; i < cl.nr; i++)
 				for (li = 0; li < c->nr_loss; li++)
 					for (si = 0; si < c->nr_seeds; si++) {
@@ -1010,7 +1016,7 @@ int zcrash_run(const char *scenario, const struct zcrash_opts *opts,
 							continue;
 						if (o->max_cases && sum->tried >= o->max_cases)
 							goto done;
-						ret = zcrash_run_case(c, &w, &r, &cl.p[i], loss, seed, &mo,
+						ret = zcrash_run_case(held, key0 + i, c, &w, &r, &cl.p[i], loss, seed, &mo,
 							       0, 0, pick_btrfs(o, bc, sum), tmp,
 							       buf, buf_len, &v, &log_root);
 						if (ret)
@@ -1018,7 +1024,7 @@ int zcrash_run(const char *scenario, const struct zcrash_opts *opts,
 						if (o->repro && rp.cut2) {
 							uint64_t g = v.gen;
 
-							ret = zcrash_run_case(c, &w, &r, &cl.p[i], loss, seed, &mo,
+							ret = zcrash_run_case(held, key0 + i, c, &w, &r, &cl.p[i], loss, seed, &mo,
 								       rp.cut2, g, bc, tmp, buf,
 								       buf_len, &v, &log_root);
 							if (ret)
@@ -1040,7 +1046,7 @@ int zcrash_run(const char *scenario, const struct zcrash_opts *opts,
 
 							if (o->max_cases && sum->tried >= o->max_cases)
 								goto done;
-							ret = zcrash_run_case(c, &w, &r, &cl.p[i], loss, seed,
+							ret = zcrash_run_case(held, key0 + i, c, &w, &r, &cl.p[i], loss, seed,
 								       &mo, n, v.gen,
 								       pick_btrfs(o, bc, sum), tmp,
 								       buf, buf_len, &v2, &log_root);
@@ -1088,6 +1094,7 @@ finished:
 	}
 	ret = sum->violations || sum->nr_ops_undeclared ? 1 : 0;
 out:
+	zcrash_held_free(held);
 	if (x.csv)
 		fclose(x.csv);
 	if (x.js)

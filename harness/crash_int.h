@@ -360,10 +360,25 @@ int zcrash_build_trials(struct camp *c, const struct rec *r);
 int zcrash_record(const struct camp *c, const struct wl *w,
 		  const struct zcow_mount_opts *mo, struct rec *r,
 		  uint8_t *tmp, char *err, size_t elen);
+/*
+ * The device a replay left held at its cut (zsim_cut.hold), checkpointed
+ * (zsim_checkpoint()), with what the replay found: the next states of
+ * the same point (another loss policy or seed, a recovery cut) restore
+ * it and apply their loss instead of replaying the workload.  One per
+ * campaign; NULL: every state replays.
+ */
+struct zcrash_held;
+/* NULL when memory runs out (then every state replays). */
+struct zcrash_held *zcrash_held_new(void);
+/* Close the device kept and free @h (may be NULL). */
+void zcrash_held_free(struct zcrash_held *h);
 /* One crash state and its verdict (crash_oracle.c, run_case()); @bc
- * (NULL: none) adds oracle 11. */
+ * (NULL: none) adds oracle 11.  @held (may be NULL) keeps the replay of
+ * the point @key names (one key per workload, tree-log mode and point)
+ * for the next state of the same key. */
 struct zcrash_btrfs;
-int zcrash_run_case(const struct camp *c, const struct wl *w,
+int zcrash_run_case(struct zcrash_held *held, uint64_t key,
+		    const struct camp *c, const struct wl *w,
 		    const struct rec *r, const struct cutpt *pt, int loss,
 		    uint64_t seed, const struct zcow_mount_opts *mo,
 		    uint64_t cut2, uint64_t base_gen, struct zcrash_btrfs *bc,
