@@ -193,28 +193,32 @@ static void free_undo_locked(struct zsim *sim)
 }
 
 /*
- * Chunks of the largest size that devices closed gave back, for the next
- * device of the process: a crash campaign builds every state on a fresh
- * device, and a fresh huge page costs the host 2 MiB of zeroing and a
- * fault, a freed one an munmap.  What a chunk held is never seen again:
- * reads above a sequential zone's write pointer return zeros, and a
- * conventional zone's chunk is zeroed when taken (get_chunk()), as a
- * chunk reused inside one device always was.  At most POOL_MAX chunks
- * are kept (128 MiB); the rest are freed.
+ * Chunks that devices closed gave back, for the next device of the
+ * process: a crash campaign builds its states on fresh devices, and a
+ * fresh chunk costs the host zeroing and page faults (a huge page: 2 MiB
+ * of zeroing; a smaller chunk: a fault per 4 KiB), a freed one an
+ * munmap.  What a chunk held is never seen again: reads above a
+ * sequential zone's write pointer return zeros, and a conventional
+ * zone's chunk is zeroed when taken (get_chunk()), as a chunk reused
+ * inside one device always was.  Chunks of one size at a time (the
+ * devices of a campaign share their geometry), at most POOL_MAX of them
+ * and POOL_BYTES; the rest are freed.
  */
-#define POOL_MAX 64
+#define POOL_MAX 256
+#define POOL_BYTES (128ULL << 20)
 static struct {
 	pthread_mutex_t lock;
 	uint8_t *chunks[POOL_MAX];
 	unsigned int nr;
+	uint64_t size;		/* of every chunk kept */
 } pool = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
-static uint8_t *pool_get(void)
+static uint8_t *pool_get(uint64_t size)
 {
 	uint8_t *c = NULL;
 
 	pthread_mutex_lock(&pool.lock);
-	if (pool.nr)
+	if (pool.nr && pool.size == size)
 		c = pool.chunks[--pool.nr];
 	pthread_mutex_unlock(&pool.lock);
 	return c;
@@ -223,14 +227,17 @@ static uint8_t *pool_get(void)
 /* Free chunk @c of @sim, or keep it for the next device. */
 static void release_chunk(const struct zsim *sim, uint8_t *c)
 {
-	if (c && sim->chunk_size == ZSIM_CHUNK_MAX) {
-		pthread_mutex_lock(&pool.lock);
-		if (pool.nr < POOL_MAX) {
-			pool.chunks[pool.nr++] = c;
-			c = NULL;
-		}
-		pthread_mutex_unlock(&pool.lock);
+	if (!c)
+		return;
+	pthread_mutex_lock(&pool.lock);
+	if (!pool.nr)
+		pool.size = sim->chunk_size;
+	if (pool.size == sim->chunk_size && pool.nr < POOL_MAX &&
+	    (pool.nr + 1) * pool.size <= POOL_BYTES) {
+		pool.chunks[pool.nr++] = c;
+		c = NULL;
 	}
+	pthread_mutex_unlock(&pool.lock);
 	free(c);
 }
 
@@ -296,13 +303,12 @@ void zsim_destroy(struct zsim *sim)
  */
 static uint8_t *new_chunk(struct zsim *sim)
 {
-	void *c;
+	void *c = pool_get(sim->chunk_size);
 
-	if (sim->chunk_size != ZSIM_CHUNK_MAX)
-		return malloc(sim->chunk_size);
-	c = pool_get();
 	if (c)
 		return c;
+	if (sim->chunk_size != ZSIM_CHUNK_MAX)
+		return malloc(sim->chunk_size);
 	if (posix_memalign(&c, ZSIM_CHUNK_MAX, ZSIM_CHUNK_MAX))
 		return NULL;
 	madvise(c, ZSIM_CHUNK_MAX, MADV_HUGEPAGE);
