@@ -1779,9 +1779,13 @@ void zcow_tree_drop_clean(struct zcow_tree *tree)
 void zcow_tree_iter_init(struct zcow_tree_iter *iter, struct zcow_tree *tree,
 			 const struct zcow_key *start)
 {
-	memset(iter, 0, sizeof(*iter));
+	/* level -1: no path yet, the first step searches (nodes and slots
+	 * are not read before that; no memset: every write's extent
+	 * lookup starts an iterator) */
 	iter->tree = tree;
+	iter->seq = 0;
 	iter->pos = *start;
+	iter->is_started = false;
 	iter->level = -1;
 }
 

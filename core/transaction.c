@@ -659,19 +659,15 @@ int zcow_write_at_meta_wp(struct zcow_fs *fs, struct zcow_bg *bg,
 	return 0;
 }
 
-int zcow_write_node_list(struct zcow_fs *fs, struct zcow_wnode *v,
-			 uint64_t nr)
+/* zcow_write_node_list() with @run (MAX_WRITE bytes, or nr * nodesize
+ * if less) to coalesce into. */
+static int write_node_list(struct zcow_fs *fs, struct zcow_wnode *v,
+			   uint64_t nr, uint8_t *run)
 {
 	uint32_t ns = fs->nodesize;
-	uint8_t *run;
 	uint64_t i, j;
 	int ret = 0;
 
-	if (!nr)
-		return 0;
-	run = malloc(MAX_WRITE);
-	if (!run)
-		return -ENOMEM;
 	/* Allocation order = logical order: sequential in every group. */
 	qsort(v, nr, sizeof(*v), cmp_wnode);
 	for (i = 0; i < nr; i = j) {
@@ -699,6 +695,29 @@ int zcow_write_node_list(struct zcow_fs *fs, struct zcow_wnode *v,
 		if (ret)
 			break;
 	}
+	return ret;
+}
+
+/* The coalescing buffer for @nr nodes: no larger than they need (an
+ * fsync's log writes a few nodes, and a 1 MiB malloc is an mmap whose
+ * pages fault anew every time). */
+static uint64_t run_bytes(const struct zcow_fs *fs, uint64_t nr)
+{
+	return nr < MAX_WRITE / fs->nodesize ? nr * fs->nodesize : MAX_WRITE;
+}
+
+int zcow_write_node_list(struct zcow_fs *fs, struct zcow_wnode *v,
+			 uint64_t nr)
+{
+	uint8_t *run;
+	int ret;
+
+	if (!nr)
+		return 0;
+	run = malloc(run_bytes(fs, nr));
+	if (!run)
+		return -ENOMEM;
+	ret = write_node_list(fs, v, nr, run);
 	free(run);
 	return ret;
 }
@@ -724,7 +743,7 @@ static int write_nodes(struct zcow_fs *fs)
 {
 	uint32_t ns = fs->nodesize;
 	struct wlist wl = { .nodesize = ns };
-	uint64_t nr_dirty = 0, i, by_tree[ZCOW_COMMIT_NR_TREES] = { 0 };
+	uint64_t nr_dirty = 0, i, by_tree[ZCOW_COMMIT_NR_TREES] = { 0 }, need;
 	int t, ret = 0;
 
 	for (t = 0; t < ZCOW_NR_TREES; t++)
@@ -734,17 +753,24 @@ static int write_nodes(struct zcow_fs *fs)
 			nr_dirty += zcow_files_tree_nr(fs, i)->nr_dirty;
 	if (!nr_dirty && !fs->nr_redirty)
 		return 0;
-	/* The image arena is kept between commits: no page faults anew. */
-	if (fs->wb_arena_size < nr_dirty * (uint64_t)ns) {
+	/*
+	 * The image arena, and after the images the buffer the writes
+	 * coalesce in, is kept between commits: no page faults anew.  It
+	 * grows to twice what is asked (commits grow with the trees; each
+	 * new arena faults in every page again).
+	 */
+	need = nr_dirty * (uint64_t)ns +
+	       run_bytes(fs, nr_dirty + fs->nr_redirty);
+	if (fs->wb_arena_size < need) {
 		free(fs->wb_arena);
-		fs->wb_arena_size = nr_dirty * (uint64_t)ns;
+		fs->wb_arena_size = 2 * need;
 		fs->wb_arena = malloc(fs->wb_arena_size);
 		if (!fs->wb_arena)
 			fs->wb_arena_size = 0;
 	}
 	wl.arena = fs->wb_arena;
 	wl.v = malloc((nr_dirty + fs->nr_redirty) * sizeof(*wl.v));
-	if (!wl.v || (nr_dirty && !wl.arena)) {
+	if (!wl.v || !wl.arena) {
 		ret = -ENOMEM;
 		goto out;
 	}
@@ -774,7 +800,8 @@ static int write_nodes(struct zcow_fs *fs)
 		wl.v[wl.nr].buf = NULL;
 		wl.nr++;
 	}
-	ret = zcow_write_node_list(fs, wl.v, wl.nr);
+	ret = wl.nr ? write_node_list(fs, wl.v, wl.nr,
+				      wl.arena + nr_dirty * (uint64_t)ns) : 0;
 	if (ret)
 		goto out;
 	fs->cstats.nodes_written += wl.nr;

@@ -212,9 +212,10 @@ static int make_wl(const struct camp *c, uint64_t idx, struct wl *w,
 	free(*tmp);
 	*tmp = ret ? NULL : malloc(zcrash_max_write_len(w));
 	if (!*tmp) {
-		free(w->ops);
+		zcrash_wl_free(w);
 		return oom();
 	}
+	zcrash_wl_fill(w);
 	return 0;
 }
 
@@ -751,6 +752,10 @@ int zcrash_run(const char *scenario, const struct zcrash_opts *opts,
 	char err[600] = "", name[120], *dir = NULL;
 	/* uncut-recovery states of the campaign */
 	uint64_t nr_base = 0;
+	/* the replay of the last point, held for its next states; keys
+	 * name a point of a workload in a tree-log mode */
+	struct zcrash_held *held = zcrash_held_new();
+	uint64_t next_key = 0, key0;
 	uint8_t *tmp = NULL, *buf = NULL;
 	uint64_t wi, nwl, w0 = 0, i, buf_len;
 	double t0 = now_s();
@@ -905,7 +910,7 @@ int zcrash_run(const char *scenario, const struct zcrash_opts *opts,
 			if (ret)
 				goto out;
 			ret = zcrash_record(c, &w, &mo, &r, tmp, err, sizeof(err));
-			free(w.ops);
+			zcrash_wl_free(&w);
 			if (ret) {
 				fprintf(stderr, "zcow crash: %s: treelog=%s fault-free run: %s\n",
 					c->path, mi ? "on" : "off", err);
@@ -940,7 +945,7 @@ int zcrash_run(const char *scenario, const struct zcrash_opts *opts,
 				fprintf(stderr, "zcow crash: %s: treelog=%s workload %" PRIu64 " (%s): %s\n",
 					c->path, mi ? "on" : "off", wi, w.desc, err);
 				zcrash_rec_free(&r);
-				free(w.ops);
+				zcrash_wl_free(&w);
 				goto out;
 			}
 			buf_len = read_buf_len(&r);
@@ -948,7 +953,7 @@ int zcrash_run(const char *scenario, const struct zcrash_opts *opts,
 			buf = malloc(buf_len);
 			if (!buf) {
 				zcrash_rec_free(&r);
-				free(w.ops);
+				zcrash_wl_free(&w);
 				ret = oom();
 				goto out;
 			}
@@ -960,7 +965,7 @@ int zcrash_run(const char *scenario, const struct zcrash_opts *opts,
 					fprintf(stderr, "zcow crash: bad cut '%s'\n", rp.cut);
 					ret = -EINVAL;
 					zcrash_rec_free(&r);
-					free(w.ops);
+					zcrash_wl_free(&w);
 					goto out;
 				}
 				cl_add(&cl, pt.cut.kind, pt.cut.cls, pt.cut.ordinal,
@@ -975,20 +980,22 @@ int zcrash_run(const char *scenario, const struct zcrash_opts *opts,
 					if (ret) {
 						fprintf(stderr, "zcow crash: %s: %s\n", c->path, err);
 						zcrash_rec_free(&r);
-						free(w.ops);
+						zcrash_wl_free(&w);
 						goto out;
 					}
 				}
 			}
 			if (cl.err) {
 				zcrash_rec_free(&r);
-				free(w.ops);
+				zcrash_wl_free(&w);
 				ret = oom();
 				goto out;
 			}
 			sum->nr_workloads++;
 			sum->nr_points += cl.nr;
 			count_ops(c, o, &w, wi, mi, &r, sum);
+			key0 = next_key;
+			next_key += cl.nr;
 			for (i = 0; i < cl.nr; i++)
 				for (li = 0; li < c->nr_loss; li++)
 					for (si = 0; si < c->nr_seeds; si++) {
@@ -1009,7 +1016,7 @@ int zcrash_run(const char *scenario, const struct zcrash_opts *opts,
 							continue;
 						if (o->max_cases && sum->tried >= o->max_cases)
 							goto done;
-						ret = zcrash_run_case(c, &w, &r, &cl.p[i], loss, seed, &mo,
+						ret = zcrash_run_case(held, key0 + i, c, &w, &r, &cl.p[i], loss, seed, &mo,
 							       0, 0, pick_btrfs(o, bc, sum), tmp,
 							       buf, buf_len, &v, &log_root);
 						if (ret)
@@ -1017,7 +1024,7 @@ int zcrash_run(const char *scenario, const struct zcrash_opts *opts,
 						if (o->repro && rp.cut2) {
 							uint64_t g = v.gen;
 
-							ret = zcrash_run_case(c, &w, &r, &cl.p[i], loss, seed, &mo,
+							ret = zcrash_run_case(held, key0 + i, c, &w, &r, &cl.p[i], loss, seed, &mo,
 								       rp.cut2, g, bc, tmp, buf,
 								       buf_len, &v, &log_root);
 							if (ret)
@@ -1039,7 +1046,7 @@ int zcrash_run(const char *scenario, const struct zcrash_opts *opts,
 
 							if (o->max_cases && sum->tried >= o->max_cases)
 								goto done;
-							ret = zcrash_run_case(c, &w, &r, &cl.p[i], loss, seed,
+							ret = zcrash_run_case(held, key0 + i, c, &w, &r, &cl.p[i], loss, seed,
 								       &mo, n, v.gen,
 								       pick_btrfs(o, bc, sum), tmp,
 								       buf, buf_len, &v2, &log_root);
@@ -1050,7 +1057,7 @@ int zcrash_run(const char *scenario, const struct zcrash_opts *opts,
 						}
 					}
 			zcrash_rec_free(&r);
-			free(w.ops);
+			zcrash_wl_free(&w);
 			continue;
 setup_failed:
 			if (ret == -ENOMEM)
@@ -1059,11 +1066,11 @@ setup_failed:
 				fprintf(stderr, "zcow crash: case setup failed: %s\n",
 					strerror(-ret));
 			zcrash_rec_free(&r);
-			free(w.ops);
+			zcrash_wl_free(&w);
 			goto out;
 done:
 			zcrash_rec_free(&r);
-			free(w.ops);
+			zcrash_wl_free(&w);
 			goto finished;
 		}
 	}
@@ -1087,6 +1094,7 @@ finished:
 	}
 	ret = sum->violations || sum->nr_ops_undeclared ? 1 : 0;
 out:
+	zcrash_held_free(held);
 	if (x.csv)
 		fclose(x.csv);
 	if (x.js)

@@ -85,6 +85,10 @@ struct op {
 	 * value; owned by the campaign's parsed ops file */
 	const uint8_t *value;
 	uint64_t value_len;
+	/* write: its content (zcrash_fill() of tag), filled once into the
+	 * workload's fill buffer by zcrash_wl_fill(); NULL: filled at each
+	 * use */
+	const uint8_t *data;
 };
 
 /* One fault trial of a workload=faults campaign (armed after the
@@ -107,6 +111,7 @@ struct wl {
 	char desc[160];
 	const struct ftrial *ft;	/* NULL: no faults */
 	int err;		/* -ENOMEM once an op could not be added */
+	uint8_t *fill;		/* the writes' contents (op.data), or NULL */
 };
 
 static inline uint64_t zcrash_mix64(uint64_t z)
@@ -124,6 +129,8 @@ struct ent {
 	uint64_t ino;		/* the model's own number: kept by rename */
 	uint8_t *data;
 	uint64_t size, cap;
+	bool is_borrowed;	/* a snapshot's: data is the previous
+				 * snapshot's (equal bytes), not freed */
 };
 
 struct model {
@@ -300,9 +307,10 @@ uint64_t zcrash_hash_bytes(const uint8_t *p, uint64_t n);
  * content, a symlink's target (salted: never equal to a file's). */
 uint64_t zcrash_state_hash(bool is_symlink, const uint8_t *p, uint64_t n);
 struct ent *zcrash_m_find(struct model *m, const char *p);
-/* Apply op @o (that succeeded) to model @m; @tmp holds its largest
- * write.  0, -ENOMEM or -E2BIG (more than MAX_ENT entries). */
-int zcrash_m_apply(struct model *m, const struct op *o, uint8_t *tmp);
+/* Apply op @o (that succeeded) to model @m (a write's content: its
+ * data, or filled in place).  0, -ENOMEM or -E2BIG (more than MAX_ENT
+ * entries). */
+int zcrash_m_apply(struct model *m, const struct op *o);
 int zcrash_is_sync_op(enum op_kind k);
 /* One op against the fs; @tgt: the target of a replace start (NULL
  * without a replace). */
@@ -329,6 +337,16 @@ struct op *zcrash_wl_push(struct wl *w, enum op_kind k, const char *a,
 			  const char *b, uint64_t off, uint64_t len);
 /* Workload @idx of the campaign into @w (free w->ops): 0 or -ENOMEM. */
 int zcrash_make_wl(const struct camp *c, uint64_t idx, struct wl *w);
+/*
+ * Fill the contents of @w's writes once (op.data), when they total at
+ * most ZCRASH_FILL_MAX bytes: every state replays the workload, and
+ * filling was a sixth of a campaign's time.  Nothing is cached (the
+ * writes fill at each use) when they are larger or memory runs out.
+ */
+#define ZCRASH_FILL_MAX (256ULL << 20)
+void zcrash_wl_fill(struct wl *w);
+/* Free @w's ops and fill buffer. */
+void zcrash_wl_free(struct wl *w);
 uint64_t zcrash_nr_workloads(const struct camp *c);
 /* The fault trials of a workload=faults campaign from its fault-free
  * run @r into c->ft: 0 or -ENOMEM. */
@@ -342,10 +360,25 @@ int zcrash_build_trials(struct camp *c, const struct rec *r);
 int zcrash_record(const struct camp *c, const struct wl *w,
 		  const struct zcow_mount_opts *mo, struct rec *r,
 		  uint8_t *tmp, char *err, size_t elen);
+/*
+ * The device a replay left held at its cut (zsim_cut.hold), checkpointed
+ * (zsim_checkpoint()), with what the replay found: the next states of
+ * the same point (another loss policy or seed, a recovery cut) restore
+ * it and apply their loss instead of replaying the workload.  One per
+ * campaign; NULL: every state replays.
+ */
+struct zcrash_held;
+/* NULL when memory runs out (then every state replays). */
+struct zcrash_held *zcrash_held_new(void);
+/* Close the device kept and free @h (may be NULL). */
+void zcrash_held_free(struct zcrash_held *h);
 /* One crash state and its verdict (crash_oracle.c, run_case()); @bc
- * (NULL: none) adds oracle 11. */
+ * (NULL: none) adds oracle 11.  @held (may be NULL) keeps the replay of
+ * the point @key names (one key per workload, tree-log mode and point)
+ * for the next state of the same key. */
 struct zcrash_btrfs;
-int zcrash_run_case(const struct camp *c, const struct wl *w,
+int zcrash_run_case(struct zcrash_held *held, uint64_t key,
+		    const struct camp *c, const struct wl *w,
 		    const struct rec *r, const struct cutpt *pt, int loss,
 		    uint64_t seed, const struct zcow_mount_opts *mo,
 		    uint64_t cut2, uint64_t base_gen, struct zcrash_btrfs *bc,

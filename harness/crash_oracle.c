@@ -191,7 +191,7 @@ int zcrash_record(const struct camp *c, const struct wl *w,
 		}
 		if (!ret && !r->ret[i]) {
 			zcrash_void_inode(r, o, i);
-			ret = zcrash_m_apply(&r->final, o, tmp);
+			ret = zcrash_m_apply(&r->final, o);
 			ret = ret ?: zcrash_note_past(r, o, i + 1);
 			if (!ret && zcrash_is_sync_op(o->kind))
 				ret = zcrash_note_durable(r, o, i);
@@ -619,7 +619,35 @@ struct cstate {
 	uint64_t ack_gen;	/* the generation oracle 3 requires */
 	uint64_t log_root;	/* of the durable superblock; 0: no log */
 	bool has_offline;	/* a zone went offline (faults) */
+	bool is_kept;		/* the device is a zcrash_held's: kept */
 };
+
+/* struct zcrash_held (crash_int.h): the replay of the point @key. */
+struct zcrash_held {
+	bool is_valid;
+	uint64_t key;
+	struct cstate st;	/* as the replay left it, held */
+	struct verdict v;	/* what the replay recorded */
+};
+
+struct zcrash_held *zcrash_held_new(void)
+{
+	return calloc(1, sizeof(struct zcrash_held));
+}
+
+static void held_drop(struct zcrash_held *h)
+{
+	if (h && h->is_valid) {
+		close_devs(&h->st.pair);
+		h->is_valid = false;
+	}
+}
+
+void zcrash_held_free(struct zcrash_held *h)
+{
+	held_drop(h);
+	free(h);
+}
 
 /* Path @p was touched by an op of @w, before op @end, that failed: it
  * may hold part of that op's effect (a failed op may change part of what
@@ -814,9 +842,14 @@ static bool lost_all(const struct wl *w, const struct rec *r,
 /*
  * Build a crash state on a fresh device: mkfs, mount, replay the
  * workload up to the armed cut (or to its end, then cut), power-cycle.
- * Returns 0 (st->dev set) or -errno when the setup itself failed.
+ * With @held (one device, no faults) the cut holds the device, which is
+ * checkpointed and kept in @held under @key before the loss is applied;
+ * the next state of @key restores it and applies its loss (docs/crash.md
+ * "How a case runs").  Returns 0 (st->dev set) or -errno when the setup
+ * itself failed.
  */
-static int build_state(const struct camp *c, const struct wl *w,
+static int build_state(struct zcrash_held *held, uint64_t key,
+		       const struct camp *c, const struct wl *w,
 		       const struct rec *r, const struct cutpt *pt, int loss,
 		       uint64_t seed, const struct zcow_mount_opts *mo,
 		       uint8_t *tmp, uint8_t *buf, uint64_t buf_len,
@@ -827,9 +860,24 @@ static int build_state(const struct camp *c, const struct wl *w,
 	struct zdev *dev = NULL;
 	struct zcow_fs *fs = NULL;
 	struct zsim *sim;
+	bool is_hold = false;
 	unsigned int i;
 	int ret;
 
+	/*
+	 * The same point as the state before: its replay, held at the cut
+	 * and checkpointed, restored; only the loss differs.
+	 */
+	if (held && held->is_valid && held->key == key) {
+		sim = zsim_from_dev(held->st.pair.src);
+		if (!zsim_restore(sim)) {
+			*st = held->st;
+			*v = held->v;
+			dev = st->dev;
+			goto cut;
+		}
+	}
+	held_drop(held);
 	memset(st, 0, sizeof(*st));
 	st->cut_op = w->nr;
 	st->last_sync = -1;
@@ -843,11 +891,14 @@ static int build_state(const struct camp *c, const struct wl *w,
 		return ret;
 	}
 	sim = zsim_from_dev(dev);
+	/* one device, no faults: hold it at the cut for the next states */
+	is_hold = held && !st->pair.tgt && !w->ft;
 	if (!pt->is_end) {
 		struct zsim_cut cut = pt->cut;
 
 		cut.loss = (enum zsim_loss)loss;
 		cut.seed = seed;
+		cut.hold = is_hold;
 		if (zsim_arm_cut(sim, &cut)) {
 			close_devs(&st->pair);
 			return -EINVAL;
@@ -898,9 +949,23 @@ static int build_state(const struct camp *c, const struct wl *w,
 	}
 	if (w->ft)
 		v->nr_injected = zsim_nr_violations(sim, ZSIM_RULE_INJECTED);
-	if (!zsim_is_cut(sim))
+	if (!zsim_is_cut(sim) && is_hold)
+		zsim_hold_now(sim);
+	else if (!zsim_is_cut(sim))
 		zsim_cut_now(sim, (enum zsim_loss)loss, seed);
 	zcow_unmount(fs);	/* fails (power is off) and frees */
+	st->dev = dev;
+	if (is_hold && !zsim_checkpoint(sim)) {
+		st->is_kept = true;
+		held->st = *st;
+		held->v = *v;
+		held->key = key;
+		held->is_valid = true;
+	}
+cut:
+	/* held: the loss now, as the cut would have applied it */
+	if (is_hold || st->is_kept)
+		zsim_cut_now(sim, (enum zsim_loss)loss, seed);
 	zsim_power_cycle(sim);
 	if (st->pair.tgt) {	/* cut with the source: its power domain */
 		zsim_power_cycle(zsim_from_dev(st->pair.tgt));
@@ -1234,7 +1299,8 @@ static int btrfs_oracle(struct zcrash_btrfs *bc, const struct cstate *st,
  * root of the durable superblock after the first cut.  Returns 0 (the
  * verdict in @v) or -errno when the setup failed.
  */
-int zcrash_run_case(const struct camp *c, const struct wl *w,
+int zcrash_run_case(struct zcrash_held *held, uint64_t key,
+		    const struct camp *c, const struct wl *w,
 		    const struct rec *r, const struct cutpt *pt, int loss,
 		    uint64_t seed, const struct zcow_mount_opts *mo,
 		    uint64_t cut2, uint64_t base_gen, struct zcrash_btrfs *bc,
@@ -1245,8 +1311,8 @@ int zcrash_run_case(const struct camp *c, const struct wl *w,
 	int ret;
 
 	memset(v, 0, sizeof(*v));
-	ret = build_state(c, w, r, pt, loss, seed, mo, tmp, buf, buf_len, &st,
-			  v);
+	ret = build_state(held, key, c, w, r, pt, loss, seed, mo, tmp, buf,
+			  buf_len, &st, v);
 	if (ret)
 		return ret;
 	*log_root_ret = st.log_root;
@@ -1267,6 +1333,7 @@ int zcrash_run_case(const struct camp *c, const struct wl *w,
 	if (!ret && bc && !st.has_offline)
 		ret = btrfs_oracle(bc, &st, "recovered", v);
 out:
-	close_devs(&st.pair);
+	if (!st.is_kept)
+		close_devs(&st.pair);
 	return ret;
 }

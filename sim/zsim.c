@@ -192,6 +192,57 @@ static void free_undo_locked(struct zsim *sim)
 	sim->nr_undo = 0;
 }
 
+/*
+ * Chunks that devices closed gave back, for the next device of the
+ * process: a crash campaign builds its states on fresh devices, and a
+ * fresh chunk costs the host zeroing and page faults (a huge page: 2 MiB
+ * of zeroing; a smaller chunk: a fault per 4 KiB), a freed one an
+ * munmap.  What a chunk held is never seen again: reads above a
+ * sequential zone's write pointer return zeros, and a conventional
+ * zone's chunk is zeroed when taken (get_chunk()), as a chunk reused
+ * inside one device always was.  Chunks of one size at a time (the
+ * devices of a campaign share their geometry), at most POOL_MAX of them
+ * and POOL_BYTES; the rest are freed.
+ */
+#define POOL_MAX 256
+#define POOL_BYTES (128ULL << 20)
+static struct {
+	pthread_mutex_t lock;
+	uint8_t *chunks[POOL_MAX];
+	unsigned int nr;
+	uint64_t size;		/* of every chunk kept */
+} pool = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+static uint8_t *pool_get(uint64_t size)
+{
+	uint8_t *c = NULL;
+
+	pthread_mutex_lock(&pool.lock);
+	if (pool.nr && pool.size == size)
+		c = pool.chunks[--pool.nr];
+	pthread_mutex_unlock(&pool.lock);
+	return c;
+}
+
+/* Free chunk @c of @sim, or keep it for the next device. */
+static void release_chunk(const struct zsim *sim, uint8_t *c)
+{
+	if (!c)
+		return;
+	pthread_mutex_lock(&pool.lock);
+	if (!pool.nr)
+		pool.size = sim->chunk_size;
+	if (pool.size == sim->chunk_size && pool.nr < POOL_MAX &&
+	    (pool.nr + 1) * pool.size <= POOL_BYTES) {
+		pool.chunks[pool.nr++] = c;
+		c = NULL;
+	}
+	pthread_mutex_unlock(&pool.lock);
+	free(c);
+}
+
+static void ckpt_drop_locked(struct zsim *sim);
+
 /* @sim leaves its power domain; the last one out frees it. */
 static void leave_power(struct zsim *sim)
 {
@@ -219,6 +270,7 @@ void zsim_destroy(struct zsim *sim)
 
 	if (!sim)
 		return;
+	ckpt_drop_locked(sim);
 	leave_power(sim);
 	for (i = 0; i < sim->cfg.nr_zones; i++) {
 		struct zsim_zone *z = &sim->zones[i];
@@ -226,11 +278,11 @@ void zsim_destroy(struct zsim *sim)
 		if (!z->chunks)
 			continue;
 		for (c = 0; c < sim->chunks_per_zone; c++)
-			free(z->chunks[c]);
+			release_chunk(sim, z->chunks[c]);
 		free(z->chunks);
 	}
 	for (i = 0; i < sim->nr_free_chunks; i++)
-		free(sim->free_chunks[i]);
+		release_chunk(sim, sim->free_chunks[i]);
 	free(sim->free_chunks);
 	free_undo_locked(sim);
 	free(sim->undo);
@@ -251,8 +303,10 @@ void zsim_destroy(struct zsim *sim)
  */
 static uint8_t *new_chunk(struct zsim *sim)
 {
-	void *c;
+	void *c = pool_get(sim->chunk_size);
 
+	if (c)
+		return c;
 	if (sim->chunk_size != ZSIM_CHUNK_MAX)
 		return malloc(sim->chunk_size);
 	if (posix_memalign(&c, ZSIM_CHUNK_MAX, ZSIM_CHUNK_MAX))
@@ -286,22 +340,164 @@ static void put_chunk(struct zsim *sim, uint8_t *c)
 	sim->mem_bytes -= sim->chunk_size;
 	if (ZCOW_GROW_ONE(&sim->free_chunks, sim->nr_free_chunks,
 			  &sim->max_free_chunks)) {
-		free(c);
+		release_chunk(sim, c);
 		return;
 	}
 	sim->free_chunks[sim->nr_free_chunks++] = c;
 }
 
-/* Release the chunks of a sequential zone (reset). */
+/* ---- checkpoints (zsim_checkpoint()) ----------------------------------- */
+
+/* Bytes of a chunk of the checkpoint a later write overwrote. */
+struct ckpt_save {
+	uint8_t *chunk;
+	uint64_t off, len;	/* in the chunk */
+	uint8_t *old;		/* what they held */
+};
+
+/*
+ * The state of a device when checkpointed.  Its chunks stay where they
+ * are (the device's and the checkpoint's at once: "frozen") until the
+ * device resets their zone, which then leaves them to the checkpoint;
+ * a write into a frozen chunk saves the bytes it overwrites that the
+ * checkpoint's state holds (below its write pointer, or any of a
+ * conventional zone) first.
+ */
+struct zsim_ckpt {
+	struct zsim s;			/* the device's fields */
+	struct zsim_zone *zones;	/* with arrays of their own */
+	uint64_t *dirty;
+	struct zsim_undo *undo;		/* deep copies */
+	bool is_armed;			/* the domain's */
+	struct zsim_cut cut;
+	uint64_t cut_count, nr_persist;
+	struct ckpt_save *saves;
+	uint64_t nr_saves, saves_cap;
+};
+
+static bool is_frozen(const struct zsim *sim, uint64_t zno, uint64_t ci,
+		      const uint8_t *c)
+{
+	const struct zsim_ckpt *ck = sim->ckpt;
+
+	return ck && c && ck->zones[zno].chunks &&
+	       ck->zones[zno].chunks[ci] == c;
+}
+
+/* A write of [co, co + n) into frozen chunk @ci of zone @zno: save what
+ * of it the checkpoint holds.  0 or -ENOMEM. */
+static int ckpt_save_locked(struct zsim *sim, uint64_t zno, uint64_t ci,
+			    uint64_t co, uint64_t n)
+{
+	struct zsim_ckpt *ck = sim->ckpt;
+	const struct zsim_zone *cz = &ck->zones[zno];
+	uint64_t cs = sim->chunk_size, end = cs, base = ci * cs;
+	struct ckpt_save *sv;
+
+	if (cz->type != ZDEV_ZONE_CONV)
+		end = cz->wp <= base ? 0 : cz->wp - base < cs ? cz->wp - base :
+								 cs;
+	if (co >= end)
+		return 0;
+	if (co + n > end)
+		n = end - co;
+	if (ZCOW_GROW_ONE(&ck->saves, ck->nr_saves, &ck->saves_cap))
+		return -ENOMEM;
+	sv = &ck->saves[ck->nr_saves];
+	sv->chunk = sim->zones[zno].chunks[ci];
+	sv->off = co;
+	sv->len = n;
+	sv->old = malloc(n);
+	if (!sv->old)
+		return -ENOMEM;
+	memcpy(sv->old, sv->chunk + co, n);
+	ck->nr_saves++;
+	return 0;
+}
+
+static void free_undo_copies(struct zsim_undo *u, uint64_t nr)
+{
+	uint64_t i;
+
+	for (i = 0; u && i < nr; i++) {
+		free(u[i].old_data);
+		free(u[i].new_data);
+	}
+	free(u);
+}
+
+/* Deep copies of @nr undo records into *@dst (its capacity *@cap, may
+ * grow).  0 or -ENOMEM (*@dst holds the first copies: free them). */
+static int copy_undo(struct zsim_undo **dst, uint64_t *cap,
+		     const struct zsim_undo *src, uint64_t nr,
+		     uint64_t *nr_ret)
+{
+	uint64_t i;
+
+	*nr_ret = 0;
+	if (nr > *cap) {
+		struct zsim_undo *v = realloc(*dst, nr * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		*dst = v;
+		*cap = nr;
+	}
+	for (i = 0; i < nr; i++) {
+		struct zsim_undo *u = &(*dst)[i];
+
+		*u = src[i];
+		u->old_data = malloc(u->len);
+		u->new_data = malloc(u->len);
+		if (!u->old_data || !u->new_data) {
+			free(u->old_data);
+			free(u->new_data);
+			return -ENOMEM;
+		}
+		memcpy(u->old_data, src[i].old_data, u->len);
+		memcpy(u->new_data, src[i].new_data, u->len);
+		*nr_ret = i + 1;
+	}
+	return 0;
+}
+
+static void ckpt_drop_locked(struct zsim *sim)
+{
+	struct zsim_ckpt *ck = sim->ckpt;
+	uint64_t i, c;
+
+	if (!ck)
+		return;
+	for (i = 0; i < ck->nr_saves; i++)
+		free(ck->saves[i].old);
+	free(ck->saves);
+	for (i = 0; i < sim->cfg.nr_zones; i++) {
+		uint8_t **v = ck->zones[i].chunks;
+
+		for (c = 0; v && c < sim->chunks_per_zone; c++)
+			if (v[c] && sim->zones[i].chunks[c] != v[c])
+				release_chunk(sim, v[c]);	/* its only */
+		free(v);
+	}
+	free(ck->zones);
+	free(ck->dirty);
+	free_undo_copies(ck->undo, ck->s.nr_undo);
+	free(ck);
+	sim->ckpt = NULL;
+}
+
+/* Release the chunks of a sequential zone (reset); frozen ones stay the
+ * checkpoint's. */
 static void drop_data_locked(struct zsim *sim, struct zsim_zone *z)
 {
-	uint64_t c;
+	uint64_t c, zno = (uint64_t)(z - sim->zones);
 
 	if (!z->chunks)
 		return;
 	for (c = 0; c < sim->chunks_per_zone; c++) {
 		if (z->chunks[c]) {
-			put_chunk(sim, z->chunks[c]);
+			if (!is_frozen(sim, zno, c, z->chunks[c]))
+				put_chunk(sim, z->chunks[c]);
 			z->chunks[c] = NULL;
 		}
 	}
@@ -330,6 +526,11 @@ int zsim_store_locked(struct zsim *sim, uint64_t zno, uint64_t off,
 			z->chunks[ci] = get_chunk(sim, is_conv);
 			if (!z->chunks[ci])
 				return -ENOMEM;
+		} else if (is_frozen(sim, zno, ci, z->chunks[ci])) {
+			int ret = ckpt_save_locked(sim, zno, ci, co, n);
+
+			if (ret)
+				return ret;
 		}
 		memcpy(z->chunks[ci] + co, src, n);
 		src += n;
@@ -660,8 +861,10 @@ static void cut_locked(struct zsim *sim, enum zsim_loss loss, uint64_t seed,
 	uint64_t rng = seed ^ 0x5a17c0de5a17c0deull;
 	uint64_t i;
 
-	if (sim->is_cut)
+	if (sim->is_cut && !sim->is_held)
 		return;
+	if (sim->is_held && !torn_in)	/* the loss of a held cut */
+		torn_in = &sim->held_torn;
 	if (torn_in && torn_in->is_valid)
 		torn = *torn_in;
 	else if (loss == ZSIM_LOSS_TORN && sim->last.is_valid)
@@ -743,6 +946,7 @@ static void cut_locked(struct zsim *sim, enum zsim_loss loss, uint64_t seed,
 	free_undo_locked(sim);
 	sim->last.is_valid = false;
 	sim->is_cut = true;
+	sim->is_held = false;
 }
 
 /*
@@ -769,6 +973,33 @@ static void cut_domain_locked(struct zsim *sim, enum zsim_loss loss,
 	}
 	if (was_up)
 		pw->is_armed = false;
+}
+
+/*
+ * The armed point of the domain of @sim fires (@torn: as for
+ * cut_domain_locked()): cut, or with zsim_cut.hold every device goes
+ * down holding its volatile writes.
+ */
+static void fire_locked(struct zsim *sim, const struct zsim_last *torn)
+{
+	struct zsim_power *pw = sim->power;
+	unsigned int i;
+
+	if (!pw->cut.hold) {
+		cut_domain_locked(sim, pw->cut.loss, pw->cut.seed, torn);
+		return;
+	}
+	for (i = 0; i < pw->nr_members; i++) {
+		struct zsim *m = pw->members[i];
+
+		if (m->is_cut)
+			continue;
+		m->is_cut = m->is_held = true;
+		m->held_torn.is_valid = false;
+		if (m == sim && torn && torn->is_valid)
+			m->held_torn = *torn;
+		pw->is_armed = false;
+	}
 }
 
 /*
@@ -844,8 +1075,7 @@ static int enter_locked(struct zsim *sim, enum zdev_op op, enum zdev_class cls,
 		     op != ZDEV_OP_APPEND)) {
 			/* Resets and finishes are atomic: torn = before. */
 			pw->nr_persist--;
-			cut_domain_locked(sim, pw->cut.loss, pw->cut.seed,
-					  NULL);
+			fire_locked(sim, NULL);
 			*ret = violate(sim, ZSIM_RULE_POWER_OFF, -EIO);
 			return 0;
 		}
@@ -862,15 +1092,13 @@ static int enter_locked(struct zsim *sim, enum zdev_op op, enum zdev_class cls,
 static int leave_locked(struct zsim *sim, int when, int ret,
 			const struct zsim_last *torn)
 {
-	struct zsim_power *pw = sim->power;
-
 	if (when < 0)
 		return ret;
 	if (when == ZSIM_CUT_TORN) {
-		cut_domain_locked(sim, pw->cut.loss, pw->cut.seed, torn);
+		fire_locked(sim, torn);
 		return violate(sim, ZSIM_RULE_POWER_OFF, -EIO);
 	}
-	cut_domain_locked(sim, pw->cut.loss, pw->cut.seed, NULL);
+	fire_locked(sim, NULL);
 	return ret;
 }
 
@@ -1348,7 +1576,7 @@ int zsim_power_cycle(struct zsim *sim)
 	uint64_t i;
 
 	zsim_lock(sim);
-	if (!sim->is_cut)
+	if (!sim->is_cut || sim->is_held)
 		cut_locked(sim, ZSIM_LOSS_KEEP, 0, NULL);
 	for (i = 0; i < sim->cfg.nr_zones; i++) {
 		struct zsim_zone *z = &sim->zones[i];
@@ -1364,6 +1592,162 @@ int zsim_power_cycle(struct zsim *sim)
 uint64_t zsim_nr_persist(const struct zsim *sim)
 {
 	return sim->power->nr_persist;
+}
+
+int zsim_hold_now(struct zsim *sim)
+{
+	struct zsim_power *pw = sim->power;
+	unsigned int i;
+
+	zsim_lock(sim);
+	for (i = 0; i < pw->nr_members; i++) {
+		struct zsim *m = pw->members[i];
+
+		if (m->is_cut)
+			continue;
+		m->is_cut = m->is_held = true;
+		m->held_torn.is_valid = false;
+		pw->is_armed = false;
+	}
+	zsim_unlock(sim);
+	return 0;
+}
+
+int zsim_checkpoint(struct zsim *sim)
+{
+	struct zsim_ckpt *ck;
+	uint64_t i, nz = sim->cfg.nr_zones, nr;
+	int ret = -ENOMEM;
+
+	zsim_lock(sim);
+	ckpt_drop_locked(sim);
+	if (sim->power->nr_members != 1) {
+		ret = -EINVAL;
+		goto out;
+	}
+	if (sim->trace || sim->timing) {
+		ret = -EOPNOTSUPP;
+		goto out;
+	}
+	ck = calloc(1, sizeof(*ck));
+	if (!ck)
+		goto out;
+	sim->ckpt = ck;		/* what is filled in is freed by a drop */
+	ck->s = *sim;
+	ck->s.nr_undo = 0;
+	ck->zones = calloc(nz, sizeof(*ck->zones));
+	ck->dirty = malloc(nz * sizeof(*ck->dirty));
+	if (!ck->zones || !ck->dirty)
+		goto fail;
+	for (i = 0; i < nz; i++) {
+		const struct zsim_zone *z = &sim->zones[i];
+
+		ck->zones[i] = *z;
+		ck->zones[i].chunks = NULL;
+		if (!z->chunks)
+			continue;
+		ck->zones[i].chunks = malloc(sim->chunks_per_zone *
+					     sizeof(*z->chunks));
+		if (!ck->zones[i].chunks)
+			goto fail;
+		memcpy(ck->zones[i].chunks, z->chunks,
+		       sim->chunks_per_zone * sizeof(*z->chunks));
+	}
+	memcpy(ck->dirty, sim->dirty, sim->nr_dirty * sizeof(*ck->dirty));
+	nr = 0;
+	ret = copy_undo(&ck->undo, &nr, sim->undo, sim->nr_undo,
+			&ck->s.nr_undo);
+	if (ret)
+		goto fail;
+	ck->is_armed = sim->power->is_armed;
+	ck->cut = sim->power->cut;
+	ck->cut_count = sim->power->cut_count;
+	ck->nr_persist = sim->power->nr_persist;
+	ret = 0;
+	goto out;
+fail:
+	ret = -ENOMEM;
+	ckpt_drop_locked(sim);
+out:
+	zsim_unlock(sim);
+	return ret;
+}
+
+int zsim_restore(struct zsim *sim)
+{
+	struct zsim_ckpt *ck = sim->ckpt;
+	const struct zsim *cs;
+	uint64_t i, c;
+	int ret;
+
+	if (!ck)
+		return -ENOENT;
+	cs = &ck->s;
+	zsim_lock(sim);
+	/* the bytes written over, newest first */
+	for (i = ck->nr_saves; i-- > 0;) {
+		struct ckpt_save *sv = &ck->saves[i];
+
+		memcpy(sv->chunk + sv->off, sv->old, sv->len);
+		free(sv->old);
+	}
+	ck->nr_saves = 0;
+	/* the chunks: the checkpoint's back, the later ones recycled */
+	for (i = 0; i < sim->cfg.nr_zones; i++) {
+		struct zsim_zone *z = &sim->zones[i];
+		uint8_t **v = ck->zones[i].chunks;
+
+		for (c = 0; z->chunks && c < sim->chunks_per_zone; c++) {
+			uint8_t *q = v ? v[c] : NULL;
+
+			if (z->chunks[c] == q)
+				continue;
+			if (z->chunks[c])
+				put_chunk(sim, z->chunks[c]);
+			z->chunks[c] = q;
+		}
+		v = z->chunks;
+		*z = ck->zones[i];
+		z->chunks = v;
+	}
+	memcpy(sim->dirty, ck->dirty, cs->nr_dirty * sizeof(*sim->dirty));
+	sim->nr_dirty = cs->nr_dirty;
+	free_undo_locked(sim);
+	ret = copy_undo(&sim->undo, &sim->undo_cap, ck->undo, cs->nr_undo,
+			&sim->nr_undo);
+	sim->nr_open = cs->nr_open;
+	sim->nr_active = cs->nr_active;
+	sim->imp_head = cs->imp_head;
+	sim->imp_tail = cs->imp_tail;
+	sim->last = cs->last;
+	sim->is_cut = cs->is_cut;
+	sim->is_held = cs->is_held;
+	sim->held_torn = cs->held_torn;
+	memcpy(sim->faults, cs->faults, sizeof(sim->faults));
+	sim->nr_faults = cs->nr_faults;
+	memcpy(sim->zone_fails, cs->zone_fails, sizeof(sim->zone_fails));
+	sim->nr_zone_fails = cs->nr_zone_fails;
+	sim->nr_cmds = cs->nr_cmds;
+	sim->rng = cs->rng;
+	memcpy(sim->violations, cs->violations, sizeof(sim->violations));
+	sim->last_violation = cs->last_violation;
+	sim->trace_seq = cs->trace_seq;
+	sim->mem_bytes = cs->mem_bytes;
+	sim->power->is_armed = ck->is_armed;
+	sim->power->cut = ck->cut;
+	sim->power->cut_count = ck->cut_count;
+	sim->power->nr_persist = ck->nr_persist;
+	if (ret)
+		ckpt_drop_locked(sim);
+	zsim_unlock(sim);
+	return ret;
+}
+
+void zsim_checkpoint_drop(struct zsim *sim)
+{
+	zsim_lock(sim);
+	ckpt_drop_locked(sim);
+	zsim_unlock(sim);
 }
 
 int zsim_link_power(struct zsim *a, struct zsim *b)

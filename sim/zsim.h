@@ -129,6 +129,12 @@ struct zsim_cut {
 	enum zsim_when when;
 	enum zsim_loss loss;
 	uint64_t seed;		/* seeds the loss policy */
+	/*
+	 * When the point fires, the device goes down (commands fail) with
+	 * its volatile writes held, @loss not applied: for
+	 * zsim_checkpoint(), then zsim_cut_now() with a loss (below).
+	 */
+	bool hold;
 };
 
 /*
@@ -193,6 +199,28 @@ int zsim_power_cycle(struct zsim *sim);
 /* Persist points (write, append, zone op, flush) completed so far by
  * every device of the domain of @sim, each since its open. */
 uint64_t zsim_nr_persist(const struct zsim *sim);
+
+/*
+ * Checkpoints: one state, several losses (a crash campaign cuts one
+ * replay of its workload under every loss policy and seed).  A device
+ * held down (zsim_cut.hold fired, or zsim_hold_now()) keeps its volatile
+ * writes: zsim_cut_now() applies a loss to them as the cut would have
+ * (the torn command included).  zsim_checkpoint() saves the state of a
+ * device alone in its domain; zsim_restore() brings the device back to
+ * it, undoing everything since (a loss, a power cycle, writes, resets),
+ * as often as wanted: the chunks it held are kept aside, and the bytes of
+ * them a later write overwrites are saved first.  Without trace or
+ * timing model only (their output is not rewound).
+ */
+/* The device goes down now, holding its volatile writes.  Returns 0. */
+int zsim_hold_now(struct zsim *sim);
+/* 0, -EINVAL (linked to another device), -EOPNOTSUPP (trace or timing
+ * model), -ENOMEM.  A checkpoint taken before is dropped. */
+int zsim_checkpoint(struct zsim *sim);
+/* 0, -ENOENT (no checkpoint) or -ENOMEM (the device is then as after
+ * zsim_checkpoint_drop(): its state undefined until closed). */
+int zsim_restore(struct zsim *sim);
+void zsim_checkpoint_drop(struct zsim *sim);
 /*
  * Link @b into the power domain of @a: from now on they lose power at the
  * same instant, as devices on one power supply.  Persist points are

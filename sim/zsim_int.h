@@ -58,6 +58,8 @@ struct zsim_last {
 	uint64_t undo_idx;	/* conventional: its undo record */
 };
 
+struct zsim_ckpt;
+
 struct zsim_fault_slot {
 	struct zsim_fault fault;
 	uint64_t seen;		/* matching commands seen since added */
@@ -114,6 +116,9 @@ struct zsim {
 	/* Power (the armed crash point and the persist count are the
 	 * domain's). */
 	bool is_cut;
+	bool is_held;			/* cut, its loss not applied yet */
+	struct zsim_last held_torn;	/* the command in flight then */
+	struct zsim_ckpt *ckpt;		/* zsim_checkpoint(); NULL: none */
 
 	/* Faults. */
 	struct zsim_fault_slot faults[ZSIM_MAX_FAULTS];

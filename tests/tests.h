@@ -17,6 +17,7 @@
 	SUITE(sim_power_suite) \
 	SUITE(sim_image_suite) \
 	SUITE(sim_model_suite) \
+	SUITE(sim_ckpt_suite)  \
 	SUITE(zdev_file_suite) \
 	SUITE(zdev_zbd_suite)  \
 	SUITE(sb_suite)        \
