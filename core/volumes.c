@@ -947,25 +947,35 @@ int zcow_rsv_del_nodes(struct zcow_tree *tree, uint64_t nr_items,
 	return 0;
 }
 
-/*
- * Metadata and system groups @nodes new nodes may land in: the ones with
- * room now, and the new chunks they fill.
- */
-static uint64_t alloc_groups(struct zcow_fs *fs, uint64_t nodes)
+/* Metadata and system groups with room for a node now. */
+static uint64_t groups_with_room(struct zcow_fs *fs)
 {
-	uint64_t per = zcow_zoned_zone_room(fs) / fs->nodesize, nr = 1, i;
+	uint64_t nr = 0, i;
 
 	for (i = 0; i < fs->nr_bgs; i++)
 		if (zcow_bg_has_room(fs->bgs[i], ZCOW_BG_METADATA,
 				     fs->nodesize) ||
 		    zcow_bg_has_room(fs->bgs[i], ZCOW_BG_SYSTEM, fs->nodesize))
 			nr++;
-	return nr + (per ? div_up(nodes, per) : nodes);
+	return nr;
+}
+
+/*
+ * Groups @nodes new nodes may land in: the @with_room ones with room now
+ * (groups_with_room()), and the new chunks they fill.
+ */
+static uint64_t alloc_groups(struct zcow_fs *fs, uint64_t with_room,
+			     uint64_t nodes)
+{
+	uint64_t per = zcow_zoned_zone_room(fs) / fs->nodesize;
+
+	return with_room + 1 + (per ? div_up(nodes, per) : nodes);
 }
 
 /*
  * The commit's own needs once the running transaction (@fresh: a new
- * one, nothing copied yet) holds @op_nodes more nodes: every clean node of the extent, root and device trees
+ * one, nothing copied yet) holds @op_nodes more nodes (@with_room:
+ * groups_with_room()): every clean node of the extent, root and device trees
  * CoWed, every node of the root and device trees split once, the items
  * of every delayed reference (an insert of META_REF_ITEM bytes each, two
  * per node the transaction allocates: its allocation and the free of the
@@ -980,7 +990,7 @@ static uint64_t alloc_groups(struct zcow_fs *fs, uint64_t nodes)
  * form).  The system space is separate (zcow_sys_zone_held()).
  */
 static int commit_nodes(struct zcow_fs *fs, uint64_t op_nodes, bool fresh,
-			uint64_t *nodes_ret)
+			uint64_t with_room, uint64_t *nodes_ret)
 {
 	struct zcow_tree *trees[] = { &fs->extent_tree, &fs->root_tree,
 				      &fs->dev_tree };
@@ -1002,7 +1012,7 @@ static int commit_nodes(struct zcow_fs *fs, uint64_t op_nodes, bool fresh,
 	refs = (fresh ? 0 : fs->nr_refs) + 2 * op_nodes;
 	c0 = n + COMMIT_FIXED_NODES + div_up(refs * 2 * META_REF_ITEM, ns);
 	/* the extent tree's insertion points: one per group written */
-	c0 += alloc_groups(fs, op_nodes + 2 * c0) * (ext_h + 1);
+	c0 += alloc_groups(fs, with_room, op_nodes + 2 * c0) * (ext_h + 1);
 	*nodes_ret = div_up(c0 * ns, ns - 4 * META_REF_ITEM);
 	return 0;
 }
@@ -1049,7 +1059,8 @@ int zcow_sys_zone_held(struct zcow_fs *fs, bool *held_ret)
  * extent tree node copied: commit_nodes()), so that the largest file's
  * removal fits in one transaction, also the first after a commit.
  */
-static int slack_nodes(struct zcow_fs *fs, uint64_t *nodes_ret)
+static int slack_nodes(struct zcow_fs *fs, uint64_t with_room,
+		       uint64_t *nodes_ret)
 {
 	int64_t nr_fs = zcow_tree_nr_nodes(&fs->fs_tree);
 	int64_t nr_csum = zcow_tree_nr_nodes(&fs->csum_tree);
@@ -1069,7 +1080,7 @@ static int slack_nodes(struct zcow_fs *fs, uint64_t *nodes_ret)
 				     &n);
 	n += (uint64_t)nr_fs + (uint64_t)nr_csum;
 	if (!ret)
-		ret = commit_nodes(fs, n, true, &commit);
+		ret = commit_nodes(fs, n, true, with_room, &commit);
 	n += commit;
 	*nodes_ret = n < max ? n : max;
 	return ret;
@@ -1078,15 +1089,15 @@ static int slack_nodes(struct zcow_fs *fs, uint64_t *nodes_ret)
 int zcow_meta_need(struct zcow_fs *fs, uint64_t op_nodes,
 		   bool may_use_global, uint64_t *bytes_ret)
 {
-	uint64_t slack = 0, commit = 0;
+	uint64_t slack = 0, commit = 0, with_room = groups_with_room(fs);
 	int ret;
 
 	if (!may_use_global) {
-		ret = slack_nodes(fs, &slack);
+		ret = slack_nodes(fs, with_room, &slack);
 		if (ret)
 			return ret;
 	}
-	ret = commit_nodes(fs, op_nodes, false, &commit);
+	ret = commit_nodes(fs, op_nodes, false, with_room, &commit);
 	if (ret)
 		return ret;
 	*bytes_ret = (op_nodes + slack + commit) * fs->nodesize;
