@@ -1303,6 +1303,59 @@ out:
 	return err;
 }
 
+/* File bytes an orphan's deletion drops per metadata reservation at
+ * first: the worst case of a whole large file's extents is more than a
+ * full fs may reserve at once; a step's is small, and a commit between
+ * steps (one the reservation makes) turns the space the last steps freed
+ * usable.  A step refused is halved, down to one block. */
+#define ORPHAN_DROP_STEP	(1ULL << 20)
+
+/* Drop orphan @in's extents from its end down, a step at a time, each
+ * step reserved on its own; the size and nbytes follow, so that every
+ * state a commit may catch is consistent (as btrfs truncates an orphan
+ * in several transactions). */
+static int orphan_truncate_locked(struct zcow_fs *fs, struct zcow_tree *tree,
+				  uint64_t root, struct zcow_inode *in)
+{
+	uint64_t step = ORPHAN_DROP_STEP;
+	int err;
+
+	while (S_ISREG(in->mode) && in->size) {
+		uint64_t end = (in->size + ZCOW_SECTORSIZE - 1) /
+			       ZCOW_SECTORSIZE * ZCOW_SECTORSIZE;
+		uint64_t from = end > step ? end - step : 0;
+		uint64_t nodes = 0, dropped = 0;
+
+		err = zcow_rsv_fs_items(fs, tree, 1, &nodes);
+		if (!err)
+			err = zcow_rsv_drop_extents_locked(fs, tree, in->ino,
+							   from, UINT64_MAX,
+							   &nodes);
+		if (!err)
+			err = zcow_meta_reserve_locked(fs, nodes, true);
+		if (err == -ENOSPC && step > ZCOW_SECTORSIZE) {
+			step /= 2;
+			continue;
+		}
+		if (!err)
+			err = zcow_drop_extents_locked(fs, tree, root, in->ino,
+						       from, UINT64_MAX,
+						       &dropped);
+		if (!err)
+			err = zcow_inode_get(tree, in->ino, in);
+		if (err)
+			return err;
+		in->size = from;
+		in->nbytes -= dropped < in->nbytes ? dropped : in->nbytes;
+		in->transid = fs->transid;
+		in->sequence++;
+		err = zcow_inode_put(tree, in);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
 /* Delete orphan @ino of @tree (root @root): the inode with its extents
  * and xattrs unless it has a link again, then its orphan item. */
 static int orphan_delete_locked(struct zcow_fs *fs, struct zcow_tree *tree,
@@ -1319,7 +1372,14 @@ static int orphan_delete_locked(struct zcow_fs *fs, struct zcow_tree *tree,
 	if (err && err != -ENOENT)
 		return err;
 	has_inode = !err && in.nlink == 0;
-	/* as rsv_remove_locked(): the items, the extents, the xattrs */
+	zcow_log_note_orphan(fs);
+	if (has_inode) {
+		err = orphan_truncate_locked(fs, tree, root, &in);
+		if (err)
+			return err;
+	}
+	/* as rsv_remove_locked(): the items, what extents are left (an
+	 * inline one), the xattrs */
 	err = zcow_rsv_fs_items(fs, tree, 2, &nodes);
 	if (!err && has_inode)
 		err = zcow_rsv_drop_extents_locked(fs, tree, ino, 0,
@@ -1332,8 +1392,6 @@ static int orphan_delete_locked(struct zcow_fs *fs, struct zcow_tree *tree,
 		err = free_inode_locked(fs, tree, root, ino);
 	if (!err)
 		err = zcow_tree_delete(tree, &ok);
-	if (!err)
-		zcow_log_note_orphan(fs);
 	return err;
 }
 
@@ -1383,11 +1441,18 @@ int zcow_orphan_cleanup(struct zcow_fs *fs)
 	for (i = 0; !err && i < nr; i++)
 		err = orphan_delete_locked(fs, &fs->fs_tree,
 					   ZCOW_FS_TREE_OBJECTID, inos[i]);
+	if (err == -ENOSPC) {
+		/* a full fs still mounts: the items stay for the next
+		 * mount (the part deleted is consistent and committed) */
+		zlog_warn(TAG, "%" PRIu64 " of %" PRIu64 " inodes unlinked while open not deleted: no metadata space; the next mount tries again",
+			  nr - i + 1, nr);
+		err = 0;
+	}
 	/* ORDER: the deletions durable before anything else writes, so
 	 * that the space is back and the checker sees no orphan */
 	if (!err && nr) {
-		zlog_info(TAG, "deleted %" PRIu64 " inode%s unlinked while open",
-			  nr, nr == 1 ? "" : "s");
+		zlog_info(TAG, "deleted inodes unlinked while open (%" PRIu64 " orphan items)",
+			  nr);
 		err = zcow_files_commit_locked(fs);
 	}
 	UNLOCK(fs);

@@ -1773,6 +1773,54 @@ START_TEST(test_files_orphan_left_by_crash_is_deleted_at_mount_treelog)
 }
 END_TEST
 
+/* A file that filled the fs, unlinked while open: its release deletes it
+ * all the same (the extents dropped a step at a time, each reserved on
+ * its own), and so does a mount when it was left open. */
+static void full_fs_orphan(bool at_mount)
+{
+	struct zdev *dev = new_sim(24, 0);
+	struct zcow_fs *fs = mkfs_mount(dev, NULL);
+	uint64_t off = 0;
+	static uint8_t buf[64 * 1024];
+	struct zcow_file *f;
+	int64_t n;
+
+	fill(buf, sizeof(buf), 9);
+	ck_assert_int_eq(zcow_create(fs, "/big", &f), 0);
+	while ((n = zcow_pwrite(f, buf, sizeof(buf), off)) > 0)
+		off += (uint64_t)n;
+	ck_assert_int_eq(n, -ENOSPC);
+	ck_assert_uint_gt(off, 40 * MiB);
+	ck_assert_int_eq(zcow_unlink_open(fs, "/big"), 1);
+	if (at_mount) {
+		ck_assert_int_eq(zcow_unmount(fs), 0);
+		zcow_close(f);
+		fs = NULL;
+		ck_assert_int_eq(zcow_mount(dev, NULL, &fs), 0);
+	} else {
+		ck_assert_int_eq(zcow_orphan_release(f), 0);
+		zcow_close(f);
+		ck_assert_int_eq(zcow_commit(fs), 0);
+	}
+	ck_assert_uint_eq(data_used(fs), 0);
+	ck_assert_uint_eq(nr_orphans(fs), 0);
+	assert_clean(fs);
+	ck_assert_int_eq(zcow_unmount(fs), 0);
+	zdev_close(dev);
+}
+
+START_TEST(test_files_orphan_that_filled_the_fs_is_deleted_at_release)
+{
+	full_fs_orphan(false);
+}
+END_TEST
+
+START_TEST(test_files_orphan_that_filled_the_fs_is_deleted_at_mount)
+{
+	full_fs_orphan(true);
+}
+END_TEST
+
 START_TEST(test_files_check_reports_orphan_item_without_inode)
 {
 	struct zdev *dev = new_sim(24, 0);
@@ -1831,6 +1879,8 @@ Suite *inode_suite(void)
 	tcase_add_test(rsv, test_files_each_op_on_full_fs_is_all_or_nothing);
 	tcase_add_test(rsv, test_files_threads_fill_metadata_no_eio_treelog_off);
 	tcase_add_test(rsv, test_files_threads_fill_metadata_no_eio_treelog_on);
+	tcase_add_test(rsv, test_files_orphan_that_filled_the_fs_is_deleted_at_release);
+	tcase_add_test(rsv, test_files_orphan_that_filled_the_fs_is_deleted_at_mount);
 	suite_add_tcase(s, rsv);
 	return s;
 }
