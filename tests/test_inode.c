@@ -1720,9 +1720,10 @@ static void crash_with_orphan_open(bool treelog)
 	struct zdev *dev = new_sim(24, 0);
 	struct zcow_fs *fs = mkfs_mount(dev, &mo);
 	struct zsim *sim = zsim_from_dev(dev);
-	uint64_t len = 2 * MiB;
+	uint64_t len = 2 * MiB, syncs;
 	uint8_t *buf = malloc(len);
 	struct zcow_file *f, *g;
+	struct zcow_statfs sf;
 	struct zcow_stat st;
 
 	fill(buf, len, 5);
@@ -1740,6 +1741,15 @@ static void crash_with_orphan_open(bool treelog)
 	ck_assert_int_eq(zcow_fsync(g), 0);
 	ck_assert_int_eq(zcow_check(fs, print_problem, NULL), 0);
 	ck_assert_uint_eq(nr_orphans(fs), 1);
+	/* the orphan written and fsynced in a later transaction: through
+	 * the log (its committed orphan item is the one that counts) */
+	ck_assert_int_eq(zcow_statfs(fs, &sf), 0);
+	syncs = sf.nr_log_syncs;
+	ck_assert_int_eq(zcow_pwrite(f, buf, 8192, 4096), 8192);
+	ck_assert_int_eq(zcow_fsync(f), 0);
+	ck_assert_int_eq(zcow_statfs(fs, &sf), 0);
+	ck_assert_uint_eq(sf.nr_log_syncs, syncs + (treelog ? 1 : 0));
+	ck_assert_int_eq(zcow_check(fs, print_problem, NULL), 0);
 	/* power fails with the file open */
 	ck_assert_int_eq(zsim_cut_now(sim, ZSIM_LOSS_DROP, 5), 0);
 	zcow_unmount(fs);	/* fails on the dead device */
@@ -1748,6 +1758,8 @@ static void crash_with_orphan_open(bool treelog)
 	ck_assert_int_eq(zsim_power_cycle(sim), 0);
 	fs = NULL;
 	ck_assert_int_eq(zcow_mount(dev, &mo, &fs), 0);
+	ck_assert_int_eq(zcow_statfs(fs, &sf), 0);
+	ck_assert_uint_eq(sf.log_replayed > 0, treelog);
 	ck_assert_uint_eq(nr_orphans(fs), 0);
 	assert_clean(fs);
 	ck_assert_int_eq(zcow_stat(fs, "/a", &st), -ENOENT);
