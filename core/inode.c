@@ -1448,8 +1448,9 @@ int zcow_orphan_cleanup(struct zcow_fs *fs)
 			  nr - i + 1, nr);
 		err = 0;
 	}
-	/* ORDER: the deletions durable before anything else writes, so
-	 * that the space is back and the checker sees no orphan */
+	/* committed at once, so that the space is back and the checker
+	 * (the committed state) sees no orphan; a crash before it only
+	 * leaves the items for the next mount */
 	if (!err && nr) {
 		zlog_info(TAG, "deleted inodes unlinked while open (%" PRIu64 " orphan items)",
 			  nr);
