@@ -102,11 +102,15 @@ _Static_assert(sizeof(struct zcow_key_ptr) == 33, "btrfs_key_ptr size");
 #define ZCOW_UUID_TREE_OBJECTID		9ULL
 #define ZCOW_DATA_RELOC_TREE_OBJECTID	((uint64_t)-9)
 #define ZCOW_TREE_LOG_OBJECTID		((uint64_t)-6)
+#define ZCOW_ORPHAN_OBJECTID		((uint64_t)-5)
 
 /* Item types (btrfs_tree.h key types). */
 #define ZCOW_INODE_ITEM_KEY		1
 #define ZCOW_INODE_REF_KEY		12
 #define ZCOW_XATTR_ITEM_KEY		24
+/* an inode unlinked while open: key (ZCOW_ORPHAN_OBJECTID, 48, ino), no
+ * data, in its subvolume's tree (btrfs_orphan_add()) */
+#define ZCOW_ORPHAN_ITEM_KEY		48
 #define ZCOW_DIR_LOG_INDEX_KEY		72	/* tree-log: dir indexes logged */
 #define ZCOW_DIR_ITEM_KEY		84
 #define ZCOW_DIR_INDEX_KEY		96

@@ -293,6 +293,14 @@ static void check_xattr_item(struct fck *ck, uint64_t root,
 }
 
 /* Check one fs tree (the fs tree or a snapshot). */
+static bool has_orphan_item(struct zcow_tree *t, uint64_t ino)
+{
+	struct zcow_key k = { ZCOW_ORPHAN_OBJECTID, ZCOW_ORPHAN_ITEM_KEY,
+			      ino };
+
+	return !zcow_tree_search(t, &k, NULL, 0, NULL);
+}
+
 static void check_root(struct fck *ck, struct zcow_tree *t, uint64_t root)
 {
 	struct zcow_key start = { 0, 0, 0 }, k;
@@ -314,8 +322,12 @@ static void check_root(struct fck *ck, struct zcow_tree *t, uint64_t root)
 		if (err || k.objectid != cur.ino) {
 			/* Finish the previous inode. */
 			if (have) {
+				/* nlink 0 with an orphan item: unlinked
+				 * while open (inode.c), as btrfs check */
 				if (cur.ino != ZCOW_ROOT_DIR_INO &&
-				    !have_ref)
+				    !have_ref &&
+				    !(cur.nlink == 0 &&
+				      has_orphan_item(t, cur.ino)))
 					problem(ck, "root %" PRIu64 " inode %" PRIu64 ": orphan (no reference)",
 						root, cur.ino);
 				if (!S_ISDIR(cur.mode) && cur.nlink != nrefs)
@@ -467,6 +479,19 @@ static void check_root(struct fck *ck, struct zcow_tree *t, uint64_t root)
 						root, k.objectid, (int)nlen,
 						name, get64(e));
 			}
+			break;
+		}
+		case ZCOW_ORPHAN_ITEM_KEY: {
+			struct zcow_inode oi;
+
+			if (k.objectid != ZCOW_ORPHAN_OBJECTID)
+				break;
+			if (len)
+				problem(ck, "root %" PRIu64 " orphan item of inode %" PRIu64 ": %u bytes of data",
+					root, k.offset, len);
+			if (zcow_inode_get(t, k.offset, &oi))
+				problem(ck, "root %" PRIu64 " orphan item of inode %" PRIu64 ": no inode",
+					root, k.offset);
 			break;
 		}
 		case ZCOW_XATTR_ITEM_KEY:
@@ -731,6 +756,41 @@ out:
 	free(ids);
 	free(ck.zone_wp);
 	return ck.is_nomem ? -ENOMEM : ck.nr;
+}
+
+int zcow_nr_orphans(struct zcow_fs *fs, uint64_t *nr_ret)
+{
+	struct zcow_key start = { ZCOW_ORPHAN_OBJECTID, ZCOW_ORPHAN_ITEM_KEY,
+				  0 }, k;
+	struct zcow_tree root, extent, csum, t;
+	struct zcow_tree_iter it;
+	int err;
+
+	*nr_ret = 0;
+	if (!fs->has_trees)
+		return -EINVAL;
+	memset(&root, 0, sizeof(root));
+	memset(&extent, 0, sizeof(extent));
+	memset(&csum, 0, sizeof(csum));
+	memset(&t, 0, sizeof(t));
+	err = open_committed(fs, &root, &extent, &csum);
+	if (!err)
+		err = open_tree(fs, &root, ZCOW_FS_TREE_OBJECTID, &t);
+	if (!err) {
+		zcow_tree_iter_init(&it, &t, &start);
+		while (!(err = zcow_tree_iter_next(&it, &k, NULL, NULL)) &&
+		       k.objectid == ZCOW_ORPHAN_OBJECTID &&
+		       k.type == ZCOW_ORPHAN_ITEM_KEY)
+			(*nr_ret)++;
+		if (err == -ENOENT || !err)
+			err = 0;
+	}
+	if (t.hash)
+		zcow_tree_release(&t);
+	zcow_tree_release(&root);
+	zcow_tree_release(&extent);
+	zcow_tree_release(&csum);
+	return err;
 }
 
 /* ---- zcow check --data ------------------------------------------------- */

@@ -545,6 +545,10 @@ void zcow_log_note_write(struct zcow_fs *fs, uint64_t ino);
  * else of its extents: its next log holds the extents of that range. */
 void zcow_log_note_range(struct zcow_fs *fs, uint64_t ino, uint64_t off,
 			 uint64_t len);
+/* An inode became an orphan or an orphan was deleted (inode.c): the log
+ * carries no orphan item, so every fsync commits until the next commit
+ * (counted as the fallback "not_recorded"). */
+void zcow_log_note_orphan(struct zcow_fs *fs);
 /* fsync of @ino (its writes completed): log it, or commit (treelog=off,
  * or when it cannot be logged).  0 or -errno. */
 int zcow_log_fsync_locked(struct zcow_fs *fs, uint64_t ino);
@@ -571,6 +575,10 @@ void zcow_log_stats(struct zcow_fs *fs, uint64_t *fsyncs, uint64_t *syncs,
 		    uint64_t *fallbacks, uint64_t *fallbacks_by,
 		    uint64_t *replayed, bool *is_lost);
 
+/* Read-write mount, after the log replay (fs.c): delete every inode an
+ * orphan item of the fs tree names (an inode linked again keeps its
+ * links: only the item goes), then commit.  0 or -errno. */
+int zcow_orphan_cleanup(struct zcow_fs *fs);
 /* Snapshot loading at mount (snapshot.c). */
 int zcow_snaps_load(struct zcow_fs *fs);
 void zcow_snaps_free(struct zcow_fs *fs);

@@ -733,6 +733,10 @@ int zcow_mount_devs(struct zdev **devs, unsigned int nr,
 		/* ORDER: the tree-log is replayed and committed before
 		 * anything else may write (issue 9). */
 		ret = zcow_log_replay(fs);
+		/* ORDER: after the replay, which may link or unlink what
+		 * the orphan items name. */
+		if (!ret && !fs->read_only)
+			ret = zcow_orphan_cleanup(fs);
 		if (ret) {
 			zcow_files_unmount(fs);
 			goto out;

@@ -1215,6 +1215,252 @@ int zcow_rmdir(struct zcow_fs *fs, const char *path)
 	return unlink_or_rmdir(fs, path, true);
 }
 
+/* ---- inodes unlinked while open (btrfs's orphan items) ----------------
+ *
+ * An inode whose last name goes while a caller holds it open
+ * (zcow_unlink_open()) stays with nlink 0, and an ORPHAN_ITEM (key
+ * (ZCOW_ORPHAN_OBJECTID, ZCOW_ORPHAN_ITEM_KEY, ino), no data) in the fs
+ * tree says so, in the same transaction as the unlink: a crash after the
+ * commit leaves an inode no name reaches, and the item is how the next
+ * mount finds it.  The caller's last handle deletes it
+ * (zcow_orphan_release()); what a crash or a failed release leaves,
+ * zcow_orphan_cleanup() deletes at the next read-write mount, after the
+ * tree-log replay.  State of an inode of the fs tree:
+ *
+ *   nlink  orphan item  what it is
+ *   > 0    no           linked
+ *   0      yes          unlinked while open: deleted at release or mount
+ *   > 0    yes          linked again (only by a replayed log): the item
+ *                       goes at the next mount, the inode stays
+ *   0      no           damage (fcheck.c: "orphan (no reference)")
+ *
+ * The tree-log carries no orphan item: a transaction that made or deleted
+ * an orphan commits at every fsync (zcow_log_note_orphan()).
+ */
+
+static bool is_orphan_locked(struct zcow_tree *tree, uint64_t ino)
+{
+	struct zcow_key k = { ZCOW_ORPHAN_OBJECTID, ZCOW_ORPHAN_ITEM_KEY,
+			      ino };
+
+	return !zcow_tree_search(tree, &k, NULL, 0, NULL);
+}
+
+int zcow_unlink_open(struct zcow_fs *fs, const char *path)
+{
+	struct zcow_key ok = { ZCOW_ORPHAN_OBJECTID, ZCOW_ORPHAN_ITEM_KEY, 0 };
+	struct zcow_inode in;
+	struct zpath zp;
+	uint64_t ino, nodes = 0;
+	uint8_t type;
+	int err;
+
+	if (!files_of(fs))
+		return -EINVAL;
+	LOCK(fs);
+	err = zcow_path_lookup_locked(fs, path, &zp, &ino, &type);
+	if (err)
+		goto out;
+	if (type != ZCOW_FT_REG_FILE || zp.is_subvol || zp.is_ro ||
+	    zp.is_root || zp.tree != &fs->fs_tree)
+		goto plain;	/* zcow_unlink()'s rules and errnos */
+	err = zcow_inode_get(zp.tree, ino, &in);
+	if (err)
+		goto out;
+	if (in.nlink > 1)
+		goto plain;
+	err = zcow_path_writable(fs);
+	/* the entry, the inode item and the orphan item; may use the
+	 * global reserve, as unlink */
+	if (!err)
+		err = zcow_rsv_fs_items(fs, zp.tree, RSV_ENTRY_ITEMS + 2,
+					&nodes);
+	if (!err)
+		err = zcow_meta_reserve_locked(fs, nodes, true);
+	if (!err)
+		err = del_entry_locked(fs, zp.tree, zp.dir, zp.name, zp.len,
+				       ino);
+	if (err)
+		goto out;
+	in.nlink = 0;
+	in.transid = fs->transid;
+	in.sequence++;
+	zcow_files_now(fs, &in.ctime);	/* its link count changed */
+	err = zcow_inode_put(zp.tree, &in);
+	ok.offset = ino;
+	if (!err)
+		err = zcow_tree_insert(zp.tree, &ok, NULL, 0);
+	if (!err) {
+		zcow_log_note_orphan(fs);
+		err = 1;
+	}
+	goto out;
+plain:
+	UNLOCK(fs);
+	return zcow_unlink(fs, path);
+out:
+	UNLOCK(fs);
+	return err;
+}
+
+/* File bytes an orphan's deletion drops per metadata reservation at
+ * first: the worst case of a whole large file's extents is more than a
+ * full fs may reserve at once; a step's is small, and a commit between
+ * steps (one the reservation makes) turns the space the last steps freed
+ * usable.  A step refused is halved, down to one block. */
+#define ORPHAN_DROP_STEP	(1ULL << 20)
+
+/* Drop orphan @in's extents from its end down, a step at a time, each
+ * step reserved on its own; the size and nbytes follow, so that every
+ * state a commit may catch is consistent (as btrfs truncates an orphan
+ * in several transactions). */
+static int orphan_truncate_locked(struct zcow_fs *fs, struct zcow_tree *tree,
+				  uint64_t root, struct zcow_inode *in)
+{
+	uint64_t step = ORPHAN_DROP_STEP;
+	int err;
+
+	while (S_ISREG(in->mode) && in->size) {
+		uint64_t end = (in->size + ZCOW_SECTORSIZE - 1) /
+			       ZCOW_SECTORSIZE * ZCOW_SECTORSIZE;
+		uint64_t from = end > step ? end - step : 0;
+		uint64_t nodes = 0, dropped = 0;
+
+		err = zcow_rsv_fs_items(fs, tree, 1, &nodes);
+		if (!err)
+			err = zcow_rsv_drop_extents_locked(fs, tree, in->ino,
+							   from, UINT64_MAX,
+							   &nodes);
+		if (!err)
+			err = zcow_meta_reserve_locked(fs, nodes, true);
+		if (err == -ENOSPC && step > ZCOW_SECTORSIZE) {
+			step /= 2;
+			continue;
+		}
+		if (!err)
+			err = zcow_drop_extents_locked(fs, tree, root, in->ino,
+						       from, UINT64_MAX,
+						       &dropped);
+		if (!err)
+			err = zcow_inode_get(tree, in->ino, in);
+		if (err)
+			return err;
+		in->size = from;
+		in->nbytes -= dropped < in->nbytes ? dropped : in->nbytes;
+		in->transid = fs->transid;
+		in->sequence++;
+		err = zcow_inode_put(tree, in);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* Delete orphan @ino of @tree (root @root): the inode with its extents
+ * and xattrs unless it has a link again, then its orphan item. */
+static int orphan_delete_locked(struct zcow_fs *fs, struct zcow_tree *tree,
+				uint64_t root, uint64_t ino)
+{
+	struct zcow_key ok = { ZCOW_ORPHAN_OBJECTID, ZCOW_ORPHAN_ITEM_KEY,
+			       ino };
+	struct zcow_inode in;
+	uint64_t nodes = 0;
+	bool has_inode;
+	int err;
+
+	err = zcow_inode_get(tree, ino, &in);
+	if (err && err != -ENOENT)
+		return err;
+	has_inode = !err && in.nlink == 0;
+	zcow_log_note_orphan(fs);
+	if (has_inode) {
+		err = orphan_truncate_locked(fs, tree, root, &in);
+		if (err)
+			return err;
+	}
+	/* as rsv_remove_locked(): the items, what extents are left (an
+	 * inline one), the xattrs */
+	err = zcow_rsv_fs_items(fs, tree, 2, &nodes);
+	if (!err && has_inode)
+		err = zcow_rsv_drop_extents_locked(fs, tree, ino, 0,
+						   UINT64_MAX, &nodes);
+	if (!err && has_inode)
+		err = zcow_rsv_xattrs_locked(fs, tree, ino, &nodes);
+	if (!err)
+		err = zcow_meta_reserve_locked(fs, nodes, true);
+	if (!err && has_inode)
+		err = free_inode_locked(fs, tree, root, ino);
+	if (!err)
+		err = zcow_tree_delete(tree, &ok);
+	return err;
+}
+
+int zcow_orphan_release(struct zcow_file *file)
+{
+	struct zcow_fs *fs = file->fs;
+	int err = 0;
+
+	LOCK(fs);
+	if (file->tree == &fs->fs_tree && !fs->read_only &&
+	    is_orphan_locked(file->tree, file->ino)) {
+		err = zcow_path_writable(fs);
+		if (!err)
+			err = orphan_delete_locked(fs, file->tree, file->root,
+						   file->ino);
+		if (err)
+			zlog_warn(TAG, "inode %" PRIu64 ": unlinked while open, not deleted at its release (%d): the next mount deletes it",
+				  file->ino, err);
+	}
+	UNLOCK(fs);
+	return err;
+}
+
+int zcow_orphan_cleanup(struct zcow_fs *fs)
+{
+	struct zcow_key start = { ZCOW_ORPHAN_OBJECTID, ZCOW_ORPHAN_ITEM_KEY,
+				  0 }, k;
+	struct zcow_tree_iter it;
+	uint64_t *inos = NULL, nr = 0, cap = 0, i;
+	int err;
+
+	LOCK(fs);
+	/* the items first: deleting while iterating would move them */
+	zcow_tree_iter_init(&it, &fs->fs_tree, &start);
+	while (!(err = zcow_tree_iter_next(&it, &k, NULL, NULL))) {
+		if (k.objectid != ZCOW_ORPHAN_OBJECTID ||
+		    k.type != ZCOW_ORPHAN_ITEM_KEY)
+			break;
+		if (ZCOW_GROW_ONE(&inos, nr, &cap)) {
+			err = -ENOMEM;
+			break;
+		}
+		inos[nr++] = k.offset;
+	}
+	if (err == -ENOENT)
+		err = 0;
+	for (i = 0; !err && i < nr; i++)
+		err = orphan_delete_locked(fs, &fs->fs_tree,
+					   ZCOW_FS_TREE_OBJECTID, inos[i]);
+	if (err == -ENOSPC) {
+		/* a full fs still mounts: the items stay for the next
+		 * mount (the part deleted is consistent and committed) */
+		zlog_warn(TAG, "%" PRIu64 " of %" PRIu64 " inodes unlinked while open not deleted: no metadata space; the next mount tries again",
+			  nr - i + 1, nr);
+		err = 0;
+	}
+	/* committed at once, so that the space is back and the checker
+	 * (the committed state) sees no orphan; a crash before it only
+	 * leaves the items for the next mount */
+	if (!err && nr) {
+		zlog_info(TAG, "deleted inodes unlinked while open (%" PRIu64 " orphan items)",
+			  nr);
+		err = zcow_files_commit_locked(fs);
+	}
+	UNLOCK(fs);
+	free(inos);
+	return err;
+}
+
 /* Is @dir (in the fs tree) @anc or below it?  Walks the INODE_REFs up. */
 static int is_below_locked(struct zcow_tree *tree, uint64_t dir, uint64_t anc)
 {

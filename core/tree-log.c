@@ -290,6 +290,12 @@ void zcow_log_note_write(struct zcow_fs *fs, uint64_t ino)
 	t->nr_rngs = 0;
 }
 
+void zcow_log_note_orphan(struct zcow_fs *fs)
+{
+	if (fs->log)
+		fs->log->is_overflow = true;
+}
+
 void zcow_log_note_range(struct zcow_fs *fs, uint64_t ino, uint64_t off,
 			 uint64_t len)
 {

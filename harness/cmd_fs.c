@@ -128,6 +128,7 @@ int cmd_check(int argc, char **argv)
 	struct zcow_devs devs;
 	const char *spec;
 	bool is_data = false;
+	uint64_t nr_orphans = 0;
 	int ret, nr_data = 0;
 
 	ret = parse_dev_args("check", "[--data] DEV", "--data", argc, argv,
@@ -146,6 +147,11 @@ int cmd_check(int argc, char **argv)
 	printf("checking %s: generation %" PRIu64 ", %" PRIu64 " block groups\n",
 	       spec, info.generation, info.nr_block_groups);
 	ret = zcow_check(fs, print_problem, NULL);
+	/* inodes unlinked while open that the next read-write mount
+	 * deletes: not a problem (btrfs check accepts them too) */
+	if (ret >= 0 && !zcow_nr_orphans(fs, &nr_orphans) && nr_orphans)
+		printf("%" PRIu64 " orphan inode%s (unlinked while open; the next read-write mount deletes them)\n",
+		       nr_orphans, nr_orphans == 1 ? "" : "s");
 	if (ret >= 0 && is_data) {
 		nr_data = zcow_check_data(fs, print_problem, NULL);
 		ret = nr_data < 0 ? nr_data : ret + nr_data;

@@ -44,7 +44,7 @@ struct zfuse_fh {
 struct zfuse_open {
 	uint64_t ino;
 	uint64_t nr;		/* handles */
-	bool is_orphan;		/* unlinked: now ZFUSE_ORPHAN_DIR/INO */
+	bool is_orphan;		/* its last name unlinked: an orphan */
 };
 
 /* The open flags zcow takes (zcow_open()). */
@@ -80,14 +80,20 @@ static int rec_end(struct zfuse *zf, int err, const struct ops_op *op)
 
 /* ---- files unlinked while open ------------------------------------------
  *
- * The kernel keeps an unlinked file usable through its open descriptors;
- * zcow frees the inode with its last name.  So an unlink (or a rename
- * over) of the last name of an inode with open handles moves it to
- * ZFUSE_ORPHAN_DIR/INO instead, and the last release unlinks it there
- * (both recorded as the rename and unlink they are).  libfuse's own
- * scheme (hard_remove off: a ".fuse_hidden" name in the same directory)
- * is not used: the hidden name keeps the directory from being removed,
- * and a tree walk that unlinks it while it is open renames it forever.
+ * The kernel keeps an unlinked file usable through its open descriptors.
+ * An unlink (or a rename over) of the last name of an inode with open
+ * handles goes through zcow_unlink_open(): the inode stays, nlink 0, with
+ * an orphan item in the tree (btrfs's), and the last release deletes it
+ * (zcow_orphan_release()); what a kill, a crash or a failed release leaves
+ * is deleted by the next read-write mount.  Recorded as the unlink it is.
+ * libfuse's own scheme (hard_remove off: a ".fuse_hidden" name in the
+ * same directory) is not used: the hidden name keeps the directory from
+ * being removed, and a tree walk that unlinks it while it is open renames
+ * it forever.
+ *
+ * ZFUSE_ORPHAN_DIR is what earlier versions kept such files in (renamed
+ * there): a read-write mount of an image that has it empties and removes
+ * it (orphans_cleanup()), and the root's listing leaves it out meanwhile.
  */
 
 static struct zfuse_open *open_find_locked(struct zfuse *zf, uint64_t ino)
@@ -100,11 +106,6 @@ static struct zfuse_open *open_find_locked(struct zfuse *zf, uint64_t ino)
 	return NULL;
 }
 
-static void orphan_path(char *buf, size_t size, uint64_t ino)
-{
-	snprintf(buf, size, ZFUSE_ORPHAN_DIR "/%" PRIu64, ino);
-}
-
 static void rec_add(struct zfuse *zf, const struct ops_op *op)
 {
 	if (zf->rec)
@@ -112,18 +113,17 @@ static void rec_add(struct zfuse *zf, const struct ops_op *op)
 }
 
 /*
- * If @path is the last name of a regular file with open handles, move it
- * to the orphan directory: 1.  0 when it is not, when it is inode
- * @keep_ino (a rename onto another name of the same inode removes
- * nothing; 0: none), or when it cannot be moved (a file of another
- * subvolume, -EXDEV, is unlinked as it is); -errno.
+ * If @path is the last name of a regular file with open handles, unlink
+ * it as an orphan (zcow_unlink_open(), recorded as an unlink): 1.  0 when
+ * it is not, or when it is inode @keep_ino (a rename onto another name of
+ * the same inode removes nothing; 0: none); -errno.  A file zcow does not
+ * keep as an orphan (one of a snapshot) is unlinked as it is: 1 too.
  */
-static int hide_if_open_locked(struct zfuse *zf, const char *path,
-			       uint64_t keep_ino)
+static int unlink_if_open_locked(struct zfuse *zf, const char *path,
+				 uint64_t keep_ino)
 {
 	struct zcow_stat zs = { 0 };
 	struct zfuse_open *o;
-	char orphan[64];
 	int err;
 
 	if (zcow_stat(zf->fs, path, &zs) || !S_ISREG(zs.mode) ||
@@ -132,27 +132,17 @@ static int hide_if_open_locked(struct zfuse *zf, const char *path,
 	o = open_find_locked(zf, zs.ino);
 	if (!o || o->is_orphan)
 		return 0;
-	err = zcow_mkdir_as(zf->fs, ZFUSE_ORPHAN_DIR, 0700, NULL);
-	if (!err)
-		rec_add(zf, &(struct ops_op){ .kind = OPS_MKDIR,
-					      .path = ZFUSE_ORPHAN_DIR,
-					      .mode = 0700 });
-	else if (err != -EEXIST)
+	err = zcow_unlink_open(zf->fs, path);
+	if (err < 0)
 		return err;
-	orphan_path(orphan, sizeof(orphan), zs.ino);
-	err = zcow_rename2(zf->fs, path, orphan, 0);
-	if (err == -EXDEV)
-		return 0;
-	if (err)
-		return err;
-	rec_add(zf, &(struct ops_op){ .kind = OPS_RENAME, .path = path,
-				      .to = orphan });
-	o->is_orphan = true;
+	rec_add(zf, &(struct ops_op){ .kind = OPS_UNLINK, .path = path });
+	o->is_orphan = err == 1;
 	return 1;
 }
 
-/* Unlink every file left in the orphan directory (a crash, or a kill,
- * ended the last mount with files open) and remove it. */
+/* A read-write mount of an image from a version that kept files
+ * unlinked while open in ZFUSE_ORPHAN_DIR (a crash, or a kill, ended its
+ * last mount with files open): unlink every file there, remove it. */
 static void orphans_cleanup(struct zfuse *zf)
 {
 	struct zcow_dirent *ents;
@@ -207,7 +197,7 @@ static void *zf_init(struct fuse_conn_info *conn, struct fuse_config *cfg)
 {
 	(void)conn;
 	/* st_ino is zcow's inode number (readdir's too); files unlinked
-	 * while open: hide_if_open_locked(). */
+	 * while open: unlink_if_open_locked(). */
 	struct zfuse *zf = zf_get();
 
 	cfg->use_ino = 1;
@@ -224,9 +214,6 @@ static void zf_destroy(void *private_data)
 
 	if (zf->is_unmounted)
 		return;
-	/* every handle is released: the orphan directory is empty */
-	if (!zf->is_read_only)
-		orphans_cleanup(zf);
 	rec_begin(zf);
 	/* the final commit */
 	zf->unmount_err = zcow_unmount(zf->fs);
@@ -447,28 +434,24 @@ static int zf_release(const char *path, struct fuse_file_info *fi)
 	int err;
 
 	struct zfuse_open *o;
-	char orphan[64];
 
 	(void)path;
 	rec_begin(zf);
 	pthread_mutex_lock(&zf->open_lock);
+	o = open_find_locked(zf, h->ino);
+	if (o && --o->nr == 0) {
+		/* the last close of a file unlinked while open deletes it;
+		 * if that fails, its orphan item stays and the next mount
+		 * deletes it (the close itself succeeds, as close(2)) */
+		if (o->is_orphan)
+			zcow_orphan_release(h->file);
+		*o = zf->open[--zf->nr_open];
+	}
 	err = zcow_close(h->file);
 	if (zf->rec) {
 		ops_rec_fh_put_locked(zf->rec, h->rec_fh);
 		rec_add(zf, &(struct ops_op){ .kind = OPS_CLOSE,
 					      .fh = h->rec_fh });
-	}
-	o = open_find_locked(zf, h->ino);
-	if (o && --o->nr == 0) {
-		/* the last close of a file unlinked while open */
-		if (o->is_orphan) {
-			orphan_path(orphan, sizeof(orphan), o->ino);
-			if (!zcow_unlink(zf->fs, orphan))
-				rec_add(zf, &(struct ops_op){
-						    .kind = OPS_UNLINK,
-						    .path = orphan });
-		}
-		*o = zf->open[--zf->nr_open];
 	}
 	pthread_mutex_unlock(&zf->open_lock);
 	if (zf->rec)
@@ -528,23 +511,20 @@ static int zf_truncate(const char *path, off_t size, struct fuse_file_info *fi)
 	struct zfuse *zf = zf_get();
 	int err;
 
-	char orphan[64];
-
 	if (size < 0)
 		return -EINVAL;
-	if (!path && fi && fh_of(fi)) {
-		/* an unlinked file: its name in the orphan directory */
-		orphan_path(orphan, sizeof(orphan), fh_of(fi)->ino);
-		path = orphan;
-	}
 	rec_begin(zf);
 	if (fi && fh_of(fi))
 		err = zcow_truncate(fh_of(fi)->file, (uint64_t)size);
 	else
 		err = zcow_truncate_path(zf->fs, path, (uint64_t)size);
-	return rec_end(zf, err, &(struct ops_op){ .kind = OPS_TRUNCATE,
-						  .path = path,
-						  .size = (uint64_t)size });
+	/* a file unlinked while open (no path): no name to record it by
+	 * (the replay refuses its handle's later calls, docs/crash.md) */
+	return rec_end(zf, err, path ? &(struct ops_op){
+						 .kind = OPS_TRUNCATE,
+						 .path = path,
+						 .size = (uint64_t)size } :
+					 NULL);
 }
 
 static int zf_fsync(const char *path, int datasync, struct fuse_file_info *fi)
@@ -605,7 +585,7 @@ static int zf_unlink(const char *path)
 
 	rec_begin(zf);
 	pthread_mutex_lock(&zf->open_lock);
-	err = hide_if_open_locked(zf, path, 0);
+	err = unlink_if_open_locked(zf, path, 0);
 	if (!err) {
 		err = zcow_unlink(zf->fs, path);
 		if (!err)
@@ -634,9 +614,10 @@ static int zf_rename(const char *from, const char *to, unsigned int flags)
 
 	rec_begin(zf);
 	pthread_mutex_lock(&zf->open_lock);
-	/* a target replaced while open: to the orphans first */
-	if (!flags && !zcow_stat(zf->fs, from, &a))
-		err = hide_if_open_locked(zf, to, a.ino);
+	/* a target replaced while open: unlinked as an orphan first (a
+	 * source that cannot replace it, a directory, is left to fail) */
+	if (!flags && !zcow_stat(zf->fs, from, &a) && !S_ISDIR(a.mode))
+		err = unlink_if_open_locked(zf, to, a.ino);
 	if (err >= 0) {
 		err = zcow_rename2(zf->fs, from, to, flags);
 		if (!err)

@@ -834,6 +834,33 @@ int zcow_fstat(struct zcow_file *file, struct zcow_stat *st);
 /* Remove a file's name; its data is freed with its last name (-EISDIR on
  * a directory). */
 int zcow_unlink(struct zcow_fs *fs, const char *path);
+/*
+ * zcow_unlink() of a name whose inode the caller holds open (unlink(2) of
+ * an open file): when it removes the last name of a regular file of the
+ * fs tree, the inode stays with nlink 0, recorded in the same transaction
+ * by an orphan item (btrfs's ORPHAN_ITEM, docs/format.md); the caller's
+ * handles keep reading and writing it, and zcow_orphan_release() at its
+ * last close deletes it.  An orphan left by a crash or a failed release is
+ * deleted by the next read-write mount.  Any other name (another link
+ * left, not a regular file, a snapshot's file) is unlinked as by
+ * zcow_unlink().  Returns 1 when the inode became an orphan, 0 when the
+ * name was unlinked as by zcow_unlink(), or zcow_unlink()'s -errno.
+ */
+int zcow_unlink_open(struct zcow_fs *fs, const char *path);
+/*
+ * The caller's last handle of an inode goes: call before its
+ * zcow_close().  If the inode is an orphan (zcow_unlink_open()), its
+ * extents, xattrs, inode item and orphan item are removed.  0 (also when
+ * it is not an orphan: nothing done), -ENOSPC, -EIO, -EROFS; on an error
+ * the orphan stays, for the next read-write mount to delete.
+ */
+int zcow_orphan_release(struct zcow_file *file);
+/*
+ * The orphan items of the last committed fs tree (inodes unlinked while
+ * open, not yet deleted) into *@nr_ret.  0, -EINVAL (no trees), -ENOMEM or
+ * a tree errno.  Reads only: any mount.
+ */
+int zcow_nr_orphans(struct zcow_fs *fs, uint64_t *nr_ret);
 /* Make a directory (mode 0755); its parent must exist. */
 int zcow_mkdir(struct zcow_fs *fs, const char *path);
 /* zcow_mkdir() with permission bits @mode (& 07777; S_IFDIR or no type

@@ -370,6 +370,50 @@ START_TEST(test_btrfs_check_is_clean_on_a_new_file_system)
 }
 END_TEST
 
+/*
+ * A file unlinked while open and left so at unmount: nlink 0 and an
+ * ORPHAN_ITEM (ORPHAN ORPHAN_ITEM ino) in the fs tree, as btrfs leaves it
+ * at a crash; btrfs check accepts it, and the next zcow mount deletes it.
+ */
+START_TEST(test_btrfs_check_is_clean_with_an_inode_unlinked_while_open)
+{
+	char img[] = "/tmp/zcow-btrfschk-XXXXXX";
+	struct zcow_file *f;
+	struct zcow_stat st;
+	struct zcow_fs *fs;
+	struct zdev *dev;
+	uint8_t buf[8192];
+	char *keys;
+
+	need_btrfs_progs();
+	temp_img(img);
+	fs = mkfs_mount(img, &dev);
+	fill(buf, sizeof(buf), 21);
+	ck_assert_int_eq(zcow_create(fs, "/open", &f), 0);
+	ck_assert_int_eq(zcow_pwrite(f, buf, sizeof(buf), 0), 8192);
+	ck_assert_int_eq(zcow_unlink_open(fs, "/open"), 1);
+	ck_assert_int_eq(zcow_fstat(f, &st), 0);
+	ck_assert_int_eq(zcow_unmount(fs), 0);	/* still open */
+	zcow_close(f);
+	zdev_close(dev);
+	keys = tree_keys(img, "fs");
+	ck_assert_msg(strstr(keys, "ORPHAN ORPHAN_ITEM"),
+		      "no orphan item in the fs tree:\n%s", keys);
+	free(keys);
+	assert_btrfs_check_clean(img, "an inode unlinked while open");
+	dev = open_img(img);
+	fs = NULL;
+	ck_assert_int_eq(zcow_mount(dev, NULL, &fs), 0);
+	ck_assert_int_eq(zcow_unmount(fs), 0);
+	zdev_close(dev);
+	keys = tree_keys(img, "fs");
+	ck_assert_msg(!strstr(keys, "ORPHAN"), "orphan left:\n%s", keys);
+	free(keys);
+	assert_btrfs_check_clean(img, "after the mount that deletes it");
+	unlink(img);
+}
+END_TEST
+
 START_TEST(test_btrfs_check_is_clean_after_a_file_workload)
 {
 	char img[] = "/tmp/zcow-btrfschk-XXXXXX";
@@ -1230,6 +1274,7 @@ Suite *btrfs_check_suite(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_btrfs_check_is_clean_on_a_new_file_system);
 	tcase_add_test(tc, test_btrfs_check_is_clean_after_a_file_workload);
+	tcase_add_test(tc, test_btrfs_check_is_clean_with_an_inode_unlinked_while_open);
 	tcase_add_test(tc, test_btrfs_check_is_clean_after_the_attribute_calls);
 	tcase_add_test(tc, test_btrfs_check_is_clean_with_shared_snapshots_and_a_delete);
 	tcase_add_test(tc, test_btrfs_check_is_clean_with_a_snapshot_linked_in_the_root_dir);

@@ -557,6 +557,73 @@ START_TEST(test_fuse_unlinked_open_file_lives_until_its_last_close)
 }
 END_TEST
 
+/* The bytes `zcow df --raw` reports used in data groups. */
+static uint64_t fz_data_used(const struct fz *z)
+{
+	unsigned long long used = ~0ULL;
+	char *out = NULL, *line;
+
+	ck_assert_int_eq(zcow_test_run(&out, NULL, "df", "--raw", z->dev,
+				       NULL),
+			 0);
+	line = strstr(out, "Data, single:");
+	ck_assert_msg(line && (line = strstr(line, "used=")) &&
+			      sscanf(line, "used=%llu", &used) == 1,
+		      "zcow df: %s", out);
+	free(out);
+	return used;
+}
+
+/* A file unlinked while open when zcow fuse is killed: an orphan item in
+ * the tree (zcow check counts it and finds no problem), no name left, and
+ * the next read-write mount deletes it and frees its data (issue 37: it
+ * used to stay under /.zcow-orphans for good). */
+START_TEST(test_fuse_file_unlinked_while_open_at_a_kill_is_deleted_at_the_next_mount)
+{
+	struct fz z;
+	char path[160], why[1024], *out = NULL;
+	static char buf[1 << 20];
+	int fd, st;
+
+	if (!fz_start(&z, "unlinked open file at a kill", NULL, NULL))
+		return;
+	snprintf(path, sizeof(path), "%s/f", z.mnt);
+	fd = open(path, O_CREAT | O_RDWR, 0644);
+	ck_assert_int_ge(fd, 0);
+	memset(buf, 0x5a, sizeof(buf));
+	ck_assert_int_eq(pwrite(fd, buf, sizeof(buf), 0), (int)sizeof(buf));
+	ck_assert_int_eq(unlink(path), 0);
+	ck_assert_int_eq(pwrite(fd, buf, 4096, sizeof(buf)), 4096);
+	/* killed with the file open: its last release never comes (the
+	 * image is saved as the daemon exits, with the orphan committed) */
+	ck_assert_int_eq(kill(z.pid, SIGTERM), 0);
+	ck_assert_int_eq(waitpid(z.pid, &st, 0), z.pid);
+	z.pid = 0;
+	close(fd);	/* the daemon is gone */
+	sh(&out, "fusermount3 -u -z %s", z.mnt);	/* if still there */
+	free(out);
+	st = zcow_test_run(&out, NULL, "check", z.dev, NULL);
+	ck_assert_msg(st == 0 && strstr(out, "\n1 orphan inode ") &&
+			      strstr(out, "no problems found"),
+		      "zcow check: %d\n%s", st, out);
+	free(out);
+	ck_assert_int_eq(zcow_test_run(&out, NULL, "ls", z.dev, "/", NULL),
+			 0);
+	ck_assert_str_eq(out, "");
+	free(out);
+	ck_assert_uint_ge(fz_data_used(&z), sizeof(buf));
+	/* the next read-write mount deletes it */
+	ck_assert_msg(fz_mount(&z, NULL, NULL, why, sizeof(why)), "%s", why);
+	fz_umount(&z);
+	st = zcow_test_run(&out, NULL, "check", z.dev, NULL);
+	ck_assert_msg(st == 0 && !strstr(out, "orphan"), "zcow check: %d\n%s",
+		      st, out);
+	free(out);
+	ck_assert_uint_eq(fz_data_used(&z), 0);
+	ck_assert_int_eq(sh(NULL, "rm -rf %s", z.dir), 0);
+}
+END_TEST
+
 /* A file replaced by a rename while open stays readable through its
  * descriptor; a rename onto itself keeps it; nothing of the replaced file
  * is left after its last close. */
@@ -801,6 +868,8 @@ Suite *fuse_suite(void)
 		       test_fuse_links_symlinks_and_xattrs_are_exact_and_recorded);
 	tcase_add_test(tc,
 		       test_fuse_unlinked_open_file_lives_until_its_last_close);
+	tcase_add_test(tc,
+		       test_fuse_file_unlinked_while_open_at_a_kill_is_deleted_at_the_next_mount);
 	tcase_add_test(tc,
 		       test_fuse_file_renamed_over_while_open_lives_until_its_last_close);
 	tcase_add_test(tc,

@@ -1617,6 +1617,245 @@ START_TEST(test_files_check_reports_wrong_nbytes)
 }
 END_TEST
 
+/* ---- inodes unlinked while open (orphan items) ------------------------ */
+
+static uint64_t data_used(struct zcow_fs *fs)
+{
+	struct zcow_statfs st;
+
+	ck_assert_int_eq(zcow_statfs(fs, &st), 0);
+	return st.data_used;
+}
+
+static uint64_t nr_orphans(struct zcow_fs *fs)
+{
+	uint64_t nr = UINT64_MAX;
+
+	ck_assert_int_eq(zcow_nr_orphans(fs, &nr), 0);
+	return nr;
+}
+
+START_TEST(test_files_unlink_while_open_keeps_data_until_release)
+{
+	struct zdev *dev = new_sim(24, 0);
+	struct zcow_fs *fs = mkfs_mount(dev, NULL);
+	uint64_t len = MiB + 5;
+	uint8_t *buf = malloc(len), *got = malloc(len);
+	struct zcow_file *f, *g;
+	struct zcow_stat st;
+
+	fill(buf, len, 3);
+	ck_assert_int_eq(zcow_create(fs, "/a", &f), 0);
+	ck_assert_int_eq(zcow_pwrite(f, buf, len, 0), (int64_t)len);
+	ck_assert_int_eq(zcow_commit(fs), 0);
+	ck_assert_uint_ge(data_used(fs), len);
+	/* the last name goes: the inode stays, nlink 0, an orphan */
+	ck_assert_int_eq(zcow_unlink_open(fs, "/a"), 1);
+	ck_assert_int_eq(zcow_stat(fs, "/a", &st), -ENOENT);
+	ck_assert_int_eq(zcow_fstat(f, &st), 0);
+	ck_assert_uint_eq(st.nlink, 0);
+	/* the handle reads and writes it; a new file may take the name */
+	ck_assert_int_eq(zcow_pread(f, got, len, 0), (int64_t)len);
+	ck_assert(!memcmp(got, buf, len));
+	fill(buf, 4096, 4);
+	ck_assert_int_eq(zcow_pwrite(f, buf, 4096, 0), 4096);
+	ck_assert_int_eq(zcow_pread(f, got, len, 0), (int64_t)len);
+	ck_assert(!memcmp(got, buf, len));
+	ck_assert_int_eq(zcow_create(fs, "/a", &g), 0);
+	zcow_close(g);
+	/* an fsync of the orphan commits (the log carries no orphan) */
+	ck_assert_int_eq(zcow_fsync(f), 0);
+	assert_clean(fs);
+	ck_assert_uint_eq(nr_orphans(fs), 1);
+	ck_assert_uint_ge(data_used(fs), len);
+	/* the last close deletes it: its data is freed */
+	ck_assert_int_eq(zcow_orphan_release(f), 0);
+	zcow_close(f);
+	ck_assert_int_eq(zcow_commit(fs), 0);
+	ck_assert_uint_eq(data_used(fs), 0);
+	ck_assert_uint_eq(nr_orphans(fs), 0);
+	assert_clean(fs);
+	fs = remount(fs, NULL);
+	ck_assert_int_eq(zcow_stat(fs, "/a", &st), 0);
+	ck_assert_uint_eq(st.size, 0);
+	ck_assert_int_eq(zcow_unmount(fs), 0);
+	zdev_close(dev);
+	free(buf);
+	free(got);
+}
+END_TEST
+
+START_TEST(test_files_unlink_open_of_a_linked_or_unopened_name_is_unlink)
+{
+	struct zdev *dev = new_sim(24, 0);
+	struct zcow_fs *fs = mkfs_mount(dev, NULL);
+	struct zcow_file *f;
+	struct zcow_stat st;
+
+	ck_assert_int_eq(zcow_create(fs, "/a", &f), 0);
+	ck_assert_int_eq(zcow_pwrite(f, "x", 1, 0), 1);
+	ck_assert_int_eq(zcow_link(fs, "/a", "/b"), 0);
+	/* another name is left: a plain unlink */
+	ck_assert_int_eq(zcow_unlink_open(fs, "/a"), 0);
+	ck_assert_int_eq(zcow_fstat(f, &st), 0);
+	ck_assert_uint_eq(st.nlink, 1);
+	ck_assert_int_eq(zcow_orphan_release(f), 0);	/* not an orphan */
+	zcow_close(f);
+	ck_assert_int_eq(zcow_stat(fs, "/b", &st), 0);
+	ck_assert_int_eq(zcow_mkdir(fs, "/d"), 0);
+	ck_assert_int_eq(zcow_unlink_open(fs, "/d"), -EISDIR);
+	ck_assert_int_eq(zcow_unlink_open(fs, "/nope"), -ENOENT);
+	ck_assert_uint_eq(nr_orphans(fs), 0);
+	assert_clean(fs);
+	ck_assert_int_eq(zcow_unmount(fs), 0);
+	zdev_close(dev);
+}
+END_TEST
+
+/* A crash with the file open (its orphan committed): the next mount
+ * deletes it. */
+static void crash_with_orphan_open(bool treelog)
+{
+	struct zcow_mount_opts mo = { .no_treelog = !treelog };
+	struct zdev *dev = new_sim(24, 0);
+	struct zcow_fs *fs = mkfs_mount(dev, &mo);
+	struct zsim *sim = zsim_from_dev(dev);
+	uint64_t len = 2 * MiB, syncs;
+	uint8_t *buf = malloc(len);
+	struct zcow_file *f, *g;
+	struct zcow_statfs sf;
+	struct zcow_stat st;
+
+	fill(buf, len, 5);
+	ck_assert_int_eq(zcow_create(fs, "/keep", &g), 0);
+	ck_assert_int_eq(zcow_pwrite(g, buf, 4096, 0), 4096);
+	ck_assert_int_eq(zcow_create(fs, "/a", &f), 0);
+	ck_assert_int_eq(zcow_pwrite(f, buf, len, 0), (int64_t)len);
+	ck_assert_int_eq(zcow_unlink_open(fs, "/a"), 1);
+	ck_assert_int_eq(zcow_pwrite(f, buf, 4096, len), 4096);
+	/* durable: with treelog=off a commit; with the tree-log, the
+	 * fsync of another file commits (the log carries no orphan) */
+	if (!treelog)
+		ck_assert_int_eq(zcow_commit(fs), 0);
+	ck_assert_int_eq(zcow_pwrite(g, buf, 4096, 4096), 4096);
+	ck_assert_int_eq(zcow_fsync(g), 0);
+	ck_assert_int_eq(zcow_check(fs, print_problem, NULL), 0);
+	ck_assert_uint_eq(nr_orphans(fs), 1);
+	/* the orphan written and fsynced in a later transaction: through
+	 * the log (its committed orphan item is the one that counts) */
+	ck_assert_int_eq(zcow_statfs(fs, &sf), 0);
+	syncs = sf.nr_log_syncs;
+	ck_assert_int_eq(zcow_pwrite(f, buf, 8192, 4096), 8192);
+	ck_assert_int_eq(zcow_fsync(f), 0);
+	ck_assert_int_eq(zcow_statfs(fs, &sf), 0);
+	ck_assert_uint_eq(sf.nr_log_syncs, syncs + (treelog ? 1 : 0));
+	ck_assert_int_eq(zcow_check(fs, print_problem, NULL), 0);
+	/* power fails with the file open */
+	ck_assert_int_eq(zsim_cut_now(sim, ZSIM_LOSS_DROP, 5), 0);
+	zcow_unmount(fs);	/* fails on the dead device */
+	zcow_close(f);		/* frees the handles only */
+	zcow_close(g);
+	ck_assert_int_eq(zsim_power_cycle(sim), 0);
+	fs = NULL;
+	ck_assert_int_eq(zcow_mount(dev, &mo, &fs), 0);
+	ck_assert_int_eq(zcow_statfs(fs, &sf), 0);
+	ck_assert_uint_eq(sf.log_replayed > 0, treelog);
+	ck_assert_uint_eq(nr_orphans(fs), 0);
+	assert_clean(fs);
+	ck_assert_int_eq(zcow_stat(fs, "/a", &st), -ENOENT);
+	ck_assert_int_eq(zcow_stat(fs, "/keep", &st), 0);
+	ck_assert_uint_eq(st.size, 8192);
+	ck_assert_uint_le(data_used(fs), 8192);
+	fs = remount(fs, &mo);
+	ck_assert_uint_le(data_used(fs), 8192);
+	ck_assert_int_eq(zcow_unmount(fs), 0);
+	zdev_close(dev);
+	free(buf);
+}
+
+START_TEST(test_files_orphan_left_by_crash_is_deleted_at_mount)
+{
+	crash_with_orphan_open(false);
+}
+END_TEST
+
+START_TEST(test_files_orphan_left_by_crash_is_deleted_at_mount_treelog)
+{
+	crash_with_orphan_open(true);
+}
+END_TEST
+
+/* A file that filled the fs, unlinked while open: its release deletes it
+ * all the same (the extents dropped a step at a time, each reserved on
+ * its own), and so does a mount when it was left open. */
+static void full_fs_orphan(bool at_mount)
+{
+	struct zdev *dev = new_sim(24, 0);
+	struct zcow_fs *fs = mkfs_mount(dev, NULL);
+	uint64_t off = 0;
+	static uint8_t buf[64 * 1024];
+	struct zcow_file *f;
+	int64_t n;
+
+	fill(buf, sizeof(buf), 9);
+	ck_assert_int_eq(zcow_create(fs, "/big", &f), 0);
+	while ((n = zcow_pwrite(f, buf, sizeof(buf), off)) > 0)
+		off += (uint64_t)n;
+	ck_assert_int_eq(n, -ENOSPC);
+	ck_assert_uint_gt(off, 40 * MiB);
+	ck_assert_int_eq(zcow_unlink_open(fs, "/big"), 1);
+	if (at_mount) {
+		ck_assert_int_eq(zcow_unmount(fs), 0);
+		zcow_close(f);
+		fs = NULL;
+		ck_assert_int_eq(zcow_mount(dev, NULL, &fs), 0);
+	} else {
+		ck_assert_int_eq(zcow_orphan_release(f), 0);
+		zcow_close(f);
+		ck_assert_int_eq(zcow_commit(fs), 0);
+	}
+	ck_assert_uint_eq(data_used(fs), 0);
+	ck_assert_uint_eq(nr_orphans(fs), 0);
+	assert_clean(fs);
+	ck_assert_int_eq(zcow_unmount(fs), 0);
+	zdev_close(dev);
+}
+
+START_TEST(test_files_orphan_that_filled_the_fs_is_deleted_at_release)
+{
+	full_fs_orphan(false);
+}
+END_TEST
+
+START_TEST(test_files_orphan_that_filled_the_fs_is_deleted_at_mount)
+{
+	full_fs_orphan(true);
+}
+END_TEST
+
+START_TEST(test_files_check_reports_orphan_item_without_inode)
+{
+	struct zdev *dev = new_sim(24, 0);
+	struct zcow_fs *fs = mkfs_mount(dev, NULL);
+	struct zcow_key k = { ZCOW_ORPHAN_OBJECTID, ZCOW_ORPHAN_ITEM_KEY,
+			      4242 };
+	struct problems pr;
+
+	ck_assert_int_eq(zcow_tree_insert(&fs->fs_tree, &k, NULL, 0), 0);
+	ck_assert_int_eq(zcow_commit(fs), 0);
+	ck_assert_uint_eq(nr_orphans(fs), 1);
+	problems_collect(fs, &pr);
+	ck_assert_int_eq(pr.nr, 1);
+	ck_assert_msg(strstr(pr.msg[0], "orphan item of inode 4242: no inode"),
+		      "%s", pr.msg[0]);
+	/* the next mount drops the item */
+	fs = remount(fs, NULL);
+	ck_assert_uint_eq(nr_orphans(fs), 0);
+	ck_assert_int_eq(zcow_unmount(fs), 0);
+	zdev_close(dev);
+}
+END_TEST
+
 Suite *inode_suite(void)
 {
 	Suite *s = suite_create("inode_suite");
@@ -1639,6 +1878,11 @@ Suite *inode_suite(void)
 	tcase_add_test(tc, test_files_emulated_zones_file_backend);
 	tcase_add_test(tc, test_files_check_finds_namespace_and_extent_damage);
 	tcase_add_test(tc, test_files_cli_put_get_ls_cat_rm_mkdir_stat);
+	tcase_add_test(tc, test_files_unlink_while_open_keeps_data_until_release);
+	tcase_add_test(tc, test_files_unlink_open_of_a_linked_or_unopened_name_is_unlink);
+	tcase_add_test(tc, test_files_orphan_left_by_crash_is_deleted_at_mount);
+	tcase_add_test(tc, test_files_orphan_left_by_crash_is_deleted_at_mount_treelog);
+	tcase_add_test(tc, test_files_check_reports_orphan_item_without_inode);
 	suite_add_tcase(s, tc);
 	/* Filling the fs: slow under the sanitizers. */
 	rsv = tcase_create("reserve");
@@ -1647,6 +1891,8 @@ Suite *inode_suite(void)
 	tcase_add_test(rsv, test_files_each_op_on_full_fs_is_all_or_nothing);
 	tcase_add_test(rsv, test_files_threads_fill_metadata_no_eio_treelog_off);
 	tcase_add_test(rsv, test_files_threads_fill_metadata_no_eio_treelog_on);
+	tcase_add_test(rsv, test_files_orphan_that_filled_the_fs_is_deleted_at_release);
+	tcase_add_test(rsv, test_files_orphan_that_filled_the_fs_is_deleted_at_mount);
 	suite_add_tcase(s, rsv);
 	return s;
 }
