@@ -1245,45 +1245,107 @@ static int write_record(struct write_cmd *wc)
 }
 
 /*
+ * Give back the parts of a write that landed and were not recorded: their
+ * bytes are written but referenced by nothing (unusable), the file keeps
+ * what it had.  Under the fs lock.
+ */
+static void write_unwind_locked(struct write_cmd *wc, uint64_t nr)
+{
+	struct zcow_file *f;
+	uint64_t k;
+
+	for (k = 0; k < nr; k++) {
+		f = wc[k].f;
+		wc[k].bg->landed -= wc[k].len;
+		zcow_bg_release(f->fs, wc[k].logical, wc[k].len, true);
+		inflight_done_locked(f->fs->files, f->root, f->ino);
+	}
+}
+
+/*
  * Write the block-aligned @buf at the block-aligned file offset @off; the
  * inode's size becomes at least @min_size.  One data extent, or several
  * when the piece is split at the end of a data block group (each part its
  * own extent, checksums and file extent item; the size grows with each
- * part, so a part that fails leaves the file as the parts before it left
- * it).  The steps of the header: checksums, then per part reserve,
- * submit, record.
+ * part).  The steps of the header: checksums, then per part reserve and
+ * submit, and only once the last part has landed, the records of all.
+ * A part that finds no room (-ENOSPC: data or metadata) or whose write
+ * fails gives back the parts before it, written and never referenced:
+ * the write changed nothing (docs/space.md).  Only a record that fails
+ * after the parts before it were recorded leaves a prefix of them.
  */
 static int write_extent(struct zcow_file *f, const uint8_t *buf,
 			uint64_t len, uint64_t off, uint64_t min_size)
 {
 	struct zcow_fs *fs = f->fs;
+	struct write_cmd *wc;
 	uint32_t *csums;
-	uint64_t b, done;
+	uint64_t b, done, nr = 0, k, nodes, gen;
 	int err = 0;
 
 	csums = malloc(len / BS * 4);
-	if (!csums)
+	wc = calloc(len / BS, sizeof(*wc));
+	if (!csums || !wc) {
+		free(csums);
+		free(wc);
 		return -ENOMEM;
+	}
 	for (b = 0; b < len; b += BS)
 		csums[b / BS] = htole32(zcow_crc32c(buf + b, BS));
-	for (done = 0; done < len && !err;) {
-		struct write_cmd wc = { .f = f, .buf = buf + done,
-					.len = len - done, .off = off + done,
-					.csums = csums + done / BS };
+	for (done = 0; done < len;) {
+		struct write_cmd *w = &wc[nr];
 
-		err = write_reserve(&wc);	/* wc.len: this part */
-		if (err)
+		w->f = f;
+		w->buf = buf + done;
+		w->len = len - done;
+		w->off = off + done;
+		w->csums = csums + done / BS;
+		err = write_reserve(w);	/* w->len: this part */
+		if (err) {
+			LOCK(fs);
 			break;
-		done += wc.len;
-		wc.min_size = done < len && off + done < min_size ?
+		}
+		done += w->len;
+		w->min_size = done < len && off + done < min_size ?
 				      off + done : min_size;
 		/* write_submit returns with the fs lock held */
-		err = write_submit(&wc);
-		if (!err)
-			err = write_record(&wc);
-		inflight_done_locked(fs->files, f->root, f->ino);
+		err = write_submit(w);
+		if (err) {
+			inflight_done_locked(fs->files, f->root, f->ino);
+			break;
+		}
+		/*
+		 * ORDER: nothing references a part until every part has
+		 * room and has landed.  Its zone may be FULL now: a pick
+		 * for the next part does not wait for it.
+		 */
+		w->bg->landed += w->len;
+		nr++;
+		if (done == len)
+			break;
 		UNLOCK(fs);
 	}
+	/* Split: the items of the whole admitted before any goes in. */
+	if (!err && nr > 1) {
+		err = rsv_write_locked(f, off, len, &nodes, &gen);
+		if (!err)
+			err = zcow_meta_reserve_locked(fs, nodes, false);
+	}
+	if (err) {
+		write_unwind_locked(wc, nr);
+		goto out;
+	}
+	for (k = 0; k < nr; k++) {
+		wc[k].bg->landed -= wc[k].len;
+		if (!err)
+			err = write_record(&wc[k]);
+		else	/* after a record failed: given back */
+			zcow_bg_release(fs, wc[k].logical, wc[k].len, true);
+		inflight_done_locked(fs->files, f->root, f->ino);
+	}
+out:
+	UNLOCK(fs);
+	free(wc);
 	free(csums);
 	return err;
 }

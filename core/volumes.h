@@ -88,6 +88,10 @@ struct zcow_bg {
 	uint64_t meta_wp;	/* metadata written up to, bytes from @start */
 	uint64_t used;
 	uint64_t reserved;	/* allocated, not yet accounted as used */
+	uint64_t landed;	/* of @reserved: data on the device whose
+				 * items wait for the rest of their write
+				 * (core/file.c:write_extent); no longer in
+				 * flight */
 	uint64_t pinned;	/* freed in the running transaction */
 	uint64_t zone_unusable;	/* below alloc_offset and freed, + cap gap */
 	uint64_t item_used;	/* @used as the block group item records it */

@@ -274,9 +274,10 @@ bool zcow_zoned_holds_zone(struct zcow_fs *fs, const struct zcow_bg *bg)
 		return false;
 	if (bg->alloc_offset >= bg->capacity) {
 		/* Allocated to its capacity: FULL once the last write lands
-		 * (data in flight; metadata nodes the commit writes). */
+		 * (data in flight, not landed; metadata nodes the commit
+		 * writes). */
 		if ((bg->flags & ZCOW_BG_TYPE_MASK) == ZCOW_BG_DATA)
-			return bg->reserved;
+			return bg->reserved > bg->landed;
 		return bg->meta_wp < bg->capacity;
 	}
 	if (bg->alloc_offset)
@@ -543,12 +544,16 @@ uint32_t zcow_zoned_data_zones(struct zcow_fs *fs, uint32_t want,
 /*
  * A sequential data group allocated to its capacity (room for less than
  * a block) with writes still in flight: its zone turns FULL only when the
- * last of them lands, until then it holds an active zone.
+ * last of them lands, until then it holds an active zone.  Reserved bytes
+ * that landed (a split write's first part, waiting for its last part's
+ * room before its items go in) are in flight no more: a pick for that
+ * last part must not wait for them.
  */
 static bool is_filling(const struct zcow_bg *b)
 {
 	return (b->flags & ZCOW_BG_TYPE_MASK) == ZCOW_BG_DATA && b->is_seq &&
-	       b->reserved && !zcow_bg_has_room(b, ZCOW_BG_DATA, BS);
+	       b->reserved > b->landed &&
+	       !zcow_bg_has_room(b, ZCOW_BG_DATA, BS);
 }
 
 /*

@@ -801,8 +801,9 @@ int zcow_close(struct zcow_file *file);
  * it durable). */
 int64_t zcow_pread(struct zcow_file *file, void *buf, uint64_t len,
 		   uint64_t off);
-/* Returns @len or -errno (a failed write may leave a prefix of whole
- * extents written). */
+/* Returns @len or -errno.  A failed write may leave a prefix of whole
+ * extents written; with -ENOSPC only whole pieces of the largest extent
+ * (a write of up to one piece changed nothing). */
 int64_t zcow_pwrite(struct zcow_file *file, const void *buf, uint64_t len,
 		    uint64_t off);
 /* Set the file's size: extents beyond it are dropped, a grown tail reads

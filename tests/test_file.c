@@ -9,6 +9,7 @@
 #include <check.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -485,6 +486,89 @@ START_TEST(test_data_enospc_fill_delete_reuse)
 END_TEST
 
 /*
+ * A write refused with ENOSPC changed nothing (docs/space.md), also when
+ * its piece is split at the end of a data group: the part that fits the
+ * group is not recorded when the rest finds no room.  A 7 MiB file on 16
+ * zones of 1 MiB capacity (reclaim on, nearly full), overwritten 64 KiB
+ * at a time at pseudo-random places with a sync every 8 writes, as
+ * configs/crash-reclaim-full.scenario with size=7M: after each write the
+ * range reads back the new bytes (success) or the old ones (ENOSPC).
+ * The split that once recorded its first part and then failed is among
+ * the first 30 writes.
+ */
+START_TEST(test_data_enospc_split_write_changes_nothing)
+{
+	struct zsim_config cfg = {
+		.nr_zones = 16, .zone_size = ZS, .zone_capacity = MiB,
+		.seed = 1,
+	};
+	const uint64_t size = 7 * MiB, piece = 64 * 1024;
+	struct zcow_mkfs_opts mk = { .seed = 1 };
+	struct zcow_mount_opts mo = { .no_treelog = true,
+				      .reclaim = ZCOW_RECLAIM_GREEDY };
+	uint8_t *shadow = malloc(size), *got = malloc(piece);
+	uint64_t rng = 1, i, b, nr_enospc = 0, nr_ok = 0;
+	uint8_t buf[64 * 1024];
+	struct zdev *dev = NULL;
+	struct zcow_file *f, *g;
+	struct zcow_fs *fs = NULL;
+	int64_t n;
+
+	ck_assert_int_eq(zsim_create(&cfg, &dev), 0);
+	ck_assert_int_eq(zcow_mkfs(dev, &mk), 0);
+	ck_assert_int_eq(zcow_mount(dev, &mo, &fs), 0);
+	for (b = 0; b < size; b++)
+		shadow[b] = pattern(1, b);
+	ck_assert_int_eq(zcow_create(fs, "/a", &f), 0);
+	ck_assert_int_eq(zcow_pwrite(f, shadow, size, 0), (int64_t)size);
+	memset(buf, 0xb0, sizeof(buf));
+	ck_assert_int_eq(zcow_create(fs, "/b", &g), 0);
+	ck_assert_int_eq(zcow_pwrite(g, buf, 32768, 0), 32768);
+	ck_assert_int_eq(zcow_sync(fs), 0);
+	for (i = 0; i < 40; i++) {
+		uint64_t at = (rng = zcow_mix64(rng + ZCOW_GOLDEN64)) %
+			      (size / piece) * piece;
+
+		for (b = 0; b < piece; b++)
+			buf[b] = pattern(100 + i, b);
+		n = zcow_pwrite(f, buf, piece, at);
+		ck_assert(n == (int64_t)piece || n == -ENOSPC);
+		if (n > 0) {
+			memcpy(shadow + at, buf, piece);
+			nr_ok++;
+		} else {
+			nr_enospc++;
+		}
+		ck_assert_int_eq(zcow_pread(f, got, piece, at),
+				 (int64_t)piece);
+		ck_assert_msg(!memcmp(got, shadow + at, piece),
+			      "write %" PRIu64 " at %" PRIu64 " (%s): the range holds neither its old nor only its new bytes",
+			      i, at, n > 0 ? "done" : "ENOSPC");
+		if (i % 16 == 15)
+			zcow_pwrite(g, buf, 32768, 0);
+		if (i % 8 == 7)
+			ck_assert_int_eq(zcow_sync(fs), 0);
+	}
+	ck_assert_uint_gt(nr_enospc, 0);
+	ck_assert_uint_gt(nr_ok, 0);
+	zcow_close(f);
+	zcow_close(g);
+	ck_assert_int_eq(zcow_sync(fs), 0);
+	fs = remount(fs, &mo);
+	ck_assert_int_eq(zcow_open(fs, "/a", O_RDONLY, &f), 0);
+	for (b = 0; b < size; b += piece) {
+		ck_assert_int_eq(zcow_pread(f, got, piece, b), (int64_t)piece);
+		ck_assert(!memcmp(got, shadow + b, piece));
+	}
+	zcow_close(f);
+	ck_assert_int_eq(zcow_unmount(fs), 0);
+	zdev_close(dev);
+	free(shadow);
+	free(got);
+}
+END_TEST
+
+/*
  * A data group left with less room than the next write (one 64 KiB
  * append) still holds an active zone.  With the device's active zones all
  * taken (superblock logs, system, metadata, the tree-log group, that data
@@ -680,6 +764,7 @@ Suite *file_suite(void)
 	tcase_add_loop_test(tc, test_data_4_zones_4_writers, 0, 2);
 	tcase_add_test(tc, test_data_corrupt_block_is_eio);
 	tcase_add_test(tc, test_data_enospc_fill_delete_reuse);
+	tcase_add_test(tc, test_data_enospc_split_write_changes_nothing);
 	tcase_add_test(tc, test_data_short_group_is_filled_then_a_new_one);
 	tcase_add_loop_test(tc, test_data_power_cut_keeps_every_fsynced_file,
 			    0, 6);
