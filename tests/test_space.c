@@ -136,6 +136,25 @@ static void expect(struct zcow_fs *fs, const char *path, uint64_t len,
 }
 
 /*
+ * After everything was removed: no data left once committed, a file of
+ * 96 MiB written and read back, also after a clean remount.
+ */
+static struct zcow_fs *expect_space_back(struct zcow_fs *fs,
+					 const struct zcow_mount_opts *mo)
+{
+	struct zcow_statfs st;
+
+	ck_assert_int_eq(zcow_sync(fs), 0);
+	ck_assert_int_eq(zcow_statfs(fs, &st), 0);
+	ck_assert_uint_eq(st.data_used, 0);
+	ck_assert_uint_eq(refill(fs, "/again", 96 * MiB, 2), 96 * MiB);
+	expect(fs, "/again", 96 * MiB, 2);
+	fs = remount_clean(fs, mo);
+	expect(fs, "/again", 96 * MiB, 2);
+	return fs;
+}
+
+/*
  * One file written in 4 KiB pieces at random places of 192 MiB until the
  * device (64 x 4 MiB) is full: an extent per piece, and removing it
  * changes every leaf of the fs, extent and checksum trees.  The unlink
@@ -146,7 +165,6 @@ START_TEST(test_space_full_fs_deletes_a_fragmented_file)
 	struct zcow_mount_opts mo = { .reclaim = _i ? ZCOW_RECLAIM_OFF :
 						      ZCOW_RECLAIM_GREEDY };
 	uint64_t rng = 7, nr = 0, span = 192 * MiB;
-	struct zcow_statfs st;
 	struct zcow_file *f;
 	struct zcow_fs *fs;
 	uint8_t buf[BS];
@@ -163,13 +181,7 @@ START_TEST(test_space_full_fs_deletes_a_fragmented_file)
 	ck_assert_int_eq(ret, -ENOSPC);
 	ck_assert_int_eq(zcow_close(f), 0);
 	ck_assert_int_eq(zcow_unlink(fs, "/big"), 0);
-	ck_assert_int_eq(zcow_sync(fs), 0);
-	ck_assert_int_eq(zcow_statfs(fs, &st), 0);
-	ck_assert_uint_eq(st.data_used, 0);
-	ck_assert_uint_eq(refill(fs, "/again", 96 * MiB, 2), 96 * MiB);
-	expect(fs, "/again", 96 * MiB, 2);
-	fs = remount_clean(fs, &mo);
-	expect(fs, "/again", 96 * MiB, 2);
+	fs = expect_space_back(fs, &mo);
 	ck_assert_int_eq(zcow_open(fs, "/big", O_RDONLY, &f), -ENOENT);
 	close_fs(fs);
 }
@@ -188,7 +200,6 @@ START_TEST(test_space_full_fs_deletes_many_files)
 	enum { DIRS = 8, FILES = 64 };
 	uint64_t rng = 11, size = 512 * KiB;
 	struct zcow_file *fv[DIRS * FILES];
-	struct zcow_statfs st;
 	struct zcow_fs *fs;
 	char path[64];
 	uint8_t buf[BS];
@@ -228,13 +239,7 @@ START_TEST(test_space_full_fs_deletes_many_files)
 		snprintf(path, sizeof(path), "/d%u", i);
 		ck_assert_int_eq(zcow_rmdir(fs, path), 0);
 	}
-	ck_assert_int_eq(zcow_sync(fs), 0);
-	ck_assert_int_eq(zcow_statfs(fs, &st), 0);
-	ck_assert_uint_eq(st.data_used, 0);
-	ck_assert_uint_eq(refill(fs, "/again", 96 * MiB, 2), 96 * MiB);
-	expect(fs, "/again", 96 * MiB, 2);
-	fs = remount_clean(fs, &mo);
-	expect(fs, "/again", 96 * MiB, 2);
+	fs = expect_space_back(fs, &mo);
 	close_fs(fs);
 }
 END_TEST
