@@ -1284,7 +1284,7 @@ static int write_extent(struct zcow_file *f, const uint8_t *buf,
 	int err = 0;
 
 	csums = malloc(len / BS * 4);
-	wc = calloc(len / BS, sizeof(*wc));
+	wc = malloc(len / BS * sizeof(*wc));	/* parts: set one by one */
 	if (!csums || !wc) {
 		free(csums);
 		free(wc);
@@ -1295,11 +1295,9 @@ static int write_extent(struct zcow_file *f, const uint8_t *buf,
 	for (done = 0; done < len;) {
 		struct write_cmd *w = &wc[nr];
 
-		w->f = f;
-		w->buf = buf + done;
-		w->len = len - done;
-		w->off = off + done;
-		w->csums = csums + done / BS;
+		*w = (struct write_cmd){ .f = f, .buf = buf + done,
+					 .len = len - done, .off = off + done,
+					 .csums = csums + done / BS };
 		err = write_reserve(w);	/* w->len: this part */
 		if (err) {
 			LOCK(fs);
