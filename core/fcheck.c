@@ -293,14 +293,6 @@ static void check_xattr_item(struct fck *ck, uint64_t root,
 }
 
 /* Check one fs tree (the fs tree or a snapshot). */
-static bool has_orphan_item(struct zcow_tree *t, uint64_t ino)
-{
-	struct zcow_key k = { ZCOW_ORPHAN_OBJECTID, ZCOW_ORPHAN_ITEM_KEY,
-			      ino };
-
-	return !zcow_tree_search(t, &k, NULL, 0, NULL);
-}
-
 static void check_root(struct fck *ck, struct zcow_tree *t, uint64_t root)
 {
 	struct zcow_key start = { 0, 0, 0 }, k;
@@ -327,7 +319,7 @@ static void check_root(struct fck *ck, struct zcow_tree *t, uint64_t root)
 				if (cur.ino != ZCOW_ROOT_DIR_INO &&
 				    !have_ref &&
 				    !(cur.nlink == 0 &&
-				      has_orphan_item(t, cur.ino)))
+				      zcow_has_orphan_item(t, cur.ino)))
 					problem(ck, "root %" PRIu64 " inode %" PRIu64 ": orphan (no reference)",
 						root, cur.ino);
 				if (!S_ISDIR(cur.mode) && cur.nlink != nrefs)

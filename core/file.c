@@ -185,10 +185,10 @@ static bool is_csum_key(const struct zcow_key *k)
 }
 
 /*
- * The first checksum item that holds a block of [@from, @end): its key
- * and a malloc'd copy of its checksums (*@nr_ret of them).  Items do not
- * overlap, so it is the last item at or below @from when that one reaches
- * past @from, else the next one.  0, -ENOENT (none), -EUCLEAN (an item
+ * The first checksum item that holds a block of [@from, @end): its key,
+ * its number of checksums (*@nr_ret) and, with @csums_ret, a malloc'd
+ * copy of them.  Items do not overlap, so it is the last item at or below
+ * @from when that one reaches past @from, else the next one.  0, -ENOENT (none), -EUCLEAN (an item
  * that is not whole checksums), or a tree errno.
  */
 static int csum_first_overlap(struct zcow_tree *t, uint64_t from,
@@ -220,11 +220,13 @@ static int csum_first_overlap(struct zcow_tree *t, uint64_t from,
 			 k->offset, len);
 		return -EUCLEAN;
 	}
+	*nr_ret = len / 4;
+	if (!csums_ret)
+		return 0;
 	*csums_ret = malloc(len);
 	if (!*csums_ret)
 		return -ENOMEM;
 	memcpy(*csums_ret, data, len);
-	*nr_ret = len / 4;
 	return 0;
 }
 
@@ -610,17 +612,15 @@ static int csum_tails(struct zcow_fs *fs, const struct zcow_fext *v,
 	for (i = 0; i < nr; i++) {
 		uint64_t end = v[i].disk_bytenr + v[i].disk_num_bytes;
 		struct zcow_key k;
-		uint32_t *item;
 
 		if (!v[i].disk_bytenr || !v[i].disk_num_bytes)
 			continue;
 		err = csum_first_overlap(&fs->csum_tree, end - BS, end, &k,
-					 &item, &n);
+					 NULL, &n);
 		if (err == -ENOENT)
 			continue;
 		if (err)
 			return err;
-		free(item);
 		if (k.offset + n * BS > end)
 			(*nr_ret)++;
 	}

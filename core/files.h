@@ -579,6 +579,8 @@ void zcow_log_stats(struct zcow_fs *fs, uint64_t *fsyncs, uint64_t *syncs,
  * orphan item of the fs tree names (an inode linked again keeps its
  * links: only the item goes), then commit.  0 or -errno. */
 int zcow_orphan_cleanup(struct zcow_fs *fs);
+/* Does @tree hold the orphan item of inode @ino (inode.c)? */
+bool zcow_has_orphan_item(struct zcow_tree *tree, uint64_t ino);
 /* Snapshot loading at mount (snapshot.c). */
 int zcow_snaps_load(struct zcow_fs *fs);
 void zcow_snaps_free(struct zcow_fs *fs);

@@ -1238,17 +1238,22 @@ int zcow_rmdir(struct zcow_fs *fs, const char *path)
  * an orphan commits at every fsync (zcow_log_note_orphan()).
  */
 
-static bool is_orphan_locked(struct zcow_tree *tree, uint64_t ino)
+static struct zcow_key orphan_key(uint64_t ino)
 {
-	struct zcow_key k = { ZCOW_ORPHAN_OBJECTID, ZCOW_ORPHAN_ITEM_KEY,
-			      ino };
+	return (struct zcow_key){ ZCOW_ORPHAN_OBJECTID, ZCOW_ORPHAN_ITEM_KEY,
+				  ino };
+}
+
+bool zcow_has_orphan_item(struct zcow_tree *tree, uint64_t ino)
+{
+	struct zcow_key k = orphan_key(ino);
 
 	return !zcow_tree_search(tree, &k, NULL, 0, NULL);
 }
 
 int zcow_unlink_open(struct zcow_fs *fs, const char *path)
 {
-	struct zcow_key ok = { ZCOW_ORPHAN_OBJECTID, ZCOW_ORPHAN_ITEM_KEY, 0 };
+	struct zcow_key ok;
 	struct zcow_inode in;
 	struct zpath zp;
 	uint64_t ino, nodes = 0;
@@ -1287,7 +1292,7 @@ int zcow_unlink_open(struct zcow_fs *fs, const char *path)
 	in.sequence++;
 	zcow_files_now(fs, &in.ctime);	/* its link count changed */
 	err = zcow_inode_put(zp.tree, &in);
-	ok.offset = ino;
+	ok = orphan_key(ino);
 	if (!err)
 		err = zcow_tree_insert(zp.tree, &ok, NULL, 0);
 	if (!err) {
@@ -1361,8 +1366,7 @@ static int orphan_truncate_locked(struct zcow_fs *fs, struct zcow_tree *tree,
 static int orphan_delete_locked(struct zcow_fs *fs, struct zcow_tree *tree,
 				uint64_t root, uint64_t ino)
 {
-	struct zcow_key ok = { ZCOW_ORPHAN_OBJECTID, ZCOW_ORPHAN_ITEM_KEY,
-			       ino };
+	struct zcow_key ok = orphan_key(ino);
 	struct zcow_inode in;
 	uint64_t nodes = 0;
 	bool has_inode;
@@ -1402,7 +1406,7 @@ int zcow_orphan_release(struct zcow_file *file)
 
 	LOCK(fs);
 	if (file->tree == &fs->fs_tree && !fs->read_only &&
-	    is_orphan_locked(file->tree, file->ino)) {
+	    zcow_has_orphan_item(file->tree, file->ino)) {
 		err = zcow_path_writable(fs);
 		if (!err)
 			err = orphan_delete_locked(fs, file->tree, file->root,
