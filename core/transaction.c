@@ -1414,6 +1414,16 @@ static int read_root_item(struct zcow_fs *fs, uint64_t id)
 	int ret;
 
 	ret = zcow_tree_search(&fs->root_tree, &key, item, sizeof(item), &size);
+	if (ret == -ENOENT && (id == ZCOW_UUID_TREE_OBJECTID ||
+			       id == ZCOW_DATA_RELOC_TREE_OBJECTID)) {
+		/* the trees, the root directory and the "default" entry
+		 * btrfs-progs' mkfs makes came with one format change;
+		 * zcow does not convert an older image */
+		zlog_err(TAG, "no %s tree (root item %" PRIu64 " missing): an image written before the btrfs-compatible format (uuid and data relocation trees, the root directory made by mkfs); zcow does not convert it: copy its files out with the zcow that wrote it, then zcow mkfs",
+			 id == ZCOW_UUID_TREE_OBJECTID ? "uuid" : "data relocation",
+			 id);
+		return -EUCLEAN;
+	}
 	if (ret) {
 		zlog_err(TAG, "root item of tree %" PRIu64 " missing: %d", id,
 			 ret);

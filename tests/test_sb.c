@@ -610,6 +610,83 @@ static void keep_err(void *arg, enum zlog_level level, const char *tag,
 		snprintf(last_err, sizeof(last_err), "%s", msg);
 }
 
+/* Every error message of a call, appended. */
+static char all_errs[2048];
+
+static void keep_all_errs(void *arg, enum zlog_level level, const char *tag,
+			  const char *msg)
+{
+	size_t n = strlen(all_errs);
+
+	(void)arg, (void)tag;
+	if (level >= ZLOG_ERR && n + 2 < sizeof(all_errs))
+		snprintf(all_errs + n, sizeof(all_errs) - n, "%s\n", msg);
+}
+
+/*
+ * An image of the format before the btrfs-compatible trees (no uuid
+ * tree, no data relocation tree: their root items missing) is refused
+ * with -EUCLEAN and a message that names the format change, not only
+ * the missing item.
+ */
+START_TEST(test_sb_mount_refuses_pre_btrfs_format_naming_it)
+{
+	/* conventional zones: the root tree's leaf is edited in place */
+	struct zdev *dev = new_sim(16, ZS, 0, 16);
+	struct zcow_mount_opts ro = { .read_only = true };
+	struct zcow_fs *fs = NULL;
+	uint64_t bytenr, phys;
+	uint32_t i, nr, ns;
+	uint8_t *node;
+	int hidden = 0;
+
+	do_mkfs(dev, ZCOW_SB_PLACE_SEED);
+	ck_assert_int_eq(zcow_mount(dev, &ro, &fs), 0);
+	ns = fs->nodesize;
+	zcow_tree_root(&fs->root_tree, &bytenr, NULL, NULL);
+	ck_assert_int_eq(zcow_map_logical(fs, bytenr, ns, &phys), 0);
+	zcow_unmount(fs);
+	node = malloc(ns);
+	ck_assert_ptr_nonnull(node);
+	ck_assert_int_eq(zdev_read(dev, node, ns, phys, ZDEV_CLASS_OTHER), 0);
+	ck_assert_int_eq(node[100], 0);		/* a leaf */
+	memcpy(&nr, node + 96, 4);
+	nr = le32toh(nr);
+	/* the two root items become items of an unknown type (0): the
+	 * trees the older format did not have */
+	for (i = 0; i < nr; i++) {
+		uint8_t *item = node + 101 + 25 * i;
+		uint64_t id;
+
+		memcpy(&id, item, 8);
+		id = le64toh(id);
+		if (item[8] == ZCOW_ROOT_ITEM_KEY &&
+		    (id == ZCOW_UUID_TREE_OBJECTID ||
+		     id == ZCOW_DATA_RELOC_TREE_OBJECTID)) {
+			item[8] = 0;
+			hidden++;
+		}
+	}
+	ck_assert_int_eq(hidden, 2);
+	{
+		uint32_t c = htole32(zcow_crc32c(node + ZCOW_CSUM_SIZE,
+						  ns - ZCOW_CSUM_SIZE));
+
+		memcpy(node, &c, 4);
+	}
+	ck_assert_int_eq(zdev_write(dev, node, ns, phys, 0, ZDEV_CLASS_OTHER), 0);
+	free(node);
+	all_errs[0] = '\0';
+	zlog_set_sink(keep_all_errs, NULL);
+	ck_assert_int_eq(zcow_mount(dev, NULL, &fs), -EUCLEAN);
+	zlog_set_sink(NULL, NULL);
+	ck_assert_msg(strstr(all_errs, "no uuid tree"), "message: %s", all_errs);
+	ck_assert_msg(strstr(all_errs, "before the btrfs-compatible format"),
+		      "message: %s", all_errs);
+	zdev_close(dev);
+}
+END_TEST
+
 static int mkfs_geometry(uint64_t zone_size, uint64_t nr_zones,
 			 uint32_t nodesize)
 {
@@ -1382,6 +1459,7 @@ Suite *sb_suite(void)
 	tcase_add_test(tc,
 		       test_sb_mirrors_compared_highest_valid_generation_wins);
 	tcase_add_test(tc, test_sb_mount_checks_flags_and_features);
+	tcase_add_test(tc, test_sb_mount_refuses_pre_btrfs_format_naming_it);
 	tcase_add_test(tc, test_sb_read_only_mount_writes_nothing);
 	suite_add_tcase(s, tc);
 	return s;
