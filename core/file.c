@@ -792,6 +792,7 @@ static int read_inline_locked(struct zcow_file *f, uint8_t *buf, uint64_t off,
 			 f->ino, size - 21, get64(item + 8));
 		return -EUCLEAN;
 	}
+	memset(buf, 0, len);
 	if (off < size - 21)
 		memcpy(buf, item + 21 + off,
 		       len < size - 21 - off ? len : size - 21 - off);
@@ -807,13 +808,12 @@ static int read_raw_locked(struct zcow_file *f, uint8_t *buf, uint64_t off,
 {
 	struct zcow_fs *fs = f->fs;
 	struct zcow_fext *v = NULL;
-	uint64_t nr = 0, i, end = off + len;
+	uint64_t nr = 0, i, end = off + len, pos = off;
 	uint8_t *tmp = NULL;
 	uint32_t *csums = NULL;
 	uint64_t tmp_cap = 0, csums_cap = 0;
 	int err;
 
-	memset(buf, 0, len);
 	err = read_inline_locked(f, buf, off, len);
 	if (err)
 		return err < 0 ? err : 0;
@@ -830,15 +830,25 @@ static int read_raw_locked(struct zcow_file *f, uint8_t *buf, uint64_t off,
 		uint64_t x0 = round_down(fe->offset + (s - fe->file_off));
 		uint64_t x1 = round_up(fe->offset + (e - fe->file_off));
 		uint64_t n = x1 - x0, phys, b;
+		/* whole blocks land in place, others through @tmp */
+		bool is_direct = x0 == fe->offset + (s - fe->file_off) &&
+				 n == e - s;
+		uint8_t *dst;
 		struct zdev *dev;
 
 		if (x1 > fe->disk_num_bytes) {
 			err = -EUCLEAN;
 			break;
 		}
+		/* a hole before the extent reads as zeros (extents come
+		 * in file order) */
+		if (s > pos)
+			memset(buf + (pos - off), 0, s - pos);
+		if (e > pos)
+			pos = e;
 		/* Grown in place: on failure the old buffers are still
 		 * freed below. */
-		if (zcow_grow(&tmp, &tmp_cap, n, 1) ||
+		if ((!is_direct && zcow_grow(&tmp, &tmp_cap, n, 1)) ||
 		    zcow_grow(&csums, &csums_cap, n / BS * 4, 1)) {
 			err = -ENOMEM;
 			break;
@@ -851,10 +861,11 @@ static int read_raw_locked(struct zcow_file *f, uint8_t *buf, uint64_t off,
 			err = -EIO;
 			break;
 		}
+		dst = is_direct ? buf + (s - off) : tmp;
 		err = zcow_map_logical_dev(fs, fe->disk_bytenr + x0, n, &dev,
 					   &phys);
 		if (!err)
-			err = zdev_read(dev, tmp, n, phys, ZDEV_CLASS_DATA);
+			err = zdev_read(dev, dst, n, phys, ZDEV_CLASS_DATA);
 		if (err) {
 			zlog_err(TAG, "inode %" PRIu64 " offset %" PRIu64 ": read of logical %" PRIu64 " failed: %d",
 				 f->ino, s, fe->disk_bytenr + x0, err);
@@ -864,7 +875,7 @@ static int read_raw_locked(struct zcow_file *f, uint8_t *buf, uint64_t off,
 		for (b = 0; b < n; b += BS) {
 			uint32_t want = le32toh(csums[b / BS]);
 
-			if (zcow_crc32c(tmp + b, BS) != want) {
+			if (zcow_crc32c(dst + b, BS) != want) {
 				zlog_err(TAG, "checksum mismatch: root %" PRIu64 " inode %" PRIu64 " file offset %" PRIu64 " logical %" PRIu64,
 					 f->root, f->ino,
 					 fe->file_off + x0 + b - fe->offset,
@@ -873,11 +884,14 @@ static int read_raw_locked(struct zcow_file *f, uint8_t *buf, uint64_t off,
 				break;
 			}
 		}
-		if (!err)
+		if (!err && !is_direct)
 			memcpy(buf + (s - off),
 			       tmp + (fe->offset + (s - fe->file_off) - x0),
 			       e - s);
 	}
+	/* past the last extent: zeros */
+	if (!err && end > pos)
+		memset(buf + (pos - off), 0, end - pos);
 	free(v);
 	free(tmp);
 	free(csums);

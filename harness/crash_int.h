@@ -127,10 +127,16 @@ struct ent {
 	bool is_symlink;	/* data: its target */
 	bool is_subvol;		/* a snapshot's root ("/NAME") */
 	uint64_t ino;		/* the model's own number: kept by rename */
-	uint8_t *data;
+	uint8_t *data;		/* the live model's; NULL in a snapshot */
 	uint64_t size, cap;
-	bool is_borrowed;	/* a snapshot's: data is the previous
-				 * snapshot's (equal bytes), not freed */
+	/* a snapshot's data: block k of BLK bytes (the last up to size)
+	 * in blk[k], shared with the previous snapshot where equal; its
+	 * own blocks (allocated by this snapshot) marked in own */
+	uint8_t **blk;
+	uint64_t *own;
+	bool is_hashed;		/* hash holds zcrash_ent_hash(): set once
+				 * the model is recorded */
+	uint64_t hash;
 };
 
 struct model {
@@ -301,12 +307,24 @@ extern const char *const oracle_names[ZCRASH_NR_ORACLES];
 /* The 64-bit content of @len bytes written by a write with tag @tag at
  * file offset @off. */
 void zcrash_fill(uint8_t *buf, uint64_t len, uint64_t tag, uint64_t off);
-/* Content hash of a file state (size included). */
+/* Content hash of a file state (size included); the same hash of @n
+ * bytes in pieces: h = zcrash_hash_begin(n), then h =
+ * zcrash_hash_more(h, piece, len) over the pieces in order. */
 uint64_t zcrash_hash_bytes(const uint8_t *p, uint64_t n);
+uint64_t zcrash_hash_begin(uint64_t n);
+uint64_t zcrash_hash_more(uint64_t h, const uint8_t *p, uint64_t len);
 /* The hash of a path's state as the oracles compare it: a file's
  * content, a symlink's target (salted: never equal to a file's). */
 uint64_t zcrash_state_hash(bool is_symlink, const uint8_t *p, uint64_t n);
 struct ent *zcrash_m_find(struct model *m, const char *p);
+/* Block @b of @e's data (a live or a snapshot entry): BLK bytes, the
+ * last block up to its size. */
+const uint8_t *zcrash_ent_blk(const struct ent *e, uint64_t b);
+/* @a and @b (entries of one path) hold the same bytes. */
+bool zcrash_ent_same_data(const struct ent *a, const struct ent *b);
+/* zcrash_state_hash() of @e's data, computed once: only for a model no
+ * op changes any more (a recorded run's snapshots and final model). */
+uint64_t zcrash_ent_hash(struct ent *e);
 /* Apply op @o (that succeeded) to model @m (a write's content: its
  * data, or filled in place).  0, -ENOMEM or -E2BIG (more than MAX_ENT
  * entries). */

@@ -351,7 +351,7 @@ static const uint8_t *blk_of(const struct ent *e, uint64_t b,
 		return zero;
 	if ((b + 1) * BLK > e->size)
 		return NULL;	/* partial: compared by the caller */
-	return e->data + b * BLK;
+	return zcrash_ent_blk(e, b);
 }
 
 static bool blk_eq(const struct ent *e, uint64_t b, const uint8_t *got,
@@ -365,19 +365,139 @@ static bool blk_eq(const struct ent *e, uint64_t b, const uint8_t *got,
 	if (b * BLK + n > got_size)
 		n = got_size > b * BLK ? got_size - b * BLK : 0;
 	if (!want)
-		want = e->data + b * BLK;
+		want = zcrash_ent_blk(e, b);
 	return !memcmp(want, got + b * BLK, n);
 }
 
+/* The recovered namespace and every file's size and content hash. */
+struct scan {
+	struct rent e[MAX_ENT];
+	uint64_t size[MAX_ENT], hash[MAX_ENT];
+	int err[MAX_ENT];	/* a file's open/read error; -EFBIG: larger
+				 * than any file the workload wrote */
+	unsigned int nr;
+};
+
+/* Bytes of a file read and hashed at a time: hashed while in cache. */
+#define SCAN_CHUNK (256 * 1024)
+
+/*
+ * Read the file @path whole, @size bytes, and hash it in pieces of
+ * SCAN_CHUNK (the hash of the whole, zcrash_hash_bytes()): 0, or the
+ * read's -errno (-EIO: short).
+ */
+static int hash_file(struct zcow_file *f, uint64_t size, uint8_t *buf,
+		     uint64_t buf_len, uint64_t *hash)
+{
+	uint64_t chunk = buf_len < SCAN_CHUNK ? buf_len : SCAN_CHUNK;
+	uint64_t h = zcrash_hash_begin(size), off, n;
+	int64_t got;
+
+	for (off = 0; off < size; off += n) {
+		n = size - off < chunk ? size - off : chunk;
+		got = zcow_pread(f, buf, n, off);
+		if (got < 0)
+			return (int)got;
+		if ((uint64_t)got != n)
+			return -EIO;
+		h = zcrash_hash_more(h, buf, n);
+	}
+	*hash = h;
+	return 0;
+}
+
+static int scan_fs(struct zcow_fs *fs, struct scan *s, uint8_t *buf,
+		   uint64_t buf_len)
+{
+	unsigned int i;
+	int ret;
+
+	s->nr = 0;
+	ret = walk(fs, "/", s->e, &s->nr);
+	if (ret)
+		return ret;
+	for (i = 0; i < s->nr; i++) {
+		struct zcow_file *f = NULL;
+		struct zcow_stat st;
+		int64_t n;
+
+		s->size[i] = s->hash[i] = 0;
+		s->err[i] = 0;
+		if (s->e[i].is_dir)
+			continue;
+		if (s->e[i].is_symlink) {	/* its target is its content */
+			n = zcow_readlink(fs, s->e[i].path, (char *)buf,
+					  buf_len);
+			s->err[i] = n < 0 ? (int)n : 0;
+			if (n >= 0) {
+				s->size[i] = (uint64_t)n;
+				s->hash[i] = zcrash_state_hash(true, buf, s->size[i]);
+			}
+			continue;
+		}
+		ret = zcow_open(fs, s->e[i].path, O_RDONLY, &f);
+		if (!ret)
+			ret = zcow_fstat(f, &st);
+		if (!ret && st.size > buf_len)
+			ret = -EFBIG;
+		if (!ret)
+			ret = hash_file(f, st.size, buf, buf_len, &s->hash[i]);
+		if (f)
+			zcow_close(f);
+		s->err[i] = ret;
+		if (!ret)
+			s->size[i] = st.size;
+		else
+			s->hash[i] = 0;
+	}
+	return 0;
+}
+
+static int scan_find(const struct scan *s, const char *path)
+{
+	unsigned int i;
+
+	for (i = 0; i < s->nr; i++)
+		if (!strcmp(s->e[i].path, path))
+			return (int)i;
+	return -1;
+}
+
+/* Recovered file @i of @sc reads back whole as one of the candidates. */
+static bool is_whole_candidate(const struct scan *sc, unsigned int i,
+			       const struct model *const *cand,
+			       unsigned int nc)
+{
+	unsigned int j;
+
+	if (sc->err[i])
+		return false;
+	for (j = 0; j < nc; j++) {
+		struct ent *c = zcrash_m_find((struct model *)cand[j], sc->e[i].path);
+
+		if (c && !c->is_dir && c->is_symlink == sc->e[i].is_symlink &&
+		    c->size == sc->size[i] && zcrash_ent_hash(c) == sc->hash[i])
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Oracles 4 and 5 (treelog=off) over @sc, the scan of the recovered fs
+ * (@scan_ret its error): the namespace and every file one commit's.  A
+ * file that reads back whole as a candidate passes on its hash; any
+ * other is read again and compared block by block, which says which
+ * block is wrong.
+ */
 static void compare(struct zcow_fs *fs, const struct rec *r, uint64_t ack_gen,
-		    uint64_t gen, struct verdict *v, uint8_t *buf,
-		    uint64_t buf_len)
+		    uint64_t gen, struct verdict *v, const struct scan *sc,
+		    int scan_ret, uint8_t *buf, uint64_t buf_len)
 {
 	static const uint8_t zero[BLK];
 	const struct snap *A = find_snap(r, ack_gen), *S = find_snap(r, gen);
 	const struct model *cand[256];
-	struct rent got[MAX_ENT];
-	unsigned int nr_got = 0, nc = 0, i, j;
+	const struct rent *got = sc->e;
+	unsigned int nr_got = sc->nr, nc = 0, i, j;
 	int ret;
 
 	if (S && !S->exact)
@@ -390,9 +510,8 @@ static void compare(struct zcow_fs *fs, const struct rec *r, uint64_t ack_gen,
 				cand[nc++] = &r->snaps[i].m;
 		cand[nc++] = &r->final;
 	}
-	ret = walk(fs, "/", got, &nr_got);
-	if (ret) {
-		fail(v, ZCRASH_ACKED, "readdir: %s", strerror(-ret));
+	if (scan_ret) {
+		fail(v, ZCRASH_ACKED, "readdir: %s", strerror(-scan_ret));
 		return;
 	}
 	/* namespace: every recovered entry exists in a candidate */
@@ -439,7 +558,7 @@ static void compare(struct zcow_fs *fs, const struct rec *r, uint64_t ack_gen,
 		int64_t n;
 		bool size_ok = false;
 
-		if (got[i].is_dir)
+		if (got[i].is_dir || is_whole_candidate(sc, i, cand, nc))
 			continue;
 		if (got[i].is_symlink) {	/* its target is its content */
 			n = zcow_readlink(fs, got[i].path, (char *)buf,
@@ -502,15 +621,13 @@ compare:
 			}
 			if (ok)
 				continue;
-			/* acked: the block was acknowledged and nothing
+			/* acked: the file was acknowledged and nothing
 			 * since changed it */
-			acked = ae && blk_eq(ae, b, ae->data ? ae->data : zero,
-					     ae->size, zero);
+			acked = ae;
 			for (j = 0; j < nc && acked; j++) {
 				struct ent *c = zcrash_m_find((struct model *)cand[j], got[i].path);
 
-				acked = c && ae->size == c->size &&
-					(!c->size || !memcmp(c->data, ae->data, c->size));
+				acked = c && zcrash_ent_same_data(c, ae);
 			}
 			fail(v, acked ? ZCRASH_ACKED : ZCRASH_ATOMIC,
 			     "gen %" PRIu64 ": %s block %" PRIu64 " is neither old nor new content",
@@ -540,74 +657,6 @@ static void replace_problem(void *arg, const char *msg)
 }
 
 /* ---- treelog=on: oracles 7 and 8 -------------------------------- */
-
-/* The recovered namespace and every file's size and content hash. */
-struct scan {
-	struct rent e[MAX_ENT];
-	uint64_t size[MAX_ENT], hash[MAX_ENT];
-	int err[MAX_ENT];	/* a file's open/read error; -EFBIG: larger
-				 * than any file the workload wrote */
-	unsigned int nr;
-};
-
-static int scan_fs(struct zcow_fs *fs, struct scan *s, uint8_t *buf,
-		   uint64_t buf_len)
-{
-	unsigned int i;
-	int ret;
-
-	s->nr = 0;
-	ret = walk(fs, "/", s->e, &s->nr);
-	if (ret)
-		return ret;
-	for (i = 0; i < s->nr; i++) {
-		struct zcow_file *f = NULL;
-		struct zcow_stat st;
-		int64_t n;
-
-		s->size[i] = s->hash[i] = 0;
-		s->err[i] = 0;
-		if (s->e[i].is_dir)
-			continue;
-		if (s->e[i].is_symlink) {	/* its target is its content */
-			n = zcow_readlink(fs, s->e[i].path, (char *)buf,
-					  buf_len);
-			s->err[i] = n < 0 ? (int)n : 0;
-			if (n >= 0) {
-				s->size[i] = (uint64_t)n;
-				s->hash[i] = zcrash_state_hash(true, buf, s->size[i]);
-			}
-			continue;
-		}
-		ret = zcow_open(fs, s->e[i].path, O_RDONLY, &f);
-		if (!ret)
-			ret = zcow_fstat(f, &st);
-		if (!ret && st.size > buf_len)
-			ret = -EFBIG;
-		if (!ret) {
-			n = st.size ? zcow_pread(f, buf, st.size, 0) : 0;
-			ret = n < 0 ? (int)n : n != (int64_t)st.size ? -EIO : 0;
-		}
-		if (f)
-			zcow_close(f);
-		s->err[i] = ret;
-		if (!ret) {
-			s->size[i] = st.size;
-			s->hash[i] = zcrash_hash_bytes(buf, st.size);
-		}
-	}
-	return 0;
-}
-
-static int scan_find(const struct scan *s, const char *path)
-{
-	unsigned int i;
-
-	for (i = 0; i < s->nr; i++)
-		if (!strcmp(s->e[i].path, path))
-			return (int)i;
-	return -1;
-}
 
 /* A crash state: the device after the workload's power cut. */
 struct cstate {
@@ -1139,13 +1188,13 @@ static int recover(const struct wl *w, const struct rec *r,
 	if (zcow_fs_generation(fs) < st->ack_gen)
 		fail(v, ZCRASH_GEN, "generation %" PRIu64 " < acknowledged %" PRIu64,
 		     zcow_fs_generation(fs), st->ack_gen);
-	else if (!is_on)
-		compare(fs, r, st->ack_gen,
-			base_gen && zcow_fs_generation(fs) > base_gen ? base_gen :
-			zcow_fs_generation(fs), v, buf, buf_len);
-	/* 7, 8: the last commit and the log (treelog=on) */
 	ret = scan_fs(fs, s1, buf, buf_len);
 	is_scanned = !ret;
+	if (zcow_fs_generation(fs) >= st->ack_gen && !is_on)
+		compare(fs, r, st->ack_gen,
+			base_gen && zcow_fs_generation(fs) > base_gen ? base_gen :
+			zcow_fs_generation(fs), v, s1, ret, buf, buf_len);
+	/* 7, 8: the last commit and the log (treelog=on) */
 	if (ret && is_on && !lost_all(w, r, st, v, "no readdir"))
 		fail(v, ZCRASH_GARBAGE, "readdir: %s", strerror(-ret));
 	else if (!ret && is_on)

@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <isa-l/crc64.h>
+
 #include "crash_int.h"
 #include "grow.h"
 
@@ -128,19 +130,84 @@ static int m_resize(struct ent *e, uint64_t size)
 	return 0;
 }
 
-/* @a's data and @b's hold the same bytes (entries of one path). */
-static bool is_same_data(const struct ent *a, const struct ent *b)
+/* Salt of a symlink's state hash. */
+#define SYMLINK_SALT 0x73796d6c696e6bULL
+
+uint64_t zcrash_state_hash(bool is_symlink, const uint8_t *p, uint64_t n)
 {
-	return a->size == b->size && a->data && b->data &&
-	       a->is_symlink == b->is_symlink && !strcmp(a->path, b->path) &&
-	       !memcmp(a->data, b->data, a->size);
+	return zcrash_hash_bytes(p, n) ^ (is_symlink ? SYMLINK_SALT : 0);
 }
 
 /*
- * Copy @src into @dst; an entry whose bytes equal those of the same
- * entry of @prev (may be NULL: the previous snapshot) borrows @prev's
- * data instead: a commit that changed no file (a reclaim pass, the
- * commit before and after an op) costs no copy.  0 or -ENOMEM (@dst
+ * Content hash of a file state (size included): 64 bits, compared only
+ * inside one run (the model's states against what a recovery reads).
+ * ISA-L's CRC-64 (Jones polynomial), seeded with the mixed size: the
+ * oracles hash every byte of every recovered file twice, and the folded
+ * carry-less multiply runs at memory speed, several times a 64-bit
+ * multiply chain.  A CRC also catches every burst of up to 64 bits.
+ */
+uint64_t zcrash_hash_begin(uint64_t n)
+{
+	return zcrash_mix64(n);
+}
+
+uint64_t zcrash_hash_more(uint64_t h, const uint8_t *p, uint64_t len)
+{
+	return crc64_jones_refl(h, p, len);
+}
+
+uint64_t zcrash_hash_bytes(const uint8_t *p, uint64_t n)
+{
+	return zcrash_hash_more(zcrash_hash_begin(n), p, n);
+}
+
+const uint8_t *zcrash_ent_blk(const struct ent *e, uint64_t b)
+{
+	return e->blk ? e->blk[b] : e->data + b * BLK;
+}
+
+/* Bytes of block @b of an entry of @size bytes. */
+static uint64_t blk_len(uint64_t size, uint64_t b)
+{
+	return size - b * BLK < BLK ? size - b * BLK : BLK;
+}
+
+bool zcrash_ent_same_data(const struct ent *a, const struct ent *b)
+{
+	uint64_t k;
+
+	if (a->size != b->size)
+		return false;
+	for (k = 0; k * BLK < a->size; k++) {
+		const uint8_t *x = zcrash_ent_blk(a, k), *y = zcrash_ent_blk(b, k);
+
+		if (x != y && memcmp(x, y, blk_len(a->size, k)))
+			return false;
+	}
+	return true;
+}
+
+uint64_t zcrash_ent_hash(struct ent *e)
+{
+	uint64_t h, k;
+
+	if (e->is_hashed)
+		return e->hash;
+	h = zcrash_hash_begin(e->size);
+	for (k = 0; k * BLK < e->size; k++)
+		h = zcrash_hash_more(h, zcrash_ent_blk(e, k),
+				     blk_len(e->size, k));
+	e->hash = h ^ (e->is_symlink ? SYMLINK_SALT : 0);
+	e->is_hashed = true;
+	return e->hash;
+}
+
+/*
+ * Copy the live model @src into snapshot @dst, each entry's data in
+ * blocks: a block equal to the same block of the same entry of @prev
+ * (may be NULL: the previous snapshot) is @prev's, shared; only the
+ * blocks an op changed since cost a copy (a reclaim workload overwrites
+ * a few blocks of a large file between commits).  0 or -ENOMEM (@dst
  * holds what was copied: free it with m_free()).
  */
 static int m_copy(struct model *dst, const struct model *src,
@@ -151,38 +218,67 @@ static int m_copy(struct model *dst, const struct model *src,
 	dst->nr = src->nr;
 	dst->last_ino = src->last_ino;
 	for (i = 0; i < src->nr; i++) {
-		dst->e[i] = src->e[i];
-		dst->e[i].data = NULL;
-		dst->e[i].cap = 0;
-		dst->e[i].is_borrowed = false;
-		if (!src->e[i].size)
+		const struct ent *x = &src->e[i], *p = NULL;
+		struct ent *d = &dst->e[i];
+		uint64_t nb = (x->size + BLK - 1) / BLK, k, n;
+
+		*d = *x;
+		d->data = NULL;
+		d->cap = 0;
+		d->blk = NULL;
+		d->own = NULL;
+		d->is_hashed = false;
+		if (!x->size)
 			continue;
-		if (prev && i < prev->nr &&
-		    is_same_data(&prev->e[i], &src->e[i])) {
-			dst->e[i].data = prev->e[i].data;
-			dst->e[i].cap = src->e[i].size;
-			dst->e[i].is_borrowed = true;
-			continue;
-		}
-		dst->e[i].data = malloc(src->e[i].size);
-		if (!dst->e[i].data) {
+		if (prev && i < prev->nr && prev->e[i].blk &&
+		    prev->e[i].is_symlink == x->is_symlink &&
+		    !strcmp(prev->e[i].path, x->path))
+			p = &prev->e[i];
+		d->blk = calloc(nb, sizeof(*d->blk));
+		d->own = calloc((nb + 63) / 64, sizeof(*d->own));
+		if (!d->blk || !d->own) {
 			dst->nr = i + 1;	/* what m_free() frees */
 			return -ENOMEM;
 		}
-		memcpy(dst->e[i].data, src->e[i].data, src->e[i].size);
-		dst->e[i].cap = src->e[i].size;
+		for (k = 0; k < nb; k++) {
+			n = blk_len(x->size, k);
+			if (p && k * BLK < p->size &&
+			    blk_len(p->size, k) == n &&
+			    !memcmp(p->blk[k], x->data + k * BLK, n)) {
+				d->blk[k] = p->blk[k];
+				continue;
+			}
+			d->blk[k] = malloc(n);
+			if (!d->blk[k]) {
+				dst->nr = i + 1;
+				return -ENOMEM;
+			}
+			memcpy(d->blk[k], x->data + k * BLK, n);
+			d->own[k / 64] |= 1ULL << (k % 64);
+		}
 	}
 	return 0;
 }
 
-/* The snapshots are freed together: a borrowed buffer with its owner. */
+/* The snapshots are freed together: a shared block with its owner. */
 static void m_free(struct model *m)
 {
 	unsigned int i;
+	uint64_t k;
 
-	for (i = 0; i < m->nr; i++)
-		if (!m->e[i].is_borrowed)
-			free(m->e[i].data);
+	for (i = 0; i < m->nr; i++) {
+		struct ent *e = &m->e[i];
+
+		if (!e->blk) {
+			free(e->data);
+			continue;
+		}
+		for (k = 0; k * BLK < e->size; k++)
+			if (e->own && e->own[k / 64] & (1ULL << (k % 64)))
+				free(e->blk[k]);
+		free(e->blk);
+		free(e->own);
+	}
 	m->nr = 0;
 }
 
@@ -207,59 +303,6 @@ static bool is_child(const char *p, const char *d)
 	       !strchr(p + l + 1, '/');
 }
 
-/* Salt of a symlink's state hash. */
-#define SYMLINK_SALT 0x73796d6c696e6bULL
-
-uint64_t zcrash_state_hash(bool is_symlink, const uint8_t *p, uint64_t n)
-{
-	return zcrash_hash_bytes(p, n) ^ (is_symlink ? SYMLINK_SALT : 0);
-}
-
-/* 64 x 64 -> 128-bit multiply, folded: wyhash's mixing step. */
-static uint64_t mum(uint64_t a, uint64_t b)
-{
-	__uint128_t r = (__uint128_t)a * b;
-
-	return (uint64_t)r ^ (uint64_t)(r >> 64);
-}
-
-#define HASH_K1 0xa0761d6478bd642fULL	/* wyhash's secrets */
-#define HASH_K2 0xe7037ed1a0b428dbULL
-
-/*
- * Content hash of a file state (size included): 64 bits, compared only
- * inside one run (the model's states against what a recovery reads).
- * Four lanes, each folding 16 bytes per 128-bit multiply as wyhash does,
- * the words after the last 64-byte block (the last zero-padded: the size
- * is hashed in) and the lanes joined by the chain h = mix64(h ^ word).
- * The oracles hash every file of every state, twice: one multiply per
- * 16 bytes, four in flight, is about 7x faster than a mix64 chain over
- * every word.
- */
-uint64_t zcrash_hash_bytes(const uint8_t *p, uint64_t n)
-{
-	uint64_t h[4], i, a, b;
-	unsigned int l;
-
-	for (l = 0; l < 4; l++)
-		h[l] = zcrash_mix64(n ^ ((uint64_t)l << 56));
-	for (i = 0; i + 64 <= n; i += 64) {
-		for (l = 0; l < 4; l++) {
-			memcpy(&a, p + i + 16 * l, 8);
-			memcpy(&b, p + i + 16 * l + 8, 8);
-			h[l] = mum(a ^ HASH_K1 ^ h[l], b ^ HASH_K2);
-		}
-	}
-	for (l = 0; i < n; i += 8, l = (l + 1) % 4) {
-		a = 0;
-		memcpy(&a, p + i, n - i < 8 ? n - i : 8);
-		h[l] = zcrash_mix64(h[l] ^ a);
-	}
-	a = h[0];
-	for (l = 1; l < 4; l++)
-		a = zcrash_mix64(a ^ h[l]);
-	return a;
-}
 
 /*
  * A read-only snapshot of the top level at @at ("/NAME"): a copy of every
