@@ -319,6 +319,7 @@ static void tally_state(struct tally *x, const struct wl *w, uint64_t wi,
 	sum->nr_errors += v->nr_errors;
 	sum->nr_degraded += v->is_degraded;
 	sum->nr_on_target += v->is_on_target;
+	sum->tried_same += v->is_same_image;
 	if (cut2) {
 		sum->tried_replay++;
 		snprintf(c2, sizeof(c2), " cut2=persist=%" PRIu64, cut2);
@@ -568,10 +569,11 @@ static int write_shard(const char *dir, const struct camp *c,
 		sum->nr_points, sum->tried, sum->passed, sum->violations);
 	for (k = 1; k < ZCRASH_NR_ORACLES; k++)
 		fprintf(f, "  \"oracle_%d\": %" PRIu64 ",\n", k, sum->by_oracle[k]);
-	fprintf(f, "  \"tried_off\": %" PRIu64 ",\n  \"tried_on\": %" PRIu64 ",\n  \"violations_off\": %" PRIu64 ",\n  \"violations_on\": %" PRIu64 ",\n  \"tried_replay\": %" PRIu64 ",\n  \"btrfs_states\": %" PRIu64 ",\n  \"btrfs_images\": %" PRIu64 ",\n",
+	fprintf(f, "  \"tried_off\": %" PRIu64 ",\n  \"tried_on\": %" PRIu64 ",\n  \"violations_off\": %" PRIu64 ",\n  \"violations_on\": %" PRIu64 ",\n  \"tried_replay\": %" PRIu64 ",\n  \"tried_same\": %" PRIu64 ",\n  \"btrfs_states\": %" PRIu64 ",\n  \"btrfs_images\": %" PRIu64 ",\n",
 		sum->tried_treelog[0], sum->tried_treelog[1],
 		sum->violations_treelog[0], sum->violations_treelog[1],
-		sum->tried_replay, sum->btrfs_states, sum->btrfs_images);
+		sum->tried_replay, sum->tried_same, sum->btrfs_states,
+		sum->btrfs_images);
 	fprintf(f, "  \"nr_ops\": %" PRIu64 ",\n  \"nr_ops_ok\": %" PRIu64 ",\n  \"nr_ops_enospc\": %" PRIu64 ",\n  \"nr_ops_namespace\": %" PRIu64 ",\n  \"nr_ops_other\": %" PRIu64 ",\n  \"nr_ops_undeclared\": %" PRIu64 ",\n",
 		sum->nr_ops, sum->nr_ops_ok, sum->nr_ops_enospc,
 		sum->nr_ops_namespace, sum->nr_ops_other,
@@ -684,6 +686,8 @@ void zcrash_print_table(const struct zcrash_head *h,
 			       k ? "on" : "off", sum->tried_treelog[k],
 			       sum->violations_treelog[k]);
 	printf("  %-20s %10" PRIu64 "\n", "recovery cut again", sum->tried_replay);
+	printf("  %-20s %10" PRIu64 " (the image of an earlier loss of the point: its verdict)\n",
+	       "same image", sum->tried_same);
 	if (h->btrfs_every)
 		printf("  %-20s %10" PRIu64 " (%" PRIu64 " images)\n",
 		       "btrfs checked", sum->btrfs_states, sum->btrfs_images);

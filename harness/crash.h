@@ -102,6 +102,9 @@ struct zcrash_summary {
 	uint64_t tried_treelog[2];	/* states per mode: [0] off, [1] on */
 	uint64_t violations_treelog[2];
 	uint64_t tried_replay;	/* of tried: recovery mount cut again */
+	/* of tried: the device image an earlier state of its crash point
+	 * left (equal loss digests), its verdict reused */
+	uint64_t tried_same;
 	/* --btrfs-check: states checked, images btrfs check read (the
 	 * crash state and the recovered one) */
 	uint64_t btrfs_states, btrfs_images;

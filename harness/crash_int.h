@@ -297,6 +297,7 @@ struct verdict {
 	bool is_degraded;
 	bool is_on_target;	/* workload=replace: the fs on the target */
 	bool is_btrfs_checked;	/* oracle 11 ran on this state */
+	bool is_same_image;	/* an earlier state's image: its verdict */
 	unsigned int nr_btrfs_images;	/* images btrfs check read */
 };
 

@@ -469,6 +469,7 @@ int zcrash_merge(char *const *dirs, int nr, const char *parent)
 		sum.violations_treelog[0] += num(x, "violations_off");
 		sum.violations_treelog[1] += num(x, "violations_on");
 		sum.tried_replay += num(x, "tried_replay");
+		sum.tried_same += num(x, "tried_same");
 		sum.btrfs_states += num(x, "btrfs_states");
 		sum.btrfs_images += num(x, "btrfs_images");
 		sum.nr_injected += num(x, "nr_injected");

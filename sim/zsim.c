@@ -847,6 +847,12 @@ static void garbage(uint64_t *rng, uint8_t *p, uint64_t len)
 		p[i] = (uint8_t)(zcow_rand64(rng) % 255 + 1);
 }
 
+/* Fold @x into the digest of the loss being applied. */
+static void digest(struct zsim *sim, uint64_t x)
+{
+	sim->loss_digest = zcow_mix64(sim->loss_digest ^ x);
+}
+
 /*
  * Apply a loss policy to the volatile state and freeze the device.
  * @torn, if set, is a write that must be torn whatever the policy (a named
@@ -863,6 +869,7 @@ static void cut_locked(struct zsim *sim, enum zsim_loss loss, uint64_t seed,
 
 	if (sim->is_cut && !sim->is_held)
 		return;
+	sim->loss_digest = ZCOW_GOLDEN64;
 	if (sim->is_held && !torn_in)	/* the loss of a held cut */
 		torn_in = &sim->held_torn;
 	if (torn_in && torn_in->is_valid)
@@ -894,6 +901,8 @@ static void cut_locked(struct zsim *sim, enum zsim_loss loss, uint64_t seed,
 			nw = lo + zcow_rand64(&rng) % ((hi - lo) / lba + 1) * lba;
 			break;
 		}
+		digest(sim, zno);
+		digest(sim, nw);
 		if (nw != z->wp && z->cond == ZDEV_COND_FULL)
 			z->cond = nw ? ZDEV_COND_CLOSED : ZDEV_COND_EMPTY;
 		z->wp = z->durable = nw;
@@ -933,11 +942,16 @@ static void cut_locked(struct zsim *sim, enum zsim_loss loss, uint64_t seed,
 		}
 		if (u->is_durable)
 			keep = true;
+		digest(sim, i);
+		digest(sim, keep);
 		if (!keep)
 			continue;
 		if (is_torn) {
 			uint64_t k = (zcow_rand64(&rng) % (u->len / lba)) * lba;
 
+			/* the garbage is the PRNG's from here */
+			digest(sim, k);
+			digest(sim, rng);
 			garbage(&rng, u->new_data + k, u->len - k);
 		}
 		zsim_store_locked(sim, zno, u->off % sim->cfg.zone_size,
@@ -1592,6 +1606,11 @@ int zsim_power_cycle(struct zsim *sim)
 uint64_t zsim_nr_persist(const struct zsim *sim)
 {
 	return sim->power->nr_persist;
+}
+
+uint64_t zsim_loss_digest(const struct zsim *sim)
+{
+	return sim->loss_digest;
 }
 
 int zsim_hold_now(struct zsim *sim)

@@ -222,6 +222,15 @@ int zsim_checkpoint(struct zsim *sim);
 int zsim_restore(struct zsim *sim);
 void zsim_checkpoint_drop(struct zsim *sim);
 /*
+ * A digest of what the last loss applied (a cut, zsim_cut_now()) kept of
+ * the volatile writes: every zone's surviving write pointer, every
+ * conventional write kept or undone, a torn write's cut and garbage.
+ * Two losses applied to one state (a held device restored from its
+ * checkpoint) with equal digests leave equal bytes, write pointers and
+ * conditions: a campaign recovers such a state once.
+ */
+uint64_t zsim_loss_digest(const struct zsim *sim);
+/*
  * Link @b into the power domain of @a: from now on they lose power at the
  * same instant, as devices on one power supply.  Persist points are
  * counted across the domain in the order the devices were given the

@@ -118,6 +118,7 @@ struct zsim {
 	bool is_cut;
 	bool is_held;			/* cut, its loss not applied yet */
 	struct zsim_last held_torn;	/* the command in flight then */
+	uint64_t loss_digest;		/* zsim_loss_digest() */
 	struct zsim_ckpt *ckpt;		/* zsim_checkpoint(); NULL: none */
 
 	/* Faults. */
