@@ -535,8 +535,9 @@ static const char *const cmd_what[ZDEV_ZBD_NR_CMDS] = {
  * Log a command the device (or the kernel on its way) refused: the
  * command, its size, where, the errno and the limit its size was checked
  * against.  EINVAL is what a command outside the queue's limits gets, so
- * it is an error; the others (a full zone, too many open zones) are the
- * zone rules, which callers expect and handle: info.
+ * it is an error; the others (a full zone, a write off the write pointer,
+ * too many open zones) are mostly the zone rules, which callers expect
+ * (`zcow conform` provokes each) and report in their own words: debug.
  */
 static void log_cmd_err(struct zdev *dev, enum zdev_zbd_cmd cmd, uint64_t len,
 			uint64_t off, int err)
@@ -544,7 +545,7 @@ static void log_cmd_err(struct zdev *dev, enum zdev_zbd_cmd cmd, uint64_t len,
 	const char *name = strerrorname_np(-err);
 	char bound[160];
 
-	zlog(err == -EINVAL ? ZLOG_ERR : ZLOG_INFO, TAG,
+	zlog(err == -EINVAL ? ZLOG_ERR : ZLOG_DEBUG, TAG,
 	     "%s of %llu bytes at zone %llu (offset %llu): %s (limit %llu "
 	     "bytes: %s)",
 	     cmd_what[cmd], (unsigned long long)len,
