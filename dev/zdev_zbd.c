@@ -5,12 +5,15 @@
  *
  * - report, reset/open/close/finish: libzbd (byte offsets; zone types and
  *   conditions are the kernel's enum blk_zone_type/cond, as ours are).
+ * - every command sized to the queue's limits (sysfs, read at open:
+ *   zdev_zbd_cmd_max()): a Zone Append to info.max_append, which the
+ *   file system never exceeds; a larger write or read split into several.
  * - read/write: pread/pwrite on the block device opened O_RDWR | O_DIRECT;
- *   a caller buffer that is not lba-aligned is bounced through an aligned
- *   one (in chunks of BOUNCE_MAX, so a large unaligned write is several
- *   device commands, as the kernel splits large writes anyway).
+ *   a caller buffer that is not page-aligned (zdev_zbd_buf_align()) is
+ *   bounced through an aligned one, command by command.
  * - append: NVMe Zone Append (opcode 0x7d) through NVME_IOCTL_IO64_CMD on
- *   the namespace's generic char device /dev/ngXnY when it exists; otherwise
+ *   the namespace's generic char device /dev/ngXnY when it exists, from a
+ *   page-aligned buffer (bounced otherwise); otherwise
  *   (SMR, no ng device, no permission) a write at a cached write pointer
  *   under a per-zone lock, the pointer re-read from a zone report after any
  *   error.  The spec option "?append=emulate" forces the emulated path
@@ -30,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "zdev.h"
 #include "zlog.h"
@@ -110,6 +114,259 @@ int zdev_zbd_ng_path(const char *blk_path, char *buf, size_t buf_len)
 		     name + 4);
 	if (n < 0 || (size_t)n >= buf_len)
 		return -ENAMETOOLONG;
+	return 0;
+}
+
+/*
+ * Queue limits and the size of each command.
+ *
+ * A passthrough command (NVME_IOCTL_IO64_CMD) maps the caller's buffer
+ * page by page (blk_rq_map_user): pages that are not physically
+ * contiguous are one DMA segment each, and the map fails with EINVAL once
+ * the command needs more than max_segments of them or more than
+ * max_hw_sectors_kb; nothing splits it.  The block layer splits a pwrite
+ * or pread to max_sectors_kb and the segment limits itself, but each piece
+ * is then a command of its own that zcow neither ordered nor sized.  So
+ * the backend sizes every command itself (zdev_zbd_cmd_max(), the rule in
+ * zdev_zbd.h): a Zone Append is at most info.max_append, which the file
+ * system above never exceeds; a write or read is split here.
+ */
+static const char *const limit_names[ZDEV_ZBD_NR_LIMITS] = {
+	[ZDEV_ZBD_MAX_HW_SECTORS_KB] = "max_hw_sectors_kb",
+	[ZDEV_ZBD_MAX_SECTORS_KB] = "max_sectors_kb",
+	[ZDEV_ZBD_MAX_SEGMENTS] = "max_segments",
+	[ZDEV_ZBD_MAX_SEGMENT_SIZE] = "max_segment_size",
+	[ZDEV_ZBD_DMA_ALIGNMENT] = "dma_alignment",
+	[ZDEV_ZBD_VIRT_BOUNDARY_MASK] = "virt_boundary_mask",
+	[ZDEV_ZBD_LOGICAL_BLOCK_SIZE] = "logical_block_size",
+	[ZDEV_ZBD_PHYSICAL_BLOCK_SIZE] = "physical_block_size",
+	[ZDEV_ZBD_ZONE_APPEND_MAX_BYTES] = "zone_append_max_bytes",
+	[ZDEV_ZBD_MAX_OPEN_ZONES] = "max_open_zones",
+	[ZDEV_ZBD_MAX_ACTIVE_ZONES] = "max_active_zones",
+};
+
+static const char *const cmd_names[ZDEV_ZBD_NR_CMDS] = {
+	[ZDEV_ZBD_APPEND_PASSTHRU] = "append passthru",
+	[ZDEV_ZBD_APPEND_EMULATED] = "append emulated",
+	[ZDEV_ZBD_WRITE] = "write",
+	[ZDEV_ZBD_READ] = "read",
+};
+
+/* Page size of a zeroed struct, and block size when sysfs gives none. */
+#define DEFAULT_PAGE_SIZE 4096
+#define DEFAULT_LBA_SIZE  512
+
+const char *zdev_zbd_limit_name(enum zdev_zbd_limit limit)
+{
+	if ((unsigned int)limit >= ZDEV_ZBD_NR_LIMITS)
+		return NULL;
+	return limit_names[limit];
+}
+
+const char *zdev_zbd_cmd_name(enum zdev_zbd_cmd cmd)
+{
+	if ((unsigned int)cmd >= ZDEV_ZBD_NR_CMDS)
+		return NULL;
+	return cmd_names[cmd];
+}
+
+/* A limit's value; 0 when its file was absent. */
+static uint64_t get(const struct zdev_zbd_limits *lim,
+		    enum zdev_zbd_limit which)
+{
+	return lim->is_present[which] ? lim->val[which] : 0;
+}
+
+static uint64_t page_of(const struct zdev_zbd_limits *lim)
+{
+	return lim->page_size ? lim->page_size : DEFAULT_PAGE_SIZE;
+}
+
+static uint64_t lba_of(const struct zdev_zbd_limits *lim)
+{
+	uint64_t lba = get(lim, ZDEV_ZBD_LOGICAL_BLOCK_SIZE);
+
+	return lba ? lba : DEFAULT_LBA_SIZE;
+}
+
+/* The bytes a segment holds at worst: a page, or less if it may not. */
+static uint64_t seg_bytes(const struct zdev_zbd_limits *lim)
+{
+	uint64_t size = get(lim, ZDEV_ZBD_MAX_SEGMENT_SIZE);
+
+	return size && size < page_of(lim) ? size : page_of(lim);
+}
+
+/*
+ * The rule of zdev_zbd_cmd_max() before the rounding to blocks.  The
+ * candidates are taken in this order and only a strictly smaller one
+ * replaces the bound, so of equal limits the first names it.
+ */
+static uint64_t cmd_bound(const struct zdev_zbd_limits *lim,
+			  enum zdev_zbd_cmd cmd, enum zdev_zbd_bound *bound_ret)
+{
+	bool is_passthru = cmd == ZDEV_ZBD_APPEND_PASSTHRU;
+	bool is_append = is_passthru || cmd == ZDEV_ZBD_APPEND_EMULATED;
+	enum zdev_zbd_bound bound = ZDEV_ZBD_BOUND_DEFAULT;
+	uint64_t max = UINT64_MAX, v, segs;
+
+	if (is_append) {
+		v = get(lim, ZDEV_ZBD_ZONE_APPEND_MAX_BYTES);
+		if (v) {
+			max = v;
+			bound = ZDEV_ZBD_BOUND_APPEND_MAX;
+		} else if (is_passthru) {
+			*bound_ret = ZDEV_ZBD_BOUND_NO_APPEND;
+			return 0;
+		}
+	}
+	v = get(lim, is_passthru ? ZDEV_ZBD_MAX_HW_SECTORS_KB
+				 : ZDEV_ZBD_MAX_SECTORS_KB) << 10;
+	if (v && v < max) {
+		max = v;
+		bound = is_passthru ? ZDEV_ZBD_BOUND_HW_SECTORS
+				    : ZDEV_ZBD_BOUND_SECTORS;
+	}
+	segs = get(lim, ZDEV_ZBD_MAX_SEGMENTS);
+	if (segs && segs * seg_bytes(lim) < max) {
+		max = segs * seg_bytes(lim);
+		bound = seg_bytes(lim) < page_of(lim)
+				? ZDEV_ZBD_BOUND_SEGMENT_SIZE
+				: ZDEV_ZBD_BOUND_SEGMENTS;
+	}
+	if (max == UINT64_MAX)
+		max = ZDEV_ZBD_IO_DEFAULT;
+	*bound_ret = bound;
+	return max;
+}
+
+uint64_t zdev_zbd_cmd_max(const struct zdev_zbd_limits *lim,
+			  enum zdev_zbd_cmd cmd, enum zdev_zbd_bound *bound_ret)
+{
+	enum zdev_zbd_bound bound;
+	uint64_t max = cmd_bound(lim, cmd, &bound);
+
+	if (bound_ret)
+		*bound_ret = bound;
+	return max - max % lba_of(lim);
+}
+
+const char *zdev_zbd_bound_str(const struct zdev_zbd_limits *lim,
+			       enum zdev_zbd_cmd cmd, char *buf, size_t buf_len)
+{
+	enum zdev_zbd_bound bound;
+	uint64_t max = cmd_bound(lim, cmd, &bound), lba = lba_of(lim);
+	enum zdev_zbd_limit zam = ZDEV_ZBD_ZONE_APPEND_MAX_BYTES;
+	size_t n = 0;
+
+	switch (bound) {
+	case ZDEV_ZBD_BOUND_DEFAULT:
+		n = snprintf(buf, buf_len, "no limit known: %u bytes",
+			     ZDEV_ZBD_IO_DEFAULT);
+		break;
+	case ZDEV_ZBD_BOUND_NO_APPEND:
+		n = snprintf(buf, buf_len, "%s %s: no Zone Append",
+			     limit_names[zam],
+			     lim->is_present[zam] ? "0" : "absent");
+		break;
+	case ZDEV_ZBD_BOUND_APPEND_MAX:
+		n = snprintf(buf, buf_len, "%s %llu", limit_names[zam],
+			     (unsigned long long)get(lim, zam));
+		break;
+	case ZDEV_ZBD_BOUND_HW_SECTORS:
+	case ZDEV_ZBD_BOUND_SECTORS:
+		n = snprintf(buf, buf_len, "%s %llu",
+			     limit_names[bound == ZDEV_ZBD_BOUND_HW_SECTORS
+						 ? ZDEV_ZBD_MAX_HW_SECTORS_KB
+						 : ZDEV_ZBD_MAX_SECTORS_KB],
+			     (unsigned long long)(max >> 10));
+		break;
+	case ZDEV_ZBD_BOUND_SEGMENTS:
+		n = snprintf(buf, buf_len, "max_segments %llu x %llu",
+			     (unsigned long long)get(lim,
+						     ZDEV_ZBD_MAX_SEGMENTS),
+			     (unsigned long long)page_of(lim));
+		break;
+	case ZDEV_ZBD_BOUND_SEGMENT_SIZE:
+		n = snprintf(buf, buf_len,
+			     "max_segments %llu x max_segment_size %llu",
+			     (unsigned long long)get(lim,
+						     ZDEV_ZBD_MAX_SEGMENTS),
+			     (unsigned long long)seg_bytes(lim));
+		break;
+	}
+	if (n < buf_len && max % lba)
+		snprintf(buf + n, buf_len - n,
+			 max < lba ? ", less than one %llu-byte block"
+				   : ", rounded down to %llu-byte blocks",
+			 (unsigned long long)lba);
+	return buf;
+}
+
+uint64_t zdev_zbd_buf_align(const struct zdev_zbd_limits *lim)
+{
+	uint64_t align = page_of(lim);
+
+	if (lba_of(lim) > align)
+		align = lba_of(lim);
+	if (get(lim, ZDEV_ZBD_DMA_ALIGNMENT) + 1 > align)
+		align = get(lim, ZDEV_ZBD_DMA_ALIGNMENT) + 1;
+	return align;
+}
+
+/* One limit's file: absent (0), a number, or -errno (logged). */
+static int read_limit(const char *dir, const char *name, bool *present_ret,
+		      uint64_t *val_ret)
+{
+	char path[PATH_MAX], line[64] = "";
+	int ret = 0;
+	FILE *f;
+
+	*present_ret = false;
+	*val_ret = 0;
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "r");
+	if (!f) {
+		if (errno == ENOENT)
+			return 0;
+		ret = -errno;
+		zlog_err(TAG, "%s: %s", path, strerror(errno));
+		return ret;
+	}
+	if (!fgets(line, sizeof(line), f))
+		line[0] = '\0';
+	fclose(f);
+	line[strcspn(line, "\n")] = '\0';
+	if (zdev_parse_u64(line, val_ret)) {
+		zlog_err(TAG, "%s: '%s' is not a number", path, line);
+		return -EINVAL;
+	}
+	*present_ret = true;
+	return 0;
+}
+
+int zdev_zbd_limits_read(const char *dir, struct zdev_zbd_limits *lim_ret)
+{
+	struct stat st;
+	long page;
+	int i, ret;
+
+	memset(lim_ret, 0, sizeof(*lim_ret));
+	if (stat(dir, &st))
+		return -errno;
+	if (!S_ISDIR(st.st_mode))
+		return -ENOTDIR;
+	if ((size_t)snprintf(lim_ret->dir, sizeof(lim_ret->dir), "%s", dir) >=
+	    sizeof(lim_ret->dir))
+		return -ENAMETOOLONG;
+	page = sysconf(_SC_PAGESIZE);
+	lim_ret->page_size = page > 0 ? (uint64_t)page : DEFAULT_PAGE_SIZE;
+	for (i = 0; i < ZDEV_ZBD_NR_LIMITS; i++) {
+		ret = read_limit(dir, limit_names[i], &lim_ret->is_present[i],
+				 &lim_ret->val[i]);
+		if (ret)
+			return ret;
+	}
 	return 0;
 }
 
@@ -205,13 +462,21 @@ int zdev_zbd_open(const char *spec, struct zdev **dev_ret)
 	return -EOPNOTSUPP;
 }
 
+int zdev_zbd_dev_limits(struct zdev *dev, struct zdev_zbd_limits *lim_ret,
+			bool *is_passthru_ret)
+{
+	(void)dev;
+	(void)lim_ret;
+	(void)is_passthru_ret;
+	return -ENODEV; /* no device of this backend opens without libzbd */
+}
+
 #else /* HAVE_LIBZBD */
 
 #include <fcntl.h>
 #include <libgen.h>
 #include <pthread.h>
 #include <sys/ioctl.h>
-#include <unistd.h>
 
 #include <libzbd/zbd.h>
 #include <linux/nvme_ioctl.h>
@@ -219,8 +484,6 @@ int zdev_zbd_open(const char *spec, struct zdev **dev_ret)
 #define SECTOR_SHIFT	     9
 #define NVME_CMD_ZONE_APPEND 0x7d
 #define NVME_RW_FUA	     (1u << 30) /* cdw12 bit 30 */
-/* Largest bounce buffer for unaligned caller buffers. */
-#define BOUNCE_MAX	     (4u << 20)
 
 /* Per-zone state for appends emulated by writes. */
 struct zbd_zone_state {
@@ -236,6 +499,9 @@ struct zbd_dev {
 	uint32_t nsid;
 	unsigned int lba_shift;
 	struct zbd_zone_state *zones;
+	struct zdev_zbd_limits lim;	/* read at open */
+	uint64_t cmd_max[ZDEV_ZBD_NR_CMDS]; /* bytes per command, > 0 */
+	uint64_t buf_align;		/* zdev_zbd_buf_align() */
 };
 
 static struct zbd_dev *priv(struct zdev *dev)
@@ -251,34 +517,81 @@ static int lib_err(int ret)
 	return ret < 0 ? ret : -EIO;
 }
 
-static bool is_aligned(const struct zdev *dev, const void *buf)
+/* Handed to the kernel as it is, or bounced (zdev_zbd_buf_align()). */
+static bool is_aligned(struct zdev *dev, const void *buf)
 {
-	return ((uintptr_t)buf & (dev->info.lba_size - 1)) == 0;
+	return (uintptr_t)buf % priv(dev)->buf_align == 0;
 }
 
-/* O_DIRECT I/O, bounced when the caller's buffer is not aligned. */
-static int rw_direct(struct zdev *dev, void *buf, uint64_t len, uint64_t off,
-		     bool is_write)
+/* What a message calls a command of each kind. */
+static const char *const cmd_what[ZDEV_ZBD_NR_CMDS] = {
+	[ZDEV_ZBD_APPEND_PASSTHRU] = "zone append",
+	[ZDEV_ZBD_APPEND_EMULATED] = "zone append (emulated by a write)",
+	[ZDEV_ZBD_WRITE] = "write",
+	[ZDEV_ZBD_READ] = "read",
+};
+
+/*
+ * Log a command the device (or the kernel on its way) refused: the
+ * command, its size, where, the errno and the limit its size was checked
+ * against.  EINVAL is what a command outside the queue's limits gets, so
+ * it is an error; the others (a full zone, a write off the write pointer,
+ * too many open zones) are mostly the zone rules, which callers expect
+ * (`zcow conform` provokes each) and report in their own words: debug.
+ */
+static void log_cmd_err(struct zdev *dev, enum zdev_zbd_cmd cmd, uint64_t len,
+			uint64_t off, int err)
 {
-	uint64_t chunk = len < BOUNCE_MAX ? len : BOUNCE_MAX;
-	char *p = buf;
+	const char *name = strerrorname_np(-err);
+	char bound[160];
+
+	zlog(err == -EINVAL ? ZLOG_ERR : ZLOG_DEBUG, TAG,
+	     "%s of %llu bytes at zone %llu (offset %llu): %s (limit %llu "
+	     "bytes: %s)",
+	     cmd_what[cmd], (unsigned long long)len,
+	     (unsigned long long)(off / dev->info.zone_size),
+	     (unsigned long long)off, name ? name : strerror(-err),
+	     (unsigned long long)priv(dev)->cmd_max[cmd],
+	     zdev_zbd_bound_str(&priv(dev)->lim, cmd, bound, sizeof(bound)));
+}
+
+/*
+ * O_DIRECT I/O in commands of at most cmd_max[@cmd] bytes, each from the
+ * caller's buffer when it is aligned there, else through a bounce buffer
+ * aligned to buf_align.  Split at explicit offsets, so the pieces land
+ * where one large command would have.
+ */
+static int rw_direct(struct zdev *dev, void *buf, uint64_t len, uint64_t off,
+		     enum zdev_zbd_cmd cmd)
+{
+	uint64_t max = priv(dev)->cmd_max[cmd], n;
+	bool is_write = cmd != ZDEV_ZBD_READ;
 	void *bounce = NULL;
-	uint64_t n;
+	char *p = buf;
 	int ret = 0;
 
-	if (is_aligned(dev, buf))
-		return zdev_fd_io(priv(dev)->fd, buf, len, off, is_write);
-	if (posix_memalign(&bounce, dev->info.lba_size, chunk))
-		return -ENOMEM;
 	while (len) {
-		n = len < chunk ? len : chunk;
-		if (is_write)
-			memcpy(bounce, p, n);
-		ret = zdev_fd_io(priv(dev)->fd, bounce, n, off, is_write);
-		if (ret)
+		n = len < max ? len : max;
+		if (is_aligned(dev, p)) {
+			ret = zdev_fd_io(priv(dev)->fd, p, n, off, is_write);
+		} else {
+			if (!bounce &&
+			    posix_memalign(&bounce, priv(dev)->buf_align,
+					   len < max ? len : max)) {
+				ret = -ENOMEM;
+				goto out;
+			}
+			if (is_write)
+				memcpy(bounce, p, n);
+			ret = zdev_fd_io(priv(dev)->fd, bounce, n, off,
+					 is_write);
+			if (!ret && !is_write)
+				memcpy(p, bounce, n);
+		}
+		if (ret) {
+			log_cmd_err(dev, cmd, n, off, ret);
 			goto out;
-		if (!is_write)
-			memcpy(p, bounce, n);
+		}
 		p += n;
 		off += n;
 		len -= n;
@@ -338,7 +651,7 @@ static int zbd_read(struct zdev *dev, void *buf, uint64_t len, uint64_t off,
 		    enum zdev_class cls)
 {
 	(void)cls;
-	return rw_direct(dev, buf, len, off, false);
+	return rw_direct(dev, buf, len, off, ZDEV_ZBD_READ);
 }
 
 static int sync_data(struct zdev *dev)
@@ -372,13 +685,13 @@ static int zbd_write(struct zdev *dev, const void *buf, uint64_t len,
 	(void)cls;
 	if (!is_one_zone) {
 		/* The kernel splits it per zone; re-read all wps later. */
-		ret = rw_direct(dev, (void *)buf, len, off, true);
+		ret = rw_direct(dev, (void *)buf, len, off, ZDEV_ZBD_WRITE);
 		invalidate_wps(dev, off, len);
 		goto out;
 	}
 	/* Serialized with emulated appends to the same zone. */
 	pthread_mutex_lock(&z->lock);
-	ret = rw_direct(dev, (void *)buf, len, off, true);
+	ret = rw_direct(dev, (void *)buf, len, off, ZDEV_ZBD_WRITE);
 	if (!ret && z->is_wp_valid && z->wp == off)
 		z->wp += len;
 	else
@@ -400,8 +713,9 @@ static int append_passthru(struct zdev *dev, const void *buf, uint64_t len,
 	uint64_t slba = zone >> zd->lba_shift;
 	int ret;
 
+	/* A page-aligned buffer maps to at most one segment per page. */
 	if (!is_aligned(dev, buf)) {
-		if (posix_memalign(&bounce, dev->info.lba_size, len))
+		if (posix_memalign(&bounce, zd->buf_align, len))
 			return -ENOMEM;
 		memcpy(bounce, buf, len);
 		buf = bounce;
@@ -419,10 +733,12 @@ static int append_passthru(struct zdev *dev, const void *buf, uint64_t len,
 	ret = ioctl(zd->ng_fd, NVME_IOCTL_IO64_CMD, &cmd);
 	if (ret < 0) {
 		ret = -errno;
+		log_cmd_err(dev, ZDEV_ZBD_APPEND_PASSTHRU, len, zone, ret);
 	} else if (ret > 0) {
 		zlog(ZLOG_DEBUG, TAG, "zone append at %llu: NVMe status 0x%x",
 		     (unsigned long long)zone, ret);
 		ret = zdev_zbd_nvme_status_errno(ret);
+		log_cmd_err(dev, ZDEV_ZBD_APPEND_PASSTHRU, len, zone, ret);
 	} else {
 		*off_ret = (uint64_t)cmd.result << zd->lba_shift;
 	}
@@ -480,7 +796,8 @@ static int append_by_write(struct zdev *dev, const void *buf, uint64_t len,
 		ret = -EIO;
 		goto out;
 	}
-	ret = rw_direct(dev, (void *)buf, len, z->wp, true);
+	ret = rw_direct(dev, (void *)buf, len, z->wp,
+			ZDEV_ZBD_APPEND_EMULATED);
 	if (!ret && (flags & ZDEV_WRITE_FUA))
 		ret = sync_data(dev);
 	if (ret) {
@@ -585,25 +902,49 @@ static const struct zdev_ops zbd_ops = {
 	.close = zbd_dev_close,
 };
 
-/* Read /sys/block/NAME/queue/ATTR as a number; -errno if absent. */
-static int read_queue_attr(const char *name, const char *attr, uint64_t *ret)
+/*
+ * The queue limits of /sys/block/@name/queue and each command's maximum
+ * from them (zdev_zbd_cmd_max()); info.max_append is the maximum of the
+ * append path this open uses.  Without the directory (a partition) every
+ * limit is absent.  Returns 0, or -EINVAL (logged) when the limits leave
+ * a write or read less than a block, or an unreadable limit's -errno.
+ */
+static int size_cmds(struct zbd_dev *zd, const char *name,
+		     struct zdev_info *info)
 {
-	char path[PATH_MAX], line[64];
-	FILE *f;
-	int err = 0;
+	enum zdev_zbd_cmd cmd;
+	char dir[PATH_MAX];
+	char bound[160];
+	uint64_t max;
+	int ret;
 
-	snprintf(path, sizeof(path), "/sys/block/%s/queue/%s", name, attr);
-	f = fopen(path, "r");
-	if (!f)
-		return -errno;
-	if (!fgets(line, sizeof(line), f))
-		err = -EIO;
-	fclose(f);
-	if (!err) {
-		line[strcspn(line, "\n")] = '\0';
-		err = zdev_parse_u64(line, ret);
+	snprintf(dir, sizeof(dir), "/sys/block/%s/queue", name);
+	ret = zdev_zbd_limits_read(dir, &zd->lim);
+	if (ret == -ENOENT) {
+		zlog_warn(TAG, "%s: no queue limits: each command of at most "
+			       "%u bytes", dir, ZDEV_ZBD_IO_DEFAULT);
+		ret = 0;
 	}
-	return err;
+	if (ret)
+		return ret;
+	zd->buf_align = zdev_zbd_buf_align(&zd->lim);
+	for (cmd = 0; cmd < ZDEV_ZBD_NR_CMDS; cmd++) {
+		max = zdev_zbd_cmd_max(&zd->lim, cmd, NULL);
+		zd->cmd_max[cmd] = max - max % info->lba_size;
+	}
+	for (cmd = ZDEV_ZBD_WRITE; cmd <= ZDEV_ZBD_READ; cmd++) {
+		if (zd->cmd_max[cmd])
+			continue;
+		zlog_err(TAG, "%s: the queue limits allow no %s of a %u-byte "
+			      "block (%s)", name, cmd_names[cmd], info->lba_size,
+			 zdev_zbd_bound_str(&zd->lim, cmd, bound,
+					    sizeof(bound)));
+		return -EINVAL;
+	}
+	info->max_append = zd->cmd_max[zd->ng_fd >= 0
+						? ZDEV_ZBD_APPEND_PASSTHRU
+						: ZDEV_ZBD_APPEND_EMULATED];
+	return 0;
 }
 
 /*
@@ -713,7 +1054,7 @@ static int open_zbd(const char *path, enum append_mode mode,
 	struct zbd_dev *zd = NULL;
 	struct zdev_info info;
 	struct zbd_info zi;
-	uint64_t max_append = 0, i, nr_zones = 0;
+	uint64_t i, nr_zones = 0;
 	const char *name;
 	int ret = 0;
 
@@ -785,15 +1126,9 @@ static int open_zbd(const char *path, enum append_mode mode,
 		ret = -ENODEV;
 		goto out;
 	}
-	if (read_queue_attr(name, "zone_append_max_bytes", &max_append) ||
-	    !max_append) {
-		/* Emulated appends are plain writes: bound by max_sectors. */
-		max_append = 0;
-		if (zd->ng_fd < 0 &&
-		    !read_queue_attr(name, "max_sectors_kb", &max_append))
-			max_append <<= 10;
-	}
-	info.max_append = max_append - max_append % info.lba_size;
+	ret = size_cmds(zd, name, &info);
+	if (ret)
+		goto out;
 
 	zd->zones = calloc(info.nr_zones, sizeof(*zd->zones));
 	if (!zd->zones) {
@@ -810,16 +1145,28 @@ static int open_zbd(const char *path, enum append_mode mode,
 		goto out;
 	}
 	zlog_info(TAG,
-		  "%s: %llu zones of %llu MiB (%llu conventional), append %s",
+		  "%s: %llu zones of %llu MiB (%llu conventional), append %s "
+		  "of at most %llu bytes",
 		  name, (unsigned long long)info.nr_zones,
 		  (unsigned long long)(info.zone_size >> 20),
 		  (unsigned long long)info.nr_conv,
 		  zd->ng_fd >= 0 ? "by NVMe passthrough"
-				 : "emulated by writes");
+				 : "emulated by writes",
+		  (unsigned long long)info.max_append);
 	zd = NULL;
 out:
 	free_zbd_dev(zd, nr_zones);
 	return ret;
+}
+
+int zdev_zbd_dev_limits(struct zdev *dev, struct zdev_zbd_limits *lim_ret,
+			bool *is_passthru_ret)
+{
+	if (dev->ops != &zbd_ops)
+		return -ENODEV;
+	*lim_ret = priv(dev)->lim;
+	*is_passthru_ret = priv(dev)->ng_fd >= 0;
+	return 0;
 }
 
 int zdev_zbd_open(const char *spec, struct zdev **dev_ret)

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * zcow zones: print the zones as `blkzone report` prints them.
+ * zcow zones: print the zones as `blkzone report` prints them, or
+ * (--limits) the device's queue limits and the size zcow gives each kind
+ * of command.
  * zcow zone: reset, open, close or finish one zone or all of them; turn a
  * zone of a simulator image offline or read-only.
  *
@@ -17,6 +19,7 @@
 
 #include "cmds.h"
 #include "zdev.h"
+#include "zdev_zbd.h"
 #include "zsim.h"
 
 /* blkzone prints 512-byte sectors whatever the logical block size. */
@@ -26,14 +29,112 @@
 
 static void zones_usage(FILE *out)
 {
-	fprintf(out, "usage: zcow zones DEV [--bytes]\n\n"
+	fprintf(out, "usage: zcow zones DEV [--bytes]\n"
+		     "       zcow zones DEV --limits\n\n"
 		     "Print every zone of DEV like `blkzone report`: start, "
 		     "len, cap and\n"
 		     "wptr (relative to the zone start) in 512-byte sectors, "
 		     "condition and\n"
 		     "type.  --bytes prints the same fields in bytes (decimal) "
 		     "under a\n"
-		     "header line.\n");
+		     "header line.\n"
+		     "--limits prints the limits of DEV instead: on a real "
+		     "device every\n"
+		     "queue limit zcow reads from sysfs (\"absent\" for a file "
+		     "that does not\n"
+		     "exist), then the bytes zcow puts in one command of each "
+		     "kind (append\n"
+		     "passthru, append emulated, write, read) and the limit "
+		     "that decided it;\n"
+		     "on the simulator and a file, the limits of its spec.\n");
+}
+
+/* One row of the per-command table. */
+static void print_cmd_row(const char *kind, uint64_t bytes, const char *why)
+{
+	char num[24] = "-";
+
+	if (bytes)
+		snprintf(num, sizeof(num), "%" PRIu64, bytes);
+	printf("  %-16s %10s  %s\n", kind, num, why);
+}
+
+/* The queue limits of a real device and the size of each command. */
+static void print_zbd_limits(const struct zdev *dev,
+			     const struct zdev_zbd_limits *lim,
+			     bool is_passthru)
+{
+	enum zdev_zbd_limit l;
+	enum zdev_zbd_cmd c;
+	char why[160];
+
+	printf("queue limits (%s):\n",
+	       lim->dir[0] ? lim->dir : "no queue directory");
+	for (l = 0; l < ZDEV_ZBD_NR_LIMITS; l++) {
+		if (lim->is_present[l])
+			printf("  %-24s %" PRIu64 "\n", zdev_zbd_limit_name(l),
+			       lim->val[l]);
+		else
+			printf("  %-24s absent\n", zdev_zbd_limit_name(l));
+	}
+	printf("  %-24s %" PRIu64 "\n", "page size (host)",
+	       lim->page_size);
+	printf("per command (bytes; buffers not aligned to %" PRIu64
+	       " bytes are bounced):\n",
+	       zdev_zbd_buf_align(lim));
+	for (c = 0; c < ZDEV_ZBD_NR_CMDS; c++)
+		print_cmd_row(zdev_zbd_cmd_name(c),
+			      zdev_zbd_cmd_max(lim, c, NULL),
+			      zdev_zbd_bound_str(lim, c, why, sizeof(why)));
+	printf("zone append: %s, at most %" PRIu64
+	       " bytes (the file system's max_append)\n",
+	       is_passthru ? "NVMe passthrough" : "emulated by writes",
+	       dev->info.max_append);
+	printf("writes and reads above their limit are split into several "
+	       "commands\n");
+}
+
+/* The simulator and the file backend: their spec is all there is. */
+static void print_spec_limits(struct zdev *dev)
+{
+	bool is_sim = zsim_from_dev(dev) != NULL;
+	const struct zdev_info *info = &dev->info;
+
+	printf("no queue limits: %s device; its limits are its spec's (%s)\n",
+	       is_sim ? "a simulated" : "an emulated-zones file",
+	       dev->spec);
+	printf("  %-24s %" PRIu32 "\n", "logical block size", info->lba_size);
+	printf("  %-24s %" PRIu32 "%s\n", "max_open", info->max_open,
+	       info->max_open ? "" : " (no limit)");
+	printf("  %-24s %" PRIu32 "%s\n", "max_active", info->max_active,
+	       info->max_active ? "" : " (no limit)");
+	printf("per command (bytes):\n");
+	print_cmd_row("append", info->max_append,
+		      info->max_append ? "max_append of the spec"
+				       : "no Zone Append");
+	print_cmd_row("write", 0, "no per-command limit");
+	print_cmd_row("read", 0, "no per-command limit");
+}
+
+static int print_limits(const char *spec)
+{
+	struct zdev_zbd_limits lim;
+	bool is_passthru = false;
+	struct zdev *dev;
+	int ret;
+
+	ret = open_dev("zones", spec, &dev);
+	if (ret)
+		return ret;
+	if (zdev_zbd_dev_limits(dev, &lim, &is_passthru) == 0)
+		print_zbd_limits(dev, &lim, is_passthru);
+	else
+		print_spec_limits(dev);
+	if (fflush(stdout)) {
+		fprintf(stderr, "zcow zones: writing the output failed\n");
+		return close_dev(dev, 1);
+	}
+	return close_dev(dev, 0);
 }
 
 static void print_zone_sectors(const struct zdev_zone *z)
@@ -67,7 +168,7 @@ int cmd_zones(int argc, char **argv)
 {
 	struct zdev_zone *zones = NULL;
 	const char *spec = NULL;
-	bool in_bytes = false;
+	bool in_bytes = false, is_limits = false;
 	struct zdev *dev;
 	unsigned int nr, i;
 	uint64_t from;
@@ -79,6 +180,8 @@ int cmd_zones(int argc, char **argv)
 			return 0;
 		} else if (strcmp(argv[a], "--bytes") == 0) {
 			in_bytes = true;
+		} else if (strcmp(argv[a], "--limits") == 0) {
+			is_limits = true;
 		} else if (argv[a][0] == '-' && argv[a][1]) {
 			fprintf(stderr, "zcow zones: unknown option '%s'\n",
 				argv[a]);
@@ -98,6 +201,13 @@ int cmd_zones(int argc, char **argv)
 		zones_usage(stderr);
 		return 2;
 	}
+	if (is_limits && in_bytes) {
+		fprintf(stderr, "zcow zones: --limits prints no zones: "
+				"--bytes does not go with it\n");
+		return 2;
+	}
+	if (is_limits)
+		return print_limits(spec);
 	ret = open_dev("zones", spec, &dev);
 	if (ret)
 		return ret;

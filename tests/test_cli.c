@@ -110,6 +110,40 @@ START_TEST(test_cli_zones_bytes_mode_has_header_and_decimal_bytes)
 }
 END_TEST
 
+START_TEST(test_cli_zones_limits_of_a_file_are_its_spec)
+{
+	run_zcow("zones", dev_spec, "--limits", NULL);
+	ck_assert_msg(res.status == 0, "exit %d, stderr: %s", res.status,
+		      res.err);
+	ck_assert_ptr_nonnull(strstr(res.out, "no queue limits"));
+	ck_assert_ptr_nonnull(strstr(res.out, dev_spec));
+	ck_assert_msg(strstr(res.out, "  append                    -  no "
+				      "Zone Append\n"),
+		      "got:\n%s", res.out);
+	ck_assert_ptr_nonnull(strstr(res.out, "  write                     - "
+					      " no per-command limit\n"));
+	/* No zone lines. */
+	ck_assert_ptr_null(strstr(res.out, "start:"));
+}
+END_TEST
+
+START_TEST(test_cli_zones_limits_of_the_simulator_give_its_max_append)
+{
+	run_zcow("zones", "sim:zones=8,zone_size=4M,max_append=64K,max_open=3",
+		 "--limits", NULL);
+	ck_assert_msg(res.status == 0, "exit %d, stderr: %s", res.status,
+		      res.err);
+	ck_assert_ptr_nonnull(strstr(res.out, "a simulated device"));
+	ck_assert_msg(strstr(res.out, "  append                65536  "
+				      "max_append of the spec\n"),
+		      "got:\n%s", res.out);
+	ck_assert_ptr_nonnull(strstr(res.out, "max_open                 3\n"));
+	run_zcow("zones", dev_spec, "--limits", "--bytes", NULL);
+	ck_assert_int_eq(res.status, 2);
+	ck_assert_ptr_nonnull(strstr(res.err, "--limits"));
+}
+END_TEST
+
 START_TEST(test_cli_zone_reset_of_conventional_zone_fails_with_message)
 {
 	run_zcow("zone", dev_spec, "reset", "1M", NULL);
@@ -743,6 +777,9 @@ Suite *cli_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, test_cli_zones_prints_blkzone_report_lines);
+	tcase_add_test(tc, test_cli_zones_limits_of_a_file_are_its_spec);
+	tcase_add_test(tc,
+		       test_cli_zones_limits_of_the_simulator_give_its_max_append);
 	tcase_add_test(tc,
 		       test_cli_zones_bytes_mode_has_header_and_decimal_bytes);
 	tcase_add_test(

@@ -49,7 +49,9 @@ echo "=== ZCOW-VM: up uptime=$(cut -d' ' -f1 /proc/uptime)"
 	echo "kernel=$(uname -r)"
 	echo "uptime_at_run=$(cut -d' ' -f1 /proc/uptime)"
 	for a in zoned nr_zones chunk_sectors max_open_zones max_active_zones \
-		zone_append_max_bytes logical_block_size max_sectors_kb \
+		zone_append_max_bytes logical_block_size physical_block_size \
+		max_sectors_kb max_hw_sectors_kb max_segments \
+		max_segment_size dma_alignment virt_boundary_mask \
 		scheduler; do
 		echo "$a=$(cat /sys/block/nvme0n1/queue/$a 2>/dev/null)"
 	done
