@@ -758,7 +758,7 @@ int zcrash_run(const char *scenario, const struct zcrash_opts *opts,
 	uint64_t nr_base = 0;
 	/* the replay of the last point, held for its next states; keys
 	 * name a point of a workload in a tree-log mode */
-	struct zcrash_held *held = zcrash_held_new();
+	struct zcrash_held *held = NULL;
 	uint64_t next_key = 0, key0;
 	uint8_t *tmp = NULL, *buf = NULL;
 	uint64_t wi, nwl, w0 = 0, i, buf_len;
@@ -888,6 +888,11 @@ int zcrash_run(const char *scenario, const struct zcrash_opts *opts,
 		}
 		fprintf(x.csv, "workload,treelog,point,recovery_cut,loss,seed,result,oracles,generation,acked_generation,message\n");
 		json_head(x.js, c, o);
+	}
+	held = zcrash_held_new();
+	if (!held) {
+		ret = oom();
+		goto out;
 	}
 	/* treelog=off first: its exact oracles are today's baseline */
 	for (mi = 0; mi < 2; mi++) {
