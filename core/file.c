@@ -186,14 +186,16 @@ static bool is_csum_key(const struct zcow_key *k)
 
 /*
  * The first checksum item that holds a block of [@from, @end): its key,
- * its number of checksums (*@nr_ret) and, with @csums_ret, a malloc'd
- * copy of them.  Items do not overlap, so it is the last item at or below
- * @from when that one reaches past @from, else the next one.  0, -ENOENT (none), -EUCLEAN (an item
- * that is not whole checksums), or a tree errno.
+ * its number of checksums (*@nr_ret) and, with @csums_ret, where they
+ * are in the tree's node (valid until the tree changes).  Items do not
+ * overlap, so it is the last item at or below @from when that one reaches
+ * past @from, else the next one: one descent for both.  0, -ENOENT
+ * (none), -EUCLEAN (an item that is not whole checksums), or a tree
+ * errno.
  */
 static int csum_first_overlap(struct zcow_tree *t, uint64_t from,
 			      uint64_t end, struct zcow_key *k,
-			      uint32_t **csums_ret, uint64_t *nr_ret)
+			      const uint32_t **csums_ret, uint64_t *nr_ret)
 {
 	struct zcow_tree_iter it;
 	struct zcow_key start;
@@ -221,12 +223,8 @@ static int csum_first_overlap(struct zcow_tree *t, uint64_t from,
 		return -EUCLEAN;
 	}
 	*nr_ret = len / 4;
-	if (!csums_ret)
-		return 0;
-	*csums_ret = malloc(len);
-	if (!*csums_ret)
-		return -ENOMEM;
-	memcpy(*csums_ret, data, len);
+	if (csums_ret)
+		*csums_ret = data;
 	return 0;
 }
 
@@ -234,24 +232,21 @@ int zcow_csum_lookup(struct zcow_tree *t, uint64_t bytenr, uint64_t len,
 		     uint32_t *csums)
 {
 	uint64_t pos = bytenr, end = bytenr + len, nr, to;
+	const uint32_t *item;
 	struct zcow_key k;
-	uint32_t *item;
 	int err;
 
 	while (pos < end) {
 		err = csum_first_overlap(t, pos, end, &k, &item, &nr);
 		if (err)
 			return err;
-		if (k.offset > pos) {
-			free(item);
+		if (k.offset > pos)
 			return -ENOENT;
-		}
 		to = k.offset + nr * BS < end ? k.offset + nr * BS : end;
 		if (csums)
 			memcpy(csums + (pos - bytenr) / BS,
 			       item + (pos - k.offset) / BS,
 			       (to - pos) / BS * 4);
-		free(item);
 		pos = to;
 	}
 	return 0;
@@ -259,19 +254,34 @@ int zcow_csum_lookup(struct zcow_tree *t, uint64_t bytenr, uint64_t len,
 
 int zcow_csum_delete(struct zcow_tree *t, uint64_t bytenr, uint64_t len)
 {
-	uint64_t end = bytenr + len, nr, item_end;
+	uint64_t pos = bytenr, end = bytenr + len, nr, item_end;
+	const uint32_t *in_tree;
 	struct zcow_key k, tail;
 	uint32_t *item;
 	int err;
 
-	for (;;) {
-		err = csum_first_overlap(t, bytenr, end, &k, &item, &nr);
+	/*
+	 * One lookup per item: items do not overlap, so the next one that
+	 * holds a block of the range starts at or after this one's end, and
+	 * none does once an item reaches @end.  Only an item that is cut (a
+	 * head kept, a tail inserted again) has its checksums copied out of
+	 * the node before the tree changes.
+	 */
+	while (pos < end) {
+		err = csum_first_overlap(t, pos, end, &k, &in_tree, &nr);
 		if (err)
 			return err == -ENOENT ? 0 : err;
 		item_end = k.offset + nr * BS;
-		if (k.offset < bytenr)
+		item = NULL;
+		if (k.offset < pos || item_end > end) {
+			item = malloc(nr * 4);
+			if (!item)
+				return -ENOMEM;
+			memcpy(item, in_tree, nr * 4);
+		}
+		if (k.offset < pos)
 			err = zcow_tree_update(t, &k, item,
-					       (uint32_t)((bytenr - k.offset) /
+					       (uint32_t)((pos - k.offset) /
 							  BS * 4));
 		else
 			err = zcow_tree_delete(t, &k);
@@ -285,7 +295,9 @@ int zcow_csum_delete(struct zcow_tree *t, uint64_t bytenr, uint64_t len)
 		free(item);
 		if (err)
 			return err;
+		pos = item_end;
 	}
+	return 0;
 }
 
 int zcow_data_extent_insert_locked(struct zcow_fs *fs, uint64_t bytenr,
