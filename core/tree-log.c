@@ -495,13 +495,18 @@ static bool is_replayable(struct zcow_fs *fs, enum zcow_log_fallback *why_ret)
 	return !lg->has_new_data;
 }
 
-/* Copy the checksum item of the data extent at @bytenr into the log. */
+/*
+ * Copy the checksum item of the data extent at @bytenr into the log.  It
+ * goes from the checksum tree's node straight into the log (one lookup;
+ * the insert changes the log tree only).
+ */
 static int log_csums(struct zcow_fs *fs, uint64_t bytenr)
 {
 	struct zcow_key k = { ZCOW_CSUM_OBJECTID, ZCOW_EXTENT_CSUM_KEY,
-			      bytenr };
-	uint32_t size;
-	uint8_t *buf;
+			      bytenr }, found;
+	struct zcow_tree_iter it;
+	const void *data;
+	uint32_t len;
 	int err;
 
 	err = zcow_tree_search(&fs->log->tree, &k, NULL, 0, NULL);
@@ -509,17 +514,13 @@ static int log_csums(struct zcow_fs *fs, uint64_t bytenr)
 		return 0;
 	if (err != -ENOENT)
 		return err;
-	err = zcow_tree_search(&fs->csum_tree, &k, NULL, 0, &size);
+	zcow_tree_iter_init(&it, &fs->csum_tree, &k);
+	err = zcow_tree_iter_next(&it, &found, &data, &len);
+	if (!err && zcow_key_cmp(&found, &k))
+		err = -ENOENT;
 	if (err)
 		return err == -ENOENT ? -EUCLEAN : err;
-	buf = malloc(size);
-	if (!buf)
-		return -ENOMEM;
-	err = zcow_tree_search(&fs->csum_tree, &k, buf, size, NULL);
-	if (!err)
-		err = zcow_tree_insert(&fs->log->tree, &k, buf, size);
-	free(buf);
-	return err;
+	return zcow_tree_insert(&fs->log->tree, &k, data, len);
 }
 
 /* Every item type (log_keys(), copy_items()). */
