@@ -947,22 +947,35 @@ int zcow_rsv_del_nodes(struct zcow_tree *tree, uint64_t nr_items,
 	return 0;
 }
 
-/* Metadata and system groups with room for a node now. */
-static uint64_t groups_with_room(struct zcow_fs *fs)
+void zcow_meta_groups(struct zcow_fs *fs, struct zcow_meta_groups *mg_ret)
 {
-	uint64_t nr = 0, i;
+	uint64_t ns = fs->nodesize, i;
 
-	for (i = 0; i < fs->nr_bgs; i++)
-		if (zcow_bg_has_room(fs->bgs[i], ZCOW_BG_METADATA,
-				     fs->nodesize) ||
-		    zcow_bg_has_room(fs->bgs[i], ZCOW_BG_SYSTEM, fs->nodesize))
-			nr++;
-	return nr;
+	*mg_ret = (struct zcow_meta_groups){ 0 };
+	for (i = 0; i < fs->nr_bgs; i++) {
+		const struct zcow_bg *bg = fs->bgs[i];
+		uint64_t type = bg->flags & ZCOW_BG_TYPE_MASK;
+
+		/* (a group has room of its own type only) */
+		if (type == ZCOW_BG_METADATA &&
+		    zcow_bg_has_room(bg, ZCOW_BG_METADATA, ns)) {
+			mg_ret->with_room++;
+			if (bg->start != fs->treelog_bg)
+				mg_ret->meta_bytes +=
+					(bg->capacity - bg->alloc_offset) /
+					ns * ns;
+		} else if (type == ZCOW_BG_SYSTEM &&
+			   zcow_bg_has_room(bg, ZCOW_BG_SYSTEM, ns)) {
+			mg_ret->with_room++;
+			mg_ret->sys_nodes +=
+				(bg->capacity - bg->alloc_offset) / ns;
+		}
+	}
 }
 
 /*
  * Groups @nodes new nodes may land in: the @with_room ones with room now
- * (groups_with_room()), and the new chunks they fill.
+ * (struct zcow_meta_groups), and the new chunks they fill.
  */
 static uint64_t alloc_groups(struct zcow_fs *fs, uint64_t with_room,
 			     uint64_t nodes)
@@ -975,7 +988,7 @@ static uint64_t alloc_groups(struct zcow_fs *fs, uint64_t with_room,
 /*
  * The commit's own needs once the running transaction (@fresh: a new
  * one, nothing copied yet) holds @op_nodes more nodes (@with_room:
- * groups_with_room()): every clean node of the extent, root and device trees
+ * struct zcow_meta_groups): every clean node of the extent, root and device trees
  * CoWed, every node of the root and device trees split once, the items
  * of every delayed reference (an insert of META_REF_ITEM bytes each, two
  * per node the transaction allocates: its allocation and the free of the
@@ -1024,18 +1037,20 @@ static int commit_nodes(struct zcow_fs *fs, uint64_t op_nodes, bool fresh,
  */
 int zcow_sys_zone_held(struct zcow_fs *fs, bool *held_ret)
 {
+	struct zcow_meta_groups mg;
+
+	zcow_meta_groups(fs, &mg);
+	return zcow_sys_zone_held_in(fs, &mg, held_ret);
+}
+
+int zcow_sys_zone_held_in(struct zcow_fs *fs,
+			  const struct zcow_meta_groups *mg, bool *held_ret)
+{
 	int64_t nr = zcow_tree_nr_nodes(&fs->chunk_tree);
-	uint64_t room = 0, i, need;
+	uint64_t room = mg->sys_nodes, need;
 
 	if (nr < 0)
 		return (int)nr;
-	for (i = 0; i < fs->nr_bgs; i++) {
-		struct zcow_bg *bg = fs->bgs[i];
-
-		if (zcow_bg_has_room(bg, ZCOW_BG_SYSTEM, fs->nodesize))
-			room += (bg->capacity - bg->alloc_offset) /
-				fs->nodesize;
-	}
 	need = 2 * (uint64_t)nr + 2 * (height(&fs->chunk_tree) + 1) + 2;
 	/* Held from SYS_HOLD_COMMITS commits before the room runs out: a
 	 * zone held only at the last one could already be taken by then
@@ -1089,7 +1104,17 @@ static int slack_nodes(struct zcow_fs *fs, uint64_t with_room,
 int zcow_meta_need(struct zcow_fs *fs, uint64_t op_nodes,
 		   bool may_use_global, uint64_t *bytes_ret)
 {
-	uint64_t slack = 0, commit = 0, with_room = groups_with_room(fs);
+	struct zcow_meta_groups mg;
+
+	zcow_meta_groups(fs, &mg);
+	return zcow_meta_need_in(fs, &mg, op_nodes, may_use_global, bytes_ret);
+}
+
+int zcow_meta_need_in(struct zcow_fs *fs, const struct zcow_meta_groups *mg,
+		      uint64_t op_nodes, bool may_use_global,
+		      uint64_t *bytes_ret)
+{
+	uint64_t slack = 0, commit = 0, with_room = mg->with_room;
 	int ret;
 
 	if (!may_use_global) {

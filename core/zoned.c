@@ -48,22 +48,15 @@ uint64_t zcow_zoned_nr_free_zones(struct zcow_fs *fs)
 
 /* ---- metadata headroom (docs/space.md) -------------------------------- */
 
-int zcow_meta_room(struct zcow_fs *fs, uint64_t *bytes_ret)
+/* zcow_meta_room() with the groups read from @mg (zcow_meta_groups()). */
+static int meta_room_in(struct zcow_fs *fs, const struct zcow_meta_groups *mg,
+			uint64_t *bytes_ret)
 {
-	uint64_t room = 0, free_z = zcow_zoned_nr_free_zones(fs), i;
+	uint64_t room = mg->meta_bytes, free_z = zcow_zoned_nr_free_zones(fs);
 	bool sys_held = true;
 	int ret;
 
-	for (i = 0; i < fs->nr_bgs; i++) {
-		struct zcow_bg *bg = fs->bgs[i];
-
-		if (!zcow_bg_has_room(bg, ZCOW_BG_METADATA, fs->nodesize) ||
-		    bg->start == fs->treelog_bg)
-			continue;
-		room += (bg->capacity - bg->alloc_offset) / fs->nodesize *
-			fs->nodesize;
-	}
-	ret = zcow_sys_zone_held(fs, &sys_held);
+	ret = zcow_sys_zone_held_in(fs, mg, &sys_held);
 	if (ret)
 		return ret;
 	if (sys_held)
@@ -76,9 +69,19 @@ int zcow_meta_room(struct zcow_fs *fs, uint64_t *bytes_ret)
 	return 0;
 }
 
+int zcow_meta_room(struct zcow_fs *fs, uint64_t *bytes_ret)
+{
+	struct zcow_meta_groups mg;
+
+	zcow_meta_groups(fs, &mg);
+	return meta_room_in(fs, &mg, bytes_ret);
+}
+
+/* One walk over the groups serves the room and the need. */
 int zcow_meta_check(struct zcow_fs *fs, uint64_t op_nodes,
 		    bool may_use_global)
 {
+	struct zcow_meta_groups mg;
 	uint64_t room, need;
 	int ret;
 
@@ -86,9 +89,11 @@ int zcow_meta_check(struct zcow_fs *fs, uint64_t op_nodes,
 		return -EROFS;
 	if (!fs->has_trees)
 		return 0;
-	ret = zcow_meta_room(fs, &room);
+	zcow_meta_groups(fs, &mg);
+	ret = meta_room_in(fs, &mg, &room);
 	if (!ret)
-		ret = zcow_meta_need(fs, op_nodes, may_use_global, &need);
+		ret = zcow_meta_need_in(fs, &mg, op_nodes, may_use_global,
+					&need);
 	if (ret)
 		return ret;
 	return room >= need ? 0 : -ENOSPC;
@@ -96,11 +101,14 @@ int zcow_meta_check(struct zcow_fs *fs, uint64_t op_nodes,
 
 bool zcow_meta_may_give(struct zcow_fs *fs, uint64_t bytes)
 {
+	struct zcow_meta_groups mg;
 	uint64_t room, need;
 
 	if (!fs->has_trees)
 		return true;
-	if (zcow_meta_room(fs, &room) || zcow_meta_need(fs, 0, false, &need))
+	zcow_meta_groups(fs, &mg);
+	if (meta_room_in(fs, &mg, &room) ||
+	    zcow_meta_need_in(fs, &mg, 0, false, &need))
 		return false;
 	return room >= bytes && room - bytes >= need;
 }
