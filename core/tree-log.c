@@ -769,15 +769,18 @@ static int log_dir(struct zcow_fs *fs, uint64_t ino)
 
 /* Note extent @fe of a logged item: its checksums go into the log when
  * written in this transaction; one in a chunk of the running transaction
- * makes the log unreplayable until the commit (is_replayable()). */
+ * makes the log unreplayable until the commit (is_replayable()):
+ * -EAGAIN, the build stops there (log_add()). */
 static int log_fext(struct zcow_fs *fs, const struct zcow_fext *fe)
 {
 	struct zcow_log *lg = fs->log;
 
 	if (!fe->disk_bytenr)
 		return 0;	/* a hole */
-	if (lg->may_have_new_data && is_in_new_chunk(fs, fe->disk_bytenr))
+	if (lg->may_have_new_data && is_in_new_chunk(fs, fe->disk_bytenr)) {
 		lg->has_new_data = true;
+		return -EAGAIN;
+	}
 	if (fe->generation == fs->transid)
 		return log_csums(fs, fe->disk_bytenr);
 	return 0;
@@ -1186,9 +1189,15 @@ static int write_log_nodes(struct zcow_fs *fs)
 	return err;
 }
 
-/* Put the inodes of @set into the log tree (memory only): 0, -EAGAIN
+/*
+ * Put the inodes of @set into the log tree (memory only): 0, -EAGAIN
  * with *why_ret when the log is not replayable (is_replayable()), or a
- * tree errno. */
+ * tree errno.  A log that refers to data in a chunk of the running
+ * transaction is written by no fsync until the commit drops it, so its
+ * build stops at the first such extent (log_fext()), and none starts
+ * while the log holds one: the fsync commits, with the log's items in
+ * memory only, as when a build fails.
+ */
 static int log_add(struct zcow_fs *fs, const uint64_t *set, uint64_t nr,
 		   uint64_t ino, enum zcow_log_fallback *why_ret)
 {
@@ -1199,11 +1208,19 @@ static int log_add(struct zcow_fs *fs, const uint64_t *set, uint64_t nr,
 	uint64_t i;
 	int err;
 
+	if (lg->has_new_data) {
+		is_replayable(fs, why_ret);
+		return -EAGAIN;
+	}
 	/* Only then can a logged extent lie in a new chunk (log_inode()). */
 	lg->may_have_new_data = has_new_chunk(fs, ZCOW_BG_DATA);
 	err = log_start(fs);
 	for (i = 0; !err && i < nr; i++)
 		err = log_inode(fs, set[i], ino);
+	if (err == -EAGAIN && lg->has_new_data) {
+		is_replayable(fs, why_ret);
+		return -EAGAIN;
+	}
 	if (!err) {
 		zcow_root_item_encode(item, &lg->tree, fs->nodesize);
 		err = zcow_tree_put(&lg->root_tree, &rk, item, sizeof(item));
