@@ -718,23 +718,34 @@ static int pick_once(struct zcow_fs *fs, uint32_t slot,
  * a slot's next chunk would: within data_may_take_zone(), with one more
  * free zone left beyond the metadata reserve.
  */
+static bool is_spare(struct zcow_fs *fs, const struct zcow_bg *b)
+{
+	return zcow_bg_has_room(b, ZCOW_BG_DATA, BS) && !b->alloc_offset &&
+	       !is_other_slot(fs->files, b, UINT32_MAX);
+}
+
 static void keep_spare(struct zcow_fs *fs)
 {
+	struct zcow_files *fl = fs->files;
 	uint64_t i;
 	int err;
 
+	if (!zcow_log_is_wanted(fs))
+		return;
+	/* A spare already: the one found last, while it still is one (it
+	 * is checked after every data pick), else any. */
+	if (fl->spare_bg && is_spare(fs, zcow_bg_lookup(fs, fl->spare_bg)))
+		return;
 	/* Where the active-zone budget leaves data one zone, the slot's
 	 * next group is the one zone data may open: a spare would hold a
 	 * free zone no write can use. */
-	if (!zcow_log_is_wanted(fs) || zcow_zoned_data_zones(fs, 0, true) < 2)
+	if (zcow_zoned_data_zones(fs, 0, true) < 2)
 		return;
 	for (i = 0; i < fs->nr_bgs; i++) {
-		struct zcow_bg *b = fs->bgs[i];
-
-		if (zcow_bg_has_room(b, ZCOW_BG_DATA, BS) &&
-		    !b->alloc_offset && !is_other_slot(fs->files, b,
-							UINT32_MAX))
-			return;	/* a spare already */
+		if (is_spare(fs, fs->bgs[i])) {
+			fl->spare_bg = fs->bgs[i]->start;
+			return;
+		}
 	}
 	if (zcow_zoned_nr_free_zones(fs) <=
 		    META_RESERVE_ZONES + zcow_reclaim_held_zones(fs) + 1 ||
