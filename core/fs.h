@@ -99,6 +99,7 @@ struct zcow_fs {
 	 * (core/file.c:zcow_meta_reserve_locked): what it needed and the
 	 * room plus freed space there was (bytes); 0: none. */
 	uint64_t rsv_failed_need, rsv_failed_mark;
+	struct zcow_need_memo need_memo;	/* core/volumes.c */
 	uint64_t *redirty;		/* freed before writeback: write zeroed */
 	uint64_t nr_redirty, redirty_cap;
 	uint8_t *wb_arena;		/* commit: node images, kept for reuse */

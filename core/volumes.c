@@ -1110,12 +1110,58 @@ int zcow_meta_need(struct zcow_fs *fs, uint64_t op_nodes,
 	return zcow_meta_need_in(fs, &mg, op_nodes, may_use_global, bytes_ret);
 }
 
+/*
+ * What zcow_meta_need_in() reads (slack_nodes(), commit_nodes(),
+ * zcow_rsv_nodes()), in @in: the operation, the groups with room, the
+ * delayed references, the zone room, the node size, and of each tree it
+ * sizes its nodes, dirty nodes and height.  False on a tree read error.
+ */
+static bool need_inputs(struct zcow_fs *fs, const struct zcow_meta_groups *mg,
+			uint64_t op_nodes, bool may_use_global,
+			uint64_t in[ZCOW_NEED_INPUTS])
+{
+	struct zcow_tree *trees[] = { &fs->fs_tree, &fs->csum_tree,
+				      &fs->extent_tree, &fs->root_tree,
+				      &fs->dev_tree };
+	unsigned int i, n = 0;
+
+	in[n++] = op_nodes;
+	in[n++] = may_use_global;
+	in[n++] = mg->with_room;
+	in[n++] = fs->nr_refs;
+	in[n++] = zcow_zoned_zone_room(fs);
+	in[n++] = fs->nodesize;
+	/* (the fs and checksum trees size the global reserve only) */
+	for (i = may_use_global ? 2 : 0; i < sizeof(trees) / sizeof(trees[0]);
+	     i++) {
+		int64_t nr = zcow_tree_nr_nodes(trees[i]);
+
+		if (nr < 0)
+			return false;
+		in[n++] = (uint64_t)nr;
+		in[n++] = trees[i]->nr_dirty;
+		in[n++] = height(trees[i]);
+	}
+	while (n < ZCOW_NEED_INPUTS)
+		in[n++] = 0;
+	return true;
+}
+
 int zcow_meta_need_in(struct zcow_fs *fs, const struct zcow_meta_groups *mg,
 		      uint64_t op_nodes, bool may_use_global,
 		      uint64_t *bytes_ret)
 {
+	struct zcow_need_memo *memo = &fs->need_memo;
 	uint64_t slack = 0, commit = 0, with_room = mg->with_room;
+	uint64_t in[ZCOW_NEED_INPUTS];
+	bool has_in;
 	int ret;
+
+	has_in = need_inputs(fs, mg, op_nodes, may_use_global, in);
+	if (has_in && memo->is_valid && !memcmp(in, memo->in, sizeof(in))) {
+		*bytes_ret = memo->bytes;
+		return 0;
+	}
 
 	if (!may_use_global) {
 		ret = slack_nodes(fs, with_room, &slack);
@@ -1126,5 +1172,10 @@ int zcow_meta_need_in(struct zcow_fs *fs, const struct zcow_meta_groups *mg,
 	if (ret)
 		return ret;
 	*bytes_ret = (op_nodes + slack + commit) * fs->nodesize;
+	memo->is_valid = has_in;
+	if (has_in) {
+		memcpy(memo->in, in, sizeof(in));
+		memo->bytes = *bytes_ret;
+	}
 	return 0;
 }

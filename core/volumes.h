@@ -375,4 +375,17 @@ int zcow_meta_need_in(struct zcow_fs *fs, const struct zcow_meta_groups *mg,
 		      uint64_t op_nodes, bool may_use_global,
 		      uint64_t *bytes_ret);
 
+/*
+ * Everything zcow_meta_need() reads, and its answer for them: a check
+ * whose inputs are all the same (a write's record step after its
+ * reservation; in a transaction whose paths are copied already, most
+ * writes) takes the answer instead of computing it again.
+ */
+#define ZCOW_NEED_INPUTS	21
+struct zcow_need_memo {
+	bool is_valid;
+	uint64_t in[ZCOW_NEED_INPUTS];
+	uint64_t bytes;
+};
+
 #endif /* ZCOW_VOLUMES_H */
