@@ -90,6 +90,11 @@ struct zcow_fs {
 	struct zcow_bg **bgs;
 	uint64_t nr_bgs;
 	uint64_t bgs_cap;
+	/* The metadata and system groups among them, in no order
+	 * (zcow_bg_add(), zcow_bg_remove()): what a reservation check
+	 * walks (zcow_meta_groups()). */
+	struct zcow_bg **meta_bgs;
+	uint64_t nr_meta_bgs, meta_bgs_cap;
 	uint64_t writable_bytes;	/* all devices, outside sb zones */
 
 	/* The running transaction's in-memory state. */

@@ -295,6 +295,14 @@ int zcow_bg_sync_wp(struct zcow_bg *bg)
 	return 0;
 }
 
+/* A metadata or system group (struct zcow_fs meta_bgs)? */
+static bool is_meta_bg(const struct zcow_bg *bg)
+{
+	uint64_t type = bg->flags & ZCOW_BG_TYPE_MASK;
+
+	return type == ZCOW_BG_METADATA || type == ZCOW_BG_SYSTEM;
+}
+
 int zcow_bg_add(struct zcow_fs *fs, const struct zcow_bg *tmpl,
 		struct zcow_bg **bg_ret)
 {
@@ -302,6 +310,9 @@ int zcow_bg_add(struct zcow_fs *fs, const struct zcow_bg *tmpl,
 	uint64_t i;
 
 	if (ZCOW_GROW_ONE(&fs->bgs, fs->nr_bgs, &fs->bgs_cap))
+		return -ENOMEM;
+	if (is_meta_bg(tmpl) &&
+	    ZCOW_GROW_ONE(&fs->meta_bgs, fs->nr_meta_bgs, &fs->meta_bgs_cap))
 		return -ENOMEM;
 	bg = malloc(sizeof(*bg));
 	if (!bg)
@@ -316,6 +327,8 @@ int zcow_bg_add(struct zcow_fs *fs, const struct zcow_bg *tmpl,
 		fs->bgs[i] = fs->bgs[i - 1];
 	fs->bgs[i] = bg;
 	fs->nr_bgs++;
+	if (is_meta_bg(bg))
+		fs->meta_bgs[fs->nr_meta_bgs++] = bg;
 	if (bg_ret)
 		*bg_ret = bg;
 	return 0;
@@ -335,6 +348,9 @@ void zcow_bg_remove(struct zcow_fs *fs, struct zcow_bg *bg)
 	memmove(&fs->bgs[i], &fs->bgs[i + 1],
 		(fs->nr_bgs - i - 1) * sizeof(fs->bgs[0]));
 	fs->nr_bgs--;
+	for (i = 0; i < fs->nr_meta_bgs; i++)
+		if (fs->meta_bgs[i] == bg)
+			fs->meta_bgs[i] = fs->meta_bgs[--fs->nr_meta_bgs];
 	free(bg);
 }
 
@@ -952,8 +968,8 @@ void zcow_meta_groups(struct zcow_fs *fs, struct zcow_meta_groups *mg_ret)
 	uint64_t ns = fs->nodesize, i;
 
 	*mg_ret = (struct zcow_meta_groups){ 0 };
-	for (i = 0; i < fs->nr_bgs; i++) {
-		const struct zcow_bg *bg = fs->bgs[i];
+	for (i = 0; i < fs->nr_meta_bgs; i++) {
+		const struct zcow_bg *bg = fs->meta_bgs[i];
 		uint64_t type = bg->flags & ZCOW_BG_TYPE_MASK;
 
 		/* (a group has room of its own type only) */
