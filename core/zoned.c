@@ -53,6 +53,7 @@ static int meta_room_in(struct zcow_fs *fs, const struct zcow_meta_groups *mg,
 			uint64_t *bytes_ret)
 {
 	uint64_t room = mg->meta_bytes, free_z = zcow_zoned_nr_free_zones(fs);
+	uint64_t held;
 	bool sys_held = true;
 	int ret;
 
@@ -61,10 +62,10 @@ static int meta_room_in(struct zcow_fs *fs, const struct zcow_meta_groups *mg,
 		return ret;
 	if (sys_held)
 		free_z = free_z ? free_z - 1 : 0;
-	/* The zone held for the data relocation group (core/reclaim.h). */
-	free_z -= free_z < zcow_reclaim_held_zones(fs) ?
-			  free_z :
-			  zcow_reclaim_held_zones(fs);
+	/* The zone held for the data relocation group (core/reclaim.h; a
+	 * walk over the groups with reclaim on: asked once). */
+	held = zcow_reclaim_held_zones(fs);
+	free_z -= free_z < held ? free_z : held;
 	*bytes_ret = room + free_z * zcow_zoned_zone_room(fs);
 	return 0;
 }
