@@ -1470,6 +1470,14 @@ int zcow_log_fsync_locked(struct zcow_fs *fs, uint64_t ino)
 		return -EIO;
 	lg->nr_fsyncs++;
 	err = log_prepare(fs, ino, &why);
+	/*
+	 * Nothing of @ino to add, but inodes joined before (is_pending): a
+	 * join refused since may have left items in the log that replay
+	 * could not map, or a build that stopped part way (log_add()); such
+	 * a log is not written, the commit makes them durable.
+	 */
+	if (!err && lg->is_pending && !is_replayable(fs, &why))
+		err = -EAGAIN;
 	if (err == -EAGAIN) {
 		if (lg->enabled && why < ZCOW_LOG_NR_FALLBACKS) {
 			lg->nr_fallbacks++;
