@@ -186,14 +186,16 @@ static bool is_csum_key(const struct zcow_key *k)
 
 /*
  * The first checksum item that holds a block of [@from, @end): its key,
- * its number of checksums (*@nr_ret) and, with @csums_ret, a malloc'd
- * copy of them.  Items do not overlap, so it is the last item at or below
- * @from when that one reaches past @from, else the next one.  0, -ENOENT (none), -EUCLEAN (an item
- * that is not whole checksums), or a tree errno.
+ * its number of checksums (*@nr_ret) and, with @csums_ret, where they
+ * are in the tree's node (valid until the tree changes).  Items do not
+ * overlap, so it is the last item at or below @from when that one reaches
+ * past @from, else the next one: one descent for both.  0, -ENOENT
+ * (none), -EUCLEAN (an item that is not whole checksums), or a tree
+ * errno.
  */
 static int csum_first_overlap(struct zcow_tree *t, uint64_t from,
 			      uint64_t end, struct zcow_key *k,
-			      uint32_t **csums_ret, uint64_t *nr_ret)
+			      const uint32_t **csums_ret, uint64_t *nr_ret)
 {
 	struct zcow_tree_iter it;
 	struct zcow_key start;
@@ -221,12 +223,8 @@ static int csum_first_overlap(struct zcow_tree *t, uint64_t from,
 		return -EUCLEAN;
 	}
 	*nr_ret = len / 4;
-	if (!csums_ret)
-		return 0;
-	*csums_ret = malloc(len);
-	if (!*csums_ret)
-		return -ENOMEM;
-	memcpy(*csums_ret, data, len);
+	if (csums_ret)
+		*csums_ret = data;
 	return 0;
 }
 
@@ -234,24 +232,21 @@ int zcow_csum_lookup(struct zcow_tree *t, uint64_t bytenr, uint64_t len,
 		     uint32_t *csums)
 {
 	uint64_t pos = bytenr, end = bytenr + len, nr, to;
+	const uint32_t *item;
 	struct zcow_key k;
-	uint32_t *item;
 	int err;
 
 	while (pos < end) {
 		err = csum_first_overlap(t, pos, end, &k, &item, &nr);
 		if (err)
 			return err;
-		if (k.offset > pos) {
-			free(item);
+		if (k.offset > pos)
 			return -ENOENT;
-		}
 		to = k.offset + nr * BS < end ? k.offset + nr * BS : end;
 		if (csums)
 			memcpy(csums + (pos - bytenr) / BS,
 			       item + (pos - k.offset) / BS,
 			       (to - pos) / BS * 4);
-		free(item);
 		pos = to;
 	}
 	return 0;
@@ -259,19 +254,34 @@ int zcow_csum_lookup(struct zcow_tree *t, uint64_t bytenr, uint64_t len,
 
 int zcow_csum_delete(struct zcow_tree *t, uint64_t bytenr, uint64_t len)
 {
-	uint64_t end = bytenr + len, nr, item_end;
+	uint64_t pos = bytenr, end = bytenr + len, nr, item_end;
+	const uint32_t *in_tree;
 	struct zcow_key k, tail;
 	uint32_t *item;
 	int err;
 
-	for (;;) {
-		err = csum_first_overlap(t, bytenr, end, &k, &item, &nr);
+	/*
+	 * One lookup per item: items do not overlap, so the next one that
+	 * holds a block of the range starts at or after this one's end, and
+	 * none does once an item reaches @end.  Only an item that is cut (a
+	 * head kept, a tail inserted again) has its checksums copied out of
+	 * the node before the tree changes.
+	 */
+	while (pos < end) {
+		err = csum_first_overlap(t, pos, end, &k, &in_tree, &nr);
 		if (err)
 			return err == -ENOENT ? 0 : err;
 		item_end = k.offset + nr * BS;
-		if (k.offset < bytenr)
+		item = NULL;
+		if (k.offset < pos || item_end > end) {
+			item = malloc(nr * 4);
+			if (!item)
+				return -ENOMEM;
+			memcpy(item, in_tree, nr * 4);
+		}
+		if (k.offset < pos)
 			err = zcow_tree_update(t, &k, item,
-					       (uint32_t)((bytenr - k.offset) /
+					       (uint32_t)((pos - k.offset) /
 							  BS * 4));
 		else
 			err = zcow_tree_delete(t, &k);
@@ -285,7 +295,9 @@ int zcow_csum_delete(struct zcow_tree *t, uint64_t bytenr, uint64_t len)
 		free(item);
 		if (err)
 			return err;
+		pos = item_end;
 	}
+	return 0;
 }
 
 int zcow_data_extent_insert_locked(struct zcow_fs *fs, uint64_t bytenr,
@@ -395,36 +407,48 @@ static int put_fext_locked(struct zcow_tree *tree, uint64_t ino,
 	return zcow_tree_update(tree, &k, buf, sizeof(buf));
 }
 
-int zcow_drop_extents_locked(struct zcow_fs *fs, struct zcow_tree *tree,
-			     uint64_t root, uint64_t ino, uint64_t from,
-			     uint64_t to, uint64_t *dropped_ret)
+/*
+ * An inline extent (the kernel's, at 0: the file's only one) in [@from,
+ * @to) goes whole: it has no data extent, reference or checksums.  Its
+ * length is added to *@dropped.
+ */
+static int drop_inline_locked(struct zcow_tree *tree, uint64_t ino,
+			      uint64_t from, uint64_t to, uint64_t *dropped)
 {
-	struct zcow_fext *v = NULL;
-	uint64_t nr = 0, i, dropped = 0;
+	struct zcow_key k = { ino, ZCOW_EXTENT_DATA_KEY, 0 };
+	uint8_t item[21 + BS];
+	uint32_t size;
 	int err;
 
-	/* An inline extent (the kernel's, at 0: the file's only one) goes
-	 * whole: it has no data extent, reference or checksums. */
-	if (from == 0 && to > 0) {
-		struct zcow_key k = { ino, ZCOW_EXTENT_DATA_KEY, 0 };
-		uint8_t item[21 + BS];
-		uint32_t size;
-
-		err = zcow_tree_search(tree, &k, item, sizeof(item), &size);
-		if (!err && size >= 21 && size <= sizeof(item) &&
-		    item[20] == 0) {
-			err = zcow_tree_delete(tree, &k);
-			if (err)
-				return err;
-			dropped = get64(item + 8);
-		} else if (err && err != -ENOENT) {
+	if (from != 0 || to == 0)
+		return 0;
+	err = zcow_tree_search(tree, &k, item, sizeof(item), &size);
+	if (!err && size >= 21 && size <= sizeof(item) && item[20] == 0) {
+		err = zcow_tree_delete(tree, &k);
+		if (err)
 			return err;
-		}
-	}
-	err = zcow_collect_extents_locked(tree, ino, from, to, &v, &nr);
-	if (err)
+		*dropped += get64(item + 8);
+	} else if (err && err != -ENOENT) {
 		return err;
-	for (i = 0; i < nr; i++) {
+	}
+	return 0;
+}
+
+/*
+ * Drop [@from, @to) of the @nr regular file extents @v
+ * (zcow_collect_extents_locked() of that range): a head or a tail outside
+ * the range is kept, an extent no item references any more loses its
+ * reference.  The bytes dropped are added to *@dropped.
+ */
+static int drop_fexts_locked(struct zcow_fs *fs, struct zcow_tree *tree,
+			     uint64_t root, uint64_t ino, uint64_t from,
+			     uint64_t to, const struct zcow_fext *v,
+			     uint64_t nr, uint64_t *dropped)
+{
+	uint64_t i;
+	int err = 0;
+
+	for (i = 0; i < nr && !err; i++) {
 		struct zcow_fext fe = v[i], tail;
 		uint64_t s = fe.file_off, e = s + fe.num_bytes;
 		struct zcow_key k = { ino, ZCOW_EXTENT_DATA_KEY, s };
@@ -448,7 +472,7 @@ int zcow_drop_extents_locked(struct zcow_fs *fs, struct zcow_tree *tree,
 						fe.disk_num_bytes, +1, root,
 						ino, s - fe.offset);
 			}
-			dropped += (has_tail ? to : e) - from;
+			*dropped += (has_tail ? to : e) - from;
 		} else {
 			err = zcow_tree_delete(tree, &k);
 			if (!err && has_tail)
@@ -457,11 +481,28 @@ int zcow_drop_extents_locked(struct zcow_fs *fs, struct zcow_tree *tree,
 				err = zcow_data_ref_locked(
 					fs, fe.disk_bytenr, fe.disk_num_bytes,
 					-1, root, ino, s - fe.offset);
-			dropped += (has_tail ? to : e) - s;
+			*dropped += (has_tail ? to : e) - s;
 		}
-		if (err)
-			break;
 	}
+	return err;
+}
+
+int zcow_drop_extents_locked(struct zcow_fs *fs, struct zcow_tree *tree,
+			     uint64_t root, uint64_t ino, uint64_t from,
+			     uint64_t to, uint64_t *dropped_ret)
+{
+	struct zcow_fext *v = NULL;
+	uint64_t nr = 0, dropped = 0;
+	int err;
+
+	err = drop_inline_locked(tree, ino, from, to, &dropped);
+	if (err)
+		return err;
+	err = zcow_collect_extents_locked(tree, ino, from, to, &v, &nr);
+	if (err)
+		return err;
+	err = drop_fexts_locked(fs, tree, root, ino, from, to, v, nr,
+				&dropped);
 	free(v);
 	if (dropped_ret)
 		*dropped_ret = dropped;
@@ -725,10 +766,13 @@ int zcow_rsv_drop_extents_locked(struct zcow_fs *fs, struct zcow_tree *tree,
  * extent and inode item, and what it replaces.  hotcold=on: *@gen_ret is
  * the generation of the live data the write's first block replaces (its
  * file extent's, kept through relocation), 0 when it replaces none (a
- * hole, past the end: new data).
+ * hole, past the end: new data).  With @v_ret, the file extents it
+ * replaces (zcow_collect_extents_locked()) into *@v_ret and *@nr_ret, for
+ * the record step while the fs tree is unchanged; on an error none.
  */
 static int rsv_write_locked(struct zcow_file *f, uint64_t off, uint64_t len,
-			    uint64_t *nodes_ret, uint64_t *gen_ret)
+			    uint64_t *nodes_ret, uint64_t *gen_ret,
+			    struct zcow_fext **v_ret, uint64_t *nr_ret)
 {
 	struct zcow_fs *fs = f->fs;
 	struct zcow_fext *v = NULL;
@@ -753,6 +797,11 @@ static int rsv_write_locked(struct zcow_file *f, uint64_t off, uint64_t len,
 	    v[0].disk_bytenr &&
 	    v[0].file_off <= off)
 		*gen_ret = v[0].generation;
+	if (!err && v_ret) {
+		*v_ret = v;
+		*nr_ret = nr;
+		return 0;
+	}
 	free(v);
 	return err;
 }
@@ -1017,7 +1066,72 @@ struct write_cmd {
 	/* The reservation's nodes for the whole, and the transaction and
 	 * the trees' change counters it was computed at (write_record). */
 	uint64_t nodes, transid, seq[3];
+	/* The file extents [off, off + old_len) replaces as the
+	 * reservation found them, and the fs tree's change counter and the
+	 * transaction they were found at (put_write_fext_locked()). */
+	struct zcow_fext *old;
+	uint64_t nr_old, old_len, old_seq, old_transid;
 };
+
+/* The extents @v (@nr) that [wc->off, + @len) replaces, found now. */
+static void write_set_old(struct write_cmd *wc, uint64_t len,
+			  struct zcow_fext *v, uint64_t nr)
+{
+	free(wc->old);
+	wc->old = v;
+	wc->nr_old = nr;
+	wc->old_len = len;
+	wc->old_seq = wc->f->tree->seq;
+	wc->old_transid = wc->f->fs->transid;
+}
+
+/*
+ * The file extent item @fe of a write's part in place of what it
+ * replaces: the same range as one item (the common overwrite) rewritten
+ * in place, the old extent losing its reference; else the extents in the
+ * range dropped and @fe inserted.  What the reservation found serves
+ * while the fs tree has not changed since (a flush's commit or
+ * relocation changes it); else it is looked up again.  The bytes dropped
+ * into *@dropped_ret.
+ */
+static int put_write_fext_locked(struct write_cmd *wc,
+				 const struct zcow_fext *fe,
+				 uint64_t *dropped_ret)
+{
+	struct zcow_file *f = wc->f;
+	struct zcow_fs *fs = f->fs;
+	const struct zcow_fext *old = wc->old;
+	uint64_t from = fe->file_off, to = from + fe->num_bytes;
+	int err;
+
+	*dropped_ret = 0;
+	if (wc->old_len != fe->num_bytes || wc->old_seq != f->tree->seq ||
+	    wc->old_transid != fs->transid) {
+		err = replace_same_range_locked(fs, f, fe, dropped_ret);
+		if (err != -ENOENT)
+			return err;
+		err = zcow_drop_extents_locked(fs, f->tree, f->root, f->ino,
+					       from, to, dropped_ret);
+		return err ? err : put_fext_locked(f->tree, f->ino, fe, true);
+	}
+	/* Items do not overlap: one that starts at @from and is as long
+	 * is the only one in the range (replace_same_range_locked()). */
+	if (wc->nr_old == 1 && old->file_off == from &&
+	    old->num_bytes == fe->num_bytes) {
+		err = put_fext_locked(f->tree, f->ino, fe, false);
+		if (err)
+			return err;
+		*dropped_ret = old->num_bytes;
+		return zcow_data_ref_locked(fs, old->disk_bytenr,
+					    old->disk_num_bytes, -1, f->root,
+					    f->ino, old->file_off - old->offset);
+	}
+	err = drop_inline_locked(f->tree, f->ino, from, to, dropped_ret);
+	if (!err)
+		err = drop_fexts_locked(fs, f->tree, f->root, f->ino, from, to,
+					old, wc->nr_old, dropped_ret);
+	return err ? err : put_fext_locked(f->tree, f->ino, fe, true);
+}
 
 /* The trees a write's reservation reads (rsv_write_locked()). */
 static void rsv_write_seqs(const struct zcow_file *f, uint64_t seq[3])
@@ -1041,7 +1155,8 @@ static int write_reserve(struct write_cmd *wc)
 	struct zcow_file *f = wc->f;
 	struct zcow_fs *fs = f->fs;
 	struct zcow_files *fl = fs->files;
-	uint64_t nodes, gen = 0, len = wc->len, part = 0;
+	uint64_t nodes, gen = 0, len = wc->len, part = 0, nr_old;
+	struct zcow_fext *old;
 	struct zcow_bg *bg = NULL;
 	bool is_hot = false;
 	bool plain = !fl->zone_append;
@@ -1056,7 +1171,10 @@ static int write_reserve(struct write_cmd *wc)
 		 * could not be added (checked again after the write, for the
 		 * part: its items are no larger than the whole's). */
 		if (!err)
-			err = rsv_write_locked(f, wc->off, len, &nodes, &gen);
+			err = rsv_write_locked(f, wc->off, len, &nodes, &gen,
+					       &old, &nr_old);
+		if (!err)
+			write_set_old(wc, len, old, nr_old);
 		if (!err)
 			err = zcow_meta_reserve_locked(fs, nodes, false);
 		if (!err) {
@@ -1178,7 +1296,8 @@ static int write_record(struct write_cmd *wc)
 	struct zcow_fs *fs = f->fs;
 	struct zcow_files *fl = fs->files;
 	uint64_t len = wc->len, off = wc->off, landed = wc->landed;
-	uint64_t dropped = 0, nodes = 0, gen, seq[3];
+	uint64_t dropped = 0, nodes = 0, gen, seq[3], nr_old;
+	struct zcow_fext *old;
 	struct zcow_timespec now;
 	struct zcow_inode in;
 	struct zcow_fext fe;
@@ -1195,8 +1314,9 @@ static int write_record(struct write_cmd *wc)
 	rsv_write_seqs(f, seq);
 	if (wc->transid == fs->transid && !memcmp(seq, wc->seq, sizeof(seq)))
 		nodes = wc->nodes;
-	else
-		err = rsv_write_locked(f, off, len, &nodes, &gen);
+	else if (!(err = rsv_write_locked(f, off, len, &nodes, &gen, &old,
+					  &nr_old)))
+		write_set_old(wc, len, old, nr_old);
 	if (!err)
 		err = zcow_meta_reserve_locked(fs, nodes, false);
 	if (err) {
@@ -1219,13 +1339,7 @@ static int write_record(struct write_cmd *wc)
 	fe.offset = 0;
 	fe.num_bytes = len;
 	if (!err)
-		err = replace_same_range_locked(fs, f, &fe, &dropped);
-	if (err == -ENOENT) {
-		err = zcow_drop_extents_locked(fs, f->tree, f->root, f->ino,
-					       off, off + len, &dropped);
-		if (!err)
-			err = put_fext_locked(f->tree, f->ino, &fe, true);
-	}
+		err = put_write_fext_locked(wc, &fe, &dropped);
 	zcow_files_now(fs, &now);
 	if (!err && (wc->min_size > in.size || len != dropped ||
 		     in.transid != fs->transid ||
@@ -1294,7 +1408,7 @@ static int write_extent(struct zcow_file *f, const uint8_t *buf,
 	struct zcow_fs *fs = f->fs;
 	struct write_cmd *wc;
 	uint32_t *csums;
-	uint64_t b, done, nr = 0, k, nodes, gen;
+	uint64_t b, done, nr = 0, nr_set = 0, k, nodes, gen;
 	int err = 0;
 
 	csums = malloc(len / BS * 4);
@@ -1312,6 +1426,7 @@ static int write_extent(struct zcow_file *f, const uint8_t *buf,
 		*w = (struct write_cmd){ .f = f, .buf = buf + done,
 					 .len = len - done, .off = off + done,
 					 .csums = csums + done / BS };
+		nr_set = nr + 1;
 		err = write_reserve(w);	/* w->len: this part */
 		if (err) {
 			LOCK(fs);
@@ -1339,7 +1454,7 @@ static int write_extent(struct zcow_file *f, const uint8_t *buf,
 	}
 	/* Split: the items of the whole admitted before any goes in. */
 	if (!err && nr > 1) {
-		err = rsv_write_locked(f, off, len, &nodes, &gen);
+		err = rsv_write_locked(f, off, len, &nodes, &gen, NULL, NULL);
 		if (!err)
 			err = zcow_meta_reserve_locked(fs, nodes, false);
 	}
@@ -1357,6 +1472,8 @@ static int write_extent(struct zcow_file *f, const uint8_t *buf,
 	}
 out:
 	UNLOCK(fs);
+	for (k = 0; k < nr_set; k++)
+		free(wc[k].old);
 	free(wc);
 	free(csums);
 	return err;

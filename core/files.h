@@ -139,6 +139,9 @@ struct zcow_files {
 	uint32_t data_zones;		/* active data block groups (slots) */
 	/* logical start of each slot's data block group, 0 = none yet */
 	uint64_t data_active[ZCOW_MAX_DATA_ZONES];
+	/* the spare data group keep_spare() found last (core/zoned.c), a
+	 * hint checked again before use; 0 = none */
+	uint64_t spare_bg;
 	bool zone_append;
 	/*
 	 * hotcold=on (core/zoned.c, "hot and cold"): slots

@@ -90,6 +90,11 @@ struct zcow_fs {
 	struct zcow_bg **bgs;
 	uint64_t nr_bgs;
 	uint64_t bgs_cap;
+	/* The metadata and system groups among them, in no order
+	 * (zcow_bg_add(), zcow_bg_remove()): what a reservation check
+	 * walks (zcow_meta_groups()). */
+	struct zcow_bg **meta_bgs;
+	uint64_t nr_meta_bgs, meta_bgs_cap;
 	uint64_t writable_bytes;	/* all devices, outside sb zones */
 
 	/* The running transaction's in-memory state. */
@@ -99,6 +104,7 @@ struct zcow_fs {
 	 * (core/file.c:zcow_meta_reserve_locked): what it needed and the
 	 * room plus freed space there was (bytes); 0: none. */
 	uint64_t rsv_failed_need, rsv_failed_mark;
+	struct zcow_need_memo need_memo;	/* core/volumes.c */
 	uint64_t *redirty;		/* freed before writeback: write zeroed */
 	uint64_t nr_redirty, redirty_cap;
 	uint8_t *wb_arena;		/* commit: node images, kept for reuse */

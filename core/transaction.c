@@ -1339,12 +1339,15 @@ void zcow_fs_free_trees(struct zcow_fs *fs)
 	for (i = 0; i < fs->nr_bgs; i++)
 		free(fs->bgs[i]);
 	free(fs->bgs);
+	free(fs->meta_bgs);
 	free(fs->refs);
 	free(fs->redirty);
 	free(fs->wb_arena);
 	fs->wb_arena = NULL;
 	fs->wb_arena_size = 0;
 	fs->bgs = NULL;
+	fs->meta_bgs = NULL;
+	fs->nr_meta_bgs = fs->meta_bgs_cap = 0;
 	fs->refs = NULL;
 	fs->redirty = NULL;
 	fs->nr_bgs = fs->bgs_cap = fs->nr_refs = fs->refs_cap = 0;

@@ -495,13 +495,18 @@ static bool is_replayable(struct zcow_fs *fs, enum zcow_log_fallback *why_ret)
 	return !lg->has_new_data;
 }
 
-/* Copy the checksum item of the data extent at @bytenr into the log. */
+/*
+ * Copy the checksum item of the data extent at @bytenr into the log.  It
+ * goes from the checksum tree's node straight into the log (one lookup;
+ * the insert changes the log tree only).
+ */
 static int log_csums(struct zcow_fs *fs, uint64_t bytenr)
 {
 	struct zcow_key k = { ZCOW_CSUM_OBJECTID, ZCOW_EXTENT_CSUM_KEY,
-			      bytenr };
-	uint32_t size;
-	uint8_t *buf;
+			      bytenr }, found;
+	struct zcow_tree_iter it;
+	const void *data;
+	uint32_t len;
 	int err;
 
 	err = zcow_tree_search(&fs->log->tree, &k, NULL, 0, NULL);
@@ -509,17 +514,13 @@ static int log_csums(struct zcow_fs *fs, uint64_t bytenr)
 		return 0;
 	if (err != -ENOENT)
 		return err;
-	err = zcow_tree_search(&fs->csum_tree, &k, NULL, 0, &size);
+	zcow_tree_iter_init(&it, &fs->csum_tree, &k);
+	err = zcow_tree_iter_next(&it, &found, &data, &len);
+	if (!err && zcow_key_cmp(&found, &k))
+		err = -ENOENT;
 	if (err)
 		return err == -ENOENT ? -EUCLEAN : err;
-	buf = malloc(size);
-	if (!buf)
-		return -ENOMEM;
-	err = zcow_tree_search(&fs->csum_tree, &k, buf, size, NULL);
-	if (!err)
-		err = zcow_tree_insert(&fs->log->tree, &k, buf, size);
-	free(buf);
-	return err;
+	return zcow_tree_insert(&fs->log->tree, &k, data, len);
 }
 
 /* Every item type (log_keys(), copy_items()). */
@@ -768,15 +769,18 @@ static int log_dir(struct zcow_fs *fs, uint64_t ino)
 
 /* Note extent @fe of a logged item: its checksums go into the log when
  * written in this transaction; one in a chunk of the running transaction
- * makes the log unreplayable until the commit (is_replayable()). */
+ * makes the log unreplayable until the commit (is_replayable()):
+ * -EAGAIN, the build stops there (log_add()). */
 static int log_fext(struct zcow_fs *fs, const struct zcow_fext *fe)
 {
 	struct zcow_log *lg = fs->log;
 
 	if (!fe->disk_bytenr)
 		return 0;	/* a hole */
-	if (lg->may_have_new_data && is_in_new_chunk(fs, fe->disk_bytenr))
+	if (lg->may_have_new_data && is_in_new_chunk(fs, fe->disk_bytenr)) {
 		lg->has_new_data = true;
+		return -EAGAIN;
+	}
 	if (fe->generation == fs->transid)
 		return log_csums(fs, fe->disk_bytenr);
 	return 0;
@@ -1185,9 +1189,15 @@ static int write_log_nodes(struct zcow_fs *fs)
 	return err;
 }
 
-/* Put the inodes of @set into the log tree (memory only): 0, -EAGAIN
+/*
+ * Put the inodes of @set into the log tree (memory only): 0, -EAGAIN
  * with *why_ret when the log is not replayable (is_replayable()), or a
- * tree errno. */
+ * tree errno.  A log that refers to data in a chunk of the running
+ * transaction is written by no fsync until the commit drops it, so its
+ * build stops at the first such extent (log_fext()), and none starts
+ * while the log holds one: the fsync commits, with the log's items in
+ * memory only, as when a build fails.
+ */
 static int log_add(struct zcow_fs *fs, const uint64_t *set, uint64_t nr,
 		   uint64_t ino, enum zcow_log_fallback *why_ret)
 {
@@ -1198,11 +1208,19 @@ static int log_add(struct zcow_fs *fs, const uint64_t *set, uint64_t nr,
 	uint64_t i;
 	int err;
 
+	if (lg->has_new_data) {
+		is_replayable(fs, why_ret);
+		return -EAGAIN;
+	}
 	/* Only then can a logged extent lie in a new chunk (log_inode()). */
 	lg->may_have_new_data = has_new_chunk(fs, ZCOW_BG_DATA);
 	err = log_start(fs);
 	for (i = 0; !err && i < nr; i++)
 		err = log_inode(fs, set[i], ino);
+	if (err == -EAGAIN && lg->has_new_data) {
+		is_replayable(fs, why_ret);
+		return -EAGAIN;
+	}
 	if (!err) {
 		zcow_root_item_encode(item, &lg->tree, fs->nodesize);
 		err = zcow_tree_put(&lg->root_tree, &rk, item, sizeof(item));
@@ -1452,6 +1470,14 @@ int zcow_log_fsync_locked(struct zcow_fs *fs, uint64_t ino)
 		return -EIO;
 	lg->nr_fsyncs++;
 	err = log_prepare(fs, ino, &why);
+	/*
+	 * Nothing of @ino to add, but inodes joined before (is_pending): a
+	 * join refused since may have left items in the log that replay
+	 * could not map, or a build that stopped part way (log_add()); such
+	 * a log is not written, the commit makes them durable.
+	 */
+	if (!err && lg->is_pending && !is_replayable(fs, &why))
+		err = -EAGAIN;
 	if (err == -EAGAIN) {
 		if (lg->enabled && why < ZCOW_LOG_NR_FALLBACKS) {
 			lg->nr_fallbacks++;

@@ -295,6 +295,14 @@ int zcow_bg_sync_wp(struct zcow_bg *bg)
 	return 0;
 }
 
+/* A metadata or system group (struct zcow_fs meta_bgs)? */
+static bool is_meta_bg(const struct zcow_bg *bg)
+{
+	uint64_t type = bg->flags & ZCOW_BG_TYPE_MASK;
+
+	return type == ZCOW_BG_METADATA || type == ZCOW_BG_SYSTEM;
+}
+
 int zcow_bg_add(struct zcow_fs *fs, const struct zcow_bg *tmpl,
 		struct zcow_bg **bg_ret)
 {
@@ -302,6 +310,9 @@ int zcow_bg_add(struct zcow_fs *fs, const struct zcow_bg *tmpl,
 	uint64_t i;
 
 	if (ZCOW_GROW_ONE(&fs->bgs, fs->nr_bgs, &fs->bgs_cap))
+		return -ENOMEM;
+	if (is_meta_bg(tmpl) &&
+	    ZCOW_GROW_ONE(&fs->meta_bgs, fs->nr_meta_bgs, &fs->meta_bgs_cap))
 		return -ENOMEM;
 	bg = malloc(sizeof(*bg));
 	if (!bg)
@@ -316,6 +327,8 @@ int zcow_bg_add(struct zcow_fs *fs, const struct zcow_bg *tmpl,
 		fs->bgs[i] = fs->bgs[i - 1];
 	fs->bgs[i] = bg;
 	fs->nr_bgs++;
+	if (is_meta_bg(bg))
+		fs->meta_bgs[fs->nr_meta_bgs++] = bg;
 	if (bg_ret)
 		*bg_ret = bg;
 	return 0;
@@ -335,6 +348,9 @@ void zcow_bg_remove(struct zcow_fs *fs, struct zcow_bg *bg)
 	memmove(&fs->bgs[i], &fs->bgs[i + 1],
 		(fs->nr_bgs - i - 1) * sizeof(fs->bgs[0]));
 	fs->nr_bgs--;
+	for (i = 0; i < fs->nr_meta_bgs; i++)
+		if (fs->meta_bgs[i] == bg)
+			fs->meta_bgs[i] = fs->meta_bgs[--fs->nr_meta_bgs];
 	free(bg);
 }
 
@@ -947,22 +963,35 @@ int zcow_rsv_del_nodes(struct zcow_tree *tree, uint64_t nr_items,
 	return 0;
 }
 
-/* Metadata and system groups with room for a node now. */
-static uint64_t groups_with_room(struct zcow_fs *fs)
+void zcow_meta_groups(struct zcow_fs *fs, struct zcow_meta_groups *mg_ret)
 {
-	uint64_t nr = 0, i;
+	uint64_t ns = fs->nodesize, i;
 
-	for (i = 0; i < fs->nr_bgs; i++)
-		if (zcow_bg_has_room(fs->bgs[i], ZCOW_BG_METADATA,
-				     fs->nodesize) ||
-		    zcow_bg_has_room(fs->bgs[i], ZCOW_BG_SYSTEM, fs->nodesize))
-			nr++;
-	return nr;
+	*mg_ret = (struct zcow_meta_groups){ 0 };
+	for (i = 0; i < fs->nr_meta_bgs; i++) {
+		const struct zcow_bg *bg = fs->meta_bgs[i];
+		uint64_t type = bg->flags & ZCOW_BG_TYPE_MASK;
+
+		/* (a group has room of its own type only) */
+		if (type == ZCOW_BG_METADATA &&
+		    zcow_bg_has_room(bg, ZCOW_BG_METADATA, ns)) {
+			mg_ret->with_room++;
+			if (bg->start != fs->treelog_bg)
+				mg_ret->meta_bytes +=
+					(bg->capacity - bg->alloc_offset) /
+					ns * ns;
+		} else if (type == ZCOW_BG_SYSTEM &&
+			   zcow_bg_has_room(bg, ZCOW_BG_SYSTEM, ns)) {
+			mg_ret->with_room++;
+			mg_ret->sys_nodes +=
+				(bg->capacity - bg->alloc_offset) / ns;
+		}
+	}
 }
 
 /*
  * Groups @nodes new nodes may land in: the @with_room ones with room now
- * (groups_with_room()), and the new chunks they fill.
+ * (struct zcow_meta_groups), and the new chunks they fill.
  */
 static uint64_t alloc_groups(struct zcow_fs *fs, uint64_t with_room,
 			     uint64_t nodes)
@@ -975,7 +1004,7 @@ static uint64_t alloc_groups(struct zcow_fs *fs, uint64_t with_room,
 /*
  * The commit's own needs once the running transaction (@fresh: a new
  * one, nothing copied yet) holds @op_nodes more nodes (@with_room:
- * groups_with_room()): every clean node of the extent, root and device trees
+ * struct zcow_meta_groups): every clean node of the extent, root and device trees
  * CoWed, every node of the root and device trees split once, the items
  * of every delayed reference (an insert of META_REF_ITEM bytes each, two
  * per node the transaction allocates: its allocation and the free of the
@@ -1024,18 +1053,20 @@ static int commit_nodes(struct zcow_fs *fs, uint64_t op_nodes, bool fresh,
  */
 int zcow_sys_zone_held(struct zcow_fs *fs, bool *held_ret)
 {
+	struct zcow_meta_groups mg;
+
+	zcow_meta_groups(fs, &mg);
+	return zcow_sys_zone_held_in(fs, &mg, held_ret);
+}
+
+int zcow_sys_zone_held_in(struct zcow_fs *fs,
+			  const struct zcow_meta_groups *mg, bool *held_ret)
+{
 	int64_t nr = zcow_tree_nr_nodes(&fs->chunk_tree);
-	uint64_t room = 0, i, need;
+	uint64_t room = mg->sys_nodes, need;
 
 	if (nr < 0)
 		return (int)nr;
-	for (i = 0; i < fs->nr_bgs; i++) {
-		struct zcow_bg *bg = fs->bgs[i];
-
-		if (zcow_bg_has_room(bg, ZCOW_BG_SYSTEM, fs->nodesize))
-			room += (bg->capacity - bg->alloc_offset) /
-				fs->nodesize;
-	}
 	need = 2 * (uint64_t)nr + 2 * (height(&fs->chunk_tree) + 1) + 2;
 	/* Held from SYS_HOLD_COMMITS commits before the room runs out: a
 	 * zone held only at the last one could already be taken by then
@@ -1089,8 +1120,64 @@ static int slack_nodes(struct zcow_fs *fs, uint64_t with_room,
 int zcow_meta_need(struct zcow_fs *fs, uint64_t op_nodes,
 		   bool may_use_global, uint64_t *bytes_ret)
 {
-	uint64_t slack = 0, commit = 0, with_room = groups_with_room(fs);
+	struct zcow_meta_groups mg;
+
+	zcow_meta_groups(fs, &mg);
+	return zcow_meta_need_in(fs, &mg, op_nodes, may_use_global, bytes_ret);
+}
+
+/*
+ * What zcow_meta_need_in() reads (slack_nodes(), commit_nodes(),
+ * zcow_rsv_nodes()), in @in: the operation, the groups with room, the
+ * delayed references, the zone room, the node size, and of each tree it
+ * sizes its nodes, dirty nodes and height.  False on a tree read error.
+ */
+static bool need_inputs(struct zcow_fs *fs, const struct zcow_meta_groups *mg,
+			uint64_t op_nodes, bool may_use_global,
+			uint64_t in[ZCOW_NEED_INPUTS])
+{
+	struct zcow_tree *trees[] = { &fs->fs_tree, &fs->csum_tree,
+				      &fs->extent_tree, &fs->root_tree,
+				      &fs->dev_tree };
+	unsigned int i, n = 0;
+
+	in[n++] = op_nodes;
+	in[n++] = may_use_global;
+	in[n++] = mg->with_room;
+	in[n++] = fs->nr_refs;
+	in[n++] = zcow_zoned_zone_room(fs);
+	in[n++] = fs->nodesize;
+	/* (the fs and checksum trees size the global reserve only) */
+	for (i = may_use_global ? 2 : 0; i < sizeof(trees) / sizeof(trees[0]);
+	     i++) {
+		int64_t nr = zcow_tree_nr_nodes(trees[i]);
+
+		if (nr < 0)
+			return false;
+		in[n++] = (uint64_t)nr;
+		in[n++] = trees[i]->nr_dirty;
+		in[n++] = height(trees[i]);
+	}
+	while (n < ZCOW_NEED_INPUTS)
+		in[n++] = 0;
+	return true;
+}
+
+int zcow_meta_need_in(struct zcow_fs *fs, const struct zcow_meta_groups *mg,
+		      uint64_t op_nodes, bool may_use_global,
+		      uint64_t *bytes_ret)
+{
+	struct zcow_need_memo *memo = &fs->need_memo;
+	uint64_t slack = 0, commit = 0, with_room = mg->with_room;
+	uint64_t in[ZCOW_NEED_INPUTS];
+	bool has_in;
 	int ret;
+
+	has_in = need_inputs(fs, mg, op_nodes, may_use_global, in);
+	if (has_in && memo->is_valid && !memcmp(in, memo->in, sizeof(in))) {
+		*bytes_ret = memo->bytes;
+		return 0;
+	}
 
 	if (!may_use_global) {
 		ret = slack_nodes(fs, with_room, &slack);
@@ -1101,5 +1188,10 @@ int zcow_meta_need(struct zcow_fs *fs, uint64_t op_nodes,
 	if (ret)
 		return ret;
 	*bytes_ret = (op_nodes + slack + commit) * fs->nodesize;
+	memo->is_valid = has_in;
+	if (has_in) {
+		memcpy(memo->in, in, sizeof(in));
+		memo->bytes = *bytes_ret;
+	}
 	return 0;
 }

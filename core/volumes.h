@@ -338,11 +338,28 @@ int zcow_rsv_nodes(struct zcow_fs *fs, struct zcow_tree *tree,
 int zcow_rsv_del_nodes(struct zcow_tree *tree, uint64_t nr_items,
 		       uint64_t nr_leaves, uint64_t *nodes_ret);
 
+/*
+ * What a reservation check reads of the block groups, from one walk over
+ * them (zcow_meta_groups()): valid while no group changes, i.e. within
+ * one hold of the fs lock with no allocation in between.
+ */
+struct zcow_meta_groups {
+	uint64_t meta_bytes;	/* whole nodes left in the metadata groups
+				 * with room, the tree-log's apart, bytes */
+	uint64_t sys_nodes;	/* nodes left in the system groups with room */
+	uint64_t with_room;	/* metadata and system groups with room for
+				 * a node (the tree-log's too) */
+};
+
+void zcow_meta_groups(struct zcow_fs *fs, struct zcow_meta_groups *mg_ret);
+
 /* Does the chunk tree's CoW in a commit (every node once, split once,
  * growth) not fit in the system groups, so that a commit may allocate a
  * system chunk?  *held_ret true: zcow_meta_room() holds a zone for it.
- * 0 or a read errno. */
+ * 0 or a read errno.  The _in variant reads the groups from @mg. */
 int zcow_sys_zone_held(struct zcow_fs *fs, bool *held_ret);
+int zcow_sys_zone_held_in(struct zcow_fs *fs,
+			  const struct zcow_meta_groups *mg, bool *held_ret);
 
 /*
  * Metadata bytes that must be free to admit an operation of @op_nodes
@@ -353,5 +370,22 @@ int zcow_sys_zone_held(struct zcow_fs *fs, bool *held_ret);
  */
 int zcow_meta_need(struct zcow_fs *fs, uint64_t op_nodes,
 		   bool may_use_global, uint64_t *bytes_ret);
+/* The same with the groups read from @mg (zcow_meta_groups()). */
+int zcow_meta_need_in(struct zcow_fs *fs, const struct zcow_meta_groups *mg,
+		      uint64_t op_nodes, bool may_use_global,
+		      uint64_t *bytes_ret);
+
+/*
+ * Everything zcow_meta_need() reads, and its answer for them: a check
+ * whose inputs are all the same (a write's record step after its
+ * reservation; in a transaction whose paths are copied already, most
+ * writes) takes the answer instead of computing it again.
+ */
+#define ZCOW_NEED_INPUTS	21
+struct zcow_need_memo {
+	bool is_valid;
+	uint64_t in[ZCOW_NEED_INPUTS];
+	uint64_t bytes;
+};
 
 #endif /* ZCOW_VOLUMES_H */

@@ -48,37 +48,41 @@ uint64_t zcow_zoned_nr_free_zones(struct zcow_fs *fs)
 
 /* ---- metadata headroom (docs/space.md) -------------------------------- */
 
-int zcow_meta_room(struct zcow_fs *fs, uint64_t *bytes_ret)
+/* zcow_meta_room() with the groups read from @mg (zcow_meta_groups()). */
+static int meta_room_in(struct zcow_fs *fs, const struct zcow_meta_groups *mg,
+			uint64_t *bytes_ret)
 {
-	uint64_t room = 0, free_z = zcow_zoned_nr_free_zones(fs), i;
+	uint64_t room = mg->meta_bytes, free_z = zcow_zoned_nr_free_zones(fs);
+	uint64_t held;
 	bool sys_held = true;
 	int ret;
 
-	for (i = 0; i < fs->nr_bgs; i++) {
-		struct zcow_bg *bg = fs->bgs[i];
-
-		if (!zcow_bg_has_room(bg, ZCOW_BG_METADATA, fs->nodesize) ||
-		    bg->start == fs->treelog_bg)
-			continue;
-		room += (bg->capacity - bg->alloc_offset) / fs->nodesize *
-			fs->nodesize;
-	}
-	ret = zcow_sys_zone_held(fs, &sys_held);
+	ret = zcow_sys_zone_held_in(fs, mg, &sys_held);
 	if (ret)
 		return ret;
 	if (sys_held)
 		free_z = free_z ? free_z - 1 : 0;
-	/* The zone held for the data relocation group (core/reclaim.h). */
-	free_z -= free_z < zcow_reclaim_held_zones(fs) ?
-			  free_z :
-			  zcow_reclaim_held_zones(fs);
+	/* The zone held for the data relocation group (core/reclaim.h; a
+	 * walk over the groups with reclaim on: asked once). */
+	held = zcow_reclaim_held_zones(fs);
+	free_z -= free_z < held ? free_z : held;
 	*bytes_ret = room + free_z * zcow_zoned_zone_room(fs);
 	return 0;
 }
 
+int zcow_meta_room(struct zcow_fs *fs, uint64_t *bytes_ret)
+{
+	struct zcow_meta_groups mg;
+
+	zcow_meta_groups(fs, &mg);
+	return meta_room_in(fs, &mg, bytes_ret);
+}
+
+/* One walk over the groups serves the room and the need. */
 int zcow_meta_check(struct zcow_fs *fs, uint64_t op_nodes,
 		    bool may_use_global)
 {
+	struct zcow_meta_groups mg;
 	uint64_t room, need;
 	int ret;
 
@@ -86,9 +90,11 @@ int zcow_meta_check(struct zcow_fs *fs, uint64_t op_nodes,
 		return -EROFS;
 	if (!fs->has_trees)
 		return 0;
-	ret = zcow_meta_room(fs, &room);
+	zcow_meta_groups(fs, &mg);
+	ret = meta_room_in(fs, &mg, &room);
 	if (!ret)
-		ret = zcow_meta_need(fs, op_nodes, may_use_global, &need);
+		ret = zcow_meta_need_in(fs, &mg, op_nodes, may_use_global,
+					&need);
 	if (ret)
 		return ret;
 	return room >= need ? 0 : -ENOSPC;
@@ -96,11 +102,14 @@ int zcow_meta_check(struct zcow_fs *fs, uint64_t op_nodes,
 
 bool zcow_meta_may_give(struct zcow_fs *fs, uint64_t bytes)
 {
+	struct zcow_meta_groups mg;
 	uint64_t room, need;
 
 	if (!fs->has_trees)
 		return true;
-	if (zcow_meta_room(fs, &room) || zcow_meta_need(fs, 0, false, &need))
+	zcow_meta_groups(fs, &mg);
+	if (meta_room_in(fs, &mg, &room) ||
+	    zcow_meta_need_in(fs, &mg, 0, false, &need))
 		return false;
 	return room >= bytes && room - bytes >= need;
 }
@@ -710,23 +719,34 @@ static int pick_once(struct zcow_fs *fs, uint32_t slot,
  * a slot's next chunk would: within data_may_take_zone(), with one more
  * free zone left beyond the metadata reserve.
  */
+static bool is_spare(struct zcow_fs *fs, const struct zcow_bg *b)
+{
+	return zcow_bg_has_room(b, ZCOW_BG_DATA, BS) && !b->alloc_offset &&
+	       !is_other_slot(fs->files, b, UINT32_MAX);
+}
+
 static void keep_spare(struct zcow_fs *fs)
 {
+	struct zcow_files *fl = fs->files;
 	uint64_t i;
 	int err;
 
+	if (!zcow_log_is_wanted(fs))
+		return;
+	/* A spare already: the one found last, while it still is one (it
+	 * is checked after every data pick), else any. */
+	if (fl->spare_bg && is_spare(fs, zcow_bg_lookup(fs, fl->spare_bg)))
+		return;
 	/* Where the active-zone budget leaves data one zone, the slot's
 	 * next group is the one zone data may open: a spare would hold a
 	 * free zone no write can use. */
-	if (!zcow_log_is_wanted(fs) || zcow_zoned_data_zones(fs, 0, true) < 2)
+	if (zcow_zoned_data_zones(fs, 0, true) < 2)
 		return;
 	for (i = 0; i < fs->nr_bgs; i++) {
-		struct zcow_bg *b = fs->bgs[i];
-
-		if (zcow_bg_has_room(b, ZCOW_BG_DATA, BS) &&
-		    !b->alloc_offset && !is_other_slot(fs->files, b,
-							UINT32_MAX))
-			return;	/* a spare already */
+		if (is_spare(fs, fs->bgs[i])) {
+			fl->spare_bg = fs->bgs[i]->start;
+			return;
+		}
 	}
 	if (zcow_zoned_nr_free_zones(fs) <=
 		    META_RESERVE_ZONES + zcow_reclaim_held_zones(fs) + 1 ||
