@@ -14,7 +14,9 @@
 #   ACCEL=tcg|kvm   accelerator (default tcg; KVM does not work on PVM hosts)
 #   VM_TIMEOUT=S    override the scenario's time limit (host side)
 #   VM_RESULTS=DIR  where result directories go (default results)
-#   VM_SET="k=v ..." override geometry keys / pass zcow.k=v to the guest
+#   VM_SET="k=v ..." override geometry keys (zones zone_size zone_cap
+#                   max_open max_active zasl mdts lbs zns2 mem timeout) /
+#                   pass zcow.k=v to the guest for any other key
 #   VM_KEEP=1       keep the run's images under build-vm/
 #   VM_NO_BUILD=1   use the existing build-static/zcow (no make static)
 #   VM_SBLOG_NAME=N / VM_SBLOG_EXPORT=force
