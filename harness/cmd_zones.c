@@ -2,7 +2,8 @@
 /*
  * zcow zones: print the zones as `blkzone report` prints them, or
  * (--limits) the device's queue limits and the size zcow gives each kind
- * of command.
+ * of command, or (--append-test N) issue N Zone Appends of the largest
+ * size the device takes and read every one back.
  * zcow zone: reset, open, close or finish one zone or all of them; turn a
  * zone of a simulator image offline or read-only.
  *
@@ -26,11 +27,19 @@
 #define BLKZONE_SECTOR 512
 /* Zones per report call. */
 #define REPORT_BATCH 4096
+/*
+ * --append-test: every other append comes from a buffer this many bytes
+ * past a page, where malloc() puts a large block (the backend bounces
+ * it); the others from a page-aligned buffer (handed to the kernel as it
+ * is).
+ */
+#define APPEND_TEST_MISALIGN 16
 
 static void zones_usage(FILE *out)
 {
 	fprintf(out, "usage: zcow zones DEV [--bytes]\n"
-		     "       zcow zones DEV --limits\n\n"
+		     "       zcow zones DEV --limits\n"
+		     "       zcow zones DEV --append-test N\n\n"
 		     "Print every zone of DEV like `blkzone report`: start, "
 		     "len, cap and\n"
 		     "wptr (relative to the zone start) in 512-byte sectors, "
@@ -46,7 +55,19 @@ static void zones_usage(FILE *out)
 		     "kind (append\n"
 		     "passthru, append emulated, write, read) and the limit "
 		     "that decided it;\n"
-		     "on the simulator and a file, the limits of its spec.\n");
+		     "on the simulator and a file, the limits of its spec.\n"
+		     "--append-test N DESTROYS THE DATA on DEV: N Zone "
+		     "Appends of the\n"
+		     "device's max_append, each of its own pattern, zone after "
+		     "zone from the\n"
+		     "first sequential one; every other append from a "
+		     "page-aligned buffer,\n"
+		     "the others from one 16 bytes past a page.  A zone is read "
+		     "back and\n"
+		     "compared append by append when no further append fits, "
+		     "then reset.\n"
+		     "Exit status 1 at the first append or read that fails or "
+		     "differs.\n");
 }
 
 /* One row of the per-command table. */
@@ -137,6 +158,154 @@ static int print_limits(const char *spec)
 	return close_dev(dev, 0);
 }
 
+/* The bytes of append @n: a function of @n and the position only. */
+static void fill_pattern(uint8_t *p, uint64_t len, uint64_t n)
+{
+	uint64_t i, v;
+
+	for (i = 0; i + sizeof(v) <= len; i += sizeof(v)) {
+		v = (n << 40) ^ (i * 0x9e3779b97f4a7c15ull);
+		memcpy(p + i, &v, sizeof(v));
+	}
+}
+
+/*
+ * Read back the @nr appends of @len bytes that zone @zone holds, append
+ * @first first, each against its pattern, then reset the zone.  @exp and
+ * @got hold @len bytes.  Returns 0, or 1 with the reason on stderr.
+ */
+static int verify_zone(struct zdev *dev, uint64_t zone, uint64_t nr,
+		       uint64_t first, uint64_t len, uint8_t *exp,
+		       uint8_t *got)
+{
+	uint64_t k;
+	int ret;
+
+	for (k = 0; k < nr; k++) {
+		fill_pattern(exp, len, first + k);
+		ret = zdev_read(dev, got, len, zone + k * len,
+				ZDEV_CLASS_OTHER);
+		if (ret) {
+			fprintf(stderr, "zcow zones: read of append %" PRIu64
+				" at %" PRIu64 " failed: %s\n", first + k,
+				zone + k * len, strerror(-ret));
+			return 1;
+		}
+		if (memcmp(exp, got, len)) {
+			fprintf(stderr, "zcow zones: append %" PRIu64
+				" at %" PRIu64 " reads back different\n",
+				first + k, zone + k * len);
+			return 1;
+		}
+	}
+	ret = zdev_reset_zone(dev, zone, ZDEV_CLASS_ZONE);
+	if (ret) {
+		fprintf(stderr, "zcow zones: reset of the zone at %" PRIu64
+			" failed: %s\n", zone, strerror(-ret));
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * --append-test: @nr appends of max_append bytes, zone after zone (wrapping
+ * to the first sequential zone), alternately from a page-aligned buffer and
+ * one APPEND_TEST_MISALIGN bytes past a page.  Each must land at the write
+ * pointer (one at a time, nothing else writes); each zone is read back and
+ * reset once no further append fits, the last one at the end.
+ */
+static int append_test(const char *spec, uint64_t nr)
+{
+	uint64_t zs, len, per_zone, zone, n, k = 0, first = 0, landed;
+	uint64_t nr_zones = 0, nr_aligned = 0;
+	uint8_t *buf = NULL, *exp = NULL, *got = NULL, *p;
+	struct zdev *dev;
+	int ret, status = 1;
+
+	ret = open_dev("zones", spec, &dev);
+	if (ret)
+		return ret;
+	zs = dev->info.zone_size;
+	len = dev->info.max_append;
+	per_zone = len ? dev->info.zone_capacity / len : 0;
+	if (!per_zone || dev->info.nr_conv >= dev->info.nr_zones) {
+		fprintf(stderr, "zcow zones: --append-test: %s\n",
+			!len ? "the device has no Zone Append" :
+			!per_zone ? "max_append is above the zone capacity" :
+				    "the device has no sequential zone");
+		return close_dev(dev, 1);
+	}
+	if (posix_memalign((void **)&buf, 4096, len + 4096) ||
+	    posix_memalign((void **)&exp, 4096, len) ||
+	    posix_memalign((void **)&got, 4096, len)) {
+		fprintf(stderr, "zcow zones: out of memory\n");
+		goto out;
+	}
+	zone = dev->info.nr_conv * zs;
+	ret = zdev_reset_zone(dev, zone, ZDEV_CLASS_ZONE);
+	for (n = 0; !ret && n < nr; n++) {
+		if (k == per_zone) {
+			if (verify_zone(dev, zone, k, first, len, exp, got))
+				goto out;
+			nr_zones++;
+			zone += zs;
+			if (zone >= dev->info.size)
+				zone = dev->info.nr_conv * zs;
+			ret = zdev_reset_zone(dev, zone, ZDEV_CLASS_ZONE);
+			if (ret)
+				break;
+			k = 0;
+			first = n;
+		}
+		p = n % 2 ? buf + APPEND_TEST_MISALIGN : buf;
+		nr_aligned += !(n % 2);
+		fill_pattern(p, len, n);
+		ret = zdev_append(dev, p, len, zone, 0, ZDEV_CLASS_DATA,
+				  &landed);
+		if (ret) {
+			fprintf(stderr, "zcow zones: append %" PRIu64 " of %"
+				PRIu64 " bytes (%s buffer) to the zone at %"
+				PRIu64 " failed: %s\n", n, len,
+				n % 2 ? "unaligned" : "page-aligned", zone,
+				strerror(-ret));
+			goto out;
+		}
+		if (landed != zone + k * len) {
+			fprintf(stderr, "zcow zones: append %" PRIu64
+				" landed at %" PRIu64 ", not at the write "
+				"pointer %" PRIu64 "\n", n, landed,
+				zone + k * len);
+			goto out;
+		}
+		k++;
+	}
+	if (ret) {
+		fprintf(stderr, "zcow zones: reset of the zone at %" PRIu64
+			" failed: %s\n", zone, strerror(-ret));
+		goto out;
+	}
+	if (verify_zone(dev, zone, k, first, len, exp, got))
+		goto out;
+	nr_zones += k > 0;
+	printf("append test: %" PRIu64 " appends of %" PRIu64 " bytes (%"
+	       PRIu64 " from page-aligned buffers, %" PRIu64
+	       " from buffers %d bytes past a page), %" PRIu64
+	       " per zone, %" PRIu64 " zones written; every append landed "
+	       "at the write pointer and read back identical\n",
+	       nr, len, nr_aligned, nr - nr_aligned, APPEND_TEST_MISALIGN,
+	       per_zone, nr_zones);
+	status = 0;
+out:
+	free(buf);
+	free(exp);
+	free(got);
+	if (fflush(stdout) && !status) {
+		fprintf(stderr, "zcow zones: writing the output failed\n");
+		status = 1;
+	}
+	return close_dev(dev, status);
+}
+
 static void print_zone_sectors(const struct zdev_zone *z)
 {
 	uint64_t wptr = z->type == ZDEV_ZONE_CONV ? 0 : z->wp - z->start;
@@ -169,9 +338,10 @@ int cmd_zones(int argc, char **argv)
 	struct zdev_zone *zones = NULL;
 	const char *spec = NULL;
 	bool in_bytes = false, is_limits = false;
+	const char *nr_appends = NULL;
 	struct zdev *dev;
 	unsigned int nr, i;
-	uint64_t from;
+	uint64_t from, nr_app;
 	int ret, status = 0, a;
 
 	for (a = 1; a < argc; a++) {
@@ -182,6 +352,9 @@ int cmd_zones(int argc, char **argv)
 			in_bytes = true;
 		} else if (strcmp(argv[a], "--limits") == 0) {
 			is_limits = true;
+		} else if (strcmp(argv[a], "--append-test") == 0 &&
+			   a + 1 < argc) {
+			nr_appends = argv[++a];
 		} else if (argv[a][0] == '-' && argv[a][1]) {
 			fprintf(stderr, "zcow zones: unknown option '%s'\n",
 				argv[a]);
@@ -205,6 +378,19 @@ int cmd_zones(int argc, char **argv)
 		fprintf(stderr, "zcow zones: --limits prints no zones: "
 				"--bytes does not go with it\n");
 		return 2;
+	}
+	if (nr_appends && (is_limits || in_bytes)) {
+		fprintf(stderr, "zcow zones: --append-test goes with no other "
+				"option\n");
+		return 2;
+	}
+	if (nr_appends) {
+		if (zdev_parse_u64(nr_appends, &nr_app)) {
+			fprintf(stderr, "zcow zones: bad --append-test count "
+					"'%s'\n", nr_appends);
+			return 2;
+		}
+		return append_test(spec, nr_app);
 	}
 	if (is_limits)
 		return print_limits(spec);

@@ -242,6 +242,68 @@ START_TEST(test_zbd_qemu_zns_append_is_508k_bounded_by_max_segments)
 }
 END_TEST
 
+/*
+ * The other geometries of the limits VM scenario (docs/vm.md, "Queue
+ * limits"), as the guest's sysfs showed them, and the sizes zcow used
+ * there: every append and command of those sizes passed.
+ */
+START_TEST(test_zbd_qemu_lba_zasl_mdts_geometries_size_as_measured)
+{
+	static const struct {
+		const char *vm_set;
+		unsigned int lba, hw_kb, kb, segs, zamb;
+		uint64_t append, write;
+		enum zdev_zbd_bound append_bound, write_bound;
+	} g[] = {
+		{ "lbs=512", 512, 512, 512, 127, 512 << 10, 508 << 10,
+		  508 << 10, ZDEV_ZBD_BOUND_SEGMENTS,
+		  ZDEV_ZBD_BOUND_SEGMENTS },
+		/* zasl bounds appends only */
+		{ "zasl=5", 4096, 512, 512, 127, 128 << 10, 128 << 10,
+		  508 << 10, ZDEV_ZBD_BOUND_APPEND_MAX,
+		  ZDEV_ZBD_BOUND_SEGMENTS },
+		/* mdts 5: 128 KiB, and 33 segments (128 KiB / 4 KiB + 1) */
+		{ "mdts=5", 4096, 128, 128, 33, 128 << 10, 128 << 10,
+		  128 << 10, ZDEV_ZBD_BOUND_APPEND_MAX,
+		  ZDEV_ZBD_BOUND_SECTORS },
+		{ "lbs=512 mdts=5", 512, 128, 128, 33, 128 << 10, 128 << 10,
+		  128 << 10, ZDEV_ZBD_BOUND_APPEND_MAX,
+		  ZDEV_ZBD_BOUND_SECTORS },
+	};
+	struct zdev_zbd_limits lim;
+	enum zdev_zbd_bound b;
+	unsigned int i;
+
+	for (i = 0; i < sizeof(g) / sizeof(g[0]); i++) {
+		qemu_zns(&lim);
+		set_limit(&lim, ZDEV_ZBD_LOGICAL_BLOCK_SIZE, g[i].lba);
+		set_limit(&lim, ZDEV_ZBD_PHYSICAL_BLOCK_SIZE, g[i].lba);
+		set_limit(&lim, ZDEV_ZBD_MAX_HW_SECTORS_KB, g[i].hw_kb);
+		set_limit(&lim, ZDEV_ZBD_MAX_SECTORS_KB, g[i].kb);
+		set_limit(&lim, ZDEV_ZBD_MAX_SEGMENTS, g[i].segs);
+		set_limit(&lim, ZDEV_ZBD_ZONE_APPEND_MAX_BYTES, g[i].zamb);
+		ck_assert_msg(zdev_zbd_cmd_max(&lim, ZDEV_ZBD_APPEND_PASSTHRU,
+					       &b) == g[i].append &&
+				      b == g[i].append_bound,
+			      "%s: passthrough append", g[i].vm_set);
+		ck_assert_msg(zdev_zbd_cmd_max(&lim, ZDEV_ZBD_APPEND_EMULATED,
+					       &b) == g[i].append &&
+				      b == g[i].append_bound,
+			      "%s: emulated append", g[i].vm_set);
+		ck_assert_msg(zdev_zbd_cmd_max(&lim, ZDEV_ZBD_WRITE, &b) ==
+					      g[i].write &&
+				      b == g[i].write_bound,
+			      "%s: write", g[i].vm_set);
+		ck_assert_msg(zdev_zbd_cmd_max(&lim, ZDEV_ZBD_READ, &b) ==
+					      g[i].write &&
+				      b == g[i].write_bound,
+			      "%s: read", g[i].vm_set);
+		/* a buffer the backend hands on as it is: a page still */
+		ck_assert_uint_eq(zdev_zbd_buf_align(&lim), 4096);
+	}
+}
+END_TEST
+
 START_TEST(test_zbd_zone_append_max_bytes_bounds_appends_only)
 {
 	struct zdev_zbd_limits lim;
@@ -592,6 +654,8 @@ Suite *zdev_zbd_suite(void)
 	tcase_add_test(tc, test_zbd_append_option_is_split_off_the_path);
 	tcase_add_test(tc,
 		       test_zbd_qemu_zns_append_is_508k_bounded_by_max_segments);
+	tcase_add_test(tc,
+		       test_zbd_qemu_lba_zasl_mdts_geometries_size_as_measured);
 	tcase_add_test(tc, test_zbd_zone_append_max_bytes_bounds_appends_only);
 	tcase_add_test(tc, test_zbd_max_hw_sectors_bounds_passthrough_only);
 	tcase_add_test(tc,

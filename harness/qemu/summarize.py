@@ -743,6 +743,105 @@ def compat(out, guest):
             "rows": rows}
 
 
+LIMITS_QUEUE = ("logical_block_size", "physical_block_size",
+                "max_hw_sectors_kb", "max_sectors_kb", "max_segments",
+                "max_segment_size", "dma_alignment", "virt_boundary_mask",
+                "zone_append_max_bytes", "max_open_zones",
+                "max_active_zones", "scheduler")
+LIMITS_CMD = re.compile(r"^  (append passthru|append emulated|write|read)"
+                        r"\s+(\S+)\s+(.*)$", re.M)
+LIMITS_MAX_APPEND = re.compile(r"^zone append: (.*), at most (\d+) bytes",
+                               re.M)
+
+
+def zcow_limits(path):
+    """What `zcow zones --limits` says zcow puts in one command of each
+    kind, and the append path with its max_append."""
+    text = read(path)
+    cmds = [{"command": m.group(1),
+             "bytes": int(m.group(2)) if m.group(2).isdigit() else 0,
+             "bound": m.group(3).strip()}
+            for m in LIMITS_CMD.finditer(text)]
+    m = LIMITS_MAX_APPEND.search(text)
+    return {"commands": cmds,
+            "append_path": m.group(1) if m else None,
+            "max_append": int(m.group(2)) if m else None}
+
+
+def limits(out, guest, geometry):
+    """The limits scenario: the guest's queue limits, what zcow sized each
+    command to (both append paths), the appends done and every step;
+    limits.md is the table."""
+    setup = kv_file(os.path.join(guest, "limits-setup.txt"))
+    queue = kv_file(os.path.join(guest, "queue-limits.txt"))
+    passthru = zcow_limits(os.path.join(guest, "zones-limits.txt"))
+    emulated = zcow_limits(os.path.join(guest, "zones-limits-emulate.txt"))
+    ran = steps(os.path.join(guest, "steps.txt"))
+    text = read(os.path.join(guest, "stress.txt"))
+    m = re.search(r"^stress: (\d+) appends of at most (\d+) bytes", text,
+                  re.M)
+    stress = {"appends": int(m.group(1)) if m else None,
+              "bytes": int(m.group(2)) if m else None,
+              "last_file_identical": "last file identical" in text}
+    tests = {}
+    for name in ("append-test", "append-test-emulate"):
+        t = read(os.path.join(guest, f"{name}.txt"))
+        m = re.search(r"^append test: (\d+) appends of (\d+) bytes \((\d+)"
+                      r" from page-aligned buffers, (\d+) from buffers", t,
+                      re.M)
+        tests[name] = {"appends": int(m.group(1)), "bytes": int(m.group(2)),
+                       "aligned": int(m.group(3)),
+                       "unaligned": int(m.group(4))} if m else None
+    rc = {s["step"]: s for s in ran}
+
+    def result(step):
+        s = rc.get(step)
+        return "not run" if s is None else \
+            "pass" if s["rc"] == 0 else f"fail (rc {s['rc']})"
+
+    geo = " ".join(f"{k}={geometry[k]}" for k in ("lbs", "zasl", "mdts")
+                   if k in geometry)
+    md = [f"Geometry: {geo}", "",
+          "| queue limit | value |", "|---|---|"]
+    md += [f"| `{k}` | {queue.get(k, 'absent')} |" for k in LIMITS_QUEUE]
+    md += ["", "| command (zcow zones --limits) | bytes | decided by |",
+           "|---|---|---|"]
+    md += [f"| {c['command']} | {c['bytes']} | {c['bound']} |"
+           for c in passthru["commands"]]
+    md += ["", "| append path | max_append (bytes) |", "|---|---|",
+           f"| {passthru['append_path']} | {passthru['max_append']} |",
+           f"| {emulated['append_path']} (`?append=emulate`) | "
+           f"{emulated['max_append']} |"]
+    md += ["", "| step | what | appends | bytes each | result | seconds |",
+           "|---|---|---|---|---|---|"]
+    whats = {
+        "put": (f"zcow put of {setup.get('mb', '?')} MiB", None, None),
+        "cmp": ("get + cmp: identical", None, None),
+        "stress": ("zcow put / rm of files, the last read back",
+                   stress["appends"], stress["bytes"]),
+        "check-2": ("zcow check after the stress", None, None),
+    }
+    for name, label in (("append-test", "passthrough"),
+                        ("append-test-emulate", "emulated")):
+        t = tests[name]
+        whats[name] = (
+            f"zcow zones --append-test, {label}" +
+            (f" ({t['aligned']} page-aligned, {t['unaligned']} unaligned"
+             " buffers), each read back" if t else ""),
+            t["appends"] if t else None, t["bytes"] if t else None)
+    for s in ran:
+        what, n, b = whats.get(s["step"], ("", None, None))
+        md.append(f"| {s['step']} | {what} | {'' if n is None else n} | "
+                  f"{'' if b is None else b} | {result(s['step'])} | "
+                  f"{s['seconds']:.1f} |")
+    with open(os.path.join(out, "limits.md"), "w", encoding="utf-8") as f:
+        f.write("\n".join(md) + "\n")
+    print("\n".join(md))
+    return {"setup": setup, "queue": queue, "zcow": passthru,
+            "zcow_emulated": emulated, "stress": stress,
+            "append_tests": tests, "steps": ran}
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("out")
@@ -796,6 +895,8 @@ def main():
         summary["fuse"] = fuse(a.out, guest)
     if os.path.exists(os.path.join(guest, "compat-steps.txt")):
         summary["compat"] = compat(a.out, guest)
+    if os.path.exists(os.path.join(guest, "limits-setup.txt")):
+        summary["limits"] = limits(a.out, guest, summary["geometry"])
     zruns = []
     zdir = os.path.join(guest, "zrun")
     for name in sorted(os.listdir(zdir)) if os.path.isdir(zdir) else []:

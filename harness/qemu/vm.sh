@@ -14,7 +14,9 @@
 #   ACCEL=tcg|kvm   accelerator (default tcg; KVM does not work on PVM hosts)
 #   VM_TIMEOUT=S    override the scenario's time limit (host side)
 #   VM_RESULTS=DIR  where result directories go (default results)
-#   VM_SET="k=v ..." override geometry keys / pass zcow.k=v to the guest
+#   VM_SET="k=v ..." override geometry keys (zones zone_size zone_cap
+#                   max_open max_active zasl mdts lbs zns2 mem timeout) /
+#                   pass zcow.k=v to the guest for any other key
 #   VM_KEEP=1       keep the run's images under build-vm/
 #   VM_NO_BUILD=1   use the existing build-static/zcow (no make static)
 #   VM_SBLOG_NAME=N / VM_SBLOG_EXPORT=force
@@ -205,6 +207,7 @@ json_str() {
 run_scenario() {
 	local name=$1 kver=$2 cpio=$3
 	local zones=32 zone_size=16M zone_cap="" max_open=0 max_active=0 zasl=0
+	local lbs=4096 mdts=7
 	local timeout_s=300 mem=2048 extra=() kv key val zns2=0
 	local stamp out run zns res qemu_pid rc=0 t0 t1 t_up="" qver
 
@@ -219,6 +222,8 @@ run_scenario() {
 		max_open) max_open=$val ;;
 		max_active) max_active=$val ;;
 		zasl) zasl=$val ;;
+		lbs) lbs=$val ;;
+		mdts) mdts=$val ;;
 		timeout) timeout_s=$val ;;
 		mem) mem=$val ;;
 		zns2) zns2=$val ;;
@@ -249,9 +254,9 @@ run_scenario() {
 		-pidfile "$run/qemu.pid"
 		-kernel "/boot/vmlinuz-$kver" -initrd "$cpio"
 		-append "console=ttyS0 panic=-1 loglevel=4 rdinit=/init zcow.scenario=$name zcow.timeout=$guest_timeout ${extra[*]}"
-		-device "nvme,id=nvme0,serial=zns0,zoned.zasl=$zasl"
+		-device "nvme,id=nvme0,serial=zns0,mdts=$mdts,zoned.zasl=$zasl"
 		-drive "file=$zns,id=zns,format=raw,if=none,cache=unsafe"
-		-device "nvme-ns,drive=zns,bus=nvme0,nsid=1,logical_block_size=4096,physical_block_size=4096,zoned=true,zoned.zone_size=$zone_size,zoned.zone_capacity=$zone_cap,zoned.max_open=$max_open,zoned.max_active=$max_active"
+		-device "nvme-ns,drive=zns,bus=nvme0,nsid=1,logical_block_size=$lbs,physical_block_size=$lbs,zoned=true,zoned.zone_size=$zone_size,zoned.zone_capacity=$zone_cap,zoned.max_open=$max_open,zoned.max_active=$max_active"
 		-drive "file=$res,id=res,format=raw,if=none,cache=unsafe"
 		-device "nvme-ns,drive=res,bus=nvme0,nsid=2,logical_block_size=4096,physical_block_size=4096")
 	# zns2=1: a second ZNS namespace of the same geometry (nsid 3,
@@ -259,12 +264,12 @@ run_scenario() {
 	if [ "$zns2" = 1 ]; then
 		truncate -s "$(($(bytes "$zone_size") * zones))" "$run/zns2.img"
 		qemu+=(-drive "file=$run/zns2.img,id=zns2,format=raw,if=none,cache=unsafe"
-			-device "nvme-ns,drive=zns2,bus=nvme0,nsid=3,logical_block_size=4096,physical_block_size=4096,zoned=true,zoned.zone_size=$zone_size,zoned.zone_capacity=$zone_cap,zoned.max_open=$max_open,zoned.max_active=$max_active")
+			-device "nvme-ns,drive=zns2,bus=nvme0,nsid=3,logical_block_size=$lbs,physical_block_size=$lbs,zoned=true,zoned.zone_size=$zone_size,zoned.zone_capacity=$zone_cap,zoned.max_open=$max_open,zoned.max_active=$max_active")
 	fi
 	printf '%q ' "${qemu[@]}" >"$out/qemu-cmdline.txt"
 	echo >>"$out/qemu-cmdline.txt"
 
-	log "scenario $name: $zones zones of $zone_size (cap $zone_cap), max_open $max_open, max_active $max_active, zasl $zasl, timeout ${timeout_s}s -> $out"
+	log "scenario $name: $zones zones of $zone_size (cap $zone_cap), max_open $max_open, max_active $max_active, zasl $zasl, mdts $mdts, lbs $lbs, timeout ${timeout_s}s -> $out"
 	t0=$(date +%s.%N)
 	timeout --kill-after=10 "$timeout_s" "${qemu[@]}" </dev/null \
 		>"$run/qemu.out" 2>&1 &
@@ -300,7 +305,7 @@ run_scenario() {
 	python3 "$QDIR/summarize.py" "$out" \
 		--scenario "$name" --status "$status" --qemu "$qver" \
 		--host-kernel "$kver" --qemu-rc "$rc" --t0 "$t0" --t-up "${t_up:-0}" \
-		--t1 "$t1" --geometry "zones=$zones zone_size=$zone_size zone_cap=$zone_cap max_open=$max_open max_active=$max_active zasl=$zasl accel=$accel" \
+		--t1 "$t1" --geometry "zones=$zones zone_size=$zone_size zone_cap=$zone_cap max_open=$max_open max_active=$max_active zasl=$zasl mdts=$mdts lbs=$lbs accel=$accel" \
 		|| log "summarize.py failed"
 	if [ "$name" = sblog ] && [ "$status" = pass ]; then
 		export_sblog_vector "$out" "zones=$zones zone_size=$zone_size zone_cap=$zone_cap max_open=$max_open max_active=$max_active zasl=$zasl" "$qver" "$kver" ||

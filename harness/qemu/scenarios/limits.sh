@@ -8,11 +8,18 @@
 # contiguous, its pages merge into few segments and a command above the
 # segment limit passes), then `frag` (50000) one-page files on tmpfs, every
 # other one removed, so that the pages of zcow's buffers are seldom
-# neighbours.
+# neighbours.  Then `zcow zones --append-test`: `raw` (4000) Zone Appends
+# of the largest size through NVMe passthrough, every other one from a
+# page-aligned buffer (handed to the kernel as it is), the others from one
+# 16 bytes past a page (bounced), each read back; `raw_emulate` (1000) the
+# same through the emulated append (`?append=emulate`: writes at the
+# write pointer, sized by max_sectors_kb).
 # zasl 0: zone_append_max_bytes = mdts = 512 KiB, the geometry a 512 KiB
 # passthrough Zone Append failed on with EINVAL (128 pages against
-# max_segments 127).
-# vm: zones=64 zone_size=64M zone_cap=64M max_open=14 max_active=14 zasl=0 mb=128 appends=10000 frag=50000 timeout=900
+# max_segments 127).  Other geometries through VM_SET (docs/vm.md):
+# lbs=512 (512-byte LBA format), zasl=5 (128 KiB appends), mdts=5 (128 KiB
+# commands of every kind).
+# vm: zones=64 zone_size=64M zone_cap=64M max_open=14 max_active=14 zasl=0 mdts=7 lbs=4096 mb=128 appends=10000 frag=50000 raw=4000 raw_emulate=1000 timeout=1200
 # shellcheck shell=dash
 # shellcheck disable=SC1091 # the guest path of scenarios/lib.sh
 . /scenarios/lib.sh
@@ -20,6 +27,15 @@
 MB=${ZCOW_MB:-128}
 APPENDS=${ZCOW_APPENDS:-10000}
 FRAG=${ZCOW_FRAG:-50000}
+RAW=${ZCOW_RAW:-4000}
+RAW_EMULATE=${ZCOW_RAW_EMULATE:-1000}
+{
+	echo "mb=$MB"
+	echo "appends=$APPENDS"
+	echo "frag=$FRAG"
+	echo "raw=$RAW"
+	echo "raw_emulate=$RAW_EMULATE"
+} >"$OUT/limits-setup.txt"
 
 queue_limits() {
 	for f in /sys/block/nvme0n1/queue/*; do
@@ -87,6 +103,7 @@ step queue-limits queue_limits
 step thp-off thp_off
 step fragment fragment
 soft_step zones-limits zcow zones "$DEV" --limits
+soft_step zones-limits-emulate zcow zones "$DEV?append=emulate" --limits
 step mkdata dd if=/dev/urandom of=/tmp/big bs=1M count="$MB"
 step mkfs zcow mkfs "$DEV"
 step put zcow put "$DEV" /tmp/big /big
@@ -95,4 +112,7 @@ step cmp cmp /tmp/big /tmp/big-back
 step check zcow check "$DEV"
 step stress stress
 step check-2 zcow check "$DEV"
+step append-test zcow zones "$DEV" --append-test "$RAW"
+step append-test-emulate zcow zones "$DEV?append=emulate" \
+	--append-test "$RAW_EMULATE"
 finish
