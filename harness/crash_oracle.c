@@ -382,7 +382,7 @@ struct scan {
 #define SCAN_CHUNK (256 * 1024)
 
 /*
- * Read the file @path whole, @size bytes, and hash it in pieces of
+ * Read open file @f whole, @size bytes, and hash it in pieces of
  * SCAN_CHUNK (the hash of the whole, zcrash_hash_bytes()): 0, or the
  * read's -errno (-EIO: short).
  */
@@ -755,8 +755,7 @@ static int check_live(struct zcow_fs *fs, const struct wl *w,
 			     e->is_dir ? "dir" : "file");
 		else if (!e->is_dir && !s->err[i] &&
 			 (s->size[i] != m->size ||
-			  s->hash[i] != zcrash_state_hash(m->is_symlink, m->data,
-							  m->size)))
+			  s->hash[i] != zcrash_ent_hash(m)))
 			fail(v, ZCRASH_REPORTED, "live: %s reads back size %" PRIu64 " and content other than the ops that succeeded wrote (size %" PRIu64 ")",
 			     e->path, s->size[i], m->size);
 	}
