@@ -30,6 +30,14 @@ def read(path, default=""):
         return default
 
 
+def write_table(out, name, lines, echo=True):
+    """Write the markdown @lines to OUT/NAME; print them too with @echo."""
+    with open(os.path.join(out, name), "w", encoding="utf-8") as f:
+        f.write("\n".join(lines) + "\n")
+    if echo:
+        print("\n".join(lines))
+
+
 def kv_file(path):
     out = {}
     for line in read(path).splitlines():
@@ -185,9 +193,7 @@ def peers(out, guest):
             f"{r['p99_us']} | {r['p999_us']} | {r['job_bytes'] / 2**20:.1f} | "
             f"{r['device_bytes'] / 2**20:.1f} | "
             f"{'' if wa is None else wa} | {r['zone_resets'] or ''} |")
-    with open(os.path.join(out, "peers.md"), "w", encoding="utf-8") as f:
-        f.write("\n".join(lines) + "\n")
-    print("\n".join(lines))
+    write_table(out, "peers.md", lines)
     plot_peers(out, [r for r in rows if r["status"] == "ok"])
     return rows
 
@@ -407,8 +413,7 @@ def gc(out, guest):
             f"{mib(r['device_bytes_smart'])} | {num(r['wa_smart'])} | "
             f"{mib(r['device_bytes_wp'])} | {num(r['wa_wp'])} | "
             f"{num(r['zone_resets'])} | {own} | {stop} |")
-    with open(os.path.join(out, "gc.md"), "w", encoding="utf-8") as f:
-        f.write("\n".join(lines) + "\n")
+    write_table(out, "gc.md", lines, echo=False)
     with open(os.path.join(out, "gc.csv"), "w", encoding="utf-8") as f:
         f.write(",".join(cols) + "\n")
         for r in rows:
@@ -618,9 +623,7 @@ def dbench(out, guest):
         lines.append(f"| {x['workload']} | {x['clients']} | "
                      f"{num(x['throughput_on'])} | {num(x['throughput_off'])}"
                      f" | {num(ratio[(x['workload'], x['clients'])])} |")
-    with open(os.path.join(out, "dbench.md"), "w", encoding="utf-8") as f:
-        f.write("\n".join(lines) + "\n")
-    print("\n".join(lines))
+    write_table(out, "dbench.md", lines)
     return {"setup": setup, "rows": rows, "ratios": ratios}
 
 
@@ -695,9 +698,7 @@ def fuse(out, guest):
             f"{dev} | {num(r['device_kib_per_op'])} | "
             f"{num(r['device_per_app'])} | "
             f"{'ok' if ok else 'failed (rc %s, umount %s)' % (r['rc'], r['umount_rc'])} |")
-    with open(os.path.join(out, "fuse.md"), "w", encoding="utf-8") as f:
-        f.write("\n".join(lines) + "\n")
-    print("\n".join(lines))
+    write_table(out, "fuse.md", lines)
     return {"setup": setup, "rows": rows}
 
 
@@ -737,8 +738,7 @@ def compat(out, guest):
         if r["status"] == "fail":
             md += ["", f"### {r['step']}: output (end)", "", "```",
                    r["output"], "```"]
-    with open(os.path.join(out, "compat.md"), "w", encoding="utf-8") as f:
-        f.write("\n".join(md) + "\n")
+    write_table(out, "compat.md", md, echo=False)
     return {"setup": setup, "passed": passed, "steps": len(rows),
             "rows": rows}
 
@@ -834,9 +834,7 @@ def limits(out, guest, geometry):
         md.append(f"| {s['step']} | {what} | {'' if n is None else n} | "
                   f"{'' if b is None else b} | {result(s['step'])} | "
                   f"{s['seconds']:.1f} |")
-    with open(os.path.join(out, "limits.md"), "w", encoding="utf-8") as f:
-        f.write("\n".join(md) + "\n")
-    print("\n".join(md))
+    write_table(out, "limits.md", md)
     return {"setup": setup, "queue": queue, "zcow": passthru,
             "zcow_emulated": emulated, "stress": stress,
             "append_tests": tests, "steps": ran}
