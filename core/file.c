@@ -5,6 +5,7 @@
  * A write of [off, off + len):
  *   1. widen to 4 KiB blocks; partial head/tail blocks are read first
  *      (read-modify-write: the new block is a copy, never an overwrite);
+ *      a piece of whole blocks goes from the caller's buffer, uncopied;
  *   2. split into pieces of at most max_extent bytes (the device's max
  *      append size with zone append; zcow_pwrite; each piece:
  *      write_extent, crc32c per block first), and each piece again at
@@ -12,7 +13,8 @@
  *      an extent never crosses a group (as btrfs), so every zone is
  *      filled to its capacity before the write moves on;
  *   3. reserve (write_reserve), per command, under the fs lock: the
- *      metadata its items need, then a data block group and the part of
+ *      metadata its items need (held in fs->rsv_held_nodes until the
+ *      record step), then a data block group and the part of
  *      the piece it has room for (at least one block; up to data_zones
  *      groups are filled at once, inode I writes to slot I % data_zones,
  *      hotcold=on by the age of what it replaces too:
@@ -1064,14 +1066,25 @@ struct write_cmd {
 	uint64_t landed;	/* where the device put the data */
 	pthread_mutex_t *plock;	/* zone_append=off: held reserve..submit */
 	/* The reservation's nodes for the whole, and the transaction and
-	 * the trees' change counters it was computed at (write_record). */
+	 * the trees' change counters it was computed at (write_record);
+	 * while is_held, the nodes count in fs->rsv_held_nodes. */
 	uint64_t nodes, transid, seq[3];
+	bool is_held;
 	/* The file extents [off, off + old_len) replaces as the
 	 * reservation found them, and the fs tree's change counter and the
 	 * transaction they were found at (put_write_fext_locked()). */
 	struct zcow_fext *old;
 	uint64_t nr_old, old_len, old_seq, old_transid;
 };
+
+/* The reservation of @wc given back to the fs (fs lock held); again: a
+ * no-op. */
+static void write_unhold_locked(struct write_cmd *wc)
+{
+	if (wc->is_held)
+		wc->f->fs->rsv_held_nodes -= wc->nodes;
+	wc->is_held = false;
+}
 
 /* The extents @v (@nr) that [wc->off, + @len) replaces, found now. */
 static void write_set_old(struct write_cmd *wc, uint64_t len,
@@ -1181,6 +1194,9 @@ static int write_reserve(struct write_cmd *wc)
 			wc->nodes = nodes;
 			wc->transid = fs->transid;
 			rsv_write_seqs(f, wc->seq);
+			/* held until the record (write_record) */
+			wc->is_held = true;
+			fs->rsv_held_nodes += nodes;
 		}
 		/* hotcold=frequency: by how often its first range was
 		 * written before; age: an overwrite by the age of what it
@@ -1206,6 +1222,7 @@ static int write_reserve(struct write_cmd *wc)
 		 * check the pick again once it is held.
 		 */
 		plock_bg = bg->start;
+		write_unhold_locked(wc);
 		UNLOCK(fs);
 		if (plock)
 			pthread_mutex_unlock(plock);
@@ -1223,6 +1240,8 @@ static int write_reserve(struct write_cmd *wc)
 		if (err)	/* nothing written: the offset may rewind */
 			zcow_bg_release(fs, wc->logical, part, false);
 	}
+	if (err)
+		write_unhold_locked(wc);
 	UNLOCK(fs);
 	if (err) {
 		if (plock)
@@ -1268,6 +1287,7 @@ static int write_submit(struct write_cmd *wc)
 	if (err) {
 		zlog_err(TAG, "data write of %" PRIu64 " bytes for inode %" PRIu64 " failed: %d",
 			 len, wc->f->ino, err);
+		write_unhold_locked(wc);
 		zcow_bg_release(fs, wc->logical, len, true);
 		/* The group's offset back at the device's write pointer now,
 		 * or once its other writes in flight have landed (the next
@@ -1304,21 +1324,24 @@ static int write_record(struct write_cmd *wc)
 	int err = 0;
 
 	/*
-	 * The reservation, again under the lock held to the end: others
-	 * may have used the room while the data was written.  Without room
-	 * the write fails here, before any item changed; its data bytes
-	 * become unusable.  What it needs is the count made at the
-	 * reservation (for the whole, no less than the part's) when
-	 * neither the transaction nor the trees it read changed since.
+	 * The reservation, held while the data was written (every check
+	 * meanwhile counted it), covers the items when neither the
+	 * transaction nor the trees it was counted from changed since (its
+	 * count, for the whole, is no less than the part's).  Otherwise it
+	 * is counted and checked again, under the lock held to the end:
+	 * without room the write fails here, before any item changed; its
+	 * data bytes become unusable.
 	 */
+	write_unhold_locked(wc);
 	rsv_write_seqs(f, seq);
-	if (wc->transid == fs->transid && !memcmp(seq, wc->seq, sizeof(seq)))
-		nodes = wc->nodes;
-	else if (!(err = rsv_write_locked(f, off, len, &nodes, &gen, &old,
-					  &nr_old)))
-		write_set_old(wc, len, old, nr_old);
-	if (!err)
-		err = zcow_meta_reserve_locked(fs, nodes, false);
+	if (wc->transid != fs->transid || memcmp(seq, wc->seq, sizeof(seq))) {
+		err = rsv_write_locked(f, off, len, &nodes, &gen, &old,
+				       &nr_old);
+		if (!err)
+			write_set_old(wc, len, old, nr_old);
+		if (!err)
+			err = zcow_meta_reserve_locked(fs, nodes, false);
+	}
 	if (err) {
 		zcow_bg_release(fs, wc->logical, len, true);
 		return err;
@@ -1384,6 +1407,7 @@ static void write_unwind_locked(struct write_cmd *wc, uint64_t nr)
 
 	for (k = 0; k < nr; k++) {
 		f = wc[k].f;
+		write_unhold_locked(&wc[k]);
 		wc[k].bg->landed -= wc[k].len;
 		zcow_bg_release(f->fs, wc[k].logical, wc[k].len, true);
 		inflight_done_locked(f->fs->files, f->root, f->ino);
@@ -1452,8 +1476,11 @@ static int write_extent(struct zcow_file *f, const uint8_t *buf,
 			break;
 		UNLOCK(fs);
 	}
-	/* Split: the items of the whole admitted before any goes in. */
+	/* Split: the items of the whole admitted before any goes in (in
+	 * place of its parts' reservations). */
 	if (!err && nr > 1) {
+		for (k = 0; k < nr; k++)
+			write_unhold_locked(&wc[k]);
 		err = rsv_write_locked(f, off, len, &nodes, &gen, NULL, NULL);
 		if (!err)
 			err = zcow_meta_reserve_locked(fs, nodes, false);
@@ -1466,8 +1493,10 @@ static int write_extent(struct zcow_file *f, const uint8_t *buf,
 		wc[k].bg->landed -= wc[k].len;
 		if (!err)
 			err = write_record(&wc[k]);
-		else	/* after a record failed: given back */
+		else {	/* after a record failed: given back */
+			write_unhold_locked(&wc[k]);
 			zcow_bg_release(fs, wc[k].logical, wc[k].len, true);
+		}
 		inflight_done_locked(fs->files, f->root, f->ino);
 	}
 out:
@@ -1511,7 +1540,7 @@ static int64_t pwrite_at(struct zcow_file *f, const void *ubuf, uint64_t len,
 	struct zcow_fs *fs = f->fs;
 	uint64_t a = round_down(off), e = off + len, b = round_up(e), pos;
 	uint64_t max = fs->files->max_extent;
-	uint8_t *buf;
+	uint8_t *buf = NULL;
 	int err = 0;
 
 	if (f->is_dir)
@@ -1527,28 +1556,39 @@ static int64_t pwrite_at(struct zcow_file *f, const void *ubuf, uint64_t len,
 	err = expand_inline(f);
 	if (err)
 		return err;
-	buf = malloc(b - a > max ? max : b - a);
-	if (!buf)
-		return -ENOMEM;
 	for (pos = a; pos < b; pos += max) {
 		uint64_t n = b - pos < max ? b - pos : max;
 		uint64_t lo = pos > off ? pos : off;
 		uint64_t hi = pos + n < e ? pos + n : e;
 
-		/* Read-modify-write of partial first and last blocks. */
-		if (lo > pos || hi < pos + n) {
-			LOCK(fs);
-			memset(buf, 0, n);
-			if (lo > pos)
-				err = read_raw_locked(f, buf, pos, BS);
-			/* the tail block, unless it is the head block */
-			if (!err && hi < pos + n && !(lo > pos && n == BS))
-				err = read_raw_locked(f, buf + n - BS,
-						      pos + n - BS, BS);
-			UNLOCK(fs);
+		/* A piece of whole blocks is written from the caller's
+		 * buffer: its checksums and its device write read the same
+		 * bytes, the buffer being the call's until it returns. */
+		if (lo == pos && hi == pos + n) {
+			err = write_extent(f, (const uint8_t *)ubuf + (pos - off),
+					   n, pos, hi);
 			if (err)
 				break;
+			continue;
 		}
+		if (!buf)
+			buf = malloc(b - a > max ? max : b - a);
+		if (!buf) {
+			err = -ENOMEM;
+			break;
+		}
+		/* Read-modify-write of partial first and last blocks. */
+		LOCK(fs);
+		memset(buf, 0, n);
+		if (lo > pos)
+			err = read_raw_locked(f, buf, pos, BS);
+		/* the tail block, unless it is the head block */
+		if (!err && hi < pos + n && !(lo > pos && n == BS))
+			err = read_raw_locked(f, buf + n - BS, pos + n - BS,
+					      BS);
+		UNLOCK(fs);
+		if (err)
+			break;
 		memcpy(buf + (lo - pos), (const uint8_t *)ubuf + (lo - off),
 		       hi - lo);
 		err = write_extent(f, buf, n, pos, hi);

@@ -104,6 +104,11 @@ struct zcow_fs {
 	 * (core/file.c:zcow_meta_reserve_locked): what it needed and the
 	 * room plus freed space there was (bytes); 0: none. */
 	uint64_t rsv_failed_need, rsv_failed_mark;
+	/* Nodes reserved by data writes whose data is on its way and whose
+	 * items are not recorded yet (core/file.c: btrfs carries them in a
+	 * block_rsv): every reservation check counts them as the
+	 * operation's own (zcow_meta_need_in()). */
+	uint64_t rsv_held_nodes;
 	struct zcow_need_memo need_memo;	/* core/volumes.c */
 	uint64_t *redirty;		/* freed before writeback: write zeroed */
 	uint64_t nr_redirty, redirty_cap;

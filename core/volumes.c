@@ -1173,6 +1173,7 @@ int zcow_meta_need_in(struct zcow_fs *fs, const struct zcow_meta_groups *mg,
 	bool has_in;
 	int ret;
 
+	op_nodes += fs->rsv_held_nodes;	/* the writes in flight */
 	has_in = need_inputs(fs, mg, op_nodes, may_use_global, in);
 	if (has_in && memo->is_valid && !memcmp(in, memo->in, sizeof(in))) {
 		*bytes_ret = memo->bytes;

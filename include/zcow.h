@@ -803,7 +803,9 @@ int64_t zcow_pread(struct zcow_file *file, void *buf, uint64_t len,
 		   uint64_t off);
 /* Returns @len or -errno.  A failed write may leave a prefix of whole
  * extents written; with -ENOSPC only whole pieces of the largest extent
- * (a write of up to one piece changed nothing). */
+ * (a write of up to one piece changed nothing).  @buf must not change
+ * while the call runs: whole blocks go to the device from it, after
+ * their checksums were computed from it. */
 int64_t zcow_pwrite(struct zcow_file *file, const void *buf, uint64_t len,
 		    uint64_t off);
 /* Set the file's size: extents beyond it are dropped, a grown tail reads

@@ -486,6 +486,49 @@ START_TEST(test_data_enospc_fill_delete_reuse)
 END_TEST
 
 /*
+ * A data write's metadata reservation is held from its reserve step to
+ * its record step (fs->rsv_held_nodes, docs/space.md rule 3): every
+ * check meanwhile counts it, and it is given back on every way out (a
+ * write that landed, a device write that failed, a write of several
+ * pieces).  Nodes held beyond the room refuse what needs metadata.
+ */
+START_TEST(test_data_write_reservation_held_only_in_flight)
+{
+	struct zdev *dev = new_sim(16, 0, ZS);
+	struct zcow_fs *fs = mkfs_mount(dev, NULL);
+	struct zsim_fault fault = { .op = ZDEV_OP_APPEND, .ordinal = 1 };
+	uint8_t *buf = malloc(MiB), got[4096];
+	struct zcow_file *f;
+
+	memset(buf, 0x5a, MiB);
+	ck_assert_int_eq(zcow_create(fs, "/a", &f), 0);
+	ck_assert_int_eq(zcow_pwrite(f, buf, 4096, 0), 4096);
+	ck_assert_uint_eq(fs->rsv_held_nodes, 0);
+	ck_assert_int_eq(zcow_pwrite(f, buf, MiB, 8192), (int64_t)MiB);
+	ck_assert_uint_eq(fs->rsv_held_nodes, 0);
+	/* the device refuses the data: given back, nothing recorded */
+	ck_assert_int_eq(zsim_add_fault(zsim_from_dev(dev), &fault), 0);
+	ck_assert_int_eq(zcow_pwrite(f, buf + 1, 4096, 0), -EIO);
+	ck_assert_uint_eq(fs->rsv_held_nodes, 0);
+	zsim_clear_faults(zsim_from_dev(dev));
+	ck_assert_int_eq(zcow_pread(f, got, sizeof(got), 0), 4096);
+	ck_assert(!memcmp(got, buf, sizeof(got)));
+	/* writes in flight holding more than the room: refused at once */
+	fs->rsv_held_nodes = UINT64_MAX / 2 / fs->nodesize;
+	ck_assert_int_eq(zcow_pwrite(f, buf, 4096, 0), -ENOSPC);
+	ck_assert_int_eq(zcow_mkdir(fs, "/d"), -ENOSPC);
+	fs->rsv_held_nodes = 0;
+	ck_assert_int_eq(zcow_mkdir(fs, "/d"), 0);
+	ck_assert_int_eq(zcow_pwrite(f, buf, 4096, 0), 4096);
+	ck_assert_uint_eq(fs->rsv_held_nodes, 0);
+	zcow_close(f);
+	ck_assert_int_eq(zcow_unmount(fs), 0);
+	zdev_close(dev);
+	free(buf);
+}
+END_TEST
+
+/*
  * A write refused with ENOSPC changed nothing (docs/space.md), also when
  * its piece is split at the end of a data group: the part that fits the
  * group is not recorded when the rest finds no room.  A 7 MiB file on 16
@@ -539,6 +582,8 @@ START_TEST(test_data_enospc_split_write_changes_nothing)
 		} else {
 			nr_enospc++;
 		}
+		/* given back, written or refused, split or whole */
+		ck_assert_uint_eq(fs->rsv_held_nodes, 0);
 		ck_assert_int_eq(zcow_pread(f, got, piece, at),
 				 (int64_t)piece);
 		ck_assert_msg(!memcmp(got, shadow + at, piece),
@@ -765,6 +810,7 @@ Suite *file_suite(void)
 	tcase_add_test(tc, test_data_corrupt_block_is_eio);
 	tcase_add_test(tc, test_data_enospc_fill_delete_reuse);
 	tcase_add_test(tc, test_data_enospc_split_write_changes_nothing);
+	tcase_add_test(tc, test_data_write_reservation_held_only_in_flight);
 	tcase_add_test(tc, test_data_short_group_is_filled_then_a_new_one);
 	tcase_add_loop_test(tc, test_data_power_cut_keeps_every_fsynced_file,
 			    0, 6);

@@ -1443,6 +1443,7 @@ static void run_threads_until_full(bool no_treelog)
 	for (t = 0; t < RSV_THREADS; t++)
 		ck_assert_int_eq(pthread_join(th[t], NULL), 0);
 	ck_assert_int_eq(fs->error, 0);
+	ck_assert_uint_eq(fs->rsv_held_nodes, 0);	/* all given back */
 	for (t = 0; t < RSV_THREADS; t++)
 		ck_assert_msg(!jobs[t].bad, "thread %d: errno %d", t,
 			      jobs[t].bad);
