@@ -557,6 +557,64 @@ bool zcow_txn_dirty_locked(struct zcow_fs *fs)
 	return false;
 }
 
+/*
+ * The grant (docs/space.md, "Grant"): a full check that finds room for
+ * META_GRANT_FACTOR * G nodes beyond an operation's, G = META_GRANT_OPS
+ * times the operation's nodes (at least META_GRANT_MIN), grants G of them
+ * to the reservations after it, which draw on them without a check while
+ * nothing but they changed the space: no commit, no group added,
+ * removed, finished or given to relocation or the tree-log, no other
+ * check (zcow_meta_check() ends it), and no node allocated beyond what
+ * they drew.
+ */
+#define META_GRANT_OPS		16u
+#define META_GRANT_MIN		64u
+#define META_GRANT_FACTOR	4u
+
+static bool grant_draw(struct zcow_fs *fs, uint64_t nodes)
+{
+	struct zcow_meta_grant *g = &fs->meta_grant;
+	uint64_t room, need;
+
+	if (nodes > g->nodes || g->transid != fs->transid ||
+	    g->space_seq != fs->space_seq || g->treelog_bg != fs->treelog_bg ||
+	    g->reloc_bg != fs->reloc_bg ||
+	    fs->meta_allocs - g->allocs > g->drawn)
+		return false;
+	g->nodes -= nodes;
+	g->drawn += nodes;
+	if (fs->grant_audit.is_on) {
+		fs->grant_audit.draws++;
+		if (zcow_meta_room(fs, &room) ||
+		    zcow_meta_need(fs, nodes, false, &need) || room < need)
+			fs->grant_audit.bad++;
+	}
+	return true;
+}
+
+/* A grant after a full check for @nodes and the grant's margin; false
+ * when there is no room for it (then none until the next commit). */
+static bool grant_try(struct zcow_fs *fs, uint64_t nodes)
+{
+	uint64_t g = nodes * META_GRANT_OPS;
+
+	if (g < META_GRANT_MIN)
+		g = META_GRANT_MIN;
+	if (nodes > UINT32_MAX || fs->meta_grant.refused == fs->transid + 1)
+		return false;
+	if (zcow_meta_check(fs, nodes + META_GRANT_FACTOR * g, false)) {
+		fs->meta_grant.refused = fs->transid + 1;
+		return false;
+	}
+	fs->meta_grant = (struct zcow_meta_grant){
+		.nodes = g, .drawn = nodes,
+		.transid = fs->transid, .space_seq = fs->space_seq,
+		.treelog_bg = fs->treelog_bg, .reloc_bg = fs->reloc_bg,
+		.allocs = fs->meta_allocs,
+	};
+	return true;
+}
+
 int zcow_meta_reserve_locked(struct zcow_fs *fs, uint64_t nodes,
 			     bool may_use_global)
 {
@@ -565,6 +623,11 @@ int zcow_meta_reserve_locked(struct zcow_fs *fs, uint64_t nodes,
 
 	if (fs->error)
 		return -EIO;
+	if (fs->read_only)
+		return -EROFS;
+	if (!may_use_global &&
+	    (grant_draw(fs, nodes) || grant_try(fs, nodes)))
+		return 0;
 	err = zcow_meta_check(fs, nodes, may_use_global);
 	if (err != -ENOSPC)
 		return err;

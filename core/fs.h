@@ -109,6 +109,30 @@ struct zcow_fs {
 	 * block_rsv): every reservation check counts them as the
 	 * operation's own (zcow_meta_need_in()). */
 	uint64_t rsv_held_nodes;
+	/* Nodes a full check found room for ahead of the reservations
+	 * after it (core/file.c:zcow_meta_reserve_locked()), and what it
+	 * read: valid while nothing but the reservations it grants
+	 * changed. */
+	struct zcow_meta_grant {
+		uint64_t nodes;		/* left to draw */
+		uint64_t drawn;		/* drawn since the check */
+		uint64_t transid, space_seq, treelog_bg, reloc_bg;
+		uint64_t allocs;	/* fs->meta_allocs at the check */
+		/* transid + 1 of a transaction whose room refused a grant
+		 * (it only shrinks until the commit); 0: none */
+		uint64_t refused;
+	} meta_grant;
+	/* Tests: with is_on, every draw on the grant is checked in full as
+	 * well; bad counts the draws the full check would have refused. */
+	struct {
+		bool is_on;
+		uint64_t draws, bad;
+	} grant_audit;
+	/* Changes of the groups' space outside a commit: a group added or
+	 * removed, a zone finished, a group's offset moved back to its write
+	 * pointer (invalidates meta_grant). */
+	uint64_t space_seq;
+	uint64_t meta_allocs;	/* tree nodes allocated, ever */
 	struct zcow_need_memo need_memo;	/* core/volumes.c */
 	uint64_t *redirty;		/* freed before writeback: write zeroed */
 	uint64_t nr_redirty, redirty_cap;

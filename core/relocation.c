@@ -778,6 +778,7 @@ static void start_relocating(struct zcow_fs *fs, struct zcow_bg *bg)
 	uint32_t s;
 
 	bg->is_relocating = true;
+	fs->space_seq++;	/* its room is given up below */
 	for (s = 0; fl && s < fl->data_zones; s++)
 		if (fl->data_active[s] == bg->start)
 			fl->data_active[s] = 0;

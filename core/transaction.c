@@ -131,6 +131,7 @@ static int store_alloc(void *arg, uint64_t owner, int level,
 	ret = zcow_bg_reserve(fs, flags, fs->nodesize, bytenr_ret);
 	if (ret)
 		return ret;
+	fs->meta_allocs++;
 	add_ref(fs, *bytenr_ret, owner, level, +1, false);
 	return fs->error;
 }

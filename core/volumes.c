@@ -234,6 +234,7 @@ int zcow_bg_finish_zone(struct zcow_fs *fs, struct zcow_bg *bg)
 				       ZDEV_CLASS_ZONE);
 	if (!ret)
 		bg->is_finished = true;	/* FULL: no active zone held */
+	fs->space_seq++;	/* its caller gives up the group's room */
 	return ret;
 }
 
@@ -327,6 +328,7 @@ int zcow_bg_add(struct zcow_fs *fs, const struct zcow_bg *tmpl,
 		fs->bgs[i] = fs->bgs[i - 1];
 	fs->bgs[i] = bg;
 	fs->nr_bgs++;
+	fs->space_seq++;
 	if (is_meta_bg(bg))
 		fs->meta_bgs[fs->nr_meta_bgs++] = bg;
 	if (bg_ret)
@@ -348,6 +350,7 @@ void zcow_bg_remove(struct zcow_fs *fs, struct zcow_bg *bg)
 	memmove(&fs->bgs[i], &fs->bgs[i + 1],
 		(fs->nr_bgs - i - 1) * sizeof(fs->bgs[0]));
 	fs->nr_bgs--;
+	fs->space_seq++;
 	for (i = 0; i < fs->nr_meta_bgs; i++)
 		if (fs->meta_bgs[i] == bg)
 			fs->meta_bgs[i] = fs->meta_bgs[--fs->nr_meta_bgs];
@@ -668,6 +671,7 @@ void zcow_bg_claim_written(struct zcow_fs *fs, uint64_t logical, uint64_t len)
 
 	if (!bg || bg->is_seq)
 		return;	/* sequential: the write pointer covers it */
+	fs->space_seq++;
 	end = logical + len - bg->start;
 	if (end <= bg->alloc_offset || end > bg->capacity)
 		return;

@@ -90,6 +90,9 @@ int zcow_meta_check(struct zcow_fs *fs, uint64_t op_nodes,
 		return -EROFS;
 	if (!fs->has_trees)
 		return 0;
+	/* What this check is for may use the room a grant counted on
+	 * (core/file.c:zcow_meta_reserve_locked()). */
+	fs->meta_grant.nodes = 0;
 	zcow_meta_groups(fs, &mg);
 	ret = meta_room_in(fs, &mg, &room);
 	if (!ret)

@@ -68,7 +68,8 @@ int zcow_meta_room(struct zcow_fs *fs, uint64_t *bytes_ret);
 /*
  * Admission of an operation of @op_nodes nodes: 0 when zcow_meta_need()
  * <= zcow_meta_room(), -ENOSPC, -EROFS, or a read errno.  Nothing is
- * reserved: the check and the operation run under the one fs lock.
+ * reserved: the check and the operation run under the one fs lock.  Ends
+ * the grant of fs->meta_grant (docs/space.md).
  */
 int zcow_meta_check(struct zcow_fs *fs, uint64_t op_nodes,
 		    bool may_use_global);
