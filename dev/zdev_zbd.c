@@ -234,6 +234,16 @@ static uint64_t cmd_bound(const struct zdev_zbd_limits *lim,
 				? ZDEV_ZBD_BOUND_SEGMENT_SIZE
 				: ZDEV_ZBD_BOUND_SEGMENTS;
 	}
+	/* The passthrough mapping ends a bio at a gap across the virt
+	 * boundary between pages that are not physically contiguous, and
+	 * refuses a request that would hold one (bio_map_user_iov(),
+	 * blk_rq_append_bio()): above a page, a command is one page.  The
+	 * block layer splits its own commands there. */
+	v = get(lim, ZDEV_ZBD_VIRT_BOUNDARY_MASK);
+	if (is_passthru && v + 1 > page_of(lim) && page_of(lim) < max) {
+		max = page_of(lim);
+		bound = ZDEV_ZBD_BOUND_VIRT_BOUNDARY;
+	}
 	if (max == UINT64_MAX)
 		max = ZDEV_ZBD_IO_DEFAULT;
 	*bound_ret = bound;
@@ -293,6 +303,13 @@ const char *zdev_zbd_bound_str(const struct zdev_zbd_limits *lim,
 			     (unsigned long long)get(lim,
 						     ZDEV_ZBD_MAX_SEGMENTS),
 			     (unsigned long long)seg_bytes(lim));
+		break;
+	case ZDEV_ZBD_BOUND_VIRT_BOUNDARY:
+		n = snprintf(buf, buf_len,
+			     "virt_boundary_mask %llu above the %llu-byte page: one page",
+			     (unsigned long long)get(lim,
+						     ZDEV_ZBD_VIRT_BOUNDARY_MASK),
+			     (unsigned long long)page_of(lim));
 		break;
 	}
 	if (n < buf_len && max % lba)

@@ -70,6 +70,8 @@ enum zdev_zbd_bound {
 	ZDEV_ZBD_BOUND_SECTORS,	     /* max_sectors_kb x 1024 */
 	ZDEV_ZBD_BOUND_SEGMENTS,     /* max_segments x page size */
 	ZDEV_ZBD_BOUND_SEGMENT_SIZE, /* max_segments x max_segment_size */
+	ZDEV_ZBD_BOUND_VIRT_BOUNDARY, /* virt_boundary_mask above the page:
+				       * a passthrough command of one page */
 };
 
 /* A write or read of no known limit is issued in commands of this size. */
@@ -99,7 +101,10 @@ int zdev_zbd_limits_read(const char *dir, struct zdev_zbd_limits *lim_ret);
  *        max_sectors_kb x 1024                      (block layer: writes,
  *                                                    reads, emulated
  *                                                    appends),
- *        max_segments x min(page size, max_segment_size) )
+ *        max_segments x min(page size, max_segment_size),
+ *        page size                                  (passthrough, when
+ *                                                    virt_boundary_mask
+ *                                                    + 1 > page size) )
  * rounded down to logical_block_size (512 when absent).  max_segments
  * counts one segment per page: the pages of a user buffer need not be
  * physically contiguous, and the NVMe virt boundary (a page) keeps a

@@ -345,6 +345,41 @@ START_TEST(test_zbd_max_hw_sectors_bounds_passthrough_only)
 }
 END_TEST
 
+/*
+ * A virt boundary above the page (NVMe's is the page): the kernel's
+ * passthrough mapping stops a bio at a gap between pages that are not
+ * physically contiguous and refuses a request that would hold one, so
+ * a passthrough command is one page; the block layer splits its own.
+ */
+START_TEST(test_zbd_virt_boundary_above_page_bounds_passthrough_to_a_page)
+{
+	struct zdev_zbd_limits lim;
+	enum zdev_zbd_bound b;
+
+	roomy(&lim, 4096);
+	set_limit(&lim, ZDEV_ZBD_VIRT_BOUNDARY_MASK, 4095);
+	ck_assert_uint_eq(zdev_zbd_cmd_max(&lim, ZDEV_ZBD_APPEND_PASSTHRU, &b),
+			  32768 << 10);
+	ck_assert_int_eq(b, ZDEV_ZBD_BOUND_HW_SECTORS);
+	set_limit(&lim, ZDEV_ZBD_VIRT_BOUNDARY_MASK, 65535);
+	ck_assert_uint_eq(zdev_zbd_cmd_max(&lim, ZDEV_ZBD_APPEND_PASSTHRU, &b),
+			  4096);
+	ck_assert_int_eq(b, ZDEV_ZBD_BOUND_VIRT_BOUNDARY);
+	ck_assert_str_eq(bound_str(&lim, ZDEV_ZBD_APPEND_PASSTHRU),
+			 "virt_boundary_mask 65535 above the 4096-byte page: one page");
+	ck_assert_uint_eq(zdev_zbd_cmd_max(&lim, ZDEV_ZBD_APPEND_EMULATED, &b),
+			  32768 << 10);
+	ck_assert_int_eq(b, ZDEV_ZBD_BOUND_SECTORS);
+	ck_assert_uint_eq(zdev_zbd_cmd_max(&lim, ZDEV_ZBD_WRITE, NULL),
+			  32768 << 10);
+	/* a smaller limit still decides */
+	set_limit(&lim, ZDEV_ZBD_ZONE_APPEND_MAX_BYTES, 0);
+	ck_assert_uint_eq(zdev_zbd_cmd_max(&lim, ZDEV_ZBD_APPEND_PASSTHRU, &b),
+			  0);
+	ck_assert_int_eq(b, ZDEV_ZBD_BOUND_NO_APPEND);
+}
+END_TEST
+
 START_TEST(test_zbd_max_sectors_bounds_block_layer_commands_only)
 {
 	struct zdev_zbd_limits lim;
@@ -658,6 +693,8 @@ Suite *zdev_zbd_suite(void)
 		       test_zbd_qemu_lba_zasl_mdts_geometries_size_as_measured);
 	tcase_add_test(tc, test_zbd_zone_append_max_bytes_bounds_appends_only);
 	tcase_add_test(tc, test_zbd_max_hw_sectors_bounds_passthrough_only);
+	tcase_add_test(tc,
+		       test_zbd_virt_boundary_above_page_bounds_passthrough_to_a_page);
 	tcase_add_test(tc,
 		       test_zbd_max_sectors_bounds_block_layer_commands_only);
 	tcase_add_test(tc, test_zbd_max_segments_count_one_page_each);
