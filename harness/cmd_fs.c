@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * zcow df, check, balance: the metadata-engine commands (bench-meta:
- * cmd_bench.c).
+ * cmd_bench.c); zcow mount-options, the table every -o takes.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -261,4 +261,44 @@ int cmd_balance(int argc, char **argv)
 		fprintf(stderr, "zcow balance: unmount: %s\n",
 			strerror(-uret));
 	return close_devs(&devs, ret || uret ? 1 : 0);
+}
+
+/* ---- mount-options: the table of core/mount_opts.c ---------------------- */
+
+int cmd_mount_options(int argc, char **argv)
+{
+	const struct zcow_mount_opt_doc *d;
+	bool names = false;
+	unsigned int i;
+	char spelled[96];
+
+	if (argc == 2 && is_help(argv[1])) {
+		printf("usage: zcow mount-options [--names]\n"
+		       "  the mount options every -o takes (zcow fuse, balance,\n"
+		       "  bench-*; a scenario's [zcow] keys of the same names),\n"
+		       "  one per line with its value and help; --names: the\n"
+		       "  names alone, one per line\n");
+		return 0;
+	}
+	if (argc == 2 && !strcmp(argv[1], "--names"))
+		names = true;
+	else if (argc > 1) {
+		fprintf(stderr, "zcow mount-options: unexpected argument '%s'\n"
+				"usage: zcow mount-options [--names]\n",
+			argv[1]);
+		return 2;
+	}
+	for (i = 0; (d = zcow_mount_opt_doc(i)); i++) {
+		if (names) {
+			printf("%s\n", d->name);
+			continue;
+		}
+		snprintf(spelled, sizeof(spelled), "%s%s%s", d->name,
+			 d->value ? "=" : "", d->value ? d->value : "");
+		if (strlen(spelled) < 24)
+			printf("  %-24s %s\n", spelled, d->help);
+		else
+			printf("  %s\n  %-24s %s\n", spelled, "", d->help);
+	}
+	return 0;
 }

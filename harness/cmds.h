@@ -51,7 +51,8 @@ struct zcow_cmd {
 	CMD("conform", cmd_conform, "check the device rules on DEV (destroys data)") \
 	CMD("dev", cmd_dev, "add a device to a file system, list its devices") \
 	CMD("replace", cmd_replace, "replace a device of a file system by a new one") \
-	CMD("fuse", cmd_fuse, "mount a zcow file system through FUSE")
+	CMD("fuse", cmd_fuse, "mount a zcow file system through FUSE")       \
+	CMD("mount-options", cmd_mount_options, "list the mount options (-o) with their values")
 
 #define CMD(name, fn, summary) int fn(int argc, char **argv);
 ZCOW_COMMANDS

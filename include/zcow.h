@@ -770,6 +770,16 @@ struct zcow_dirent {
 /* Parse "ro,zone_append=off,commit_bytes=64M" into @opts (adds to it).
  * nodatacow/nodatasum are refused: -EINVAL with a message. */
 int zcow_mount_opts_parse(const char *s, struct zcow_mount_opts *opts);
+/* One mount option as the help lists it: its name, its value ("on|off",
+ * "N", ...; NULL when it takes none) and one line of help. */
+struct zcow_mount_opt_doc {
+	const char *name;
+	const char *value;
+	const char *help;
+};
+/* The @i-th mount option of the table (core/mount_opts.c), NULL past the
+ * last. */
+const struct zcow_mount_opt_doc *zcow_mount_opt_doc(unsigned int i);
 
 /* Create a regular file (O_CREAT|O_EXCL|O_RDWR).  Errors as above. */
 int zcow_create(struct zcow_fs *fs, const char *path,

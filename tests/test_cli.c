@@ -73,6 +73,33 @@ static void temp_name(char *tmpl)
 	unlink(tmpl);
 }
 
+/* zcow mount-options lists the table's options, --names one a line
+ * (what scripts take the names from); another argument is refused. */
+START_TEST(test_cli_mount_options_lists_the_table)
+{
+	const struct zcow_mount_opt_doc *d;
+	char want[96];
+	unsigned int i;
+
+	run_zcow("mount-options", "--names", NULL);
+	ck_assert_msg(res.status == 0, "exit %d, stderr: %s", res.status,
+		      res.err);
+	for (i = 0; (d = zcow_mount_opt_doc(i)); i++) {
+		snprintf(want, sizeof(want), "%s\n", d->name);
+		ck_assert_msg(!strncmp(res.out, want, strlen(want)) ||
+				      strstr(res.out, want),
+			      "%s missing from:\n%s", d->name, res.out);
+	}
+	ck_assert_int_eq(nr_lines(res.out), (int)i);
+	run_zcow("mount-options", NULL);
+	ck_assert_int_eq(res.status, 0);
+	ck_assert_ptr_nonnull(strstr(res.out, "  treelog=on|off "));
+	run_zcow("mount-options", "--nmaes", NULL);
+	ck_assert_int_eq(res.status, 2);
+	ck_assert_ptr_nonnull(strstr(res.err, "unexpected argument '--nmaes'"));
+}
+END_TEST
+
 START_TEST(test_cli_zones_prints_blkzone_report_lines)
 {
 	run_zcow("zones", dev_spec, NULL);
@@ -777,6 +804,7 @@ Suite *cli_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, test_cli_zones_prints_blkzone_report_lines);
+	tcase_add_test(tc, test_cli_mount_options_lists_the_table);
 	tcase_add_test(tc, test_cli_zones_limits_of_a_file_are_its_spec);
 	tcase_add_test(tc,
 		       test_cli_zones_limits_of_the_simulator_give_its_max_append);

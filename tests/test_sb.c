@@ -767,6 +767,114 @@ START_TEST(test_mount_opts_data_zones_out_of_range_names_the_range)
 }
 END_TEST
 
+/*
+ * The mount-option table (core/mount_opts.c) is what the parser takes:
+ * every row parses with an example of its value (each alternative of a
+ * list of them) and sets something, a refused one is refused, two
+ * options of one setting conflict, and README.md's list names every
+ * option.  The reclaim row lists the policies the reclaim table has.
+ */
+static const char *mopt_example(const char *name)
+{
+	static const char *const ex[][2] = {
+		{ "commit_bytes", "64M" }, { "data_zones", "2" },
+		{ "reclaim_threshold", "60" }, { "reclaim_high", "10" },
+	};
+	unsigned int i;
+
+	for (i = 0; i < sizeof(ex) / sizeof(ex[0]); i++)
+		if (!strcmp(ex[i][0], name))
+			return ex[i][1];
+	return NULL;
+}
+
+START_TEST(test_mount_opts_table_parses_every_row_and_readme_lists_it)
+{
+	const struct zcow_mount_opt_doc *d;
+	char opt[160], readme[16384], names[128], want[160];
+	struct zcow_mount_opts base, ones, mo;
+	unsigned int i, n = 0;
+	bool changed;
+	size_t len;
+	FILE *f;
+
+	f = fopen("README.md", "r");
+	ck_assert_ptr_nonnull(f);
+	len = fread(readme, 1, sizeof(readme) - 1, f);
+	readme[len] = '\0';
+	fclose(f);
+	/* every setter changes a field of one base or the other */
+	memset(&base, 0, sizeof(base));
+	zlog_set_sink(keep_err, NULL);
+	for (i = 0; (d = zcow_mount_opt_doc(i)); i++, n++) {
+		bool refused = !strncmp(d->help, "refused", 7);
+		char vals[96], *v, *save = NULL;
+
+		ck_assert_msg(d->help && *d->help, "%s: no help", d->name);
+		snprintf(want, sizeof(want), "`%s", d->name);
+		ck_assert_msg(strstr(readme, want),
+			      "mount option %s is not in README.md", d->name);
+		snprintf(vals, sizeof(vals), "%s",
+			 !d->value ? "" :
+			 mopt_example(d->name) ? mopt_example(d->name) :
+						 d->value);
+		for (v = strtok_r(vals, "|", &save); v || !d->value;
+		     v = strtok_r(NULL, "|", &save)) {
+			snprintf(opt, sizeof(opt), "%s%s%s", d->name,
+				 v ? "=" : "", v ? v : "");
+			memcpy(&mo, &base, sizeof(mo));
+			ck_assert_int_eq(zcow_mount_opts_parse(opt, &mo),
+					 refused ? -EINVAL : 0);
+			changed = memcmp(&mo, &base, sizeof(mo));
+			memset(&mo, 0xff, sizeof(mo));
+			memcpy(&ones, &mo, sizeof(mo));
+			ck_assert_int_eq(zcow_mount_opts_parse(opt, &mo),
+					 refused ? -EINVAL : 0);
+			changed = changed || memcmp(&mo, &ones, sizeof(mo));
+			ck_assert_msg(refused || changed, "%s set nothing",
+				      opt);
+			if (!d->value)
+				break;
+		}
+	}
+	ck_assert_uint_ge(n, 17);
+	/* the reclaim row's list is the reclaim table's */
+	zcow_reclaim_names(names, sizeof(names));
+	for (i = 0; (d = zcow_mount_opt_doc(i)); i++)
+		if (!strcmp(d->name, "reclaim"))
+			break;
+	ck_assert_ptr_nonnull(d);
+	snprintf(want, sizeof(want), "%s", d->value);
+	for (len = 0; want[len]; len++)
+		if (want[len] == '|')
+			want[len] = ',';
+	{
+		char got[160];
+		size_t a = 0, b = 0;
+
+		for (; names[a] && b + 1 < sizeof(got); a++) {
+			if (!strncmp(names + a, ", ", 2)) {
+				got[b++] = ',';
+				a++;
+			} else if (!strncmp(names + a, " or ", 4)) {
+				got[b++] = ',';
+				a += 3;
+			} else {
+				got[b++] = names[a];
+			}
+		}
+		got[b] = '\0';
+		ck_assert_str_eq(want, got);
+	}
+	memcpy(&mo, &base, sizeof(mo));
+	ck_assert_int_eq(zcow_mount_opts_parse("treelog=on,notreelog", &mo),
+			 -EINVAL);
+	ck_assert_msg(strstr(last_err, "set the same thing"), "message: %s",
+		      last_err);
+	zlog_set_sink(NULL, NULL);
+}
+END_TEST
+
 START_TEST(test_sb_mkfs_refuses_bad_nodesize_and_label)
 {
 	struct zdev *dev = new_sim(12, ZS, CAP, 0);
@@ -1420,6 +1528,7 @@ Suite *sb_suite(void)
 	tcase_add_test(tc, test_mount_rw_only_with_features_zcow_maintains);
 	tcase_add_test(tc, test_empty_commit_writes_a_new_root_tree);
 	tcase_add_test(tc, test_mount_opts_data_zones_out_of_range_names_the_range);
+	tcase_add_test(tc, test_mount_opts_table_parses_every_row_and_readme_lists_it);
 	tcase_add_test(tc, test_mkfs_refuses_too_few_active_zones_with_the_number);
 	tcase_add_test(tc, test_mount_turns_treelog_off_when_active_zones_lack);
 	tcase_add_test(tc, test_mount_rw_refuses_too_few_active_zones_ro_reads);
