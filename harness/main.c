@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * zcow: the command-line driver.  `zcow COMMAND --help` for each command.
+ * The zcow tool's entry (main) and its command table: `zcow COMMAND
+ * --help` for each command.  (Not include/zcow.h, the library's API.)
  */
 #include <errno.h>
 #include <limits.h>
