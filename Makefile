@@ -18,8 +18,11 @@
 #   sim/      the zone simulator (a device backend)         + -Isim
 #   include/  the file system's public API (zcow.h, zcow_super.h)
 #   core/     the file system                               + -Iinclude -Icore
+#   bench/    benchmark entries on core's internals (zbench.h) base dev
+#             include core: libzbench.a, for the tool and the tests only
 #   harness/  the zcow tool and the workload runner         base dev sim
-#             include: the public API only, never core/'s internal headers
+#             include bench: the public API and zbench.h, never core/'s
+#             internal headers
 #   tests/, fuzz/: every layer (white-box)
 
 CC ?= gcc
@@ -65,6 +68,7 @@ BASE_SRC += base/crc32c_sw.c
 endif
 DEV_SRC := $(wildcard dev/*.c)
 CORE_SRC := $(wildcard core/*.c)
+BENCH_SRC := $(wildcard bench/*.c)
 SIM_SRC := $(wildcard sim/*.c)
 # The workload runner (zcow run) is a library so the tests link it too.
 RUN_SRC := harness/dbench.c harness/devlist.c harness/fio.c harness/fio_ctl.c harness/fio_gen.c harness/fio_log.c harness/fio_verify.c harness/run.c harness/run_ctl.c harness/run_raw.c harness/run_fs.c harness/run_replace.c harness/run_verify.c \
@@ -79,6 +83,7 @@ TEST_SRC := $(wildcard tests/*.c)
 BASE_OBJ := $(BASE_SRC:%.c=$(BUILD)/%.o)
 DEV_OBJ := $(DEV_SRC:%.c=$(BUILD)/%.o)
 CORE_OBJ := $(CORE_SRC:%.c=$(BUILD)/%.o)
+BENCH_OBJ := $(BENCH_SRC:%.c=$(BUILD)/%.o)
 SIM_OBJ := $(SIM_SRC:%.c=$(BUILD)/%.o)
 TOOL_OBJ := $(TOOL_SRC:%.c=$(BUILD)/%.o)
 RUN_OBJ := $(RUN_SRC:%.c=$(BUILD)/%.o)
@@ -91,6 +96,7 @@ TEST_OBJ += $(FUZZ_REPLAY_OBJ)
 LIBZBASE := $(BUILD)/libzbase.a
 LIBZDEV := $(BUILD)/libzdev.a
 LIBZCOW := $(BUILD)/libzcow.a
+LIBZBENCH := $(BUILD)/libzbench.a
 LIBZSIM := $(BUILD)/libzsim.a
 LIBZRUN := $(BUILD)/libzrun.a
 ZCOW := $(BUILD)/zcow
@@ -104,9 +110,10 @@ $(BUILD)/base/%.o: INC := -Ibase
 $(BUILD)/dev/%.o: INC := -Ibase -Idev
 $(BUILD)/sim/%.o: INC := -Ibase -Idev -Isim
 $(BUILD)/core/%.o: INC := -Ibase -Idev -Iinclude -Icore
-$(BUILD)/harness/%.o: INC := -Ibase -Idev -Isim -Iinclude -Iharness
+$(BUILD)/bench/%.o: INC := -Ibase -Idev -Iinclude -Icore -Ibench
+$(BUILD)/harness/%.o: INC := -Ibase -Idev -Isim -Iinclude -Ibench -Iharness
 $(FUSE_SRC:%.c=$(BUILD)/%.o): INC += $(FUSE_CFLAGS)
-$(BUILD)/tests/%.o: INC := -Ibase -Idev -Isim -Iinclude -Icore -Iharness \
+$(BUILD)/tests/%.o: INC := -Ibase -Idev -Isim -Iinclude -Icore -Ibench -Iharness \
 	-Itests -Ifuzz $(CHECK_CFLAGS)
 $(BUILD)/fuzz/%.o: INC := -Ibase -Idev -Isim -Iinclude -Icore -Iharness \
 	-Ifuzz
@@ -126,6 +133,10 @@ $(LIBZDEV): $(DEV_OBJ)
 	$(AR) rcs $@ $^
 
 $(LIBZCOW): $(CORE_OBJ)
+	rm -f $@
+	$(AR) rcs $@ $^
+
+$(LIBZBENCH): $(BENCH_OBJ)
 	rm -f $@
 	$(AR) rcs $@ $^
 
@@ -150,7 +161,7 @@ $(BUILD)/version.stamp: FORCE
 $(BUILD)/harness/results.o: $(BUILD)/version.stamp
 .PHONY: FORCE
 
-LIBS_ALL := $(LIBZRUN) $(LIBZSIM) $(LIBZCOW) $(LIBZDEV) $(LIBZBASE)
+LIBS_ALL := $(LIBZRUN) $(LIBZBENCH) $(LIBZSIM) $(LIBZCOW) $(LIBZDEV) $(LIBZBASE)
 
 $(ZCOW): $(TOOL_OBJ) $(LIBS_ALL)
 	$(CC) $(CFLAGS_ALL) $(STATIC_LDFLAGS) -o $@ $(TOOL_OBJ) $(LIBS_ALL) \
@@ -223,7 +234,7 @@ fuzz: fuzz-build
 
 format:
 	clang-format -i base/*.[ch] dev/*.[ch] include/*.h core/*.[ch] \
-		sim/*.[ch] harness/*.[ch] tests/*.[ch]
+		bench/*.[ch] sim/*.[ch] harness/*.[ch] tests/*.[ch]
 
 clean:
 	rm -rf build build-asan build-static build-fuzz

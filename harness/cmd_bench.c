@@ -21,6 +21,7 @@
 
 #include "cmds.h"
 #include "prng.h"
+#include "zbench.h"
 #include "zcow.h"
 #include "zdev.h"
 #include "zlog.h"

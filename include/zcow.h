@@ -619,23 +619,6 @@ uint32_t zcow_active_zones_needed(struct zdev *dev, enum zcow_sb_placement p,
 /* The device's active-zone limit: max_active, else max_open; 0 = none. */
 uint32_t zcow_active_zone_limit(const struct zdev *dev);
 
-/*
- * The metadata benchmark of `zcow bench-meta`: insert @nr_items items
- * (key (objectid, INODE_ITEM, 0), 16-byte value: the item's index and its
- * objectid) into the fs tree, objectids 256, 257, ... (@is_seq) or
- * zcow_rand64(@seed) >> 8 (a duplicate key is skipped), committing after
- * every @commit_every items (0: only at the end) and once at the end.
- * The items are not inodes: the file system is left inconsistent, so run
- * it only on a scratch device, and read the commit statistics with
- * zcow_fs_info().  Returns 0, -EINVAL (no trees: a superblock-only
- * mount), or the -errno of an insert or a commit (-ENOSPC, a device
- * error); *done_ret (may be NULL): the items handled, the failing one
- * included (@nr_items on success or when the last commit failed).
- */
-int zcow_bench_tree_insert(struct zcow_fs *fs, uint64_t nr_items,
-			   uint64_t commit_every, bool is_seq, uint64_t seed,
-			   uint64_t *done_ret);
-
 /* ==== files (issue 5): inodes, directories, data; core/inode.c, file.c ====
  *
  * Paths are '/'-separated, relative to the root directory (a leading '/'

@@ -553,7 +553,7 @@ START_TEST(test_cli_bench_commands_refuse_bad_options_naming_them)
 }
 END_TEST
 
-/* bench-meta through the public zcow_bench_tree_insert(): the commit
+/* bench-meta through zcow_bench_tree_insert() (bench/): the commit
  * counters of a small sequential run are exact. */
 START_TEST(test_cli_bench_meta_counts_its_commits)
 {

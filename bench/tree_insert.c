@@ -9,6 +9,7 @@
 
 #include "fs.h"
 #include "prng.h"
+#include "zbench.h"
 #include "zlog.h"
 
 int zcow_bench_tree_insert(struct zcow_fs *fs, uint64_t nr_items,
