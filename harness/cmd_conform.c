@@ -4,7 +4,7 @@
  * zdev_*() wrappers on any device spec, so that the simulator and a real
  * zoned device (QEMU NVMe ZNS in harness/qemu/) are held to the same
  * expectations.  The expectations are what Linux 6.1 + QEMU 7.2 returned
- * (/work/shared/notes/zone-rules-measured.md), written in terms of the
+ * (docs/device-rules.md, each case measured there), written in terms of the
  * device's own geometry (zone size, capacity, max open/active, max append).
  *
  * One line per checked rule:
@@ -1038,8 +1038,8 @@ static int fua_and_flush(struct conform *c, const struct rule *r)
 
 /*
  * The rules in the order they run.  SOURCE names the section of
- * docs/device-rules.md that states the rule and the measured case
- * (/work/shared/notes/zone-rules-measured.md) it comes from.  A rule with
+ * docs/device-rules.md that states the rule and the measured case it
+ * comes from.  A rule with
  * a cannot_run() that answers is reported "skipped (why)"; a CHAINED rule
  * runs on the zones its predecessor left (no reset), only after it ran,
  * and is selected (--only) with it.

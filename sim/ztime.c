@@ -34,7 +34,7 @@
  *   appends scale within a zone up to QD ~4 then plateau -> 4 slots
  * Geometry (not part of the profile; the scenario's device spec): 2 GiB
  * zones, 1077 MiB capacity, 14 open/active zones (WD ZN540 product brief;
- * shared/notes/field.md section 5).
+ * docs/timing.md, "Profiles and sources").
  * Assumed, not measured here (documented as such in docs/timing.md): read
  * latency 68 us and 3.2 GB/s, zone reset 2 ms, finish 2 ms plus padding of
  * the unwritten capacity at write_bw, open/close 10 us, flush 20 us (the
