@@ -635,8 +635,11 @@ static int alloc_node(struct zcow_tree *tree, int level,
 	if (!ret && bytenr == ZCOW_NO_ROOT)
 		ret = -EINVAL;
 	if (ret) {
-		zlog_err(TAG, "tree %" PRIu64 ": node allocation failed: %d",
-			 tree->owner, ret);
+		zlog(ret == -ENOSPC && tree->owner == ZCOW_TREE_LOG_OBJECTID ?
+			     ZLOG_DEBUG :
+			     ZLOG_ERR,
+		     TAG, "tree %" PRIu64 ": node allocation failed: %d",
+		     tree->owner, ret);
 		node_destroy(node, true);
 		return ret;
 	}
@@ -850,8 +853,14 @@ static int cow_node(struct zcow_tree *tree, struct zcow_cnode *node,
 	if (!ret && bytenr == ZCOW_NO_ROOT)
 		ret = -EINVAL;
 	if (ret) {
-		zlog_err(TAG, "tree %" PRIu64 ": CoW allocation failed: %d",
-			 tree->owner, ret);
+		/* A full tree-log group is expected: the fsync commits
+		 * instead (core/tree-log.c); elsewhere the reservation
+		 * should have prevented it. */
+		zlog(ret == -ENOSPC && tree->owner == ZCOW_TREE_LOG_OBJECTID ?
+			     ZLOG_DEBUG :
+			     ZLOG_ERR,
+		     TAG, "tree %" PRIu64 ": CoW allocation failed: %d",
+		     tree->owner, ret);
 		return ret;
 	}
 	tree->stats.nr_alloc++;

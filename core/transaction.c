@@ -1147,9 +1147,9 @@ void zcow_fs_count_writable(struct zcow_fs *fs)
 		struct zcow_device *zd = &fs->devs[d];
 
 		zd->writable_bytes = 0;
+		/* as the allocator counts (find_free_zone()) */
 		for (z = 0; z + zs <= zcow_device_size(zd); z += zs)
-			if (!zcow_sb_is_reserved_zone(zd->zdev, fs->placement,
-						      z))
+			if (!zcow_zone_is_sb(fs, zd->zdev, z))
 				zd->writable_bytes += zs;
 		fs->writable_bytes += zd->writable_bytes;
 	}

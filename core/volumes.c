@@ -373,8 +373,8 @@ static bool is_zone_allocated(struct zcow_fs *fs, const struct zcow_device *zd,
 	return false;
 }
 
-/* Superblock-log zones and zones holding a fixed superblock copy. */
-static bool is_sb_zone(struct zcow_fs *fs, struct zdev *dev, uint64_t zone)
+bool zcow_zone_is_sb(const struct zcow_fs *fs, struct zdev *dev,
+		     uint64_t zone)
 {
 	uint64_t zs = dev->info.zone_size;
 	int m;
@@ -417,7 +417,7 @@ int zcow_reset_free_active_zones(struct zcow_fs *fs)
 			struct zdev_zone z;
 			int ret;
 
-			if (is_sb_zone(fs, dev, zone) ||
+			if (zcow_zone_is_sb(fs, dev, zone) ||
 			    is_zone_allocated(fs, zd, zone))
 				continue;
 			ret = zdev_report_zone(dev, zone, &z);
@@ -457,7 +457,7 @@ static int find_free_zone(struct zcow_fs *fs, struct zcow_device *zd,
 	int ret;
 
 	for (zone = 0; zone + zs <= size; zone += zs) {
-		if (is_sb_zone(fs, dev, zone) ||
+		if (zcow_zone_is_sb(fs, dev, zone) ||
 		    is_zone_allocated(fs, zd, zone))
 			continue;
 		ret = zdev_report_zone(dev, zone, z);

@@ -162,6 +162,11 @@ int zcow_reset_free_active_zones(struct zcow_fs *fs);
  * (is_new); a system chunk is added to the superblock's sys_chunk_array at
  * once.  Returns 0 and *bg_ret, -EINVAL, -ENOSPC, -EROFS, or a device errno.
  */
+/* Does the zone at @zone of @dev hold superblocks: a superblock-log zone
+ * or one a fixed superblock copy lies in?  No chunk takes it, and the
+ * writable space (zcow_fs_count_writable()) leaves it out. */
+bool zcow_zone_is_sb(const struct zcow_fs *fs, struct zdev *dev,
+		     uint64_t zone);
 int zcow_chunk_alloc(struct zcow_fs *fs, uint64_t flags,
 		     struct zcow_bg **bg_ret);
 
