@@ -961,6 +961,9 @@ def experiment_row(guest, tag, what, zone_bytes):
             mr = BENCH_RESETS_RE.search(v)
             row["zcow_resets"] = int(mr.group(1)) if mr else None
             row["notes"].append("%s %s of %s ops" % m.group(1, 2, 3))
+            if row["seconds"]:
+                row["notes"].append("%.0f ops/s" % (int(m.group(2))
+                                                    / row["seconds"]))
         elif v:
             row["notes"].append(v)
         if host and row["seconds"]:

@@ -37,9 +37,9 @@
 # in the table); the scenario fails only when a measurement could not
 # be made.
 # VM_SET keys: experiments=LIST (comma-separated names above, default
-# all)  runtime=120  ops=8000  rounds=2  seed_runtime= (empty: the
+# all)  runtime=90  ops=8000  rounds=2  seed_runtime= (empty: the
 # configs' own 200ms)  crash_jobs=4  crash_loops=2
-# vm: zones=64 zone_size=16M zone_cap=16M max_open=14 max_active=14 zasl=0 timeout=1800 runtime=120 ops=8000 rounds=2
+# vm: zones=64 zone_size=16M zone_cap=16M max_open=14 max_active=14 zasl=0 timeout=1800 runtime=90 ops=8000 rounds=2
 # shellcheck shell=dash
 # shellcheck disable=SC1091 # the guest path of scenarios/lib.sh
 . /scenarios/lib.sh
@@ -49,7 +49,7 @@ ALL="$ALL commits-empty commits-4k-fsync refill"
 ALL="$ALL seed-append-on seed-append-off seed-treelog-on seed-treelog-off"
 ALL="$ALL crash-record crash-campaign"
 EXPERIMENTS=$(echo "${ZCOW_EXPERIMENTS:-$ALL}" | tr ',' ' ')
-RUNTIME=${ZCOW_RUNTIME:-120}
+RUNTIME=${ZCOW_RUNTIME:-90}
 OPS=${ZCOW_OPS:-8000}
 ROUNDS=${ZCOW_ROUNDS:-2}
 SEED_RUNTIME=${ZCOW_SEED_RUNTIME:-}
