@@ -1,17 +1,18 @@
 # experiments: every shipped experiment of zcow on the real namespace
 # (docs/vm.md, "Every shipped experiment on the namespace").  Each runs
 # from reset zones with `device=/dev/nvme0n1` as its only change of
-# setting, except the run-length keys below, and leaves one line per
-# experiment in result-<name>.txt:
+# setting but the sizes and run lengths below, and leaves its figures in
+# result-<name>.txt:
 #   gc-uniform, gc-hotcold     configs/gc-*.scenario, size= the file at
 #                              the rho the config states (0.64 and 0.8 of
 #                              the space data can use here, 800 MiB)
 #   vm-gc-rho60, vm-gc-rho80   configs/vm-gc-rhoNN.scenario as shipped
 #                              (made for this geometry)
 #   gc-sustained               configs/gc-sustained.scenario, size=40m
-#                              (16 files, 0.8 of that space)
-#     the five above: runtime=RUNTIME (wall time, every job: the fill
-#     ends before it, the overwrite is stopped by it)
+#                              (16 files, 0.8 of that space),
+#                              runtime=SUSTAINED_RUNTIME (./run.sh's 20 s)
+#     the four before it: runtime=RUNTIME (wall time, every job: the
+#     fill ends before it, the overwrite is stopped by it)
 #   commits-empty, commits-4k-fsync, refill
 #                              the small-commit experiments of
 #                              harness/gcsmall.py (zcow bench-commits,
@@ -37,9 +38,10 @@
 # in the table); the scenario fails only when a measurement could not
 # be made.
 # VM_SET keys: experiments=LIST (comma-separated names above, default
-# all)  runtime=90  ops=8000  rounds=2  seed_runtime= (empty: the
-# configs' own 200ms)  crash_jobs=4  crash_loops=2
-# vm: zones=64 zone_size=16M zone_cap=16M max_open=14 max_active=14 zasl=0 timeout=1800 runtime=90 ops=8000 rounds=2
+# all)  runtime=90  sustained_runtime=20  ops=8000  rounds=2
+# seed_runtime= (empty: the configs' own 200ms)  crash_jobs=4
+# crash_loops=2
+# vm: zones=64 zone_size=16M zone_cap=16M max_open=14 max_active=14 zasl=0 timeout=1800 runtime=90 sustained_runtime=20 ops=8000 rounds=2
 # shellcheck shell=dash
 # shellcheck disable=SC1091 # the guest path of scenarios/lib.sh
 . /scenarios/lib.sh
@@ -50,6 +52,7 @@ ALL="$ALL seed-append-on seed-append-off seed-treelog-on seed-treelog-off"
 ALL="$ALL crash-record crash-campaign"
 EXPERIMENTS=$(echo "${ZCOW_EXPERIMENTS:-$ALL}" | tr ',' ' ')
 RUNTIME=${ZCOW_RUNTIME:-90}
+SUSTAINED_RUNTIME=${ZCOW_SUSTAINED_RUNTIME:-20}
 OPS=${ZCOW_OPS:-8000}
 ROUNDS=${ZCOW_ROUNDS:-2}
 SEED_RUNTIME=${ZCOW_SEED_RUNTIME:-}
@@ -63,6 +66,7 @@ echo mq-deadline >"/sys/block/$DEVNAME/queue/scheduler"
 {
 	echo "experiments=$EXPERIMENTS"
 	echo "runtime=$RUNTIME"
+	echo "sustained_runtime=$SUSTAINED_RUNTIME"
 	echo "ops=$OPS"
 	echo "rounds=$ROUNDS"
 	echo "seed_runtime=$SEED_RUNTIME"
@@ -263,7 +267,10 @@ for e in $EXPERIMENTS; do
 	gc-uniform) step "$e" zrun "$e" gc-uniform --set size=512m $RT ;;
 	gc-hotcold) step "$e" zrun "$e" gc-hotcold --set size=640m $RT ;;
 	vm-gc-rho60 | vm-gc-rho80) step "$e" zrun "$e" "$e" $RT ;;
-	gc-sustained) step "$e" zrun "$e" gc-sustained --set size=40m $RT ;;
+	gc-sustained)
+		step "$e" zrun "$e" gc-sustained --set size=40m \
+			--set "runtime=${SUSTAINED_RUNTIME}s"
+		;;
 	commits-empty)
 		step "$e" bench "$e" bench-commits --ops "$OPS" \
 			--every $((OPS / 40 > 0 ? OPS / 40 : 1)) --size 0 \
