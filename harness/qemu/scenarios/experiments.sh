@@ -240,7 +240,8 @@ crash_campaign() {
 	: >"$OUT/result-$tag.txt"
 	result "$tag" "kind=crash" "config=zcow crash --ops device.ops --quick"
 	[ -s "$OUT/device.ops" ] || {
-		result "$tag" "rc=1" "error=no recording (crash-record did not run or failed)"
+		result "$tag" "rc=1" \
+			"error=no recording (crash-record did not run or failed)"
 		return 0
 	}
 	t0=$(now)
