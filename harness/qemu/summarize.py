@@ -840,6 +840,219 @@ def limits(out, guest, geometry):
             "append_tests": tests, "steps": ran}
 
 
+# The experiments scenario: its rows in order, what each ran.
+EXPERIMENTS = [
+    ("gc-uniform", "reclaim: uniform overwrite (rho 0.64)"),
+    ("gc-hotcold", "reclaim: hot/cold overwrite, zipf:1.2 (rho 0.8)"),
+    ("vm-gc-rho60", "reclaim: uniform overwrite, fsync=1024 (rho 0.6)"),
+    ("vm-gc-rho80", "reclaim: uniform overwrite, fsync=1024 (rho 0.8)"),
+    ("gc-sustained", "reclaim: 16 jobs of 4 KiB random writes (rho 0.8)"),
+    ("commits-empty", "small commits: {empty file, commit}"),
+    ("commits-4k-fsync", "small commits: {4 KiB file, fsync}"),
+    ("refill", "fill, delete every other file, refill"),
+    ("seed-append-on", "seed: 16 jobs of 4 KiB random writes, Zone Append"),
+    ("seed-append-off", "seed: the same with plain writes"),
+    ("seed-treelog-on", "seed: fsync per 8 KiB file, tree-log on"),
+    ("seed-treelog-off", "seed: the same, tree-log off"),
+    ("crash-record", "crash: seed-treelog.fio by fio on zcow fuse --record"),
+    ("crash-campaign", "crash: zcow crash --ops of that recording (sim)"),
+]
+
+# bench-commits: "completed N of M ops ...; commits C; wall W s";
+# bench-refill: "round K: ... filled F files (X MiB, ...".
+BENCH_OPS_RE = re.compile(r"^(completed|stopped|failed)\D*(\d+) of (\d+)")
+BENCH_SIZE_RE = re.compile(r"\(\w[\w-]*, size (\d+),")
+BENCH_COMMITS_RE = re.compile(r"; commits (\d+);")
+BENCH_RESETS_RE = re.compile(r"zones reset (\d+)")
+REFILL_RE = re.compile(r"^round \d+: .* filled \d+ files \(([\d.]+) MiB",
+                       re.M)
+
+
+def fio_section(path, name):
+    """The options of section [name] of a resolved config.fio."""
+    out, cur = {}, None
+    for line in read(path).splitlines():
+        line = line.strip()
+        if line.startswith("["):
+            cur = line.strip("[]")
+        elif cur == name and "=" in line:
+            k, v = line.split("=", 1)
+            out[k] = v
+    return out
+
+
+def experiment_row(guest, tag, what, zone_bytes):
+    r = kv_file(os.path.join(guest, f"result-{tag}.txt"))
+    row = {"experiment": tag, "what": what, "kind": r.get("kind"),
+           "config": r.get("config"), "sets": r.get("sets") or "",
+           "rc": int_or_none(r.get("rc")),
+           "seconds": float_or_none(r.get("seconds")),
+           "error": r.get("error") or None,
+           "check_rc": int_or_none(r.get("check_rc")),
+           "check": r.get("check"), "notes": []}
+    if not r:
+        row["status"] = "not run"
+        return row
+    resets = read(os.path.join(guest, f"resets-{tag}.txt")).split()
+    row["device_resets"] = int_or_none(resets[0]) if resets else None
+    zb = os.path.join(guest, f"zones-{tag}-before.txt")
+    za = os.path.join(guest, f"zones-{tag}-after.txt")
+    if os.path.exists(zb) and os.path.exists(za):
+        row["device_bytes_wp"] = (written_bytes(za) - written_bytes(zb)
+                                  + zone_bytes * (row["device_resets"] or 0))
+    s0 = smart_written(os.path.join(guest, f"smart-{tag}-before.json"))
+    s1 = smart_written(os.path.join(guest, f"smart-{tag}-after.json"))
+    row["device_bytes_smart"] = (s1 - s0) * 512000 \
+        if s0 is not None and s1 is not None else None
+    host = None
+    if row["kind"] == "run":
+        try:
+            with open(os.path.join(guest, f"zcow-{tag}.json"),
+                      encoding="utf-8") as f:
+                z = json.load(f)
+        except (OSError, ValueError):
+            z = None
+        if z:
+            t = z.get("total", {})
+            host = t.get("write_bytes")
+            row.update({"MiB_s": t.get("bw_mib_per_s"),
+                        "iops": t.get("iops"),
+                        "syncs_per_s": t.get("syncs_per_s"),
+                        "rate_basis": t.get("rate_basis"),
+                        "wall_time_s": z.get("wall_time_s"),
+                        "write_amplification": z.get("write_amplification"),
+                        "gc_data_wa": (z.get("gc") or {}).get("data_wa"),
+                        "zcow_resets": z.get("zone_resets"),
+                        "commits": z.get("commits"),
+                        "groups_relocated":
+                            (z.get("reclaim") or {}).get("groups_relocated")})
+            if t.get("syncs"):
+                row["notes"].append("%d fsyncs, %.1f fsyncs/s"
+                                    % (t["syncs"], t.get("syncs_per_s") or 0))
+            cfg = os.path.join(guest, r.get("dir", "-"), "config.fio")
+            fill = fio_section(cfg, "fill")
+            jobs = {j.get("name"): j for j in z.get("jobs", [])}
+            if fill.get("size") and "fill" in jobs:
+                want = int(fill["size"])
+                got = jobs["fill"].get("write_bytes") or 0
+                row["fill_complete"] = got >= want
+                if got < want:
+                    row["notes"].append("fill cut at %.1f of %.1f MiB"
+                                        % (got / 2**20, want / 2**20))
+            for j in z.get("jobs", []):
+                if j.get("ended_by"):
+                    row["notes"].append("%s: %s" % (j["name"], j["ended_by"]))
+    elif row["kind"] == "bench":
+        text = read(os.path.join(guest, f"run-{tag}.txt"))
+        v = r.get("verdict") or ""
+        row["verdict"] = v or None
+        m = BENCH_OPS_RE.match(v)
+        if " round" in v:
+            host = int(sum(float(x) for x in REFILL_RE.findall(text))
+                       * 2**20)
+            row["notes"].append("; ".join(part.strip() for i, part in
+                                          enumerate(v.split(";"))
+                                          if i in (0, 2)))
+        elif m:
+            ms = BENCH_SIZE_RE.search(v)
+            host = int(m.group(2)) * int(ms.group(1)) if ms else None
+            mc = BENCH_COMMITS_RE.search(v)
+            row["commits"] = int(mc.group(1)) if mc else None
+            mr = BENCH_RESETS_RE.search(v)
+            row["zcow_resets"] = int(mr.group(1)) if mr else None
+            row["notes"].append("%s %s of %s ops" % m.group(1, 2, 3))
+            if row["seconds"]:
+                row["notes"].append("%.0f ops/s" % (int(m.group(2))
+                                                    / row["seconds"]))
+        elif v:
+            row["notes"].append(v)
+        if host and row["seconds"]:
+            row["MiB_s"] = round(host / 2**20 / row["seconds"], 2)
+    elif row["kind"] == "record":
+        row["notes"].append("%s ops lines; fio rc %s, zcow fuse rc %s"
+                            % (r.get("ops_lines"), r.get("fio_rc"),
+                               r.get("daemon_rc")))
+        fj = fio_json(os.path.join(guest, "crash-fio.json"))
+        if fj:
+            host = sum(j.get("write", {}).get("io_bytes", 0)
+                       for j in fj.get("jobs", []))
+    elif row["kind"] == "crash":
+        row["notes"].append("states %s; %s violations"
+                            % (r.get("states", "").strip() or "?",
+                               r.get("violations", "?")))
+    row["host_bytes"] = host
+    if host and row.get("device_bytes_smart"):
+        row["device_wa_smart"] = round(row["device_bytes_smart"] / host, 3)
+    ok = row["rc"] == 0 and row["check_rc"] in (None, 0)
+    row["status"] = "pass" if ok else "fail"
+    return row
+
+
+def experiments(out, guest):
+    """The experiments scenario: experiments.md (one row per experiment)
+    and summary.json's `experiments`."""
+    setup = kv_file(os.path.join(guest, "experiments-setup.txt"))
+    zone_bytes = int_or_none(setup.get("zone_bytes")) or 0
+    ran = setup.get("experiments", "").split()
+    rows = [experiment_row(guest, tag, what, zone_bytes)
+            for tag, what in EXPERIMENTS if tag in ran]
+
+    def mib(v):
+        return "%.1f" % (v / 2**20) if v is not None else ""
+
+    def num(v, fmt="%.1f"):
+        return fmt % v if v is not None else ""
+
+    lines = ["| experiment | what | ran (besides device=) | result | host MiB"
+             " | MiB/s | IOPS | zcow WA: total / GC data | device MiB (wp"
+             " + resets) | device MiB (SMART) | WA (SMART) | zone resets:"
+             " device / zcow | commits | zcow check | s | notes |",
+             "|" + "---|" * 16]
+    for r in rows:
+        if r["status"] == "not run":
+            lines.append("| %s | %s | | not run | | | | | | | | | | | | |"
+                         % (r["experiment"], r["what"]))
+            continue
+        result = r["status"]
+        if r["rc"] not in (0, None):
+            result += " (rc %s)" % r["rc"]
+        if r["error"]:
+            result += ": `%s`" % r["error"].replace("|", "\\|")
+        wa = ""
+        if r.get("write_amplification") is not None:
+            wa = "%.3f" % r["write_amplification"]
+            if r.get("gc_data_wa") is not None:
+                wa += " / %.3f" % r["gc_data_wa"]
+        check = ""
+        if r["check_rc"] is not None:
+            check = "clean" if r["check_rc"] == 0 else \
+                "rc %d: %s" % (r["check_rc"], r["check"] or "")
+        resets = ""
+        if r.get("device_resets") is not None or r.get("zcow_resets") \
+                is not None:
+            resets = "%s / %s" % (num(r.get("device_resets"), "%d"),
+                                  num(r.get("zcow_resets"), "%d"))
+        ran = "`%s`" % r["config"] if r["config"] else ""
+        if r["sets"]:
+            ran += " `%s`" % r["sets"]
+        lines.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |"
+                     " %s | %s | %s | %s | %s | %s |" % (
+                         r["experiment"], r["what"], ran, result,
+                         mib(r.get("host_bytes")), num(r.get("MiB_s")),
+                         num(r.get("iops"), "%.0f"), wa,
+                         mib(r.get("device_bytes_wp")),
+                         mib(r.get("device_bytes_smart")),
+                         num(r.get("device_wa_smart"), "%.3f"), resets,
+                         num(r.get("commits"), "%d"), check,
+                         num(r["seconds"], "%.1f"),
+                         "; ".join(r["notes"]).replace("|", "\\|")))
+    write_table(out, "experiments.md", lines)
+    return {"setup": setup, "rows": rows,
+            "passed": sum(r["status"] == "pass" for r in rows),
+            "failed": [r["experiment"] for r in rows
+                       if r["status"] != "pass"]}
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("out")
@@ -895,6 +1108,8 @@ def main():
         summary["compat"] = compat(a.out, guest)
     if os.path.exists(os.path.join(guest, "limits-setup.txt")):
         summary["limits"] = limits(a.out, guest, summary["geometry"])
+    if os.path.exists(os.path.join(guest, "experiments-setup.txt")):
+        summary["experiments"] = experiments(a.out, guest)
     zruns = []
     zdir = os.path.join(guest, "zrun")
     for name in sorted(os.listdir(zdir)) if os.path.isdir(zdir) else []:
