@@ -4,8 +4,9 @@
 Reads OUT/guest/ (what the guest archived: guest-info.txt, steps.txt, rc,
 conform*.txt, peers files) and writes OUT/summary.json, copies the
 conformance output to OUT/, for the peers scenario writes
-OUT/peers.md (the table) and OUT/peers.svg (gnuplot, when installed) from
-the fio JSON and zone reports, and for the gc scenario OUT/gc.md and
+OUT/peers.md (one table per workload) and OUT/peers-<workload>.svg
+(gnuplot, when installed) from the fio JSON, zcow's summary.json, the
+SMART logs and zone reports, and for the gc scenario OUT/gc.md and
 OUT/gc.csv (the kernel's btrfs beside zcow under sustained overwrite), and
 for the dbench scenario OUT/dbench.md (fsync load, tree-log on / off: per
 run throughput and per-fsync commits, flushes, metadata and device bytes),
@@ -152,79 +153,310 @@ def zcow_job(path):
                      "block_groups": z.get("block_groups")}}
 
 
+# peers scenario (docs/vm.md, "Peers"): workloads in their order, peers in
+# theirs; result-WORKLOAD-PEER.txt per run.
+PEER_NAMES = {"raw": "raw (fio zonemode=zbd, psync)",
+              "raw-uring": "raw (fio zonemode=zbd, io_uring_cmd)",
+              "btrfs": "kernel btrfs (zoned)",
+              "zcow": "zcow (`zcow run`, fs target)",
+              "fuse": "zcow through FUSE (`zcow fuse`)"}
+PEER_WORKLOADS = {
+    "seq128k": "one job, 128 KiB sequential writes (psync, direct=1, "
+               "end_fsync=1)",
+    "rand4k": "4 KiB random writes (psync, direct=1, time-based, "
+              "end_fsync=1)",
+    "fsync": "the kernel fsync job (configs/kernel-fsync.fio: 8 KiB files, "
+             "an fsync after every 4 KiB write)",
+    "rho": "uniform 4 KiB overwrite at rho (configs/vm-gc-rhoNN.fio, "
+           "fsync=1024) until ENOSPC, the device fills or the time limit"}
+
+
+def first_int(path):
+    """The first word of a file as an int (resets-TAG.txt), else None."""
+    words = read(path).split()
+    return int_or_none(words[0]) if words else None
+
+
+def peer_fsyncs(path):
+    """fio JSON: fsyncs, their latency percentiles (us) over all jobs."""
+    data = fio_json(path)
+    if data is None:
+        return None
+    n, pct = 0, {}
+    for job in data.get("jobs") or []:
+        sync = job.get("sync", {})
+        n += sync.get("total_ios", 0)
+        for k, v in (sync.get("lat_ns", {}).get("percentile") or {}).items():
+            pct[k] = max(pct.get(k, 0), v)
+    return {"fsyncs": n, "p50_us": pct.get("50.000000", 0) / 1000,
+            "p99_us": pct.get("99.000000", 0) / 1000}
+
+
+def peer_row(guest, tag):
+    """One run of a non-rho workload: rates, latencies, device bytes."""
+    r = kv_file(os.path.join(guest, f"result-{tag}.txt"))
+    g = lambda name: os.path.join(guest, name)
+    row = {"peer": r.get("peer"), "workload": r.get("workload"),
+           "engine": r.get("engine"), "rc": int_or_none(r.get("rc")),
+           "umount_rc": int_or_none(r.get("umount_rc")),
+           "check_rc": int_or_none(r.get("check_rc")),
+           "job_seconds": float_or_none(r.get("job_seconds"))}
+    if r.get("status") == "n/a":
+        row.update(status="n/a", why=r.get("why"))
+        return row
+    zpath = g(f"zcow-summary-{tag}.json")
+    if row["peer"] == "zcow":
+        job = zcow_job(zpath)
+        try:
+            with open(zpath, encoding="utf-8") as f:
+                z = json.load(f)
+        except (OSError, ValueError):
+            z = {}
+        t = z.get("total") or {}
+        sl = t.get("sync_lat_ns") or {}
+        sync = {"fsyncs": t.get("syncs"), "p50_us": sl.get("p50", 0) / 1000,
+                "p99_us": sl.get("p99", 0) / 1000,
+                "per_s": t.get("syncs_per_s")}
+        row["commits"] = z.get("commits")
+        # One thread issues every job's calls, one at a time: the run's
+        # wall time over its calls is what one call costs on average
+        # (mkfs and the unmount's commit included); the jobs' clocks
+        # (end_ns) advance by their own calls and the waits a commit
+        # imposes, so with N jobs they end long before the wall time.
+        lat = t.get("lat_ns") or {}
+        wall = z.get("wall_time_s")
+        ncalls = (t.get("ios") or 0) + (t.get("syncs") or 0)
+        row["zcow_time"] = {
+            "wall_s": wall,
+            "jobs_end_s": round(max((j.get("end_ns", 0)
+                                     for j in z.get("jobs") or []),
+                                    default=0) / 1e9, 2),
+            "write_calls": t.get("ios"), "fsync_calls": t.get("syncs"),
+            "wall_us_per_call": round(wall * 1e6 / ncalls, 1)
+            if wall and ncalls else None,
+            "write_mean_us": round(lat.get("mean", 0) / 1000, 1),
+            "fsync_mean_us": round(sl.get("mean", 0) / 1000, 1),
+            "device_commands": z.get("device_commands")}
+    else:
+        job = fio_job(g(f"fio-{tag}.txt"))
+        sync = peer_fsyncs(g(f"fio-{tag}.txt"))
+        rate = fio_fsyncs(g(f"fio-{tag}.txt"))[0]
+        if sync is not None:
+            sync["per_s"] = rate
+    ok = job is not None and row["rc"] == 0 and \
+        row["umount_rc"] in (None, 0) and row["check_rc"] in (None, 0)
+    row["status"] = "ok" if ok else (
+        f"failed (rc {row['rc']}, umount {row['umount_rc']}, "
+        f"check {row['check_rc']})")
+    if job is None:
+        return row
+    s0 = smart_written(g(f"smart-{tag}-before.json"))
+    s1 = smart_written(g(f"smart-{tag}-after.json"))
+    b0, b1 = block_stat(g(f"stat-{tag}-before.txt")), \
+        block_stat(g(f"stat-{tag}-after.txt"))
+    dev = (s1 - s0) * 512000 if s0 is not None and s1 is not None else None
+    row.update(
+        MiB_s=round(job["bw"] / 2**20, 1), iops=round(job["iops"]),
+        p50_us=round(job["p50_us"]), p99_us=round(job["p99_us"]),
+        p999_us=round(job["p999_us"]), job_bytes=job["bytes"],
+        device_bytes_smart=dev,
+        device_bytes_wp=written_bytes(g(f"zones-{tag}-after.txt"))
+        - written_bytes(g(f"zones-{tag}-before.txt")),
+        device_bytes_stat=(b1[6] - b0[6]) * 512
+        if len(b0) >= 7 and len(b1) >= 7 else None,
+        write_amplification=round(dev / job["bytes"], 3)
+        if dev is not None and job["bytes"] else None,
+        zone_resets=first_int(g(f"resets-{tag}.txt")))
+    if sync:
+        row.update(fsyncs=sync["fsyncs"], fsyncs_per_s=sync.get("per_s"),
+                   fsync_p50_us=round(sync["p50_us"]),
+                   fsync_p99_us=round(sync["p99_us"]))
+    if "zcow" in job:
+        row["zcow_run"] = job["zcow"]
+    return row
+
+
 def peers(out, guest):
-    rows = []
-    for peer in ("raw", "btrfs", "zcow"):
-        if peer == "zcow":
-            job = zcow_job(os.path.join(guest, "zcow-summary.json"))
+    """The peers scenario: one table and one plot per workload."""
+    setup = kv_file(os.path.join(guest, "peers-setup.txt"))
+    workloads = setup.get("workloads", "").split()
+    names = setup.get("peers", "").split()
+    rho_zone = int_or_none(setup.get("rho_zone_bytes")) or 0
+    rho_dev = int_or_none(setup.get("rho_device_bytes"))
+
+    def num(v):
+        return "" if v is None else str(v)
+
+    def mib(v):
+        return "" if v is None else f"{v / 2**20:.1f}"
+
+    lines, result = [], {"setup": setup, "workloads": {}}
+    for w in workloads:
+        tags = [f"{w}-{p}" for p in names
+                if os.path.exists(os.path.join(guest, f"result-{w}-{p}.txt"))]
+        kind = re.sub(r"[-0-9]+$", "", w)
+        lines += ["", f"### {w}: {PEER_WORKLOADS.get(kind, w)}", ""]
+        if kind == "rho":
+            rows = []
+            for t in tags:
+                r = kv_file(os.path.join(guest, f"result-{t}.txt"))
+                if r.get("status") == "n/a":
+                    rows.append({"peer": r.get("peer"), "status": "n/a",
+                                 "why": r.get("why")})
+                    continue
+                row = gc_row(guest, t, rho_zone)
+                row["peer"] = r.get("peer")
+                row["status"] = "ok" if row["finished"] else "stopped"
+                # killed by the scenario's job limit (timeout: SIGTERM)
+                rc = r.get("zcow_rc") if row["peer"] == "zcow" \
+                    else r.get("fio_rc")
+                if rc in ("124", "143") or "signal 15" in r.get("error", ""):
+                    limit = setup.get("rho_fuse_timeout") \
+                        if row["peer"] == "fuse" \
+                        else setup.get("rho_job_timeout")
+                    h = row.get("host_bytes")
+                    where = "" if h is None else (
+                        " in the fill" if h < (row["file_bytes"] or 0)
+                        else " in the overwrite")
+                    row["error"] = f"the job's time limit ({limit} s){where}"
+                h = row.get("host_bytes")
+                row["device_fills"] = round(h / rho_dev, 3) \
+                    if h and rho_dev else None
+                row["MiB_s"] = round(h / 2**20 / row["job_seconds"], 2) \
+                    if h and row.get("job_seconds") else None
+                rows.append(row)
+            lines += ["| peer | finished? | D MiB | file MiB | host MiB | "
+                      "host / capacity | MiB/s (host / job s) | device MiB "
+                      "(SMART) | WA (SMART) | zone resets | zcow's own WA: "
+                      "total / GC | job s | stopped by |",
+                      "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+            for r in rows:
+                if r["status"] == "n/a":
+                    lines.append(f"| {PEER_NAMES.get(r['peer'], r['peer'])}"
+                                 f" | n/a: {r['why']} |||||||||||")
+                    continue
+                own = (f"{r['zcow_wa']} / {r['zcow_gc_wa']}"
+                       if r.get("zcow_wa") is not None else "")
+                if not r["finished"]:
+                    stop = r.get("error") or ""
+                elif not r["complete"]:
+                    stop = f"time limit ({setup.get('rho_runtime')} s)"
+                else:
+                    stop = ""
+                fin = ("yes" if r["complete"] else
+                       "yes (time limit)" if r["finished"] else "no")
+                lines.append(
+                    f"| {PEER_NAMES.get(r['peer'], r['peer'])} | {fin} | "
+                    f"{mib(r['data_space_bytes'])} | {mib(r['file_bytes'])}"
+                    f" | {mib(r.get('host_bytes'))} | "
+                    f"{num(r['device_fills'])} | {num(r['MiB_s'])} | "
+                    f"{mib(r['device_bytes_smart'])} | "
+                    f"{num(r['wa_smart'])} | {num(r['zone_resets'])} | "
+                    f"{own} | {num(r['job_seconds'])} | {stop} |")
         else:
-            job = fio_job(os.path.join(guest, f"fio-{peer}.txt"))
-        if job is None:
-            rows.append({"peer": peer, "status": "failed"})
-            continue
-        before = written_bytes(os.path.join(guest, f"zones-{peer}-before.txt"))
-        after = written_bytes(os.path.join(guest, f"zones-{peer}-after.txt"))
-        resets = read(os.path.join(guest, f"resets-{peer}.txt")).strip()
-        dev_bytes = after - before
-        rows.append({"peer": peer, "status": "ok",
-                     "MiB_s": round(job["bw"] / 2**20, 1),
-                     "iops": round(job["iops"]),
-                     "p50_us": round(job["p50_us"]),
-                     "p99_us": round(job["p99_us"]),
-                     "p999_us": round(job["p999_us"]),
-                     "job_bytes": job["bytes"],
-                     "device_bytes": dev_bytes,
-                     "write_amplification":
-                         round(dev_bytes / job["bytes"], 3)
-                         if job["bytes"] else None,
-                     "zone_resets": resets or None})
-        if "zcow" in job:
-            rows[-1]["zcow_run"] = job["zcow"]
-    lines = ["| peer | MiB/s | IOPS | p50 us | p99 us | p99.9 us | job MiB"
-             " | device MiB (wp sum) | WA | zone resets |",
-             "|---|---|---|---|---|---|---|---|---|---|"]
-    for r in rows:
-        if r["status"] != "ok":
-            lines.append(f"| {r['peer']} | {r['status']} |||||||||")
-            continue
-        wa = r["write_amplification"]
-        lines.append(
-            f"| {r['peer']} | {r['MiB_s']} | {r['iops']} | {r['p50_us']} | "
-            f"{r['p99_us']} | {r['p999_us']} | {r['job_bytes'] / 2**20:.1f} | "
-            f"{r['device_bytes'] / 2**20:.1f} | "
-            f"{'' if wa is None else wa} | {r['zone_resets'] or ''} |")
-    write_table(out, "peers.md", lines)
-    plot_peers(out, [r for r in rows if r["status"] == "ok"])
-    return rows
+            rows = [peer_row(guest, t) for t in tags]
+            fs = kind == "fsync"
+            lat = "fsync" if fs else "write"
+            lines += [f"| peer | MiB/s | IOPS | fsyncs/s | {lat} p50 us | "
+                      f"{lat} p99 us | p99.9 us | job MiB | device MiB "
+                      "(SMART) | WA (SMART) | device MiB (wp sum) | device "
+                      "MiB (block stat) | zone resets | commits | job s | "
+                      "status |",
+                      "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+                      "---|---|---|"]
+            for r in rows:
+                name = PEER_NAMES.get(r["peer"], r["peer"])
+                if r["status"] == "n/a":
+                    lines.append(f"| {name} | n/a: {r['why']} "
+                                 "||||||||||||||")
+                    continue
+                if "MiB_s" not in r:
+                    lines.append(f"| {name} | {r['status']} ||||||||||||||")
+                    continue
+                p50 = r.get("fsync_p50_us") if fs else r["p50_us"]
+                p99 = r.get("fsync_p99_us") if fs else r["p99_us"]
+                lines.append(
+                    f"| {name} | {r['MiB_s']} | {r['iops']} | "
+                    f"{num(r.get('fsyncs_per_s')) if fs else ''} | "
+                    f"{num(p50)} | {num(p99)} | "
+                    f"{'' if fs else r['p999_us']} | "
+                    f"{mib(r['job_bytes'])} | "
+                    f"{mib(r['device_bytes_smart'])} | "
+                    f"{num(r['write_amplification'])} | "
+                    f"{mib(r['device_bytes_wp'])} | "
+                    f"{mib(r['device_bytes_stat'])} | "
+                    f"{num(r['zone_resets'])} | {num(r.get('commits'))} | "
+                    f"{num(r['job_seconds'])} | {r['status']} |")
+            for r in rows:
+                zt = r.get("zcow_time")
+                if not zt or zt["wall_s"] is None:
+                    continue
+                lines += ["", f"zcow run (one thread): {zt['wall_s']} s of "
+                          f"wall time for {zt['write_calls']} writes and "
+                          f"{zt['fsync_calls']} fsyncs, "
+                          f"{zt['wall_us_per_call']} us of wall time per "
+                          f"call (mkfs and unmount included); mean "
+                          f"latency {zt['write_mean_us']} us per write, "
+                          f"{zt['fsync_mean_us']} us per fsync; the jobs' "
+                          f"clocks ended at {zt['jobs_end_s']} s."]
+        result["workloads"][w] = rows
+        plot_peers(out, w, kind, [r for r in rows
+                                  if r.get("MiB_s") is not None])
+    write_table(out, "peers.md", lines[1:])
+    return result
 
 
-def plot_peers(out, rows):
-    """peers.svg: throughput and latency percentiles per peer (gnuplot)."""
+def plot_peers(out, workload, kind, rows):
+    """peers-WORKLOAD.svg (gnuplot): throughput and latency percentiles per
+    peer; the rho workloads: throughput and write amplification."""
     if not rows or not shutil.which("gnuplot"):
         return
-    dat = os.path.join(out, "peers.dat")
+    dat = os.path.join(out, f"peers-{workload}.dat")
     with open(dat, "w", encoding="utf-8") as f:
-        f.write("peer MiB_s p50_ms p99_ms p999_ms WA\n")
-        for r in rows:
-            f.write(f"{r['peer']} {r['MiB_s']} {r['p50_us'] / 1000} "
-                    f"{r['p99_us'] / 1000} {r['p999_us'] / 1000} "
-                    f"{r['write_amplification'] or 0}\n")
+        if kind == "rho":
+            f.write("peer MiB_s WA_SMART\n")
+            for r in rows:
+                f.write(f"{r['peer']} {r['MiB_s']} {r['wa_smart'] or 0}\n")
+        else:
+            fs = kind == "fsync"
+            f.write("peer " + ("fsyncs_s p50_ms p99_ms\n" if fs else
+                               "MiB_s p50_ms p99_ms p999_ms\n"))
+            for r in rows:
+                if fs:
+                    f.write(f"{r['peer']} {r.get('fsyncs_per_s') or 0} "
+                            f"{(r.get('fsync_p50_us') or 0) / 1000} "
+                            f"{(r.get('fsync_p99_us') or 0) / 1000}\n")
+                else:
+                    f.write(f"{r['peer']} {r['MiB_s']} {r['p50_us'] / 1000} "
+                            f"{r['p99_us'] / 1000} "
+                            f"{r['p999_us'] / 1000}\n")
+    if kind == "rho":
+        right = ('set title "write amplification (SMART bytes / host bytes)"'
+                 f'\nplot "{dat}" using 3:xtic(1) notitle')
+        left = "throughput, host MiB / job s (fill + overwrite)"
+    elif kind == "fsync":
+        right = ('set style histogram clustered gap 1\n'
+                 'set title "fsync latency (ms)"\nset logscale y\n'
+                 f'set yrange [*:*]\nplot "{dat}" using 3:xtic(1), "" using 4')
+        left = "fsyncs per second"
+    else:
+        right = ('set style histogram clustered gap 1\n'
+                 'set title "write completion latency (ms)"\n'
+                 'set logscale y\nset yrange [*:*]\n'
+                 f'plot "{dat}" using 3:xtic(1), "" using 4, "" using 5')
+        left = "throughput (MiB/s)"
     script = f"""
 set terminal svg size 900,360 font "sans,11" noenhanced
-set output "{os.path.join(out, 'peers.svg')}"
-set multiplot layout 1,2 title "same fio job, one VM boot (QEMU ZNS, TCG)"
+set output "{os.path.join(out, f'peers-{workload}.svg')}"
+set multiplot layout 1,2 title "{workload}: one VM boot (QEMU ZNS, TCG)"
 set style data histograms
 set style fill solid 0.6 border -1
 set boxwidth 0.8
 set key autotitle columnheader top left
 set yrange [0:*]
-set title "throughput (MiB/s)"
+set title "{left}"
 plot "{dat}" using 2:xtic(1) notitle
-set style histogram clustered gap 1
-set title "write completion latency (ms)"
-set logscale y
-set yrange [*:*]
-plot "{dat}" using 3:xtic(1), "" using 4, "" using 5
+{right}
 unset multiplot
 """
     subprocess.run(["gnuplot"], input=script, text=True, check=False,
@@ -296,7 +528,7 @@ def gc_row(guest, tag, zone_bytes):
     s1 = smart_written(os.path.join(guest, f"smart-{tag}-after.json"))
     row["device_bytes_smart"] = (s1 - s0) * 512000 \
         if s0 is not None and s1 is not None else None
-    if system == "btrfs":
+    if system != "zcow":  # btrfs, or zcow through FUSE: fio's job
         jobs = fio_jobs(os.path.join(guest, f"fio-{tag}.txt")) or []
         row["host_bytes"] = sum(j["write_bytes"] for j in jobs)
         errs = [j for j in jobs if j["error"]]
@@ -1096,7 +1328,7 @@ def main():
         if os.path.exists(src):
             shutil.copy(src, os.path.join(a.out, f"{name}.txt"))
             summary[name.replace("-", "_")] = conformance(src)
-    if os.path.exists(os.path.join(guest, "fio-raw.txt")):
+    if os.path.exists(os.path.join(guest, "peers-setup.txt")):
         summary["peers"] = peers(a.out, guest)
     if os.path.exists(os.path.join(guest, "gc-setup.txt")):
         summary["gc"] = gc(a.out, guest)

@@ -15,7 +15,8 @@
 #   VM_TIMEOUT=S    override the scenario's time limit (host side)
 #   VM_RESULTS=DIR  where result directories go (default results)
 #   VM_SET="k=v ..." override geometry keys (zones zone_size zone_cap
-#                   max_open max_active zasl mdts lbs zns2 mem timeout) /
+#                   max_open max_active zasl mdts lbs zns2 zns2_zones
+#                   zns2_zone_size zns2_zone_cap mem timeout) /
 #                   pass zcow.k=v to the guest for any other key
 #   VM_KEEP=1       keep the run's images under build-vm/
 #   VM_NO_BUILD=1   use the existing build-static/zcow (no make static)
@@ -209,6 +210,7 @@ run_scenario() {
 	local zones=32 zone_size=16M zone_cap="" max_open=0 max_active=0 zasl=0
 	local lbs=4096 mdts=7
 	local timeout_s=300 mem=2048 extra=() kv key val zns2=0
+	local zns2_zones="" zns2_zone_size="" zns2_zone_cap="" zns2_geo=""
 	local stamp out run zns res qemu_pid rc=0 t0 t1 t_up="" qver
 
 	while read -r kv; do
@@ -227,6 +229,9 @@ run_scenario() {
 		timeout) timeout_s=$val ;;
 		mem) mem=$val ;;
 		zns2) zns2=$val ;;
+		zns2_zones) zns2_zones=$val ;;
+		zns2_zone_size) zns2_zone_size=$val ;;
+		zns2_zone_cap) zns2_zone_cap=$val ;;
 		*) extra+=("zcow.$key=$val") ;;
 		esac
 	done < <(scenario_settings "$name")
@@ -259,12 +264,21 @@ run_scenario() {
 		-device "nvme-ns,drive=zns,bus=nvme0,nsid=1,logical_block_size=$lbs,physical_block_size=$lbs,zoned=true,zoned.zone_size=$zone_size,zoned.zone_capacity=$zone_cap,zoned.max_open=$max_open,zoned.max_active=$max_active"
 		-drive "file=$res,id=res,format=raw,if=none,cache=unsafe"
 		-device "nvme-ns,drive=res,bus=nvme0,nsid=2,logical_block_size=4096,physical_block_size=4096")
-	# zns2=1: a second ZNS namespace of the same geometry (nsid 3,
-	# /dev/nvme0n3 in the guest: DEV2), e.g. a device replace's target
+	# zns2=1: a second ZNS namespace (nsid 3, /dev/nvme0n3 in the guest:
+	# DEV2), e.g. a device replace's target; of the same geometry unless
+	# zns2_zones / zns2_zone_size / zns2_zone_cap say otherwise (limits
+	# and LBA format are the first's)
 	if [ "$zns2" = 1 ]; then
-		truncate -s "$(($(bytes "$zone_size") * zones))" "$run/zns2.img"
+		[ -n "$zns2_zones" ] || zns2_zones=$zones
+		if [ -z "$zns2_zone_size" ]; then
+			zns2_zone_size=$zone_size
+			[ -n "$zns2_zone_cap" ] || zns2_zone_cap=$zone_cap
+		fi
+		[ -n "$zns2_zone_cap" ] || zns2_zone_cap=$zns2_zone_size
+		truncate -s "$(($(bytes "$zns2_zone_size") * zns2_zones))" "$run/zns2.img"
+		zns2_geo=" zns2_zones=$zns2_zones zns2_zone_size=$zns2_zone_size zns2_zone_cap=$zns2_zone_cap"
 		qemu+=(-drive "file=$run/zns2.img,id=zns2,format=raw,if=none,cache=unsafe"
-			-device "nvme-ns,drive=zns2,bus=nvme0,nsid=3,logical_block_size=$lbs,physical_block_size=$lbs,zoned=true,zoned.zone_size=$zone_size,zoned.zone_capacity=$zone_cap,zoned.max_open=$max_open,zoned.max_active=$max_active")
+			-device "nvme-ns,drive=zns2,bus=nvme0,nsid=3,logical_block_size=$lbs,physical_block_size=$lbs,zoned=true,zoned.zone_size=$zns2_zone_size,zoned.zone_capacity=$zns2_zone_cap,zoned.max_open=$max_open,zoned.max_active=$max_active")
 	fi
 	printf '%q ' "${qemu[@]}" >"$out/qemu-cmdline.txt"
 	echo >>"$out/qemu-cmdline.txt"
@@ -305,7 +319,7 @@ run_scenario() {
 	python3 "$QDIR/summarize.py" "$out" \
 		--scenario "$name" --status "$status" --qemu "$qver" \
 		--host-kernel "$kver" --qemu-rc "$rc" --t0 "$t0" --t-up "${t_up:-0}" \
-		--t1 "$t1" --geometry "zones=$zones zone_size=$zone_size zone_cap=$zone_cap max_open=$max_open max_active=$max_active zasl=$zasl mdts=$mdts lbs=$lbs accel=$accel" \
+		--t1 "$t1" --geometry "zones=$zones zone_size=$zone_size zone_cap=$zone_cap max_open=$max_open max_active=$max_active zasl=$zasl mdts=$mdts lbs=$lbs accel=$accel${zns2_geo}" \
 		|| log "summarize.py failed"
 	if [ "$name" = sblog ] && [ "$status" = pass ]; then
 		export_sblog_vector "$out" "zones=$zones zone_size=$zone_size zone_cap=$zone_cap max_open=$max_open max_active=$max_active zasl=$zasl" "$qver" "$kver" ||

@@ -155,13 +155,6 @@ one_run() {
 	[ "$wl_rc" = 0 ] && [ "$um_rc" = 0 ]
 }
 
-# checkpoint: what $OUT holds so far onto the results namespace (as
-# guest-init does at the end), flushed past the page cache: if the kernel
-# hangs in a later run, the host still gets the runs before it.
-checkpoint() {
-	tar -cf /dev/nvme0n2 -C "$OUT" . && blockdev --flushbufs /dev/nvme0n2
-}
-
 for wl in $(echo "$WORKLOADS" | tr ',' ' '); do
 	case $wl in
 	dbench) list=$DB_CLIENTS ;;

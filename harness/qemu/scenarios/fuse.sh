@@ -30,7 +30,6 @@ WORKLOADS=${ZCOW_WORKLOADS:-dbench,fio}
 CLIENTS=${ZCOW_CLIENTS:-4}
 LOADFILE=/usr/share/dbench/client.txt
 NAME=$(basename "$DEV")
-ZPID=
 
 echo mq-deadline >"/sys/block/$NAME/queue/scheduler"
 
@@ -60,25 +59,12 @@ workload() {
 	esac
 }
 
-# wait_mounted: until /mnt is a fuse mount (10 s at most).
-wait_mounted() {
-	i=0
-	while [ $i -lt 100 ]; do
-		grep -q " /mnt fuse" /proc/mounts && return 0
-		sleep 0.1
-		i=$((i + 1))
-	done
-	return 1
-}
-
 mount_peer() {
 	blkzone reset "$DEV" || return 1
 	case $1 in
 	zcow)
 		zcow mkfs "$DEV" >/dev/null || return 1
-		zcow fuse -f "$DEV" /mnt >"$OUT/$2-daemon.txt" 2>&1 &
-		ZPID=$!
-		wait_mounted
+		FUSE_TAG=$2 fuse_start
 		;;
 	btrfs)
 		mkfs.btrfs -f -O zoned -d single -m single "$DEV" >/dev/null &&
@@ -88,13 +74,11 @@ mount_peer() {
 }
 
 umount_peer() {
-	umount /mnt || return 1
 	if [ "$1" = zcow ]; then
-		wait "$ZPID"
-		zd_rc=$?
-		ZPID=
-		[ "$zd_rc" = 0 ] || return 1
+		fuse_stop || return 1
 		zcow check "$DEV" >"$OUT/$2-check.txt" 2>&1
+	else
+		umount /mnt
 	fi
 }
 
