@@ -77,48 +77,7 @@ echo mq-deadline >"/sys/block/$DEVNAME/queue/scheduler"
 	echo "fio_version=$(fio --version)"
 } >"$OUT/experiments-setup.txt"
 
-# Zone resets as the device sees them (as in gc.sh): Zone Management Send
-# (opcode 0x79) with action 4 in the nvme_setup_cmd trace.
-TRACE=/sys/kernel/tracing
-trace_start() {
-	mount -t tracefs nodev "$TRACE" 2>/dev/null
-	[ -w "$TRACE/tracing_on" ] || return 0
-	echo 0 >"$TRACE/tracing_on"
-	echo 4096 >"$TRACE/buffer_size_kb"
-	echo >"$TRACE/trace"
-	echo 'opcode == 0x79' >"$TRACE/events/nvme/nvme_setup_cmd/filter" ||
-		true
-	echo 1 >"$TRACE/events/nvme/nvme_setup_cmd/enable"
-	echo 1 >"$TRACE/tracing_on"
-}
-
-trace_resets() {
-	if [ -w "$TRACE/tracing_on" ]; then
-		echo 0 >"$TRACE/tracing_on"
-		grep -c 'zsa=4' "$TRACE/trace" >"$OUT/resets-$1.txt" || true
-		cat "$TRACE/per_cpu/cpu"*/stats 2>/dev/null |
-			awk '/^overrun:/ { s += $2 } END { print "overrun=" s + 0 }' \
-				>>"$OUT/resets-$1.txt"
-	else
-		echo "n/a (no tracefs)" >"$OUT/resets-$1.txt"
-	fi
-}
-
-# snap TAG WHEN: zone report and SMART log of namespace 1.
-snap() {
-	blkzone report "$DEV" >"$OUT/zones-$1-$2.txt" &&
-		nvme smart-log /dev/nvme0 --namespace-id=1 --output-format=json \
-			>"$OUT/smart-$1-$2.json" 2>&1
-}
-
-# result TAG key=value...: append to result-TAG.txt.
-result() {
-	r=$OUT/result-$1.txt
-	shift
-	for kv in "$@"; do
-		echo "$kv" >>"$r"
-	done
-}
+# trace_start, trace_resets, snap and result: lib.sh.
 
 # begin TAG: reset every zone, the state before, the trace on.
 begin() {
