@@ -335,14 +335,8 @@ def peers(out, guest):
                     lines.append(f"| {PEER_NAMES.get(r['peer'], r['peer'])}"
                                  f" | n/a: {r['why']} |||||||||||")
                     continue
-                own = (f"{r['zcow_wa']} / {r['zcow_gc_wa']}"
-                       if r.get("zcow_wa") is not None else "")
-                if not r["finished"]:
-                    stop = r.get("error") or ""
-                elif not r["complete"]:
-                    stop = f"time limit ({setup.get('rho_runtime')} s)"
-                else:
-                    stop = ""
+                own, stop = own_wa_and_stop(
+                    r, f"time limit ({setup.get('rho_runtime')} s)")
                 fin = ("yes" if r["complete"] else
                        "yes (time limit)" if r["finished"] else "no")
                 lines.append(
@@ -500,6 +494,18 @@ def int_or_none(s):
         return None
 
 
+def own_wa_and_stop(r, limit):
+    """A gc row's zcow WA cell ("total / GC") and why it stopped: its
+    error, @limit when it ran out of time, "" when it completed."""
+    own = (f"{r['zcow_wa']} / {r['zcow_gc_wa']}"
+           if r.get("zcow_wa") is not None else "")
+    if not r["finished"]:
+        return own, r.get("error") or ""
+    if not r["complete"]:
+        return own, limit
+    return own, ""
+
+
 def gc_row(guest, tag, zone_bytes):
     r = kv_file(os.path.join(guest, f"result-{tag}.txt"))
     system, rho = r.get("system"), int_or_none(r.get("rho"))
@@ -626,14 +632,7 @@ def gc(out, guest):
             "zcow_wa", "zcow_gc_wa", "read_only", "error", "job_seconds"]
     runtime = setup.get("runtime")
     for r in rows:
-        own = (f"{r['zcow_wa']} / {r['zcow_gc_wa']}"
-               if r.get("zcow_wa") is not None else "")
-        if not r["finished"]:
-            stop = r.get("error") or ""
-        elif not r["complete"]:
-            stop = f"runtime limit ({runtime} s)"
-        else:
-            stop = ""
+        own, stop = own_wa_and_stop(r, f"runtime limit ({runtime} s)")
         if r.get("read_only"):
             stop = (stop + "; read-only").lstrip("; ")
         fin = ("yes" if r["complete"] else
