@@ -46,6 +46,16 @@ struct zcow_fs *zcow_test_mkfs_mount(struct zdev *dev, uint64_t mkfs_seed,
 	return fs;
 }
 
+struct zcow_fs *zcow_test_mount_parse(struct zdev *dev, const char *opts)
+{
+	struct zcow_mount_opts mo = { 0 };
+	struct zcow_fs *fs = NULL;
+
+	ck_assert_int_eq(zcow_mount_opts_parse(opts, &mo), 0);
+	ck_assert_int_eq(zcow_mount(dev, &mo, &fs), 0);
+	return fs;
+}
+
 struct zcow_fs *zcow_test_sim_fs(const struct zsim_config *cfg,
 				 uint64_t mkfs_seed,
 				 const struct zcow_mount_opts *opts)

@@ -144,6 +144,8 @@ void zcow_test_assert_clean(struct zcow_fs *fs);
  * it with @opts (NULL: the defaults). */
 struct zcow_fs *zcow_test_mkfs_mount(struct zdev *dev, uint64_t mkfs_seed,
 				     const struct zcow_mount_opts *opts);
+/* Mount @dev with the options in text @opts ("a=1,b", as zcow mount -o). */
+struct zcow_fs *zcow_test_mount_parse(struct zdev *dev, const char *opts);
 /* zcow_test_sim(@cfg), then zcow_test_mkfs_mount(). */
 struct zcow_fs *zcow_test_sim_fs(const struct zsim_config *cfg,
 				 uint64_t mkfs_seed,
