@@ -1309,7 +1309,8 @@ static void rsv_rename_some(struct rsv_job *j, int i)
 		uint8_t buf[4096];
 		int64_t n;
 
-		zcow_test_fill_lcg(buf, RSV_FILE_LEN(k), (uint32_t)(j->t * 10000 + k));
+		zcow_test_fill_lcg(buf, RSV_FILE_LEN(k),
+				   (uint32_t)(j->t * 10000 + k));
 		n = zcow_pwrite(f, buf, RSV_FILE_LEN(k), 0);
 		err = n < 0 ? (int)n : 0;
 		if (!err)

@@ -1164,7 +1164,7 @@ static void expect_model(struct zcow_fs *fs, const char *path,
 /*
  * A few blocks overwritten in a large committed file: the fsync logs the
  * extents of what was written, not every extent of the file (a log of a
- * few nodes, not the dozens /big's 1536 extent items zcow_test_fill_lcg), and replay
+ * few nodes, not the dozens /big's 1536 extent items fill), and replay
  * puts exactly those in place: partial overwrites of committed extents,
  * a range written twice, neighbours written apart, a write past the end;
  * two fsyncs in one transaction; writes after the last fsync are not
