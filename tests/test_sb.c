@@ -33,16 +33,11 @@
 static struct zdev *new_sim(uint64_t nr_zones, uint64_t zone_size,
 			    uint64_t cap, uint64_t nr_conv)
 {
-	struct zsim_config cfg = {
-		.nr_zones = nr_zones,
-		.zone_size = zone_size,
-		.zone_capacity = cap,
-		.nr_conv = nr_conv,
-	};
-	struct zdev *dev = NULL;
+	struct zsim_config cfg = { .nr_zones = nr_zones,
+				   .zone_size = zone_size,
+				   .zone_capacity = cap, .nr_conv = nr_conv };
 
-	ck_assert_int_eq(zsim_create(&cfg, &dev), 0);
-	return dev;
+	return zcow_test_sim(&cfg);
 }
 
 static void do_mkfs(struct zdev *dev, enum zcow_sb_placement p)
@@ -1356,10 +1351,8 @@ static struct zdev *limited_sim(uint32_t max_active)
 		.nr_zones = 64, .zone_size = ZS, .zone_capacity = ZS,
 		.max_active = max_active, .max_open = max_active,
 	};
-	struct zdev *dev = NULL;
 
-	ck_assert_int_eq(zsim_create(&cfg, &dev), 0);
-	return dev;
+	return zcow_test_sim(&cfg);
 }
 
 START_TEST(test_mkfs_refuses_too_few_active_zones_with_the_number)
