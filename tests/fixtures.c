@@ -14,6 +14,7 @@
 #include "fs.h"
 #include "tests.h"
 #include "zcow.h"
+#include "zlog.h"
 #include "zsim.h"
 
 struct zdev *zcow_test_sim(const struct zsim_config *cfg)
@@ -113,4 +114,14 @@ char *zcow_test_summary_no_wall(const char *dir)
 	}
 	free(s);
 	return o;
+}
+
+void zcow_test_log_sink(void *arg, enum zlog_level level, const char *tag,
+			const char *msg)
+{
+	struct zcow_test_log *log = arg;
+
+	(void)tag;
+	if (level >= ZLOG_ERR)
+		snprintf(log->buf, log->size, "%s", msg);
 }

@@ -8,8 +8,11 @@
 #include <check.h>
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdint.h>
+
+#include "zlog.h"
 
 #define ZCOW_TEST_SUITES        \
 	SUITE(zdev_suite)      \
@@ -161,6 +164,15 @@ void zcow_test_fill_lcg(uint8_t *buf, uint64_t len, uint32_t seed);
  * its wall-clock lines ("wall_time_s"). */
 char *zcow_test_summary(const char *dir);
 char *zcow_test_summary_no_wall(const char *dir);
+
+/* A zlog sink (zlog_set_sink(zcow_test_log_sink, &log)) that keeps the
+ * last error-level message in @log->buf (@log->size bytes, cut). */
+struct zcow_test_log {
+	char *buf;
+	size_t size;
+};
+void zcow_test_log_sink(void *arg, enum zlog_level level, const char *tag,
+			const char *msg);
 
 /* Directory of the test vectors (tests/data), relative to the repo root. */
 #define ZCOW_TESTDATA "tests/data"
