@@ -934,10 +934,8 @@ static struct zdev *new_small_sim(void)
 		.zone_capacity = MiB,
 		.seed = 7,
 	};
-	struct zdev *dev = NULL;
 
-	ck_assert_int_eq(zsim_create(&cfg, &dev), 0);
-	return dev;
+	return zcow_test_sim(&cfg);
 }
 
 #define RSV_FILE_LEN(i)	(100 + (i) * 37 % 3000)
