@@ -92,6 +92,8 @@ struct zcow_test_res {
 };
 void zcow_test_run_into(struct zcow_test_res *res, const char *arg,
 			va_list ap);
+/* The same with the NULL-terminated arguments. */
+void zcow_test_run_res(struct zcow_test_res *res, const char *arg, ...);
 
 /* Write @len bytes of @buf as file @path (created or truncated), and
  * check that @path holds exactly @want (size and bytes). */
