@@ -2,7 +2,8 @@
 /*
  * Fixtures shared by the suites: a simulated device of a given geometry,
  * a file system made and mounted on it, unmount/mount, the checker's
- * problem printer, a seeded byte pattern, a run's summary.json.  Each
+ * problem printer, a seeded byte pattern, a scenario run and its
+ * summary.json, a log sink that keeps the last error.  Each
  * suite keeps its own geometry and seeds and passes them in; nothing here
  * picks one.
  */
@@ -12,6 +13,7 @@
 #include <string.h>
 
 #include "fs.h"
+#include "run.h"
 #include "tests.h"
 #include "zcow.h"
 #include "zlog.h"
@@ -91,6 +93,15 @@ void zcow_test_fill_lcg(uint8_t *buf, uint64_t len, uint32_t seed)
 		seed = seed * 1103515245u + 12345u;
 		buf[i] = (uint8_t)(seed >> 16);
 	}
+}
+
+char *zcow_test_scenario_ok(const char *path, const char *const *sets,
+			    unsigned int nr, const char *res)
+{
+	char *dir = NULL;
+
+	ck_assert_int_eq(zrun_scenario(path, sets, nr, res, true, &dir), 0);
+	return dir;
 }
 
 char *zcow_test_summary(const char *dir)

@@ -43,11 +43,8 @@ static double json_num_in(const char *json, const char *section,
 
 static char *run_raw(const char *const *sets, unsigned int nr)
 {
-	char *dir = NULL;
-
-	ck_assert_int_eq(zrun_scenario("configs/raw-randwrite-4k.scenario",
-				       sets, nr, RES, true, &dir), 0);
-	return dir;
+	return zcow_test_scenario_ok("configs/raw-randwrite-4k.scenario",
+				     sets, nr, RES);
 }
 
 /* Two runs of one scenario (result folders @d1, @d2, freed here): the same
@@ -147,11 +144,8 @@ END_TEST
 
 static char *run_fs(const char *const *sets, unsigned int nr)
 {
-	char *dir = NULL;
-
-	ck_assert_int_eq(zrun_scenario("configs/seed-zone-append.scenario",
-				       sets, nr, RES, true, &dir), 0);
-	return dir;
+	return zcow_test_scenario_ok("configs/seed-zone-append.scenario",
+				     sets, nr, RES);
 }
 
 START_TEST(test_run_fs_seed_counts_commits_bgs_and_exact_bytes)
@@ -706,11 +700,8 @@ END_TEST
 
 static char *run_treelog(const char *const *sets, unsigned int nr)
 {
-	char *dir = NULL;
-
-	ck_assert_int_eq(zrun_scenario("configs/seed-treelog.scenario", sets,
-				       nr, RES, true, &dir), 0);
-	return dir;
+	return zcow_test_scenario_ok("configs/seed-treelog.scenario", sets, nr,
+				     RES);
 }
 
 /*
@@ -962,11 +953,8 @@ END_TEST
 
 static char *run_kernel_fsync(const char *const *sets, unsigned int nr)
 {
-	char *dir = NULL;
-
-	ck_assert_int_eq(zrun_scenario("configs/kernel-fsync.scenario", sets,
-				       nr, RES, true, &dir), 0);
-	return dir;
+	return zcow_test_scenario_ok("configs/kernel-fsync.scenario", sets, nr,
+				     RES);
 }
 
 /*

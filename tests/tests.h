@@ -162,6 +162,10 @@ struct zcow_fs *zcow_test_remount(struct zcow_fs *fs,
 void zcow_test_close_fs(struct zcow_fs *fs);
 /* @len bytes of a linear congruential sequence from @seed. */
 void zcow_test_fill_lcg(uint8_t *buf, uint64_t len, uint32_t seed);
+/* Run scenario file @path with @sets (results under @res), in this
+ * process; it must succeed: its results folder (malloc'd). */
+char *zcow_test_scenario_ok(const char *path, const char *const *sets,
+			    unsigned int nr, const char *res);
 /* The summary.json of results folder @dir (malloc'd), whole or without
  * its wall-clock lines ("wall_time_s"). */
 char *zcow_test_summary(const char *dir);
