@@ -218,16 +218,6 @@ static struct zcow_fs *mkfs_mount(const char *img, struct zdev **dev_ret)
 	return fs;
 }
 
-static void fill(uint8_t *buf, uint64_t len, uint32_t seed)
-{
-	uint64_t i;
-
-	for (i = 0; i < len; i++) {
-		seed = seed * 1103515245u + 12345u;
-		buf[i] = (uint8_t)(seed >> 16);
-	}
-}
-
 /* Write @len bytes of pattern @seed at @off of @path (created if
  * missing); fsync it when @do_fsync. */
 static void write_at(struct zcow_fs *fs, const char *path, uint64_t off,
@@ -236,7 +226,7 @@ static void write_at(struct zcow_fs *fs, const char *path, uint64_t off,
 	struct zcow_file *f;
 	uint8_t *buf = malloc(len ? len : 1);
 
-	fill(buf, len, seed);
+	zcow_test_fill_lcg(buf, len, seed);
 	ck_assert_int_eq(zcow_open(fs, path, O_CREAT | O_RDWR, &f), 0);
 	ck_assert_int_eq(zcow_pwrite(f, buf, len, off), (int64_t)len);
 	if (do_fsync)
@@ -388,7 +378,7 @@ START_TEST(test_btrfs_check_is_clean_with_an_inode_unlinked_while_open)
 	need_btrfs_progs();
 	temp_img(img);
 	fs = mkfs_mount(img, &dev);
-	fill(buf, sizeof(buf), 21);
+	zcow_test_fill_lcg(buf, sizeof(buf), 21);
 	ck_assert_int_eq(zcow_create(fs, "/open", &f), 0);
 	ck_assert_int_eq(zcow_pwrite(f, buf, sizeof(buf), 0), 8192);
 	ck_assert_int_eq(zcow_unlink_open(fs, "/open"), 1);
@@ -865,7 +855,7 @@ static void assert_content(struct zcow_fs *fs, const char *path,
 	uint8_t *want = malloc(len), *got = malloc(len);
 	struct zcow_file *f;
 
-	fill(want, len, seed);
+	zcow_test_fill_lcg(want, len, seed);
 	ck_assert_int_eq(zcow_open(fs, path, O_RDONLY, &f), 0);
 	ck_assert_int_eq(zcow_pread(f, got, len, 0), (int64_t)len);
 	ck_assert_msg(memcmp(got, want, len) == 0, "%s: content differs",

@@ -27,14 +27,7 @@ static char dev_path[64];
 static char dev_spec[160];
 
 /* Run zcow with the NULL-terminated arguments; fills res. */
-static void run_zcow(const char *arg, ...)
-{
-	va_list ap;
-
-	va_start(ap, arg);
-	zcow_test_run_into(&res, arg, ap);
-	va_end(ap);
-}
+#define run_zcow(...) zcow_test_run_res(&res, __VA_ARGS__)
 
 /* A 4-zone (1 MiB zones) file device. */
 static void setup(void)

@@ -20,14 +20,7 @@ static struct zcow_test_res res;
 static char dir[64];
 
 /* Run zcow with the NULL-terminated arguments; fills res. */
-static void run_zcow(const char *arg, ...)
-{
-	va_list ap;
-
-	va_start(ap, arg);
-	zcow_test_run_into(&res, arg, ap);
-	va_end(ap);
-}
+#define run_zcow(...) zcow_test_run_res(&res, __VA_ARGS__)
 
 static void setup(void)
 {

@@ -57,19 +57,9 @@ static const char *scenario(const char *name, const char *loadfile,
 /* summary.json of a run of @path (its wall-clock lines dropped). */
 static char *run_summary(const char *path)
 {
-	char *dir = NULL, *s, *o, *p, sp[1024];
+	char *dir = zcow_test_scenario_ok(path, NULL, 0, RES);
+	char *o = zcow_test_summary_no_wall(dir);
 
-	ck_assert_int_eq(zrun_scenario(path, NULL, 0, RES, true, &dir), 0);
-	snprintf(sp, sizeof(sp), "%s/summary.json", dir);
-	s = zcow_test_read_path(sp);
-	o = calloc(1, strlen(s) + 1);
-	for (p = strtok(s, "\n"); p; p = strtok(NULL, "\n")) {
-		if (strstr(p, "wall_time_s"))
-			continue;
-		strcat(o, p);
-		strcat(o, "\n");
-	}
-	free(s);
 	free(dir);
 	return o;
 }

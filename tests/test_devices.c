@@ -22,26 +22,15 @@
 
 static struct zdev *new_sim_zs(uint64_t nr_zones, uint64_t zs)
 {
-	struct zsim_config cfg = {
-		.nr_zones = nr_zones,
-		.zone_size = zs,
-		.seed = 5,
-	};
-	struct zdev *dev = NULL;
+	struct zsim_config cfg = { .nr_zones = nr_zones, .zone_size = zs,
+				   .seed = 5 };
 
-	ck_assert_int_eq(zsim_create(&cfg, &dev), 0);
-	return dev;
+	return zcow_test_sim(&cfg);
 }
 
 static struct zdev *new_sim(uint64_t nr_zones)
 {
 	return new_sim_zs(nr_zones, ZS);
-}
-
-static void print_problem(void *arg, const char *msg)
-{
-	(void)arg;
-	fprintf(stderr, "check: %s\n", msg);
 }
 
 /* Groups of @fs on devid @devid. */
@@ -79,7 +68,7 @@ START_TEST(test_devices_mkfs_two_mount_read_back)
 	/* the single profile spreads chunks: both devices hold groups */
 	ck_assert_uint_gt(groups_on(fs, 1), 2);
 	ck_assert_uint_gt(groups_on(fs, 2), 2);
-	ck_assert_int_eq(zcow_check(fs, print_problem, NULL), 0);
+	zcow_test_assert_clean(fs);
 	ck_assert_int_eq(zcow_unmount(fs), 0);
 
 	/* any order of the devices mounts */
@@ -89,7 +78,7 @@ START_TEST(test_devices_mkfs_two_mount_read_back)
 	ck_assert_uint_eq(fs->devs[0].devid, 1);
 	ck_assert_ptr_eq(fs->devs[0].zdev, devs[0]);
 	zcow_test_files(fs, 0, 8, 3 * MiB, false);
-	ck_assert_int_eq(zcow_check(fs, print_problem, NULL), 0);
+	zcow_test_assert_clean(fs);
 	ck_assert_int_eq(zcow_unmount(fs), 0);
 	zdev_close(devs[0]);
 	zdev_close(devs[1]);
@@ -117,7 +106,7 @@ START_TEST(test_devices_chunks_go_to_most_free_space)
 	/* the larger device took the first ones */
 	ck_assert_uint_gt(groups_on(fs, 2), groups_on(fs, 1));
 	ck_assert_int_eq(zcow_commit(fs), 0);
-	ck_assert_int_eq(zcow_check(fs, print_problem, NULL), 0);
+	zcow_test_assert_clean(fs);
 	ck_assert_int_eq(zcow_unmount(fs), 0);
 	zdev_close(devs[0]);
 	zdev_close(devs[1]);
@@ -138,7 +127,7 @@ START_TEST(test_devices_missing_device_refused)
 	ck_assert_ptr_null(fs);
 	/* all three: fine, and nothing was written by the refusals */
 	ck_assert_int_eq(zcow_mount_devs(devs, 3, NULL, &fs), 0);
-	ck_assert_int_eq(zcow_check(fs, print_problem, NULL), 0);
+	zcow_test_assert_clean(fs);
 	ck_assert_int_eq(zcow_unmount(fs), 0);
 	zdev_close(devs[0]);
 	zdev_close(devs[1]);
@@ -260,14 +249,14 @@ START_TEST(test_devices_add_grows_a_full_fs)
 	zcow_test_files(fs, n, 4, sizeof(buf), true);
 	ck_assert_int_eq(zcow_fs_device_info(fs, 1, &di), 0);
 	ck_assert_uint_gt(di.nr_groups, 0);
-	ck_assert_int_eq(zcow_check(fs, print_problem, NULL), 0);
+	zcow_test_assert_clean(fs);
 	ck_assert_int_eq(zcow_unmount(fs), 0);
 
 	/* the first device alone is no longer the file system */
 	ck_assert_int_eq(zcow_mount(devs[0], NULL, &fs), -ENODEV);
 	ck_assert_int_eq(zcow_mount_devs(devs, 2, NULL, &fs), 0);
 	zcow_test_files(fs, 0, n + 4, sizeof(buf), false);
-	ck_assert_int_eq(zcow_check(fs, print_problem, NULL), 0);
+	zcow_test_assert_clean(fs);
 	ck_assert_int_eq(zcow_unmount(fs), 0);
 	zdev_close(devs[0]);
 	zdev_close(devs[1]);

@@ -27,44 +27,25 @@
 static struct zdev *new_sim(uint64_t nr_zones, uint64_t nr_conv,
 			    uint64_t zone_size)
 {
-	struct zsim_config cfg = {
-		.nr_zones = nr_zones,
-		.zone_size = zone_size,
-		.nr_conv = nr_conv,
-		.seed = 11,
-		.max_append = 64 * 1024,
-	};
-	struct zdev *dev = NULL;
+	struct zsim_config cfg = { .nr_zones = nr_zones,
+				   .zone_size = zone_size, .nr_conv = nr_conv,
+				   .seed = 11, .max_append = 64 * 1024 };
 
-	ck_assert_int_eq(zsim_create(&cfg, &dev), 0);
-	return dev;
-}
-
-static void print_problem(void *arg, const char *msg)
-{
-	(void)arg;
-	fprintf(stderr, "check: %s\n", msg);
+	return zcow_test_sim(&cfg);
 }
 
 static struct zcow_fs *mkfs_mount(struct zdev *dev,
 				  const struct zcow_mount_opts *opts)
 {
-	struct zcow_mkfs_opts mo = { .seed = 2 };
-	struct zcow_fs *fs = NULL;
-
-	ck_assert_int_eq(zcow_mkfs(dev, &mo), 0);
-	ck_assert_int_eq(zcow_mount(dev, opts, &fs), 0);
-	return fs;
+	return zcow_test_mkfs_mount(dev, 2, opts);
 }
 
+/* Unmount, mount again with @opts, check clean. */
 static struct zcow_fs *remount(struct zcow_fs *fs,
 			       const struct zcow_mount_opts *opts)
 {
-	struct zdev *dev = fs->dev;
-
-	ck_assert_int_eq(zcow_unmount(fs), 0);
-	ck_assert_int_eq(zcow_mount(dev, opts, &fs), 0);
-	ck_assert_int_eq(zcow_check(fs, print_problem, NULL), 0);
+	fs = zcow_test_remount(fs, opts);
+	zcow_test_assert_clean(fs);
 	return fs;
 }
 
@@ -790,9 +771,9 @@ START_TEST(test_data_short_group_is_filled_then_a_new_one)
 	}
 	ck_assert_uint_eq(nr_data, 2);
 	ck_assert_uint_le(nr_spare, 1);
-	ck_assert_int_eq(zcow_check(fs, print_problem, NULL), 0);
+	zcow_test_assert_clean(fs);
 	fs = remount(fs, &mo);
-	ck_assert_int_eq(zcow_check(fs, print_problem, NULL), 0);
+	zcow_test_assert_clean(fs);
 	ck_assert_int_eq(zcow_unmount(fs), 0);
 	zdev_close(dev);
 	free(buf);
@@ -870,7 +851,8 @@ START_TEST(test_data_power_cut_keeps_every_fsynced_file)
 		ck_assert_msg(ret == 0, "repro: data-crash loss=%s append=%d persist=%llu: mount %d",
 			      zsim_loss_name(loss), !mo.no_zone_append,
 			      (unsigned long long)n, ret);
-		ck_assert_msg(zcow_check(fs, print_problem, NULL) == 0,
+		ck_assert_msg(zcow_check(fs, zcow_test_print_problem,
+					 NULL) == 0,
 			      "repro: data-crash loss=%s append=%d persist=%llu: check",
 			      zsim_loss_name(loss), !mo.no_zone_append,
 			      (unsigned long long)n);
@@ -901,7 +883,7 @@ START_TEST(test_data_power_cut_keeps_every_fsynced_file)
 		/* And it goes on writing where the write pointers are. */
 		ck_assert_int_gt(crash_workload(dev, &mo), 0);
 		ck_assert_int_eq(zcow_mount(dev, &mo, &fs), 0);
-		ck_assert_int_eq(zcow_check(fs, print_problem, NULL), 0);
+		zcow_test_assert_clean(fs);
 		ck_assert_int_eq(zcow_unmount(fs), 0);
 		zdev_close(dev);
 	}

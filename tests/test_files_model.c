@@ -562,10 +562,8 @@ static void run_model(struct zdev *dev, bool no_append, uint64_t seed,
 static struct zdev *sim_dev(void)
 {
 	struct zsim_config cfg = { .nr_zones = 96, .zone_size = ZS, .seed = 3 };
-	struct zdev *dev = NULL;
 
-	ck_assert_int_eq(zsim_create(&cfg, &dev), 0);
-	return dev;
+	return zcow_test_sim(&cfg);
 }
 
 START_TEST(test_files_model_sim_zone_append)

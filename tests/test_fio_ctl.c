@@ -421,20 +421,6 @@ static int run_text(const char *text, const char *const *sets,
 				  err_ret);
 }
 
-static char *summary(const char *dir)
-{
-	char path[1024];
-	FILE *f;
-	char *s;
-
-	snprintf(path, sizeof(path), "%s/summary.json", dir);
-	f = fopen(path, "r");
-	ck_assert_ptr_nonnull(f);
-	s = zcow_test_read_all(f);
-	fclose(f);
-	return s;
-}
-
 /* Job @n's value of "@key" (its text up to the end of the line). */
 static void job_val(const char *json, unsigned int n, const char *key,
 		    char *buf, size_t len)
@@ -485,7 +471,7 @@ START_TEST(test_ctl_enospc_ignored_counted_and_the_job_goes_on)
 				  "ignore_error=,ENOSPC\nerror_dump=0\n"
 				  SMALL_DEV, NULL, 0, &dir, &err), 0);
 	ck_assert_str_eq(err, "");
-	s = summary(dir);
+	s = zcow_test_summary(dir);
 	ck_assert_uint_eq(job_u64(s, 0, "write_ios"), 88);
 	ck_assert_uint_eq(job_u64(s, 0, "write_bytes"), 88ull << 20);
 	assert_job(s, 0, "errors", "{\"total\": 168, \"first_error\": 28, "
@@ -511,7 +497,7 @@ START_TEST(test_ctl_enospc_not_listed_ends_the_job_others_finish)
 	ck_assert_str_eq(err, "zcow run: job 'fill': write of 1048576 at "
 			 "91226112 in '/fill.0.0': No space left on device\n");
 	ck_assert_ptr_nonnull(dir);
-	s = summary(dir);
+	s = zcow_test_summary(dir);
 	ck_assert_uint_eq(job_u64(s, 0, "write_ios"), 87);
 	ck_assert_uint_eq(job_u64(s, 0, "syncs"), 0);	/* no end_fsync */
 	assert_job(s, 0, "error", "{\"errno\": 28, \"name\": \"ENOSPC\", "
@@ -540,7 +526,7 @@ START_TEST(test_ctl_trim_of_a_file_is_enotty_unless_ignored)
 			 "'/t.0.0': Inappropriate ioctl for device (fio trims "
 			 "a file with the BLKDISCARD ioctl, which only a block "
 			 "device takes)\n");
-	s = summary(dir);
+	s = zcow_test_summary(dir);
 	ck_assert_uint_eq(job_u64(s, 0, "trim_ios"), 0);
 	free(s);
 	free(dir);
@@ -554,7 +540,7 @@ START_TEST(test_ctl_trim_of_a_file_is_enotty_unless_ignored)
 				     "BLKDISCARD ioctl, which only a block "
 				     "device takes) (counted: the job goes "
 				     "on)\n"));
-	s = summary(dir);
+	s = zcow_test_summary(dir);
 	assert_job(s, 0, "errors", "{\"total\": 4, \"first_error\": 25, "
 		   "\"first_error_name\": \"ENOTTY\"},");
 	ck_assert_uint_eq(job_u64(s, 0, "ios"), 0);
@@ -586,7 +572,7 @@ START_TEST(test_ctl_exitall_ends_what_exit_what_names)
 			 "runtime=1s\n"
 			 "[later]\nstonewall\nrw=read\n", whats[w]);
 		ck_assert_int_eq(run_text(text, NULL, 0, &dir, &err), 0);
-		s = summary(dir);
+		s = zcow_test_summary(dir);
 		end = job_u64(s, 0, "end_ns");
 		ck_assert_uint_eq(end, 6800000);
 		ck_assert_uint_eq(job_u64(s, 1, "end_ns"), end);
@@ -626,7 +612,7 @@ START_TEST(test_ctl_exitall_on_error_ends_others_at_the_error)
 				  "[other]\nrw=randread\nsize=1m\n"
 				  "time_based\nruntime=1s\n", NULL, 0, &dir,
 				  &err), -ENOTTY);
-	s = summary(dir);
+	s = zcow_test_summary(dir);
 	assert_job(s, 0, "ended_by", "null,");
 	ck_assert_uint_eq(job_u64(s, 1, "end_ns"), 5000000);
 	assert_job(s, 2, "ended_by", "\"exitall_on_error: job 'bad' ended "
@@ -653,7 +639,7 @@ START_TEST(test_ctl_latency_target_finds_the_deepest_depth)
 				  "latency_target=300\nlatency_window=10ms\n"
 				  "latency_percentile=99\ntime_based\n"
 				  "runtime=2s\n", NULL, 0, &dir, &err), 0);
-	s = summary(dir);
+	s = zcow_test_summary(dir);
 	assert_job(s, 0, "latency_target", "{\"target_ns\": 300000, "
 		   "\"window_ns\": 10000000, \"percentile\": 99, \"depth\": "
 		   "150, \"depth_low\": 150, \"depth_high\": 151, \"steps\": "
@@ -669,7 +655,7 @@ START_TEST(test_ctl_latency_target_finds_the_deepest_depth)
 				  "latency_target=1s\nlatency_window=10ms\n"
 				  "time_based\nruntime=1s\n", NULL, 0, &dir,
 				  &err), 0);
-	s = summary(dir);
+	s = zcow_test_summary(dir);
 	assert_job(s, 0, "latency_target", "{\"target_ns\": 1000000000, "
 		   "\"window_ns\": 10000000, \"percentile\": 100, \"depth\": "
 		   "8, \"depth_low\": 8, \"depth_high\": 8, \"steps\": 3, "
@@ -711,7 +697,7 @@ START_TEST(test_ctl_steadystate_ends_the_job_at_the_check)
 	ck_assert_int_eq(run_text("[s]\nrw=randread\nsize=16m\ntime_based\n"
 				  "runtime=20s\nss=iops:5%\nss_dur=2s\n", NULL,
 				  0, &dir, &err), 0);
-	s = summary(dir);
+	s = zcow_test_summary(dir);
 	assert_job(s, 0, "steadystate", "{\"criterion\": \"iops\", "
 		   "\"limit\": 5, \"percent\": true, \"duration_s\": 2, "
 		   "\"ramp_ns\": 0, \"judged_by\": \"s\", "
@@ -727,7 +713,7 @@ START_TEST(test_ctl_steadystate_ends_the_job_at_the_check)
 	ck_assert_int_eq(run_text("[s]\nrw=randread\nsize=16m\ntime_based\n"
 				  "runtime=5s\nss=iops:0%\nss_dur=2s\n",
 				  NULL, 0, &dir, &err), 0);
-	s = summary(dir);
+	s = zcow_test_summary(dir);
 	assert_job(s, 0, "ended_by", "null,");
 	ck_assert_uint_eq(job_u64(s, 0, "checks"), 4);
 	/* its runtime, the last read done */
@@ -750,7 +736,7 @@ START_TEST(test_ctl_steadystate_group_reporting_ends_the_group)
 				  "time_based\nruntime=20s\nss=bw_slope:1%\n"
 				  "ss_dur=3s\nss_ramp=1s\n", NULL, 0, &dir,
 				  &err), 0);
-	s = summary(dir);
+	s = zcow_test_summary(dir);
 	assert_job(s, 0, "steadystate", "{\"criterion\": \"bw_slope\", "
 		   "\"limit\": 1, \"percent\": true, \"duration_s\": 3, "
 		   "\"ramp_ns\": 1000000000, \"judged_by\": \"s\", "
@@ -815,7 +801,7 @@ START_TEST(test_ctl_verify_failure_ends_the_job_unless_counted)
 				  "filename=o\n", NULL, 0, &dir, &err),
 			 -EILSEQ);
 	ck_assert_str_eq(err, "zcow run: " BAD_MAGIC("0") "\n");
-	s = summary(dir);
+	s = zcow_test_summary(dir);
 	ck_assert_uint_eq(job_u64(s, 1, "read_ios"), 1);
 	assert_job(s, 1, "ended_by", "\"its error\",");
 	assert_job(s, 2, "ended_by", "\"exitall_on_error: job 'r' ended "
@@ -831,7 +817,7 @@ START_TEST(test_ctl_verify_failure_ends_the_job_unless_counted)
 			 "the job goes on)\nzcow run: " BAD_MAGIC("8192")
 			 " (counted: the job goes on)\nzcow run: "
 			 BAD_MAGIC("12288") " (counted: the job goes on)\n");
-	s = summary(dir);
+	s = zcow_test_summary(dir);
 	ck_assert_uint_eq(job_u64(s, 1, "read_ios"), 4);
 	assert_job(s, 1, "errors", "{\"total\": 4, \"first_error\": 84, "
 		   "\"first_error_name\": \"EILSEQ\"},");
@@ -890,7 +876,7 @@ START_TEST(test_ctl_falloc_fails_as_on_zoned_btrfs)
 			 "(allocate) of 4096 at 0 in '/w.0.0': Operation not "
 			 "supported (a zoned file system refuses fallocate in "
 			 "every mode, as btrfs does)\n");
-	s = summary(dir);
+	s = zcow_test_summary(dir);
 	ck_assert_uint_eq(job_u64(s, 0, "write_ios"), 0);
 	assert_job(s, 0, "ended_by", "\"its error\",");
 	free(s);
@@ -917,7 +903,7 @@ START_TEST(test_ctl_falloc_fails_as_on_zoned_btrfs)
 			 "not supported (a zoned file system refuses fallocate "
 			 "in every mode, as btrfs does) (counted: the job goes "
 			 "on)\n");
-	s = summary(dir);
+	s = zcow_test_summary(dir);
 	assert_job(s, 0, "errors", "{\"total\": 4, \"first_error\": 95, "
 		   "\"first_error_name\": \"EOPNOTSUPP\"},");
 	ck_assert_uint_eq(job_u64(s, 0, "trim_ios"), 0);
@@ -976,7 +962,7 @@ START_TEST(test_ctl_sub_block_io_keeps_exact_bytes)
 				  "filesize=12000\nfilename=f\n", sets, 1,
 				  &dir, &err), 0);
 	ck_assert_str_eq(err, "");
-	s = summary(dir);
+	s = zcow_test_summary(dir);
 	ck_assert_uint_eq(job_u64(s, 0, "write_ios"), 8);
 	ck_assert_uint_eq(job_u64(s, 1, "bs"), 4000);
 	ck_assert_uint_eq(job_u64(s, 1, "write_bytes"), 12000);
@@ -1025,7 +1011,7 @@ START_TEST(test_ctl_http_objects_written_read_and_deleted)
 		"filename_format=/swift/v1/c/bucket.$jobnum\n", sets, 1, &dir,
 		&err), 0);
 	ck_assert_str_eq(err, "");
-	s = summary(dir);
+	s = zcow_test_summary(dir);
 	ck_assert_uint_eq(job_u64(s, 1, "read_ios"), 3);  /* one missing */
 	ck_assert_uint_eq(job_u64(s, 2, "trim_ios"), 1);
 	ck_assert_ptr_nonnull(strstr(s, "\"namespace\": {\"creates\": 3, "

@@ -37,17 +37,13 @@ static char *run_summary(const char *text, const char *const *sets,
 			 unsigned int nr)
 {
 	FILE *f = fopen(T_FIO, "w");
-	char *dir = NULL, path[1024], *s;
+	char *dir = NULL, *s;
 
 	ck_assert_ptr_nonnull(f);
 	fputs(text, f);
 	fclose(f);
 	ck_assert_int_eq(zrun_scenario(T_FIO, sets, nr, RES, true, &dir), 0);
-	snprintf(path, sizeof(path), "%s/summary.json", dir);
-	f = fopen(path, "r");
-	ck_assert_ptr_nonnull(f);
-	s = zcow_test_read_all(f);
-	fclose(f);
+	s = zcow_test_summary(dir);
 	free(dir);
 	unlink(T_FIO);
 	return s;

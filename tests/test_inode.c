@@ -29,22 +29,10 @@
 
 static struct zdev *new_sim(uint64_t nr_zones, uint64_t nr_conv)
 {
-	struct zsim_config cfg = {
-		.nr_zones = nr_zones,
-		.zone_size = ZS,
-		.nr_conv = nr_conv,
-		.seed = 7,
-	};
-	struct zdev *dev = NULL;
+	struct zsim_config cfg = { .nr_zones = nr_zones, .zone_size = ZS,
+				   .nr_conv = nr_conv, .seed = 7 };
 
-	ck_assert_int_eq(zsim_create(&cfg, &dev), 0);
-	return dev;
-}
-
-static void print_problem(void *arg, const char *msg)
-{
-	(void)arg;
-	fprintf(stderr, "check: %s\n", msg);
+	return zcow_test_sim(&cfg);
 }
 
 /* The checker's messages, in order. */
@@ -69,43 +57,22 @@ static void problems_collect(struct zcow_fs *fs, struct problems *pr)
 	ck_assert_int_eq(zcow_check(fs, collect_problem, pr), pr->nr);
 }
 
-static void assert_clean(struct zcow_fs *fs)
-{
-	ck_assert_int_eq(zcow_check(fs, print_problem, NULL), 0);
-}
-
 static struct zcow_fs *mkfs_mount(struct zdev *dev,
 				  const struct zcow_mount_opts *opts)
 {
-	struct zcow_mkfs_opts mo = { .seed = 1 };
-	struct zcow_fs *fs = NULL;
+	struct zcow_fs *fs = zcow_test_mkfs_mount(dev, 1, opts);
 
-	ck_assert_int_eq(zcow_mkfs(dev, &mo), 0);
-	ck_assert_int_eq(zcow_mount(dev, opts, &fs), 0);
 	ck_assert_ptr_nonnull(fs->files);
 	return fs;
 }
 
+/* Unmount, mount again with @opts, check clean. */
 static struct zcow_fs *remount(struct zcow_fs *fs,
 			       const struct zcow_mount_opts *opts)
 {
-	struct zdev *dev = fs->dev;
-
-	ck_assert_int_eq(zcow_unmount(fs), 0);
-	fs = NULL;
-	ck_assert_int_eq(zcow_mount(dev, opts, &fs), 0);
-	assert_clean(fs);
+	fs = zcow_test_remount(fs, opts);
+	zcow_test_assert_clean(fs);
 	return fs;
-}
-
-static void fill(uint8_t *buf, uint64_t len, uint32_t seed)
-{
-	uint64_t i;
-
-	for (i = 0; i < len; i++) {
-		seed = seed * 1103515245u + 12345u;
-		buf[i] = (uint8_t)(seed >> 16);
-	}
 }
 
 START_TEST(test_files_write_fsync_remount_reads_back)
@@ -116,13 +83,13 @@ START_TEST(test_files_write_fsync_remount_reads_back)
 	uint8_t *buf = malloc(len);
 	struct zcow_file *f;
 
-	fill(buf, len, 1);
+	zcow_test_fill_lcg(buf, len, 1);
 	ck_assert_int_eq(zcow_create(fs, "/a", &f), 0);
 	ck_assert_int_eq(zcow_pwrite(f, buf, len, 0), (int64_t)len);
 	ck_assert_int_eq(zcow_fsync(f), 0);
 	zcow_close(f);
 	zcow_test_expect(fs, "/a", buf, len);
-	assert_clean(fs);
+	zcow_test_assert_clean(fs);
 	fs = remount(fs, NULL);
 	zcow_test_expect(fs, "a", buf, len);
 	ck_assert_int_eq(zcow_unmount(fs), 0);
@@ -146,7 +113,7 @@ START_TEST(test_files_unaligned_overwrite_is_cow)
 		uint64_t off = (uint64_t)(i * 7919) % 120000;
 		uint64_t len = 1 + (uint64_t)(i * 3331) % 70000;
 
-		fill(buf, len, (uint32_t)i);
+		zcow_test_fill_lcg(buf, len, (uint32_t)i);
 		ck_assert_int_eq(zcow_pwrite(f, buf, len, off), (int64_t)len);
 		memcpy(model + off, buf, len);
 		if (off + len > end)
@@ -302,8 +269,8 @@ START_TEST(test_files_snapshot_keeps_old_contents_and_shares_extents)
 	struct zcow_file *f;
 	uint64_t nr, id;
 
-	fill(a, sizeof(a), 3);
-	fill(b, sizeof(b), 4);
+	zcow_test_fill_lcg(a, sizeof(a), 3);
+	zcow_test_fill_lcg(b, sizeof(b), 4);
 	ck_assert_int_eq(zcow_mkdir(fs, "/d"), 0);
 	zcow_test_put(fs, "/d/f", a, sizeof(a));
 	ck_assert_int_eq(zcow_sync(fs), 0);
@@ -313,7 +280,7 @@ START_TEST(test_files_snapshot_keeps_old_contents_and_shares_extents)
 	zcow_space_info(fs, ZCOW_SPACE_DATA, &s2);
 	ck_assert_uint_eq(s1.used, s2.used);	/* shared, not copied */
 	ck_assert_int_eq(zcow_snapshot(fs, "s1", NULL), -EEXIST);
-	assert_clean(fs);
+	zcow_test_assert_clean(fs);
 	zcow_test_put(fs, "/d/f", b, sizeof(b));
 	ck_assert_int_eq(zcow_unlink(fs, "/d/f"), 0);
 	zcow_test_expect(fs, "/s1/d/f", a, sizeof(a));
@@ -443,7 +410,7 @@ START_TEST(test_files_snapshot_is_a_subvolume_entry_of_the_root_dir)
 		ck_assert_str_eq(ents[1].name, "g");
 		free(ents);
 	}
-	assert_clean(fs);
+	zcow_test_assert_clean(fs);
 	fs = remount(fs, NULL);
 	size = item_at(&fs->fs_tree, 256, ZCOW_DIR_INDEX_KEY, 4, buf,
 		       sizeof(buf));
@@ -463,7 +430,7 @@ START_TEST(test_files_snapshot_path_stat_readdir_and_errnos)
 	struct zcow_file *f;
 	uint64_t nr, id;
 
-	fill(a, sizeof(a), 11);
+	zcow_test_fill_lcg(a, sizeof(a), 11);
 	ck_assert_int_eq(zcow_mkdir(fs, "/d"), 0);
 	zcow_test_put(fs, "/d/f", a, sizeof(a));
 	zcow_test_put(fs, "/file", "1", 1);
@@ -524,7 +491,7 @@ START_TEST(test_files_snapshot_path_stat_readdir_and_errnos)
 	/* the fs tree goes on; the snapshot keeps its bytes */
 	ck_assert_int_eq(zcow_unlink(fs, "/d/f"), 0);
 	zcow_test_expect(fs, "/s/d/f", a, sizeof(a));
-	assert_clean(fs);
+	zcow_test_assert_clean(fs);
 	ck_assert_int_eq(zcow_unmount(fs), 0);
 	zdev_close(dev);
 }
@@ -567,7 +534,7 @@ START_TEST(test_files_snapshot_copied_subvolume_entry_is_an_empty_dir)
 	zcow_close(f);
 	ck_assert_int_eq(zcow_rmdir(fs, "/s2/s1"), -EPERM);
 	zcow_test_expect(fs, "/s1/f", "abc", 3);
-	assert_clean(fs);
+	zcow_test_assert_clean(fs);
 	ck_assert_int_eq(zcow_unmount(fs), 0);
 	zdev_close(dev);
 }
@@ -618,7 +585,7 @@ START_TEST(test_files_subvol_unlink_removes_the_entry_link_made)
 	ck_assert_str_eq(ents[0].name, "f");
 	free(ents);
 	ck_assert_int_eq(zcow_sync(fs), 0);
-	assert_clean(fs);
+	zcow_test_assert_clean(fs);
 	ck_assert_int_eq(zcow_unmount(fs), 0);
 	zdev_close(dev);
 }
@@ -636,7 +603,7 @@ START_TEST(test_files_check_reports_root_ref_without_entry_and_entry_without_roo
 
 	zcow_test_put(fs, "/f", "abc", 3);
 	ck_assert_int_eq(zcow_snapshot(fs, "s", &id), 0);
-	assert_clean(fs);
+	zcow_test_assert_clean(fs);
 	/* The entry goes (as a subvolume delete would take it), the
 	 * ROOT_REF stays. */
 	pthread_mutex_lock(&fs->files->lock);
@@ -737,7 +704,7 @@ START_TEST(test_files_snapshot_adds_its_own_data_reference)
 	uint32_t size;
 	uint64_t id;
 
-	fill(a, sizeof(a), 9);
+	zcow_test_fill_lcg(a, sizeof(a), 9);
 	zcow_test_put(fs, "/f", a, sizeof(a));	/* inode 257 */
 	ck_assert_int_eq(zcow_snapshot(fs, "s", &id), 0);
 	size = data_extent_item(fs, 257, item, sizeof(item), &k);
@@ -794,7 +761,7 @@ START_TEST(test_files_snapshot_adds_its_own_data_reference)
 		ck_assert_uint_eq(size, 24 + 5 * 29);
 		ck_assert_uint_eq(le64_at(got), 5);
 	}
-	assert_clean(fs);
+	zcow_test_assert_clean(fs);
 	zcow_test_expect(fs, "/s/f", a, sizeof(a));
 	/* A damaged reference (another inode) is found by the checker. */
 	{
@@ -827,7 +794,7 @@ START_TEST(test_files_emulated_zones_file_backend)
 	snprintf(spec, sizeof(spec), "file:%s,zone_size=4M", path);
 	ck_assert_int_eq(zdev_open(spec, &dev), 0);
 	fs = mkfs_mount(dev, NULL);
-	fill(buf, sizeof(buf), 9);
+	zcow_test_fill_lcg(buf, sizeof(buf), 9);
 	zcow_test_put(fs, "/x", buf, sizeof(buf));
 	zcow_test_put(fs, "/x", buf, 5000);
 	fs = remount(fs, NULL);
@@ -927,7 +894,7 @@ START_TEST(test_files_check_finds_namespace_and_extent_damage)
 	zcow_test_put(fs, "/a", "aaaa", 4);
 	zcow_test_put(fs, "/b", "bbbb", 4);
 	ck_assert_int_eq(zcow_sync(fs), 0);
-	assert_clean(fs);
+	zcow_test_assert_clean(fs);
 	/* A link count that disagrees with the references. */
 	k = (struct zcow_key){ 257, ZCOW_INODE_ITEM_KEY, 0 };
 	ck_assert_int_eq(zcow_tree_search(&fs->fs_tree, &k, ino, sizeof(ino),
@@ -967,10 +934,8 @@ static struct zdev *new_small_sim(void)
 		.zone_capacity = MiB,
 		.seed = 7,
 	};
-	struct zdev *dev = NULL;
 
-	ck_assert_int_eq(zsim_create(&cfg, &dev), 0);
-	return dev;
+	return zcow_test_sim(&cfg);
 }
 
 #define RSV_FILE_LEN(i)	(100 + (i) * 37 % 3000)
@@ -1021,7 +986,7 @@ static int rsv_put(struct zcow_fs *fs, const char *path, uint32_t seed)
 	int64_t n;
 	int err;
 
-	fill(buf, len, seed);
+	zcow_test_fill_lcg(buf, len, seed);
 	err = zcow_open(fs, path, O_CREAT | O_EXCL | O_RDWR, &f);
 	if (err == -ENOSPC) {
 		ck_assert_msg(!exists(fs, path), "%s: created by a failed create",
@@ -1047,7 +1012,7 @@ static void rsv_expect(struct zcow_fs *fs, const char *path, uint32_t seed)
 {
 	uint8_t buf[4096];
 
-	fill(buf, RSV_FILE_LEN(seed), seed);
+	zcow_test_fill_lcg(buf, RSV_FILE_LEN(seed), seed);
 	zcow_test_expect(fs, path, buf, RSV_FILE_LEN(seed));
 }
 
@@ -1188,7 +1153,7 @@ static void rsv_expect_state(struct zcow_fs *fs, const struct rsv_state *st,
 		ck_assert(!exists(fs, p));
 		return;
 	}
-	fill(buf, RSV_FILE_LEN(i), (uint32_t)i);
+	zcow_test_fill_lcg(buf, RSV_FILE_LEN(i), (uint32_t)i);
 	zcow_test_expect(fs, p, buf, st->trunc[i] ? 50 : RSV_FILE_LEN(i));
 }
 
@@ -1342,7 +1307,8 @@ static void rsv_rename_some(struct rsv_job *j, int i)
 		uint8_t buf[4096];
 		int64_t n;
 
-		fill(buf, RSV_FILE_LEN(k), (uint32_t)(j->t * 10000 + k));
+		zcow_test_fill_lcg(buf, RSV_FILE_LEN(k),
+				   (uint32_t)(j->t * 10000 + k));
 		n = zcow_pwrite(f, buf, RSV_FILE_LEN(k), 0);
 		err = n < 0 ? (int)n : 0;
 		if (!err)
@@ -1368,7 +1334,7 @@ static void *rsv_worker(void *arg)
 
 		rsv_name(p, sizeof(p), "f", j->t, i);
 		rsv_name(q, sizeof(q), "g", j->t, i);
-		fill(buf, len, (uint32_t)(j->t * 10000 + i));
+		zcow_test_fill_lcg(buf, len, (uint32_t)(j->t * 10000 + i));
 		err = zcow_open(j->fs, p, O_CREAT | O_EXCL | O_RDWR, &f);
 		if (err) {
 			nr_full += err == -ENOSPC;
@@ -1461,7 +1427,7 @@ static void run_threads_until_full(bool no_treelog)
 					continue;
 				rsv_name(p, sizeof(p),
 					 jobs[t].moved[i] ? "g" : "f", t, i);
-				fill(buf, RSV_FILE_LEN(i),
+				zcow_test_fill_lcg(buf, RSV_FILE_LEN(i),
 				     (uint32_t)(t * 10000 + i));
 				zcow_test_expect(fs, p, buf,
 				       jobs[t].live[i] == RSV_DATA ?
@@ -1604,7 +1570,7 @@ START_TEST(test_files_check_reports_wrong_nbytes)
 	ck_assert_int_eq(zcow_sync(fs), 0);
 	ck_assert_int_eq(zcow_stat(fs, "/f", &st), 0);
 	ck_assert_uint_eq(st.nbytes, 2 * 4096);
-	assert_clean(fs);
+	zcow_test_assert_clean(fs);
 	pthread_mutex_lock(&fs->files->lock);
 	ck_assert_int_eq(zcow_inode_get(&fs->fs_tree, st.ino, &in), 0);
 	in.nbytes = 3 * 4096;
@@ -1645,7 +1611,7 @@ START_TEST(test_files_unlink_while_open_keeps_data_until_release)
 	struct zcow_file *f, *g;
 	struct zcow_stat st;
 
-	fill(buf, len, 3);
+	zcow_test_fill_lcg(buf, len, 3);
 	ck_assert_int_eq(zcow_create(fs, "/a", &f), 0);
 	ck_assert_int_eq(zcow_pwrite(f, buf, len, 0), (int64_t)len);
 	ck_assert_int_eq(zcow_commit(fs), 0);
@@ -1658,7 +1624,7 @@ START_TEST(test_files_unlink_while_open_keeps_data_until_release)
 	/* the handle reads and writes it; a new file may take the name */
 	ck_assert_int_eq(zcow_pread(f, got, len, 0), (int64_t)len);
 	ck_assert(!memcmp(got, buf, len));
-	fill(buf, 4096, 4);
+	zcow_test_fill_lcg(buf, 4096, 4);
 	ck_assert_int_eq(zcow_pwrite(f, buf, 4096, 0), 4096);
 	ck_assert_int_eq(zcow_pread(f, got, len, 0), (int64_t)len);
 	ck_assert(!memcmp(got, buf, len));
@@ -1666,7 +1632,7 @@ START_TEST(test_files_unlink_while_open_keeps_data_until_release)
 	zcow_close(g);
 	/* an fsync of the orphan commits (the log carries no orphan) */
 	ck_assert_int_eq(zcow_fsync(f), 0);
-	assert_clean(fs);
+	zcow_test_assert_clean(fs);
 	ck_assert_uint_eq(nr_orphans(fs), 1);
 	ck_assert_uint_ge(data_used(fs), len);
 	/* the last close deletes it: its data is freed */
@@ -1675,7 +1641,7 @@ START_TEST(test_files_unlink_while_open_keeps_data_until_release)
 	ck_assert_int_eq(zcow_commit(fs), 0);
 	ck_assert_uint_eq(data_used(fs), 0);
 	ck_assert_uint_eq(nr_orphans(fs), 0);
-	assert_clean(fs);
+	zcow_test_assert_clean(fs);
 	fs = remount(fs, NULL);
 	ck_assert_int_eq(zcow_stat(fs, "/a", &st), 0);
 	ck_assert_uint_eq(st.size, 0);
@@ -1707,7 +1673,7 @@ START_TEST(test_files_unlink_open_of_a_linked_or_unopened_name_is_unlink)
 	ck_assert_int_eq(zcow_unlink_open(fs, "/d"), -EISDIR);
 	ck_assert_int_eq(zcow_unlink_open(fs, "/nope"), -ENOENT);
 	ck_assert_uint_eq(nr_orphans(fs), 0);
-	assert_clean(fs);
+	zcow_test_assert_clean(fs);
 	ck_assert_int_eq(zcow_unmount(fs), 0);
 	zdev_close(dev);
 }
@@ -1727,7 +1693,7 @@ static void crash_with_orphan_open(bool treelog)
 	struct zcow_statfs sf;
 	struct zcow_stat st;
 
-	fill(buf, len, 5);
+	zcow_test_fill_lcg(buf, len, 5);
 	ck_assert_int_eq(zcow_create(fs, "/keep", &g), 0);
 	ck_assert_int_eq(zcow_pwrite(g, buf, 4096, 0), 4096);
 	ck_assert_int_eq(zcow_create(fs, "/a", &f), 0);
@@ -1740,7 +1706,7 @@ static void crash_with_orphan_open(bool treelog)
 		ck_assert_int_eq(zcow_commit(fs), 0);
 	ck_assert_int_eq(zcow_pwrite(g, buf, 4096, 4096), 4096);
 	ck_assert_int_eq(zcow_fsync(g), 0);
-	ck_assert_int_eq(zcow_check(fs, print_problem, NULL), 0);
+	ck_assert_int_eq(zcow_check(fs, zcow_test_print_problem, NULL), 0);
 	ck_assert_uint_eq(nr_orphans(fs), 1);
 	/* the orphan written and fsynced in a later transaction: through
 	 * the log (its committed orphan item is the one that counts) */
@@ -1750,7 +1716,7 @@ static void crash_with_orphan_open(bool treelog)
 	ck_assert_int_eq(zcow_fsync(f), 0);
 	ck_assert_int_eq(zcow_statfs(fs, &sf), 0);
 	ck_assert_uint_eq(sf.nr_log_syncs, syncs + (treelog ? 1 : 0));
-	ck_assert_int_eq(zcow_check(fs, print_problem, NULL), 0);
+	ck_assert_int_eq(zcow_check(fs, zcow_test_print_problem, NULL), 0);
 	/* power fails with the file open */
 	ck_assert_int_eq(zsim_cut_now(sim, ZSIM_LOSS_DROP, 5), 0);
 	zcow_unmount(fs);	/* fails on the dead device */
@@ -1762,7 +1728,7 @@ static void crash_with_orphan_open(bool treelog)
 	ck_assert_int_eq(zcow_statfs(fs, &sf), 0);
 	ck_assert_uint_eq(sf.log_replayed > 0, treelog);
 	ck_assert_uint_eq(nr_orphans(fs), 0);
-	assert_clean(fs);
+	zcow_test_assert_clean(fs);
 	ck_assert_int_eq(zcow_stat(fs, "/a", &st), -ENOENT);
 	ck_assert_int_eq(zcow_stat(fs, "/keep", &st), 0);
 	ck_assert_uint_eq(st.size, 8192);
@@ -1798,7 +1764,7 @@ static void full_fs_orphan(bool at_mount)
 	struct zcow_file *f;
 	int64_t n;
 
-	fill(buf, sizeof(buf), 9);
+	zcow_test_fill_lcg(buf, sizeof(buf), 9);
 	ck_assert_int_eq(zcow_create(fs, "/big", &f), 0);
 	while ((n = zcow_pwrite(f, buf, sizeof(buf), off)) > 0)
 		off += (uint64_t)n;
@@ -1817,7 +1783,7 @@ static void full_fs_orphan(bool at_mount)
 	}
 	ck_assert_uint_eq(data_used(fs), 0);
 	ck_assert_uint_eq(nr_orphans(fs), 0);
-	assert_clean(fs);
+	zcow_test_assert_clean(fs);
 	ck_assert_int_eq(zcow_unmount(fs), 0);
 	zdev_close(dev);
 }

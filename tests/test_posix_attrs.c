@@ -51,21 +51,10 @@ static void tclock_set(struct tclock *c, int64_t sec, uint32_t nsec)
 
 static struct zdev *new_dev(void)
 {
-	struct zsim_config cfg = {
-		.nr_zones = 32,
-		.zone_size = ZS,
-		.seed = 19,
-	};
-	struct zdev *dev = NULL;
+	struct zsim_config cfg = { .nr_zones = 32, .zone_size = ZS,
+				   .seed = 19 };
 
-	ck_assert_int_eq(zsim_create(&cfg, &dev), 0);
-	return dev;
-}
-
-static void report(void *arg, const char *msg)
-{
-	(void)arg;
-	fprintf(stderr, "check: %s\n", msg);
+	return zcow_test_sim(&cfg);
 }
 
 static struct zcow_fs *mount_clock(struct zdev *dev, struct tclock *c)
@@ -89,7 +78,7 @@ static struct zcow_fs *fresh(struct zdev *dev, struct tclock *c)
 
 static void done(struct zcow_fs *fs, struct zdev *dev)
 {
-	ck_assert_int_eq(zcow_check(fs, report, NULL), 0);
+	zcow_test_assert_clean(fs);
 	ck_assert_int_eq(zcow_unmount(fs), 0);
 	zdev_close(dev);
 }
@@ -621,7 +610,7 @@ START_TEST(test_rename_exchange_swaps_files_and_dirs_across_dirs)
 	assert_ts(stat_of(fs, "/p/one").ctime, 20, 0, "exchanged ctime");
 	assert_ts(stat_of(fs, "/p/one").mtime, 10, 0, "exchanged mtime");
 	assert_ts(stat_of(fs, "/q").mtime, 20, 0, "parent mtime");
-	ck_assert_int_eq(zcow_check(fs, report, NULL), 0);
+	zcow_test_assert_clean(fs);
 	/* a file with a directory, across directories */
 	ino_f = stat_of(fs, "/p/one").ino;
 	ino_d = stat_of(fs, "/q/dir").ino;
@@ -652,7 +641,7 @@ START_TEST(test_rename_exchange_swaps_files_and_dirs_across_dirs)
 	/* the moved directory's parent is /p now: an rmdir of /p fails, of
 	 * its inside works */
 	ck_assert_int_eq(zcow_rmdir(fs, "/p"), -ENOTEMPTY);
-	ck_assert_int_eq(zcow_check(fs, report, NULL), 0);
+	zcow_test_assert_clean(fs);
 	ck_assert_int_eq(zcow_unmount(fs), 0);
 	fs = mount_clock(dev, &c);
 	expect_bytes(fs, "/q/dir", "second");
@@ -1003,7 +992,7 @@ START_TEST(test_check_reports_nanoseconds_out_of_range)
 	in.mtime.nsec = 1000000000u;
 	ck_assert_int_eq(zcow_inode_put(&fs->fs_tree, &in), 0);
 	ck_assert_int_eq(zcow_sync(fs), 0);
-	ck_assert_int_eq(zcow_check(fs, report, NULL), 1);
+	ck_assert_int_eq(zcow_check(fs, zcow_test_print_problem, NULL), 1);
 	ck_assert_int_eq(zcow_unmount(fs), 0);
 	zdev_close(dev);
 }
@@ -1028,17 +1017,17 @@ START_TEST(test_attributes_change_inside_a_writable_snapshot)
 	ck_assert_int_eq(zcow_subvol_snapshot(fs, "w", false, NULL), 0);
 	tclock_set(&c, 20, 0);
 	ck_assert_int_eq(zcow_chmod(fs, "/w/f010", 0600), 0);
-	ck_assert_int_eq(zcow_check(fs, report, NULL), 0);
+	zcow_test_assert_clean(fs);
 	ck_assert_int_eq(zcow_unmount(fs), 0);
 	fs = mount_clock(dev, &c);
-	ck_assert_int_eq(zcow_check(fs, report, NULL), 0);
+	zcow_test_assert_clean(fs);
 	ck_assert_uint_eq(stat_of(fs, "/w/f010").mode, S_IFREG | 0600);
 	ck_assert_uint_eq(stat_of(fs, "/f010").mode, S_IFREG | 0644);
 	tclock_set(&c, 30, 0);
 	ck_assert_int_eq(read_path(fs, "/w/f020", buf, 8, 0), 1);
 	ck_assert_int_eq(zcow_unmount(fs), 0);
 	fs = mount_clock(dev, &c);
-	ck_assert_int_eq(zcow_check(fs, report, NULL), 0);
+	zcow_test_assert_clean(fs);
 	assert_ts(stat_of(fs, "/w/f020").atime, 30, 0, "snapshot atime");
 	assert_ts(stat_of(fs, "/f020").atime, 10, 0, "fs tree atime");
 	done(fs, dev);

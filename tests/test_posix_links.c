@@ -26,15 +26,10 @@
 
 static struct zdev *new_dev(void)
 {
-	struct zsim_config cfg = {
-		.nr_zones = 32,
-		.zone_size = ZS,
-		.seed = 19,
-	};
-	struct zdev *dev = NULL;
+	struct zsim_config cfg = { .nr_zones = 32, .zone_size = ZS,
+				   .seed = 19 };
 
-	ck_assert_int_eq(zsim_create(&cfg, &dev), 0);
-	return dev;
+	return zcow_test_sim(&cfg);
 }
 
 static void report(void *arg, const char *msg)
@@ -46,20 +41,10 @@ static void report(void *arg, const char *msg)
 		(*nr)++;
 }
 
-static void assert_clean(struct zcow_fs *fs)
-{
-	ck_assert_int_eq(zcow_check(fs, report, NULL), 0);
-}
-
 static struct zcow_fs *mount_dev(struct zdev *dev)
 {
-	struct zcow_mount_opts mo = { 0 };
-	struct zcow_fs *fs = NULL;
-
 	/* One data group: an fsync's data lies in a committed chunk. */
-	ck_assert_int_eq(zcow_mount_opts_parse("data_zones=1", &mo), 0);
-	ck_assert_int_eq(zcow_mount(dev, &mo, &fs), 0);
-	return fs;
+	return zcow_test_mount_parse(dev, "data_zones=1");
 }
 
 static struct zcow_fs *fresh(struct zdev *dev)
@@ -188,7 +173,7 @@ START_TEST(test_link_names_share_the_inode_and_count_in_nlink)
 	free(ents);
 	/* The directory's size counts both names (btrfs: 2 x name bytes). */
 	ck_assert_uint_eq(stat_of(fs, "/a").size, 2 * (1 + 2));
-	assert_clean(fs);
+	zcow_test_assert_clean(fs);
 
 	fs = remount(fs);
 	ck_assert_uint_eq(stat_of(fs, "/a/f").nlink, 3);
@@ -203,18 +188,18 @@ START_TEST(test_link_names_share_the_inode_and_count_in_nlink)
 	ref_names(fs, b.ino, dino, names, sizeof(names));
 	ck_assert_str_eq(names, "f2:3,");
 	expect_file(fs, "/d/g", "world!");
-	assert_clean(fs);
+	zcow_test_assert_clean(fs);
 	ck_assert_int_eq(zcow_unlink(fs, "/a/f2"), 0);
 	ck_assert_uint_eq(stat_of(fs, "/d/g").nlink, 1);
 	ck_assert_uint_eq(stat_of(fs, "/a").size, 0);
-	assert_clean(fs);
+	zcow_test_assert_clean(fs);
 	/* The last name frees the inode. */
 	ck_assert_int_eq(zcow_unlink(fs, "/d/g"), 0);
 	ck_assert_int_eq(zcow_inode_get(&fs->fs_tree, b.ino, &in), -ENOENT);
-	assert_clean(fs);
+	zcow_test_assert_clean(fs);
 	fs = remount(fs);
 	ck_assert_int_eq(zcow_stat(fs, "/d/g", &a), -ENOENT);
-	assert_clean(fs);
+	zcow_test_assert_clean(fs);
 	ck_assert_int_eq(zcow_unmount(fs), 0);
 	zdev_close(dev);
 }
@@ -245,7 +230,7 @@ START_TEST(test_link_errnos)
 	ck_assert_int_eq(zcow_link(fs, "/s/a/f", "/g"), -EXDEV);
 	ck_assert_int_eq(zcow_link(fs, "/s", "/g"), -EPERM);
 	ck_assert_uint_eq(stat_of(fs, "/a/f").nlink, 1);
-	assert_clean(fs);
+	zcow_test_assert_clean(fs);
 	ck_assert_int_eq(zcow_unmount(fs), 0);
 	zdev_close(dev);
 }
@@ -279,7 +264,7 @@ START_TEST(test_link_emlink_at_link_max_and_at_a_full_inode_ref)
 	ck_assert_int_eq(zcow_link(fs, "/f", "/d/s"), 0);
 	ck_assert_int_eq(zcow_link(fs, "/f", "/g"), 0);
 	ck_assert_uint_eq(stat_of(fs, "/f").nlink, (uint32_t)n + 3);
-	assert_clean(fs);
+	zcow_test_assert_clean(fs);
 	/* 65535 names: the next is EMLINK (the count set in place: making
 	 * 65535 names would take minutes). */
 	ck_assert_int_eq(zcow_inode_get(&fs->fs_tree, st.ino, &in), 0);
@@ -320,11 +305,11 @@ START_TEST(test_rename_of_a_hard_link_moves_only_that_name)
 	ck_assert_int_eq(zcow_rename(fs, "/d/h", "/d/o"), 0);
 	expect_file(fs, "/d/o", "data");
 	ck_assert_uint_eq(stat_of(fs, "/d/o").nlink, 2);
-	assert_clean(fs);
+	zcow_test_assert_clean(fs);
 	fs = remount(fs);
 	ck_assert_uint_eq(stat_of(fs, "/d/o").ino, ino);
 	ck_assert_uint_eq(stat_of(fs, "/a/f").nlink, 2);
-	assert_clean(fs);
+	zcow_test_assert_clean(fs);
 	ck_assert_int_eq(zcow_unmount(fs), 0);
 	zdev_close(dev);
 }
@@ -352,7 +337,7 @@ START_TEST(test_link_crash_after_fsync_keeps_both_names)
 	ck_assert_uint_eq(stat_of(fs, "/a/f2").ino, ino);
 	ck_assert_uint_eq(stat_of(fs, "/n/h").ino, ino);
 	expect_file(fs, "/n/h", "persist");
-	assert_clean(fs);
+	zcow_test_assert_clean(fs);
 	ck_assert_int_eq(zcow_unmount(fs), 0);
 	zdev_close(dev);
 }
@@ -379,7 +364,7 @@ START_TEST(test_unlink_one_name_crash_after_fsync_keeps_the_other)
 	ck_assert_uint_eq(stat_of(fs, "/a/f").nlink, 1);
 	ck_assert_uint_eq(stat_of(fs, "/d").size, 0);
 	expect_file(fs, "/a/f", "keep");
-	assert_clean(fs);
+	zcow_test_assert_clean(fs);
 	ck_assert_int_eq(zcow_unmount(fs), 0);
 	zdev_close(dev);
 }
@@ -413,7 +398,7 @@ START_TEST(test_fsync_follows_every_parent_of_a_hard_linked_file)
 	ck_assert_uint_eq(stat_of(fs, "/p2/q/g").ino, ino);
 	ck_assert_uint_eq(stat_of(fs, "/a/f").nlink, 2);
 	expect_file(fs, "/p2/q/g", "BOTH");
-	assert_clean(fs);
+	zcow_test_assert_clean(fs);
 	ck_assert_int_eq(zcow_unmount(fs), 0);
 	zdev_close(dev);
 }
@@ -432,7 +417,7 @@ START_TEST(test_link_without_fsync_is_lost_at_a_crash)
 	fs = crash_remount(fs);
 	ck_assert_int_eq(zcow_stat(fs, "/g", &st), -ENOENT);
 	ck_assert_uint_eq(stat_of(fs, "/f").nlink, 1);
-	assert_clean(fs);
+	zcow_test_assert_clean(fs);
 	ck_assert_int_eq(zcow_unmount(fs), 0);
 	zdev_close(dev);
 }
@@ -501,7 +486,7 @@ START_TEST(test_symlink_is_an_inline_extent_and_reads_back)
 			 (int64_t)tlen);
 	ck_assert_int_eq(zcow_rename(fs, "/l2", "/l3"), 0);
 	ck_assert_uint_eq(stat_of(fs, "/l3").nlink, 2);
-	assert_clean(fs);
+	zcow_test_assert_clean(fs);
 	fs = remount(fs);
 	memset(buf, 0, sizeof(buf));
 	ck_assert_int_eq(zcow_readlink(fs, "/d/l", buf, sizeof(buf)),
@@ -511,7 +496,7 @@ START_TEST(test_symlink_is_an_inline_extent_and_reads_back)
 	ck_assert_int_eq(zcow_unlink(fs, "/l3"), 0);
 	ck_assert_int_eq(zcow_tree_search(&fs->fs_tree, &k, NULL, 0, NULL),
 			 -ENOENT);
-	assert_clean(fs);
+	zcow_test_assert_clean(fs);
 	ck_assert_int_eq(zcow_unmount(fs), 0);
 	zdev_close(dev);
 }
@@ -545,11 +530,11 @@ START_TEST(test_symlink_target_limits_and_errnos)
 	ck_assert_int_eq(zcow_symlink(fs, "x", "/s/l", NULL), -EROFS);
 	/* In the snapshot the symlink is one too. */
 	ck_assert_int_eq(zcow_readlink(fs, "/s/long", buf, 4097), 4095);
-	assert_clean(fs);
+	zcow_test_assert_clean(fs);
 	fs = remount(fs);
 	ck_assert_int_eq(zcow_readlink(fs, "/long", buf, 4097), 4095);
 	ck_assert(!memcmp(buf, t, 4095));
-	assert_clean(fs);
+	zcow_test_assert_clean(fs);
 	ck_assert_int_eq(zcow_unmount(fs), 0);
 	zdev_close(dev);
 	free(t);
@@ -571,7 +556,7 @@ START_TEST(test_symlink_crash_after_fsync_of_its_directory)
 	ck_assert_int_eq(zcow_readlink(fs, "/d/l", buf, sizeof(buf)), 6);
 	ck_assert_str_eq(buf, "target");
 	ck_assert_uint_eq(stat_of(fs, "/d/l").mode, S_IFLNK | 0777);
-	assert_clean(fs);
+	zcow_test_assert_clean(fs);
 	ck_assert_int_eq(zcow_unmount(fs), 0);
 	zdev_close(dev);
 }
@@ -649,7 +634,7 @@ START_TEST(test_xattr_set_get_list_remove)
 	ck_assert_str_eq(buf, first);
 	ck_assert_str_eq(buf + 7, second);
 	ck_assert_int_eq(buf[14], '#');
-	assert_clean(fs);
+	zcow_test_assert_clean(fs);
 
 	fs = remount(fs);
 	expect_xattr(fs, "/f", "user.a", "longer");
@@ -667,7 +652,7 @@ START_TEST(test_xattr_set_get_list_remove)
 	k.offset = zcow_name_hash("user.b", 6);
 	ck_assert_int_eq(zcow_tree_search(&fs->fs_tree, &k, NULL, 0, NULL),
 			 -ENOENT);
-	assert_clean(fs);
+	zcow_test_assert_clean(fs);
 	ck_assert_int_eq(zcow_unmount(fs), 0);
 	zdev_close(dev);
 }
@@ -754,7 +739,7 @@ START_TEST(test_xattr_names_of_one_hash_share_an_item)
 	/* In the item's order: b, then a (set again, at its end). */
 	ck_assert_str_eq(buf, b);
 	ck_assert_str_eq(buf + strlen(b) + 1, a);
-	assert_clean(fs);
+	zcow_test_assert_clean(fs);
 	fs = remount(fs);
 	ck_assert_int_eq(zcow_removexattr(fs, "/f", b), 0);
 	ck_assert_int_eq(zcow_getxattr(fs, "/f", b, buf, sizeof(buf)),
@@ -766,7 +751,7 @@ START_TEST(test_xattr_names_of_one_hash_share_an_item)
 	ck_assert_int_eq(zcow_removexattr(fs, "/f", a), 0);
 	ck_assert_int_eq(zcow_tree_search(&fs->fs_tree, &k, NULL, 0, &size),
 			 -ENOENT);
-	assert_clean(fs);
+	zcow_test_assert_clean(fs);
 	ck_assert_int_eq(zcow_unmount(fs), 0);
 	zdev_close(dev);
 }
@@ -823,7 +808,7 @@ START_TEST(test_xattr_limits_and_errnos)
 			 -EROFS);
 	ck_assert_int_eq(zcow_removexattr(fs, "/s/f", "user.x"), -EROFS);
 	expect_xattr(fs, "/s/d", "user.d", "dv");
-	assert_clean(fs);
+	zcow_test_assert_clean(fs);
 	fs = remount(fs);
 	expect_xattr(fs, "/d", "user.d", "dv");
 	expect_xattr(fs, "/", "trusted.r", "rv");
@@ -831,7 +816,7 @@ START_TEST(test_xattr_limits_and_errnos)
 	expect_xattr(fs, "/l", "security.s", "sv");
 	ck_assert_int_eq(zcow_listxattr(fs, "/l", NULL, 0), 10 + 11);
 	ck_assert_int_eq(zcow_rmdir(fs, "/d"), 0);
-	assert_clean(fs);
+	zcow_test_assert_clean(fs);
 	ck_assert_int_eq(zcow_unmount(fs), 0);
 	zdev_close(dev);
 	free(big);
@@ -869,7 +854,7 @@ START_TEST(test_xattr_crash_after_fsync_keeps_sets_and_removals)
 	ck_assert_int_eq(zcow_getxattr(fs, "/d", "user.dold", buf, 64),
 			 -ENODATA);
 	expect_xattr(fs, "/d", "user.dnew", "dn");
-	assert_clean(fs);
+	zcow_test_assert_clean(fs);
 	ck_assert_int_eq(zcow_unmount(fs), 0);
 	zdev_close(dev);
 }

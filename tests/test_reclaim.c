@@ -37,44 +37,14 @@ static struct zcow_fs *sim_fs_cap(uint64_t nr_zones, uint64_t zone_cap,
 		.zone_capacity = zone_cap, .max_append = 64 * KiB,
 		.max_open = max_active, .max_active = max_active,
 	};
-	struct zcow_mkfs_opts mko = { .seed = 3 };
-	struct zdev *dev = NULL;
-	struct zcow_fs *fs = NULL;
 
-	ck_assert_int_eq(zsim_create(&cfg, &dev), 0);
-	ck_assert_int_eq(zcow_mkfs(dev, &mko), 0);
-	ck_assert_int_eq(zcow_mount(dev, mo, &fs), 0);
-	return fs;
+	return zcow_test_sim_fs(&cfg, 3, mo);
 }
 
 static struct zcow_fs *sim_fs(uint64_t nr_zones, uint32_t max_active,
 			      const struct zcow_mount_opts *mo)
 {
 	return sim_fs_cap(nr_zones, 0, max_active, mo);
-}
-
-static struct zcow_fs *remount(struct zcow_fs *fs,
-			       const struct zcow_mount_opts *mo)
-{
-	struct zdev *dev = fs->dev;
-
-	ck_assert_int_eq(zcow_unmount(fs), 0);
-	ck_assert_int_eq(zcow_mount(dev, mo, &fs), 0);
-	return fs;
-}
-
-static void close_fs(struct zcow_fs *fs)
-{
-	struct zdev *dev = fs->dev;
-
-	ck_assert_int_eq(zcow_unmount(fs), 0);
-	zdev_close(dev);
-}
-
-static void report(void *arg, const char *msg)
-{
-	(void)arg;
-	fprintf(stderr, "check: %s\n", msg);
 }
 
 /* The byte at file offset @off of version @ver of a file. */
@@ -129,7 +99,7 @@ static void expect(struct zcow_fs *fs, const char *path, uint64_t off,
 
 static void expect_clean(struct zcow_fs *fs)
 {
-	ck_assert_int_eq(zcow_check(fs, report, NULL), 0);
+	zcow_test_assert_clean(fs);
 }
 
 /* The data group holding logical @logical (of the file's first extent). */
@@ -234,11 +204,11 @@ START_TEST(test_reclaim_relocates_data_group)
 	expect(fs, "/a", 2 * MiB, 4 * MiB, 1);
 	expect_clean(fs);
 
-	fs = remount(fs, &quiet);
+	fs = zcow_test_remount(fs, &quiet);
 	expect(fs, "/a", 0, 2 * MiB, 2);
 	expect(fs, "/a", 2 * MiB, 4 * MiB, 1);
 	expect_clean(fs);
-	close_fs(fs);
+	zcow_test_close_fs(fs);
 }
 END_TEST
 
@@ -271,11 +241,11 @@ START_TEST(test_reclaim_relocates_snapshot_shared_extents)
 	expect(fs, "/s1/a", 0, 4 * MiB, 1);
 	expect_clean(fs);
 
-	fs = remount(fs, &quiet);
+	fs = zcow_test_remount(fs, &quiet);
 	expect(fs, "/a", 0, 1 * MiB, 2);
 	expect(fs, "/s1/a", 0, 4 * MiB, 1);
 	expect_clean(fs);
-	close_fs(fs);
+	zcow_test_close_fs(fs);
 }
 END_TEST
 
@@ -318,12 +288,12 @@ START_TEST(test_reclaim_relocates_extents_of_shared_leaves)
 	expect(fs, "/s1/s199", 0, 4096, 209);
 	expect_clean(fs);
 
-	fs = remount(fs, &quiet);
+	fs = zcow_test_remount(fs, &quiet);
 	expect(fs, "/a", 1 * MiB, 3 * MiB, 1);
 	expect(fs, "/s1/a", 0, 4 * MiB, 1);
 	expect(fs, "/s1/s100", 0, 4096, 110);
 	expect_clean(fs);
-	close_fs(fs);
+	zcow_test_close_fs(fs);
 }
 END_TEST
 
@@ -378,14 +348,14 @@ START_TEST(test_reclaim_relocates_metadata_group)
 	ck_assert_uint_eq(fs->rstats.data_bytes, 0);
 	expect_clean(fs);
 
-	fs = remount(fs, &mo);
+	fs = zcow_test_remount(fs, &mo);
 	for (i = 0; i < 3000; i++) {
 		snprintf(path, sizeof(path), "/f%04llu", (unsigned long long)i);
 		ck_assert_int_eq(zcow_stat(fs, path, &st),
 				 i % 10 ? -ENOENT : 0);
 	}
 	expect_clean(fs);
-	close_fs(fs);
+	zcow_test_close_fs(fs);
 }
 END_TEST
 
@@ -461,7 +431,7 @@ START_TEST(test_reclaim_relocates_metadata_group_shared_with_a_snapshot)
 	ck_assert_int_eq(relocate_one(fs, victim), 0);
 	ck_assert_ptr_null(zcow_bg_lookup(fs, start));
 	expect_clean(fs);
-	fs = remount(fs, &mo);
+	fs = zcow_test_remount(fs, &mo);
 	for (i = 0; i < 1500; i += 7) {
 		snprintf(path, sizeof(path), "/f%04llu", (unsigned long long)i);
 		ck_assert_int_eq(zcow_stat(fs, path, &st),
@@ -471,7 +441,7 @@ START_TEST(test_reclaim_relocates_metadata_group_shared_with_a_snapshot)
 		ck_assert_int_eq(zcow_stat(fs, path, &st), 0);
 	}
 	expect_clean(fs);
-	close_fs(fs);
+	zcow_test_close_fs(fs);
 }
 END_TEST
 
@@ -514,7 +484,7 @@ START_TEST(test_reclaim_policy_order)
 		ck_assert_uint_eq(fs->rstats.groups_relocated, 1);
 		expect(fs, "/new", 0, 2816 * KiB, 2);
 		expect(fs, "/new", 2816 * KiB, 4 * MiB - 2816 * KiB, 1);
-		close_fs(fs);
+		zcow_test_close_fs(fs);
 		return;
 	}
 
@@ -525,7 +495,7 @@ START_TEST(test_reclaim_policy_order)
 	ck_assert_ptr_eq(v[0], policy[_i] == ZCOW_RECLAIM_GREEDY ? g2 : g1);
 	ck_assert_ptr_eq(v[1], policy[_i] == ZCOW_RECLAIM_GREEDY ? g1 : g2);
 	free(v);
-	close_fs(fs);
+	zcow_test_close_fs(fs);
 }
 END_TEST
 
@@ -575,7 +545,7 @@ START_TEST(test_reclaim_hotcold_greedy_counts_cold_free_space_twice)
 	ck_assert_ptr_eq(v[0], g1);
 	ck_assert_ptr_eq(v[1], g2);
 	free(v);
-	close_fs(fs);
+	zcow_test_close_fs(fs);
 }
 END_TEST
 
@@ -631,12 +601,12 @@ static void expect_pieces_and_close(struct zcow_fs *fs,
 
 	for (round = 0; round < 2; round++) {
 		if (round)
-			fs = remount(fs, mo);
+			fs = zcow_test_remount(fs, mo);
 		for (i = 0; i < size / piece; i++)
 			expect(fs, "/big", i * piece, piece, ver[i]);
 		expect_clean(fs);
 	}
-	close_fs(fs);
+	zcow_test_close_fs(fs);
 }
 
 /*
@@ -751,7 +721,7 @@ START_TEST(test_reclaim_data_space_leaves_out_the_cleaners_pool)
 	put(fs, "/f", 0, 3 * MiB, 1);
 	ck_assert_int_eq(zcow_sync(fs), 0);
 	ck_assert_int_eq(zcow_fs_info(fs, &a), 0);
-	fs = remount(fs, &greedy);
+	fs = zcow_test_remount(fs, &greedy);
 	ck_assert_int_eq(zcow_fs_info(fs, &b), 0);
 	ck_assert_uint_eq(a.nr_reloc_held_zones, 0);
 	ck_assert_uint_eq(b.nr_reloc_held_zones, 1);
@@ -759,7 +729,7 @@ START_TEST(test_reclaim_data_space_leaves_out_the_cleaners_pool)
 	ck_assert_uint_eq(b.data_live_bytes, 3 * MiB);
 	ck_assert_uint_eq(a.data_space_bytes - b.data_space_bytes,
 			  (2 + b.nr_reloc_held_zones) * ZS);
-	close_fs(fs);
+	zcow_test_close_fs(fs);
 }
 END_TEST
 
@@ -790,7 +760,7 @@ START_TEST(test_reclaim_cleaner_option)
 	ck_assert_int_eq(zcow_mount(dev, &mo, &fs), 0);
 	ck_assert(!zcow_cleaner_due(fs));
 	ck_assert_int_eq(zcow_cleaner_step(fs), 0);
-	close_fs(fs);
+	zcow_test_close_fs(fs);
 }
 END_TEST
 
@@ -829,7 +799,7 @@ START_TEST(test_reclaim_holds_a_zone_for_relocation)
 	ck_assert(zcow_zoned_reloc_may_take_zone(fs));
 	pthread_mutex_unlock(&fs->files->lock);
 	ck_assert_int_eq(zcow_sync(fs), 0);
-	close_fs(fs);
+	zcow_test_close_fs(fs);
 }
 END_TEST
 
@@ -884,7 +854,7 @@ START_TEST(test_reclaim_holds_a_zone_past_a_partly_filled_relocation_group)
 	expect(fs, "/b", 0, MiB, 2);
 	expect(fs, "/b", MiB, 3 * MiB, 1);
 	expect_clean(fs);
-	close_fs(fs);
+	zcow_test_close_fs(fs);
 }
 END_TEST
 
@@ -926,7 +896,7 @@ START_TEST(test_reclaim_gives_the_zone_back_when_room_is_enough)
 	expect(fs, "/b", 5 * MiB / 2, 3 * MiB / 2, 1);
 	expect(fs, "/a", 0, 2 * MiB, 2);
 	expect_clean(fs);
-	close_fs(fs);
+	zcow_test_close_fs(fs);
 }
 END_TEST
 
@@ -976,7 +946,7 @@ START_TEST(test_reclaim_counts_groups_moved_when_the_last_finds_no_room)
 	ck_assert_uint_eq(fs->rstats.groups_relocated, 2);
 	for (i = 0; i < 2; i++) {
 		if (i)
-			fs = remount(fs, &quiet);
+			fs = zcow_test_remount(fs, &quiet);
 		expect(fs, "/a", 0, 2 * MiB, 2);
 		expect(fs, "/a", 2 * MiB, 4 * MiB, 1);
 		expect(fs, "/b", 0, MiB, 2);
@@ -984,7 +954,7 @@ START_TEST(test_reclaim_counts_groups_moved_when_the_last_finds_no_room)
 		expect(fs, "/b", 5 * MiB / 2, 3 * MiB / 2, 1);
 		expect_clean(fs);
 	}
-	close_fs(fs);
+	zcow_test_close_fs(fs);
 }
 END_TEST
 
@@ -1030,7 +1000,7 @@ START_TEST(test_reclaim_takes_open_groups_no_slot_fills)
 	start = bg->start;
 	ck_assert(!is_victim(fs, start));	/* the slot fills it */
 
-	fs = remount(fs, &mo);
+	fs = zcow_test_remount(fs, &mo);
 	ck_assert(is_victim(fs, start));	/* no slot fills it */
 	pthread_mutex_lock(&fs->files->lock);
 	bg = zcow_bg_lookup(fs, start);
@@ -1041,7 +1011,7 @@ START_TEST(test_reclaim_takes_open_groups_no_slot_fills)
 	expect(fs, "/a", 0, MiB, 2);
 	expect(fs, "/a", MiB, MiB, 1);
 	expect_clean(fs);
-	close_fs(fs);
+	zcow_test_close_fs(fs);
 }
 END_TEST
 
@@ -1083,7 +1053,7 @@ static void overwrite_under(uint32_t high, struct zcow_reclaim_stats *st,
 	ck_assert_int_eq(zcow_fs_info(fs, &info), 0);
 	*st = info.reclaim_stats;
 	*high_ret = info.reclaim_high;
-	close_fs(fs);
+	zcow_test_close_fs(fs);
 	free(ver);
 }
 
@@ -1186,12 +1156,12 @@ START_TEST(test_reclaim_system_groups_removed)
 	ck_assert_uint_eq(le32toh(fs->sb.sys_chunk_array_size),
 			  nr_system_groups(fs) * entry);
 	expect_clean(fs);
-	fs = remount(fs, &quiet);
+	fs = zcow_test_remount(fs, &quiet);
 	ck_assert_uint_le(nr_system_groups(fs), 2);
 	ck_assert_uint_eq(le32toh(fs->sb.sys_chunk_array_size),
 			  nr_system_groups(fs) * entry);
 	expect_clean(fs);
-	close_fs(fs);
+	zcow_test_close_fs(fs);
 }
 END_TEST
 
@@ -1229,10 +1199,10 @@ START_TEST(test_reclaim_balance_usage)
 	expect(fs, "/b", 0, 1 * MiB, 2);
 	expect(fs, "/b", 1 * MiB, 3 * MiB, 1);
 	expect_clean(fs);
-	fs = remount(fs, &ro);
+	fs = zcow_test_remount(fs, &ro);
 	ck_assert_int_eq(zcow_balance(fs, 50, &st), -EROFS);
 	expect(fs, "/a", 0, 3 * MiB, 2);
-	close_fs(fs);
+	zcow_test_close_fs(fs);
 }
 END_TEST
 
@@ -1284,7 +1254,7 @@ START_TEST(test_reclaim_hotcold_places_by_age)
 	expect(fs, "/a", 64 * KiB, 448 * KiB, 1);
 	expect(fs, "/a", 512 * KiB, 64 * KiB, 2);
 	expect_clean(fs);
-	close_fs(fs);
+	zcow_test_close_fs(fs);
 
 	/* Off: the overwrite of young data stays in the file's group. */
 	off.data_zones = 2;
@@ -1294,7 +1264,7 @@ START_TEST(test_reclaim_hotcold_places_by_age)
 	ck_assert_int_eq(zcow_sync(fs), 0);
 	put(fs, "/a", 0, 64 * KiB, 2);
 	ck_assert_ptr_eq(data_bg_of(fs, "/a", 0), cold);
-	close_fs(fs);
+	zcow_test_close_fs(fs);
 }
 END_TEST
 
@@ -1329,7 +1299,7 @@ START_TEST(test_reclaim_hotcold_clocks_bounded)
 	ck_assert(!zcow_zoned_overwrite_is_hot(fs, newest - 11));
 	ck_assert(!zcow_zoned_overwrite_is_hot(fs, fl->gen_base));
 	pthread_mutex_unlock(&fl->lock);
-	close_fs(fs);
+	zcow_test_close_fs(fs);
 }
 END_TEST
 
@@ -1358,7 +1328,7 @@ START_TEST(test_reclaim_hotcold_counts_an_overwrite_once)
 	ck_assert_uint_eq(fs->files->nr_ow, 2);
 	expect(fs, "/a", 0, BS, 2);
 	expect(fs, "/a", BS, BS, 1);
-	close_fs(fs);
+	zcow_test_close_fs(fs);
 }
 END_TEST
 
@@ -1401,7 +1371,7 @@ START_TEST(test_reclaim_hotcold_frequency_places_often_written_ranges_hot)
 	expect(fs, "/h", 16 * KiB, 16 * KiB, 1);
 	expect(fs, "/a", 0, 1 * MiB, 1);
 	expect_clean(fs);
-	close_fs(fs);
+	zcow_test_close_fs(fs);
 }
 END_TEST
 
@@ -1441,7 +1411,7 @@ START_TEST(test_reclaim_hotcold_frequency_decays)
 		zcow_heat_note_write(fs, 5, 300, 64 * KiB, BS);
 	ck_assert(zcow_heat_is_hot(fs, 5, 300, 64 * KiB));
 	pthread_mutex_unlock(&fs->files->lock);
-	close_fs(fs);
+	zcow_test_close_fs(fs);
 }
 END_TEST
 
@@ -1483,12 +1453,12 @@ START_TEST(test_reclaim_hotcold_frequency_relocates_hot_survivors_hot)
 	expect(fs, "/a", 0, 1 * MiB, 1);
 	expect(fs, "/h", 0, 16 * KiB, 4);
 	expect_clean(fs);
-	fs = remount(fs, &mo);
+	fs = zcow_test_remount(fs, &mo);
 	ck_assert_uint_eq(fs->reloc_hot_bg, 0);
 	expect(fs, "/h", 0, 16 * KiB, 4);
 	expect(fs, "/a", 0, 1 * MiB, 1);
 	expect_clean(fs);
-	close_fs(fs);
+	zcow_test_close_fs(fs);
 }
 END_TEST
 

@@ -24,27 +24,15 @@
 static struct zdev *new_sim_cfg(uint64_t nr_zones, uint64_t zs,
 				uint64_t nr_conv)
 {
-	struct zsim_config cfg = {
-		.nr_zones = nr_zones,
-		.zone_size = zs,
-		.nr_conv = nr_conv,
-		.seed = 5,
-	};
-	struct zdev *dev = NULL;
+	struct zsim_config cfg = { .nr_zones = nr_zones, .zone_size = zs,
+				   .nr_conv = nr_conv, .seed = 5 };
 
-	ck_assert_int_eq(zsim_create(&cfg, &dev), 0);
-	return dev;
+	return zcow_test_sim(&cfg);
 }
 
 static struct zdev *new_sim(uint64_t nr_zones)
 {
 	return new_sim_cfg(nr_zones, ZS, 0);
-}
-
-static void print_problem(void *arg, const char *msg)
-{
-	(void)arg;
-	fprintf(stderr, "check: %s\n", msg);
 }
 
 static void put_n(struct zcow_fs *fs, int first, int n, uint64_t size)
@@ -152,7 +140,7 @@ START_TEST(test_replace_marks_groups_on_the_source)
 	ck_assert_int_eq(zcow_replace_status(fs, &st), 0);
 	ck_assert_int_eq(st.state, ZCOW_REPLACE_CANCELED);
 	expect_n(fs, 0, 6, 2 * MiB);
-	ck_assert_int_eq(zcow_check(fs, print_problem, NULL), 0);
+	zcow_test_assert_clean(fs);
 	ck_assert_int_eq(zcow_unmount(fs), 0);
 	zdev_close(devs[0]);
 	zdev_close(devs[1]);
@@ -195,7 +183,7 @@ START_TEST(test_replace_clones_only_copied_groups)
 	ck_assert_int_eq(zcow_replace_finish(fs), 0);
 	expect_n(fs, 0, 1, 1 * MiB);
 	expect_n(fs, 1, 2, 256 * 1024);
-	ck_assert_int_eq(zcow_check(fs, print_problem, NULL), 0);
+	zcow_test_assert_clean(fs);
 	ck_assert_int_eq(zcow_unmount(fs), 0);
 	zdev_close(src);
 	zdev_close(tgt);
@@ -237,7 +225,7 @@ START_TEST(test_replace_zero_fill_levels_a_freed_tail)
 				   ZDEV_CLASS_OTHER), 0);
 	ck_assert(memcmp(got, zero, MiB) != 0);
 	expect_n(fs, 0, 1, 1 * MiB);
-	ck_assert_int_eq(zcow_check(fs, print_problem, NULL), 0);
+	zcow_test_assert_clean(fs);
 	ck_assert_int_eq(zcow_unmount(fs), 0);
 	free(got);
 	free(zero);
@@ -290,7 +278,7 @@ static void replace_while_writing(uint64_t nr_conv)
 	assert_level(fs, 1, src, tgt);
 	ck_assert_int_eq(zcow_replace_finish(fs), 0);
 	ck_assert_ptr_eq(fs->devs[0].zdev, tgt);
-	ck_assert_int_eq(zcow_check(fs, print_problem, NULL), 0);
+	zcow_test_assert_clean(fs);
 	ck_assert_int_eq(zcow_unmount(fs), 0);
 
 	/* the old device no longer mounts; the new one alone is the fs */
@@ -300,7 +288,7 @@ static void replace_while_writing(uint64_t nr_conv)
 	expect_n(fs, 4, 6, 1 * MiB);
 	expect_n(fs, 100, round, 512 * 1024);
 	ck_assert_int_eq(zcow_open(fs, "/f3", O_RDONLY, &f), -ENOENT);
-	ck_assert_int_eq(zcow_check(fs, print_problem, NULL), 0);
+	zcow_test_assert_clean(fs);
 	ck_assert_int_eq(zcow_replace_status(fs, &st), 0);
 	ck_assert_int_eq(st.state, ZCOW_REPLACE_FINISHED);
 	ck_assert_int_eq(zcow_unmount(fs), 0);
@@ -391,14 +379,14 @@ START_TEST(test_replace_cut_by_power_is_cancelled_at_mount)
 	ck_assert_ptr_null(fs->replace);
 	ck_assert_uint_eq(nr_to_copy(fs), 0);
 	expect_n(fs, 0, 10, 1 * MiB);
-	ck_assert_int_eq(zcow_check(fs, print_problem, NULL), 0);
+	zcow_test_assert_clean(fs);
 	/* and a new replace runs to the end */
 	ck_assert_int_eq(zcow_replace_start(fs, 1, tgt), 0);
 	ck_assert_int_eq(zcow_replace_finish(fs), 0);
 	ck_assert_int_eq(zcow_unmount(fs), 0);
 	ck_assert_int_eq(zcow_mount(tgt, NULL, &fs), 0);
 	expect_n(fs, 0, 10, 1 * MiB);
-	ck_assert_int_eq(zcow_check(fs, print_problem, NULL), 0);
+	zcow_test_assert_clean(fs);
 	ck_assert_int_eq(zcow_unmount(fs), 0);
 	zdev_close(src);
 	zdev_close(tgt);
@@ -418,7 +406,7 @@ START_TEST(test_replace_one_of_two_devices)
 	ck_assert_int_eq(zcow_replace_start(fs, 2, tgt), 0);
 	put_n(fs, 12, 4, 1 * MiB);
 	ck_assert_int_eq(zcow_replace_finish(fs), 0);
-	ck_assert_int_eq(zcow_check(fs, print_problem, NULL), 0);
+	zcow_test_assert_clean(fs);
 	ck_assert_int_eq(zcow_unmount(fs), 0);
 	now[0] = devs[0];
 	now[1] = tgt;
@@ -427,7 +415,7 @@ START_TEST(test_replace_one_of_two_devices)
 	ck_assert_uint_eq(fs->devs[1].devid, 2);
 	ck_assert_ptr_eq(fs->devs[1].zdev, tgt);
 	expect_n(fs, 0, 16, 1 * MiB);
-	ck_assert_int_eq(zcow_check(fs, print_problem, NULL), 0);
+	zcow_test_assert_clean(fs);
 	ck_assert_int_eq(zcow_unmount(fs), 0);
 	zdev_close(devs[0]);
 	zdev_close(devs[1]);
@@ -479,14 +467,14 @@ START_TEST(test_replace_while_another_thread_writes)
 	ck_assert_int_eq(zcow_replace_finish(fs), 0);
 	w.stop = 1;
 	ck_assert_int_eq(pthread_join(th, NULL), 0);
-	ck_assert_int_eq(zcow_check(fs, print_problem, NULL), 0);
+	zcow_test_assert_clean(fs);
 	ck_assert_int_eq(zcow_unmount(fs), 0);
 	ck_assert_int_eq(zcow_mount(tgt, NULL, &fs), 0);
 	expect_n(fs, 0, 12, 1 * MiB);
 	/* each name is always written with the same bytes */
 	ck_assert_int_ge(w.rounds, 6);
 	expect_n(fs, 200, 6, 256 * 1024);
-	ck_assert_int_eq(zcow_check(fs, print_problem, NULL), 0);
+	zcow_test_assert_clean(fs);
 	ck_assert_int_eq(zcow_unmount(fs), 0);
 	zdev_close(src);
 	zdev_close(tgt);

@@ -23,24 +23,6 @@
 
 #define RES "/tmp/zcow-test-run"
 
-/* summary.json without its wall-clock lines. */
-static char *summary_no_wall(const char *dir)
-{
-	char path[1024], *s, *o, *p;
-
-	snprintf(path, sizeof(path), "%s/summary.json", dir);
-	s = zcow_test_read_path(path);
-	o = calloc(1, strlen(s) + 1);
-	for (p = strtok(s, "\n"); p; p = strtok(NULL, "\n")) {
-		if (strstr(p, "wall_time_s"))
-			continue;
-		strcat(o, p);
-		strcat(o, "\n");
-	}
-	free(s);
-	return o;
-}
-
 static double json_num(const char *json, const char *key)
 {
 	const char *p = strstr(json, key);
@@ -61,18 +43,16 @@ static double json_num_in(const char *json, const char *section,
 
 static char *run_raw(const char *const *sets, unsigned int nr)
 {
-	char *dir = NULL;
-
-	ck_assert_int_eq(zrun_scenario("configs/raw-randwrite-4k.scenario",
-				       sets, nr, RES, true, &dir), 0);
-	return dir;
+	return zcow_test_scenario_ok("configs/raw-randwrite-4k.scenario",
+				     sets, nr, RES);
 }
 
 /* Two runs of one scenario (result folders @d1, @d2, freed here): the same
  * summary (wall-clock fields aside) and byte-identical intervals.csv. */
 static void assert_same_runs(char *d1, char *d2)
 {
-	char *s1 = summary_no_wall(d1), *s2 = summary_no_wall(d2);
+	char *s1 = zcow_test_summary_no_wall(d1),
+	     *s2 = zcow_test_summary_no_wall(d2);
 	char p1[1024], p2[1024], *i1, *i2;
 
 	ck_assert_str_ne(d1, d2);
@@ -104,7 +84,8 @@ START_TEST(test_run_raw_16_jobs_writes_182k_appends_132k)
 	const char *w[] = { "runtime=50ms", "numjobs=16" };
 	const char *a[] = { "runtime=50ms", "numjobs=16", "zone_append=on" };
 	char *dw = run_raw(w, 2), *da = run_raw(a, 3);
-	char *sw = summary_no_wall(dw), *sa = summary_no_wall(da);
+	char *sw = zcow_test_summary_no_wall(dw),
+	     *sa = zcow_test_summary_no_wall(da);
 	double iw = json_num(sw, "\"iops\""), ia = json_num(sa, "\"iops\"");
 
 	ck_assert_msg(iw > 182000 * 0.99 && iw < 182000 * 1.01, "%f", iw);
@@ -121,7 +102,7 @@ END_TEST
 START_TEST(test_run_raw_1_job_write_qd1_85k)
 {
 	const char *w[] = { "runtime=50ms", "numjobs=1" };
-	char *dw = run_raw(w, 2), *sw = summary_no_wall(dw);
+	char *dw = run_raw(w, 2), *sw = zcow_test_summary_no_wall(dw);
 	double iw = json_num(sw, "\"iops\"");
 
 	ck_assert_msg(iw > 85100 * 0.99 && iw < 85100 * 1.01, "%f", iw);
@@ -138,7 +119,7 @@ START_TEST(test_run_seq_128k_reaches_bandwidth_ceiling)
 
 	ck_assert_int_eq(zrun_scenario("configs/raw-seqwrite-128k.scenario",
 				       sets, 1, RES, true, &dir), 0);
-	s = summary_no_wall(dir);
+	s = zcow_test_summary_no_wall(dir);
 	bw = json_num(s, "\"bw_mib_per_s\"");
 	ck_assert_msg(bw > 1146 * 0.99 && bw < 1146 * 1.01, "%f", bw);
 	free(s);
@@ -154,7 +135,7 @@ START_TEST(test_run_zone_reset_gc_example_resets_zones)
 	ck_assert_int_eq(zrun_scenario(
 		"configs/fio-examples/zbd-rand-write-zone-reset-gc.scenario",
 		sets, 1, RES, true, &dir), 0);
-	s = summary_no_wall(dir);
+	s = zcow_test_summary_no_wall(dir);
 	ck_assert(json_num(s, "\"zone_resets\"") > 0);
 	free(s);
 	free(dir);
@@ -163,17 +144,14 @@ END_TEST
 
 static char *run_fs(const char *const *sets, unsigned int nr)
 {
-	char *dir = NULL;
-
-	ck_assert_int_eq(zrun_scenario("configs/seed-zone-append.scenario",
-				       sets, nr, RES, true, &dir), 0);
-	return dir;
+	return zcow_test_scenario_ok("configs/seed-zone-append.scenario",
+				     sets, nr, RES);
 }
 
 START_TEST(test_run_fs_seed_counts_commits_bgs_and_exact_bytes)
 {
 	const char *sets[] = { "runtime=10ms", "numjobs=4" };
-	char *d = run_fs(sets, 2), *s = summary_no_wall(d);
+	char *d = run_fs(sets, 2), *s = zcow_test_summary_no_wall(d);
 	double wr = json_num(s, "\"write_bytes\""), data;
 	double sb, meta, log, wa;
 
@@ -220,7 +198,8 @@ START_TEST(test_run_fs_16_jobs_write_beats_append_over_4_zones)
 	const char *a[] = { "runtime=10ms", "zone_append=on" };
 	const char *w[] = { "runtime=10ms", "zone_append=off" };
 	char *da = run_fs(a, 2), *dw = run_fs(w, 2);
-	char *sa = summary_no_wall(da), *sw = summary_no_wall(dw);
+	char *sa = zcow_test_summary_no_wall(da),
+	     *sw = zcow_test_summary_no_wall(dw);
 	double ia = json_num(sa, "\"iops\""), iw = json_num(sw, "\"iops\"");
 
 	ck_assert_msg(iw / ia > 1.25 && iw / ia < 1.5, "%f / %f", ia, iw);
@@ -237,7 +216,7 @@ START_TEST(test_run_instant_time_based_ends)
 {
 	const char *sets[] = { "runtime=2ms", "numjobs=2",
 			       "profile=instant" };
-	char *d = run_fs(sets, 3), *s = summary_no_wall(d);
+	char *d = run_fs(sets, 3), *s = zcow_test_summary_no_wall(d);
 
 	ck_assert(json_num(s, "\"ios\"") > 0);
 	free(s);
@@ -296,7 +275,7 @@ START_TEST(test_run_fs_on_file_device_rates_over_wall_time)
 
 	unlink("/tmp/zcow-test-run.img");
 	d = run_fs(sets, 3);
-	s = summary_no_wall(d);
+	s = zcow_test_summary_no_wall(d);
 	ck_assert(strstr(s, "\"rate_basis\": \"wall\""));
 	ck_assert(strstr(s, "\"simulated\": false"));
 	ck_assert(json_num(s, "\"iops\"") > 0);
@@ -340,7 +319,7 @@ START_TEST(test_run_reclaim_keys_and_counters)
 			 -EINVAL);
 	ck_assert_int_eq(run_reclaim_scenario("", &dir), 0);
 	unlink("/tmp/zcow-test-reclaim.scenario");
-	s = summary_no_wall(dir);
+	s = zcow_test_summary_no_wall(dir);
 	ck_assert_msg(strstr(s, "\"reclaim\": {\"policy\": \"greedy\", "
 				"\"threshold\": null, \"high_zones\": 6,"),
 		      "%s", s);
@@ -396,7 +375,7 @@ START_TEST(test_run_replace_during_overwrite)
 	fclose(f);
 	ck_assert_int_eq(zrun_scenario("/tmp/zcow-test-rp.scenario", NULL, 0,
 				       RES, true, &dir), 0);
-	s = summary_no_wall(dir);
+	s = zcow_test_summary_no_wall(dir);
 	ck_assert_msg(strstr(s, "\"finished\": true"), "%s", s);
 	ck_assert(json_num(s, "\"start_s\"") == 0.02);
 	ck_assert(json_num(s, "\"groups_copied\"") > 0);
@@ -461,7 +440,7 @@ static char *snap_run(const char *const *sets, unsigned int nr)
 				 sets, nr, RES, &dir, &err);
 	ck_assert_msg(ret == 0, "run: %d %s", ret, err);
 	free(err);
-	s = summary_no_wall(dir);
+	s = zcow_test_summary_no_wall(dir);
 	free(dir);
 	return s;
 }
@@ -617,7 +596,7 @@ static double sweep_iops(const char *sweep, const char *point)
 	ck_assert_msg(p && p[strlen(point)] == ',', "no %s", point);
 	p += strlen(point) + 1;
 	p[strcspn(p, "\r\n")] = '\0';	/* csv rows end in CRLF */
-	s = summary_no_wall(p);
+	s = zcow_test_summary_no_wall(p);
 	v = json_num(s, "\"iops\"");
 	free(s);
 	free(text);
@@ -706,7 +685,7 @@ START_TEST(test_run_gc_sustained_reclaims_without_enospc)
 
 	ck_assert_int_eq(zrun_scenario("configs/gc-sustained.scenario", sets,
 				       3, RES, true, &dir), 0);
-	s = summary_no_wall(dir);
+	s = zcow_test_summary_no_wall(dir);
 	ck_assert(strstr(s, "\"policy\": \"greedy\"") != NULL);
 	ck_assert(json_num(s, "\"groups_relocated\"") > 0);
 	ck_assert(json_num(s, "\"zones_reset\"") > 0);
@@ -721,11 +700,8 @@ END_TEST
 
 static char *run_treelog(const char *const *sets, unsigned int nr)
 {
-	char *dir = NULL;
-
-	ck_assert_int_eq(zrun_scenario("configs/seed-treelog.scenario", sets,
-				       nr, RES, true, &dir), 0);
-	return dir;
+	return zcow_test_scenario_ok("configs/seed-treelog.scenario", sets, nr,
+				     RES);
 }
 
 /*
@@ -746,7 +722,7 @@ START_TEST(test_run_fsync_fallbacks_by_cause_in_summary)
 
 	ck_assert_int_eq(zrun_scenario("configs/fsync-overwrite.scenario",
 				       sets, 3, RES, true, &dir), 0);
-	s = summary_no_wall(dir);
+	s = zcow_test_summary_no_wall(dir);
 	ck_assert(json_num(s, "\"fsyncs\"") == 5);
 	ck_assert(json_num(s, "\"fsync_fallbacks\"") == 2);
 	ck_assert(json_num(s, "\"nr_log_syncs\"") == 3);
@@ -765,7 +741,8 @@ START_TEST(test_run_treelog_same_seed_same_numbers)
 {
 	const char *sets[] = { "numjobs=4", "loops=2" };
 	char *d1 = run_treelog(sets, 2), *d2 = run_treelog(sets, 2);
-	char *s1 = summary_no_wall(d1), *s2 = summary_no_wall(d2);
+	char *s1 = zcow_test_summary_no_wall(d1),
+	     *s2 = zcow_test_summary_no_wall(d2);
 
 	ck_assert_str_eq(s1, s2);
 	ck_assert(json_num(s1, "\"syncs_per_s\"") > 0);
@@ -788,7 +765,8 @@ START_TEST(test_run_treelog_fsync_count_is_the_job_files)
 	for (m = 0; m < 2; m++) {
 		const char *sets[] = { "numjobs=3", "loops=2", "nrfiles=4",
 				       modes[m] };
-		char *d = run_treelog(sets, 4), *s = summary_no_wall(d);
+		char *d = run_treelog(sets, 4),
+		     *s = zcow_test_summary_no_wall(d);
 
 		ck_assert_msg(json_num(s, "\"syncs\"") == 24, "%s", modes[m]);
 		ck_assert(json_num(s, "\"write_ios\"") == 48);
@@ -824,7 +802,7 @@ START_TEST(test_run_treelog_commits_and_log_syncs_do_not_overlap)
 		for (n = 0; n < 2; n++) {
 			const char *sets[] = { jobs[n], "loops=2", modes[m] };
 			char *d = run_treelog(sets, 3);
-			char *s = summary_no_wall(d);
+			char *s = zcow_test_summary_no_wall(d);
 			double sim = json_num(s, "\"sim_time_s\"") * 1e9;
 			double commits = json_num(s, "\"nr_commits\"");
 			double logs = json_num(s, "\"nr_log_syncs\"");
@@ -853,7 +831,7 @@ END_TEST
 START_TEST(test_run_treelog_waiting_syncs_join_one_log_write)
 {
 	const char *sets[] = { "numjobs=8", "loops=2", "treelog=on" };
-	char *d = run_treelog(sets, 3), *s = summary_no_wall(d);
+	char *d = run_treelog(sets, 3), *s = zcow_test_summary_no_wall(d);
 	double joined = json_num(s, "\"syncs_joined\"");
 	double logs = json_num(s, "\"nr_log_syncs\"");
 	double fsyncs = json_num(s, "\"nr_fsyncs\"");
@@ -938,7 +916,8 @@ START_TEST(test_run_treelog_off_every_fsync_commits_its_buffered_writes)
 	for (m = 0; m < 2; m++) {
 		const char *sets[] = { "numjobs=32", "loops=2", "treelog=off",
 				       models[m] };
-		char *d = run_treelog(sets, 4), *s = summary_no_wall(d);
+		char *d = run_treelog(sets, 4),
+		     *s = zcow_test_summary_no_wall(d);
 		double commits = json_num(s, "\"nr_commits\"");
 
 		ck_assert(json_num(s, "\"nr_fsyncs\"") == 1024);
@@ -974,11 +953,8 @@ END_TEST
 
 static char *run_kernel_fsync(const char *const *sets, unsigned int nr)
 {
-	char *dir = NULL;
-
-	ck_assert_int_eq(zrun_scenario("configs/kernel-fsync.scenario", sets,
-				       nr, RES, true, &dir), 0);
-	return dir;
+	return zcow_test_scenario_ok("configs/kernel-fsync.scenario", sets, nr,
+				     RES);
 }
 
 /*
@@ -993,7 +969,7 @@ static char *run_kernel_fsync(const char *const *sets, unsigned int nr)
 START_TEST(test_run_kernel_fsync_job_runs_unchanged)
 {
 	const char *sets[] = { "numjobs=1", "runtime=5ms" };
-	char *d = run_kernel_fsync(sets, 2), *s = summary_no_wall(d);
+	char *d = run_kernel_fsync(sets, 2), *s = zcow_test_summary_no_wall(d);
 	double ios = json_num(s, "\"write_ios\"");
 
 	ck_assert(ios > 10);
@@ -1026,7 +1002,7 @@ END_TEST
 START_TEST(test_run_buffered_writes_each_fsync_commits_its_own)
 {
 	const char *sets[] = { "numjobs=8", "runtime=5ms", "treelog=off" };
-	char *d = run_kernel_fsync(sets, 3), *s = summary_no_wall(d);
+	char *d = run_kernel_fsync(sets, 3), *s = zcow_test_summary_no_wall(d);
 	double fsyncs = json_num(s, "\"nr_fsyncs\"");
 
 	ck_assert(fsyncs > 8);
@@ -1223,7 +1199,7 @@ static char **interval_lines(const char *dir)
  */
 static char *assert_intervals_add_up(const char *dir)
 {
-	char *s = summary_no_wall(dir), **lines = interval_lines(dir);
+	char *s = zcow_test_summary_no_wall(dir), **lines = interval_lines(dir);
 	const char *whole = strstr(s, "\"device_bytes_written\": {");
 	const char *bd = strstr(s, "\"write_amplification_breakdown\": {");
 	uint64_t host = 0, total = 0;
@@ -1483,7 +1459,7 @@ START_TEST(test_run_engine_options_run_as_plain_io)
 	ck_assert_int_eq(run_text("[a]\nioengine=net\nhostname=h\nport=1\n"
 				  "rw=write\nsize=64k\n", NULL, 0, &dir, err,
 				  sizeof(err)), 0);
-	s = summary_no_wall(dir);
+	s = zcow_test_summary_no_wall(dir);
 	ck_assert_ptr_nonnull(strstr(s, "\"write_bytes\": 65536,"));
 	ck_assert_ptr_nonnull(strstr(s, "\"ignored_options\": [\"ioengine\", "
 				     "\"hostname\", \"port\"]"));
@@ -1505,7 +1481,7 @@ START_TEST(test_run_allow_file_create_0_needs_existing_files)
 				  "[b]\nstonewall\nrw=read\nsize=64k\n"
 				  "filename=f\nallow_file_create=0\n", NULL, 0,
 				  &dir, err, sizeof(err)), 0);
-	s = summary_no_wall(dir);
+	s = zcow_test_summary_no_wall(dir);
 	ck_assert_ptr_nonnull(strstr(s, "\"read_ios\": 16,"));
 	free(s);
 	free(dir);
@@ -1523,7 +1499,7 @@ START_TEST(test_run_filename_directories_are_created)
 				  "filename=/dev/sdb1\n[b]\nrw=write\n"
 				  "size=64k\nfilename=tmp/x/data\n", NULL, 0,
 				  &dir, err, sizeof(err)), 0);
-	s = summary_no_wall(dir);
+	s = zcow_test_summary_no_wall(dir);
 	ck_assert_ptr_nonnull(strstr(s, "\"write_bytes\": 131072,"));
 	free(s);
 	free(dir);
@@ -1549,7 +1525,7 @@ START_TEST(test_run_io_size_sets_the_bytes_of_io)
 	for (i = 0; i < 3; i++) {
 		ck_assert_int_eq(run_text(jobs[i], NULL, 0, &dir, err,
 					  sizeof(err)), 0);
-		s = summary_no_wall(dir);
+		s = zcow_test_summary_no_wall(dir);
 		ck_assert_msg(strstr(s, want[i]), "job %u", i);
 		free(s);
 		free(dir);
@@ -1579,7 +1555,7 @@ START_TEST(test_run_stonewall_starts_a_later_phase_at_the_last_end)
 	uint64_t a_end, b_end;
 
 	ck_assert_int_eq(run_text(text, NULL, 0, &dir, err, sizeof(err)), 0);
-	s = summary_no_wall(dir);
+	s = zcow_test_summary_no_wall(dir);
 	a_end = job_ns(s, 0, "end_ns");
 	b_end = job_ns(s, 1, "end_ns");
 	ck_assert(a_end > 0 && b_end > a_end);
@@ -1596,7 +1572,7 @@ START_TEST(test_run_stonewall_starts_a_later_phase_at_the_last_end)
 
 	/* Without it every job starts at 0. */
 	ck_assert_int_eq(run_text(text, off, 1, &dir, err, sizeof(err)), 0);
-	s = summary_no_wall(dir);
+	s = zcow_test_summary_no_wall(dir);
 	ck_assert_uint_eq(job_ns(s, 2, "start_ns"), 0);
 	ck_assert_uint_eq(job_ns(s, 3, "start_ns"), 0);
 	ck_assert_uint_eq(job_ns(s, 3, "phase"), 0);
@@ -1613,7 +1589,7 @@ START_TEST(test_run_wait_for_starts_at_its_waitee_end)
 				  "size=1m\nwait_for=a\n[c]\nrw=write\n"
 				  "size=1m\n", NULL, 0, &dir, err,
 				  sizeof(err)), 0);
-	s = summary_no_wall(dir);
+	s = zcow_test_summary_no_wall(dir);
 	ck_assert(job_ns(s, 0, "end_ns") > 0);
 	ck_assert_uint_eq(job_ns(s, 1, "start_ns"), job_ns(s, 0, "end_ns"));
 	ck_assert_uint_eq(job_ns(s, 2, "start_ns"), 0);
@@ -1639,7 +1615,7 @@ static struct zcow_fs *run_on_image(const char *text, char **summary_ret,
 	unlink(T_IMG);
 	ck_assert_msg(run_text(text, sets, 2, &dir, err, sizeof(err)) == 0,
 		      "%s", err);
-	*summary_ret = summary_no_wall(dir);
+	*summary_ret = zcow_test_summary_no_wall(dir);
 	free(dir);
 	ck_assert_int_eq(zdev_open("sim:image=" T_IMG, dev_ret), 0);
 	ck_assert_int_eq(zcow_mount(*dev_ret, &mo, &fs), 0);
@@ -2048,7 +2024,7 @@ START_TEST(test_run_btrfs_5_12_layout_writes_one_data_group_at_a_time)
 	data_zones_of(d, &nr, &sw);
 	ck_assert_uint_eq(nr, 2);
 	ck_assert_uint_eq(sw, 1);
-	s = summary_no_wall(d);
+	s = zcow_test_summary_no_wall(d);
 	ck_assert(strstr(s, "\n  \"layout\": \"btrfs-5.12\",\n  "
 			    "\"mount_options\": {\"zone_append\": true, "
 			    "\"treelog\": true, \"data_zones\": 1, "
@@ -2066,7 +2042,7 @@ START_TEST(test_run_btrfs_5_12_layout_writes_one_data_group_at_a_time)
 	data_zones_of(d, &nr, &sw);
 	ck_assert_uint_eq(nr, 4);
 	ck_assert_uint_gt(sw, 1000);
-	s = summary_no_wall(d);
+	s = zcow_test_summary_no_wall(d);
 	ck_assert(strstr(s, "\n  \"layout\": \"zcow\",\n  "
 			    "\"mount_options\": {\"zone_append\": true, "
 			    "\"treelog\": true, \"data_zones\": 4, "
@@ -2076,7 +2052,7 @@ START_TEST(test_run_btrfs_5_12_layout_writes_one_data_group_at_a_time)
 	free(s);
 	free(d);
 	d = run_fs(commit, 5);
-	s = summary_no_wall(d);
+	s = zcow_test_summary_no_wall(d);
 	ck_assert(strstr(s, "\"data_zones\": 1, \"commit_bytes\": 1048576, "
 			    "\"reclaim\": \"off\""));
 	/* one commit per full MiB of data; end_fsync logs the rest */

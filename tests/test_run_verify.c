@@ -41,20 +41,6 @@ static int run_job(const char *text, char **dir_ret, char **err_ret)
 	return status;
 }
 
-static char *summary(const char *dir)
-{
-	char path[1024];
-	FILE *f;
-	char *s;
-
-	snprintf(path, sizeof(path), "%s/summary.json", dir);
-	f = fopen(path, "r");
-	ck_assert_msg(f != NULL, "no %s", path);
-	s = zcow_test_read_all(f);
-	fclose(f);
-	return s;
-}
-
 /* The number after "KEY": in @json. */
 static unsigned long long num(const char *json, const char *key)
 {
@@ -75,7 +61,7 @@ static void run_ok(const char *text, unsigned long long *blocks,
 	int status = run_job(text, &dir, &err);
 
 	ck_assert_msg(status == 0 && !err[0], "exit %d: %s", status, err);
-	s = summary(dir);
+	s = zcow_test_summary(dir);
 	ck_assert_uint_eq(num(s, "failures"), 0);
 	*blocks = num(s, "blocks_verified");
 	*read_ios = num(s, "read_ios");
@@ -218,7 +204,7 @@ START_TEST(test_run_verify_fails_on_a_block_changed_under_the_device)
 			 "521ae149, received CRC 5fe80aa5\n");
 	/* the results are written: the reader stopped at the bad block */
 	ck_assert_ptr_nonnull(dir);
-	s = summary(dir);
+	s = zcow_test_summary(dir);
 	ck_assert_uint_eq(num(s, "failures"), 1);
 	ck_assert_uint_eq(num(s, "blocks_verified"), 3);
 	ck_assert(strstr(s, "\"messages\": [\"job 'r': crc32c: verify failed "
@@ -245,7 +231,7 @@ START_TEST(test_run_verify_catches_a_block_another_writer_replaced)
 	ck_assert_msg(strstr(err, " at file /f offset 0, length 4096 "
 				  "(requested block: offset=0, "
 				  "length=4096)\n"), "%s", err);
-	s = summary(dir);
+	s = zcow_test_summary(dir);
 	ck_assert_uint_eq(num(s, "failures"), 1);
 	free(s);
 	free(dir);

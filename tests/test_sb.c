@@ -33,16 +33,11 @@
 static struct zdev *new_sim(uint64_t nr_zones, uint64_t zone_size,
 			    uint64_t cap, uint64_t nr_conv)
 {
-	struct zsim_config cfg = {
-		.nr_zones = nr_zones,
-		.zone_size = zone_size,
-		.zone_capacity = cap,
-		.nr_conv = nr_conv,
-	};
-	struct zdev *dev = NULL;
+	struct zsim_config cfg = { .nr_zones = nr_zones,
+				   .zone_size = zone_size,
+				   .zone_capacity = cap, .nr_conv = nr_conv };
 
-	ck_assert_int_eq(zsim_create(&cfg, &dev), 0);
-	return dev;
+	return zcow_test_sim(&cfg);
 }
 
 static void do_mkfs(struct zdev *dev, enum zcow_sb_placement p)
@@ -602,13 +597,7 @@ static const struct zdev_ops no_io_ops = { .report = no_io_report };
 
 static char last_err[512];
 
-static void keep_err(void *arg, enum zlog_level level, const char *tag,
-		     const char *msg)
-{
-	(void)arg, (void)tag;
-	if (level >= ZLOG_ERR)
-		snprintf(last_err, sizeof(last_err), "%s", msg);
-}
+static struct zcow_test_log keep_err = { last_err, sizeof(last_err) };
 
 /* Every error message of a call, appended. */
 static char all_errs[2048];
@@ -704,7 +693,7 @@ static int mkfs_geometry(uint64_t zone_size, uint64_t nr_zones,
 
 	ck_assert_ptr_nonnull(dev);
 	last_err[0] = '\0';
-	zlog_set_sink(keep_err, NULL);
+	zlog_set_sink(zcow_test_log_sink, &keep_err);
 	ret = zcow_mkfs(dev, &opts);
 	zlog_set_sink(NULL, NULL);
 	zdev_free(dev);
@@ -747,7 +736,7 @@ START_TEST(test_mount_opts_data_zones_out_of_range_names_the_range)
 	struct zcow_mount_opts mo = { 0 };
 
 	last_err[0] = '\0';
-	zlog_set_sink(keep_err, NULL);
+	zlog_set_sink(zcow_test_log_sink, &keep_err);
 	ck_assert_int_eq(zcow_mount_opts_parse("data_zones=0", &mo), -EINVAL);
 	ck_assert_msg(strstr(last_err, "data_zones=0: need a number in 1..16"),
 		      "message: %s", last_err);
@@ -805,7 +794,7 @@ START_TEST(test_mount_opts_table_parses_every_row_and_readme_lists_it)
 	fclose(f);
 	/* every setter changes a field of one base or the other */
 	memset(&base, 0, sizeof(base));
-	zlog_set_sink(keep_err, NULL);
+	zlog_set_sink(zcow_test_log_sink, &keep_err);
 	for (i = 0; (d = zcow_mount_opt_doc(i)); i++, n++) {
 		bool refused = !strncmp(d->help, "refused", 7);
 		char vals[96], *v, *save = NULL;
@@ -1134,7 +1123,7 @@ START_TEST(test_mount_refuses_rw_with_free_space_tree_and_writes_nothing)
 	struct zcow_fs *fs = NULL;
 	uint64_t before = nr_changes(dev);
 
-	zlog_set_sink(keep_err, NULL);
+	zlog_set_sink(zcow_test_log_sink, &keep_err);
 	ck_assert_int_eq(zcow_mount(dev, NULL, &fs), -EOPNOTSUPP);
 	ck_assert_ptr_null(fs);
 	ck_assert_msg(strstr(last_err, "free-space tree"), "message: %s",
@@ -1356,10 +1345,8 @@ static struct zdev *limited_sim(uint32_t max_active)
 		.nr_zones = 64, .zone_size = ZS, .zone_capacity = ZS,
 		.max_active = max_active, .max_open = max_active,
 	};
-	struct zdev *dev = NULL;
 
-	ck_assert_int_eq(zsim_create(&cfg, &dev), 0);
-	return dev;
+	return zcow_test_sim(&cfg);
 }
 
 START_TEST(test_mkfs_refuses_too_few_active_zones_with_the_number)
@@ -1374,7 +1361,7 @@ START_TEST(test_mkfs_refuses_too_few_active_zones_with_the_number)
 							   ZCOW_SB_PLACE_SEED,
 							   false, 1), 5);
 		last_err[0] = '\0';
-		zlog_set_sink(keep_err, NULL);
+		zlog_set_sink(zcow_test_log_sink, &keep_err);
 		ck_assert_int_eq(zcow_mkfs(dev, &opts), -EINVAL);
 		zlog_set_sink(NULL, NULL);
 		ck_assert_msg(strstr(last_err, "needs at least 5"),

@@ -44,10 +44,8 @@ static struct zdev *mk_full(uint32_t max_open, uint32_t max_active,
 		.seed = 7,
 		.no_auto_close = no_auto_close,
 	};
-	struct zdev *dev;
 
-	ck_assert_int_eq(zsim_create(&cfg, &dev), 0);
-	return dev;
+	return zcow_test_sim(&cfg);
 }
 
 static struct zdev *mk(void)

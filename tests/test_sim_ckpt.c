@@ -30,10 +30,8 @@ static struct zdev *mk(void)
 		.lba_size = LBA,
 		.seed = 7,
 	};
-	struct zdev *dev;
 
-	ck_assert_int_eq(zsim_create(&cfg, &dev), 0);
-	return dev;
+	return zcow_test_sim(&cfg);
 }
 
 /* Write @nr LBAs at LBA @lba of zone @zno, block i filled with @fill + i;

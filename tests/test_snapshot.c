@@ -36,14 +36,8 @@ static struct zcow_fs *new_fs(void)
 {
 	struct zsim_config cfg = { .nr_zones = 48, .zone_size = 4 * MiB,
 				   .seed = 11 };
-	struct zcow_mkfs_opts mo = { .seed = 2 };
-	struct zdev *dev = NULL;
-	struct zcow_fs *fs = NULL;
 
-	ck_assert_int_eq(zsim_create(&cfg, &dev), 0);
-	ck_assert_int_eq(zcow_mkfs(dev, &mo), 0);
-	ck_assert_int_eq(zcow_mount(dev, NULL, &fs), 0);
-	return fs;
+	return zcow_test_sim_fs(&cfg, 2, NULL);
 }
 
 static void fill(uint8_t *buf, size_t len, unsigned int seed)
@@ -52,14 +46,6 @@ static void fill(uint8_t *buf, size_t len, unsigned int seed)
 
 	for (i = 0; i < len; i++)
 		buf[i] = (uint8_t)(seed * 131 + i * 7);
-}
-
-static void close_fs(struct zcow_fs *fs)
-{
-	struct zdev *dev = fs->dev;
-
-	ck_assert_int_eq(zcow_unmount(fs), 0);
-	zdev_close(dev);
 }
 
 /* NR_FILES files of 4 KiB, file i filled with seed i: a fs tree of
@@ -260,7 +246,7 @@ START_TEST(test_snapshot_shares_tree_blocks_and_copies_on_write)
 	expect_file(fs, "/s/f150", 150);
 	expect_file(fs, "/f299", 299);
 	expect_file(fs, "/s/f000", 0);
-	close_fs(fs);
+	zcow_test_close_fs(fs);
 }
 END_TEST
 
@@ -301,7 +287,7 @@ START_TEST(test_snapshot_check_reports_a_missing_shared_backref)
 	ck_assert_int_gt(zcow_check(fs, print_problem, last), 0);
 	ck_assert_msg(strstr(last, "tree block backref of root 5 missing"),
 		      "last problem: %s", last);
-	close_fs(fs);
+	zcow_test_close_fs(fs);
 }
 END_TEST
 
@@ -330,7 +316,7 @@ START_TEST(test_snapshot_check_reads_the_shared_snapshot_tree)
 	ck_assert_int_eq(zcow_commit(fs), 0);
 	ck_assert_int_gt(zcow_check(fs, print_problem, last), 0);
 	ck_assert_msg(strstr(last, "root 256"), "last problem: %s", last);
-	close_fs(fs);
+	zcow_test_close_fs(fs);
 }
 END_TEST
 
@@ -426,7 +412,7 @@ START_TEST(test_snapshot_delete_frees_what_only_it_references)
 	expect_file(fs, "/f003", 2003);
 	expect_file(fs, "/f004", 1004);
 	expect_file(fs, "/f005", 5);
-	close_fs(fs);
+	zcow_test_close_fs(fs);
 }
 END_TEST
 
@@ -499,7 +485,7 @@ START_TEST(test_snapshot_full_device_gives_enospc_and_stays_consistent)
 	expect_file(fs, "/s/f119", 119);
 	ck_assert_int_eq(zcow_subvol_delete(fs, "s"), 0);
 	ck_assert_int_eq(zcow_check(fs, print_problem, NULL), 0);
-	close_fs(fs);
+	zcow_test_close_fs(fs);
 }
 END_TEST
 
@@ -564,7 +550,7 @@ START_TEST(test_snapshot_writable_takes_changes_of_its_own)
 	ck_assert_int_eq(zcow_check(fs, print_problem, NULL), 0);
 	count_extents(fs, &data, &blocks);
 	ck_assert_uint_eq(data, data0 + 4096);	/* and /after */
-	close_fs(fs);
+	zcow_test_close_fs(fs);
 }
 END_TEST
 

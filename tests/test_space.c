@@ -27,45 +27,20 @@
 static struct zcow_fs *new_fs(uint64_t nr_zones,
 			      const struct zcow_mount_opts *mo)
 {
-	struct zsim_config cfg = {
-		.nr_zones = nr_zones, .zone_size = 4 * MiB, .seed = 5,
-		.max_append = 64 * KiB,
-	};
-	struct zcow_mkfs_opts mko = { .seed = 3 };
-	struct zdev *dev = NULL;
-	struct zcow_fs *fs = NULL;
+	struct zsim_config cfg = { .nr_zones = nr_zones, .zone_size = 4 * MiB,
+				   .seed = 5, .max_append = 64 * KiB };
 
-	ck_assert_int_eq(zsim_create(&cfg, &dev), 0);
-	ck_assert_int_eq(zcow_mkfs(dev, &mko), 0);
-	ck_assert_int_eq(zcow_mount(dev, mo, &fs), 0);
-	return fs;
-}
-
-static void report(void *arg, const char *msg)
-{
-	(void)arg;
-	fprintf(stderr, "check: %s\n", msg);
+	return zcow_test_sim_fs(&cfg, 3, mo);
 }
 
 /* Unmount, check the image clean, mount again. */
 static struct zcow_fs *remount_clean(struct zcow_fs *fs,
 				     const struct zcow_mount_opts *mo)
 {
-	struct zdev *dev = fs->dev;
-
-	ck_assert_int_eq(zcow_check(fs, report, NULL), 0);
-	ck_assert_int_eq(zcow_unmount(fs), 0);
-	ck_assert_int_eq(zcow_mount(dev, mo, &fs), 0);
-	ck_assert_int_eq(zcow_check(fs, report, NULL), 0);
+	zcow_test_assert_clean(fs);
+	fs = zcow_test_remount(fs, mo);
+	zcow_test_assert_clean(fs);
 	return fs;
-}
-
-static void close_fs(struct zcow_fs *fs)
-{
-	struct zdev *dev = fs->dev;
-
-	ck_assert_int_eq(zcow_unmount(fs), 0);
-	zdev_close(dev);
 }
 
 static uint8_t pat(uint64_t off, uint32_t ver)
@@ -183,7 +158,7 @@ START_TEST(test_space_full_fs_deletes_a_fragmented_file)
 	ck_assert_int_eq(zcow_unlink(fs, "/big"), 0);
 	fs = expect_space_back(fs, &mo);
 	ck_assert_int_eq(zcow_open(fs, "/big", O_RDONLY, &f), -ENOENT);
-	close_fs(fs);
+	zcow_test_close_fs(fs);
 }
 END_TEST
 
@@ -240,7 +215,7 @@ START_TEST(test_space_full_fs_deletes_many_files)
 		ck_assert_int_eq(zcow_rmdir(fs, path), 0);
 	}
 	fs = expect_space_back(fs, &mo);
-	close_fs(fs);
+	zcow_test_close_fs(fs);
 }
 END_TEST
 

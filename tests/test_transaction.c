@@ -33,23 +33,11 @@
 static struct zdev *new_sim(uint64_t nr_zones, uint64_t cap, uint64_t nr_conv,
 			    uint64_t seed)
 {
-	struct zsim_config cfg = {
-		.nr_zones = nr_zones,
-		.zone_size = ZS,
-		.zone_capacity = cap,
-		.nr_conv = nr_conv,
-		.seed = seed,
-	};
-	struct zdev *dev = NULL;
+	struct zsim_config cfg = { .nr_zones = nr_zones, .zone_size = ZS,
+				   .zone_capacity = cap, .nr_conv = nr_conv,
+				   .seed = seed };
 
-	ck_assert_int_eq(zsim_create(&cfg, &dev), 0);
-	return dev;
-}
-
-static void print_problem(void *arg, const char *msg)
-{
-	(void)arg;
-	fprintf(stderr, "check: %s\n", msg);
+	return zcow_test_sim(&cfg);
 }
 
 /* The fs tree against a model: present[k] and val[k] for k < n. */
@@ -127,7 +115,7 @@ START_TEST(test_txn_random_inserts_deletes_match_model_after_remount)
 	fs = NULL;
 	ck_assert_int_eq(zcow_mount(dev, NULL, &fs), 0);
 	ck_assert_int_eq(compare_model(fs, present, val, n), 0);
-	ck_assert_int_eq(zcow_check(fs, print_problem, NULL), 0);
+	zcow_test_assert_clean(fs);
 	ck_assert_uint_eq(zsim_nr_violations(zsim_from_dev(dev),
 					     ZSIM_RULE_WRITE_NOT_AT_WP),
 			  0);
@@ -164,7 +152,7 @@ START_TEST(test_txn_unmount_commits_the_running_transaction)
 	ck_assert_uint_eq(fs->generation, gen + 1);
 	ck_assert_int_eq(zcow_tree_nr_items(&fs->fs_tree),
 			 500 + ROOT_DIR_ITEMS);
-	ck_assert_int_eq(zcow_check(fs, print_problem, NULL), 0);
+	zcow_test_assert_clean(fs);
 	ck_assert_int_eq(zcow_unmount(fs), 0);
 	/* a read-only mount, check and unmount write nothing */
 	zdev_get_stats(dev, &b);
@@ -281,7 +269,7 @@ START_TEST(test_txn_million_items_survive_remount_and_check)
 		ck_assert_uint_eq(v, i);
 	}
 	ck_assert_uint_eq(i, n);
-	ck_assert_int_eq(zcow_check(fs, print_problem, NULL), 0);
+	zcow_test_assert_clean(fs);
 	ck_assert_uint_eq(zsim_nr_violations(zsim_from_dev(dev),
 					     ZSIM_RULE_WRITE_NOT_AT_WP),
 			  0);
@@ -385,7 +373,7 @@ START_TEST(test_txn_commit_writes_nodes_at_the_wp_without_holes)
 			  0);
 	fs = NULL;
 	ck_assert_int_eq(zcow_mount(dev, NULL, &fs), 0);
-	ck_assert_int_eq(zcow_check(fs, print_problem, NULL), 0);
+	zcow_test_assert_clean(fs);
 	zcow_unmount(fs);
 	zdev_close(dev);
 }
@@ -453,8 +441,9 @@ START_TEST(test_txn_check_finds_group_whose_zone_was_reset_behind_its_back)
 	ck_assert_int_eq(zcow_close(f), 0);
 	ck_assert_int_eq(zcow_unmount(fs), 0);
 	ck_assert_int_eq(zcow_mount(dev, &ro, &fs), 0);
-	ck_assert_int_eq(zcow_check(fs, print_problem, NULL), 0);
-	ck_assert_int_eq(zcow_check_zones(fs, print_problem, NULL), 0);
+	zcow_test_assert_clean(fs);
+	ck_assert_int_eq(zcow_check_zones(fs, zcow_test_print_problem, NULL),
+			 0);
 	for (i = 0; i < fs->nr_bgs && !data; i++)
 		if ((fs->bgs[i]->flags & ZCOW_BG_DATA) &&
 		    fs->bgs[i]->item_used)
@@ -723,7 +712,7 @@ static void cr_sweep(int loop)
 		}
 		gen = fs->generation;
 		t = gen - 1 > CR_TXNS ? CR_TXNS : gen - 1;
-		ret = zcow_check(fs, print_problem, NULL);
+		ret = zcow_check(fs, zcow_test_print_problem, NULL);
 		if (ret || gen < acked || !fs->has_trees ||
 		    compare_model(fs, m->present[t], m->val[t], CR_KEYS)) {
 			fprintf(stderr, "repro: txn-crash geo=%s policy=%s cut=persist=%" PRIu64 " seed=%" PRIu64 ": check %d, generation %" PRIu64 " (acked %" PRIu64 "), model %d\n",
@@ -743,7 +732,7 @@ static void cr_sweep(int loop)
 					 0);
 		}
 		ck_assert_int_eq(zcow_commit(fs), 0);
-		ret = zcow_check(fs, print_problem, NULL);
+		ret = zcow_check(fs, zcow_test_print_problem, NULL);
 		if (ret || zsim_nr_violations(sim, ZSIM_RULE_WRITE_NOT_AT_WP)) {
 			fprintf(stderr, "repro: txn-crash geo=%s policy=%s cut=persist=%" PRIu64 " seed=%" PRIu64 ": after recovery: check %d, %" PRIu64 " writes off the wp\n",
 				g->name, zsim_loss_name(loss), n, cut.seed,

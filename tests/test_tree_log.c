@@ -26,42 +26,10 @@
 
 static struct zdev *new_dev(uint64_t nr_conv)
 {
-	struct zsim_config cfg = {
-		.nr_zones = 32,
-		.zone_size = ZS,
-		.nr_conv = nr_conv,
-		.seed = 11,
-	};
-	struct zdev *dev = NULL;
+	struct zsim_config cfg = { .nr_zones = 32, .zone_size = ZS,
+				   .nr_conv = nr_conv, .seed = 11 };
 
-	ck_assert_int_eq(zsim_create(&cfg, &dev), 0);
-	return dev;
-}
-
-static void report(void *arg, const char *msg)
-{
-	(void)arg;
-	fprintf(stderr, "check: %s\n", msg);
-}
-
-static struct zcow_fs *mount_opts(struct zdev *dev, const char *opts)
-{
-	struct zcow_mount_opts mo = { 0 };
-	struct zcow_fs *fs = NULL;
-
-	ck_assert_int_eq(zcow_mount_opts_parse(opts, &mo), 0);
-	ck_assert_int_eq(zcow_mount(dev, &mo, &fs), 0);
-	return fs;
-}
-
-static void fill(uint8_t *buf, uint64_t len, uint32_t seed)
-{
-	uint64_t i;
-
-	for (i = 0; i < len; i++) {
-		seed = seed * 1103515245u + 12345u;
-		buf[i] = (uint8_t)(seed >> 16);
-	}
+	return zcow_test_sim(&cfg);
 }
 
 /* Create (or truncate) @path with @len bytes of pattern @seed; fsync it
@@ -72,7 +40,7 @@ static void write_file(struct zcow_fs *fs, const char *path, uint64_t len,
 	struct zcow_file *f;
 	uint8_t *buf = malloc(len);
 
-	fill(buf, len, seed);
+	zcow_test_fill_lcg(buf, len, seed);
 	ck_assert_int_eq(zcow_open(fs, path, O_CREAT | O_TRUNC | O_RDWR, &f),
 			 0);
 	ck_assert_int_eq(zcow_pwrite(f, buf, len, 0), (int64_t)len);
@@ -96,7 +64,7 @@ static struct zcow_fs *fresh(struct zdev *dev, const char *opts,
 	snprintf(all, sizeof(all), "data_zones=1%s%s", *opts ? "," : "",
 		 opts);
 	ck_assert_int_eq(zcow_mkfs(dev, &mo), 0);
-	fs = mount_opts(dev, all);
+	fs = zcow_test_mount_parse(dev, all);
 	while (dirs && *dirs)
 		ck_assert_int_eq(zcow_mkdir(fs, *dirs++), 0);
 	ck_assert_int_eq(zcow_sync(fs), 0);
@@ -119,7 +87,7 @@ static void expect_file(struct zcow_fs *fs, const char *path, uint64_t len,
 	struct zcow_file *f;
 	struct zcow_stat st;
 
-	fill(want, len, seed);
+	zcow_test_fill_lcg(want, len, seed);
 	ck_assert_msg(zcow_open(fs, path, O_RDONLY, &f) == 0, "%s missing",
 		      path);
 	ck_assert_int_eq(zcow_fstat(f, &st), 0);
@@ -196,23 +164,23 @@ START_TEST(test_treelog_fsync_writes_log_not_commit_and_replays)
 	ck_assert_uint_eq(le64toh(sb.generation), gen);
 	ck_assert_uint_ne(le64toh(sb.log_root), 0);
 	ck_assert_uint_eq(le64toh(sb.log_root_transid), 1);
-	ck_assert_int_eq(zcow_check(fs, report, NULL), 0);
+	zcow_test_assert_clean(fs);
 
 	crash(fs, ZSIM_LOSS_DROP);
-	fs = mount_opts(dev, "");
+	fs = zcow_test_mount_parse(dev, "");
 	stats(fs, &st);
 	ck_assert_uint_ge(st.log_replayed, 2);	/* /d/a and /d */
 	ck_assert(!st.log_lost);
 	expect_file(fs, "/d/a", 10000, 1);
-	ck_assert_int_eq(zcow_check(fs, report, NULL), 0);
+	zcow_test_assert_clean(fs);
 	/* The replay committed: the log is gone from the superblock. */
 	super_on_device(dev, &sb);
 	ck_assert_uint_eq(le64toh(sb.log_root), 0);
 	ck_assert_uint_eq(le64toh(sb.generation), gen + 1);
 	ck_assert_int_eq(zcow_unmount(fs), 0);
-	fs = mount_opts(dev, "");
+	fs = zcow_test_mount_parse(dev, "");
 	expect_file(fs, "/d/a", 10000, 1);
-	ck_assert_int_eq(zcow_check(fs, report, NULL), 0);
+	zcow_test_assert_clean(fs);
 	ck_assert_int_eq(zcow_unmount(fs), 0);
 	zdev_close(dev);
 }
@@ -237,7 +205,7 @@ START_TEST(test_treelog_off_commits_at_fsync)
 	ck_assert_uint_eq(after.bytes[ZDEV_CLASS_LOG][ZDEV_OP_WRITE],
 			  before.bytes[ZDEV_CLASS_LOG][ZDEV_OP_WRITE]);
 	crash(fs, ZSIM_LOSS_DROP);
-	fs = mount_opts(dev, "treelog=off");
+	fs = zcow_test_mount_parse(dev, "treelog=off");
 	expect_file(fs, "/a", 5000, 2);
 	ck_assert_int_eq(zcow_unmount(fs), 0);
 	zdev_close(dev);
@@ -253,10 +221,10 @@ START_TEST(test_treelog_only_what_fsync_needs_is_logged)
 	write_file(fs, "/d2/b", 3000, 3, false);
 	write_file(fs, "/d1/a", 3000, 4, true);
 	crash(fs, ZSIM_LOSS_DROP);
-	fs = mount_opts(dev, "");
+	fs = zcow_test_mount_parse(dev, "");
 	expect_file(fs, "/d1/a", 3000, 4);
 	expect_absent(fs, "/d2/b");	/* never fsynced, not reachable */
-	ck_assert_int_eq(zcow_check(fs, report, NULL), 0);
+	zcow_test_assert_clean(fs);
 	ck_assert_int_eq(zcow_unmount(fs), 0);
 	zdev_close(dev);
 }
@@ -273,10 +241,10 @@ START_TEST(test_treelog_rename_then_fsync_moves_the_name)
 	ck_assert_int_eq(zcow_rename(fs, "/a/x", "/b/y"), 0);
 	fsync_path(fs, "/b/y");
 	crash(fs, ZSIM_LOSS_DROP);
-	fs = mount_opts(dev, "");
+	fs = zcow_test_mount_parse(dev, "");
 	expect_file(fs, "/b/y", 9000, 5);
 	expect_absent(fs, "/a/x");
-	ck_assert_int_eq(zcow_check(fs, report, NULL), 0);
+	zcow_test_assert_clean(fs);
 	ck_assert_int_eq(zcow_unmount(fs), 0);
 	zdev_close(dev);
 }
@@ -302,11 +270,11 @@ START_TEST(test_treelog_fsync_under_a_renamed_dir)
 		fsync_path(fs, "/x/b/old");	/* unchanged file */
 		fsync_path(fs, "/x/b/new");
 		crash(fs, ZSIM_LOSS_DROP);
-		fs = mount_opts(dev, modes[m]);
+		fs = zcow_test_mount_parse(dev, modes[m]);
 		expect_file(fs, "/x/b/old", 3000, 70);
 		expect_file(fs, "/x/b/new", 2000, 71);
 		expect_absent(fs, "/a");
-		ck_assert_int_eq(zcow_check(fs, report, NULL), 0);
+		zcow_test_assert_clean(fs);
 		ck_assert_int_eq(zcow_unmount(fs), 0);
 		zdev_close(dev);
 	}
@@ -327,10 +295,10 @@ START_TEST(test_treelog_unlink_then_fsync_dir_deletes)
 	ck_assert_int_eq(zcow_unlink(fs, "/d/f"), 0);
 	fsync_path(fs, "/d");
 	crash(fs, ZSIM_LOSS_DROP);
-	fs = mount_opts(dev, "");
+	fs = zcow_test_mount_parse(dev, "");
 	expect_absent(fs, "/d/f");
 	expect_file(fs, "/d/g", 100, 7);
-	ck_assert_int_eq(zcow_check(fs, report, NULL), 0);
+	zcow_test_assert_clean(fs);
 	ck_assert_int_eq(zcow_unmount(fs), 0);
 	zdev_close(dev);
 }
@@ -357,7 +325,7 @@ START_TEST(test_treelog_replay_in_the_root_dir_keeps_a_snapshot_entry)
 	write_file(fs, "/c", 700, 3, true);
 	fsync_path(fs, "/");
 	crash(fs, ZSIM_LOSS_DROP);
-	fs = mount_opts(dev, "");
+	fs = zcow_test_mount_parse(dev, "");
 	expect_absent(fs, "/a");
 	expect_file(fs, "/c", 700, 3);
 	expect_file(fs, "/snap/a", 5000, 1);
@@ -367,7 +335,7 @@ START_TEST(test_treelog_replay_in_the_root_dir_keeps_a_snapshot_entry)
 	ck_assert_str_eq(ents[1].name, "c");
 	ck_assert_str_eq(ents[2].name, "snap");
 	free(ents);
-	ck_assert_int_eq(zcow_check(fs, report, NULL), 0);
+	zcow_test_assert_clean(fs);
 	ck_assert_int_eq(zcow_unmount(fs), 0);
 	zdev_close(dev);
 }
@@ -409,11 +377,11 @@ START_TEST(test_treelog_big_dir_logs_only_changed_entries)
 				  before.bytes[ZDEV_CLASS_LOG][ZDEV_OP_WRITE],
 			  2 * fs->nodesize);
 	crash(fs, ZSIM_LOSS_DROP);
-	fs = mount_opts(dev, "");
+	fs = zcow_test_mount_parse(dev, "");
 	expect_file(fs, "/d/new", 100, 9);
 	expect_file(fs, "/d/f0000", 0, 0);
 	expect_file(fs, "/d/f0999", 0, 0);
-	ck_assert_int_eq(zcow_check(fs, report, NULL), 0);
+	zcow_test_assert_clean(fs);
 	ck_assert_int_eq(zcow_unmount(fs), 0);
 	zdev_close(dev);
 }
@@ -444,7 +412,7 @@ START_TEST(test_treelog_big_dir_changes_replay_exactly)
 	write_file(fs, "/d/h", 300, 12, false);
 	fsync_path(fs, "/d");
 	crash(fs, ZSIM_LOSS_DROP);
-	fs = mount_opts(dev, "");
+	fs = zcow_test_mount_parse(dev, "");
 	expect_absent(fs, "/d/f0001");
 	expect_absent(fs, "/d/f0010");
 	expect_absent(fs, "/d/f0003");
@@ -458,7 +426,7 @@ START_TEST(test_treelog_big_dir_changes_replay_exactly)
 		snprintf(path, sizeof(path), "/d/f%04d", i);
 		expect_file(fs, path, 0, 0);
 	}
-	ck_assert_int_eq(zcow_check(fs, report, NULL), 0);
+	zcow_test_assert_clean(fs);
 	ck_assert_int_eq(zcow_unmount(fs), 0);
 	zdev_close(dev);
 }
@@ -475,7 +443,7 @@ START_TEST(test_treelog_same_size_overwrite_is_logged_again)
 	write_file(fs, "/o", 8192, 8, true);
 	/* Same range, same size, same transaction: the inode item does not
 	 * change, the data does. */
-	fill(buf, sizeof(buf), 9);
+	zcow_test_fill_lcg(buf, sizeof(buf), 9);
 	ck_assert_int_eq(zcow_open(fs, "/o", O_RDWR, &f), 0);
 	ck_assert_int_eq(zcow_pwrite(f, buf, sizeof(buf), 0), 8192);
 	ck_assert_int_eq(zcow_fsync(f), 0);
@@ -486,9 +454,9 @@ START_TEST(test_treelog_same_size_overwrite_is_logged_again)
 	ck_assert_uint_eq(st.nr_fsyncs, 3);
 	ck_assert_uint_eq(st.nr_log_syncs, 2);
 	crash(fs, ZSIM_LOSS_PREFIX);
-	fs = mount_opts(dev, "");
+	fs = zcow_test_mount_parse(dev, "");
 	expect_file(fs, "/o", 8192, 9);
-	ck_assert_int_eq(zcow_check(fs, report, NULL), 0);
+	zcow_test_assert_clean(fs);
 	ck_assert_int_eq(zcow_unmount(fs), 0);
 	zdev_close(dev);
 }
@@ -509,7 +477,7 @@ START_TEST(test_treelog_dedicated_block_group)
 		write_file(fs, p, 4096 * (uint64_t)(n + 1), (uint32_t)n, true);
 		if (n % 7 == 6)
 			ck_assert_int_eq(zcow_sync(fs), 0);
-		ck_assert_int_eq(zcow_check(fs, report, NULL), 0);
+		zcow_test_assert_clean(fs);
 	}
 	ck_assert_uint_ne(fs->treelog_bg, 0);
 	lbg = zcow_bg_lookup(fs, fs->treelog_bg);
@@ -525,14 +493,14 @@ START_TEST(test_treelog_dedicated_block_group)
 			break;
 	ck_assert_uint_lt(i, fs->nr_bgs);
 	crash(fs, ZSIM_LOSS_DROP);
-	fs = mount_opts(dev, "");
+	fs = zcow_test_mount_parse(dev, "");
 	for (n = 0; n < 20; n++) {
 		char p[32];
 
 		snprintf(p, sizeof(p), "/f%d", n);
 		expect_file(fs, p, 4096 * (uint64_t)(n + 1), (uint32_t)n);
 	}
-	ck_assert_int_eq(zcow_check(fs, report, NULL), 0);
+	zcow_test_assert_clean(fs);
 	ck_assert_int_eq(zcow_unmount(fs), 0);
 	zdev_close(dev);
 }
@@ -553,13 +521,13 @@ START_TEST(test_treelog_corrupt_log_is_reported_lost)
 	write_file(fs, "/lost", 4096, 11, true);
 	fs->mutation = ZCOW_MUT_NONE;
 	crash(fs, ZSIM_LOSS_DROP);
-	fs = mount_opts(dev, "");
+	fs = zcow_test_mount_parse(dev, "");
 	stats(fs, &st);
 	ck_assert(st.log_lost);
 	ck_assert_uint_eq(st.log_replayed, 0);
 	expect_absent(fs, "/lost");
 	expect_file(fs, "/kept", 4096, 10);
-	ck_assert_int_eq(zcow_check(fs, report, NULL), 0);
+	zcow_test_assert_clean(fs);
 	/* The ignored log was dropped by the mount's commit. */
 	super_on_device(dev, &sb);
 	ck_assert_uint_eq(le64toh(sb.log_root), 0);
@@ -578,7 +546,7 @@ START_TEST(test_treelog_drop_item_mutation_loses_data)
 	write_file(fs, "/m", 8192, 12, true);
 	fs->mutation = ZCOW_MUT_NONE;
 	crash(fs, ZSIM_LOSS_DROP);
-	fs = mount_opts(dev, "");
+	fs = zcow_test_mount_parse(dev, "");
 	/* The size came back, the extent did not: a hole of zeros. */
 	ck_assert_int_eq(zcow_stat(fs, "/m", &st), 0);
 	ck_assert_uint_eq(st.size, 8192);
@@ -616,12 +584,12 @@ static struct zdev *crashed_with_log(uint64_t nr_conv, const char *opts)
 
 static void expect_recovered(struct zdev *dev)
 {
-	struct zcow_fs *fs = mount_opts(dev, "");
+	struct zcow_fs *fs = zcow_test_mount_parse(dev, "");
 
 	expect_file(fs, "/b/y", 12000, 20);
 	expect_file(fs, "/b/z", 70000, 21);
 	expect_absent(fs, "/a/x");
-	ck_assert_int_eq(zcow_check(fs, report, NULL), 0);
+	zcow_test_assert_clean(fs);
 	ck_assert_int_eq(zcow_unmount(fs), 0);
 }
 
@@ -689,7 +657,7 @@ START_TEST(test_treelog_emulated_zones_replay)
 			   true);
 	}
 	crash(fs, ZSIM_LOSS_SUBSET);
-	fs = mount_opts(dev, "");
+	fs = zcow_test_mount_parse(dev, "");
 	for (n = 0; n < 8; n++) {
 		char p[32];
 
@@ -697,14 +665,14 @@ START_TEST(test_treelog_emulated_zones_replay)
 		expect_file(fs, p, 5000 + 3000 * (uint64_t)n,
 			    (uint32_t)n + 40);
 	}
-	ck_assert_int_eq(zcow_check(fs, report, NULL), 0);
+	zcow_test_assert_clean(fs);
 	/* New writes after the replay do not land on the old log. */
 	write_file(fs, "/d/after", 30000, 99, true);
 	crash(fs, ZSIM_LOSS_DROP);
-	fs = mount_opts(dev, "");
+	fs = zcow_test_mount_parse(dev, "");
 	expect_file(fs, "/d/after", 30000, 99);
 	expect_file(fs, "/d/f7", 5000 + 3000 * 7, 47);
-	ck_assert_int_eq(zcow_check(fs, report, NULL), 0);
+	zcow_test_assert_clean(fs);
 	ck_assert_int_eq(zcow_unmount(fs), 0);
 	zdev_close(dev);
 }
@@ -720,16 +688,16 @@ START_TEST(test_treelog_replay_keeps_a_full_group_it_references)
 	uint8_t *buf = malloc(ZS / 2);
 
 	write_file(fs, "/r", ZS / 2, 31, true);
-	fill(buf, ZS / 2, 32);
+	zcow_test_fill_lcg(buf, ZS / 2, 32);
 	ck_assert_int_eq(zcow_open(fs, "/r", O_RDWR, &f), 0);
 	ck_assert_int_eq(zcow_pwrite(f, buf, ZS / 2, 0), (int64_t)(ZS / 2));
 	zcow_close(f);
 	crash(fs, ZSIM_LOSS_KEEP);
-	fs = mount_opts(dev, "");
+	fs = zcow_test_mount_parse(dev, "");
 	expect_file(fs, "/r", ZS / 2, 31);
-	ck_assert_int_eq(zcow_check(fs, report, NULL), 0);
+	zcow_test_assert_clean(fs);
 	ck_assert_int_eq(zcow_unmount(fs), 0);
-	fs = mount_opts(dev, "");
+	fs = zcow_test_mount_parse(dev, "");
 	expect_file(fs, "/r", ZS / 2, 31);
 	ck_assert_int_eq(zcow_unmount(fs), 0);
 	zdev_close(dev);
@@ -750,12 +718,12 @@ START_TEST(test_treelog_check_and_mount_find_a_damaged_log)
 	int problems;
 
 	write_file(fs, "/x", 4096, 50, true);
-	ck_assert_int_eq(zcow_check(fs, report, NULL), 0);
+	zcow_test_assert_clean(fs);
 	crash(fs, ZSIM_LOSS_KEEP);
 	super_on_device(dev, &sb);
 	ck_assert_uint_ne(le64toh(sb.log_root), 0);
-	fs = mount_opts(dev, "ro");
-	ck_assert_int_eq(zcow_check(fs, report, NULL), 0);
+	fs = zcow_test_mount_parse(dev, "ro");
+	zcow_test_assert_clean(fs);
 	ck_assert_int_eq(zcow_map_logical(fs, le64toh(sb.log_root), 4096,
 					  &phys), 0);
 	memset(junk, 0x5a, sizeof(junk));
@@ -764,11 +732,11 @@ START_TEST(test_treelog_check_and_mount_find_a_damaged_log)
 	problems = zcow_check(fs, NULL, NULL);
 	ck_assert_int_gt(problems, 0);
 	ck_assert_int_eq(zcow_unmount(fs), 0);
-	fs = mount_opts(dev, "");
+	fs = zcow_test_mount_parse(dev, "");
 	stats(fs, &st);
 	ck_assert(st.log_lost);
 	expect_absent(fs, "/x");
-	ck_assert_int_eq(zcow_check(fs, report, NULL), 0);
+	zcow_test_assert_clean(fs);
 	ck_assert_int_eq(zcow_unmount(fs), 0);
 	zdev_close(dev);
 }
@@ -782,13 +750,13 @@ START_TEST(test_treelog_ro_mount_does_not_replay)
 
 	write_file(fs, "/r", 4096, 30, true);
 	crash(fs, ZSIM_LOSS_DROP);
-	fs = mount_opts(dev, "ro");
+	fs = zcow_test_mount_parse(dev, "ro");
 	expect_absent(fs, "/r");
-	ck_assert_int_eq(zcow_check(fs, report, NULL), 0);
+	zcow_test_assert_clean(fs);
 	ck_assert_int_eq(zcow_unmount(fs), 0);
 	super_on_device(dev, &sb);
 	ck_assert_uint_ne(le64toh(sb.log_root), 0);	/* still there */
-	fs = mount_opts(dev, "");
+	fs = zcow_test_mount_parse(dev, "");
 	expect_file(fs, "/r", 4096, 30);
 	ck_assert_int_eq(zcow_unmount(fs), 0);
 	zdev_close(dev);
@@ -821,7 +789,7 @@ START_TEST(test_treelog_join_batches_fsyncs_into_one_log_write)
 	ck_assert_uint_eq(st.nr_log_syncs, 1);
 	ck_assert_uint_eq(st.nr_fsyncs, 3);
 	ck_assert_int_eq(zcow_fsync_join(fa), 0);	/* logged as it is */
-	fill(buf, sizeof(buf), 63);
+	zcow_test_fill_lcg(buf, sizeof(buf), 63);
 	ck_assert_int_eq(zcow_pwrite(fa, buf, 100, 0), 100);
 	ck_assert_int_eq(zcow_fsync_join(fa), 1);
 	/* treelog=off cannot join: its fsync commits alone. */
@@ -829,14 +797,14 @@ START_TEST(test_treelog_join_batches_fsyncs_into_one_log_write)
 	zcow_close(fb);
 	zcow_close(fc);
 	crash(fs, ZSIM_LOSS_DROP);
-	fs = mount_opts(dev, "");
+	fs = zcow_test_mount_parse(dev, "");
 	expect_file(fs, "/a/x", 6000, 60);	/* the joined, unsynced write
 						 * is not durable */
 	expect_file(fs, "/b/y", 5000, 61);
 	expect_file(fs, "/c/z", 4000, 62);
-	ck_assert_int_eq(zcow_check(fs, report, NULL), 0);
+	zcow_test_assert_clean(fs);
 	ck_assert_int_eq(zcow_unmount(fs), 0);
-	fs = mount_opts(dev, "treelog=off");
+	fs = zcow_test_mount_parse(dev, "treelog=off");
 	write_file(fs, "/a/w", 100, 64, false);
 	ck_assert_int_eq(zcow_open(fs, "/a/w", O_RDWR, &fa), 0);
 	ck_assert_int_eq(zcow_fsync_join(fa), -EAGAIN);
@@ -862,7 +830,7 @@ START_TEST(test_treelog_full_group_is_replaced_and_removed)
 	ck_assert_uint_ne(first, 0);
 	ck_assert_int_eq(zcow_create(fs, "/g", &f), 0);
 	for (n = 0; n < 400; n++) {
-		fill(buf, sizeof(buf), (uint32_t)n);
+		zcow_test_fill_lcg(buf, sizeof(buf), (uint32_t)n);
 		ck_assert_int_eq(zcow_pwrite(f, buf, sizeof(buf),
 					     (uint64_t)(n % 64) * 4096),
 				 4096);
@@ -880,10 +848,10 @@ START_TEST(test_treelog_full_group_is_replaced_and_removed)
 	/* The first group was filled by log nodes only: removed. */
 	ck_assert_ptr_null(zcow_bg_lookup(fs, first));
 	ck_assert_uint_ne(fs->treelog_bg, first);
-	ck_assert_int_eq(zcow_check(fs, report, NULL), 0);
+	zcow_test_assert_clean(fs);
 	ck_assert_int_eq(zcow_unmount(fs), 0);
-	fs = mount_opts(dev, "");
-	ck_assert_int_eq(zcow_check(fs, report, NULL), 0);
+	fs = zcow_test_mount_parse(dev, "");
+	zcow_test_assert_clean(fs);
 	ck_assert_int_eq(zcow_unmount(fs), 0);
 	zdev_close(dev);
 }
@@ -910,7 +878,7 @@ static void *fsync_worker(void *arg)
 		uint64_t len = 1000 + 997 * (uint64_t)n;
 
 		snprintf(p, sizeof(p), "/t%d/f%d", wk->id, n);
-		fill(buf, len, (uint32_t)(wk->id * 100 + n));
+		zcow_test_fill_lcg(buf, len, (uint32_t)(wk->id * 100 + n));
 		wk->err = zcow_create(wk->fs, p, &f);
 		if (!wk->err && zcow_pwrite(f, buf, len, 0) != (int64_t)len)
 			wk->err = -EIO;
@@ -947,9 +915,9 @@ START_TEST(test_treelog_concurrent_fsyncs)
 	stats(fs, &st);
 	ck_assert_uint_eq(st.nr_fsyncs, NR_THREADS * FILES_PER_THREAD);
 	ck_assert_uint_gt(st.nr_log_syncs, 0);
-	ck_assert_int_eq(zcow_check(fs, report, NULL), 0);
+	zcow_test_assert_clean(fs);
 	crash(fs, ZSIM_LOSS_DROP);
-	fs = mount_opts(dev, "");
+	fs = zcow_test_mount_parse(dev, "");
 	for (i = 0; i < NR_THREADS; i++)
 		for (n = 0; n < FILES_PER_THREAD; n++) {
 			char p[48];
@@ -958,7 +926,7 @@ START_TEST(test_treelog_concurrent_fsyncs)
 			expect_file(fs, p, 1000 + 997 * (uint64_t)n,
 				    (uint32_t)(i * 100 + n));
 		}
-	ck_assert_int_eq(zcow_check(fs, report, NULL), 0);
+	zcow_test_assert_clean(fs);
 	ck_assert_int_eq(zcow_unmount(fs), 0);
 	zdev_close(dev);
 }
@@ -977,7 +945,7 @@ static struct zcow_fs *committed_a(struct zdev *dev, int data_zones,
 
 	snprintf(opts, sizeof(opts), "data_zones=%d", data_zones);
 	ck_assert_int_eq(zcow_mkfs(dev, &mo), 0);
-	fs = mount_opts(dev, opts);
+	fs = zcow_test_mount_parse(dev, opts);
 	write_file(fs, "/a", len, 1, false);
 	ck_assert_int_eq(zcow_sync(fs), 0);
 	return fs;
@@ -1016,22 +984,22 @@ static struct zcow_bg *bg_of_a(struct zcow_fs *fs)
 static void expect_a_and_usable(struct zdev *dev, uint64_t len,
 				uint32_t seed)
 {
-	struct zcow_fs *fs = mount_opts(dev, "");
+	struct zcow_fs *fs = zcow_test_mount_parse(dev, "");
 	struct zcow_statfs st;
 
 	stats(fs, &st);
 	ck_assert(!st.log_lost);
 	expect_file(fs, "/a", len, seed);
-	ck_assert_int_eq(zcow_check(fs, report, NULL), 0);
+	zcow_test_assert_clean(fs);
 	/* More data than the free zones left by the crash hold at once. */
 	write_file(fs, "/c", 3 * ZS, 7, true);
 	ck_assert_int_eq(zcow_sync(fs), 0);
-	ck_assert_int_eq(zcow_check(fs, report, NULL), 0);
+	zcow_test_assert_clean(fs);
 	ck_assert_int_eq(zcow_unmount(fs), 0);
-	fs = mount_opts(dev, "");
+	fs = zcow_test_mount_parse(dev, "");
 	expect_file(fs, "/a", len, seed);
 	expect_file(fs, "/c", 3 * ZS, 7);
-	ck_assert_int_eq(zcow_check(fs, report, NULL), 0);
+	zcow_test_assert_clean(fs);
 	ck_assert_int_eq(zcow_unmount(fs), 0);
 }
 
@@ -1064,7 +1032,7 @@ START_TEST(test_treelog_fsync_beside_a_new_chunk_logs_and_replays)
 		ck_assert_uint_eq(after.nr_commits, before.nr_commits);
 		ck_assert_uint_eq(fs->generation, gen);
 		ck_assert(has_new_data_chunk(fs));
-		ck_assert_int_eq(zcow_check(fs, report, NULL), 0);
+		zcow_test_assert_clean(fs);
 		crash(fs, loss);
 		expect_a_and_usable(dev, 64 * 1024, 3);
 		zdev_close(dev);
@@ -1120,7 +1088,7 @@ START_TEST(test_treelog_join_of_new_chunk_data_keeps_later_fsyncs_out)
 	struct zcow_statfs st;
 	uint8_t *buf = malloc(ZS / 4);
 
-	fill(buf, ZS / 4, 5);
+	zcow_test_fill_lcg(buf, ZS / 4, 5);
 	ck_assert_int_eq(zcow_open(fs, "/b", O_CREAT | O_RDWR, &fb), 0);
 	ck_assert_int_eq(zcow_pwrite(fb, buf, ZS / 4, 0), (int64_t)(ZS / 4));
 	ck_assert(has_new_data_chunk(fs));
@@ -1133,10 +1101,10 @@ START_TEST(test_treelog_join_of_new_chunk_data_keeps_later_fsyncs_out)
 			  1);
 	zcow_close(fb);
 	crash(fs, ZSIM_LOSS_DROP);
-	fs = mount_opts(dev, "");
+	fs = zcow_test_mount_parse(dev, "");
 	expect_file(fs, "/a", 64 * 1024, 6);
 	expect_file(fs, "/b", ZS / 4, 5);	/* the commit took it */
-	ck_assert_int_eq(zcow_check(fs, report, NULL), 0);
+	zcow_test_assert_clean(fs);
 	ck_assert_int_eq(zcow_unmount(fs), 0);
 	zdev_close(dev);
 	free(buf);
@@ -1157,8 +1125,8 @@ static struct zcow_fs *committed_big(struct zdev *dev, uint8_t *model)
 	uint64_t b;
 
 	ck_assert_int_eq(zcow_mkfs(dev, &mo), 0);
-	fs = mount_opts(dev, "data_zones=1");
-	fill(model, BIG_BLOCKS * 4096ULL, 50);
+	fs = zcow_test_mount_parse(dev, "data_zones=1");
+	zcow_test_fill_lcg(model, BIG_BLOCKS * 4096ULL, 50);
 	ck_assert_int_eq(zcow_open(fs, "/big", O_CREAT | O_RDWR, &f), 0);
 	for (b = 0; b < BIG_BLOCKS; b++)
 		ck_assert_int_eq(zcow_pwrite(f, model + b * 4096, 4096,
@@ -1174,7 +1142,7 @@ static void big_write(struct zcow_fs *fs, uint8_t *model, uint64_t off,
 {
 	struct zcow_file *f;
 
-	fill(model + off, len, seed);
+	zcow_test_fill_lcg(model + off, len, seed);
 	ck_assert_int_eq(zcow_open(fs, "/big", O_RDWR, &f), 0);
 	ck_assert_int_eq(zcow_pwrite(f, model + off, len, off), (int64_t)len);
 	zcow_close(f);
@@ -1238,17 +1206,17 @@ START_TEST(test_treelog_file_logged_by_its_written_ranges)
 		ck_assert_uint_eq(fs->generation, gen);
 		memcpy(synced, model, size + 40000);
 		big_write(fs, model, 200 * 4096, 4096, 67);	/* unsynced */
-		ck_assert_int_eq(zcow_check(fs, report, NULL), 0);
+		zcow_test_assert_clean(fs);
 		crash(fs, loss);
-		fs = mount_opts(dev, "");
+		fs = zcow_test_mount_parse(dev, "");
 		stats(fs, &st);
 		ck_assert(!st.log_lost);
 		expect_model(fs, "/big", synced, size + 40000);
-		ck_assert_int_eq(zcow_check(fs, report, NULL), 0);
+		zcow_test_assert_clean(fs);
 		ck_assert_int_eq(zcow_unmount(fs), 0);
-		fs = mount_opts(dev, "");
+		fs = zcow_test_mount_parse(dev, "");
 		expect_model(fs, "/big", synced, size + 40000);
-		ck_assert_int_eq(zcow_check(fs, report, NULL), 0);
+		zcow_test_assert_clean(fs);
 		ck_assert_int_eq(zcow_unmount(fs), 0);
 		zdev_close(dev);
 		free(model);
@@ -1291,9 +1259,9 @@ START_TEST(test_treelog_truncate_logs_the_file_whole)
 		stats(fs, &st);
 		ck_assert_uint_eq(st.nr_log_fallbacks, 0);
 		crash(fs, ZSIM_LOSS_DROP);
-		fs = mount_opts(dev, "");
+		fs = zcow_test_mount_parse(dev, "");
 		expect_model(fs, "/big", model, 40 * 4096);
-		ck_assert_int_eq(zcow_check(fs, report, NULL), 0);
+		zcow_test_assert_clean(fs);
 		ck_assert_int_eq(zcow_unmount(fs), 0);
 		zdev_close(dev);
 		free(model);
@@ -1332,16 +1300,16 @@ START_TEST(test_treelog_data_chunk_kept_committed_ahead)
 		struct zcow_statfs before, after;
 		struct zcow_file *f;
 
-		fill(model, 64 * 1024, 1);
+		zcow_test_fill_lcg(model, 64 * 1024, 1);
 		write_file(fs, "/a", 64 * 1024, 1, true);	/* the log */
-		fill(model + 64 * 1024, 64 * 1024, 2);
+		zcow_test_fill_lcg(model + 64 * 1024, 64 * 1024, 2);
 		ck_assert_int_eq(zcow_open(fs, "/a", O_RDWR, &f), 0);
 		ck_assert_int_eq(zcow_pwrite(f, model + 64 * 1024, 64 * 1024,
 					     64 * 1024), 64 * 1024);
 		ck_assert_int_eq(nr_empty_data_groups(fs), 1);
 		ck_assert_int_eq(zcow_sync(fs), 0);	/* commits it */
 		stats(fs, &before);
-		fill(model + 128 * 1024, ZS, 3);
+		zcow_test_fill_lcg(model + 128 * 1024, ZS, 3);
 		ck_assert_int_eq(zcow_pwrite(f, model + 128 * 1024, ZS,
 					     128 * 1024), (int64_t)ZS);
 		ck_assert_int_eq(zcow_fsync(f), 0);
@@ -1352,9 +1320,9 @@ START_TEST(test_treelog_data_chunk_kept_committed_ahead)
 		ck_assert_uint_eq(after.nr_log_syncs, before.nr_log_syncs + 1);
 		ck_assert_int_le(nr_empty_data_groups(fs), 1);
 		crash(fs, ZSIM_LOSS_DROP);
-		fs = mount_opts(dev, "");
+		fs = zcow_test_mount_parse(dev, "");
 		expect_model(fs, "/a", model, ZS + 128 * 1024);
-		ck_assert_int_eq(zcow_check(fs, report, NULL), 0);
+		zcow_test_assert_clean(fs);
 		ck_assert_int_eq(zcow_unmount(fs), 0);
 		zdev_close(dev);
 		free(model);

@@ -28,49 +28,24 @@
 
 static struct zdev *new_sim(uint64_t nr_zones, uint64_t cap, uint64_t nr_conv)
 {
-	struct zsim_config cfg = {
-		.nr_zones = nr_zones,
-		.zone_size = ZS,
-		.zone_capacity = cap,
-		.nr_conv = nr_conv,
-		.seed = 5,
-	};
-	struct zdev *dev = NULL;
+	struct zsim_config cfg = { .nr_zones = nr_zones, .zone_size = ZS,
+				   .zone_capacity = cap, .nr_conv = nr_conv,
+				   .seed = 5 };
 
-	ck_assert_int_eq(zsim_create(&cfg, &dev), 0);
-	return dev;
+	return zcow_test_sim(&cfg);
 }
 
 static struct zcow_fs *mkfs_mount(struct zdev *dev)
 {
-	struct zcow_mkfs_opts opts = { .seed = 3 };
-	struct zcow_fs *fs = NULL;
+	struct zcow_fs *fs = zcow_test_mkfs_mount(dev, 3, NULL);
 
-	ck_assert_int_eq(zcow_mkfs(dev, &opts), 0);
-	ck_assert_int_eq(zcow_mount(dev, NULL, &fs), 0);
 	ck_assert(fs->has_trees);
 	return fs;
 }
 
 static struct zcow_fs *remount(struct zcow_fs *fs)
 {
-	struct zdev *dev = fs->dev;
-
-	ck_assert_int_eq(zcow_unmount(fs), 0);
-	fs = NULL;
-	ck_assert_int_eq(zcow_mount(dev, NULL, &fs), 0);
-	return fs;
-}
-
-static void print_problem(void *arg, const char *msg)
-{
-	(void)arg;
-	fprintf(stderr, "check: %s\n", msg);
-}
-
-static void assert_clean(struct zcow_fs *fs)
-{
-	ck_assert_int_eq(zcow_check(fs, print_problem, NULL), 0);
+	return zcow_test_remount(fs, NULL);
 }
 
 static struct zcow_bg *find_type(struct zcow_fs *fs, uint64_t type, int nth)
@@ -140,10 +115,10 @@ START_TEST(test_alloc_mkfs_groups_skip_superblock_zones)
 	ck_assert_uint_eq(fs->nr_bgs, 40 - 4);
 	ck_assert_uint_eq(n, 40 - 4 - 4);
 	ck_assert_int_eq(zcow_commit(fs), 0);
-	assert_clean(fs);
+	zcow_test_assert_clean(fs);
 	fs = remount(fs);
 	ck_assert_uint_eq(fs->nr_bgs, 40 - 4);
-	assert_clean(fs);
+	zcow_test_assert_clean(fs);
 	zcow_unmount(fs);
 	zdev_close(dev);
 }
@@ -215,9 +190,9 @@ START_TEST(test_alloc_conventional_and_sequential_zones_mix)
 	ck_assert_uint_gt(nr_seq, 0);
 	insert_items(fs, 1000, 20000);
 	ck_assert_int_eq(zcow_commit(fs), 0);
-	assert_clean(fs);
+	zcow_test_assert_clean(fs);
 	fs = remount(fs);
-	assert_clean(fs);
+	zcow_test_assert_clean(fs);
 	ck_assert_int_eq(zcow_tree_nr_items(&fs->fs_tree),
 			 20000 + ROOT_DIR_ITEMS);
 	zcow_unmount(fs);
@@ -377,7 +352,7 @@ START_TEST(test_alloc_offset_comes_from_write_pointers)
 		ck_assert_uint_eq(si.readonly, 2 * ZS);
 		ck_assert_uint_eq(si.nr_groups, 6);
 	}
-	ck_assert_int_eq(zcow_check(fs, print_problem, NULL), 0);
+	zcow_test_assert_clean(fs);
 	/* sequential allocation continues at the partial group's offset */
 	{
 		uint64_t a, b;
@@ -423,10 +398,10 @@ START_TEST(test_alloc_conventional_offset_from_last_extent)
 			last_end = key.objectid + fs->nodesize - meta_start;
 	ck_assert_uint_gt(last_end, 0);
 	ck_assert_uint_eq(meta->alloc_offset, last_end);
-	assert_clean(fs);
+	zcow_test_assert_clean(fs);
 	insert_items(fs, 20000, 3000);
 	ck_assert_int_eq(zcow_commit(fs), 0);
-	assert_clean(fs);
+	zcow_test_assert_clean(fs);
 	zcow_unmount(fs);
 	zdev_close(dev);
 }
@@ -466,18 +441,18 @@ START_TEST(test_alloc_mount_pads_a_torn_tail_and_continues_at_the_wp)
 	ck_assert_uint_eq(meta->meta_wp, wp + sizeof(junk) - meta->physical);
 	ck_assert_uint_eq(meta->alloc_offset % 4096, 0);
 	ck_assert_uint_gt(meta->alloc_offset, meta->meta_wp);
-	assert_clean(fs);
+	zcow_test_assert_clean(fs);
 	insert_items(fs, 10000, 3000);
 	ck_assert_int_eq(zcow_commit(fs), 0);
 	ck_assert_uint_eq(meta->meta_wp, meta->alloc_offset);
 	ck_assert_uint_eq(zsim_nr_violations(zsim_from_dev(dev),
 					     ZSIM_RULE_WRITE_NOT_AT_WP),
 			  0);
-	assert_clean(fs);
+	zcow_test_assert_clean(fs);
 	fs = remount(fs);
 	ck_assert_int_eq(zcow_tree_nr_items(&fs->fs_tree),
 			 6000 + ROOT_DIR_ITEMS);
-	assert_clean(fs);
+	zcow_test_assert_clean(fs);
 	zcow_unmount(fs);
 	zdev_close(dev);
 }
@@ -617,10 +592,10 @@ START_TEST(test_alloc_unusable_group_removed_and_reset_after_commit)
 	ck_assert_int_eq(zcow_commit(fs), 0);
 	ck_assert_ptr_null(zcow_bg_lookup(fs, start));
 	ck_assert_int_eq(zone_of(dev, phys).cond, ZDEV_COND_EMPTY);
-	assert_clean(fs);
+	zcow_test_assert_clean(fs);
 	fs = remount(fs);
 	ck_assert_ptr_null(zcow_bg_lookup(fs, start));
-	assert_clean(fs);
+	zcow_test_assert_clean(fs);
 	/* the zone is free space again */
 	ck_assert_int_eq(zcow_chunk_alloc(fs, ZCOW_BG_DATA, &bg), 0);
 	ck_assert_uint_eq(bg->physical, phys);
@@ -655,7 +630,7 @@ static void removal_crash(const struct zsim_cut *cut, bool expect_removed)
 	ck_assert_int_eq(zsim_power_cycle(sim), 0);
 	fs = NULL;
 	ck_assert_int_eq(zcow_mount(dev, NULL, &fs), 0);
-	assert_clean(fs);
+	zcow_test_assert_clean(fs);
 	/* the zone was not reset either way: the data is still there */
 	ck_assert_int_eq(zone_of(dev, phys).cond, ZDEV_COND_FULL);
 	ck_assert_int_eq(zdev_read(dev, buf, sizeof(buf), phys,
@@ -677,7 +652,7 @@ static void removal_crash(const struct zsim_cut *cut, bool expect_removed)
 		ck_assert_int_eq(zone_of(dev, phys).cond, ZDEV_COND_EMPTY);
 	}
 	ck_assert_int_eq(zcow_commit(fs), 0);
-	assert_clean(fs);
+	zcow_test_assert_clean(fs);
 	zcow_unmount(fs);
 	zdev_close(dev);
 }

@@ -279,22 +279,14 @@ END_TEST
 
 /* Captures error messages to check that they name the bad key. */
 static char last_msg[256];
-
-static void capture(void *arg, enum zlog_level level, const char *tag,
-		    const char *msg)
-{
-	(void)arg;
-	(void)tag;
-	if (level >= ZLOG_ERR)
-		snprintf(last_msg, sizeof(last_msg), "%s", msg);
-}
+static struct zcow_test_log capture = { last_msg, sizeof(last_msg) };
 
 START_TEST(test_file_bad_key_message_names_the_key)
 {
 	struct zdev *dev;
 
 	make_file(4 * ZS);
-	zlog_set_sink(capture, NULL);
+	zlog_set_sink(zcow_test_log_sink, &capture);
 	ck_assert_int_eq(open_spec("file:%s,zone_size=1M,colour=red", &dev),
 			 -EINVAL);
 	ck_assert_ptr_nonnull(strstr(last_msg, "colour"));

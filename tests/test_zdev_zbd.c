@@ -117,15 +117,7 @@ START_TEST(test_zbd_open_missing_path_is_enoent)
 END_TEST
 
 static char last_msg[512];
-
-static void capture(void *arg, enum zlog_level level, const char *tag,
-		    const char *msg)
-{
-	(void)arg;
-	(void)tag;
-	if (level >= ZLOG_ERR)
-		snprintf(last_msg, sizeof(last_msg), "%s", msg);
-}
+static struct zcow_test_log capture = { last_msg, sizeof(last_msg) };
 
 START_TEST(test_zbd_open_regular_file_is_enotblk_with_hint)
 {
@@ -135,7 +127,7 @@ START_TEST(test_zbd_open_regular_file_is_enotblk_with_hint)
 
 	ck_assert_int_ge(fd, 0);
 	close(fd);
-	zlog_set_sink(capture, NULL);
+	zlog_set_sink(zcow_test_log_sink, &capture);
 	ck_assert_int_eq(zdev_open(path, &dev), -ENOTBLK);
 	zlog_set_sink(NULL, NULL);
 	ck_assert_ptr_null(dev);
@@ -161,7 +153,7 @@ START_TEST(test_zbd_append_option_is_split_off_the_path)
 	ck_assert_int_eq(zdev_open("/tmp?append=emulate", &dev), -ENOTBLK);
 	ck_assert_int_eq(zdev_open("/tmp?append=passthru", &dev), -ENOTBLK);
 	ck_assert_int_eq(zdev_open("/tmp?append=auto", &dev), -ENOTBLK);
-	zlog_set_sink(capture, NULL);
+	zlog_set_sink(zcow_test_log_sink, &capture);
 	ck_assert_int_eq(zdev_open("/tmp?append=sometimes", &dev), -EINVAL);
 	ck_assert_ptr_nonnull(strstr(last_msg, "append=sometimes"));
 	ck_assert_int_eq(zdev_open("/tmp?apend=emulate", &dev), -EINVAL);
@@ -620,7 +612,7 @@ START_TEST(test_zbd_limits_read_refuses_a_file_without_a_number)
 
 	ck_assert_ptr_nonnull(mkdtemp(dir));
 	put_file(dir, "max_segments", "many\n");
-	zlog_set_sink(capture, NULL);
+	zlog_set_sink(zcow_test_log_sink, &capture);
 	ck_assert_int_eq(zdev_zbd_limits_read(dir, &lim), -EINVAL);
 	zlog_set_sink(NULL, NULL);
 	ck_assert_ptr_nonnull(strstr(last_msg, "max_segments"));

@@ -37,14 +37,8 @@ static struct zcow_fs *sim_fs_conv(uint64_t nr_zones, uint64_t nr_conv,
 		.zone_capacity = zone_cap, .max_append = max_append,
 		.max_open = max_active, .max_active = max_active,
 	};
-	struct zcow_mkfs_opts mo = { .seed = 2 };
-	struct zdev *dev = NULL;
-	struct zcow_fs *fs = NULL;
 
-	ck_assert_int_eq(zsim_create(&cfg, &dev), 0);
-	ck_assert_int_eq(zcow_mkfs(dev, &mo), 0);
-	ck_assert_int_eq(zcow_mount(dev, opts, &fs), 0);
-	return fs;
+	return zcow_test_sim_fs(&cfg, 2, opts);
 }
 
 static struct zcow_fs *sim_fs_cap(uint64_t nr_zones, uint64_t zone_cap,
@@ -59,14 +53,6 @@ static struct zcow_fs *sim_fs(uint64_t nr_zones,
 			      const struct zcow_mount_opts *opts)
 {
 	return sim_fs_cap(nr_zones, 0, 64 * 1024, 0, opts);
-}
-
-static void sim_fs_close(struct zcow_fs *fs)
-{
-	struct zdev *dev = fs->dev;
-
-	ck_assert_int_eq(zcow_unmount(fs), 0);
-	zdev_close(dev);
 }
 
 /*
@@ -95,7 +81,7 @@ START_TEST(test_zoned_each_data_slot_keeps_its_own_group)
 	/* Sequential zones, zone append on: data goes by Zone Append. */
 	ck_assert(zcow_zoned_use_append(fs, a));
 	pthread_mutex_unlock(&fs->files->lock);
-	sim_fs_close(fs);
+	zcow_test_close_fs(fs);
 }
 END_TEST
 
@@ -112,7 +98,7 @@ START_TEST(test_zoned_no_zone_append_mount_writes_plain)
 	ck_assert(bg->is_seq);
 	ck_assert(!zcow_zoned_use_append(fs, bg));
 	pthread_mutex_unlock(&fs->files->lock);
-	sim_fs_close(fs);
+	zcow_test_close_fs(fs);
 }
 END_TEST
 
@@ -144,7 +130,7 @@ START_TEST(test_zoned_data_leaves_the_last_two_free_zones_to_metadata)
 	ck_assert_int_eq(zcow_create(fs, "/after", &f), 0);
 	zcow_close(f);
 	ck_assert_int_eq(zcow_sync(fs), 0);
-	sim_fs_close(fs);
+	zcow_test_close_fs(fs);
 	free(buf);
 }
 END_TEST
@@ -154,12 +140,6 @@ END_TEST
 /* A zone capacity no write size divides: 3 MiB + 100 KiB of 4 MiB. */
 #define SPLIT_CAP (3 * MiB + 100 * 1024)
 #define SPLIT_APPEND (512 * 1024)
-
-static void print_problem(void *arg, const char *msg)
-{
-	(void)arg;
-	fprintf(stderr, "check: %s\n", msg);
-}
 
 static uint8_t split_byte(uint64_t file, uint64_t off)
 {
@@ -346,17 +326,17 @@ START_TEST(test_zoned_large_write_splits_at_group_end)
 	ck_assert_uint_eq(nr_full, total / cap);
 	split_read_back(f, 1, total);
 	zcow_close(f);
-	ck_assert_int_eq(zcow_check(fs, print_problem, NULL), 0);
+	zcow_test_assert_clean(fs);
 	dev = fs->dev;
 	ck_assert_int_eq(zcow_unmount(fs), 0);
 	ck_assert_int_eq(zcow_mount(dev, &mo, &fs), 0);
-	ck_assert_int_eq(zcow_check(fs, print_problem, NULL), 0);
+	zcow_test_assert_clean(fs);
 	ck_assert_uint_eq(split_check_groups(fs, &nr_full), total);
 	ck_assert_uint_eq(nr_full, total / cap);
 	ck_assert_int_eq(zcow_open(fs, "/big", O_RDONLY, &f), 0);
 	split_read_back(f, 1, total);
 	zcow_close(f);
-	sim_fs_close(fs);
+	zcow_test_close_fs(fs);
 }
 END_TEST
 
@@ -399,8 +379,8 @@ START_TEST(test_zoned_write_filling_zone_exactly_not_split)
 	pthread_mutex_unlock(&fs->files->lock);
 	split_read_back(f, 2, SPLIT_CAP + 4096);
 	zcow_close(f);
-	ck_assert_int_eq(zcow_check(fs, print_problem, NULL), 0);
-	sim_fs_close(fs);
+	zcow_test_assert_clean(fs);
+	zcow_test_close_fs(fs);
 }
 END_TEST
 
@@ -492,8 +472,8 @@ START_TEST(test_zoned_split_from_16_threads_fills_zones)
 		split_read_back(f, 100 + i, SPLIT_FILE);
 		zcow_close(f);
 	}
-	ck_assert_int_eq(zcow_check(fs, print_problem, NULL), 0);
-	sim_fs_close(fs);
+	zcow_test_assert_clean(fs);
+	zcow_test_close_fs(fs);
 }
 END_TEST
 
@@ -560,7 +540,7 @@ START_TEST(test_zoned_pick_waits_for_full_groups_writes)
 					true);
 	pthread_mutex_unlock(&fl->lock);
 	ck_assert_int_eq(pthread_join(th, NULL), 0);
-	sim_fs_close(fs);
+	zcow_test_close_fs(fs);
 }
 END_TEST
 
@@ -689,13 +669,13 @@ START_TEST(test_zoned_refill_with_fsync_stays_in_active_budget)
 		ck_assert_uint_le(zcow_zoned_nr_active(r.fs, &r.fs->devs[0]),
 				  refill_active[_i % 3]);
 	}
-	ck_assert_int_eq(zcow_check(r.fs, print_problem, NULL), 0);
+	ck_assert_int_eq(zcow_check(r.fs, zcow_test_print_problem, NULL), 0);
 	ck_assert_uint_eq(zsim_nr_violations(zsim_from_dev(dev),
 					      ZSIM_RULE_TOO_MANY_ACTIVE),
 			  violations);
 	free(r.ids);
 	free(r.buf);
-	sim_fs_close(r.fs);
+	zcow_test_close_fs(r.fs);
 }
 END_TEST
 
@@ -786,8 +766,8 @@ START_TEST(test_zoned_budget_gives_zones_back_by_who_opens)
 	pthread_mutex_unlock(&fs->files->lock);
 	ck_assert_int_eq(zcow_sync(fs), 0);
 	ck_assert_int_eq(zcow_fs_error(fs), 0);
-	ck_assert_int_eq(zcow_check(fs, print_problem, NULL), 0);
-	sim_fs_close(fs);
+	zcow_test_assert_clean(fs);
+	zcow_test_close_fs(fs);
 }
 END_TEST
 
@@ -831,8 +811,8 @@ START_TEST(test_zoned_failed_data_write_rolls_back_to_the_write_pointer)
 			  0);
 	ck_assert_int_eq(zcow_sync(fs), 0);
 	ck_assert_int_eq(zcow_fs_error(fs), 0);
-	ck_assert_int_eq(zcow_check(fs, print_problem, NULL), 0);
-	sim_fs_close(fs);
+	zcow_test_assert_clean(fs);
+	zcow_test_close_fs(fs);
 }
 END_TEST
 
@@ -868,8 +848,8 @@ START_TEST(test_zoned_failed_log_write_commits_instead)
 	ck_assert_uint_eq(zsim_nr_violations(sim, ZSIM_RULE_INJECTED), 1);
 	ck_assert_uint_eq(zsim_nr_violations(sim, ZSIM_RULE_WRITE_NOT_AT_WP),
 			  0);
-	ck_assert_int_eq(zcow_check(fs, print_problem, NULL), 0);
-	sim_fs_close(fs);
+	zcow_test_assert_clean(fs);
+	zcow_test_close_fs(fs);
 }
 END_TEST
 
@@ -881,8 +861,8 @@ static void expect_rules_kept_and_close(struct zcow_fs *fs, struct zsim *sim)
 			  0);
 	ck_assert_uint_eq(zsim_nr_violations(sim, ZSIM_RULE_WRITE_NOT_AT_WP),
 			  0);
-	ck_assert_int_eq(zcow_check(fs, print_problem, NULL), 0);
-	sim_fs_close(fs);
+	zcow_test_assert_clean(fs);
+	zcow_test_close_fs(fs);
 }
 
 /* ---- zones a crash left active outside every block group --------------- */

@@ -8,8 +8,11 @@
 #include <check.h>
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdint.h>
+
+#include "zlog.h"
 
 #define ZCOW_TEST_SUITES        \
 	SUITE(zdev_suite)      \
@@ -89,6 +92,8 @@ struct zcow_test_res {
 };
 void zcow_test_run_into(struct zcow_test_res *res, const char *arg,
 			va_list ap);
+/* The same with the NULL-terminated arguments. */
+void zcow_test_run_res(struct zcow_test_res *res, const char *arg, ...);
 
 /* Write @len bytes of @buf as file @path (created or truncated), and
  * check that @path holds exactly @want (size and bytes). */
@@ -126,6 +131,54 @@ void zcow_test_parse_err_has(const char *text, const char *want);
 int zcow_test_scenario(const char *path, const char *text,
 		       const char *const *sets, unsigned int nr,
 		       const char *res, char **dir_ret, char **err_ret);
+
+/*
+ * Fixtures (tests/fixtures.c).  A suite passes its own geometry and seeds;
+ * every helper fails the test on an error.
+ */
+struct zdev;
+struct zsim_config;
+struct zcow_mount_opts;
+/* A simulated device made from @cfg. */
+struct zdev *zcow_test_sim(const struct zsim_config *cfg);
+/* The checker's problem callback: "check: MSG" on stderr; @arg unused. */
+void zcow_test_print_problem(void *arg, const char *msg);
+/* zcow_check() finds no problem in @fs (each printed). */
+void zcow_test_assert_clean(struct zcow_fs *fs);
+/* mkfs @dev (zcow_mkfs_opts.seed = @mkfs_seed, the rest 0), then mount
+ * it with @opts (NULL: the defaults). */
+struct zcow_fs *zcow_test_mkfs_mount(struct zdev *dev, uint64_t mkfs_seed,
+				     const struct zcow_mount_opts *opts);
+/* Mount @dev with the options in text @opts ("a=1,b", as zcow mount -o). */
+struct zcow_fs *zcow_test_mount_parse(struct zdev *dev, const char *opts);
+/* zcow_test_sim(@cfg), then zcow_test_mkfs_mount(). */
+struct zcow_fs *zcow_test_sim_fs(const struct zsim_config *cfg,
+				 uint64_t mkfs_seed,
+				 const struct zcow_mount_opts *opts);
+/* Unmount @fs and mount its device again with @opts (no check). */
+struct zcow_fs *zcow_test_remount(struct zcow_fs *fs,
+				  const struct zcow_mount_opts *opts);
+/* Unmount @fs and close its device. */
+void zcow_test_close_fs(struct zcow_fs *fs);
+/* @len bytes of a linear congruential sequence from @seed. */
+void zcow_test_fill_lcg(uint8_t *buf, uint64_t len, uint32_t seed);
+/* Run scenario file @path with @sets (results under @res), in this
+ * process; it must succeed: its results folder (malloc'd). */
+char *zcow_test_scenario_ok(const char *path, const char *const *sets,
+			    unsigned int nr, const char *res);
+/* The summary.json of results folder @dir (malloc'd), whole or without
+ * its wall-clock lines ("wall_time_s"). */
+char *zcow_test_summary(const char *dir);
+char *zcow_test_summary_no_wall(const char *dir);
+
+/* A zlog sink (zlog_set_sink(zcow_test_log_sink, &log)) that keeps the
+ * last error-level message in @log->buf (@log->size bytes, cut). */
+struct zcow_test_log {
+	char *buf;
+	size_t size;
+};
+void zcow_test_log_sink(void *arg, enum zlog_level level, const char *tag,
+			const char *msg);
 
 /* Directory of the test vectors (tests/data), relative to the repo root. */
 #define ZCOW_TESTDATA "tests/data"

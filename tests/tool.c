@@ -112,6 +112,15 @@ void zcow_test_run_into(struct zcow_test_res *res, const char *arg,
 	free(err);
 }
 
+void zcow_test_run_res(struct zcow_test_res *res, const char *arg, ...)
+{
+	va_list ap;
+
+	va_start(ap, arg);
+	zcow_test_run_into(res, arg, ap);
+	va_end(ap);
+}
+
 void zcow_test_put(struct zcow_fs *fs, const char *path, const void *buf,
 		   uint64_t len)
 {
