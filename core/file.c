@@ -596,12 +596,13 @@ static bool grant_draw(struct zcow_fs *fs, uint64_t nodes)
  * when there is no room for it (then none until the next commit). */
 static bool grant_try(struct zcow_fs *fs, uint64_t nodes)
 {
-	uint64_t g = nodes * META_GRANT_OPS;
+	uint64_t g;
 
-	if (g < META_GRANT_MIN)
-		g = META_GRANT_MIN;
 	if (nodes > UINT32_MAX || fs->meta_grant.refused == fs->transid + 1)
 		return false;
+	g = nodes * META_GRANT_OPS;
+	if (g < META_GRANT_MIN)
+		g = META_GRANT_MIN;
 	if (zcow_meta_check(fs, nodes + META_GRANT_FACTOR * g, false)) {
 		fs->meta_grant.refused = fs->transid + 1;
 		return false;

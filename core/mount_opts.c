@@ -288,20 +288,13 @@ const struct zcow_mount_opt_doc *zcow_mount_opt_doc(unsigned int i)
 	return i < NR_MOUNT_OPTS ? &mount_opts[i].doc : NULL;
 }
 
-static const struct mount_opt *lookup(const char *key, const char *val)
+static const struct mount_opt *lookup(const char *key)
 {
 	unsigned int i;
 
-	for (i = 0; i < NR_MOUNT_OPTS; i++) {
-		const struct mount_opt *m = &mount_opts[i];
-
-		/* an option without a value is not itself with one
-		 * ("relatime=1" is unknown), except a refused one */
-		if (!strcmp(key, m->doc.name) &&
-		    (m->doc.value || !*val || m->setting == SET_NONE ||
-		     m->setting == SET_RO || m->setting == SET_TREELOG))
-			return m;
-	}
+	for (i = 0; i < NR_MOUNT_OPTS; i++)
+		if (!strcmp(key, mount_opts[i].doc.name))
+			return &mount_opts[i];
 	return NULL;
 }
 
@@ -313,12 +306,18 @@ int zcow_mount_opts_parse(const char *s, struct zcow_mount_opts *opts)
 
 	while ((r = zdev_spec_next(&pos, key, sizeof(key), val,
 				   sizeof(val))) == 1) {
-		const struct mount_opt *m = lookup(key, val);
+		const struct mount_opt *m = lookup(key);
 		char spelled[130];
 
 		if (!m) {
 			zlog_err(TAG, "unknown mount option '%s%s%s'", key,
 				 *val ? "=" : "", val);
+			return -EINVAL;
+		}
+		/* a value it would ignore ("ro=0") is refused */
+		if (!m->doc.value && *val && m->setting != SET_NONE) {
+			zlog_err(TAG, "mount option %s takes no value (got '%s')",
+				 key, val);
 			return -EINVAL;
 		}
 		/* One setting once: "ro,rw" would leave the last word to

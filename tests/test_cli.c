@@ -71,19 +71,17 @@ static void temp_name(char *tmpl)
 START_TEST(test_cli_mount_options_lists_the_table)
 {
 	const struct zcow_mount_opt_doc *d;
-	char want[96];
+	char want[1024] = "";
 	unsigned int i;
 
 	run_zcow("mount-options", "--names", NULL);
 	ck_assert_msg(res.status == 0, "exit %d, stderr: %s", res.status,
 		      res.err);
 	for (i = 0; (d = zcow_mount_opt_doc(i)); i++) {
-		snprintf(want, sizeof(want), "%s\n", d->name);
-		ck_assert_msg(!strncmp(res.out, want, strlen(want)) ||
-				      strstr(res.out, want),
-			      "%s missing from:\n%s", d->name, res.out);
+		strcat(want, d->name);
+		strcat(want, "\n");
 	}
-	ck_assert_int_eq(nr_lines(res.out), (int)i);
+	ck_assert_str_eq(res.out, want);
 	run_zcow("mount-options", NULL);
 	ck_assert_int_eq(res.status, 0);
 	ck_assert_ptr_nonnull(strstr(res.out, "  treelog=on|off "));

@@ -860,6 +860,10 @@ START_TEST(test_mount_opts_table_parses_every_row_and_readme_lists_it)
 			 -EINVAL);
 	ck_assert_msg(strstr(last_err, "set the same thing"), "message: %s",
 		      last_err);
+	/* an option that takes no value refuses one it would ignore */
+	ck_assert_int_eq(zcow_mount_opts_parse("ro=0", &mo), -EINVAL);
+	ck_assert_msg(strstr(last_err, "mount option ro takes no value"),
+		      "message: %s", last_err);
 	zlog_set_sink(NULL, NULL);
 }
 END_TEST

@@ -148,17 +148,6 @@ bench() {
 	return 0
 }
 
-# wait_mounted: until /mnt is a fuse mount (10 s at most).
-wait_mounted() {
-	i=0
-	while [ $i -lt 100 ]; do
-		grep -q " /mnt fuse" /proc/mounts && return 0
-		sleep 0.1
-		i=$((i + 1))
-	done
-	return 1
-}
-
 # crash_record: zcow mkfs, `zcow fuse --record` on $DEV, the seed-treelog
 # job file by fio in the mount (fewer clients and loops; its directory
 # under /mnt), unmount (zcow's final commit), `zcow check`.

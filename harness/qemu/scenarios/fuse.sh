@@ -115,10 +115,7 @@ one_run() {
 for wl in $(echo "$WORKLOADS" | tr ',' ' '); do
 	for peer in $(echo "$PEERS" | tr ',' ' '); do
 		step "$peer-$wl" one_run "$peer" "$wl"
-		# a failed run may leave its mount behind
-		umount /mnt 2>/dev/null
-		[ -n "$ZPID" ] && wait "$ZPID" 2>/dev/null
-		ZPID=
+		fuse_leftover
 	done
 done
 finish

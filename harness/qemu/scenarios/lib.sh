@@ -130,10 +130,15 @@ result() {
 # mount (10 s at most).
 ZPID=
 fuse_start() {
-	local i
 	zcow fuse "$DEV" /mnt -f ${1:+-o "$1"} \
 		>"$OUT/fuse-daemon-${FUSE_TAG:-fuse}.txt" 2>&1 &
 	ZPID=$!
+	wait_mounted
+}
+
+# wait_mounted: until /mnt is a fuse mount (10 s at most).
+wait_mounted() {
+	local i
 	i=0
 	while [ $i -lt 100 ]; do
 		grep -q " /mnt fuse" /proc/mounts && return 0
@@ -141,6 +146,14 @@ fuse_start() {
 		i=$((i + 1))
 	done
 	return 1
+}
+
+# fuse_leftover: after a run that may have failed, its mount and daemon
+# gone.
+fuse_leftover() {
+	umount /mnt 2>/dev/null
+	[ -n "$ZPID" ] && wait "$ZPID" 2>/dev/null
+	ZPID=
 }
 
 # fuse_stop: unmount; the daemon's exit status (its final commit).

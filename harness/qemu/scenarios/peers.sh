@@ -397,10 +397,7 @@ for wl in $WORKLOADS; do
 	esac
 	for peer in $PEERS; do
 		step "$wl-$peer" run_peer "$wl" "$peer"
-		# a failed run may leave its mount behind
-		umount /mnt 2>/dev/null
-		[ -n "$ZPID" ] && wait "$ZPID" 2>/dev/null
-		ZPID=
+		fuse_leftover
 	done
 	# a later hang still leaves these runs to the host
 	checkpoint
